@@ -1,0 +1,35 @@
+#pragma once
+// A cluster: one or more groups of identical nodes (heterogeneous when more than one).
+#include <cstdint>
+#include <vector>
+
+#include "hardware/gpu_spec.hpp"
+
+namespace meshplan {
+
+struct NodeGroup {
+  int nodes = 1;
+  int gpus_per_node = 8;
+  GpuSpec gpu;
+  double intra_node_Bps = 0;         ///< per GPU per direction (default: gpu.intra_node_Bps)
+  double intra_node_latency_s = 0;   ///< per collective step
+  double inter_node_Bps = 0;         ///< per GPU per direction (default: gpu.nic_Bps)
+  double inter_node_latency_s = 0;
+  int nics_per_node = 0;             ///< 0: one per GPU
+  std::int64_t host_ram_bytes = 0;   ///< per node; 0 when unknown
+
+  int gpus() const { return nodes * gpus_per_node; }
+};
+
+struct Cluster {
+  std::vector<NodeGroup> groups;
+
+  int total_gpus() const {
+    int total = 0;
+    for (const NodeGroup& group : groups) total += group.gpus();
+    return total;
+  }
+  bool heterogeneous() const { return groups.size() > 1; }
+};
+
+}  // namespace meshplan

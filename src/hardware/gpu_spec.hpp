@@ -1,0 +1,42 @@
+#pragma once
+// One accelerator of the hardware catalog (data/hardware/gpus.json). Every figure is dense
+// (no 2:4 sparsity) and in SI units; see ../shared/hardware/gpus.md for the traps.
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace meshplan {
+
+enum class LinkKind { nvlink, pcie, xgmi, hccs };
+enum class Dtype { fp32, tf32, bf16, fp16, fp8 };
+
+struct GpuSpec {
+  std::string id;                     ///< catalog key, e.g. "A100-80GB"
+  std::string name;                   ///< vendor's full name
+  std::vector<std::string> aliases;   ///< other accepted names (case-insensitive)
+  std::string vendor;
+  std::string arch;                   ///< e.g. "Ampere", "Hopper"
+
+  std::int64_t memory_bytes = 0;      ///< usable device memory as torch reports it
+  double memory_bandwidth_Bps = 0;    ///< HBM/GDDR bytes per second
+
+  double fp32_flops = 0;              ///< dense peak FLOP/s per dtype; 0 = unsupported/unknown
+  double tf32_flops = 0;
+  double bf16_flops = 0;              ///< 0 on V100 (no bf16)
+  double fp16_flops = 0;
+  double fp8_flops = 0;
+
+  LinkKind intra_node_link = LinkKind::pcie;
+  int nvlink_generation = 0;          ///< 0 when no NVLink
+  double intra_node_Bps = 0;          ///< per GPU, per direction, line rate
+  int gpus_per_node = 8;              ///< typical server
+  double nic_Bps = 0;                 ///< inter-node NIC bandwidth per GPU, per direction (bytes/s)
+  double host_to_device_Bps = 0;      ///< pinned H2D copy rate over PCIe (measured or line rate)
+  std::string source;                 ///< where the figures come from
+
+  /// Dense peak for a compute dtype; 0 when the GPU does not support it.
+  double peak_flops(Dtype dtype) const;
+};
+
+}  // namespace meshplan

@@ -1,0 +1,116 @@
+#pragma once
+// ModelSpec: the shape of a transformer read from a Hugging Face config.json, with its exact
+// unique parameter counts (../shared/models/CONVENTIONS.md). Knows nothing of GPUs.
+// This struct is the contract between the model reader and the cost model: fields may be
+// added, never renamed.
+#include <cstdint>
+#include <optional>
+#include <string>
+
+namespace meshplan {
+
+enum class NormKind { rms_norm, layer_norm };
+enum class PositionKind { rope, learned };     ///< learned: GPT-2 style absolute positions
+enum class AttentionKind { standard, mla };    ///< standard = MHA / GQA / MQA; mla = DeepSeek
+
+struct AttentionSpec {
+  AttentionKind kind = AttentionKind::standard;
+  std::int64_t num_heads = 0;
+  std::int64_t num_kv_heads = 0;   ///< == num_heads for MHA and for MLA
+  std::int64_t head_dim = 0;       ///< q/k/v head size (standard); for MLA qk_nope + qk_rope
+  // MLA only (zero otherwise):
+  std::int64_t q_lora_rank = 0;    ///< 0: q is not compressed (DeepSeek-V2-Lite)
+  std::int64_t kv_lora_rank = 0;
+  std::int64_t qk_nope_head_dim = 0;
+  std::int64_t qk_rope_head_dim = 0;
+  std::int64_t v_head_dim = 0;
+  bool qkv_bias = false;           ///< bias on q, k, v projections
+  bool o_bias = false;             ///< bias on the output projection
+  bool qk_norm = false;            ///< Qwen3 q_norm / k_norm (RMSNorm of head_dim)
+  bool sinks = false;              ///< gpt-oss attention sinks (one per head)
+  std::int64_t sliding_window = 0;      ///< 0: every layer attends to the full sequence
+  std::int64_t num_sliding_layers = 0;  ///< layers that use the window (gpt-oss: alternate ones)
+};
+
+struct MlpSpec {
+  std::int64_t intermediate_size = 0;  ///< ffn width
+  bool gated = true;                   ///< SwiGLU-style gate+up+down (3 matrices); else up+down
+  bool bias = false;
+};
+
+struct MoeSpec {
+  std::int64_t num_experts = 0;               ///< routed experts per MoE layer
+  std::int64_t experts_per_token = 0;         ///< top-k
+  std::int64_t expert_intermediate_size = 0;  ///< ffn width of one routed expert
+  std::int64_t num_shared_experts = 0;        ///< always-active experts (DeepSeek, Qwen2-MoE: 1)
+  std::int64_t shared_intermediate_size = 0;  ///< total ffn width of the shared expert(s)
+  std::int64_t num_moe_layers = 0;
+  std::int64_t routed_expert_params = 0;      ///< parameters of ONE routed expert
+  std::int64_t router_params = 0;             ///< per MoE layer: gate weight (+ bias, + noaux_tc
+                                              ///< e_score_correction_bias)
+  std::int64_t shared_expert_params = 0;      ///< per MoE layer, all shared experts (+ their gate)
+};
+
+struct VisionSpec {
+  std::string kind;                    ///< "qwen2_5_vl" | "qwen3_vl"
+  std::int64_t depth = 0;
+  std::int64_t hidden_size = 0;
+  std::int64_t num_heads = 0;
+  std::int64_t intermediate_size = 0;
+  std::int64_t patch_size = 0;
+  std::int64_t temporal_patch_size = 0;
+  std::int64_t spatial_merge_size = 0;
+  std::int64_t in_channels = 0;
+  std::int64_t out_hidden_size = 0;    ///< the language model's hidden size
+  std::int64_t params = 0;             ///< whole tower: patch embed + blocks + merger(s)
+};
+
+/// Unique parameters by component, summed over the whole model (MTP excluded except `mtp`).
+struct ParamBreakdown {
+  std::int64_t embedding = 0;       ///< input token embedding
+  std::int64_t lm_head = 0;         ///< 0 when tied to the embedding
+  std::int64_t position_embedding = 0;  ///< learned positions (classic GPT)
+  std::int64_t attention = 0;       ///< all layers: projections, biases, q/k norms, sinks, MLA norms
+  std::int64_t layer_norms = 0;     ///< all layers' pre-attention and pre-MLP norms
+  std::int64_t final_norm = 0;
+  std::int64_t dense_mlp = 0;       ///< MLPs of the dense layers
+  std::int64_t shared_experts = 0;  ///< all MoE layers
+  std::int64_t routed_experts = 0;  ///< all MoE layers, all experts
+  std::int64_t routers = 0;         ///< all MoE layers
+  std::int64_t vision = 0;          ///< vision tower incl. merger
+  std::int64_t mtp = 0;             ///< multi-token-prediction layers (not in total)
+};
+
+struct ModelSpec {
+  std::string name;         ///< preset name or the file it came from
+  std::string model_type;   ///< config.json model_type (top level for VL models)
+  std::string architecture; ///< first entry of `architectures`, "" if absent
+
+  std::int64_t hidden_size = 0;
+  std::int64_t num_layers = 0;          ///< decoder layers (num_hidden_layers), MTP excluded
+  std::int64_t vocab_size = 0;
+  std::int64_t max_position_embeddings = 0;
+  bool tie_word_embeddings = false;
+  NormKind norm = NormKind::rms_norm;
+  PositionKind position = PositionKind::rope;
+
+  AttentionSpec attention;
+  MlpSpec dense_mlp;                    ///< MLP of the dense layers
+  std::int64_t num_dense_layers = 0;    ///< layers with dense_mlp (= num_layers for dense models)
+  std::optional<MoeSpec> moe;           ///< nullopt for dense models
+  std::optional<VisionSpec> vision;     ///< nullopt for text-only models
+  std::int64_t num_mtp_layers = 0;      ///< DeepSeek-V3 num_nextn_predict_layers
+
+  // Per-layer unique parameter counts, for sharding in the cost model.
+  std::int64_t attention_params_per_layer = 0;  ///< as ParamBreakdown::attention / num_layers
+  std::int64_t norm_params_per_layer = 0;       ///< the layer's two norms
+  std::int64_t dense_mlp_params_per_layer = 0;  ///< one dense layer's MLP
+
+  ParamBreakdown params;
+  std::int64_t total_params = 0;   ///< unique, MTP excluded (CONVENTIONS.md)
+  std::int64_t active_params = 0;  ///< per token: total - moe_layers*(experts-topk)*expert
+
+  bool is_moe() const { return moe.has_value(); }
+};
+
+}  // namespace meshplan

@@ -1,0 +1,94 @@
+#pragma once
+// Strategy: how one training job is laid out on the GPUs, in Megatron / verl vocabulary.
+// Workload: what the job does (pretrain, SFT, or verl RL with its rollout settings).
+// Plain values; validity rules against a model and a cluster live in strategy/ too.
+// Fields may be added, never renamed (estimate, plan, check and the emitters share them).
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "hardware/gpu_spec.hpp"
+
+namespace meshplan {
+
+enum class Backend { megatron, fsdp };
+enum class Recompute { none, selective, full };
+enum class RecomputeMethod { uniform, block };
+/// ZeRO stage for FSDP / DeepSpeed-style sharding over the data-parallel (shard) group.
+/// Megatron's distributed optimizer is `distributed_optimizer`, not a ZeRO stage.
+enum class ZeroStage { none = 0, zero1 = 1, zero2 = 2, zero3 = 3 };
+
+struct Offload {
+  bool params = false;
+  bool grads = false;
+  bool optimizer = false;
+  double optimizer_fraction = 1.0;  ///< Megatron optimizer_offload_fraction (0..1)
+};
+
+struct Lora {
+  int rank = 0;                             ///< 0: full fine-tuning
+  std::vector<std::string> target_modules;  ///< e.g. all-linear, q_proj, v_proj
+};
+
+struct Strategy {
+  Backend backend = Backend::megatron;
+  int tp = 1;    ///< tensor parallel
+  int pp = 1;    ///< pipeline parallel
+  int vpp = 1;   ///< virtual pipeline stages per rank (1 = no interleaving)
+  int cp = 1;    ///< context parallel
+  int ep = 1;    ///< expert parallel
+  int etp = 1;   ///< expert tensor parallel
+  int dp = 1;    ///< data parallel (derived: world / (tp*pp*cp))
+  bool sequence_parallel = false;
+  int micro_batch = 1;                  ///< sequences per micro-batch per rank
+  Recompute recompute = Recompute::none;
+  RecomputeMethod recompute_method = RecomputeMethod::uniform;
+  int recompute_num_layers = 0;         ///< full recompute: layers per chunk (uniform) or count (block)
+  bool distributed_optimizer = true;    ///< Megatron: shard optimizer states over DP
+  ZeroStage zero = ZeroStage::none;     ///< FSDP/ZeRO stage (backend fsdp: zero3 = FULL_SHARD)
+  int fsdp_shard_size = 0;              ///< hybrid shard group size; 0 = the whole DP group
+  int ulysses_sp = 1;                   ///< FSDP Ulysses sequence parallel size
+  Offload offload;
+  Dtype compute_dtype = Dtype::bf16;    ///< fp32 master weights always (mixed precision)
+  Lora lora;
+
+  int model_parallel_size() const { return tp * pp * cp; }
+  int world_size() const { return tp * pp * cp * dp; }
+};
+
+enum class WorkloadKind { pretrain, sft, rl };
+enum class RolloutEngine { vllm, sglang };
+
+/// verl RL settings (colocated actor/rollout/ref on the same GPUs). Names follow verl's keys.
+struct RlSettings {
+  RolloutEngine engine = RolloutEngine::vllm;
+  int rollout_tp = 1;                    ///< rollout.tensor_model_parallel_size
+  int n = 1;                             ///< rollout.n: responses per prompt
+  std::int64_t prompt_len = 1024;        ///< data.max_prompt_length
+  std::int64_t response_len = 1024;      ///< data.max_response_length
+  double gpu_memory_utilization = 0.5;   ///< rollout.gpu_memory_utilization
+  int ppo_mini_batch = 0;                ///< actor.ppo_mini_batch_size, in prompts (0: = train batch)
+  int ppo_micro_batch_per_gpu = 0;       ///< 0: take Strategy::micro_batch
+  int log_prob_micro_batch_per_gpu = 0;  ///< 0: take Strategy::micro_batch
+  bool use_dynamic_bsz = false;
+  std::int64_t ppo_max_token_len_per_gpu = 0;       ///< with use_dynamic_bsz
+  std::int64_t log_prob_max_token_len_per_gpu = 0;  ///< with use_dynamic_bsz
+  int ppo_epochs = 1;
+  bool use_reference = true;             ///< KL loss / KL reward needs the ref model
+  bool use_critic = false;               ///< PPO with GAE; GRPO has none
+  bool entropy_chunking = false;         ///< actor.entropy_from_logits_with_chunking
+  std::int64_t entropy_chunk_tokens = 2048;
+  bool free_cache_engine = true;         ///< rollout.free_cache_engine (sleep mode between phases)
+  bool enforce_eager = false;            ///< no CUDA graphs in the rollout engine
+};
+
+struct Workload {
+  WorkloadKind kind = WorkloadKind::pretrain;
+  std::int64_t seq_len = 4096;      ///< tokens per sequence (rl: prompt_len + response_len)
+  std::int64_t global_batch = 0;    ///< sequences per optimizer step; rl: data.train_batch_size (prompts)
+  std::int64_t images_per_sample = 0;  ///< VL models
+  std::int64_t image_pixels = 0;       ///< pixels per image (e.g. 448*448)
+  RlSettings rl;
+};
+
+}  // namespace meshplan

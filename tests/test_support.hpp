@@ -1,0 +1,47 @@
+#pragma once
+// Helpers shared by the tests: the repository's paths, the optional ../shared folder, and
+// running the CLI in-process with captured output.
+#include <doctest/doctest.h>
+
+#include <filesystem>
+#include <optional>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include "cli/cli.hpp"
+
+namespace meshplan::test {
+
+/// The repository root (where CMakeLists.txt is).
+inline std::filesystem::path source_dir() { return MESHPLAN_SOURCE_DIR; }
+
+/// A file of the project's own test fixtures: tests/fixtures/<relative>.
+inline std::filesystem::path fixture(const std::string& relative) {
+  return source_dir() / "tests" / "fixtures" / relative;
+}
+
+/// ../shared/<relative> beside the repository, or nullopt (a user's clone has no ../shared):
+/// callers skip with a message, e.g. `auto p = shared_file("models/INDEX.json"); if (!p) return;`
+inline std::optional<std::filesystem::path> shared_file(const std::string& relative) {
+  const std::filesystem::path path = source_dir().parent_path() / "shared" / relative;
+  if (std::filesystem::exists(path)) return path;
+  MESSAGE("skipped: ../shared/" << relative << " is absent (only the team's checkout has ../shared)");
+  return std::nullopt;
+}
+
+struct CliRun {
+  int exit_code = 0;
+  std::string out;
+  std::string err;
+};
+
+/// Runs `meshplan args...` in-process.
+inline CliRun run(const std::vector<std::string>& args) {
+  std::ostringstream out;
+  std::ostringstream err;
+  const int code = run_cli(args, out, err, false);
+  return CliRun{code, out.str(), err.str()};
+}
+
+}  // namespace meshplan::test
