@@ -1,0 +1,47 @@
+#include "model/flops.hpp"
+
+namespace meshplan {
+
+ForwardFlops forward_flops_per_token(const ModelSpec& model, std::int64_t seq_len) {
+  const AttentionSpec& attention = model.attention;
+  const double layers = static_cast<double>(model.num_layers);
+  const double s = static_cast<double>(seq_len);
+  ForwardFlops flops;
+  // Every weight is used once per token in a matmul: 2 FLOPs per parameter (Kaplan et al.
+  // 2020, "C_forward = 2N"). Biases and norms are included; they are < 0.1% of the total.
+  flops.attention_projections = 2.0 * static_cast<double>(model.params.attention);
+  // Scores QK^T: s * qk_dim MACs per head per token; attention x V: s * v_dim MACs per head.
+  // Megatron counts the full s x s matrix (Narayanan 2021 Eq. 3: the 12*s*h term of
+  // 72*B*s*L*h^2*(s/(6h)) is 3 passes x 2 FLOPs x 2 matmuls x s*h).
+  double qk_dim = static_cast<double>(attention.head_dim);
+  double v_dim = static_cast<double>(attention.head_dim);
+  if (attention.kind == AttentionKind::mla) {
+    qk_dim = static_cast<double>(attention.qk_nope_head_dim + attention.qk_rope_head_dim);
+    v_dim = static_cast<double>(attention.v_head_dim);
+  }
+  const double heads = static_cast<double>(attention.num_heads);
+  flops.attention_scores = layers * 2.0 * s * heads * (qk_dim + v_dim);
+  double mlp_params = static_cast<double>(model.params.dense_mlp);
+  if (model.moe) {
+    const MoeSpec& moe = *model.moe;
+    const double moe_layers = static_cast<double>(moe.num_moe_layers);
+    mlp_params += moe_layers * (static_cast<double>(moe.experts_per_token * moe.routed_expert_params) +
+                                static_cast<double>(moe.shared_expert_params + moe.router_params));
+  }
+  flops.mlp = 2.0 * mlp_params;
+  flops.lm_head = 2.0 * static_cast<double>(model.vocab_size * model.hidden_size);
+  if (model.vision) {
+    // Each merged image token comes from spatial_merge^2 patches that went through the tower.
+    const VisionSpec& vision = *model.vision;
+    const double patches_per_token = static_cast<double>(vision.spatial_merge_size * vision.spatial_merge_size);
+    flops.vision = 2.0 * static_cast<double>(vision.params) * patches_per_token;
+  }
+  return flops;
+}
+
+double train_flops_per_token(const ModelSpec& model, std::int64_t seq_len) {
+  // Backward costs twice the forward (Narayanan et al. 2021 §5.1): 3 passes in all.
+  return 3.0 * forward_flops_per_token(model, seq_len).total();
+}
+
+}  // namespace meshplan
