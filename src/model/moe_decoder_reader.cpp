@@ -38,7 +38,9 @@ void read_moe_decoder(const ConfigFields& config, std::string_view model_type, M
     moe.num_moe_layers = model.num_layers;
     model.num_dense_layers = 0;
   } else {
-    moe.num_experts = config.positive("num_experts", kMaxWidth);
+    // Some re-saved Qwen3-VL-MoE text configs name the expert count num_local_experts.
+    const bool local_name = !config.has("num_experts") && config.has("num_local_experts");
+    moe.num_experts = config.positive(local_name ? "num_local_experts" : "num_experts", kMaxWidth);
     moe.expert_intermediate_size = config.positive("moe_intermediate_size", kMaxWidth);
     moe.num_moe_layers = count_qwen_moe_layers(config, model.num_layers);
     model.num_dense_layers = model.num_layers - moe.num_moe_layers;
