@@ -6,33 +6,15 @@
 #include <ostream>
 
 #include "cli/cluster_input.hpp"
+#include "cli/hardware_json.hpp"
 #include "cli/command.hpp"
 #include "core/units.hpp"
 #include "hardware/gpu_catalog.hpp"
+#include "report/cluster_table.hpp"
 #include "report/table.hpp"
 
 namespace meshplan {
 namespace {
-
-nlohmann::json gpu_json(const GpuSpec& gpu) {
-  nlohmann::json measured = nullptr;
-  if (gpu.measured_allreduce) {
-    const MeasuredAllReduce& m = *gpu.measured_allreduce;
-    measured = {{"gpus", m.gpus}, {"busbw_Bps", m.busbw_Bps}, {"message_bytes", m.message_bytes},
-                {"nvls", m.nvls}, {"ring_busbw_Bps", m.ring_busbw_Bps}, {"source", m.source}};
-  }
-  return {{"id", gpu.id}, {"name", gpu.name}, {"aliases", gpu.aliases}, {"vendor", gpu.vendor},
-          {"arch", gpu.arch}, {"memory_bytes", gpu.memory_bytes},
-          {"memory_bandwidth_Bps", gpu.memory_bandwidth_Bps}, {"fp32_flops", gpu.fp32_flops},
-          {"tf32_flops", gpu.tf32_flops}, {"bf16_flops", gpu.bf16_flops}, {"fp16_flops", gpu.fp16_flops},
-          {"fp8_flops", gpu.fp8_flops}, {"intra_node_link", link_kind_name(gpu.intra_node_link)},
-          {"nvlink_generation", gpu.nvlink_generation}, {"intra_node_Bps", gpu.intra_node_Bps},
-          {"intra_node_pair_Bps", gpu.intra_node_pair_Bps}, {"nvswitch", gpu.nvswitch},
-          {"pcie_generation", gpu.pcie_generation}, {"gpus_per_node", gpu.gpus_per_node},
-          {"nic_Bps", gpu.nic_Bps}, {"host_to_device_Bps", gpu.host_to_device_Bps},
-          {"measured_allreduce", measured}, {"confidence", gpu.confidence}, {"source", gpu.source},
-          {"derived", gpu.derived}};
-}
 
 /// A number for the table, with "*" when the catalog marks the field as derived or assumed.
 std::string cell(const GpuSpec& gpu, const char* field, double value, const char* format) {
@@ -78,22 +60,30 @@ std::string gpus_table(const std::vector<GpuSpec>& catalog) {
 }  // namespace
 
 void register_gpus_command(CLI::App& app, CommandContext& context) {
-  auto* command = app.add_subcommand("gpus", "Show the GPU catalog (memory, dense TFLOP/s, links, NICs)");
+  auto* command = app.add_subcommand(
+      "gpus", "Show the GPU catalog (memory, dense TFLOP/s, links, NICs) or how a --cluster resolves");
   struct Options {
     bool json = false;
     std::string catalog_path;
+    std::string cluster;
   };
   // Owned by the callback, which lives as long as the App: one set of options per parse.
   auto options = std::make_shared<Options>();
   command->add_flag("--json", options->json, "print JSON with explicit units (bytes, FLOP/s, bytes/s)");
   command->add_option("--gpu-catalog", options->catalog_path, "read the catalog from FILE instead of the built-in one");
+  command->add_option("--cluster", options->cluster,
+                      "show how CLUSTER (NODESxGPUSxTYPE[+...] or a YAML/JSON file) resolves instead");
   command->callback([&context, options] {
     auto catalog = load_gpu_catalog_argument(options->catalog_path);
     if (!catalog.ok()) return context.fail(catalog.error());
-    if (options->json) {
-      nlohmann::json list = nlohmann::json::array();
+    if (!options->cluster.empty()) {
+      auto cluster = load_cluster_argument(options->cluster, *catalog);
+      if (!cluster.ok()) return context.fail(cluster.error());
+      context.out << (options->json ? cluster_json(*cluster).dump(2) + "\n" : render_cluster(*cluster));
+    } else if (options->json) {
+      nlohmann::ordered_json list = nlohmann::ordered_json::array();
       for (const GpuSpec& gpu : *catalog) list.push_back(gpu_json(gpu));
-      context.out << nlohmann::json{{"schema", "meshplan-gpus/1"}, {"gpus", list}}.dump(2) << "\n";
+      context.out << nlohmann::ordered_json{{"schema", "meshplan-gpus/1"}, {"gpus", list}}.dump(2) << "\n";
     } else {
       context.out << gpus_table(*catalog);
     }

@@ -1,5 +1,6 @@
 #include <doctest/doctest.h>
 
+#include <algorithm>
 #include <nlohmann/json.hpp>
 
 #include "test_support.hpp"
@@ -43,6 +44,50 @@ TEST_CASE("meshplan gpus --gpu-catalog reads a user's catalog; bad ones exit 2 n
   CHECK(missing.err.find("/no/such/catalog.json") != std::string::npos);
   const std::string builtin = (test::source_dir() / "data/hardware/gpus.json").string();
   CHECK(test::run({"gpus", "--gpu-catalog", builtin}).exit_code == 0);
+}
+
+}  // namespace meshplan
+
+namespace meshplan {
+
+TEST_CASE("meshplan gpus --cluster shows the resolved cluster with catalog defaults marked") {
+  const test::CliRun run = test::run({"gpus", "--cluster", "2x8xA100-80GB+2x8xV100-32GB"});
+  REQUIRE(run.exit_code == 0);
+  CHECK(run.out.find("2x8    A100-80GB  300.0 (catalog)  25.0 (catalog)") != std::string::npos);
+  CHECK(run.out.find("32 GPUs in 2 groups.") != std::string::npos);
+  const test::CliRun json = test::run({"gpus", "--json", "--cluster", test::fixture("cluster/hetero.json").string()});
+  REQUIRE(json.exit_code == 0);
+  const nlohmann::json parsed = nlohmann::json::parse(json.out);
+  CHECK(parsed["total_gpus"] == 32);
+  CHECK(parsed["groups"][0]["inter_node_Bps"].get<double>() == doctest::Approx(12.5e9));
+  CHECK(parsed["groups"][0]["inter_node_Bps_from"] == "input");
+  CHECK(parsed["groups"][0]["intra_node_Bps_from"] == "catalog");
+}
+
+TEST_CASE("every bad --cluster input exits 2 with one message naming the file, line and key") {
+  struct Case {
+    std::string arg;
+    std::string expected_start;
+  };
+  const std::string dir = test::fixture("cluster/").string();
+  for (const Case& c : {Case{"4x0xA100", "meshplan: error: --cluster: cluster group '4x0xA100': GPUs per node"},
+                        Case{"axbxc", "meshplan: error: --cluster: cluster group 'axbxc': node count 'a'"},
+                        Case{"4x8xA100-40G", "meshplan: error: --cluster: unknown GPU 'A100-40G'; did you mean"},
+                        Case{dir + "malformed.json", "meshplan: error: " + dir + "malformed.json:4: malformed"},
+                        Case{dir + "malformed.yaml", "meshplan: error: " + dir + "malformed.yaml:4: malformed"},
+                        Case{dir + "unknown_key.yaml", "meshplan: error: " + dir + "unknown_key.yaml:4: groups[0]."},
+                        Case{dir + "zero_nodes.yaml", "meshplan: error: " + dir + "zero_nodes.yaml:3: groups[0].nodes"},
+                        Case{dir + "negative_bandwidth.json",
+                             "meshplan: error: " + dir + "negative_bandwidth.json:3: groups[0].inter_node_GBps: -50"},
+                        Case{dir + "unknown_gpu.yaml", "meshplan: error: " + dir + "unknown_gpu.yaml:3: groups[0].gpu"},
+                        Case{"missing.yaml", "meshplan: error: missing.yaml: cannot open file"}}) {
+    INFO(c.arg);
+    const test::CliRun run = test::run({"gpus", "--cluster", c.arg});
+    CHECK(run.exit_code == 2);
+    CHECK(run.out.empty());
+    CHECK(run.err.rfind(c.expected_start, 0) == 0);
+    CHECK(std::count(run.err.begin(), run.err.end(), '\n') == 1);
+  }
 }
 
 }  // namespace meshplan
