@@ -121,6 +121,16 @@ TEST_CASE("tiny gpt2: LayerNorm with bias, learned positions, 4h GeLU MLP, tied 
   CHECK(model.total_params == 1096);
 }
 
+TEST_CASE("tiny gpt_neox: rotary positions, biased attention and MLP, untied head") {
+  // embed_in 80 + embed_out 80; layer: two LayerNorms 32, query_key_value 8x24+24 = 216,
+  // dense 64+8 = 72, dense_h_to_4h 8x32+32 = 288, dense_4h_to_h 32x8+8 = 264 -> 872; final LN 16.
+  const ModelSpec model = parse_ok(R"({"model_type": "gpt_neox", "hidden_size": 8, "num_hidden_layers": 1,
+    "num_attention_heads": 2, "intermediate_size": 32, "vocab_size": 10, "max_position_embeddings": 64})");
+  CHECK(model.position == PositionKind::rope);
+  CHECK(model.params.position_embedding == 0);
+  CHECK(model.total_params == 1048);
+}
+
 TEST_CASE("a Qwen3-VL-8B-shaped config: 8,767,123,696 parameters (published as 8.77B)") {
   // Language model = Qwen3-8B's shape (8,190,735,360). Vision tower by hand:
   //   patch Conv3d 3x2x16x16x1152 + bias 1152 = 1,770,624; positions 2304x1152 = 2,654,208;
