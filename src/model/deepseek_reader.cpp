@@ -2,8 +2,6 @@
 // noaux_tc router bias and multi-token-prediction layers.
 // Sources: DeepSeek-V2 paper (arXiv 2405.04434) §2.1-2.2; DeepSeek-V3 report (arXiv 2412.19437)
 // §2.1-2.2; Hugging Face modeling_deepseek.py (DeepseekV2Attention, DeepseekV2MoE, MoEGate).
-#include <fmt/format.h>
-
 #include "model/architectures.hpp"
 #include "model/decoder_fields.hpp"
 #include "model/param_count.hpp"

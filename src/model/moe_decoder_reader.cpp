@@ -1,5 +1,4 @@
 // Mixture-of-experts llama-style decoders: mixtral, qwen2_moe, qwen3_moe.
-
 #include <algorithm>
 
 #include "model/architectures.hpp"
