@@ -20,7 +20,8 @@ constexpr double kVerlChunkBytes = kVerlLogProbBytes - kLogitsDtypeBytes;  // fp
 double logit_element_bytes(LossKind kind) {
   switch (kind) {
     case LossKind::cross_entropy: return kCrossEntropyBytes;
-    case LossKind::verl_log_prob: return kVerlLogProbBytes;
+    case LossKind::verl_log_prob: return kLogitsDtypeBytes;
+    case LossKind::verl_log_prob_entropy: return kVerlLogProbBytes;
     case LossKind::value_head: return 0;
   }
   return 0;
@@ -39,7 +40,7 @@ double logits_bytes(const ModelSpec& model, const Strategy& s, double tokens, Lo
     return bytes;
   }
   double elements_bytes = tokens * vocab_rank * logit_element_bytes(kind);
-  const bool chunked = kind == LossKind::verl_log_prob && rl.entropy_chunking && rl.entropy_chunk_tokens > 0;
+  const bool chunked = kind == LossKind::verl_log_prob_entropy && rl.entropy_chunking && rl.entropy_chunk_tokens > 0;
   if (chunked) {
     const double chunk = std::min(tokens, double(rl.entropy_chunk_tokens));
     elements_bytes = tokens * vocab_rank * kLogitsDtypeBytes + chunk * vocab_rank * kVerlChunkBytes;
@@ -49,8 +50,10 @@ double logits_bytes(const ModelSpec& model, const Strategy& s, double tokens, Lo
               chunked ? "2*tokens*h + 2*tokens*V_rank + 5*min(chunk, tokens)*V_rank"
                       : "2*tokens*h + bytes_per_logit * tokens * V_rank",
               kind == LossKind::cross_entropy ? "Megatron-core vocab-parallel cross entropy (bf16 logits + fp32 softmax)"
-                                              : "verl docs/perf/perf_tuning.rst: (4+2+1) bytes per logit (formulas.md); "
-                                                "entropy_from_logits_with_chunking bounds the fp32 part",
+              : kind == LossKind::verl_log_prob
+                  ? "verl dp_actor: log-probs by flash-attn cross entropy, in-place backward (logits only)"
+                  : "verl docs/perf/perf_tuning.rst: (4+2+1) bytes per logit with entropy (formulas.md); "
+                    "entropy_from_logits_with_chunking bounds the fp32 part",
               [&] { return fmt::format("tokens={:.6g} h={} V_rank={:.6g} bytes_per_logit={} chunk={}", tokens,
                                        model.hidden_size, vocab_rank, logit_element_bytes(kind),
                                        chunked ? rl.entropy_chunk_tokens : 0); });

@@ -138,7 +138,8 @@ PhaseMemory log_prob_phase(const Rl& r, PipelineStage stage, MemoryPhaseKind kin
   in.mb = micro_batch(r, r.rl.log_prob_micro_batch_per_gpu,
                       r.rl.log_prob_max_token_len_per_gpu > 0 ? r.rl.log_prob_max_token_len_per_gpu
                                                               : r.rl.ppo_max_token_len_per_gpu);
-  in.loss = LossKind::verl_log_prob;
+  // The old log-prob pass also computes the entropy (a metric); the reference only log-probs.
+  in.loss = kind == MemoryPhaseKind::old_log_prob ? LossKind::verl_log_prob_entropy : LossKind::verl_log_prob;
   in.forward_only = true;
   in.images = double(r.w.images_per_sample) * in.mb.sequences;
   in.image_pixels = double(r.w.image_pixels);
@@ -161,7 +162,8 @@ PhaseMemory update_phase(const Rl& r, PipelineStage stage, bool critic, Trace* t
   add_sleeping_engine(r, phase);
   StepInputs in;
   in.mb = micro_batch(r, r.rl.ppo_micro_batch_per_gpu, r.rl.ppo_max_token_len_per_gpu);
-  in.loss = critic ? LossKind::value_head : LossKind::verl_log_prob;
+  in.loss = critic ? LossKind::value_head
+                   : (r.rl.entropy_in_update ? LossKind::verl_log_prob_entropy : LossKind::verl_log_prob);
   in.images = double(r.w.images_per_sample) * in.mb.sequences;
   in.image_pixels = double(r.w.image_pixels);
   add_step_activations(phase, r.model, r.s, stage, in, r.rl, r.options, trace);

@@ -14,7 +14,7 @@ namespace {
 
 using C = MemoryComponent;
 
-TEST_CASE("Logits: Megatron cross entropy 6 bytes per element, verl log-prob 7, chunked entropy bounded") {
+TEST_CASE("Logits: Megatron cross entropy 6 bytes per element, verl log-prob 2 (7 with entropy), chunked bounded") {
   Strategy megatron;
   RlSettings rl;
   // Llama-2-7B, 4096 tokens: 2*4096*4096 = 33,554,432 + 6*4096*32000 = 786,432,000.
@@ -22,11 +22,13 @@ TEST_CASE("Logits: Megatron cross entropy 6 bytes per element, verl log-prob 7, 
   Strategy fsdp;
   fsdp.backend = Backend::fsdp;
   // Qwen2.5-7B, 4096 tokens: 2*4096*3584 = 29,360,128 + 7*4096*152064 = 4,359,979,008.
-  CHECK(logits_bytes(test::qwen25_7b(), fsdp, 4096, LossKind::verl_log_prob, rl, nullptr) == 4389339136.0);
+  CHECK(logits_bytes(test::qwen25_7b(), fsdp, 4096, LossKind::verl_log_prob_entropy, rl, nullptr) == 4389339136.0);
+  // Log-probs only: 29,360,128 + 2*4096*152064 = 1,245,708,288.
+  CHECK(logits_bytes(test::qwen25_7b(), fsdp, 4096, LossKind::verl_log_prob, rl, nullptr) == 1275068416.0);
   // Chunked (2048): 29,360,128 + 2*4096*152064 = 1,245,708,288 + 5*2048*152064 = 1,557,135,360.
   rl.entropy_chunking = true;
   rl.entropy_chunk_tokens = 2048;
-  CHECK(logits_bytes(test::qwen25_7b(), fsdp, 4096, LossKind::verl_log_prob, rl, nullptr) == 2832203776.0);
+  CHECK(logits_bytes(test::qwen25_7b(), fsdp, 4096, LossKind::verl_log_prob_entropy, rl, nullptr) == 2832203776.0);
 }
 
 TEST_CASE("KV bytes per token: GQA replicated when TP > KV heads, MLA latent not split") {
@@ -188,8 +190,10 @@ TEST_CASE("Dynamic batch size: the token budget sets the micro-batch; SGLang siz
   w.rl.ppo_max_token_len_per_gpu = 16384;
   const Cluster cluster = test::cluster_of(test::gpu_with_memory(80), 1, 8);
   const MemoryEstimate e = estimate_memory(test::qwen25_7b(), cluster, fsdp8(), w, MemoryOptions{}, nullptr);
-  // 16384 tokens: 2*16384*3584 + 7*16384*152064 = 17,557,356,544 bytes of logits.
-  CHECK(e.phases[3][C::logits] == 17557356544.0);
+  // 16384 tokens, log-probs only (no entropy in the loss): 2*16384*3584 + 2*16384*152064 = 5,100,273,664.
+  CHECK(e.phases[3][C::logits] == 5100273664.0);
+  // The old log-prob pass computes the entropy too: 2*16384*3584 + 7*16384*152064 = 17,557,356,544.
+  CHECK(e.phases[1][C::logits] == 17557356544.0);
   w.rl.engine = RolloutEngine::sglang;
   const MemoryEstimate sg = estimate_memory(test::qwen25_7b(), cluster, fsdp8(), w, MemoryOptions{}, nullptr);
   CHECK(sg.rollout.kv_cache_bytes < e.rollout.kv_cache_bytes);  // the resident actor counts against it
