@@ -6,6 +6,7 @@
 #include <cmath>
 
 #include "cost/memory_trace.hpp"
+#include "model/kv_cache.hpp"
 
 namespace meshplan {
 namespace {
@@ -31,12 +32,12 @@ double engine_workspace_bytes(const ModelSpec& model, const RlSettings& rl) {
 }  // namespace
 
 double kv_bytes_per_token(const ModelSpec& model, int rollout_tp) {
+  const double whole = double(kv_cache_bytes_per_token(model, int(kEngineDtypeBytes)));
   const AttentionSpec& a = model.attention;
-  const double layers = double(model.num_layers);
-  if (a.kind == AttentionKind::mla) return layers * double(a.kv_lora_rank + a.qk_rope_head_dim) * kEngineDtypeBytes;
+  if (a.kind == AttentionKind::mla || a.num_kv_heads <= 0) return whole;  // the latent is not split by TP
   const std::int64_t tp = std::max(rollout_tp, 1);
   const std::int64_t heads_per_rank = (a.num_kv_heads + tp - 1) / tp;
-  return 2.0 * layers * double(heads_per_rank * a.head_dim) * kEngineDtypeBytes;
+  return whole * double(heads_per_rank) / double(a.num_kv_heads);
 }
 
 double rollout_weight_bytes(const ModelSpec& model, int rollout_tp) {
