@@ -1,11 +1,11 @@
 // `meshplan estimate --model M --cluster C [strategy flags] [--workload pretrain|sft|rl] [rl flags]
 // [--json] [--explain]`: per-GPU memory of every phase, the most loaded rank and a verdict.
 // Exit 0 when it fits, 1 when it does not (OOM), 2 on bad input.
-#include <CLI/CLI.hpp>
 #include <fmt/format.h>
-#include <nlohmann/json.hpp>
 
+#include <CLI/CLI.hpp>
 #include <memory>
+#include <nlohmann/json.hpp>
 #include <ostream>
 
 #include "cli/cli.hpp"
@@ -30,8 +30,8 @@ const char* workload_name(WorkloadKind k) {
 }
 
 std::string strategy_line(const Strategy& s, const Workload& w) {
-  std::string line = fmt::format("{} TP={} PP={} VPP={} CP={} EP={} ETP={} DP={}", backend_name(s.backend), s.tp, s.pp,
-                                 s.vpp, s.cp, s.ep, s.etp, s.dp);
+  std::string line = fmt::format("{} TP={} PP={} VPP={} CP={} EP={} ETP={} DP={}", backend_name(s.backend),
+                                 s.tp, s.pp, s.vpp, s.cp, s.ep, s.etp, s.dp);
   if (s.backend == Backend::fsdp) {
     line += fmt::format(" ZeRO-{} shard={} ulysses={}", static_cast<int>(s.zero),
                         s.fsdp_shard_size > 0 ? s.fsdp_shard_size : s.dp, s.ulysses_sp);
@@ -41,7 +41,8 @@ std::string strategy_line(const Strategy& s, const Workload& w) {
   }
   line += fmt::format(", micro-batch {}, recompute {}", s.micro_batch, recompute_name(s.recompute));
   if (s.lora.rank > 0) line += fmt::format(", LoRA rank {}", s.lora.rank);
-  if (w.kind != WorkloadKind::rl) line += fmt::format(", seq {} x global batch {}", w.seq_len, w.global_batch);
+  if (w.kind != WorkloadKind::rl)
+    line += fmt::format(", seq {} x global batch {}", w.seq_len, w.global_batch);
   return line;
 }
 
@@ -52,11 +53,21 @@ nlohmann::json estimate_json(const ModelSpec& model, const Cluster& cluster, con
   nlohmann::json j;
   j["model"] = {{"name", model.name}, {"total_params", model.total_params}};
   j["cluster"] = {{"gpus", cluster.total_gpus()}, {"gpu", cluster.groups.front().gpu.id}};
-  j["strategy"] = {{"backend", backend_name(s.backend)}, {"tp", s.tp}, {"pp", s.pp}, {"vpp", s.vpp}, {"cp", s.cp},
-                   {"ep", s.ep}, {"etp", s.etp}, {"dp", s.dp}, {"micro_batch", s.micro_batch},
-                   {"recompute", recompute_name(s.recompute)}, {"sequence_parallel", s.sequence_parallel},
-                   {"distributed_optimizer", s.distributed_optimizer}, {"zero", static_cast<int>(s.zero)},
-                   {"ulysses_sp", s.ulysses_sp}, {"lora_rank", s.lora.rank}};
+  j["strategy"] = {{"backend", backend_name(s.backend)},
+                   {"tp", s.tp},
+                   {"pp", s.pp},
+                   {"vpp", s.vpp},
+                   {"cp", s.cp},
+                   {"ep", s.ep},
+                   {"etp", s.etp},
+                   {"dp", s.dp},
+                   {"micro_batch", s.micro_batch},
+                   {"recompute", recompute_name(s.recompute)},
+                   {"sequence_parallel", s.sequence_parallel},
+                   {"distributed_optimizer", s.distributed_optimizer},
+                   {"zero", static_cast<int>(s.zero)},
+                   {"ulysses_sp", s.ulysses_sp},
+                   {"lora_rank", s.lora.rank}};
   j["workload"] = {{"kind", workload_name(w.kind)}, {"seq_len", w.seq_len}, {"global_batch", w.global_batch}};
   if (w.kind == WorkloadKind::rl) {
     j["workload"]["rl"] = {{"engine", w.rl.engine == RolloutEngine::sglang ? "sglang" : "vllm"},
@@ -72,17 +83,19 @@ nlohmann::json estimate_json(const ModelSpec& model, const Cluster& cluster, con
   return j;
 }
 
-void print_text(const ModelSpec& model, const Cluster& cluster, const EstimateInputs& in, const MemoryEstimate& e,
-                const Trace* trace, std::ostream& out) {
+void print_text(const ModelSpec& model, const Cluster& cluster, const EstimateInputs& in,
+                const MemoryEstimate& e, const Trace* trace, std::ostream& out) {
   out << fmt::format("Model {} ({:.2f}B parameters) on {} GPUs ({}, {:.2f} GiB usable each), workload {}\n",
-                     model.name, double(model.total_params) / 1e9, cluster.total_gpus(), cluster.groups.front().gpu.id,
-                     bytes_to_gib(e.capacity_bytes), workload_name(in.workload.kind));
+                     model.name, double(model.total_params) / 1e9, cluster.total_gpus(),
+                     cluster.groups.front().gpu.id, bytes_to_gib(e.capacity_bytes),
+                     workload_name(in.workload.kind));
   out << "Strategy: " << strategy_line(in.strategy, in.workload) << "\n";
   for (const std::string& note : in.chosen) out << "  chosen: " << note << "\n";
   out << "\n" << render_memory_phases(e);
   if (in.workload.kind == WorkloadKind::rl) out << render_rollout_capacity(e, in.workload.rl.rollout_tp);
   if (e.host_bytes_per_node > 0) {
-    out << fmt::format("Host RAM per node for offloaded states: {:.2f} GiB\n", bytes_to_gib(e.host_bytes_per_node));
+    out << fmt::format("Host RAM per node for offloaded states: {:.2f} GiB\n",
+                       bytes_to_gib(e.host_bytes_per_node));
   }
   out << "Verdict: " << memory_verdict(e) << "\n";
   if (trace != nullptr) out << "\n" << render_memory_trace(*trace);
@@ -116,8 +129,12 @@ void run_estimate(const CLI::App& command, const EstimateFlags& flags, CommandCo
     nlohmann::json j = estimate_json(*model, *cluster, *inputs, e);
     if (explain != nullptr) {
       for (const TraceTerm& t : trace) {
-        j["explain"].push_back({{"name", t.name}, {"value", t.value}, {"unit", t.unit}, {"formula", t.formula},
-                                {"inputs", t.inputs}, {"source", t.source}});
+        j["explain"].push_back({{"name", t.name},
+                                {"value", t.value},
+                                {"unit", t.unit},
+                                {"formula", t.formula},
+                                {"inputs", t.inputs},
+                                {"source", t.source}});
       }
     }
     context.out << j.dump(2) << "\n";
@@ -130,8 +147,9 @@ void run_estimate(const CLI::App& command, const EstimateFlags& flags, CommandCo
 }  // namespace
 
 void register_estimate_command(CLI::App& app, CommandContext& context) {
-  auto* command = app.add_subcommand("estimate", "Per-GPU memory of a training or verl RL configuration: every "
-                                                 "phase, the most loaded rank, fits or OOM (exit 0 / 1)");
+  auto* command = app.add_subcommand("estimate",
+                                     "Per-GPU memory of a training or verl RL configuration: every "
+                                     "phase, the most loaded rank, fits or OOM (exit 0 / 1)");
   auto flags = std::make_shared<EstimateFlags>();
   add_estimate_flags(*command, *flags);
   command->callback([&context, flags, command] { run_estimate(*command, *flags, context); });

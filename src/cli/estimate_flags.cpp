@@ -1,8 +1,8 @@
 #include "cli/estimate_flags.hpp"
 
-#include <CLI/CLI.hpp>
 #include <fmt/format.h>
 
+#include <CLI/CLI.hpp>
 #include <algorithm>
 
 #include "core/units.hpp"
@@ -16,7 +16,8 @@ Status parse_offload(const std::string& list, Offload& offload) {
   std::size_t start = 0;
   while (start <= list.size() && !list.empty()) {
     const std::size_t comma = list.find(',', start);
-    const std::string item = list.substr(start, comma == std::string::npos ? std::string::npos : comma - start);
+    const std::string item =
+        list.substr(start, comma == std::string::npos ? std::string::npos : comma - start);
     if (item == "params") {
       offload.params = true;
     } else if (item == "grads") {
@@ -24,7 +25,8 @@ Status parse_offload(const std::string& list, Offload& offload) {
     } else if (item == "optimizer") {
       offload.optimizer = true;
     } else {
-      return Error{"", 0, "--offload", fmt::format("unknown item '{}'; valid: params, grads, optimizer", item)};
+      return Error{"", 0, "--offload",
+                   fmt::format("unknown item '{}'; valid: params, grads, optimizer", item)};
     }
     if (comma == std::string::npos) break;
     start = comma + 1;
@@ -81,11 +83,14 @@ void fill_rl(const CLI::App& command, const EstimateFlags& f, const Cluster& clu
   rl.gpu_memory_utilization = f.gpu_memory_utilization;
   note("--gpu-memory-utilization", "gpu_memory_utilization 0.5 (verl default)");
   rl.ppo_micro_batch_per_gpu = f.ppo_micro_batch > 0 ? f.ppo_micro_batch : in.strategy.micro_batch;
-  rl.log_prob_micro_batch_per_gpu = f.log_prob_micro_batch > 0 ? f.log_prob_micro_batch : in.strategy.micro_batch;
-  note("--ppo-micro-batch", fmt::format("ppo_micro_batch_size_per_gpu = micro-batch {}", in.strategy.micro_batch));
+  rl.log_prob_micro_batch_per_gpu =
+      f.log_prob_micro_batch > 0 ? f.log_prob_micro_batch : in.strategy.micro_batch;
+  note("--ppo-micro-batch",
+       fmt::format("ppo_micro_batch_size_per_gpu = micro-batch {}", in.strategy.micro_batch));
   rl.use_dynamic_bsz = f.dynamic_bsz;
   rl.ppo_max_token_len_per_gpu = f.ppo_max_token_len;
-  rl.log_prob_max_token_len_per_gpu = f.log_prob_max_token_len > 0 ? f.log_prob_max_token_len : f.ppo_max_token_len;
+  rl.log_prob_max_token_len_per_gpu =
+      f.log_prob_max_token_len > 0 ? f.log_prob_max_token_len : f.ppo_max_token_len;
   rl.max_num_seqs = f.max_num_seqs;
   rl.max_num_batched_tokens = f.max_num_batched_tokens;
   rl.use_reference = !f.no_reference;
@@ -100,7 +105,8 @@ void fill_rl(const CLI::App& command, const EstimateFlags& f, const Cluster& clu
   rl.mean_prompt_len = f.mean_prompt_len;
   rl.mean_response_len = f.mean_response_len;
   if (!given(command, "--mean-prompt-len") && !given(command, "--mean-response-len")) {
-    in.chosen.push_back("trainer micro-batches hold max-length sequences (worst case; --mean-response-len for real lengths)");
+    in.chosen.push_back(
+        "trainer micro-batches hold max-length sequences (worst case; --mean-response-len for real lengths)");
   }
 }
 
@@ -110,7 +116,8 @@ void add_estimate_flags(CLI::App& c, EstimateFlags& f) {
   c.add_option("--model", f.model, "preset name, config.json or its directory")->required();
   c.add_option("--cluster", f.cluster, "NODESxGPUSxTYPE[+...] or a YAML/JSON cluster file")->required();
   c.add_option("--gpu-catalog", f.gpu_catalog, "GPU catalog file instead of the built-in one");
-  c.add_option("--workload", f.workload, "pretrain | sft | rl")->check(CLI::IsMember({"pretrain", "sft", "rl"}));
+  c.add_option("--workload", f.workload, "pretrain | sft | rl")
+      ->check(CLI::IsMember({"pretrain", "sft", "rl"}));
   c.add_option("--backend", f.backend, "megatron | fsdp")->check(CLI::IsMember({"megatron", "fsdp"}));
   c.add_flag("--fsdp", f.fsdp, "FSDP backend (verl fsdp/fsdp2), full shard unless --zero");
   c.add_option("--tp", f.tp, "tensor parallel")->check(CLI::PositiveNumber);
@@ -120,37 +127,49 @@ void add_estimate_flags(CLI::App& c, EstimateFlags& f) {
   c.add_option("--ep", f.ep, "expert parallel")->check(CLI::PositiveNumber);
   c.add_option("--etp", f.etp, "expert tensor parallel")->check(CLI::PositiveNumber);
   c.add_option("--dp", f.dp, "data parallel (default: derived from the cluster)")->check(CLI::PositiveNumber);
-  c.add_option("--micro-batch", f.micro_batch, "sequences per micro-batch per GPU")->check(CLI::PositiveNumber);
+  c.add_option("--micro-batch", f.micro_batch, "sequences per micro-batch per GPU")
+      ->check(CLI::PositiveNumber);
   c.add_option("--global-batch", f.global_batch, "sequences per step (rl: data.train_batch_size in prompts)")
       ->check(CLI::PositiveNumber);
-  c.add_option("--seq-len", f.seq_len, "tokens per sequence (pretrain/sft)")->check(CLI::Range(1, 100'000'000));
+  c.add_option("--seq-len", f.seq_len, "tokens per sequence (pretrain/sft)")
+      ->check(CLI::Range(1, 100'000'000));
   c.add_option("--recompute", f.recompute, "none | selective | full")
       ->check(CLI::IsMember({"none", "selective", "full"}));
   c.add_option("--recompute-method", f.recompute_method, "uniform | block")
       ->check(CLI::IsMember({"uniform", "block"}));
-  c.add_option("--recompute-num-layers", f.recompute_num_layers, "layers per chunk (uniform) or count (block)")
+  c.add_option("--recompute-num-layers", f.recompute_num_layers,
+               "layers per chunk (uniform) or count (block)")
       ->check(CLI::PositiveNumber);
   c.add_flag("--sequence-parallel", f.sequence_parallel, "Megatron sequence parallelism (with TP)");
   c.add_option("--zero", f.zero, "ZeRO stage 0..3 (FSDP backend)")->check(CLI::Range(0, 3));
   c.add_option("--fsdp-shard-size", f.fsdp_shard_size, "hybrid-shard group size (verl fsdp_size)")
       ->check(CLI::PositiveNumber);
   c.add_option("--ulysses", f.ulysses, "Ulysses sequence parallel size (FSDP)")->check(CLI::PositiveNumber);
-  c.add_flag("--no-distributed-optimizer", f.no_distributed_optimizer, "Megatron: replicate optimizer states");
+  c.add_flag("--no-distributed-optimizer", f.no_distributed_optimizer,
+             "Megatron: replicate optimizer states");
   c.add_option("--offload", f.offload, "comma list of params,grads,optimizer");
-  c.add_option("--optimizer-offload-fraction", f.optimizer_offload_fraction, "Megatron optimizer_offload_fraction")
+  c.add_option("--optimizer-offload-fraction", f.optimizer_offload_fraction,
+               "Megatron optimizer_offload_fraction")
       ->check(CLI::Range(0.0, 1.0));
   c.add_option("--lora-rank", f.lora_rank, "LoRA rank (0: full fine-tuning)")->check(CLI::NonNegativeNumber);
   c.add_option("--lora-targets", f.lora_targets, "LoRA target modules (comma list, default all-linear)");
-  c.add_option("--dtype", f.dtype, "bf16 | fp16 | fp8 | fp32")->check(CLI::IsMember({"bf16", "fp16", "fp8", "fp32"}));
+  c.add_option("--dtype", f.dtype, "bf16 | fp16 | fp8 | fp32")
+      ->check(CLI::IsMember({"bf16", "fp16", "fp8", "fp32"}));
   c.add_option("--images-per-sample", f.images_per_sample, "images per sequence (VL models)")
       ->check(CLI::NonNegativeNumber);
-  c.add_option("--image-pixels", f.image_pixels, "pixels per image, e.g. 200704 (448x448)")->check(CLI::NonNegativeNumber);
+  c.add_option("--image-pixels", f.image_pixels, "pixels per image, e.g. 200704 (448x448)")
+      ->check(CLI::NonNegativeNumber);
   c.add_option("--overhead-gib", f.overhead_gib, "replace CUDA context + NCCL buffers per GPU (GiB)")
       ->check(CLI::Range(0.0, 1024.0));
-  c.add_option("--fragmentation", f.fragmentation, "allocator fragmentation as a fraction of torch allocations")
+  c.add_option("--fragmentation", f.fragmentation,
+               "allocator fragmentation as a fraction of torch allocations")
       ->check(CLI::Range(0.0, 1.0));
-  c.add_flag("--no-flash-attention", f.no_flash_attention, "store attention scores (Korthikanti Table 2's 5as/h)");
-  c.add_option("--rollout-tp", f.rollout_tp, "rollout tensor_model_parallel_size")->check(CLI::PositiveNumber);
+  c.add_option("--moe-capacity-factor", f.moe_capacity_factor, "routed tokens per expert vs uniform routing")
+      ->check(CLI::Range(0.1, 64.0));
+  c.add_flag("--no-flash-attention", f.no_flash_attention,
+             "store attention scores (Korthikanti Table 2's 5as/h)");
+  c.add_option("--rollout-tp", f.rollout_tp, "rollout tensor_model_parallel_size")
+      ->check(CLI::PositiveNumber);
   c.add_option("--rollout-n", f.rollout_n, "responses per prompt (rollout.n)")->check(CLI::PositiveNumber);
   c.add_option("--prompt-len", f.prompt_len, "data.max_prompt_length")->check(CLI::PositiveNumber);
   c.add_option("--response-len", f.response_len, "data.max_response_length")->check(CLI::PositiveNumber);
@@ -158,23 +177,30 @@ void add_estimate_flags(CLI::App& c, EstimateFlags& f) {
       ->check(CLI::PositiveNumber);
   c.add_option("--mean-response-len", f.mean_response_len, "expected real response tokens (remove-padding)")
       ->check(CLI::PositiveNumber);
-  c.add_option("--mini-batch", f.mini_batch, "actor.ppo_mini_batch_size (prompts)")->check(CLI::PositiveNumber);
-  c.add_option("--ppo-micro-batch", f.ppo_micro_batch, "actor.ppo_micro_batch_size_per_gpu")->check(CLI::PositiveNumber);
+  c.add_option("--mini-batch", f.mini_batch, "actor.ppo_mini_batch_size (prompts)")
+      ->check(CLI::PositiveNumber);
+  c.add_option("--ppo-micro-batch", f.ppo_micro_batch, "actor.ppo_micro_batch_size_per_gpu")
+      ->check(CLI::PositiveNumber);
   c.add_option("--log-prob-micro-batch", f.log_prob_micro_batch, "log_prob_micro_batch_size_per_gpu")
       ->check(CLI::PositiveNumber);
   c.add_flag("--dynamic-bsz", f.dynamic_bsz, "use_dynamic_bsz: micro-batches by token budget");
-  c.add_option("--ppo-max-token-len", f.ppo_max_token_len, "ppo_max_token_len_per_gpu")->check(CLI::PositiveNumber);
+  c.add_option("--ppo-max-token-len", f.ppo_max_token_len, "ppo_max_token_len_per_gpu")
+      ->check(CLI::PositiveNumber);
   c.add_option("--log-prob-max-token-len", f.log_prob_max_token_len, "log_prob_max_token_len_per_gpu")
       ->check(CLI::PositiveNumber);
-  c.add_option("--gpu-memory-utilization", f.gpu_memory_utilization, "rollout gpu_memory_utilization (SGLang: "
-               "mem_fraction_static)")->check(CLI::Range(0.01, 1.0));
-  c.add_option("--rollout-engine", f.rollout_engine, "vllm | sglang")->check(CLI::IsMember({"vllm", "sglang"}));
+  c.add_option("--gpu-memory-utilization", f.gpu_memory_utilization,
+               "rollout gpu_memory_utilization (SGLang: "
+               "mem_fraction_static)")
+      ->check(CLI::Range(0.01, 1.0));
+  c.add_option("--rollout-engine", f.rollout_engine, "vllm | sglang")
+      ->check(CLI::IsMember({"vllm", "sglang"}));
   c.add_option("--max-num-seqs", f.max_num_seqs, "rollout.max_num_seqs")->check(CLI::PositiveNumber);
   c.add_option("--max-num-batched-tokens", f.max_num_batched_tokens, "rollout.max_num_batched_tokens")
       ->check(CLI::PositiveNumber);
   c.add_flag("--no-reference", f.no_reference, "no reference model (no KL loss / KL reward)");
   c.add_flag("--critic", f.critic, "PPO with a critic (GAE)");
-  c.add_flag("--entropy-in-update", f.entropy_in_update, "actor.entropy_coeff != 0 (entropy computed in the update)");
+  c.add_flag("--entropy-in-update", f.entropy_in_update,
+             "actor.entropy_coeff != 0 (entropy computed in the update)");
   c.add_flag("--entropy-chunking", f.entropy_chunking, "entropy_from_logits_with_chunking");
   c.add_option("--entropy-chunk", f.entropy_chunk, "chunk size in tokens")->check(CLI::PositiveNumber);
   c.add_flag("--no-free-cache-engine", f.no_free_cache_engine, "keep the engine awake between rollouts");
@@ -185,7 +211,8 @@ void add_estimate_flags(CLI::App& c, EstimateFlags& f) {
   c.add_flag("--explain", f.explain, "print every term's formula, inputs and source");
 }
 
-Result<EstimateInputs> estimate_inputs(const CLI::App& command, const EstimateFlags& f, const Cluster& cluster) {
+Result<EstimateInputs> estimate_inputs(const CLI::App& command, const EstimateFlags& f,
+                                       const Cluster& cluster) {
   EstimateInputs in;
   Strategy& s = in.strategy;
   s.backend = f.fsdp || f.backend == "fsdp" ? Backend::fsdp : Backend::megatron;
@@ -230,8 +257,8 @@ Result<EstimateInputs> estimate_inputs(const CLI::App& command, const EstimateFl
     s.dp = f.dp;
   } else {
     s.dp = std::max(1, world / std::max(model_parallel, 1));
-    in.chosen.push_back(fmt::format("DP derived from the cluster = {} ({} GPUs / (TP {} x PP {} x CP {}))", s.dp, world,
-                                    s.tp, s.pp, s.cp));
+    in.chosen.push_back(fmt::format("DP derived from the cluster = {} ({} GPUs / (TP {} x PP {} x CP {}))",
+                                    s.dp, world, s.tp, s.pp, s.cp));
   }
 
   Workload& w = in.workload;
@@ -243,7 +270,8 @@ Result<EstimateInputs> estimate_inputs(const CLI::App& command, const EstimateFl
     fill_rl(command, f, cluster, in);
   } else {
     if (!given(command, "--seq-len")) in.chosen.push_back("sequence length 4096 (default)");
-    const std::int64_t batch_dp = s.backend == Backend::fsdp ? std::max(1, s.dp / std::max(s.ulysses_sp, 1)) : s.dp;
+    const std::int64_t batch_dp =
+        s.backend == Backend::fsdp ? std::max(1, s.dp / std::max(s.ulysses_sp, 1)) : s.dp;
     w.global_batch = f.global_batch > 0 ? f.global_batch : batch_dp * s.micro_batch * s.pp;
     if (f.global_batch <= 0) {
       in.chosen.push_back(fmt::format("global batch {} = DP x micro-batch x PP (default: fills the pipeline)",
@@ -253,6 +281,7 @@ Result<EstimateInputs> estimate_inputs(const CLI::App& command, const EstimateFl
   in.options.overhead_bytes = f.overhead_gib >= 0 ? gib_to_bytes(f.overhead_gib) : -1;
   in.options.fragmentation = f.fragmentation;
   in.options.flash_attention = !f.no_flash_attention;
+  in.options.moe_capacity_factor = f.moe_capacity_factor;
   return in;
 }
 

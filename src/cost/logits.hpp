@@ -8,10 +8,10 @@
 namespace meshplan {
 
 enum class LossKind : unsigned char {
-  cross_entropy,  ///< Megatron vocab-parallel cross entropy (pretrain / SFT)
-  verl_log_prob,  ///< verl log-probs only (flash-attn cross entropy, gradient written in place)
+  cross_entropy,          ///< Megatron vocab-parallel cross entropy (pretrain / SFT)
+  verl_log_prob,          ///< verl log-probs only (flash-attn cross entropy, gradient written in place)
   verl_log_prob_entropy,  ///< verl log-probs + entropy on the logits
-  value_head,     ///< verl critic: one fp32 value per token instead of vocabulary logits
+  value_head,             ///< verl critic: one fp32 value per token instead of vocabulary logits
 };
 
 /// Bytes per logit element the loss holds at its peak.

@@ -16,7 +16,8 @@ nlohmann::json memory_estimate_json(const MemoryEstimate& e, bool rl) {
     const PhaseMemory& phase = e.phases[i];
     nlohmann::json components = nlohmann::json::object();
     for (int c = 0; c < kMemoryComponentCount; ++c) {
-      if (phase.bytes[c] > 0) components[memory_component_name(static_cast<MemoryComponent>(c))] = whole_bytes(phase.bytes[c]);
+      if (phase.bytes[c] > 0)
+        components[memory_component_name(static_cast<MemoryComponent>(c))] = whole_bytes(phase.bytes[c]);
     }
     phases.push_back({{"name", memory_phase_name(phase.kind)},
                       {"stage", phase.stage},

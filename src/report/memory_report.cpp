@@ -25,24 +25,27 @@ std::string bar(double bytes, double capacity) {
   return text;
 }
 
-
 }  // namespace
 
 std::string render_memory_phases(const MemoryEstimate& e) {
   std::string text;
   for (int i = 0; i < e.phase_count; ++i) {
     const PhaseMemory& phase = e.phases[i];
-    text += fmt::format("Phase {} (most loaded rank: pipeline stage {})\n", memory_phase_name(phase.kind), phase.stage);
+    text += fmt::format("Phase {} (most loaded rank: pipeline stage {})\n", memory_phase_name(phase.kind),
+                        phase.stage);
     std::vector<std::vector<std::string>> rows;
     for (int c = 0; c < kMemoryComponentCount; ++c) {
       const double bytes = phase.bytes[c];
       if (bytes <= 0) continue;
-      rows.push_back({memory_component_name(static_cast<MemoryComponent>(c)), gib(bytes), bar(bytes, e.capacity_bytes)});
+      rows.push_back(
+          {memory_component_name(static_cast<MemoryComponent>(c)), gib(bytes), bar(bytes, e.capacity_bytes)});
     }
-    rows.push_back({"peak", gib(phase.peak_bytes()),
-                    fmt::format("{:.0f}% of {} GiB", 100.0 * phase.peak_bytes() / std::max(e.capacity_bytes, 1.0),
-                                gib(e.capacity_bytes))});
-    text += render_table({{"component", Align::left}, {"GiB", Align::right}, {"share of the GPU", Align::left}}, rows);
+    rows.push_back(
+        {"peak", gib(phase.peak_bytes()),
+         fmt::format("{:.0f}% of {} GiB", 100.0 * phase.peak_bytes() / std::max(e.capacity_bytes, 1.0),
+                     gib(e.capacity_bytes))});
+    text += render_table(
+        {{"component", Align::left}, {"GiB", Align::right}, {"share of the GPU", Align::left}}, rows);
     text += "\n";
   }
   return text;
@@ -52,13 +55,15 @@ std::string memory_verdict(const MemoryEstimate& e) {
   const PhaseMemory& peak = e.peak();
   const char* phase = memory_phase_name(peak.kind);
   if (e.kv_cache_exhausted) {
-    return fmt::format("OOM: the rollout engine's memory budget leaves no room for a KV cache (vLLM/SGLang refuse to "
-                       "start); raise --gpu-memory-utilization or --rollout-tp. Peak {} GiB in phase {} of {} GiB.",
-                       gib(e.peak_bytes), phase, gib(e.capacity_bytes));
+    return fmt::format(
+        "OOM: the rollout engine's memory budget leaves no room for a KV cache (vLLM/SGLang refuse to "
+        "start); raise --gpu-memory-utilization or --rollout-tp. Peak {} GiB in phase {} of {} GiB.",
+        gib(e.peak_bytes), phase, gib(e.capacity_bytes));
   }
   if (!e.fits) {
     return fmt::format("OOM by {} GiB in phase {} on rank {} (pipeline stage {}): peak {} GiB of {} GiB",
-                       gib(-e.headroom_bytes), phase, peak.stage, peak.stage, gib(e.peak_bytes), gib(e.capacity_bytes));
+                       gib(-e.headroom_bytes), phase, peak.stage, peak.stage, gib(e.peak_bytes),
+                       gib(e.capacity_bytes));
   }
   return fmt::format("fits: peak {} GiB in phase {} on pipeline stage {}, {} GiB of {} GiB free (headroom)",
                      gib(e.peak_bytes), phase, peak.stage, gib(e.headroom_bytes), gib(e.capacity_bytes));
@@ -67,12 +72,15 @@ std::string memory_verdict(const MemoryEstimate& e) {
 std::string render_rollout_capacity(const MemoryEstimate& e, int rollout_tp) {
   const RolloutCapacity& r = e.rollout;
   std::string text = fmt::format(
-      "Rollout: {} engine replicas x TP {}; KV cache {} GiB per GPU = {} tokens per replica ({} bytes/token/GPU)\n",
+      "Rollout: {} engine replicas x TP {}; KV cache {} GiB per GPU = {} tokens per replica ({} "
+      "bytes/token/GPU)\n",
       r.replicas, rollout_tp, gib(r.kv_cache_bytes), r.kv_tokens_per_replica, r.kv_bytes_per_token);
-  text += fmt::format("  concurrent sequences per replica: {} (KV-held, capped by max_num_seqs) of {} tokens each\n",
-                      r.concurrent_sequences_per_replica, r.tokens_per_sequence);
-  text += fmt::format("  the step generates {} sequences = {} KV tokens; all at once in the KV cache: {}\n",
-                      r.sequences_per_step, r.kv_tokens_needed, r.kv_holds_all ? "yes" : "no (several waves)");
+  text += fmt::format(
+      "  concurrent sequences per replica: {} (KV-held, capped by max_num_seqs) of {} tokens each\n",
+      r.concurrent_sequences_per_replica, r.tokens_per_sequence);
+  text +=
+      fmt::format("  the step generates {} sequences = {} KV tokens; all at once in the KV cache: {}\n",
+                  r.sequences_per_step, r.kv_tokens_needed, r.kv_holds_all ? "yes" : "no (several waves)");
   return text;
 }
 

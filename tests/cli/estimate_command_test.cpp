@@ -9,8 +9,8 @@ namespace meshplan {
 namespace {
 
 TEST_CASE("estimate: a 7B on 8 x A100-80GB fits (exit 0) and says which defaults it chose") {
-  const test::CliRun run = test::run({"estimate", "--model", "qwen2.5-7b-instruct", "--cluster", "1x8xA100-80GB",
-                                      "--recompute", "full"});
+  const test::CliRun run = test::run(
+      {"estimate", "--model", "qwen2.5-7b-instruct", "--cluster", "1x8xA100-80GB", "--recompute", "full"});
   CHECK(run.exit_code == 0);
   CHECK(run.out.find("DP derived from the cluster = 8") != std::string::npos);
   CHECK(run.out.find("micro-batch 1 (default)") != std::string::npos);
@@ -42,16 +42,16 @@ TEST_CASE("estimate --json: memory.phases[] with components, peak, capacity, fit
 }
 
 TEST_CASE("estimate --explain prints formulas and sources") {
-  const test::CliRun run = test::run({"estimate", "--model", "qwen2.5-0.5b", "--cluster", "1x1xA100-80GB",
-                                      "--explain"});
+  const test::CliRun run =
+      test::run({"estimate", "--model", "qwen2.5-0.5b", "--cluster", "1x1xA100-80GB", "--explain"});
   CHECK(run.exit_code == 0);
   CHECK(run.out.find("formula:") != std::string::npos);
   CHECK(run.out.find("Korthikanti") != std::string::npos);
 }
 
 TEST_CASE("estimate: invalid strategies print the rule id and valid values, exit 2") {
-  const test::CliRun run = test::run({"estimate", "--model", "qwen2.5-7b-instruct", "--cluster", "1x8xA100-80GB",
-                                      "--tp", "3"});
+  const test::CliRun run =
+      test::run({"estimate", "--model", "qwen2.5-7b-instruct", "--cluster", "1x8xA100-80GB", "--tp", "3"});
   CHECK(run.exit_code == 2);
   CHECK(run.err.find("[tp.divides-heads]") != std::string::npos);
   CHECK(run.err.find("valid:") != std::string::npos);
@@ -59,17 +59,22 @@ TEST_CASE("estimate: invalid strategies print the rule id and valid values, exit
 
 TEST_CASE("estimate: bad inputs exit 2 with the flag named") {
   CHECK(test::run({"estimate", "--model", "qwen2.5-7b-instruct", "--cluster", "1x8xA100-80GB", "--offload",
-                   "weights"}).err.find("--offload") != std::string::npos);
+                   "weights"})
+            .err.find("--offload") != std::string::npos);
   CHECK(test::run({"estimate", "--model", "qwen2.5-7b-instruct", "--cluster", "1x8xA100-80GB", "--offload",
-                   "weights"}).exit_code == 2);
+                   "weights"})
+            .exit_code == 2);
   CHECK(test::run({"estimate", "--model", "no-such-model", "--cluster", "1x8xA100-80GB"}).exit_code == 2);
-  CHECK(test::run({"estimate", "--model", "qwen2.5-7b-instruct", "--cluster", "1x8xNoSuchGPU"}).exit_code == 2);
+  CHECK(test::run({"estimate", "--model", "qwen2.5-7b-instruct", "--cluster", "1x8xNoSuchGPU"}).exit_code ==
+        2);
   CHECK(test::run({"estimate", "--model", "qwen2.5-7b-instruct", "--cluster", "1x8xA100-80GB", "--recompute",
-                   "some"}).exit_code == 2);
+                   "some"})
+            .exit_code == 2);
   CHECK(test::run({"estimate", "--model", "qwen2.5-7b-instruct", "--cluster", "1x8xA100-80GB", "--zero", "4"})
             .exit_code == 2);
   CHECK(test::run({"estimate", "--model", "qwen2.5-7b-instruct", "--cluster", "1x8xA100-80GB",
-                   "--gpu-memory-utilization", "1.5"}).exit_code == 2);
+                   "--gpu-memory-utilization", "1.5"})
+            .exit_code == 2);
   CHECK(test::run({"estimate", "--cluster", "1x8xA100-80GB"}).exit_code == 2);
 }
 

@@ -132,7 +132,8 @@ struct Built {
 
 Built build(const Record& r) {
   const Lookup o{r};
-  const std::string A = "actor_rollout_ref.actor.", R = "actor_rollout_ref.rollout.", M = "actor_rollout_ref.model.";
+  const std::string A = "actor_rollout_ref.actor.", R = "actor_rollout_ref.rollout.",
+                    M = "actor_rollout_ref.model.";
   Built b;
   const Result<ModelSpec> model = model_of(o.str(M + "path", ""), r);
   REQUIRE_MESSAGE(model.ok(), r.source << ": " << (model.ok() ? "" : model.error().to_string()));
@@ -197,17 +198,20 @@ Built build(const Record& r) {
   const long long global_micro = o.num(A + "ppo_micro_batch_size", 0);
   rl.ppo_micro_batch_per_gpu = int(o.num(A + "ppo_micro_batch_size_per_gpu", global_micro / actor_dp));
   const long long global_log_prob = o.num(R + "log_prob_micro_batch_size", 0);
-  rl.log_prob_micro_batch_per_gpu = int(o.num(R + "log_prob_micro_batch_size_per_gpu", global_log_prob / actor_dp));
+  rl.log_prob_micro_batch_per_gpu =
+      int(o.num(R + "log_prob_micro_batch_size_per_gpu", global_log_prob / actor_dp));
   s.micro_batch = std::max(1, rl.ppo_micro_batch_per_gpu);
   rl.use_dynamic_bsz = o.flag(A + "use_dynamic_bsz", false);
   rl.ppo_max_token_len_per_gpu = o.num(A + "ppo_max_token_len_per_gpu", 16384);
-  rl.log_prob_max_token_len_per_gpu = o.num(R + "log_prob_max_token_len_per_gpu", rl.ppo_max_token_len_per_gpu);
+  rl.log_prob_max_token_len_per_gpu =
+      o.num(R + "log_prob_max_token_len_per_gpu", rl.ppo_max_token_len_per_gpu);
   rl.use_reference = o.flag(A + "use_kl_loss", false) || o.flag("algorithm.use_kl_in_reward", false);
   rl.ref_param_offload = o.flag("actor_rollout_ref.ref.fsdp_config.param_offload", false) ||
                          o.flag("actor_rollout_ref.ref.megatron.param_offload", false);
   rl.use_critic = o.str("algorithm.adv_estimator", "gae") == "gae";
   rl.entropy_chunking = o.flag(A + "entropy_from_logits_with_chunking", false);
-  rl.entropy_in_update = std::stod(o.str(A + "entropy_coeff", "0")) != 0 || o.flag(A + "calculate_entropy", false);
+  rl.entropy_in_update =
+      std::stod(o.str(A + "entropy_coeff", "0")) != 0 || o.flag(A + "calculate_entropy", false);
   rl.free_cache_engine = o.flag(R + "free_cache_engine", true);
   rl.enforce_eager = o.flag(R + "enforce_eager", false);
   return b;
@@ -220,15 +224,18 @@ TEST_CASE("verl's tuned examples (examples/tuning/) are not predicted to OOM") {
   CHECK(records.size() == 12);
   for (const Record& r : records) {
     const Built b = build(r);
-    const MemoryEstimate e = estimate_memory(b.model, b.cluster, b.strategy, b.workload, MemoryOptions{}, nullptr);
+    const MemoryEstimate e =
+        estimate_memory(b.model, b.cluster, b.strategy, b.workload, MemoryOptions{}, nullptr);
     Built worst = b;
     worst.workload.rl.mean_prompt_len = 0;
     worst.workload.rl.mean_response_len = 0;
     const MemoryEstimate padded =
         estimate_memory(worst.model, worst.cluster, worst.strategy, worst.workload, MemoryOptions{}, nullptr);
-    MESSAGE(r.source << ": peak " << e.peak_bytes / 1073741824.0 << " GiB (" << std::string(memory_phase_name(e.peak().kind))
-                     << ") of " << e.capacity_bytes / 1073741824.0 << " GiB; at padded max lengths "
-                     << padded.peak_bytes / 1073741824.0 << " GiB (" << std::string(memory_phase_name(padded.peak().kind)) << ")");
+    MESSAGE(r.source << ": peak " << e.peak_bytes / 1073741824.0 << " GiB ("
+                     << std::string(memory_phase_name(e.peak().kind)) << ") of "
+                     << e.capacity_bytes / 1073741824.0 << " GiB; at padded max lengths "
+                     << padded.peak_bytes / 1073741824.0 << " GiB ("
+                     << std::string(memory_phase_name(padded.peak().kind)) << ")");
     if (!e.fits) {
       for (int i = 0; i < e.phase_count; ++i) {
         std::string line = std::string(memory_phase_name(e.phases[i].kind)) + ":";
