@@ -78,6 +78,7 @@ class Reader {
           }
           overrides.insert(overrides.end(), launch.arguments.begin(), launch.arguments.end());
           result_.environment = launch.environment;
+          result_.location = launch.location;
         } else {
           info(launch.location, "'" + launch.entry + "' is not verl.trainer.main_ppo; its arguments are not checked");
           found = true;
@@ -85,6 +86,7 @@ class Reader {
       }
       if (!found && looks_like_override_lines(script)) {
         result_.has_verl_launch = true;
+        result_.location = SourceLocation{input.file_name, 0};
         for (const ShellInvocation& call : script.invocations) overrides.insert(overrides.end(), call.args.begin(), call.args.end());
         found = true;
       }

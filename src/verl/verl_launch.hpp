@@ -33,6 +33,7 @@ struct VerlLaunch {
   std::vector<Launch> megatron;     ///< Megatron-LM launches found in the scripts
   std::map<std::string, ShellArgument> environment;  ///< exported variables at the verl launch
   std::map<std::string, SourceLocation> set_at;      ///< override key -> where it was written
+  SourceLocation location;          ///< the verl launch command (or the first input)
   bool has_verl_launch = false;
 };
 
