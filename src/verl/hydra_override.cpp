@@ -159,7 +159,10 @@ std::optional<Finding> apply_override(ConfigNode& root, const Override& o) {
       return hydra_finding(o, "hydra.unknown-key", message, fix);
     }
     case OverrideKind::add:
-      if (existing != nullptr) {
+      // Hydra 1.3 (_apply_overrides_to_config): '+' may set a key whose value is null, or merge
+      // a dict/list into it; only a non-null existing value is an error.
+      if (existing != nullptr && existing->kind != NodeKind::null && !o.value.is_map() &&
+          o.value.kind != NodeKind::list) {
         return hydra_finding(o, "hydra.append-existing",
                              "'" + o.key + "' already exists: Hydra stops before verl starts (\"Could not append to "
                              "config. An item is already at '" + o.key + "'\"); drop the '+' or use '++'",

@@ -185,7 +185,7 @@ class Walker {
       }
     }
     for (const auto& [name, variable] : variables_) {
-      if (!variable.exported) continue;
+      if (!variable.exported || (variable.values.empty() && !variable.unknown)) continue;
       ShellArgument value;
       value.text = variable.values.empty() ? "" : variable.values.front();
       value.unknown = variable.unknown;

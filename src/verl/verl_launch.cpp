@@ -183,6 +183,11 @@ class Reader {
       return;
     }
     if (word.text.rfind("hydra.", 0) == 0 || word.text.rfind("+hydra.", 0) == 0) return;  // Hydra's own settings
+    const std::size_t eq = word.text.find('=');
+    if (word.unknown && word.text.substr(0, eq).find('$') != std::string::npos) {
+      info(word.location, "argument '" + word.text + "' is not known statically (" + *word.unknown + "); not checked");
+      return;
+    }
     auto parsed = parse_override(word.text, word.location, word.unknown);
     if (!parsed.ok()) {
       result_.findings.push_back(input_finding(parsed.error(), word.location));
