@@ -307,7 +307,11 @@ class Expander {
           }
         }
         if (k < var->lines.size()) fields_.back().line = var->lines[k];
-        append_value(var->values[k], quoted);
+        if (k < var->element_unknown.size() && var->element_unknown[k]) {
+          append_unknown(var->values[k], *var->element_unknown[k]);
+        } else {
+          append_value(var->values[k], quoted);
+        }
       }
       return;
     }

@@ -18,6 +18,7 @@ namespace meshplan {
 struct ShellVariable {
   std::vector<std::string> values;     ///< one value, or an array's elements
   std::vector<int> lines;              ///< line of each array element (may be empty)
+  std::vector<std::optional<std::string>> element_unknown;  ///< per array element, why it is unknown
   bool is_array = false;
   bool exported = false;
   std::optional<std::string> unknown;  ///< why the value is not known statically

@@ -160,6 +160,7 @@ class Lexer {
 
   // Copies a balanced region opened at pos_ (e.g. "$(" ... ")"), honouring quotes.
   void balanced(std::string& out, char open, char close) {
+    const int start_line = line_;
     int depth = 0;
     while (pos_ < text_.size()) {
       const char c = text_[pos_];
@@ -184,9 +185,21 @@ class Lexer {
       if (c == open) ++depth;
       if (c == close && --depth == 0) return;
     }
+    unterminated(start_line, std::string("'") + open + "' is never closed");
+  }
+
+  void unterminated(int line, const std::string& what) {
+    Finding finding;
+    finding.severity = Severity::error;
+    finding.rule = "shell.unterminated";
+    finding.message = what + ": bash reports a syntax error at the end of the file and runs nothing after line " +
+                      std::to_string(line);
+    finding.location = SourceLocation{file_, line};
+    result_.findings.push_back(std::move(finding));
   }
 
   void quoted(std::string& out, char quote) {
+    const int start_line = line_;
     out += text_[pos_++];
     while (pos_ < text_.size() && text_[pos_] != quote) {
       const char c = text_[pos_];
@@ -211,7 +224,11 @@ class Lexer {
       out += c;
       ++pos_;
     }
-    if (pos_ < text_.size()) out += text_[pos_++];
+    if (pos_ < text_.size()) {
+      out += text_[pos_++];
+    } else {
+      unterminated(start_line, std::string("the quote ") + quote + " is never closed");
+    }
   }
 
   bool is_array_assignment_prefix(const std::string& word) const {

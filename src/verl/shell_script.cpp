@@ -124,6 +124,7 @@ class Walker {
     if (!append) {
       variable.values.clear();
       variable.lines.clear();
+      variable.element_unknown.clear();
     }
     variable.is_array = true;
     variable.unknown.reset();
@@ -132,7 +133,8 @@ class Walker {
       for (const ShellWord& word : element_line.words) {
         ShellExpansion expanded = expand_shell_word(word.text, variables_, true);
         for (const ShellField& field : expanded.fields) {
-          variable.values.push_back(field.unknown ? field.text : field.text);
+          variable.values.push_back(field.text);
+          variable.element_unknown.push_back(field.unknown);
           variable.lines.push_back(line + word.line - 1);
         }
       }
@@ -144,6 +146,7 @@ class Walker {
     ShellVariable& variable = variables_[name];
     variable.values = {value.text};
     variable.lines.clear();
+    variable.element_unknown.clear();
     variable.is_array = false;
     variable.unknown = value.unknown;
     variable.location = value.location;
