@@ -5,7 +5,10 @@
 #include <filesystem>
 #include <ostream>
 
+#include "cli/cluster_input.hpp"
 #include "cli/command.hpp"
+#include "cli/model_input.hpp"
+#include "hardware/gpu_catalog.hpp"
 #include "verl/check.hpp"
 
 namespace meshplan {
@@ -101,7 +104,29 @@ void run_check(const CheckArguments& args, CommandContext& context) {
     if (!texts.ok()) return context.fail(texts.error());
     options.read.config_texts = std::move(texts.value());
   }
-  options.model = args.model;
+  if (!args.model.empty()) {
+    auto model = load_model_argument(args.model);
+    if (!model.ok()) return context.fail(model.error());
+    options.model = std::move(model.value());
+  }
+  if (!args.gpu.empty() || !args.cluster.empty()) {
+    auto catalog = load_gpu_catalog_argument("");
+    if (!catalog.ok()) return context.fail(catalog.error());
+    if (!args.cluster.empty()) {
+      auto cluster = load_cluster_argument(args.cluster, catalog.value());
+      if (!cluster.ok()) return context.fail(cluster.error());
+      options.gpu = cluster->groups.front().gpu;
+      options.cluster_gpus = cluster->total_gpus();
+    }
+    if (!args.gpu.empty()) {
+      auto gpu = find_gpu(catalog.value(), args.gpu);
+      if (!gpu.ok()) return context.fail(gpu.error());
+      if (options.gpu && options.gpu->id != gpu->id) {
+        return context.fail(Error{"", 0, "--gpu", "--gpu " + args.gpu + " and --cluster " + args.cluster + " disagree"});
+      }
+      options.gpu = gpu.value();
+    }
+  }
   std::vector<InputText> inputs;
   for (const std::string& file : args.files) {
     auto text = read_text_file(file);
@@ -126,8 +151,8 @@ void register_check_command(CLI::App& app, CommandContext& context) {
                                               "arguments): every start-up rule, before any GPU is used");
   command->add_option("files", args->files, "launch scripts, YAML configs or files of override lines")->required();
   command->add_option("--model", args->model, "model preset or config.json for the shape rules");
-  command->add_option("--gpu", args->gpu, "GPU type for the memory fit (not yet used)");
-  command->add_option("--cluster", args->cluster, "cluster for the memory fit (not yet used)");
+  command->add_option("--gpu", args->gpu, "GPU type for the memory fit (node counts from trainer.*)");
+  command->add_option("--cluster", args->cluster, "cluster (NODESxGPUSxTYPE or file) for the memory fit; must match trainer.*");
   command->add_option("--set", args->set, "an extra override key=value, applied last")->take_all();
   command->add_option("--env", args->env, "an environment variable VAR=value set before the script")->take_all();
   command->add_option("--verl-config", args->verl_config, "your verl config directory (instead of the embedded schema)");

@@ -27,5 +27,6 @@ Result<std::string> read_text_file(const std::string& path);
 
 void register_model_command(CLI::App& app, CommandContext& context);
 void register_check_command(CLI::App& app, CommandContext& context);
+void register_gpus_command(CLI::App& app, CommandContext& context);
 
 }  // namespace meshplan

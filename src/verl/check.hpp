@@ -1,16 +1,21 @@
 #pragma once
 // `check` as a library call: read the launch, run every rule table, count the findings.
+#include <optional>
 #include <string>
 #include <vector>
 
 #include "core/result.hpp"
+#include "hardware/gpu_spec.hpp"
+#include "model/model_spec.hpp"
 #include "verl/verl_launch.hpp"
 
 namespace meshplan {
 
 struct CheckOptions {
   VerlReadOptions read;
-  std::string model;  ///< --model: an embedded preset name ("" = from actor_rollout_ref.model.path)
+  std::optional<ModelSpec> model;  ///< --model; else the preset named by actor_rollout_ref.model.path
+  std::optional<GpuSpec> gpu;      ///< --gpu / --cluster: enables the memory fit
+  int cluster_gpus = 0;            ///< --cluster: its GPU count, which must match trainer.* (0: not given)
 };
 
 struct CheckReport {

@@ -1,6 +1,7 @@
-// Parallel-layout rules (../shared/docs/verl-rules.md R12, R28, R29, R44, R51-R53, R56, R60-R62):
+// Parallel-layout rules (../shared/docs/verl-rules.md R12, R28, R29, R44, R51-R53, R56, R62):
 // how actor, ref and rollout tile the N = nnodes * n_gpus_per_node colocated GPUs, and how
-// their parallel sizes must divide the model's heads, layers and experts.
+// the rollout must fit the model. Heads/layers/experts vs TP/PP/EP/SP are strategy/validate's
+// rules, applied through model_fit.cpp.
 #include <fmt/format.h>
 
 #include "verl/rule_support.hpp"
@@ -116,58 +117,6 @@ std::optional<RuleHit> ulysses_needs_remove_padding(const ConfigView& v) {
                  {"actor_rollout_ref.model.use_remove_padding=True"}};
 }
 
-std::optional<RuleHit> ulysses_vs_heads(const ConfigView& v) {
-  const ModelSpec* model = v.model();
-  if (v.megatron() || model == nullptr || v.actor_sp() <= 1) return std::nullopt;
-  const long long sp = v.actor_sp(), heads = model->attention.num_heads, kv = model->attention.num_kv_heads;
-  if (heads % sp == 0 && (kv % sp == 0 || sp % kv == 0)) return std::nullopt;
-  return RuleHit{std::to_string(sp),
-                 fmt::format("num_attention_heads {} / num_key_value_heads {} of {} must be divisible by ulysses_sp_size {} "
-                             "(or sp divisible by the KV heads); would fail in apply_monkey_patch when the model is built",
-                             heads, kv, model->name, sp),
-                 {}};
-}
-
-std::optional<RuleHit> megatron_tp_vs_heads(const ConfigView& v) {
-  const ModelSpec* model = v.model();
-  if (!v.megatron() || model == nullptr) return std::nullopt;
-  const long long tp = v.integer(A("megatron.tensor_model_parallel_size")).value_or(1);
-  const long long heads = model->attention.num_heads, kv = model->attention.num_kv_heads;
-  if (tp <= 1 || (heads % tp == 0 && (kv % tp == 0 || tp % kv == 0))) return std::nullopt;
-  return RuleHit{std::to_string(tp),
-                 fmt::format("{} has {} attention heads and {} KV heads: tensor_model_parallel_size {} must divide them "
-                             "(Megatron-core TransformerConfig); {}",
-                             model->name, heads, kv, tp, kInWorker),
-                 {}};
-}
-
-std::optional<RuleHit> megatron_pp_vs_layers(const ConfigView& v) {
-  const ModelSpec* model = v.model();
-  if (!v.megatron() || model == nullptr) return std::nullopt;
-  const long long pp = v.integer(A("megatron.pipeline_model_parallel_size")).value_or(1);
-  if (pp <= 1 || model->num_layers % pp == 0) return std::nullopt;
-  if (!v.is_null(A("megatron.override_transformer_config.num_layers_in_first_pipeline_stage"))) return std::nullopt;
-  return RuleHit{std::to_string(pp),
-                 fmt::format("{} has {} layers, not divisible by pipeline_model_parallel_size {} (Megatron-core needs "
-                             "num_layers_in_first/last_pipeline_stage for an uneven split); {}",
-                             model->name, model->num_layers, pp, kInWorker),
-                 {}};
-}
-
-std::optional<RuleHit> megatron_ep_vs_experts(const ConfigView& v) {
-  const ModelSpec* model = v.model();
-  if (!v.megatron() || model == nullptr) return std::nullopt;
-  const long long ep = v.integer(A("megatron.expert_model_parallel_size")).value_or(1);
-  if (ep <= 1) return std::nullopt;
-  const long long experts = model->moe ? model->moe->num_experts : 0;
-  if (experts > 0 && experts % ep == 0) return std::nullopt;
-  return RuleHit{std::to_string(ep),
-                 experts == 0 ? fmt::format("{} is dense: expert_model_parallel_size {} has no experts to split", model->name, ep)
-                              : fmt::format("{} has {} experts, not divisible by expert_model_parallel_size {}; {}",
-                                            model->name, experts, ep, kInWorker),
-                 {}};
-}
-
 std::optional<RuleHit> rollout_tp_vs_heads(const ConfigView& v) {
   const ModelSpec* model = v.model();
   if (model == nullptr) return std::nullopt;
@@ -234,14 +183,6 @@ const std::vector<VerlRule>& layout_rules() {
       {"fsdp.ulysses-needs-remove-padding", Severity::error,
        {"actor_rollout_ref.actor.ulysses_sequence_parallel_size", "actor_rollout_ref.model.use_remove_padding"},
        ulysses_needs_remove_padding},
-      {"model.ulysses-heads", Severity::error, {"actor_rollout_ref.actor.ulysses_sequence_parallel_size"},
-       ulysses_vs_heads, true},
-      {"model.megatron-tp-heads", Severity::error, {"actor_rollout_ref.actor.megatron.tensor_model_parallel_size"},
-       megatron_tp_vs_heads, true},
-      {"model.megatron-pp-layers", Severity::error, {"actor_rollout_ref.actor.megatron.pipeline_model_parallel_size"},
-       megatron_pp_vs_layers, true},
-      {"model.megatron-ep-experts", Severity::error, {"actor_rollout_ref.actor.megatron.expert_model_parallel_size"},
-       megatron_ep_vs_experts, true},
       {"model.rollout-tp-heads", Severity::error, {"actor_rollout_ref.rollout.tensor_model_parallel_size"},
        rollout_tp_vs_heads, true},
       {"model.max-model-len", Severity::error, {"actor_rollout_ref.rollout.max_model_len"}, max_model_len_vs_model, true},
