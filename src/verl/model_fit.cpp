@@ -85,8 +85,12 @@ std::vector<Finding> check_model_shape(const VerlLaunch& launch, const VerlJob& 
   group.nodes = job.nnodes;
   group.gpus_per_node = job.gpus_per_node;
   cluster.groups.push_back(group);
+  // verl leaves expert_tensor_parallel_size null, which Megatron-core reads as TP for MoE layers;
+  // a dense model has no expert layers, so ETP is 1 for it.
+  Strategy strategy = job.strategy;
+  if (!model.is_moe() && strategy.ep == 1 && strategy.etp == strategy.tp) strategy.etp = 1;
   std::vector<Finding> out;
-  for (const Violation& violation : validate_strategy(job.strategy, model, cluster, job.workload)) {
+  for (const Violation& violation : validate_strategy(strategy, model, cluster, job.workload)) {
     for (const ShapeRule& rule : kShapeRules) {
       if (violation.rule != rule.id) continue;
       Finding finding;
