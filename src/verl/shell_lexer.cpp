@@ -339,11 +339,12 @@ class Lexer {
     }
   }
 
+  // Ends the current command; a pending `&&`/`||` (no words yet) carries over to the next one.
   void end_command() {
+    const bool pending_conditional = current_.conditional && current_.words.empty();
     if (!current_.words.empty()) result_.commands.push_back(std::move(current_));
-    const bool conditional = current_.conditional && current_.words.empty();
     current_ = {};
-    current_.conditional = conditional;
+    current_.conditional = pending_conditional;
   }
 
   std::string_view text_;

@@ -86,6 +86,7 @@ class Walker {
       declaration(command, i);
       return;
     }
+    if (verb == "set" || verb == "shopt" || verb == "cd" || verb == "pushd" || verb == "popd") return;  // no effect here
     if (verb == "source" || verb == ".") {
       note(command.line, Severity::info,
            "'" + verb + "' is not followed: variables set by the sourced file are unknown");
