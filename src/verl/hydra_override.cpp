@@ -120,8 +120,24 @@ std::optional<std::string> nearest_config_key(const ConfigNode& root, std::strin
     if (find_path(root, suggestion) != nullptr) return suggestion;
     return prefix + *near;
   }
+  // Elsewhere in the config: a key whose last part is (nearly) the same, e.g. fsdp_size under
+  // fsdp_config; the closest full path among those.
   const std::vector<std::string> all = leaf_keys(root);
-  return nearest_match(dotted, all);
+  std::vector<std::string> leaves;
+  for (const std::string& key : all) leaves.push_back(key.substr(key.rfind('.') + 1));
+  const auto leaf = nearest_match(parts.back(), leaves);
+  if (!leaf) return std::nullopt;
+  std::optional<std::string> best;
+  std::size_t best_distance = std::string::npos;
+  for (std::size_t i = 0; i < all.size(); ++i) {
+    if (leaves[i] != *leaf) continue;
+    const std::size_t distance = edit_distance(dotted, all[i]);
+    if (distance < best_distance) {
+      best_distance = distance;
+      best = all[i];
+    }
+  }
+  return best;
 }
 
 std::optional<Finding> apply_override(ConfigNode& root, const Override& o) {

@@ -193,11 +193,34 @@ class Reader {
       result_.findings.push_back(input_finding(parsed.error(), word.location));
       return;
     }
+    const bool existed = find_path(result_.config, parsed->key) != nullptr;
     if (auto finding = apply_override(result_.config, parsed.value())) {
       result_.findings.push_back(std::move(*finding));
       return;
     }
     result_.set_at[parsed->key] = word.location;
+    if (!existed) check_dataclass_field(parsed.value());
+  }
+
+  // verl-rules.md R5: a section carrying `_target_` becomes that dataclass at start-up; a key
+  // added with '+' that is not one of its fields fails there (TypeError / ConfigKeyError).
+  void check_dataclass_field(const Override& added) {
+    const std::size_t dot = added.key.rfind('.');
+    if (dot == std::string::npos) return;
+    const ConfigNode* parent = find_path(result_.config, added.key.substr(0, dot));
+    const ConfigNode* target = parent == nullptr ? nullptr : parent->child("_target_");
+    if (target == nullptr || target->kind != NodeKind::string) return;
+    Finding finding;
+    finding.severity = Severity::error;
+    finding.rule = "config.not-a-dataclass-field";
+    finding.keys = {added.key};
+    finding.value = added.value.to_text();
+    finding.message = "'" + added.key.substr(dot + 1) + "' is not a field of " + target->text +
+                      ": Hydra accepts the '+', but verl's validate_config converts the section to that dataclass at "
+                      "start-up and fails (unexpected keyword argument '" + added.key.substr(dot + 1) + "')";
+    finding.fix = {"~" + added.key};
+    finding.location = added.location;
+    result_.findings.push_back(std::move(finding));
   }
 
   const VerlReadOptions& options_;
