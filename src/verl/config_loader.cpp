@@ -4,6 +4,8 @@
 
 #include <nlohmann/json.hpp>
 
+#include <map>
+
 #include "data/embedded.hpp"
 #include "verl/hydra_value.hpp"
 
@@ -78,26 +80,45 @@ Result<ConfigNode> config_from_json(std::string_view text, const std::string& fi
   return from_json(parsed);
 }
 
-Result<ConfigNode> embedded_verl_base(std::string_view name) {
-  const auto text = embedded_file(kSchemaFile);
-  if (!text) return Error{kSchemaFile, 0, "", "the verl schema is not embedded in this build"};
-  const nlohmann::json schema = nlohmann::json::parse(*text, nullptr, false);
-  const std::string key(name);
-  if (schema.is_discarded() || !schema.contains("configs")) return Error{kSchemaFile, 0, "", "invalid schema"};
-  if (!schema["configs"].contains(key)) {
-    std::string known;
-    for (const auto& [config_name, unused] : schema["configs"].items()) known += (known.empty() ? "" : ", ") + config_name;
-    return Error{"", 0, "--config-name", "unknown verl config '" + key + "' (embedded: " + known +
-                                             "; use --verl-config DIR for your own config directory)"};
-  }
-  return from_json(schema["configs"][key]);
+namespace {
+
+// The schema parsed once (it is immutable and every check needs it).
+struct ParsedSchema {
+  std::map<std::string, ConfigNode, std::less<>> configs;
+  std::string source;
+  bool valid = false;
+};
+
+const ParsedSchema& parsed_schema() {
+  static const ParsedSchema schema = [] {
+    ParsedSchema out;
+    const auto text = embedded_file(kSchemaFile);
+    if (!text) return out;
+    const nlohmann::json json = nlohmann::json::parse(*text, nullptr, false);
+    if (json.is_discarded() || !json.contains("configs")) return out;
+    for (const auto& [name, tree] : json["configs"].items()) out.configs.emplace(name, from_json(tree));
+    out.source = json.value("source", "");
+    out.valid = true;
+    return out;
+  }();
+  return schema;
 }
 
-std::string embedded_verl_source() {
-  const auto text = embedded_file(kSchemaFile);
-  if (!text) return "";
-  const nlohmann::json schema = nlohmann::json::parse(*text, nullptr, false);
-  return schema.is_discarded() ? "" : schema.value("source", "");
+}  // namespace
+
+Result<ConfigNode> embedded_verl_base(std::string_view name) {
+  const ParsedSchema& schema = parsed_schema();
+  if (!schema.valid) return Error{kSchemaFile, 0, "", "the verl schema is missing or invalid in this build"};
+  const auto it = schema.configs.find(name);
+  if (it == schema.configs.end()) {
+    std::string known;
+    for (const auto& [config_name, unused] : schema.configs) known += (known.empty() ? "" : ", ") + config_name;
+    return Error{"", 0, "--config-name", "unknown verl config '" + std::string(name) + "' (embedded: " + known +
+                                             "; use --verl-config DIR for your own config directory)"};
+  }
+  return it->second;
 }
+
+std::string embedded_verl_source() { return parsed_schema().source; }
 
 }  // namespace meshplan
