@@ -32,6 +32,14 @@ const nlohmann::json& megatron_fields() {
   return fields;
 }
 
+const nlohmann::json& engine_table() {
+  static const nlohmann::json table = [] {
+    const auto text = embedded_file("verl/engine_args.json");
+    return text ? nlohmann::json::parse(*text, nullptr, false) : nlohmann::json::object();
+  }();
+  return table;
+}
+
 const nlohmann::json& env_table() {
   static const nlohmann::json table = [] {
     const auto text = embedded_file("verl/env_vars.json");
@@ -132,10 +140,41 @@ std::string malformed(const std::string& type, const std::string& value) {
   return "";
 }
 
+// rollout.engine_kwargs.<engine>: verl hands these to the engine's arguments; a name the engine
+// does not have stops the rollout server when it starts.
+void check_engine_kwargs(const VerlLaunch& launch, std::vector<Finding>& out) {
+  const ConfigNode* kwargs = find_path(launch.config, "actor_rollout_ref.rollout.engine_kwargs");
+  if (kwargs == nullptr || !kwargs->is_map()) return;
+  for (const auto& [engine, arguments] : kwargs->entries) {
+    if (!engine_table().contains(engine) || !arguments.is_map()) continue;  // no table for this engine
+    const nlohmann::json& table = engine_table()[engine];
+    std::vector<std::string> names;
+    for (const auto& [name, unused] : table["arguments"].items()) names.push_back(name);
+    for (const auto& [name, value] : arguments.entries) {
+      if (table["arguments"].contains(name)) continue;
+      const std::string key = "actor_rollout_ref.rollout.engine_kwargs." + engine + "." + name;
+      Finding finding;
+      finding.severity = Severity::error;
+      finding.rule = "passthrough.engine-argument";
+      finding.keys = {key};
+      finding.value = value.to_text();
+      finding.message = "'" + name + "' is not an argument of " + engine + " (" + table["source"].get<std::string>() +
+                        "): the rollout server fails when it starts inside the rollout worker";
+      if (auto near = nearest_match(name, names)) {
+        finding.message += "; did you mean '" + *near + "'?";
+        finding.fix = {"+actor_rollout_ref.rollout.engine_kwargs." + engine + "." + *near + "=" + value.to_text()};
+      }
+      finding.location = value.origin;
+      out.push_back(std::move(finding));
+    }
+  }
+}
+
 }  // namespace
 
 std::vector<Finding> check_passthrough_dictionaries(const VerlLaunch& launch) {
   std::vector<Finding> out;
+  check_engine_kwargs(launch, out);
   for (std::string_view section : kSections) {
     for (const Dictionary& dictionary : kDictionaries) {
       check_dictionary(launch, std::string(section) + std::string(dictionary.suffix), dictionary, out);

@@ -9,7 +9,8 @@
 namespace meshplan {
 
 /// megatron.override_transformer_config, optim.override_optimizer_config and
-/// megatron.override_ddp_config (actor, ref, critic) vs Megatron-core's dataclass fields.
+/// megatron.override_ddp_config (actor, ref, critic) vs Megatron-core's dataclass fields, and
+/// rollout.engine_kwargs.vllm vs vLLM's EngineArgs (data/verl/engine_args.json; SGLang: no table).
 std::vector<Finding> check_passthrough_dictionaries(const VerlLaunch& launch);
 
 /// Exported variables of the checked families: unknown -> warning, malformed -> error.

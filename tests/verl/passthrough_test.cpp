@@ -50,6 +50,18 @@ TEST_CASE("override_transformer_config keys are Megatron-core TransformerConfig 
   CHECK(type[0].message == "'overlap_grad_reduce' of DistributedDataParallelConfig is bool, not 'yes'");
 }
 
+TEST_CASE("rollout.engine_kwargs.vllm keys are vLLM EngineArgs fields") {
+  const CheckReport ok = test::check_lines(test::with(
+      test::fsdp_baseline(), {"+actor_rollout_ref.rollout.engine_kwargs.vllm.disable_mm_preprocessor_cache=True"}));
+  CHECK(test::findings_of(ok, "passthrough.engine-argument").empty());
+  const CheckReport bad = test::check_lines(
+      test::with(test::fsdp_baseline(), {"+actor_rollout_ref.rollout.engine_kwargs.vllm.max_num_seq=256"}));
+  const auto hits = test::findings_of(bad, "passthrough.engine-argument");
+  REQUIRE(hits.size() == 1);
+  CHECK(hits[0].message.find("did you mean 'max_num_seqs'?") != std::string::npos);
+  CHECK(hits[0].fix[0] == "+actor_rollout_ref.rollout.engine_kwargs.vllm.max_num_seqs=256");
+}
+
 TEST_CASE("environment variables: unknown ones have no effect, malformed ones are errors") {
   std::map<std::string, ShellArgument> env;
   env["NCCL_COMPRESS"] = ShellArgument{"1", std::nullopt, SourceLocation{"run.sh", 2}};
