@@ -81,11 +81,13 @@ void check_dictionary(const VerlLaunch& launch, const std::string& key, const Di
       finding.message = "'" + field + "' is not a field of Megatron-core's " + std::string(dictionary.dataclass) +
                         " (megatron-core " + version + "): building it in the Megatron worker fails with "
                         "TypeError: unexpected keyword argument";
+      finding.fix = {"~" + key + "." + field};
       if (auto near = nearest_match(field, names)) {
         finding.message += "; did you mean '" + *near + "'?";
-        finding.fix = {"+" + key + "." + *near + "=" + value.to_text(), "~" + key + "." + field};
-      } else {
-        finding.fix = {"~" + key + "." + field};
+        // Offer the rename only when the value suits the field it would become.
+        if (type_matches(table[*near].get<std::string>(), value)) {
+          finding.fix.insert(finding.fix.begin(), "+" + key + "." + *near + "=" + value.to_text());
+        }
       }
       out.push_back(std::move(finding));
     } else if (!type_matches(table[field].get<std::string>(), value)) {
