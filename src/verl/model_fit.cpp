@@ -39,6 +39,10 @@ std::vector<std::string> knobs_for(MemoryPhaseKind kind, const VerlJob& job) {
               fmt::format("actor_rollout_ref.rollout.tensor_model_parallel_size={}", job.workload.rl.rollout_tp * 2)};
     case MemoryPhaseKind::old_log_prob:
     case MemoryPhaseKind::ref_log_prob:
+      if (megatron) {
+        return {"actor_rollout_ref.rollout.log_prob_micro_batch_size_per_gpu=1",
+                "actor_rollout_ref.ref.log_prob_micro_batch_size_per_gpu=1"};
+      }
       return {"actor_rollout_ref.rollout.log_prob_micro_batch_size_per_gpu=1",
               "actor_rollout_ref.ref.log_prob_micro_batch_size_per_gpu=1",
               "actor_rollout_ref.actor.entropy_from_logits_with_chunking=True"};

@@ -135,6 +135,12 @@ TEST_CASE("memory fit per RL phase: a 7B FSDP actor on one 40 GB GPU does not fi
   CHECK(phases[0].severity == Severity::error);
   CHECK(phases[0].message.find("would OOM in the") != std::string::npos);
   CHECK(!phases[0].fix.empty());
+  // Every suggested knob is a real verl key.
+  for (const Finding& finding : oom.findings) {
+    if (finding.rule.rfind("memory", 0) != 0) continue;
+    const CheckReport applied = test::check_lines(test::with(test::with(test::fsdp_baseline(), one_gpu), finding.fix));
+    for (const Finding& f : applied.findings) CHECK_MESSAGE(f.rule.rfind("hydra.", 0) != 0, f.message);
+  }
 
   CheckOptions small;
   small.model = preset("qwen2.5-0.5b");

@@ -172,6 +172,11 @@ TEST_CASE("each verl rule fires with its exact finding") {
     if (std::string(c.fix).empty()) continue;
     REQUIRE(!hits[0].fix.empty());
     CHECK(hits[0].fix[0] == c.fix);
+    // The fix is a valid override of verl's config and removes the finding.
+    const CheckReport fixed = test::check_lines(test::with(test::with(base, c.failing), {hits[0].fix[0]}),
+                                                c.megatron ? "ppo_megatron_trainer" : "ppo_trainer", model);
+    for (const Finding& f : fixed.findings) CHECK_MESSAGE(f.rule.rfind("hydra.", 0) != 0, f.message);
+    CHECK(test::findings_of(fixed, c.rule).empty());
   }
 }
 
