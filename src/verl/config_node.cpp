@@ -16,43 +16,42 @@ const char* severity_name(Severity severity) {
   return "error";
 }
 
-ConfigNode ConfigNode::make_bool(bool value) {
+namespace {
+ConfigNode of_kind(NodeKind kind) {
   ConfigNode node;
-  node.kind = NodeKind::boolean;
+  node.kind = kind;
+  return node;
+}
+}  // namespace
+
+ConfigNode ConfigNode::make_bool(bool value) {
+  ConfigNode node = of_kind(NodeKind::boolean);
   node.boolean = value;
   return node;
 }
 
 ConfigNode ConfigNode::make_int(std::int64_t value) {
-  ConfigNode node;
-  node.kind = NodeKind::integer;
+  ConfigNode node = of_kind(NodeKind::integer);
   node.integer = value;
   return node;
 }
 
 ConfigNode ConfigNode::make_float(double value) {
-  ConfigNode node;
-  node.kind = NodeKind::floating;
+  ConfigNode node = of_kind(NodeKind::floating);
   node.floating = value;
   return node;
 }
 
 ConfigNode ConfigNode::make_string(std::string value) {
-  ConfigNode node;
-  node.kind = NodeKind::string;
+  ConfigNode node = of_kind(NodeKind::string);
   node.text = std::move(value);
   return node;
 }
 
-ConfigNode ConfigNode::make_map() {
-  ConfigNode node;
-  node.kind = NodeKind::map;
-  return node;
-}
+ConfigNode ConfigNode::make_map() { return of_kind(NodeKind::map); }
 
 ConfigNode ConfigNode::make_unknown(std::string reason) {
-  ConfigNode node;
-  node.kind = NodeKind::unknown;
+  ConfigNode node = of_kind(NodeKind::unknown);
   node.text = std::move(reason);
   return node;
 }

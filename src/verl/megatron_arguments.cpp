@@ -62,6 +62,18 @@ void divides(const MegatronArgs& args, std::vector<Finding>& out, const std::str
   out.push_back(std::move(finding));
 }
 
+// A finding about flags, located at the first flag that was given.
+Finding flag_finding(const MegatronArgs& args, Severity severity, const std::string& rule,
+                     std::vector<std::string> flags, const std::string& message) {
+  Finding finding;
+  finding.severity = severity;
+  finding.rule = rule;
+  finding.location = args.where(flags.front());
+  finding.keys = std::move(flags);
+  finding.message = message;
+  return finding;
+}
+
 }  // namespace
 
 std::vector<Finding> check_megatron_arguments(const Launch& launch) {
@@ -72,26 +84,17 @@ std::vector<Finding> check_megatron_arguments(const Launch& launch) {
   divides(args, out, "megatron.pp-layers", "--num-layers", "--pipeline-model-parallel-size", "layers");
   divides(args, out, "megatron.ep-experts", "--num-experts", "--expert-model-parallel-size", "experts");
   divides(args, out, "megatron.global-batch-micro", "--global-batch-size", "--micro-batch-size", "global batch");
-  const long long pp = args.integer("--pipeline-model-parallel-size").value_or(1);
-  if (args.has("--num-layers-per-virtual-pipeline-stage") || args.has("--virtual-pipeline-model-parallel-size")) {
-    if (pp <= 1) {
-      Finding finding;
-      finding.severity = Severity::error;
-      finding.rule = "megatron.vpp-needs-pp";
-      finding.keys = {"--virtual-pipeline-model-parallel-size", "--pipeline-model-parallel-size"};
-      finding.message = "pipeline-model-parallel size should be greater than 1 with interleaved schedule";
-      finding.location = args.where("--pipeline-model-parallel-size");
-      out.push_back(std::move(finding));
-    }
+  const bool interleaved =
+      args.has("--num-layers-per-virtual-pipeline-stage") || args.has("--virtual-pipeline-model-parallel-size");
+  if (interleaved && args.integer("--pipeline-model-parallel-size").value_or(1) <= 1) {
+    out.push_back(flag_finding(args, Severity::error, "megatron.vpp-needs-pp",
+                               {"--virtual-pipeline-model-parallel-size", "--pipeline-model-parallel-size"},
+                               "pipeline-model-parallel size should be greater than 1 with interleaved schedule"));
   }
   if (args.has("--sequence-parallel") && args.integer("--tensor-model-parallel-size").value_or(1) <= 1) {
-    Finding finding;
-    finding.severity = Severity::warning;
-    finding.rule = "megatron.sequence-parallel-tp1";
-    finding.keys = {"--sequence-parallel", "--tensor-model-parallel-size"};
-    finding.message = "--sequence-parallel with tensor parallel size 1 does nothing (Megatron-LM turns it off)";
-    finding.location = args.where("--sequence-parallel");
-    out.push_back(std::move(finding));
+    out.push_back(flag_finding(args, Severity::warning, "megatron.sequence-parallel-tp1",
+                               {"--sequence-parallel", "--tensor-model-parallel-size"},
+                               "--sequence-parallel with tensor parallel size 1 does nothing (Megatron-LM turns it off)"));
   }
   return out;
 }

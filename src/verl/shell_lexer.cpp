@@ -158,6 +158,18 @@ class Lexer {
     heredoc_delimiter_.clear();
   }
 
+  // A backslash at pos_: `\`-newline is a line continuation (dropped), any other pair is kept
+  // as written for the expansion step.
+  void copy_escape(std::string& out) {
+    if (text_[pos_ + 1] == '\n') {
+      ++line_;
+    } else {
+      out += text_[pos_];
+      out += text_[pos_ + 1];
+    }
+    pos_ += 2;
+  }
+
   // Copies a balanced region opened at pos_ (e.g. "$(" ... ")"), honouring quotes.
   void balanced(std::string& out, char open, char close) {
     const int start_line = line_;
@@ -165,14 +177,7 @@ class Lexer {
     while (pos_ < text_.size()) {
       const char c = text_[pos_];
       if (c == '\\' && pos_ + 1 < text_.size()) {
-        if (text_[pos_ + 1] == '\n') {
-          pos_ += 2;
-          ++line_;
-          continue;
-        }
-        out += c;
-        out += text_[pos_ + 1];
-        pos_ += 2;
+        copy_escape(out);
         continue;
       }
       if (c == '\'' || c == '"') {
@@ -204,14 +209,7 @@ class Lexer {
     while (pos_ < text_.size() && text_[pos_] != quote) {
       const char c = text_[pos_];
       if (quote == '"' && c == '\\' && pos_ + 1 < text_.size()) {
-        if (text_[pos_ + 1] == '\n') {
-          pos_ += 2;
-          ++line_;
-          continue;
-        }
-        out += c;
-        out += text_[pos_ + 1];
-        pos_ += 2;
+        copy_escape(out);
         continue;
       }
       if (quote == '"' && c == '$' && (at(pos_ + 1) == '(' || at(pos_ + 1) == '{')) {
