@@ -170,6 +170,15 @@ class Lexer {
     pos_ += 2;
   }
 
+  // `$(`, `$((` or `${` at pos_.
+  bool at_substitution() const { return at(pos_) == '$' && (at(pos_ + 1) == '(' || at(pos_ + 1) == '{'); }
+
+  void copy_substitution(std::string& out) {
+    out += '$';
+    ++pos_;
+    balanced(out, text_[pos_], text_[pos_] == '(' ? ')' : '}');
+  }
+
   // Copies a balanced region opened at pos_ (e.g. "$(" ... ")"), honouring quotes.
   void balanced(std::string& out, char open, char close) {
     const int start_line = line_;
@@ -212,10 +221,8 @@ class Lexer {
         copy_escape(out);
         continue;
       }
-      if (quote == '"' && c == '$' && (at(pos_ + 1) == '(' || at(pos_ + 1) == '{')) {
-        out += '$';
-        ++pos_;
-        balanced(out, text_[pos_], text_[pos_] == '(' ? ')' : '}');
+      if (quote == '"' && at_substitution()) {
+        copy_substitution(out);
         continue;
       }
       if (c == '\n') ++line_;
@@ -275,10 +282,8 @@ class Lexer {
         if (pos_ < text_.size()) result.text += text_[pos_++];
         continue;
       }
-      if (c == '$' && (at(pos_ + 1) == '(' || at(pos_ + 1) == '{')) {
-        result.text += '$';
-        ++pos_;
-        balanced(result.text, text_[pos_], text_[pos_] == '(' ? ')' : '}');
+      if (at_substitution()) {
+        copy_substitution(result.text);
         continue;
       }
       result.text += c;
@@ -323,10 +328,8 @@ class Lexer {
         out += ' ';
         continue;
       }
-      if (c == '$' && (at(pos_ + 1) == '(' || at(pos_ + 1) == '{')) {
-        out += '$';
-        ++pos_;
-        balanced(out, text_[pos_], text_[pos_] == '(' ? ')' : '}');
+      if (at_substitution()) {
+        copy_substitution(out);
         continue;
       }
       if (c == '\n') ++line_;
