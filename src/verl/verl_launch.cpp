@@ -193,13 +193,36 @@ class Reader {
       result_.findings.push_back(input_finding(parsed.error(), word.location));
       return;
     }
-    const bool existed = find_path(result_.config, parsed->key) != nullptr;
+    const ConfigNode* before = find_path(result_.config, parsed->key);
+    const bool existed = before != nullptr;
+    if (before != nullptr) check_type(*before, parsed.value());
     if (auto finding = apply_override(result_.config, parsed.value())) {
       result_.findings.push_back(std::move(*finding));
       return;
     }
     result_.set_at[parsed->key] = word.location;
     if (!existed) check_dataclass_field(parsed.value());
+  }
+
+  // A number or boolean option given a value of another type: verl's dataclasses and its batch
+  // arithmetic (validate_config) fail on it at start-up.
+  void check_type(const ConfigNode& before, const Override& o) {
+    const ConfigNode& value = o.value;
+    if (!o.has_value || value.kind == NodeKind::unknown || value.kind == NodeKind::null || value.has_interpolation()) return;
+    std::string expected;
+    // YAML writes some float defaults as integers (top_p: 1), so any number suits a number.
+    if (before.is_number() && !value.is_number()) expected = "a number";
+    if (before.kind == NodeKind::boolean && value.kind != NodeKind::boolean) expected = "true or false";
+    if (expected.empty()) return;
+    Finding finding;
+    finding.severity = Severity::error;
+    finding.rule = "config.type";
+    finding.keys = {o.key};
+    finding.value = value.to_text();
+    finding.message = "'" + o.key + "' takes " + expected + " (default " + before.to_text() + "), not '" +
+                      value.to_text() + "': verl fails at start-up when it converts or uses the value";
+    finding.location = o.location;
+    result_.findings.push_back(std::move(finding));
   }
 
   // verl-rules.md R5: a section carrying `_target_` becomes that dataclass at start-up; a key

@@ -85,6 +85,16 @@ TEST_CASE("a key added with '+' to a dataclass section is caught (verl R5)") {
   CHECK(test::findings_of(free, "config.not-a-dataclass-field").empty());
 }
 
+TEST_CASE("a number or boolean option given another type is caught") {
+  const CheckReport report = test::check_lines(test::with(
+      test::fsdp_baseline(), {"trainer.n_gpus_per_node=eight", "actor_rollout_ref.model.use_remove_padding=yes",
+                              "actor_rollout_ref.rollout.top_p=0.9"}));  // top_p's default is written 1: a float is fine
+  const auto hits = test::findings_of(report, "config.type");
+  REQUIRE(hits.size() == 2);
+  CHECK(hits[0].message.find("'trainer.n_gpus_per_node' takes a number (default 8), not 'eight'") == 0);
+  CHECK(hits[1].keys[0] == "actor_rollout_ref.model.use_remove_padding");
+}
+
 TEST_CASE("overrides written with leading dashes (as in the seed articles) are rejected") {
   const CheckReport report = test::check_lines(
       test::with(test::fsdp_baseline(), {"--actor_rollout_ref.actor.megatron.tensor_model_parallel_size=2"}));
