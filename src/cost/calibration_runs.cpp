@@ -2,6 +2,10 @@
 
 #include <nlohmann/json.hpp>
 
+#include "hardware/cluster_spec.hpp"
+#include "hardware/gpu_catalog.hpp"
+#include "model/param_count.hpp"
+
 #include <cstring>
 #include <optional>
 
@@ -9,42 +13,6 @@ namespace meshplan {
 namespace {
 
 using nlohmann::json;
-
-// The two GPUs of the published rows (../shared/hardware/gpus.md, dense figures, per direction).
-GpuSpec a100_80gb_sxm() {
-  GpuSpec gpu;
-  gpu.id = "A100-80GB";
-  gpu.arch = "Ampere";
-  gpu.memory_bytes = static_cast<std::int64_t>(79.15 * 1024.0 * 1024.0 * 1024.0);
-  gpu.memory_bandwidth_Bps = 2.039e12;
-  gpu.bf16_flops = gpu.fp16_flops = 312e12;
-  gpu.tf32_flops = 156e12;
-  gpu.fp32_flops = 19.5e12;
-  gpu.intra_node_link = LinkKind::nvlink;
-  gpu.nvlink_generation = 3;
-  gpu.intra_node_Bps = 300e9;
-  gpu.nic_Bps = 25e9;  // 200 Gb/s HDR per GPU (Selene / DGX A100)
-  gpu.host_to_device_Bps = 26.3e9;
-  return gpu;
-}
-
-GpuSpec h100_80gb_sxm() {
-  GpuSpec gpu;
-  gpu.id = "H100-80GB";
-  gpu.arch = "Hopper";
-  gpu.memory_bytes = static_cast<std::int64_t>(79.21 * 1024.0 * 1024.0 * 1024.0);
-  gpu.memory_bandwidth_Bps = 3.35e12;
-  gpu.bf16_flops = gpu.fp16_flops = 989e12;
-  gpu.fp8_flops = 1979e12;
-  gpu.tf32_flops = 494.5e12;
-  gpu.fp32_flops = 67e12;
-  gpu.intra_node_link = LinkKind::nvlink;
-  gpu.nvlink_generation = 4;
-  gpu.intra_node_Bps = 450e9;
-  gpu.nic_Bps = 50e9;  // 400 Gb/s NDR per GPU (DGX H100)
-  gpu.host_to_device_Bps = 51e9;
-  return gpu;
-}
 
 /// What each source's software did, from the source's own text (no per-row settings).
 struct SourceConventions {
@@ -112,14 +80,13 @@ Result<CalibrationRun> build_run(const json& row, const EfficiencyConstants& con
     run.model = gpt_model_spec(*layers, *hidden, *heads, ffn, *vocab, *seq);
   }
 
+  // Selene / DGX A100 (A100-SXM4-80GB) and DGX H100 (H100 SXM5): 8 GPUs and 8 NICs per node.
   const std::string gpu_type = string_field(row, "gpu_type");
-  NodeGroup node;
-  node.gpu = contains(gpu_type, "A100") ? a100_80gb_sxm() : h100_80gb_sxm();
-  node.gpus_per_node = 8;
+  auto gpu = find_gpu(builtin_gpu_catalog(), contains(gpu_type, "A100") ? "A100-80GB" : "H100-80GB");
+  if (!gpu) return Error{"", 0, run.id, gpu.error().message};
   const auto gpus = int_field(row, "num_gpus");
   if (!gpus) return Error{"", 0, run.id, "num_gpus not published"};
-  node.nodes = static_cast<int>((*gpus + 7) / 8);
-  run.cluster.groups.push_back(node);
+  run.cluster.groups.push_back(make_node_group(static_cast<int>((*gpus + 7) / 8), 8, *gpu));
 
   Strategy& strategy = run.strategy;
   const std::string sharding = string_field(row, "optimizer_sharding");
@@ -192,18 +159,7 @@ ModelSpec gpt_model_spec(std::int64_t layers, std::int64_t hidden, std::int64_t 
   model.attention.head_dim = hidden / heads;
   model.attention.qkv_bias = model.attention.o_bias = true;
   model.dense_mlp = MlpSpec{ffn, false, true};
-  model.attention_params_per_layer = 4 * hidden * hidden + 4 * hidden;  // q,k,v,o + biases
-  model.dense_mlp_params_per_layer = 2 * hidden * ffn + ffn + hidden;    // up, down + biases
-  model.norm_params_per_layer = 4 * hidden;                              // two LayerNorms
-  model.params.embedding = vocab * hidden;
-  model.params.position_embedding = seq_len * hidden;
-  model.params.attention = layers * model.attention_params_per_layer;
-  model.params.dense_mlp = layers * model.dense_mlp_params_per_layer;
-  model.params.layer_norms = layers * model.norm_params_per_layer;
-  model.params.final_norm = 2 * hidden;
-  model.total_params = model.params.embedding + model.params.position_embedding + model.params.attention +
-                       model.params.dense_mlp + model.params.layer_norms + model.params.final_norm;
-  model.active_params = model.total_params;
+  count_params(model);
   return model;
 }
 
@@ -222,19 +178,7 @@ ModelSpec llama_model_spec(std::int64_t layers, std::int64_t hidden, std::int64_
   model.attention.num_kv_heads = kv_heads;
   model.attention.head_dim = hidden / heads;
   model.dense_mlp = MlpSpec{ffn, true, false};
-  const std::int64_t head_dim = hidden / heads;
-  model.attention_params_per_layer = 2 * hidden * hidden + 2 * hidden * kv_heads * head_dim;
-  model.dense_mlp_params_per_layer = 3 * hidden * ffn;
-  model.norm_params_per_layer = 2 * hidden;
-  model.params.embedding = vocab * hidden;
-  model.params.lm_head = vocab * hidden;
-  model.params.attention = layers * model.attention_params_per_layer;
-  model.params.dense_mlp = layers * model.dense_mlp_params_per_layer;
-  model.params.layer_norms = layers * model.norm_params_per_layer;
-  model.params.final_norm = hidden;
-  model.total_params = model.params.embedding + model.params.lm_head + model.params.attention +
-                       model.params.dense_mlp + model.params.layer_norms + model.params.final_norm;
-  model.active_params = model.total_params;
+  count_params(model);
   return model;
 }
 

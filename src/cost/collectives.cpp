@@ -95,22 +95,21 @@ double group_all_reduce_seconds(double bytes, const NodeGroup& node, const Group
 }
 
 LinkPath intra_node_link(const NodeGroup& node, double nvlink_efficiency) {
-  // A figure equal to the catalog's line rate is a line rate: NCCL reaches ~77-82% of it
-  // (A100 231.6/300 GB/s, H100 ring ~370/450 GB/s; ../shared/hardware/gpus.md). A different
-  // figure came from the cluster file (e.g. `meshplan calibrate`) and is used as measured.
-  const bool line_rate = node.intra_node_Bps <= 0 || node.intra_node_Bps == node.gpu.intra_node_Bps;
+  // Catalog figures are line rates: NCCL reaches ~77-82% of NVLink (A100 231.6/300 GB/s, H100
+  // ring ~370/450 GB/s; ../shared/hardware/gpus.md). Figures from `meshplan calibrate` are
+  // achieved bus bandwidths already (bandwidths_measured).
   const double rate = node.intra_node_Bps > 0 ? node.intra_node_Bps : node.gpu.intra_node_Bps;
-  return LinkPath{line_rate ? rate * nvlink_efficiency : rate,
+  return LinkPath{node.bandwidths_measured ? rate : rate * nvlink_efficiency,
                   node.intra_node_latency_s > 0 ? node.intra_node_latency_s : kIntraNodeLatencySeconds};
 }
 
 LinkPath inter_node_link(const NodeGroup& node, double nic_efficiency) {
-  const bool line_rate = node.inter_node_Bps <= 0 || node.inter_node_Bps == node.gpu.nic_Bps;
-  double rate = node.inter_node_Bps > 0 ? node.inter_node_Bps : node.gpu.nic_Bps;
-  if (node.nics_per_node > 0 && node.gpus_per_node > node.nics_per_node && line_rate) {
-    rate *= static_cast<double>(node.nics_per_node) / node.gpus_per_node;  // GPUs share NICs
+  double rate = node.inter_node_Bps;
+  if (rate <= 0) {  // not resolved by the cluster reader: the catalog's one NIC per GPU, shared
+    rate = node.gpu.nic_Bps;
+    if (node.nics_per_node > 0 && node.gpus_per_node > 0) rate *= static_cast<double>(node.nics_per_node) / node.gpus_per_node;
   }
-  return LinkPath{line_rate ? rate * nic_efficiency : rate,
+  return LinkPath{node.bandwidths_measured ? rate : rate * nic_efficiency,
                   node.inter_node_latency_s > 0 ? node.inter_node_latency_s : kInterNodeLatencySeconds};
 }
 

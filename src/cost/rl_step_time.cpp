@@ -7,6 +7,7 @@
 #include "cost/compute_time.hpp"
 #include "cost/step_time.hpp"
 #include "model/flops.hpp"
+#include "model/kv_cache.hpp"
 
 namespace meshplan {
 namespace {
@@ -39,15 +40,6 @@ int update_micro_batch(const Strategy& strategy, const RlSettings& rl, std::int6
 }
 
 }  // namespace
-
-double kv_cache_bytes_per_token(const ModelSpec& model) {
-  const AttentionSpec& attention = model.attention;
-  const double layers = static_cast<double>(model.num_layers);
-  if (attention.kind == AttentionKind::mla) {
-    return layers * static_cast<double>(attention.kv_lora_rank + attention.qk_rope_head_dim) * kWeightBytes;
-  }
-  return 2.0 * layers * static_cast<double>(attention.num_kv_heads * attention.head_dim) * kWeightBytes;
-}
 
 RolloutTime rollout_time(const ModelSpec& model, const NodeGroup& node, const Strategy& actor,
                          const RlSettings& rl, std::int64_t sequences, std::int64_t kv_limited_sequences,
@@ -83,7 +75,7 @@ RolloutTime rollout_time(const ModelSpec& model, const NodeGroup& node, const St
   const double context = prompt + response / 2.0;
   const double weights_read = std::min(static_cast<double>(model.total_params),
                                        static_cast<double>(model.active_params) * c) * kWeightBytes / rollout_tp;
-  const double kv_read = c * context * kv_cache_bytes_per_token(model) / rollout_tp;
+  const double kv_read = c * context * static_cast<double>(kv_cache_bytes_per_token(model, 2)) / rollout_tp;
   const double memory_s = (weights_read + kv_read) / hbm;
   const double decode_eff = gemm_efficiency(node, Dtype::bf16, h / rollout_tp, c, constants);
   const double compute_s =

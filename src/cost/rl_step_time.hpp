@@ -32,10 +32,6 @@ RolloutTime rollout_time(const ModelSpec& model, const NodeGroup& node, const St
                          const RlSettings& rl, std::int64_t sequences, std::int64_t kv_limited_sequences,
                          const EfficiencyConstants& constants, Trace* trace);
 
-/// KV-cache bytes per token of the rollout engine (vLLM accounting, formulas.md): 2·L·kv_heads·
-/// head_dim·2 B, or for MLA the compressed latent L·(kv_lora_rank + qk_rope_head_dim)·2 B.
-double kv_cache_bytes_per_token(const ModelSpec& model);
-
 /// The whole RL step: phases, breakdown, throughput and the actor-update MFU.
 TimeEstimate estimate_rl_step_time(const ModelSpec& model, const NodeGroup& node, const Strategy& strategy,
                                    const Workload& workload, const TimeOptions& options, Trace* trace);

@@ -52,9 +52,10 @@ TEST_CASE("a group runs on NVLink when it fits in a node, else on the NIC, with 
   CHECK(group_link(node, {8, 1}, 0.8, 0.9).bandwidth_Bps == doctest::Approx(240e9));
   // DP 4 with stride 8 (TP fills the node): crosses nodes; 25 GB/s x 0.9.
   CHECK(group_link(node, {4, 8}, 0.8, 0.9).bandwidth_Bps == doctest::Approx(22.5e9));
-  // A measured figure from a cluster file is taken as is.
+  // A measured figure from `meshplan calibrate` is taken as is.
   NodeGroup measured = node;
   measured.inter_node_Bps = 20e9;
+  measured.bandwidths_measured = true;
   CHECK(inter_node_link(measured, 0.9).bandwidth_Bps == doctest::Approx(20e9));
   // Four NICs for eight GPUs: each GPU gets half of its line rate.
   NodeGroup shared = node;

@@ -33,6 +33,7 @@ TEST_CASE("peak fraction: per generation, or the cluster's measured GEMM through
   const EfficiencyConstants constants = fitted_efficiency_constants();
   CHECK(gemm_peak_fraction(node_with("Ampere"), constants) == constants.gemm_peak_fraction_ampere);
   CHECK(gemm_peak_fraction(node_with("hopper"), constants) == constants.gemm_peak_fraction_hopper);
+  CHECK(gemm_peak_fraction(node_with("Hopper GH100"), constants) == constants.gemm_peak_fraction_hopper);
   CHECK(gemm_peak_fraction(node_with("Volta"), constants) == constants.gemm_peak_fraction_other);
   NodeGroup measured = node_with("Ampere");
   measured.gemm_flops = 256.5e12;  // Azure ND A100 v4 16k GEMM (gpus.md)

@@ -21,16 +21,6 @@ Workload rl_workload() {
   return workload;
 }
 
-TEST_CASE("KV bytes per token follow vLLM's accounting") {
-  // 2 (K, V) x 2 layers x 16 kv heads x 64 head_dim x 2 B = 8192 B.
-  CHECK(kv_cache_bytes_per_token(test::tiny_gpt()) == doctest::Approx(8192));
-  ModelSpec mla = test::tiny_gpt();
-  mla.attention.kind = AttentionKind::mla;
-  mla.attention.kv_lora_rank = 512;
-  mla.attention.qk_rope_head_dim = 64;
-  CHECK(kv_cache_bytes_per_token(mla) == doctest::Approx(2 * (512 + 64) * 2));  // compressed latent
-}
-
 TEST_CASE("decode is memory-bound: weights + KV of the batch read once per generated token") {
   // Tiny GPT, 27,267,072 params in bf16 = 54,534,144 B; 4 sequences at mean context
   // 128 + 256/2 = 256 tokens x 8192 B = 8,388,608 B of KV per step; HBM 2.039e12 x 0.85.
