@@ -27,6 +27,21 @@ Cluster cluster(const char* spec) {
   return *result;
 }
 
+/// Times estimate_time, varying the micro-batch so the call is not hoisted out of the loop.
+void run_estimates(benchmark::State& state, const ModelSpec& model, const Cluster& cluster, Strategy strategy,
+                   const Workload& workload) {
+  const TimeOptions options;
+  int micro = 1;
+  for (auto _ : state) {
+    strategy.micro_batch = micro;
+    micro = micro % 4 + 1;
+    const TimeEstimate e = estimate_time(model, cluster, strategy, workload, options, nullptr);
+    benchmark::DoNotOptimize(e.step_seconds);
+  }
+  state.counters["estimates_per_second"] = benchmark::Counter(static_cast<double>(state.iterations()),
+                                                              benchmark::Counter::kIsRate);
+}
+
 void BM_PretrainStepLlama70B(benchmark::State& state) {
   const ModelSpec model = preset("llama-3.1-70b");
   const Cluster h100 = cluster("64x8xH100-80GB");
@@ -39,16 +54,7 @@ void BM_PretrainStepLlama70B(benchmark::State& state) {
   Workload w;
   w.seq_len = 8192;
   w.global_batch = 1024;
-  const TimeOptions options;
-  int micro = 1;
-  for (auto _ : state) {
-    s.micro_batch = micro;
-    micro = micro % 4 + 1;  // vary an input so the call is not hoisted
-    const TimeEstimate e = estimate_time(model, h100, s, w, options, nullptr);
-    benchmark::DoNotOptimize(e.step_seconds);
-  }
-  state.counters["estimates_per_second"] = benchmark::Counter(static_cast<double>(state.iterations()),
-                                                              benchmark::Counter::kIsRate);
+  run_estimates(state, model, h100, s, w);
 }
 BENCHMARK(BM_PretrainStepLlama70B);
 
@@ -65,16 +71,7 @@ void BM_RlStepQwen7B(benchmark::State& state) {
   w.rl.rollout_tp = 2;
   w.rl.ppo_mini_batch = 64;
   w.seq_len = w.rl.prompt_len + w.rl.response_len;
-  const TimeOptions options;
-  int micro = 1;
-  for (auto _ : state) {
-    s.micro_batch = micro;
-    micro = micro % 4 + 1;
-    const TimeEstimate e = estimate_time(model, a100, s, w, options, nullptr);
-    benchmark::DoNotOptimize(e.step_seconds);
-  }
-  state.counters["estimates_per_second"] = benchmark::Counter(static_cast<double>(state.iterations()),
-                                                              benchmark::Counter::kIsRate);
+  run_estimates(state, model, a100, s, w);
 }
 BENCHMARK(BM_RlStepQwen7B);
 
