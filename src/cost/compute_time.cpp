@@ -4,6 +4,7 @@
 
 #include <algorithm>
 
+#include "cost/vision_activations.hpp"
 #include "model/flops.hpp"
 
 namespace meshplan {
@@ -153,6 +154,29 @@ StageCompute stage_compute(const ModelSpec& model, const NodeGroup& node, const 
                       "Megatron vocab-parallel output layer and cross-entropy"});
   }
   return stage;
+}
+
+double vision_tower_seconds(const ModelSpec& model, const NodeGroup& node, const Strategy& strategy,
+                            double sequences, double images, double pixels, const TimeOptions& options,
+                            Trace* trace) {
+  if (!model.vision || images <= 0 || pixels <= 0 || sequences <= 0) return 0.0;
+  const VisionSpec& vision = *model.vision;
+  const double patches = vision_patches_per_image(vision, pixels);
+  const double merge = static_cast<double>(vision.spatial_merge_size * vision.spatial_merge_size);
+  // flops.vision is per merged (language-model) token: patches / merge^2 of them per image.
+  const double lm_tokens = sequences * images * patches / std::max(merge, 1.0);
+  const double forward = forward_flops_per_token(model, 1).vision * lm_tokens;
+  const double t = strategy.tp;
+  const double eff = gemm_efficiency(node, strategy.compute_dtype, static_cast<double>(vision.hidden_size) / t,
+                                     patches * images, options.constants);
+  const double seconds = 3.0 * forward / t / (compute_peak_flops(node.gpu, strategy.compute_dtype) * eff);
+  if (trace) {
+    trace->push_back({"time/compute/vision_tower", seconds, "seconds",
+                      "3 * vision_flops_per_merged_token * merged_tokens / t / (peak * eff)",
+                      fmt::format("images={}, patches/image={:.0f}, sequences={}", images, patches, sequences),
+                      "model/flops.hpp (vision tower per merged token)"});
+  }
+  return seconds;
 }
 
 double optimizer_step_seconds(double params_per_rank, const NodeGroup& node, const Strategy& strategy,

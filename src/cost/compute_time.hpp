@@ -28,6 +28,12 @@ struct StageCompute {
 StageCompute stage_compute(const ModelSpec& model, const NodeGroup& node, const Strategy& strategy,
                            std::int64_t seq_len, int micro_batch, const TimeOptions& options, Trace* trace);
 
+/// Forward + backward of the vision tower for `sequences` samples of `images` images of `pixels`
+/// pixels each on one rank (the tower runs on the first stage, split over TP). 0 for text models.
+double vision_tower_seconds(const ModelSpec& model, const NodeGroup& node, const Strategy& strategy,
+                            double sequences, double images, double pixels, const TimeOptions& options,
+                            Trace* trace);
+
 /// Seconds of the optimizer step on one rank: Adam is memory-bound (reads and writes the fp32
 /// master weights, both moments and the gradient, writes the 16-bit weights).
 double optimizer_step_seconds(double params_per_rank, const NodeGroup& node, const Strategy& strategy,

@@ -4,6 +4,7 @@
 
 #include <algorithm>
 
+#include "cost/compute_time.hpp"
 #include "cost/offload_time.hpp"
 #include "cost/rl_step_time.hpp"
 #include "model/flops.hpp"
@@ -95,9 +96,12 @@ TimeEstimate estimate_time(const ModelSpec& model, const Cluster& cluster, const
   if (workload.kind == WorkloadKind::rl) {
     estimate = estimate_rl_step_time(model, node, strategy, workload, options, trace);
   } else {
-    const TimeBreakdown breakdown = training_step_breakdown(model, node, strategy, workload.seq_len,
-                                                            workload.global_batch, strategy.micro_batch, options,
-                                                            trace);
+    TimeBreakdown breakdown = training_step_breakdown(model, node, strategy, workload.seq_len, workload.global_batch,
+                                                      strategy.micro_batch, options, trace);
+    const double sequences_per_rank = static_cast<double>(workload.global_batch) / std::max(strategy.dp, 1);
+    breakdown.compute += vision_tower_seconds(model, node, strategy, sequences_per_rank,
+                                              static_cast<double>(workload.images_per_sample),
+                                              static_cast<double>(workload.image_pixels), options, trace);
     estimate.breakdown = breakdown;
     estimate.step_seconds = breakdown.total();
     estimate.add_phase("train", estimate.step_seconds);

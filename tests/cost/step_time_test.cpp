@@ -2,6 +2,9 @@
 
 #include "cost/step_time.hpp"
 #include "cost/time_fixtures.hpp"
+#include "model/config_reader.hpp"
+#include "model/flops.hpp"
+#include "model/model_presets.hpp"
 
 namespace meshplan {
 namespace {
@@ -57,6 +60,34 @@ TEST_CASE("an empty cluster gives an empty estimate rather than dividing by zero
   const TimeEstimate estimate = estimate_time(test::tiny_gpt(), Cluster{}, Strategy{}, Workload{}, TimeOptions{}, nullptr);
   CHECK(estimate.step_seconds == 0.0);
   CHECK(estimate.num_phases == 0);
+}
+
+}  // namespace
+}  // namespace meshplan
+
+namespace meshplan {
+namespace {
+
+TEST_CASE("a VL model's images add the vision tower's forward and backward to the compute") {
+  auto config = find_model_preset_config("qwen2.5-vl-3b-instruct");
+  REQUIRE(config.has_value());
+  auto model = parse_model_config(*config, "qwen2.5-vl-3b-instruct");
+  REQUIRE(model.ok());
+  REQUIRE(model->vision.has_value());
+  Cluster cluster;
+  cluster.groups.push_back(test::a100_node());
+  Workload workload;
+  workload.seq_len = 2048;
+  workload.global_batch = 8;
+  const TimeEstimate text_only = estimate_time(*model, cluster, Strategy{}, workload, test::simple_options(), nullptr);
+  workload.images_per_sample = 2;
+  workload.image_pixels = 448 * 448;
+  Trace trace;
+  const TimeEstimate with_images = estimate_time(*model, cluster, Strategy{}, workload, test::simple_options(), &trace);
+  // 448x448 at patch 14: 1024 patches, 256 merged tokens per image (merge 2x2); 8 x 2 images.
+  // 3 passes x flops.vision per merged token x 4096 merged tokens / (312e12 x 0.5).
+  const double vision = 3.0 * forward_flops_per_token(*model, 1).vision * 4096 / (312e12 * 0.5);
+  CHECK(with_images.breakdown.compute - text_only.breakdown.compute == doctest::Approx(vision).epsilon(1e-6));
 }
 
 }  // namespace
