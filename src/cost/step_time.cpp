@@ -56,13 +56,13 @@ TimeBreakdown training_step_breakdown(const ModelSpec& model, const NodeGroup& n
 TimeBreakdown forward_pass_breakdown(const ModelSpec& model, const NodeGroup& node, const Strategy& strategy,
                                      std::int64_t seq_len, std::int64_t sequences, int micro_batch,
                                      const TimeOptions& options, Trace* trace) {
-  Strategy forward_only = strategy;
-  forward_only.recompute = Recompute::none;
-  const std::int64_t m = micro_batches_for(sequences, forward_only, micro_batch);
-  const StageCompute stage = stage_compute(model, node, forward_only, seq_len, micro_batch, options, nullptr);
-  const MicroBatchComm comm = micro_batch_comm(model, node, forward_only, seq_len, micro_batch, stage, options, nullptr);
+  const std::int64_t m = micro_batches_for(sequences, strategy, micro_batch);
+  // Forward only: no recomputation (and no copy of the Strategy, which may allocate).
+  StageCompute stage = stage_compute(model, node, strategy, seq_len, micro_batch, options, nullptr);
+  stage.recompute_s = 0;
+  const MicroBatchComm comm = micro_batch_comm(model, node, strategy, seq_len, micro_batch, stage, options, nullptr);
   const double md = static_cast<double>(m);
-  const double p = forward_only.pp;
+  const double p = strategy.pp;
   // Forward shares of a training pass: TP and EP collectives 1 of 2 passes, CP 1 of 3.
   const double comm_s = comm.tp_s / 2.0 + comm.cp_s / 3.0 + comm.ep_s / 2.0;
   const double slowest = stage.layers_forward_s + stage.lm_head_forward_s + comm_s;
@@ -71,10 +71,10 @@ TimeBreakdown forward_pass_breakdown(const ModelSpec& model, const NodeGroup& no
   breakdown.tp_comm = md * comm.tp_s / 2.0;
   breakdown.cp_comm = md * comm.cp_s / 3.0;
   breakdown.ep_comm = md * comm.ep_s / 2.0;
-  if (forward_only.pp > 1) {
-    breakdown.pp_bubble = (p - 1.0) / forward_only.vpp * slowest + md * stage.lm_head_forward_s * (p - 1.0) / p;
-    const PipelineTime pipeline = pipeline_time(model, node, forward_only, seq_len, micro_batch, m, slowest,
+  if (strategy.pp > 1) {
+    const PipelineTime pipeline = pipeline_time(model, node, strategy, seq_len, micro_batch, m, slowest,
                                                 stage.lm_head_forward_s, options, nullptr);
+    breakdown.pp_bubble = pipeline.bubble_s;
     breakdown.pp_comm = pipeline.p2p_s / 2.0;  // activations only, no gradients
   }
   if (trace) {
