@@ -15,9 +15,6 @@ namespace {
 // Sustained fraction of the HBM datasheet rate a streaming kernel reaches (gpus.md, measured
 // STREAM triad: A100 1.70/2.04 TB/s = 0.83, H100 2.97/3.35 = 0.89).
 constexpr double kHbmEfficiency = 0.85;
-// verl rollout.max_num_seqs default (verl/trainer/config/rollout/rollout.yaml): the engine
-// schedules at most this many sequences at once.
-constexpr std::int64_t kMaxNumSeqs = 1024;
 // Without CUDA graphs (rollout.enforce_eager) every decode step launches ~10 kernels per layer
 // at ~5 µs each (CUDA launch latency); with graphs this overhead is negligible.
 constexpr double kEagerLaunchSecondsPerLayer = 50e-6;
@@ -48,7 +45,8 @@ RolloutTime rollout_time(const ModelSpec& model, const NodeGroup& node, const St
   const int rollout_tp = std::max(rl.rollout_tp, 1);
   const std::int64_t replicas = std::max(1, actor.world_size() / rollout_tp);
   const std::int64_t per_replica = ceil_div(sequences, replicas);
-  std::int64_t concurrent = std::min(per_replica, kMaxNumSeqs);
+  // The engine schedules at most rollout.max_num_seqs sequences at once.
+  std::int64_t concurrent = std::min<std::int64_t>(per_replica, std::max(rl.max_num_seqs, 1));
   if (kv_limited_sequences > 0) concurrent = std::min(concurrent, kv_limited_sequences);
   concurrent = std::max<std::int64_t>(concurrent, 1);
   rollout.concurrent_sequences = concurrent;
@@ -58,16 +56,19 @@ RolloutTime rollout_time(const ModelSpec& model, const NodeGroup& node, const St
   const double peak = compute_peak_flops(gpu, Dtype::bf16);
   const double hbm = gpu.memory_bandwidth_Bps * kHbmEfficiency;
   const double h = static_cast<double>(model.hidden_size);
-  const double prompt = static_cast<double>(rl.prompt_len);
-  const double response = static_cast<double>(rl.response_len);
+  // Expected real lengths (mean_*; 0: the maxima) set the work; the longest response sets how
+  // long the last sequences of the replica keep decoding.
+  const double prompt = static_cast<double>(rl.mean_prompt_len > 0 ? rl.mean_prompt_len : rl.prompt_len);
+  const double longest = static_cast<double>(rl.response_len);
+  const double response = rl.mean_response_len > 0 ? std::min(static_cast<double>(rl.mean_response_len), longest) : longest;
   const LinkPath tp_link = group_link(node, {rollout_tp, 1}, constants.nvlink_efficiency, constants.nic_efficiency);
 
   // Prefill: every prompt token once through the model, compute-bound (Pope et al. 2022,
   // "Efficiently Scaling Transformer Inference" §2: prefill is FLOP-bound, decode memory-bound).
   const double prompt_tokens = static_cast<double>(per_replica) * prompt;
   const double prefill_eff = gemm_efficiency(node, Dtype::bf16, h / rollout_tp, prompt * concurrent, constants);
-  rollout.prefill_s = forward_flops_per_token(model, rl.prompt_len).total() * prompt_tokens / rollout_tp /
-                      (peak * prefill_eff);
+  rollout.prefill_s = forward_flops_per_token(model, static_cast<std::int64_t>(prompt)).total() * prompt_tokens /
+                      rollout_tp / (peak * prefill_eff);
 
   // Decode: each step reads this shard's weights (all experts once enough tokens are in flight)
   // and the KV cache of every sequence in flight, at the mean context prompt + response/2.
@@ -84,7 +85,10 @@ RolloutTime rollout_time(const ModelSpec& model, const NodeGroup& node, const St
   const double tp_s = 2.0 * static_cast<double>(model.num_layers) * all_reduce_seconds(c * h * 2.0, rollout_tp, tp_link);
   const double launch_s = rl.enforce_eager ? kEagerLaunchSecondsPerLayer * static_cast<double>(model.num_layers) : 0.0;
   const double step_s = std::max(memory_s, compute_s) + tp_s + launch_s;
-  rollout.decode_s = static_cast<double>(rollout.waves) * response * step_s;
+  // Continuous batching: C slots decode the replica's sequences × mean response tokens, then the
+  // longest responses run on alone for (longest − mean) more steps.
+  const double steps = static_cast<double>(per_replica) * response / c + (longest - response);
+  rollout.decode_s = steps * step_s;
 
   // Weight sync (verl sharding manager): each GPU receives its rollout shard of the weights,
   // gathered from the training layout across the actor's model-parallel group.
@@ -99,7 +103,7 @@ RolloutTime rollout_time(const ModelSpec& model, const NodeGroup& node, const St
                                   rl.prompt_len),
                       "Pope et al. 2022 §2 (prefill is compute-bound)"});
     trace->push_back({"time/gen/decode", rollout.decode_s, "seconds",
-                      "waves * response_len * (max(bytes(weights/tp + C*ctx*kv/tp)/HBM, flops/peak) + TP AR)",
+                      "(sequences*mean_response/C + longest-mean) * (max(bytes(weights/tp + C*ctx*kv)/HBM, flops/peak) + TP AR)",
                       fmt::format("C={}, waves={}, weights={:.4g} B, kv={:.4g} B, HBM={:.4g} B/s, step={:.4g} s",
                                   concurrent, rollout.waves, weights_read, kv_read, hbm, step_s),
                       "Pope et al. 2022 §2; vLLM KV accounting (formulas.md)"});
@@ -113,7 +117,12 @@ RolloutTime rollout_time(const ModelSpec& model, const NodeGroup& node, const St
 TimeEstimate estimate_rl_step_time(const ModelSpec& model, const NodeGroup& node, const Strategy& strategy,
                                    const Workload& workload, const TimeOptions& options, Trace* trace) {
   const RlSettings& rl = workload.rl;
-  const std::int64_t seq_len = rl.prompt_len + rl.response_len;
+  // Trained and scored tokens per sequence: the expected real lengths when given (verl removes
+  // padding), else the maxima.
+  const std::int64_t prompt_len = rl.mean_prompt_len > 0 ? rl.mean_prompt_len : rl.prompt_len;
+  const std::int64_t response_len = rl.mean_response_len > 0 ? std::min(rl.mean_response_len, rl.response_len)
+                                                             : rl.response_len;
+  const std::int64_t seq_len = prompt_len + response_len;
   const std::int64_t sequences = workload.global_batch * std::max(rl.n, 1);
   TimeEstimate estimate;
 
@@ -156,10 +165,10 @@ TimeEstimate estimate_rl_step_time(const ModelSpec& model, const NodeGroup& node
   const double tokens = static_cast<double>(sequences) * static_cast<double>(seq_len);
   const double forward = forward_flops_per_token(model, seq_len).total() * tokens;
   const double train = train_flops_per_token(model, seq_len) * tokens * updates / static_cast<double>(mini_batches);
-  const double generated = forward_flops_per_token(model, rl.prompt_len + rl.response_len / 2).total() *
-                           static_cast<double>(sequences) * static_cast<double>(rl.response_len) +
-                           forward_flops_per_token(model, rl.prompt_len).total() * static_cast<double>(sequences) *
-                               static_cast<double>(rl.prompt_len);
+  const double generated = forward_flops_per_token(model, prompt_len + response_len / 2).total() *
+                               static_cast<double>(sequences) * static_cast<double>(response_len) +
+                           forward_flops_per_token(model, prompt_len).total() * static_cast<double>(sequences) *
+                               static_cast<double>(prompt_len);
   const double critic = rl.use_critic ? train : 0.0;
   const double model_flops = generated + forward_passes * forward + train + critic;
   const double recomputed = (hardware_flops_per_token(model, strategy, seq_len) - train_flops_per_token(model, seq_len)) *

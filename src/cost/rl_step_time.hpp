@@ -20,14 +20,15 @@ struct RolloutTime {
   double prefill_s = 0;      ///< prompt tokens, compute-bound
   double decode_s = 0;       ///< response tokens, memory-bandwidth-bound
   std::int64_t concurrent_sequences = 0;  ///< sequences decoded together per replica
-  std::int64_t waves = 0;                 ///< rounds of decoding the replica's share takes
+  std::int64_t waves = 0;                 ///< rounds of C sequences the replica's share takes
 
   double total() const { return weight_sync_s + prefill_s + decode_s; }
 };
 
-/// `sequences` responses of `response_len` tokens after `prompt_len`-token prompts, spread over
-/// world/rollout_tp replicas; `kv_limited_sequences` is how many sequences the KV budget of one
-/// replica holds (from the memory model; 0: no limit beyond the batch).
+/// `sequences` responses (mean length rl.mean_response_len, at most rl.response_len) after prompts
+/// of rl.mean_prompt_len tokens, spread over world/rollout_tp replicas; `kv_limited_sequences` is
+/// how many sequences the KV budget of one replica holds (memory model: RolloutCapacity::
+/// concurrent_sequences_per_replica; 0: no limit beyond the batch and rl.max_num_seqs).
 RolloutTime rollout_time(const ModelSpec& model, const NodeGroup& node, const Strategy& actor,
                          const RlSettings& rl, std::int64_t sequences, std::int64_t kv_limited_sequences,
                          const EfficiencyConstants& constants, Trace* trace);
