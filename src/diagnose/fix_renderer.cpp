@@ -56,6 +56,16 @@ std::int64_t largest_divisor_at_most(std::int64_t whole, std::int64_t limit) {
   return 1;
 }
 
+/// Largest power of two dividing `whole` that is <= `limit`. Parallel sizes are powers of two in
+/// practice: they must also divide the KV heads (usually 2^k) and the GPUs of a node (8).
+std::int64_t power_of_two_divisor_at_most(std::int64_t whole, std::int64_t limit) {
+  std::int64_t best = 1;
+  for (std::int64_t d = 2; d <= std::min(whole, limit); d *= 2) {
+    if (whole % d == 0) best = d;
+  }
+  return best;
+}
+
 constexpr std::string_view kGmuKey = "actor_rollout_ref.rollout.gpu_memory_utilization";
 
 /// Derived numbers: {d:NAME}. Each is a small, documented computation from the message's numbers
@@ -109,11 +119,12 @@ std::optional<std::string> derive(std::string_view name, const Numbers& numbers,
     if (!mini || !micro || *mini < 1) return std::nullopt;
     return std::to_string(largest_divisor_at_most(static_cast<std::int64_t>(*mini), static_cast<std::int64_t>(*micro)));
   }
-  if (name == "largest_divisor_below") {
+  if (name == "power_of_two_divisor") {
     const auto whole = first_number(numbers, {"world_size", "heads"});
     const auto size = first_number(numbers, {"infer_world_size", "ulysses_sp_size", "tensor_parallel_size"});
     if (!whole || !size || *whole < 1) return std::nullopt;
-    return std::to_string(largest_divisor_at_most(static_cast<std::int64_t>(*whole), static_cast<std::int64_t>(*size)));
+    return std::to_string(
+        power_of_two_divisor_at_most(static_cast<std::int64_t>(*whole), static_cast<std::int64_t>(*size)));
   }
   if (name == "divisors_of_world") {
     const auto world = number(numbers, "world_size");
@@ -209,7 +220,8 @@ std::optional<std::string> fill_placeholders(std::string_view text, const Number
       break;
     }
     const std::string_view token = text.substr(open + 1, close - open - 1);
-    const bool is_placeholder = token == "phase" || token.find(':') != std::string_view::npos;
+    const bool is_placeholder = token == "phase" || token.starts_with("n:") || token.starts_with("d:") ||
+                                token.starts_with("cfg:") || token.starts_with("half:") || token.starts_with("double:");
     out.append(text.substr(pos, open - pos));
     if (is_placeholder) {
       const auto value = placeholder(token, numbers, phase, context);

@@ -217,8 +217,11 @@ Status LogScanner::scan(std::istream& in, std::string_view file_name) {
     if (s.seen[t.traceback] != 0) s.stream_marker.erase(stream);
     int marker = -1;
     std::size_t best_signature = all.size();
+    // Phase markers count in traceback frames and Ray method names, not in arbitrary text.
+    const bool names_a_call =
+        line.find(", in ") != std::string_view::npos || line.find("ray::") != std::string_view::npos;
     for (const std::uint32_t id : s.hits) {
-      marker = std::max(marker, t.marker_of[id]);
+      if (names_a_call) marker = std::max(marker, t.marker_of[id]);
       for (const std::size_t candidate : t.signatures_of[id]) {
         if (candidate >= best_signature) continue;
         const auto& needed = t.literals_of[candidate];
@@ -229,7 +232,14 @@ Status LogScanner::scan(std::istream& in, std::string_view file_name) {
     }
     if (marker >= 0) {
       if (s.stream_marker.size() >= kMaxStreams) s.stream_marker.clear();
-      s.stream_marker[stream] = marker;
+      const auto current = s.stream_marker.find(stream);
+      // In one traceback the outermost training method names the phase (the ref pass calls the
+      // actor's compute_log_prob); for the rollout the innermost frame is the most precise (a
+      // weight sync inside generate_sequences).
+      const bool keep_outer = current != s.stream_marker.end() &&
+                              markers[static_cast<std::size_t>(current->second)].group == "training" &&
+                              markers[static_cast<std::size_t>(marker)].group == "training";
+      if (!keep_outer) s.stream_marker[stream] = marker;
     }
     if (s.seen[t.overrides] != 0) {
       const std::size_t at = prefix.body.find(kOverridesLiteral);
@@ -249,7 +259,14 @@ Status LogScanner::scan(std::istream& in, std::string_view file_name) {
     const std::int64_t repeats = take_ray_repeat(body);
     const int rank = rank_of(prefix, body);
     s.fold_key.assign(std::to_string(best_signature)).append("|").append(std::to_string(file_index)).append("|");
-    for (const char c : body.substr(0, 240)) s.fold_key.push_back(c >= '0' && c <= '9' ? '#' : c);
+    for (const char c : body.substr(0, 240)) {  // numbers differ between ranks: fold every digit run to '#'
+      const bool digit = c >= '0' && c <= '9';
+      if (!digit) {
+        s.fold_key.push_back(c);
+      } else if (s.fold_key.back() != '#') {
+        s.fold_key.push_back('#');
+      }
+    }
     if (const auto it = s.folded.find(s.fold_key); it != s.folded.end()) {
       LogEvent& event = output_.events[it->second];
       event.occurrences += repeats;

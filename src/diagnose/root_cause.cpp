@@ -16,7 +16,8 @@ constexpr std::size_t kEvidencePerDiagnosis = 5;
 struct Group {
   std::string category;
   std::vector<std::size_t> events;            ///< indices into scan.events, in time order
-  std::optional<std::size_t> first_primary;   ///< index into scan.events
+  std::optional<std::size_t> first_primary;   ///< index into scan.events: the earliest primary event
+  std::optional<std::size_t> key;             ///< the primary event of the most specific signature
 };
 
 /// Event indices in time order: by stamp when every event has one (stamps of different files are
@@ -60,7 +61,7 @@ Evidence evidence_of(const ScanOutput& scan, const LogEvent& event) {
 
 Diagnosis diagnose_group(const ScanOutput& scan, const Group& group, const FixContext& context) {
   const auto all = signatures();
-  const LogEvent& key = scan.events[group.first_primary.value_or(group.events.front())];
+  const LogEvent& key = scan.events[group.key.value_or(group.events.front())];
   const Signature& signature = all[key.signature];
   Diagnosis diagnosis;
   diagnosis.category = group.category;
@@ -142,9 +143,13 @@ DiagnosisReport build_report(const ScanOutput& scan, FixContext context) {
   for (const std::size_t index : time_order(scan.events)) {
     const LogEvent& event = scan.events[index];
     auto group = std::find_if(groups.begin(), groups.end(), [&](const Group& g) { return g.category == event.category; });
-    if (group == groups.end()) group = groups.insert(groups.end(), Group{event.category, {}, std::nullopt});
+    if (group == groups.end()) group = groups.insert(groups.end(), Group{event.category, {}, std::nullopt, std::nullopt});
     group->events.push_back(index);
-    if (!group->first_primary && all[event.signature].role == EventRole::primary) group->first_primary = index;
+    if (all[event.signature].role != EventRole::primary) continue;
+    if (!group->first_primary) group->first_primary = index;
+    // Table order is specificity order: "Killed process ... anon-rss" explains more than
+    // "invoked oom-killer" printed a moment earlier.
+    if (!group->key || event.signature < scan.events[*group->key].signature) group->key = index;
   }
 
   if (groups.empty()) {

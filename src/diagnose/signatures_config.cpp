@@ -38,7 +38,7 @@ std::vector<Signature> config_signatures() {
        {{"world_size", number}, {"infer_world_size", number}}, {},
        "The rollout replica size (rollout TP x DP x PP) does not divide the GPU count.",
        "{n:world_size} GPUs cannot be split into rollout replicas of {n:infer_world_size} GPUs.",
-       {{override_line, "actor_rollout_ref.rollout.tensor_model_parallel_size={d:largest_divisor_below}  # "
+       {{override_line, "actor_rollout_ref.rollout.tensor_model_parallel_size={d:power_of_two_divisor}  # "
                         "divides {n:world_size}",
          "actor_rollout_ref.rollout.tensor_model_parallel_size=<a divisor of the GPU count>"}},
        "AssertionError: rollout world_size: 8 is not divisible by infer_world_size: 3"},
@@ -53,7 +53,7 @@ std::vector<Signature> config_signatures() {
        {{"head_kind", text}, {"heads", number}, {"ulysses_sp_size", number}}, {},
        "The Ulysses sequence-parallel size does not divide the attention heads.",
        "{n:head_kind} {n:heads} is not divisible by ulysses_sequence_parallel_size {n:ulysses_sp_size}.",
-       {{override_line, "actor_rollout_ref.actor.ulysses_sequence_parallel_size={d:largest_divisor_below}  # "
+       {{override_line, "actor_rollout_ref.actor.ulysses_sequence_parallel_size={d:power_of_two_divisor}  # "
                         "divides {n:heads} heads",
          "actor_rollout_ref.actor.ulysses_sequence_parallel_size=<a divisor of the head count>"}},
        "AssertionError: num_attention_heads 40 must be divisible by ulysses_sp_size 16"},
@@ -61,7 +61,7 @@ std::vector<Signature> config_signatures() {
        R"(num_head=(\d+), tp_size=(\d+))", {{"heads", number}, {"tensor_parallel_size", number}}, {},
        "The tensor-parallel size does not divide the attention heads.",
        "{n:heads} attention heads are not divisible by TP {n:tensor_parallel_size}.",
-       {{override_line, "actor_rollout_ref.actor.megatron.tensor_model_parallel_size={d:largest_divisor_below}",
+       {{override_line, "actor_rollout_ref.actor.megatron.tensor_model_parallel_size={d:power_of_two_divisor}",
          "actor_rollout_ref.actor.megatron.tensor_model_parallel_size=<a divisor of the head count>"}},
        "AssertionError: num_head must be divisible by tp_size. Got num_head=28, tp_size=8"},
       {"tensor_dim_not_divisible_by_tp", "parallel_mismatch", primary,
@@ -170,9 +170,9 @@ std::vector<Signature> config_signatures() {
        "Hydra rejected an override: the key is not in verl's config (misspelled, moved between verl versions, or "
        "under an empty dict that needs +).",
        "Hydra rejected the override of {n:key}: the key is not in verl's config.",
-       {{override_line, "+{n:key}={d:override_value}  # + adds a key the config does not have",
-         "+{n:key}=<value>  # + adds a key the config does not have"},
-        {action, "did you mean {d:key_suggestion}?", ""}},
+       {{action, "did you mean {d:key_suggestion}?", ""},
+        {override_line, "+{n:key}={d:override_value}  # only if the key is really new: + adds it to the config",
+         "+{n:key}=<value>  # only if the key is really new: + adds it to the config"}},
        "Could not override 'actor_rollout_ref.actor.ppo_micro_batch_size_per_gpus'."},
       {"hydra_append_existing_key", "config_key", primary, {"Could not append to config. An item is already at"},
        R"(already at '([^']+)')", {{"key", text}}, {},

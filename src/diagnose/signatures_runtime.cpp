@@ -37,9 +37,9 @@ std::vector<Signature> runtime_signatures() {
        "The NCCL watchdog of process group {n:process_group} found work {n:failed_work} failed (last completed "
        "{n:last_completed_work}).",
        {},
-       "[rank0]:[E1127 18:12:10.465150152 ProcessGroupNCCL.cpp:1664] [PG 1 Rank 0] Exception (either an error or "
-       "timeout) detected by watchdog at work: 1580, last enqueued NCCL work: 1582, last completed NCCL work: "
-       "1579."},
+       "[rank4]:[E223 11:14:34.991860392 ProcessGroupNCCL.cpp:1785] [PG ID 2 PG GUID 3 Rank 4] Exception (either "
+       "an error or timeout) detected by watchdog at work: 91885, last enqueued NCCL work: 91885, last completed "
+       "NCCL work: 91884."},
       {"nccl_watchdog_stuck", "nccl_timeout", consequence, {"watchdog got stuck for"},
        R"(watchdog got stuck for (\d+) seconds)", {{"stuck_seconds", number}}, {},
        "The NCCL watchdog thread itself hung (a collective or CUDA call never returned).", "", {},
@@ -116,7 +116,7 @@ std::vector<Signature> runtime_signatures() {
        "", {{override_line, "+ray_kwargs.ray_init.num_cpus=<CPUs the allocation grants>", ""}},
        "[2024-11-27 18:00:01,123 E 4242 4242] core_worker.cc:499: Failed to register worker to Raylet: "
        "IOError: Unable to register worker with raylet. No such file or directory"},
-      {"ray_unschedulable", "resources", primary, {"cannot be scheduled right now"}, R"(It requires (\{[^}]*\}))",
+      {"ray_unschedulable", "resources", primary, {"cannot be scheduled right now"}, R"(cannot be scheduled right now: (\{[^}]*\}))",
        {{"requested_resources", text}}, {},
        "Ray cannot place a task or actor: no node has the resources it requests.", "", {},
        "(autoscaler) Warning: The following resource request cannot be scheduled right now: {'GPU': 1.0, 'CPU': "

@@ -102,9 +102,9 @@ std::vector<Diagnosis> find_bottlenecks(const StepMetrics& metrics) {
   // Generation and training normally share the step; host work should be small, so it is
   // reported from a quarter of the step.
   const std::array<Part, 3> parts = {{
-      {"bottleneck_generation", generation, 0.5, "Generation (rollout)"},
+      {"bottleneck_generation", generation, 0.5, "Generation (rollout and weight sync)"},
       {"bottleneck_training", training, 0.5, "Training passes (log-prob, ref, values, updates)"},
-      {"bottleneck_data", host, 0.25, "Host-side work (reward, data loading, untimed gaps)"},
+      {"bottleneck_data", host, 0.25, "Host-side steps (reward, advantages, data loading, untimed gaps)"},
   }};
   std::vector<Diagnosis> found;
   for (const Part& part : parts) {
@@ -124,7 +124,7 @@ std::vector<Diagnosis> find_bottlenecks(const StepMetrics& metrics) {
                                        "response_length/clip_ratio"}) {
       if (const auto mean = metrics.mean(key)) diagnosis.numbers[std::string(key)] = value(*mean);
     }
-    diagnosis.explanation = fmt::format("{} takes {}% of each step ({} s of {} s, mean over {} steps).", part.what,
+    diagnosis.explanation = fmt::format("{} account for {}% of each step ({} s of {} s, mean over {} steps).", part.what,
                                         format_number(std::round(share * 100)), format_number(part.seconds),
                                         format_number(steady_step), metrics.steps());
     found.push_back(std::move(diagnosis));
