@@ -1,7 +1,6 @@
 #include "diagnose/log_line.hpp"
 
 #include <array>
-#include <cctype>
 #include <cstring>
 
 namespace meshplan {
@@ -15,22 +14,21 @@ std::string_view trim(std::string_view text) {
   return text.substr(first, last - first + 1);
 }
 
-/// Removes CSI ("ESC [ params final") and two-byte escape sequences.
+/// Removes CSI ("ESC [ params final") and two-byte escape sequences, copying the text between
+/// them in runs.
 void strip_ansi(std::string_view text, std::string& out) {
   out.clear();
-  out.reserve(text.size());
-  for (std::size_t i = 0; i < text.size(); ++i) {
-    if (text[i] != '\x1b') {
-      out.push_back(text[i]);
-      continue;
+  std::size_t pos = 0;
+  while (pos < text.size()) {
+    const std::size_t escape = text.find('\x1b', pos);
+    out.append(text.substr(pos, escape - pos));
+    if (escape == std::string_view::npos) break;
+    std::size_t next = escape + 2;  // ESC and the byte after it
+    if (escape + 1 < text.size() && text[escape + 1] == '[') {
+      while (next < text.size() && !(text[next] >= 0x40 && text[next] <= 0x7e)) ++next;
+      ++next;  // the final byte
     }
-    if (i + 1 < text.size() && text[i + 1] == '[') {
-      std::size_t j = i + 2;
-      while (j < text.size() && !(text[j] >= 0x40 && text[j] <= 0x7e)) ++j;
-      i = j;  // skips the final byte too
-    } else {
-      ++i;
-    }
+    pos = next;
   }
 }
 
@@ -80,7 +78,7 @@ std::size_t after_bracket(std::string_view text, std::size_t pos) {
 bool take_glog(std::string_view text, std::size_t& pos, LinePrefix& prefix) {
   const bool bracketed = text[pos] == '[';
   std::size_t p = pos + (bracketed ? 1 : 0);
-  if (p >= text.size() || std::strchr("IWEF", text[p]) == nullptr || text[p] == '\0') return false;
+  if (p >= text.size() || (text[p] != 'I' && text[p] != 'W' && text[p] != 'E' && text[p] != 'F')) return false;
   const auto month = digits(text, p + 1, 2);
   const auto day = digits(text, p + 3, 2);
   if (!month || !day || p + 5 >= text.size() || text[p + 5] != ' ') return false;
@@ -177,7 +175,8 @@ bool take_ray(std::string_view text, std::size_t& pos, LinePrefix& prefix) {
   const std::string_view name = inside.substr(0, space);
   if (name.empty()) return false;
   for (const char c : name) {
-    if (!(std::isalnum(static_cast<unsigned char>(c)) || c == '_' || c == '.' || c == ':')) return false;
+    const bool alnum = (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || is_digit(c);
+    if (!(alnum || c == '_' || c == '.' || c == ':')) return false;
   }
   if (space == std::string_view::npos) {
     if (name != "raylet" && name != "gcs_server" && name != "autoscaler") return false;

@@ -19,7 +19,7 @@ namespace {
 
 constexpr std::string_view kTracebackLiteral = "Traceback (most recent call last)";
 constexpr std::string_view kOverridesLiteral = "Error executing job with overrides: ";
-constexpr std::string_view kMetricLiteral = "step:";
+constexpr std::string_view kMetricLiteral = " - timing_s/";  ///< in every verl step-metric line
 constexpr std::size_t kEvidenceChars = 400;     ///< a quoted line is cut here
 constexpr std::size_t kRegexWindow = 4096;      ///< regexes see at most this much of a line
 constexpr int kDistinctPerSignatureAndFile = 4;  ///< further distinct messages are only counted
@@ -32,6 +32,7 @@ struct Tables {
   std::vector<std::vector<std::size_t>> signatures_of;  ///< literal -> signatures needing it
   std::vector<std::vector<std::uint32_t>> literals_of;  ///< signature -> its literals
   std::vector<int> marker_of;                           ///< literal -> phase marker, -1 if none
+  std::vector<bool> anchor;                             ///< literal lets a line through the filter
   std::vector<std::optional<std::regex>> patterns;
   std::uint32_t traceback = 0, overrides = 0, metric = 0;
   std::optional<LiteralMatcher> matcher;
@@ -42,6 +43,7 @@ struct Tables {
     literals.push_back(literal);
     signatures_of.emplace_back();
     marker_of.push_back(-1);
+    anchor.push_back(false);
     return static_cast<std::uint32_t>(literals.size() - 1);
   }
 };
@@ -54,6 +56,7 @@ const Tables& tables() {
       t.literals_of.emplace_back();
       for (const std::string_view literal : all[s].literals) {
         const std::uint32_t id = t.intern(literal);
+        if (literal == all[s].literals.front()) t.anchor[id] = true;  // a match needs its first literal
         t.signatures_of[id].push_back(s);
         t.literals_of[s].push_back(id);
       }
@@ -63,11 +66,20 @@ const Tables& tables() {
       }
     }
     const auto markers = phase_markers();
-    for (std::size_t m = 0; m < markers.size(); ++m) t.marker_of[t.intern(markers[m].literal)] = static_cast<int>(m);
-    t.traceback = t.intern(kTracebackLiteral);
-    t.overrides = t.intern(kOverridesLiteral);
-    t.metric = t.intern(kMetricLiteral);
-    t.matcher.emplace(t.literals);
+    for (std::size_t m = 0; m < markers.size(); ++m) {
+      const std::uint32_t id = t.intern(markers[m].literal);
+      t.marker_of[id] = static_cast<int>(m);
+      t.anchor[id] = true;
+    }
+    const auto structural = [&t](std::string_view literal) {
+      const std::uint32_t id = t.intern(literal);
+      t.anchor[id] = true;
+      return id;
+    };
+    t.traceback = structural(kTracebackLiteral);
+    t.overrides = structural(kOverridesLiteral);
+    t.metric = structural(kMetricLiteral);
+    t.matcher.emplace(t.literals, t.anchor);
     return t;
   }();
   return kTables;

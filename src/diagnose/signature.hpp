@@ -53,6 +53,8 @@ struct Signature {
   std::string_view category;  ///< stable category id (categories.cpp)
   EventRole role = EventRole::primary;
   /// Every literal must occur in the line (case-sensitive): the cheap prefilter before the regex.
+  /// The first is the anchor that lets a line through the scanner's first filter: make it the
+  /// most distinctive one, at least 11 bytes long (LiteralMatcher::kMinAnchor).
   std::vector<std::string_view> literals;
   std::string_view pattern;        ///< ECMAScript regex whose groups are `captures`; "" for none
   std::vector<Capture> captures;

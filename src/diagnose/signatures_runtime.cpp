@@ -155,7 +155,7 @@ std::vector<Signature> runtime_signatures() {
        R"(loading state_dict for (\w+))", {{"module", text}}, {},
        "The checkpoint's parameter names or shapes do not match the model.", "", {},
        "RuntimeError: Error(s) in loading state_dict for Qwen2ForCausalLM:"},
-      {"fsdp_shard_missing", "checkpoint_mismatch", primary, {"model_world_size_", "No such file or directory"},
+      {"fsdp_shard_missing", "checkpoint_mismatch", primary, {"No such file or directory", "model_world_size_"},
        R"(model_world_size_(\d+)_rank_(\d+)\.pt)", {{"world_size", number}, {"rank", number}}, {},
        "The FSDP checkpoint shard for this world size is missing: verl's FSDP checkpoints are saved per rank, so "
        "resuming needs the same world size.",

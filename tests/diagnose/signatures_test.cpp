@@ -6,6 +6,7 @@
 #include <string>
 
 #include "diagnose/log_scanner.hpp"
+#include "diagnose/phase.hpp"
 #include "diagnose/signature.hpp"
 
 namespace meshplan {
@@ -29,7 +30,8 @@ TEST_CASE("signature ids are unique, categories known, regex groups match the ca
     CAPTURE(signature.id);
     CHECK(ids.insert(signature.id).second);
     CHECK(find_category(signature.category) != nullptr);
-    CHECK_FALSE(signature.literals.empty());
+    REQUIRE_FALSE(signature.literals.empty());
+    CHECK(signature.literals.front().size() >= 11);  // the anchor feeds the scanner's window filter
     CHECK_FALSE(signature.summary.empty());
     CHECK_FALSE(signature.example.empty());
     for (const PhaseRule& rule : signature.phase_rules) CHECK(find_category(rule.category) != nullptr);
@@ -39,6 +41,18 @@ TEST_CASE("signature ids are unique, categories known, regex groups match the ca
       const std::regex pattern(signature.pattern.begin(), signature.pattern.end());
       CHECK(pattern.mark_count() == signature.captures.size());
     }
+  }
+}
+
+TEST_CASE("phase markers are unique, long enough for the window filter, and in known groups") {
+  std::set<std::string_view> literals;
+  for (const PhaseMarker& marker : phase_markers()) {
+    CAPTURE(marker.literal);
+    CHECK(literals.insert(marker.literal).second);
+    CHECK(marker.literal.size() >= 11);
+    CHECK(phase_group(marker.phase) == marker.group);
+    const std::set<std::string_view> groups = {"training", "rollout", "checkpoint", "startup"};
+    CHECK(groups.count(marker.group) == 1);
   }
 }
 
