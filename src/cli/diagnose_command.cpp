@@ -1,4 +1,4 @@
-// `meshplan diagnose LOG... [--config FILE] [--model M] [--gpu TYPE] [--json]`: reads failed runs'
+// `meshplan diagnose LOG... [--model M] [--gpu TYPE] [--json]`: reads failed runs'
 // logs (files, `-` for stdin, .gz), names the root cause and the fixes. Exit 0: no failure found;
 // 1: a failure diagnosed; 2: unusable input.
 #include <CLI/CLI.hpp>
@@ -11,8 +11,10 @@
 
 #include "cli/command.hpp"
 #include "cli/gzip_stream.hpp"
+#include "cli/model_input.hpp"
 #include "diagnose/log_scanner.hpp"
 #include "diagnose/root_cause.hpp"
+#include "hardware/gpu_catalog.hpp"
 #include "report/diagnose_report.hpp"
 
 namespace meshplan {
@@ -21,7 +23,8 @@ namespace {
 
 struct DiagnoseOptions {
   std::vector<std::string> logs;
-  std::string config;
+  std::string model;
+  std::string gpu;
   bool json = false;
 };
 
@@ -43,11 +46,21 @@ Status scan_log(LogScanner& scanner, const std::string& path) {
 }
 
 void run_diagnose(const DiagnoseOptions& options, CommandContext& context) {
+  FixContext fix_context;
+  if (!options.model.empty()) {
+    auto model = load_model_argument(options.model);
+    if (!model.ok()) return context.fail(model.error());
+    fix_context.model = std::move(*model);
+  }
+  if (!options.gpu.empty()) {
+    auto gpu = find_gpu(builtin_gpu_catalog(), options.gpu);
+    if (!gpu.ok()) return context.fail(Error{"", 0, "--gpu", gpu.error().message});
+    fix_context.gpu_memory_bytes = static_cast<double>(gpu->memory_bytes);
+  }
   LogScanner scanner;
   for (const std::string& path : options.logs) {
     if (Status status = scan_log(scanner, path); !status.ok()) return context.fail(status.error());
   }
-  FixContext fix_context;
   const DiagnosisReport report = build_report(scanner.output(), std::move(fix_context));
   context.out << (options.json ? diagnosis_json(report) : diagnosis_text(report));
   context.exit_code = report.failure_found ? 1 : 0;
@@ -60,6 +73,9 @@ void register_diagnose_command(CLI::App& app, CommandContext& context) {
   auto* command = app.add_subcommand("diagnose", "Find the root cause of a failed (or slow) verl run in its logs");
   command->add_option("LOG", options->logs, "log files of the driver and the workers; - for stdin; .gz accepted")
       ->required();
+  command->add_option("--model", options->model,
+                      "the run's model (preset, config.json or its directory): valid parallel sizes, logits size");
+  command->add_option("--gpu", options->gpu, "the run's GPU type (see `meshplan gpus`): memory shares");
   command->add_flag("--json", options->json, "machine-readable output");
   command->callback([options, &context] { run_diagnose(*options, context); });
 }

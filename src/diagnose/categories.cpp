@@ -36,8 +36,11 @@ const std::array<Category, 16>& table() {
             "actor_rollout_ref.rollout.log_prob_micro_batch_size_per_gpu=<half the current value>  # the old "
             "log-prob pass holds [tokens, vocab] fp32 logits",
             "compute_log_prob"},
-           {override_line, "actor_rollout_ref.actor.entropy_from_logits_with_chunking=True", "",
-            "compute_log_prob,update_actor", "actor_rollout_ref.actor.entropy_from_logits_with_chunking=True"},
+           {override_line,
+            "actor_rollout_ref.actor.entropy_from_logits_with_chunking=True  # one micro-batch's fp32 logits: up "
+            "to {d:logits_gib} GiB",
+            "actor_rollout_ref.actor.entropy_from_logits_with_chunking=True", "compute_log_prob,update_actor",
+            "actor_rollout_ref.actor.entropy_from_logits_with_chunking=True"},
            {override_line,
             "actor_rollout_ref.ref.log_prob_micro_batch_size_per_gpu="
             "{half:actor_rollout_ref.ref.log_prob_micro_batch_size_per_gpu}"

@@ -8,6 +8,7 @@
 #include <numeric>
 
 #include "core/text.hpp"
+#include "diagnose/model_derivations.hpp"
 
 namespace meshplan {
 
@@ -29,15 +30,6 @@ std::optional<std::string> config_value(const FixContext& context, std::string_v
   const auto it = context.config.find(key);
   if (it == context.config.end()) return std::nullopt;
   return it->second;
-}
-
-std::optional<double> config_number(const FixContext& context, std::string_view key) {
-  const auto value = config_value(context, key);
-  if (!value) return std::nullopt;
-  double parsed = 0;
-  const auto [end, error] = std::from_chars(value->data(), value->data() + value->size(), parsed);
-  if (error != std::errc() || end != value->data() + value->size()) return std::nullopt;
-  return parsed;
 }
 
 /// The first of `names` present in `numbers`.
@@ -70,7 +62,8 @@ constexpr std::string_view kGmuKey = "actor_rollout_ref.rollout.gpu_memory_utili
 
 /// Derived numbers: {d:NAME}. Each is a small, documented computation from the message's numbers
 /// and the config.
-std::optional<std::string> derive(std::string_view name, const Numbers& numbers, const FixContext& context) {
+std::optional<std::string> derive(std::string_view name, const Numbers& numbers, std::string_view phase,
+                                  const FixContext& context) {
   if (name == "gmu_fit") {
     // vLLM (>= 0.10, gpu_worker.py) refuses to start when free < gmu x total; keep 2 points of
     // margin for the CUDA context and allocator growth between the check and the allocation.
@@ -157,7 +150,7 @@ std::optional<std::string> derive(std::string_view name, const Numbers& numbers,
     if (!available || !per_node || *per_node < 1) return std::nullopt;
     return format_number(std::max(1.0, std::floor(*available / *per_node)));
   }
-  return std::nullopt;
+  return derive_from_model(name, numbers, phase, context);
 }
 
 std::optional<std::string> placeholder(std::string_view token, const Numbers& numbers, std::string_view phase,
@@ -168,7 +161,7 @@ std::optional<std::string> placeholder(std::string_view token, const Numbers& nu
   const std::string_view kind = token.substr(0, colon);
   const std::string_view name = token.substr(colon + 1);
   if (kind == "n") return text_number(numbers, name);
-  if (kind == "d") return derive(name, numbers, context);
+  if (kind == "d") return derive(name, numbers, phase, context);
   if (kind == "cfg") return config_value(context, name);
   if (kind == "half" || kind == "double") {
     const auto value = config_number(context, name);
@@ -197,6 +190,15 @@ bool phase_listed(std::string_view phases, std::string_view phase) {
 }
 
 }  // namespace
+
+std::optional<double> config_number(const FixContext& context, std::string_view key) {
+  const auto value = config_value(context, key);
+  if (!value) return std::nullopt;
+  double parsed = 0;
+  const auto [end, error] = std::from_chars(value->data(), value->data() + value->size(), parsed);
+  if (error != std::errc() || end != value->data() + value->size()) return std::nullopt;
+  return parsed;
+}
 
 std::string format_number(double value) {
   if (std::fabs(value - std::round(value)) < 1e-9 && std::fabs(value) < 1e15) {

@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "diagnose/diagnosis.hpp"
+#include "model/model_spec.hpp"
 
 namespace meshplan {
 
@@ -20,7 +21,12 @@ struct FixContext {
   std::map<std::string, std::string, std::less<>> config;
   /// Every valid config key, for "did you mean" (empty: no suggestion).
   std::vector<std::string> known_keys;
+  std::optional<ModelSpec> model;  ///< --model
+  double gpu_memory_bytes = 0;     ///< --gpu: usable memory of one GPU; 0 when unknown
 };
+
+/// A number from the user's config ("16" -> 16); nullopt when absent or not a number.
+std::optional<double> config_number(const FixContext& context, std::string_view key);
 
 /// Text with every placeholder filled; nullopt when one of them cannot be filled.
 std::optional<std::string> fill_placeholders(std::string_view text, const Numbers& numbers,

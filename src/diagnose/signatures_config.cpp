@@ -53,16 +53,18 @@ std::vector<Signature> config_signatures() {
        {{"head_kind", text}, {"heads", number}, {"ulysses_sp_size", number}}, {},
        "The Ulysses sequence-parallel size does not divide the attention heads.",
        "{n:head_kind} {n:heads} is not divisible by ulysses_sequence_parallel_size {n:ulysses_sp_size}.",
-       {{override_line, "actor_rollout_ref.actor.ulysses_sequence_parallel_size={d:power_of_two_divisor}  # "
-                        "divides {n:heads} heads",
-         "actor_rollout_ref.actor.ulysses_sequence_parallel_size=<a divisor of the head count>"}},
+       {{override_line, "actor_rollout_ref.actor.ulysses_sequence_parallel_size={d:sp_fit}  # fits {n:heads} heads "
+                        "and {d:kv_heads} KV heads",
+         "actor_rollout_ref.actor.ulysses_sequence_parallel_size={d:power_of_two_divisor}  # divides {n:heads} "
+         "heads (--model checks the KV heads too)"}},
        "AssertionError: num_attention_heads 40 must be divisible by ulysses_sp_size 16"},
       {"tp_heads_not_divisible", "parallel_mismatch", primary, {"must be divisible by tp_size"},
        R"(num_head=(\d+), tp_size=(\d+))", {{"heads", number}, {"tensor_parallel_size", number}}, {},
        "The tensor-parallel size does not divide the attention heads.",
        "{n:heads} attention heads are not divisible by TP {n:tensor_parallel_size}.",
-       {{override_line, "actor_rollout_ref.actor.megatron.tensor_model_parallel_size={d:power_of_two_divisor}",
-         "actor_rollout_ref.actor.megatron.tensor_model_parallel_size=<a divisor of the head count>"}},
+       {{override_line, "actor_rollout_ref.actor.megatron.tensor_model_parallel_size={d:tp_fit}  # divides the "
+                        "heads and {d:kv_heads} KV heads",
+         "actor_rollout_ref.actor.megatron.tensor_model_parallel_size={d:power_of_two_divisor}"}},
        "AssertionError: num_head must be divisible by tp_size. Got num_head=28, tp_size=8"},
       {"tensor_dim_not_divisible_by_tp", "parallel_mismatch", primary,
        {"First dimension of the tensor should be divisible by tensor parallel size"}, "", {}, {},

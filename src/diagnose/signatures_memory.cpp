@@ -80,7 +80,9 @@ std::vector<Signature> memory_signatures() {
        {{override_line,
          "actor_rollout_ref.rollout.gpu_memory_utilization={d:gmu_raise}"
          "  # was {cfg:actor_rollout_ref.rollout.gpu_memory_utilization}",
-         "actor_rollout_ref.rollout.gpu_memory_utilization=<higher, e.g. 0.6>  # more of the GPU for KV cache"}},
+         "actor_rollout_ref.rollout.gpu_memory_utilization=<higher, e.g. 0.6>  # more of the GPU for KV cache"},
+        {action, "the engine's weights take {d:rollout_weight_share}: gpu_memory_utilization must leave room "
+                 "above that share for the KV cache", ""}},
        "ValueError: No available memory for the cache blocks. Try increasing `gpu_memory_utilization` when "
        "initializing the engine."},
       {"vllm_kv_cache_below_max_len", "rollout_memory_budget", primary,

@@ -86,4 +86,32 @@ TEST_CASE("diagnose text report: root cause first, evidence with file:line, rank
   CHECK(run.out.find("1. [env] PYTORCH_CUDA_ALLOC_CONF=expandable_segments:True") != std::string::npos);
 }
 
+TEST_CASE("diagnose --model: Ulysses size valid for the model's heads and KV heads (verl issue #1226)") {
+  // Qwen2.5-14B: 40 heads, 8 KV heads. The log asked for SP 16; 10 divides 40 but neither divides
+  // nor is a multiple of 8, so the largest valid size below 16 is 8.
+  const test::CliRun run = test::run({"diagnose", test::fixture("logs/parallel_mismatch_ulysses_heads.log").string(),
+                                      "--model", test::fixture("models/qwen2.5-14b").string()});
+  CHECK(run.exit_code == 1);
+  CHECK(run.out.find("ulysses_sequence_parallel_size=8  # fits 40 heads and 8 KV heads") != std::string::npos);
+}
+
+TEST_CASE("diagnose --model: the fp32 logits of one micro-batch, from the log's overrides") {
+  // log_prob_micro_batch_size_per_gpu=16, prompt 1024 + response 8192 = 9216 tokens, vocabulary
+  // 152064 (Qwen2.5-7B): 16 x 9216 x 152064 x 4 B = 89,690,996,736 B = 83.53 GiB.
+  const test::CliRun run = test::run({"diagnose", test::fixture("logs/oom_training_compute_log_prob_driver.log").string(),
+                                      "--model", "qwen2.5-7b-instruct"});
+  CHECK(run.out.find("entropy_from_logits_with_chunking=True  # one micro-batch's fp32 logits: up to 83.5 GiB") !=
+        std::string::npos);
+}
+
+TEST_CASE("diagnose: a bad --model or --gpu is bad input, reported before reading the logs") {
+  const std::string log = test::fixture("logs/healthy_balanced_run.log").string();
+  const test::CliRun gpu = test::run({"diagnose", log, "--gpu", "H900"});
+  CHECK(gpu.exit_code == 2);
+  CHECK(gpu.err.find("--gpu") != std::string::npos);
+  const test::CliRun model = test::run({"diagnose", "/no/such.log", "--model", "no-such-model"});
+  CHECK(model.exit_code == 2);
+  CHECK(model.err.find("no-such-model") != std::string::npos);
+}
+
 }  // namespace meshplan

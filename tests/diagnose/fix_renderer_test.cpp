@@ -1,6 +1,7 @@
 #include <doctest/doctest.h>
 
 #include "diagnose/fix_renderer.hpp"
+#include "model/model_spec.hpp"
 
 namespace meshplan {
 
@@ -70,6 +71,17 @@ TEST_CASE("render_fix: phase filter, unless, only_if and the generic fallback") 
   CHECK(render_fix(undo, {}, "", with_config({{"offload", "False"}})) == std::nullopt);
   CHECK(render_fix(undo, {}, "", with_config({{"offload", "True"}}))->text == "offload=False");
   CHECK(render_fix(undo, {}, "", {})->text == "offload=False  # if on");
+}
+
+TEST_CASE("model derivations: Megatron TP for the heads, the rollout weights' share of the GPU") {
+  FixContext context;
+  ModelSpec model;
+  model.attention.num_heads = 28;  // Qwen2.5-7B: 28 heads, 4 KV heads
+  model.attention.num_kv_heads = 4;
+  context.model = model;
+  // TP 8 was asked: 7 divides 28 but not the 4 KV heads; 4 divides both.
+  CHECK(fill_placeholders("{d:tp_fit}", {{"tensor_parallel_size", NumberValue{8, "", false}}}, "", context) == "4");
+  CHECK_FALSE(fill_placeholders("{d:rollout_weight_share}", {}, "", context).has_value());  // no TP, no GPU
 }
 
 }  // namespace meshplan

@@ -1,0 +1,79 @@
+#include "diagnose/model_derivations.hpp"
+
+#include <fmt/format.h>
+
+#include "core/units.hpp"
+#include "cost/rollout_memory.hpp"
+
+namespace meshplan {
+
+namespace {
+
+std::optional<double> number(const Numbers& numbers, std::string_view name) {
+  const auto it = numbers.find(std::string(name));
+  if (it == numbers.end() || it->second.is_text) return std::nullopt;
+  return it->second.value;
+}
+
+/// Ulysses SP (verl/models/transformers/monkey_patch.py, rules R60): heads % sp == 0 and
+/// (kv_heads % sp == 0 or sp % kv_heads == 0). Megatron TP: heads % tp == 0 and kv_heads % tp == 0.
+bool valid_size(std::int64_t size, std::int64_t heads, std::int64_t kv_heads, bool ulysses) {
+  if (size < 1 || heads % size != 0) return false;
+  return kv_heads % size == 0 || (ulysses && size % kv_heads == 0);
+}
+
+/// The largest valid size not above `limit`, for the model's attention heads.
+std::optional<std::string> size_fit(const FixContext& context, std::optional<double> limit, bool ulysses) {
+  if (!context.model || !limit) return std::nullopt;
+  const std::int64_t heads = context.model->attention.num_heads;
+  const std::int64_t kv_heads = context.model->attention.num_kv_heads;
+  if (heads < 1 || kv_heads < 1) return std::nullopt;
+  for (auto size = static_cast<std::int64_t>(*limit); size > 1; --size) {
+    if (valid_size(size, heads, kv_heads, ulysses)) return std::to_string(size);
+  }
+  return "1";
+}
+
+/// The micro-batch key of the pass that ran out of memory.
+std::string_view micro_batch_key(std::string_view phase) {
+  if (phase == "compute_log_prob") return "actor_rollout_ref.rollout.log_prob_micro_batch_size_per_gpu";
+  if (phase == "compute_ref_log_prob") return "actor_rollout_ref.ref.log_prob_micro_batch_size_per_gpu";
+  return "actor_rollout_ref.actor.ppo_micro_batch_size_per_gpu";
+}
+
+}  // namespace
+
+std::optional<std::string> derive_from_model(std::string_view name, const Numbers& numbers, std::string_view phase,
+                                             const FixContext& context) {
+  if (name == "sp_fit") return size_fit(context, number(numbers, "ulysses_sp_size"), true);
+  if (name == "tp_fit") return size_fit(context, number(numbers, "tensor_parallel_size"), false);
+  if (name == "kv_heads") {
+    if (!context.model) return std::nullopt;
+    return std::to_string(context.model->attention.num_kv_heads);
+  }
+  if (name == "rollout_weight_share") {
+    // The engine's weights per GPU (cost/rollout_memory.hpp) against the GPU's memory: the
+    // budget gpu_memory_utilization x memory must exceed this share to leave any KV cache.
+    const auto tp = config_number(context, "actor_rollout_ref.rollout.tensor_model_parallel_size");
+    double capacity = context.gpu_memory_bytes;
+    if (capacity <= 0) capacity = number(numbers, "total_gib").value_or(0.0) * kGiB;
+    if (!context.model || !tp || *tp < 1 || capacity <= 0) return std::nullopt;
+    const double weights = rollout_weight_bytes(*context.model, static_cast<int>(*tp));
+    return fmt::format("{:.1f} GiB, {:.2f} of the GPU's {:.1f} GiB", weights / kGiB, weights / capacity,
+                       capacity / kGiB);
+  }
+  if (name == "logits_gib") {
+    // verl computes log-probs and entropy from fp32 logits [tokens, vocab]: one micro-batch of
+    // micro x (prompt + response) tokens holds micro x tokens x vocab x 4 bytes (an upper bound
+    // with padding removed).
+    const auto micro = config_number(context, micro_batch_key(phase));
+    const auto prompt = config_number(context, "data.max_prompt_length");
+    const auto response = config_number(context, "data.max_response_length");
+    if (!context.model || !micro || !prompt || !response) return std::nullopt;
+    const double bytes = *micro * (*prompt + *response) * static_cast<double>(context.model->vocab_size) * 4.0;
+    return fmt::format("{:.1f}", bytes / kGiB);
+  }
+  return std::nullopt;
+}
+
+}  // namespace meshplan
