@@ -1,4 +1,5 @@
 #include <doctest/doctest.h>
+#include <unistd.h>
 #include <zlib.h>
 
 #include <filesystem>
@@ -20,7 +21,7 @@ TEST_CASE("diagnose: a missing log, a directory or no log at all is bad input (e
 }
 
 TEST_CASE("diagnose: an empty log has no failure (exit 0)") {
-  const auto path = std::filesystem::temp_directory_path() / "meshplan_empty.log";
+  const auto path = std::filesystem::temp_directory_path() / ("meshplan_empty_" + std::to_string(getpid()) + ".log");
   std::ofstream(path).close();
   const test::CliRun run = test::run({"diagnose", path.string()});
   CHECK(run.exit_code == 0);
@@ -42,7 +43,7 @@ TEST_CASE("diagnose: - reads the log from stdin") {
 TEST_CASE("diagnose: a gzip-compressed log reads like the plain one") {
   std::ifstream plain(test::fixture("logs/oom_training_update_actor_rank3.log"), std::ios::binary);
   const std::string text((std::istreambuf_iterator<char>(plain)), std::istreambuf_iterator<char>());
-  const auto path = std::filesystem::temp_directory_path() / "meshplan_oom.log.gz";
+  const auto path = std::filesystem::temp_directory_path() / ("meshplan_oom_" + std::to_string(getpid()) + ".log.gz");
   gzFile gz = gzopen(path.string().c_str(), "wb");
   REQUIRE(gz != nullptr);
   gzwrite(gz, text.data(), static_cast<unsigned>(text.size()));
