@@ -14,12 +14,6 @@ namespace meshplan {
 
 namespace {
 
-std::optional<double> number(const Numbers& numbers, std::string_view name) {
-  const auto it = numbers.find(std::string(name));
-  if (it == numbers.end() || it->second.is_text) return std::nullopt;
-  return it->second.value;
-}
-
 std::optional<std::string> text_number(const Numbers& numbers, std::string_view name) {
   const auto it = numbers.find(std::string(name));
   if (it == numbers.end()) return std::nullopt;
@@ -35,7 +29,7 @@ std::optional<std::string> config_value(const FixContext& context, std::string_v
 /// The first of `names` present in `numbers`.
 std::optional<double> first_number(const Numbers& numbers, std::initializer_list<std::string_view> names) {
   for (const std::string_view name : names) {
-    if (auto value = number(numbers, name)) return value;
+    if (auto value = number_in(numbers, name)) return value;
   }
   return std::nullopt;
 }
@@ -67,14 +61,14 @@ std::optional<std::string> derive(std::string_view name, const Numbers& numbers,
   if (name == "gmu_fit") {
     // vLLM (>= 0.10, gpu_worker.py) refuses to start when free < gmu x total; keep 2 points of
     // margin for the CUDA context and allocator growth between the check and the allocation.
-    const auto free = number(numbers, "free_gib");
-    const auto total = number(numbers, "total_gib");
+    const auto free = number_in(numbers, "free_gib");
+    const auto total = number_in(numbers, "total_gib");
     if (!free || !total || *total <= 0) return std::nullopt;
     return format_number(std::max(0.05, std::floor(100.0 * *free / *total - 2.0) / 100.0));
   }
   if (name == "gmu_lower" || name == "gmu_raise") {
     auto current = config_number(context, kGmuKey);
-    if (!current) current = number(numbers, "gpu_memory_utilization");
+    if (!current) current = number_in(numbers, "gpu_memory_utilization");
     if (!current) return std::nullopt;
     const double step = name == "gmu_lower" ? -0.1 : 0.1;  // one notch, as verl's docs tune it
     return format_number(std::clamp(std::round((*current + step) * 100.0) / 100.0, 0.1, 0.95));
@@ -86,14 +80,14 @@ std::optional<std::string> derive(std::string_view name, const Numbers& numbers,
     return format_number(*prompt + *response);
   }
   if (name == "timeout_double_s") {
-    const auto timeout_ms = number(numbers, "timeout_ms");
+    const auto timeout_ms = number_in(numbers, "timeout_ms");
     if (!timeout_ms) return std::nullopt;
     return format_number(2.0 * *timeout_ms / 1000.0);
   }
   if (name == "train_batch_fit") {
     // Smallest train_batch_size >= the current one with (train_batch_size * n) % minimal == 0.
-    const auto real = number(numbers, "real_train_batch_size");
-    const auto minimal = number(numbers, "minimal_batch_size");
+    const auto real = number_in(numbers, "real_train_batch_size");
+    const auto minimal = number_in(numbers, "minimal_batch_size");
     auto n = config_number(context, "actor_rollout_ref.rollout.n");
     auto batch = config_number(context, "data.train_batch_size");
     if (!real || !minimal || *minimal < 1 || (!n && !batch)) return std::nullopt;
@@ -107,8 +101,8 @@ std::optional<std::string> derive(std::string_view name, const Numbers& numbers,
     return std::to_string((current + step - 1) / step * step);
   }
   if (name == "micro_fit") {
-    const auto mini = number(numbers, "normalized_mini_batch");
-    const auto micro = number(numbers, "micro_batch_per_gpu");
+    const auto mini = number_in(numbers, "normalized_mini_batch");
+    const auto micro = number_in(numbers, "micro_batch_per_gpu");
     if (!mini || !micro || *mini < 1) return std::nullopt;
     return std::to_string(largest_divisor_at_most(static_cast<std::int64_t>(*mini), static_cast<std::int64_t>(*micro)));
   }
@@ -120,7 +114,7 @@ std::optional<std::string> derive(std::string_view name, const Numbers& numbers,
         power_of_two_divisor_at_most(static_cast<std::int64_t>(*whole), static_cast<std::int64_t>(*size)));
   }
   if (name == "divisors_of_world") {
-    const auto world = number(numbers, "world_size");
+    const auto world = number_in(numbers, "world_size");
     if (!world || *world < 1 || *world > 1e6) return std::nullopt;
     std::string list;
     const auto whole = static_cast<std::int64_t>(*world);
@@ -131,7 +125,7 @@ std::optional<std::string> derive(std::string_view name, const Numbers& numbers,
   }
   if (name == "token_budget_fit") {
     // verl perf_tuning.rst: ppo_max_token_len_per_gpu >= 2 x (max_prompt_length + max_response_length).
-    const auto sequence = number(numbers, "max_seq_len");
+    const auto sequence = number_in(numbers, "max_seq_len");
     if (!sequence) return std::nullopt;
     return format_number(2.0 * *sequence);
   }
@@ -145,7 +139,7 @@ std::optional<std::string> derive(std::string_view name, const Numbers& numbers,
     return nearest_match(*key, context.known_keys);
   }
   if (name == "nnodes_fit") {
-    const auto available = number(numbers, "available_gpus");
+    const auto available = number_in(numbers, "available_gpus");
     const auto per_node = config_number(context, "trainer.n_gpus_per_node");
     if (!available || !per_node || *per_node < 1) return std::nullopt;
     return format_number(std::max(1.0, std::floor(*available / *per_node)));
@@ -190,6 +184,12 @@ bool phase_listed(std::string_view phases, std::string_view phase) {
 }
 
 }  // namespace
+
+std::optional<double> number_in(const Numbers& numbers, std::string_view name) {
+  const auto it = numbers.find(std::string(name));
+  if (it == numbers.end() || it->second.is_text) return std::nullopt;
+  return it->second.value;
+}
 
 std::optional<double> config_number(const FixContext& context, std::string_view key) {
   const auto value = config_value(context, key);

@@ -25,6 +25,9 @@ struct FixContext {
   double gpu_memory_bytes = 0;     ///< --gpu: usable memory of one GPU; 0 when unknown
 };
 
+/// A number read from the log (not a text field); nullopt when absent.
+std::optional<double> number_in(const Numbers& numbers, std::string_view name);
+
 /// A number from the user's config ("16" -> 16); nullopt when absent or not a number.
 std::optional<double> config_number(const FixContext& context, std::string_view key);
 

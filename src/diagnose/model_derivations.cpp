@@ -9,12 +9,6 @@ namespace meshplan {
 
 namespace {
 
-std::optional<double> number(const Numbers& numbers, std::string_view name) {
-  const auto it = numbers.find(std::string(name));
-  if (it == numbers.end() || it->second.is_text) return std::nullopt;
-  return it->second.value;
-}
-
 /// Ulysses SP (verl/models/transformers/monkey_patch.py, rules R60): heads % sp == 0 and
 /// (kv_heads % sp == 0 or sp % kv_heads == 0). Megatron TP: heads % tp == 0 and kv_heads % tp == 0.
 bool valid_size(std::int64_t size, std::int64_t heads, std::int64_t kv_heads, bool ulysses) {
@@ -45,8 +39,8 @@ std::string_view micro_batch_key(std::string_view phase) {
 
 std::optional<std::string> derive_from_model(std::string_view name, const Numbers& numbers, std::string_view phase,
                                              const FixContext& context) {
-  if (name == "sp_fit") return size_fit(context, number(numbers, "ulysses_sp_size"), true);
-  if (name == "tp_fit") return size_fit(context, number(numbers, "tensor_parallel_size"), false);
+  if (name == "sp_fit") return size_fit(context, number_in(numbers, "ulysses_sp_size"), true);
+  if (name == "tp_fit") return size_fit(context, number_in(numbers, "tensor_parallel_size"), false);
   if (name == "kv_heads") {
     if (!context.model) return std::nullopt;
     return std::to_string(context.model->attention.num_kv_heads);
@@ -56,7 +50,7 @@ std::optional<std::string> derive_from_model(std::string_view name, const Number
     // budget gpu_memory_utilization x memory must exceed this share to leave any KV cache.
     const auto tp = config_number(context, "actor_rollout_ref.rollout.tensor_model_parallel_size");
     double capacity = context.gpu_memory_bytes;
-    if (capacity <= 0) capacity = number(numbers, "total_gib").value_or(0.0) * kGiB;
+    if (capacity <= 0) capacity = number_in(numbers, "total_gib").value_or(0.0) * kGiB;
     if (!context.model || !tp || *tp < 1 || capacity <= 0) return std::nullopt;
     const double weights = rollout_weight_bytes(*context.model, static_cast<int>(*tp));
     return fmt::format("{:.1f} GiB, {:.2f} of the GPU's {:.1f} GiB", weights / kGiB, weights / capacity,
