@@ -66,6 +66,18 @@ std::vector<Signature> config_signatures() {
                         "heads and {d:kv_heads} KV heads",
          "actor_rollout_ref.actor.megatron.tensor_model_parallel_size={d:power_of_two_divisor}"}},
        "AssertionError: num_head must be divisible by tp_size. Got num_head=28, tp_size=8"},
+      {"rollout_weight_shape_mismatch", "parallel_mismatch", primary, {"Attempted to load weight ("},
+       R"(Attempted to load weight \(torch\.Size\(\[([\d, ]*)\]\)\) into parameter \(torch\.Size\(\[([\d, ]*)\]\)\))",
+       {{"weight_shape", text}, {"parameter_shape", text}}, {},
+       "The rollout engine received a weight whose shape differs from its own parameter: the actor and the "
+       "rollout disagree on the model or on how its tensors are split.",
+       "The rollout engine got a weight of shape [{n:weight_shape}] for a parameter of shape "
+       "[{n:parameter_shape}]: the actor and the rollout disagree on the model or its split.",
+       {{action, "check that actor_rollout_ref.model.path is the model the rollout engine loads and that "
+                 "actor and rollout parallel sizes agree (the seed article's flow: \"mismatch\" -> check the "
+                 "parallel sizes)", ""}},
+       "AssertionError: Attempted to load weight (torch.Size([152064, 3584])) into parameter "
+       "(torch.Size([76032, 3584]))"},
       {"tensor_dim_not_divisible_by_tp", "parallel_mismatch", primary,
        {"First dimension of the tensor should be divisible by tensor parallel size"}, "", {}, {},
        "A weight's leading dimension (vocabulary, experts) is not divisible by the tensor-parallel size used to "

@@ -99,6 +99,23 @@ std::vector<Signature> runtime_signatures() {
        "[Wed Nov 27 18:01:55 2024] NVRM: Xid (PCI:0000:3b:00): 79, pid=4242, GPU has fallen off the bus."},
       {"nvidia_smi_no_devices", "device_visibility", primary, {"No devices were found"}, "", {}, {},
        "nvidia-smi sees no GPU on this node.", "", {}, "No devices were found"},
+      {"nvml_driver_mismatch", "device_visibility", primary, {"Failed to initialize NVML"}, R"(NVML: (.+))",
+       {{"nvml_error", text}}, {},
+       "NVML cannot talk to the driver (after a driver upgrade the loaded kernel module and the user-space "
+       "library differ).",
+       "NVML cannot talk to the driver: {n:nvml_error}.",
+       {{action, "reboot the node (or reload the nvidia kernel modules) so that driver and library versions "
+                 "match; check nvidia-smi before relaunching", ""}},
+       "Failed to initialize NVML: Driver/library version mismatch"},
+      {"gpu_lost", "device_visibility", primary, {"Reboot the system to recover this GPU"}, "", {}, {},
+       "A GPU is lost to the driver: a hardware fault, not a configuration error.", "",
+       {{action, "drain the node and have the GPU checked; relaunch on the remaining nodes", ""}},
+       "Unable to determine the device handle for GPU 0000:3B:00.0: GPU is lost.  Reboot the system to "
+       "recover this GPU"},
+      {"uncorrectable_ecc", "device_visibility", primary, {"uncorrectable ECC error encountered"}, "", {}, {},
+       "A GPU reported an uncorrectable ECC memory error: the GPU needs a reset or replacement.", "",
+       {{action, "nvidia-smi -q -d ECC on the node; reset the GPU (nvidia-smi -r) or drain the node", ""}},
+       "RuntimeError: CUDA error: uncorrectable ECC error encountered"},
       {"ray_not_enough_gpus", "resources", primary, {"is less than total desired GPUs"},
        R"(Total available GPUs ([\d.]+) is less than total desired GPUs ([\d.]+))",
        {{"available_gpus", number}, {"desired_gpus", number}}, {},
