@@ -2,6 +2,7 @@
 
 #include <fmt/format.h>
 
+#include <cmath>
 #include <nlohmann/json.hpp>
 
 #include "diagnose/fix_renderer.hpp"
@@ -74,7 +75,13 @@ std::string diagnosis_json(const DiagnosisReport& report) {
     for (const Evidence& e : diagnosis.evidence) evidence.push_back({{"file", e.file}, {"line", e.line}, {"text", e.text}});
     nlohmann::json numbers = nlohmann::json::object();
     for (const auto& [name, value] : diagnosis.numbers) {
-      numbers[name] = value.is_text ? nlohmann::json(value.text) : nlohmann::json(value.value);
+      if (value.is_text) {
+        numbers[name] = value.text;
+      } else if (value.value == std::floor(value.value) && std::fabs(value.value) < 9e15) {
+        numbers[name] = static_cast<std::int64_t>(value.value);  // counts and sizes in tokens print as integers
+      } else {
+        numbers[name] = value.value;
+      }
     }
     nlohmann::json fixes = nlohmann::json::array();
     for (const Fix& fix : diagnosis.fixes) fixes.push_back({{"kind", fix_kind_name(fix.kind)}, {"text", fix.text}});
