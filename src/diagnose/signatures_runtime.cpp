@@ -133,7 +133,9 @@ std::vector<Signature> runtime_signatures() {
        "", {{override_line, "+ray_kwargs.ray_init.num_cpus=<CPUs the allocation grants>", ""}},
        "[2024-11-27 18:00:01,123 E 4242 4242] core_worker.cc:499: Failed to register worker to Raylet: "
        "IOError: Unable to register worker with raylet. No such file or directory"},
-      {"ray_unschedulable", "resources", primary, {"cannot be scheduled right now"}, R"(cannot be scheduled right now: (\{[^}]*\}))",
+      // Ray prints this while placement groups are still forming, so it is the root cause only when
+      // nothing else failed.
+      {"ray_unschedulable", "resources", consequence, {"cannot be scheduled right now"}, R"(cannot be scheduled right now: (\{[^}]*\}))",
        {{"requested_resources", text}}, {},
        "Ray cannot place a task or actor: no node has the resources it requests.", "", {},
        "(autoscaler) Warning: The following resource request cannot be scheduled right now: {'GPU': 1.0, 'CPU': "
