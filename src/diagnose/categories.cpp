@@ -23,6 +23,8 @@ const std::array<Category, 16>& table() {
             "actor_rollout_ref.actor.ppo_micro_batch_size_per_gpu=<half the current value>  # fewer sequences "
             "per forward/backward: less activation and logits memory",
             "update_actor"},
+           {action, "predicted by the memory model: {d:predicted_peak}", "", "update_actor,compute_log_prob,"
+                                                                             "compute_ref_log_prob"},
            {override_line,
             "actor_rollout_ref.actor.ppo_max_token_len_per_gpu={half:actor_rollout_ref.actor.ppo_max_token_len_per_gpu}"
             "  # was {cfg:actor_rollout_ref.actor.ppo_max_token_len_per_gpu}",

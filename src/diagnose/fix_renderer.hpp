@@ -10,7 +10,9 @@
 #include <vector>
 
 #include "diagnose/diagnosis.hpp"
+#include "hardware/cluster.hpp"
 #include "model/model_spec.hpp"
+#include "strategy/strategy.hpp"
 
 namespace meshplan {
 
@@ -23,6 +25,14 @@ struct FixContext {
   std::vector<std::string> known_keys;
   std::optional<ModelSpec> model;  ///< --model
   double gpu_memory_bytes = 0;     ///< --gpu: usable memory of one GPU; 0 when unknown
+
+  /// The run as the cost model sees it (--config with --model and --gpu): predicted peaks.
+  struct Job {
+    Strategy strategy;
+    Workload workload;
+    Cluster cluster;
+  };
+  std::optional<Job> job;
 };
 
 /// A number read from the log (not a text field); nullopt when absent.

@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 
 #include "core/units.hpp"
+#include "cost/memory_estimate.hpp"
 #include "cost/rollout_memory.hpp"
 
 namespace meshplan {
@@ -35,10 +36,50 @@ std::string_view micro_batch_key(std::string_view phase) {
   return "actor_rollout_ref.actor.ppo_micro_batch_size_per_gpu";
 }
 
+/// The memory model's phase for a diagnosed phase, and the micro-batch that phase runs with.
+struct PhaseKnob {
+  MemoryPhaseKind kind;
+  int* micro_batch;
+};
+
+PhaseKnob phase_knob(std::string_view phase, Strategy& strategy, Workload& workload) {
+  RlSettings& rl = workload.rl;
+  // RlSettings: 0 means "take Strategy::micro_batch".
+  const auto micro = [&strategy](int& per_gpu) { return per_gpu > 0 ? &per_gpu : &strategy.micro_batch; };
+  if (phase == "compute_log_prob") return {MemoryPhaseKind::old_log_prob, micro(rl.log_prob_micro_batch_per_gpu)};
+  if (phase == "compute_ref_log_prob") return {MemoryPhaseKind::ref_log_prob, micro(rl.log_prob_micro_batch_per_gpu)};
+  if (workload.kind != WorkloadKind::rl) return {MemoryPhaseKind::train, &strategy.micro_batch};
+  return {MemoryPhaseKind::update_actor, micro(rl.ppo_micro_batch_per_gpu)};
+}
+
+double phase_peak(const MemoryEstimate& estimate, MemoryPhaseKind kind) {
+  for (int i = 0; i < estimate.phase_count; ++i) {
+    if (estimate.phases[static_cast<std::size_t>(i)].kind == kind) return estimate.phases[static_cast<std::size_t>(i)].peak_bytes();
+  }
+  return estimate.peak_bytes;
+}
+
+/// "update_actor peak 84.1 GiB -> 61.3 GiB with micro-batch 8 (GPU: 79.1 GiB)".
+std::optional<std::string> predicted_peak(std::string_view phase, const FixContext& context) {
+  if (!context.model || !context.job) return std::nullopt;
+  FixContext::Job job = *context.job;
+  const PhaseKnob before_knob = phase_knob(phase, job.strategy, job.workload);
+  const int micro = *before_knob.micro_batch;
+  if (micro < 2) return std::nullopt;
+  const MemoryOptions options;
+  const MemoryEstimate before = estimate_memory(*context.model, job.cluster, job.strategy, job.workload, options, nullptr);
+  *before_knob.micro_batch = micro / 2;
+  const MemoryEstimate after = estimate_memory(*context.model, job.cluster, job.strategy, job.workload, options, nullptr);
+  return fmt::format("{} peak {:.1f} GiB -> {:.1f} GiB with micro-batch {} (usable {:.1f} GiB)",
+                     memory_phase_name(before_knob.kind), phase_peak(before, before_knob.kind) / kGiB,
+                     phase_peak(after, before_knob.kind) / kGiB, micro / 2, after.capacity_bytes / kGiB);
+}
+
 }  // namespace
 
 std::optional<std::string> derive_from_model(std::string_view name, const Numbers& numbers, std::string_view phase,
                                              const FixContext& context) {
+  if (name == "predicted_peak") return predicted_peak(phase, context);
   if (name == "sp_fit") return size_fit(context, number_in(numbers, "ulysses_sp_size"), true);
   if (name == "tp_fit") return size_fit(context, number_in(numbers, "tensor_parallel_size"), false);
   if (name == "kv_heads") {

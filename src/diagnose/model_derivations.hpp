@@ -1,7 +1,8 @@
 #pragma once
 // Derived numbers ({d:NAME} placeholders) that need the model (--model) or the GPU (--gpu):
 // valid parallel sizes for its heads, the rollout engine's weight share of the GPU, the fp32
-// logits of one micro-batch.
+// logits of one micro-batch, and (with the job from --config) the memory model's peak of the
+// failed phase before and after halving its micro-batch.
 #include <optional>
 #include <string>
 #include <string_view>
