@@ -1,10 +1,11 @@
-// `meshplan diagnose LOG... [--model M] [--gpu TYPE] [--json]`: reads failed runs'
+// `meshplan diagnose LOG... [--config SCRIPT_OR_YAML] [--model M] [--gpu TYPE] [--json]`: reads failed runs'
 // logs (files, `-` for stdin, .gz), names the root cause and the fixes. Exit 0: no failure found;
 // 1: a failure diagnosed; 2: unusable input.
 #include <CLI/CLI.hpp>
 
 #include <filesystem>
 #include <fstream>
+#include <optional>
 #include <iostream>
 #include <string>
 #include <vector>
@@ -14,6 +15,7 @@
 #include "cli/model_input.hpp"
 #include "diagnose/log_scanner.hpp"
 #include "diagnose/root_cause.hpp"
+#include "diagnose/run_config.hpp"
 #include "hardware/gpu_catalog.hpp"
 #include "report/diagnose_report.hpp"
 
@@ -23,6 +25,7 @@ namespace {
 
 struct DiagnoseOptions {
   std::vector<std::string> logs;
+  std::string config;
   std::string model;
   std::string gpu;
   bool json = false;
@@ -52,10 +55,27 @@ void run_diagnose(const DiagnoseOptions& options, CommandContext& context) {
     if (!model.ok()) return context.fail(model.error());
     fix_context.model = std::move(*model);
   }
+  std::optional<GpuSpec> gpu;
   if (!options.gpu.empty()) {
-    auto gpu = find_gpu(builtin_gpu_catalog(), options.gpu);
-    if (!gpu.ok()) return context.fail(Error{"", 0, "--gpu", gpu.error().message});
+    auto found = find_gpu(builtin_gpu_catalog(), options.gpu);
+    if (!found.ok()) return context.fail(Error{"", 0, "--gpu", found.error().message});
+    gpu = *found;
     fix_context.gpu_memory_bytes = static_cast<double>(gpu->memory_bytes);
+  }
+  fix_context.known_keys = verl_base_config_keys();
+  if (!options.config.empty()) {
+    auto text = read_text_file(options.config);
+    if (!text.ok()) return context.fail(text.error());
+    auto run = read_run_config(*text, options.config);
+    if (!run.ok()) return context.fail(run.error());
+    fix_context.config = std::move(run->values);
+    fix_context.config_source = options.config;
+    fix_context.known_keys = std::move(run->keys);
+    if (fix_context.model && gpu) {
+      const VerlJob& job = run->job;
+      fix_context.job = FixContext::Job{job.strategy, job.workload,
+                                        Cluster{{NodeGroup{job.nnodes, job.gpus_per_node, *gpu}}}};
+    }
   }
   LogScanner scanner;
   for (const std::string& path : options.logs) {
@@ -73,6 +93,8 @@ void register_diagnose_command(CLI::App& app, CommandContext& context) {
   auto* command = app.add_subcommand("diagnose", "Find the root cause of a failed (or slow) verl run in its logs");
   command->add_option("LOG", options->logs, "log files of the driver and the workers; - for stdin; .gz accepted")
       ->required();
+  command->add_option("--config", options->config,
+                      "the run's launch script or YAML config: fixes computed for its values");
   command->add_option("--model", options->model,
                       "the run's model (preset, config.json or its directory): valid parallel sizes, logits size");
   command->add_option("--gpu", options->gpu, "the run's GPU type (see `meshplan gpus`): memory shares");

@@ -21,6 +21,7 @@ struct FixContext {
   /// Resolved config values by dotted key ("actor_rollout_ref.rollout.n" -> "8"), from --config or,
   /// failing that, from the Hydra override list printed in the log.
   std::map<std::string, std::string, std::less<>> config;
+  std::string config_source;  ///< the --config file ("" when none)
   /// Every valid config key, for "did you mean" (empty: no suggestion).
   std::vector<std::string> known_keys;
   std::optional<ModelSpec> model;  ///< --model

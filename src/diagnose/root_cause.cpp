@@ -133,6 +133,9 @@ DiagnosisReport build_report(const ScanOutput& scan, FixContext context) {
   report.lines_read = scan.lines_read;
   const bool had_config = !context.config.empty();
   for (const auto& [key, value] : scan.overrides) context.config.emplace(key, value);
+  if (!context.config_source.empty()) {
+    report.notes.push_back(fmt::format("fixes computed for the config in {}", context.config_source));
+  }
   if (!had_config && scan.overrides_line) {
     report.notes.push_back(fmt::format("fixes computed from the Hydra overrides at {}:{}",
                                        scan.overrides_line->file, scan.overrides_line->line));

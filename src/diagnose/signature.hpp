@@ -6,9 +6,11 @@
 #include <string_view>
 #include <vector>
 
+#include "verl/finding.hpp"
+
 namespace meshplan {
 
-enum class Severity { info, warning, error };
+// Severity (error, warning, info) is the one check's findings use (verl/finding.hpp).
 
 /// primary: can be the root cause. consequence: usually the echo of a failure elsewhere (a
 /// watchdog timeout on the ranks that waited for a crashed one, "actor died" after the OOM killer,

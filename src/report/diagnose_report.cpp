@@ -11,15 +11,6 @@ namespace meshplan {
 
 namespace {
 
-std::string_view severity_name(Severity severity) {
-  switch (severity) {
-    case Severity::info: return "info";
-    case Severity::warning: return "warning";
-    case Severity::error: return "error";
-  }
-  return "error";
-}
-
 std::string_view fix_kind_name(FixKind kind) {
   switch (kind) {
     case FixKind::override_line: return "override";

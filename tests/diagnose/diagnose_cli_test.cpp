@@ -115,4 +115,37 @@ TEST_CASE("diagnose: a bad --model or --gpu is bad input, reported before readin
   CHECK(model.err.find("no-such-model") != std::string::npos);
 }
 
+TEST_CASE("diagnose --config: fixes computed for the run's own values") {
+  const std::string log = test::fixture("logs/oom_training_update_actor_rank3.log").string();
+  const std::string script = test::fixture("configs/run_qwen2_5_7b_grpo.sh").string();
+  const test::CliRun run = test::run({"diagnose", log, "--config", script});
+  CHECK(run.exit_code == 1);
+  CHECK(run.out.find("(fixes computed for the config in " + script + ")") != std::string::npos);
+  // The script sets ppo_micro_batch_size_per_gpu=16; gradient checkpointing is already on, so
+  // that fix is not offered again.
+  CHECK(run.out.find("actor_rollout_ref.actor.ppo_micro_batch_size_per_gpu=8  # was 16") != std::string::npos);
+  CHECK(run.out.find("enable_gradient_checkpointing=True") == std::string::npos);
+}
+
+TEST_CASE("diagnose --config --model --gpu: the memory model's peak after halving the micro-batch") {
+  const test::CliRun run =
+      test::run({"diagnose", test::fixture("logs/oom_training_update_actor_rank3.log").string(), "--config",
+                 test::fixture("configs/run_qwen2_5_7b_grpo.sh").string(), "--model", "qwen2.5-7b-instruct", "--gpu",
+                 "A100-80GB"});
+  CHECK(run.out.find("predicted by the memory model: update_actor peak ") != std::string::npos);
+  CHECK(run.out.find("with micro-batch 8 (usable ") != std::string::npos);
+}
+
+TEST_CASE("diagnose --config: a missing config is bad input") {
+  const test::CliRun run = test::run({"diagnose", test::fixture("logs/healthy_balanced_run.log").string(),
+                                      "--config", "/no/such/run.sh"});
+  CHECK(run.exit_code == 2);
+  CHECK(run.err.find("/no/such/run.sh") != std::string::npos);
+}
+
+TEST_CASE("diagnose: an unknown Hydra key gets a \"did you mean\" from verl's base config") {
+  const test::CliRun run = test::run({"diagnose", test::fixture("logs/config_key_unknown_override.log").string()});
+  CHECK(run.out.find("did you mean actor_rollout_ref.actor.ppo_micro_batch_size_per_gpu?") != std::string::npos);
+}
+
 }  // namespace meshplan
