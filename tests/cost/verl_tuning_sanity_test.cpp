@@ -24,7 +24,6 @@
 #include <fstream>
 #include <map>
 #include <nlohmann/json.hpp>
-#include <regex>
 #include <string>
 
 #include "cli/model_input.hpp"
@@ -47,11 +46,9 @@ struct Record {
 // Resolves $VAR / ${VAR} and $(( a * b * c )) against the script's variables.
 std::string resolve(const std::string& value, const std::map<std::string, std::string>& env, int depth = 0) {
   if (depth > 8) return value;
-  static const std::regex arithmetic(R"(^\$\(\(\s*(.*?)\s*\)\)$)");
-  std::smatch m;
-  if (std::regex_match(value, m, arithmetic)) {
+  if (value.rfind("$((", 0) == 0 && value.size() > 5 && value.compare(value.size() - 2, 2, "))") == 0) {
     long long product = 1;
-    std::string expr = m[1];
+    const std::string expr = value.substr(3, value.size() - 5);
     std::size_t start = 0;
     while (start <= expr.size()) {
       const std::size_t star = expr.find('*', start);
@@ -65,9 +62,10 @@ std::string resolve(const std::string& value, const std::map<std::string, std::s
     }
     return std::to_string(product);
   }
-  static const std::regex variable(R"(^\$\{?([A-Za-z_][A-Za-z0-9_]*)\}?$)");
-  if (std::regex_match(value, m, variable)) {
-    const auto it = env.find(m[1]);
+  if (!value.empty() && value[0] == '$') {
+    std::string name = value.substr(1);
+    if (name.size() > 2 && name.front() == '{' && name.back() == '}') name = name.substr(1, name.size() - 2);
+    const auto it = env.find(name);
     return it == env.end() ? value : resolve(it->second, env, depth + 1);
   }
   return value;
@@ -140,10 +138,12 @@ Built build(const Record& r) {
   b.model = *model;
   const int nodes = int(o.num("trainer.nnodes", 1));
   const int per_node = int(o.num("trainer.n_gpus_per_node", 8));
-  static const std::regex gpu_in_name(R"(_(h100|h800|h20|a100)_)");
-  std::smatch m;
-  REQUIRE(std::regex_search(r.source, m, gpu_in_name));
-  const Result<GpuSpec> gpu = find_gpu(builtin_gpu_catalog(), m[1].str());
+  std::string gpu_name;
+  for (const char* name : {"h100", "h800", "h20", "a100"}) {
+    if (r.source.find(std::string("_") + name + "_") != std::string::npos) gpu_name = name;
+  }
+  REQUIRE_FALSE(gpu_name.empty());
+  const Result<GpuSpec> gpu = find_gpu(builtin_gpu_catalog(), gpu_name);
   REQUIRE(gpu.ok());
   NodeGroup group;
   group.nodes = nodes;
