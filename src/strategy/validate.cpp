@@ -1,0 +1,286 @@
+#include "strategy/validate.hpp"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <array>
+#include <cstdint>
+
+namespace meshplan {
+namespace {
+
+struct Inputs {
+  const Strategy& s;
+  const ModelSpec& m;
+  const Cluster& c;
+  const Workload& w;
+};
+
+bool divides(std::int64_t divisor, std::int64_t value) { return divisor > 0 && value % divisor == 0; }
+
+/// "{1, 2, 4}": the values in [1, limit] for which `ok` holds.
+template <class Predicate>
+std::string values_where(std::int64_t limit, Predicate ok) {
+  std::string list;
+  for (std::int64_t v = 1; v <= limit; ++v) {
+    if (!ok(v)) continue;
+    list += list.empty() ? "" : ", ";
+    list += std::to_string(v);
+  }
+  return "{" + list + "}";
+}
+
+std::int64_t world(const Inputs& in) { return in.c.total_gpus(); }
+std::int64_t kv_heads(const Inputs& in) { return in.m.attention.num_kv_heads; }
+std::int64_t heads(const Inputs& in) { return in.m.attention.num_heads; }
+bool is_rl(const Inputs& in) { return in.w.kind == WorkloadKind::rl; }
+int ppo_micro(const Inputs& in) {
+  return in.w.rl.ppo_micro_batch_per_gpu > 0 ? in.w.rl.ppo_micro_batch_per_gpu : in.s.micro_batch;
+}
+std::int64_t rl_mini(const Inputs& in) {
+  return in.w.rl.ppo_mini_batch > 0 ? in.w.rl.ppo_mini_batch : in.w.global_batch;
+}
+/// verl's data-parallel size of the actor: N / (TP*PP*CP) for Megatron, N / ulysses for FSDP.
+std::int64_t actor_dp(const Inputs& in) {
+  const std::int64_t model_parallel =
+      in.s.backend == Backend::fsdp ? in.s.ulysses_sp : std::int64_t{in.s.tp} * in.s.pp * in.s.cp;
+  return model_parallel > 0 ? world(in) / model_parallel : 0;
+}
+
+struct Rule {
+  RuleInfo info;
+  bool (*violated)(const Inputs&);
+  void (*explain)(const Inputs&, Violation&);
+};
+
+// Evaluation order: cheapest and most basic first, so `first_violation` prunes early.
+const std::array<Rule, 20> kRules{{
+    {{"strategy.positive", "every parallel size and the micro-batch are at least 1", "Megatron arguments.py"},
+     [](const Inputs& in) {
+       const Strategy& s = in.s;
+       return s.tp < 1 || s.pp < 1 || s.vpp < 1 || s.cp < 1 || s.ep < 1 || s.etp < 1 || s.dp < 1 ||
+              s.micro_batch < 1 || s.ulysses_sp < 1 || s.recompute_num_layers < 0 || s.lora.rank < 0;
+     },
+     [](const Inputs& in, Violation& v) {
+       const Strategy& s = in.s;
+       v.message = fmt::format("sizes must be >= 1: tp={} pp={} vpp={} cp={} ep={} etp={} dp={} micro_batch={} "
+                               "ulysses_sp={}", s.tp, s.pp, s.vpp, s.cp, s.ep, s.etp, s.dp, s.micro_batch,
+                               s.ulysses_sp);
+     }},
+    {{"world.factorization", "TP x PP x CP x DP equals the number of GPUs",
+      "Megatron-core parallel_state.initialize_model_parallel; verl R7"},
+     [](const Inputs& in) { return std::int64_t{in.s.tp} * in.s.pp * in.s.cp * in.s.dp != world(in); },
+     [](const Inputs& in, Violation& v) {
+       v.message = fmt::format("TP x PP x CP x DP = {} x {} x {} x {} = {} but the cluster has {} GPUs", in.s.tp,
+                               in.s.pp, in.s.cp, in.s.dp, std::int64_t{in.s.tp} * in.s.pp * in.s.cp * in.s.dp,
+                               world(in));
+       const std::int64_t model_parallel = std::int64_t{in.s.tp} * in.s.pp * in.s.cp;
+       v.valid = divides(model_parallel, world(in))
+                     ? fmt::format("DP = {}", world(in) / model_parallel)
+                     : fmt::format("TP x PP x CP must divide {}", world(in));
+     }},
+    {{"dtype.supported", "every GPU of the cluster supports the compute dtype", "GPU datasheets (V100: no bf16)"},
+     [](const Inputs& in) {
+       for (const NodeGroup& group : in.c.groups) {
+         if (group.gpu.peak_flops(in.s.compute_dtype) <= 0) return true;
+       }
+       return false;
+     },
+     [](const Inputs& in, Violation& v) {
+       for (const NodeGroup& group : in.c.groups) {
+         if (group.gpu.peak_flops(in.s.compute_dtype) <= 0) {
+           v.message = fmt::format("{} does not support the chosen compute dtype", group.gpu.id);
+         }
+       }
+       v.valid = "fp16 (with loss scaling) where bf16 is missing";
+     }},
+    {{"fsdp.no-model-parallel", "the FSDP backend has no tensor, pipeline, context or expert parallelism",
+      "verl fsdp_workers.py (device mesh is (dp,) or (dp, ulysses))"},
+     [](const Inputs& in) {
+       return in.s.backend == Backend::fsdp && (in.s.tp > 1 || in.s.pp > 1 || in.s.cp > 1 || in.s.ep > 1);
+     },
+     [](const Inputs& in, Violation& v) {
+       v.message = fmt::format("backend fsdp with tp={} pp={} cp={} ep={}", in.s.tp, in.s.pp, in.s.cp, in.s.ep);
+       v.valid = "tp=pp=cp=ep=1 with FSDP (use ulysses_sp for long sequences), or the megatron backend";
+     }},
+    {{"tp.divides-heads", "TP divides the number of attention heads",
+      "Megatron-core TransformerConfig; verl R61"},
+     [](const Inputs& in) { return !divides(in.s.tp, heads(in)); },
+     [](const Inputs& in, Violation& v) {
+       v.message = fmt::format("TP={} does not divide {} attention heads", in.s.tp, heads(in));
+       v.valid = "TP in " + values_where(heads(in), [&](std::int64_t t) {
+                   return divides(t, heads(in)) && divides(t, kv_heads(in));
+                 });
+     }},
+    {{"tp.divides-kv-heads", "TP divides the number of KV heads (query groups)",
+      "Megatron-core TransformerConfig (num_query_groups % tp); verl R61"},
+     [](const Inputs& in) { return !divides(in.s.tp, kv_heads(in)); },
+     [](const Inputs& in, Violation& v) {
+       v.message = fmt::format("TP={} does not divide {} KV heads", in.s.tp, kv_heads(in));
+       v.valid = "TP in " + values_where(kv_heads(in), [&](std::int64_t t) { return divides(t, kv_heads(in)); });
+     }},
+    {{"pp.divides-layers", "PP x VPP divides the number of layers", "Megatron-core get_num_layers_to_build"},
+     [](const Inputs& in) { return !divides(std::int64_t{in.s.pp} * in.s.vpp, in.m.num_layers); },
+     [](const Inputs& in, Violation& v) {
+       v.message = fmt::format("PP x VPP = {} x {} does not divide {} layers", in.s.pp, in.s.vpp, in.m.num_layers);
+       v.valid = "PP x VPP in " + values_where(in.m.num_layers, [&](std::int64_t p) {
+                   return divides(p, in.m.num_layers);
+                 });
+     }},
+    {{"vpp.requires-pp", "interleaved (virtual) pipeline stages need PP > 1", "Megatron-core; verl R44"},
+     [](const Inputs& in) { return in.s.vpp > 1 && in.s.pp < 2; },
+     [](const Inputs& in, Violation& v) {
+       v.message = fmt::format("VPP={} with PP={}: pipeline-model-parallel size should be greater than 1 with "
+                               "interleaved schedule", in.s.vpp, in.s.pp);
+       v.valid = "VPP = 1, or PP >= 2";
+     }},
+    {{"cp.divides-sequence", "2 x CP divides the sequence length (load-balanced causal chunks)",
+      "Megatron-core context parallelism (get_batch_on_this_cp_rank)"},
+     [](const Inputs& in) { return in.s.cp > 1 && !divides(2 * std::int64_t{in.s.cp}, in.w.seq_len); },
+     [](const Inputs& in, Violation& v) {
+       v.message = fmt::format("sequence length {} is not divisible by 2 x CP = {}", in.w.seq_len, 2 * in.s.cp);
+       v.valid = "CP such that seq_len % (2*CP) == 0";
+     }},
+    {{"ep.requires-moe", "expert parallelism needs a mixture-of-experts model", "Megatron-core MoE layers"},
+     [](const Inputs& in) { return !in.m.moe && (in.s.ep > 1 || in.s.etp > 1); },
+     [](const Inputs& in, Violation& v) {
+       v.message = fmt::format("EP={} ETP={} on the dense model {}", in.s.ep, in.s.etp, in.m.name);
+       v.valid = "EP = ETP = 1";
+     }},
+    {{"ep.divides-experts", "EP divides the number of routed experts", "Megatron-core MoELayer"},
+     [](const Inputs& in) { return in.m.moe && !divides(in.s.ep, in.m.moe->num_experts); },
+     [](const Inputs& in, Violation& v) {
+       v.message = fmt::format("EP={} does not divide {} experts", in.s.ep, in.m.moe->num_experts);
+       v.valid = "EP in " + values_where(in.m.moe->num_experts, [&](std::int64_t e) {
+                   return divides(e, in.m.moe->num_experts) && divides(e, world(in));
+                 });
+     }},
+    {{"ep.divides-world", "ETP x EP x PP divides the number of GPUs", "Megatron-core RankGenerator; verl R44"},
+     [](const Inputs& in) { return !divides(std::int64_t{in.s.etp} * in.s.ep * in.s.pp, world(in)); },
+     [](const Inputs& in, Violation& v) {
+       v.message = fmt::format("world size {} is not divisible by ETP x EP x PP = {} x {} x {}", world(in), in.s.etp,
+                               in.s.ep, in.s.pp);
+     }},
+    {{"ulysses.divides-heads", "Ulysses SP divides the attention heads; KV heads divide or are divided by it",
+      "verl monkey_patch.apply_monkey_patch (R60)"},
+     [](const Inputs& in) {
+       const std::int64_t sp = in.s.ulysses_sp;
+       return sp > 1 && (!divides(sp, heads(in)) || !(divides(sp, kv_heads(in)) || divides(kv_heads(in), sp)));
+     },
+     [](const Inputs& in, Violation& v) {
+       v.message = fmt::format("ulysses_sp={} with {} attention heads and {} KV heads", in.s.ulysses_sp, heads(in),
+                               kv_heads(in));
+       v.valid = "ulysses_sp in " + values_where(heads(in), [&](std::int64_t sp) {
+                   return divides(sp, heads(in)) && (divides(sp, kv_heads(in)) || divides(kv_heads(in), sp));
+                 });
+     }},
+    {{"ulysses.divides-world", "Ulysses SP divides the number of GPUs", "verl init_device_mesh (R51)"},
+     [](const Inputs& in) { return !divides(in.s.ulysses_sp, world(in)); },
+     [](const Inputs& in, Violation& v) {
+       v.message = fmt::format("ulysses_sp={} does not divide {} GPUs", in.s.ulysses_sp, world(in));
+     }},
+    {{"fsdp.shard-size", "the hybrid-shard group size divides the data-parallel size",
+      "verl fsdp_workers.create_device_mesh (fsdp_size)"},
+     [](const Inputs& in) { return in.s.fsdp_shard_size > 0 && !divides(in.s.fsdp_shard_size, in.s.dp); },
+     [](const Inputs& in, Violation& v) {
+       v.message = fmt::format("fsdp shard size {} does not divide DP={}", in.s.fsdp_shard_size, in.s.dp);
+       v.valid = "shard size in " + values_where(in.s.dp, [&](std::int64_t f) { return divides(f, in.s.dp); });
+     }},
+    {{"recompute.num-layers", "full recompute in blocks recomputes at most the layers of one stage chunk",
+      "Megatron-core TransformerBlock (recompute_method=block)"},
+     [](const Inputs& in) {
+       const std::int64_t chunk = in.m.num_layers / std::max(1, in.s.pp * in.s.vpp);
+       return in.s.recompute == Recompute::full && in.s.recompute_method == RecomputeMethod::block &&
+              in.s.recompute_num_layers > chunk;
+     },
+     [](const Inputs& in, Violation& v) {
+       v.message = fmt::format("recompute_num_layers={} exceeds the {} layers per pipeline chunk",
+                               in.s.recompute_num_layers, in.m.num_layers / std::max(1, in.s.pp * in.s.vpp));
+     }},
+    {{"batch.global-divisible", "the global batch is a multiple of DP x micro-batch (pretrain/SFT)",
+      "Megatron arguments.py (global batch divisible by micro batch x DP)"},
+     [](const Inputs& in) {
+       return !is_rl(in) && in.w.global_batch > 0 &&
+              !divides(std::int64_t{in.s.dp} * in.s.micro_batch, in.w.global_batch);
+     },
+     [](const Inputs& in, Violation& v) {
+       v.message = fmt::format("global batch {} is not divisible by DP x micro-batch = {} x {}", in.w.global_batch,
+                               in.s.dp, in.s.micro_batch);
+       v.valid = "micro-batch in " + values_where(in.w.global_batch / std::max(1, in.s.dp), [&](std::int64_t mb) {
+                   return divides(in.s.dp * mb, in.w.global_batch);
+                 });
+     }},
+    {{"rl.train-batch-ge-mini", "data.train_batch_size >= actor.ppo_mini_batch_size", "verl ActorConfig.validate (R9)"},
+     [](const Inputs& in) { return is_rl(in) && in.w.global_batch < rl_mini(in); },
+     [](const Inputs& in, Violation& v) {
+       v.message = fmt::format("train_batch_size ({}) must be >= actor.ppo_mini_batch_size ({})", in.w.global_batch,
+                               rl_mini(in));
+     }},
+    {{"rl.mini-batch-divisible", "the per-GPU mini-batch (mini x n / DP) is a positive multiple of the micro-batch",
+      "verl fsdp_workers / megatron_workers batch normalisation"},
+     [](const Inputs& in) {
+       if (!is_rl(in) || in.w.rl.use_dynamic_bsz) return false;
+       const std::int64_t dp = actor_dp(in);
+       const std::int64_t local = dp > 0 ? rl_mini(in) * in.w.rl.n / dp : 0;
+       return local <= 0 || !divides(ppo_micro(in), local);
+     },
+     [](const Inputs& in, Violation& v) {
+       const std::int64_t dp = actor_dp(in);
+       v.message = fmt::format("ppo_mini_batch_size x n / DP = {} x {} / {} = {} is not a positive multiple of "
+                               "ppo_micro_batch_size_per_gpu={}", rl_mini(in), in.w.rl.n, dp,
+                               dp > 0 ? rl_mini(in) * in.w.rl.n / dp : 0, ppo_micro(in));
+     }},
+    {{"rl.rollout-tp", "rollout TP divides the GPUs per node and the attention heads",
+      "verl vLLM rollout (R55: gpus_per_node % tensor_model_parallel_size); vLLM heads % tp"},
+     [](const Inputs& in) {
+       if (!is_rl(in)) return false;
+       const std::int64_t rtp = in.w.rl.rollout_tp;
+       const int per_node = in.c.groups.empty() ? 0 : in.c.groups.front().gpus_per_node;
+       return rtp < 1 || !divides(rtp, per_node) || !divides(rtp, heads(in)) ||
+              !(divides(rtp, kv_heads(in)) || divides(kv_heads(in), rtp));
+     },
+     [](const Inputs& in, Violation& v) {
+       const int per_node = in.c.groups.empty() ? 0 : in.c.groups.front().gpus_per_node;
+       v.message = fmt::format("rollout TP={} with {} GPUs per node, {} heads, {} KV heads", in.w.rl.rollout_tp,
+                               per_node, heads(in), kv_heads(in));
+       v.valid = "rollout TP in " + values_where(per_node, [&](std::int64_t t) {
+                   return divides(t, per_node) && divides(t, heads(in)) &&
+                          (divides(t, kv_heads(in)) || divides(kv_heads(in), t));
+                 });
+     }},
+}};
+
+}  // namespace
+
+const std::vector<RuleInfo>& strategy_rules() {
+  static const std::vector<RuleInfo> infos = [] {
+    std::vector<RuleInfo> list;
+    for (const Rule& rule : kRules) list.push_back(rule.info);
+    return list;
+  }();
+  return infos;
+}
+
+std::vector<Violation> validate_strategy(const Strategy& strategy, const ModelSpec& model, const Cluster& cluster,
+                                         const Workload& workload) {
+  const Inputs in{strategy, model, cluster, workload};
+  std::vector<Violation> violations;
+  for (const Rule& rule : kRules) {
+    if (!rule.violated(in)) continue;
+    Violation violation{std::string(rule.info.id), "", ""};
+    rule.explain(in, violation);
+    violations.push_back(std::move(violation));
+  }
+  return violations;
+}
+
+std::string_view first_violation(const Strategy& strategy, const ModelSpec& model, const Cluster& cluster,
+                                 const Workload& workload) {
+  const Inputs in{strategy, model, cluster, workload};
+  for (const Rule& rule : kRules) {
+    if (rule.violated(in)) return rule.info.id;
+  }
+  return {};
+}
+
+}  // namespace meshplan

@@ -1,0 +1,171 @@
+#include <doctest/doctest.h>
+
+#include "strategy/validate.hpp"
+
+namespace meshplan {
+namespace {
+
+// Qwen2.5-7B's shape (config.json): 28 layers, 28 heads, 4 KV heads.
+ModelSpec qwen25_7b_shape() {
+  ModelSpec model;
+  model.name = "qwen2.5-7b-shape";
+  model.num_layers = 28;
+  model.hidden_size = 3584;
+  model.attention.num_heads = 28;
+  model.attention.num_kv_heads = 4;
+  model.attention.head_dim = 128;
+  return model;
+}
+
+Cluster nodes_of_8(int nodes, double bf16_flops = 312e12) {
+  NodeGroup group;
+  group.nodes = nodes;
+  group.gpus_per_node = 8;
+  group.gpu.id = bf16_flops > 0 ? "A100-80GB" : "V100-32GB";
+  group.gpu.bf16_flops = bf16_flops;
+  group.gpu.fp16_flops = 125e12;
+  return Cluster{{group}};
+}
+
+Strategy layout(int tp, int pp, int dp) {
+  Strategy strategy;
+  strategy.tp = tp;
+  strategy.pp = pp;
+  strategy.dp = dp;
+  return strategy;
+}
+
+}  // namespace
+
+TEST_CASE("a valid Megatron layout has no violation") {
+  Workload workload;
+  workload.global_batch = 64;  // 64 % (dp=2 x micro=1) == 0
+  CHECK(validate_strategy(layout(4, 2, 2), qwen25_7b_shape(), nodes_of_8(2), workload).empty());
+  CHECK(first_violation(layout(4, 2, 2), qwen25_7b_shape(), nodes_of_8(2), workload).empty());
+}
+
+TEST_CASE("world factorization names the derived DP") {
+  const auto violations = validate_strategy(layout(4, 1, 1), qwen25_7b_shape(), nodes_of_8(1), Workload{});
+  REQUIRE(violations.size() == 1);
+  CHECK(violations[0].rule == "world.factorization");
+  CHECK(violations[0].message == "TP x PP x CP x DP = 4 x 1 x 1 x 1 = 4 but the cluster has 8 GPUs");
+  CHECK(violations[0].valid == "DP = 2");
+}
+
+TEST_CASE("TP must divide heads and KV heads; the valid values are listed") {
+  // TP=8 divides neither 28 heads nor 4 KV heads; valid TP divide both 28 and 4: {1, 2, 4}.
+  const auto violations = validate_strategy(layout(8, 1, 1), qwen25_7b_shape(), nodes_of_8(1), Workload{});
+  REQUIRE(violations.size() == 2);
+  CHECK(violations[0].rule == "tp.divides-heads");
+  CHECK(violations[0].message == "TP=8 does not divide 28 attention heads");
+  CHECK(violations[0].valid == "TP in {1, 2, 4}");
+  CHECK(violations[1].rule == "tp.divides-kv-heads");
+  CHECK(first_violation(layout(8, 1, 1), qwen25_7b_shape(), nodes_of_8(1), Workload{}) == "tp.divides-heads");
+}
+
+TEST_CASE("PP x VPP must divide the layers; VPP needs PP > 1") {
+  Strategy strategy = layout(1, 8, 1);  // 28 layers % 8 != 0
+  auto violations = validate_strategy(strategy, qwen25_7b_shape(), nodes_of_8(1), Workload{});
+  REQUIRE(violations.size() == 1);
+  CHECK(violations[0].rule == "pp.divides-layers");
+  CHECK(violations[0].valid == "PP x VPP in {1, 2, 4, 7, 14, 28}");
+  strategy = layout(1, 1, 8);
+  strategy.vpp = 2;
+  violations = validate_strategy(strategy, qwen25_7b_shape(), nodes_of_8(1), Workload{});
+  REQUIRE(violations.size() == 1);
+  CHECK(violations[0].rule == "vpp.requires-pp");
+}
+
+TEST_CASE("expert parallelism needs an MoE model whose experts it divides") {
+  Strategy strategy = layout(1, 1, 8);
+  strategy.ep = 2;
+  CHECK(first_violation(strategy, qwen25_7b_shape(), nodes_of_8(1), Workload{}) == "ep.requires-moe");
+  ModelSpec moe = qwen25_7b_shape();
+  moe.moe = MoeSpec{};
+  moe.moe->num_experts = 60;
+  strategy.ep = 8;  // 60 % 8 != 0
+  const auto violations = validate_strategy(strategy, moe, nodes_of_8(1), Workload{});
+  REQUIRE(violations.size() == 1);
+  CHECK(violations[0].rule == "ep.divides-experts");
+  CHECK(violations[0].valid == "EP in {1, 2, 4}");  // divisors of 60 that divide 8 GPUs
+}
+
+TEST_CASE("context parallelism needs seq_len divisible by 2*CP") {
+  Strategy strategy = layout(1, 1, 2);
+  strategy.cp = 4;
+  Workload workload;
+  workload.seq_len = 4100;  // 4100 % 8 = 4
+  CHECK(first_violation(strategy, qwen25_7b_shape(), nodes_of_8(1), workload) == "cp.divides-sequence");
+  workload.seq_len = 4096;
+  CHECK(first_violation(strategy, qwen25_7b_shape(), nodes_of_8(1), workload).empty());
+}
+
+TEST_CASE("bf16 on a GPU without bf16 is rejected") {
+  CHECK(first_violation(layout(1, 1, 8), qwen25_7b_shape(), nodes_of_8(1, 0), Workload{}) == "dtype.supported");
+  Strategy fp16 = layout(1, 1, 8);
+  fp16.compute_dtype = Dtype::fp16;
+  CHECK(first_violation(fp16, qwen25_7b_shape(), nodes_of_8(1, 0), Workload{}).empty());
+}
+
+TEST_CASE("Megatron global batch must be a multiple of DP x micro-batch") {
+  Workload workload;
+  workload.global_batch = 100;
+  Strategy strategy = layout(1, 1, 8);  // 100 % 8 = 4
+  const auto violations = validate_strategy(strategy, qwen25_7b_shape(), nodes_of_8(1), workload);
+  REQUIRE(violations.size() == 1);
+  CHECK(violations[0].rule == "batch.global-divisible");
+}
+
+TEST_CASE("verl RL batch rules: train >= mini, mini*n/dp a multiple of the micro-batch") {
+  Workload workload;
+  workload.kind = WorkloadKind::rl;
+  workload.global_batch = 128;
+  workload.rl.ppo_mini_batch = 256;  // R9: 128 < 256
+  workload.rl.n = 5;
+  workload.rl.rollout_tp = 2;
+  Strategy strategy = layout(1, 1, 8);
+  strategy.backend = Backend::fsdp;
+  CHECK(first_violation(strategy, qwen25_7b_shape(), nodes_of_8(1), workload) == "rl.train-batch-ge-mini");
+  // mini 32 x n 5 / dp 8 = 20 per GPU; micro 8 does not divide 20, micro 4 does.
+  workload.rl.ppo_mini_batch = 32;
+  workload.rl.ppo_micro_batch_per_gpu = 8;
+  CHECK(first_violation(strategy, qwen25_7b_shape(), nodes_of_8(1), workload) == "rl.mini-batch-divisible");
+  workload.rl.ppo_micro_batch_per_gpu = 4;
+  CHECK(first_violation(strategy, qwen25_7b_shape(), nodes_of_8(1), workload).empty());
+}
+
+TEST_CASE("rollout TP must tile a node and the heads") {
+  Workload workload;
+  workload.kind = WorkloadKind::rl;
+  workload.global_batch = 64;
+  workload.rl.rollout_tp = 8;  // 28 % 8 != 0
+  Strategy strategy = layout(1, 1, 8);
+  const auto violations = validate_strategy(strategy, qwen25_7b_shape(), nodes_of_8(1), workload);
+  REQUIRE(violations.size() == 1);
+  CHECK(violations[0].rule == "rl.rollout-tp");
+  CHECK(violations[0].valid == "rollout TP in {1, 2, 4}");
+}
+
+TEST_CASE("FSDP has no model parallelism; Ulysses must fit the heads") {
+  Strategy strategy = layout(2, 1, 4);
+  strategy.backend = Backend::fsdp;
+  CHECK(first_violation(strategy, qwen25_7b_shape(), nodes_of_8(1), Workload{}) == "fsdp.no-model-parallel");
+  strategy = layout(1, 1, 8);
+  strategy.backend = Backend::fsdp;
+  strategy.ulysses_sp = 8;  // 28 heads % 8 != 0
+  CHECK(first_violation(strategy, qwen25_7b_shape(), nodes_of_8(1), Workload{}) == "ulysses.divides-heads");
+  strategy.ulysses_sp = 4;  // 28 % 4 == 0 and 4 KV heads % 4 == 0
+  CHECK(first_violation(strategy, qwen25_7b_shape(), nodes_of_8(1), Workload{}).empty());
+}
+
+TEST_CASE("every rule id is unique and documented") {
+  const auto& rules = strategy_rules();
+  CHECK(rules.size() == 20);
+  for (std::size_t i = 0; i < rules.size(); ++i) {
+    CHECK_FALSE(rules[i].description.empty());
+    CHECK_FALSE(rules[i].source.empty());
+    for (std::size_t j = i + 1; j < rules.size(); ++j) CHECK(rules[i].id != rules[j].id);
+  }
+}
+
+}  // namespace meshplan
