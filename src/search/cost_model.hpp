@@ -60,6 +60,7 @@ struct CostModel {
 
 /// Divisibility and consistency rules: the id of the first rule the candidate breaks, or "" when
 /// none. Bound to validate_strategy() (strategy/validate.hpp) outside tests.
-using RuleCheck = std::function<std::string(const Strategy&, const Workload&)>;
+/// The ids are static (strategy/validate.cpp's rule table).
+using RuleCheck = std::function<std::string_view(const Strategy&, const Workload&)>;
 
 }  // namespace meshplan

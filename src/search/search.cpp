@@ -94,9 +94,9 @@ class Searcher {
 
   // Evaluates one option for `phase`: rules, then memory, then (if it fits) time.
   void evaluate(PhaseOptions& options, PlanPhase phase, Strategy strategy, Workload workload) {
-    const std::string rule = check_(strategy, workload);
+    const std::string_view rule = check_(strategy, workload);
     if (!rule.empty()) {
-      ++options.rejected_by_rule[rule];
+      ++options.rejected_by_rule[std::string(rule)];
       return;
     }
     ++options.passed_rules;
@@ -136,8 +136,8 @@ class Searcher {
     result_.searched += layout_size;
     Strategy first = base;
     first.micro_batch = space_.micro_batch.front();
-    if (const std::string rule = check_(first, base_workload); !rule.empty()) {
-      result_.rejected[rule] += layout_size;
+    if (const std::string_view rule = check_(first, base_workload); !rule.empty()) {
+      result_.rejected[std::string(rule)] += layout_size;
       return;
     }
     for (OffloadChoice offload : space_.offload) {

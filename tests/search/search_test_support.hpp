@@ -32,7 +32,7 @@ inline Cluster toy_cluster(int nodes, int gpus_per_node, double memory_gib) {
 /// The divisibility rules the toy cases exercise (a test double for validate_strategy):
 /// heads % tp, layers % (pp * vpp), vpp > 1 needs pp > 1, batch % (dp * micro).
 inline RuleCheck toy_rules(const ModelSpec& model) {
-  return [model](const Strategy& s, const Workload& w) -> std::string {
+  return [model](const Strategy& s, const Workload& w) -> std::string_view {
     if (model.attention.num_heads % s.tp != 0) return "tp_divides_heads";
     if (s.vpp > 1 && s.pp == 1) return "vpp_needs_pp";
     if (model.num_layers % (s.pp * s.vpp) != 0) return "pp_divides_layers";
