@@ -26,5 +26,6 @@ struct CommandContext {
 Result<std::string> read_text_file(const std::string& path);
 
 void register_model_command(CLI::App& app, CommandContext& context);
+void register_gpus_command(CLI::App& app, CommandContext& context);
 
 }  // namespace meshplan

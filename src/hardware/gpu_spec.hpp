@@ -2,11 +2,23 @@
 // One accelerator of the hardware catalog (data/hardware/gpus.json). Every figure is dense
 // (no 2:4 sparsity) and in SI units; see ../shared/hardware/gpus.md for the traps.
 #include <cstdint>
+#include <map>
 #include <optional>
 #include <string>
 #include <vector>
 
 namespace meshplan {
+
+/// A published single-node NCCL all-reduce measurement (nccl-tests busbw convention:
+/// busbw = algbw * 2(n-1)/n). Calibrates the collective model; see gpus.md traps 6-7.
+struct MeasuredAllReduce {
+  int gpus = 8;                    ///< GPUs in the measured node
+  double busbw_Bps = 0;            ///< large-message bus bandwidth, bytes/s
+  double message_bytes = 0;        ///< message size of that figure; 0 when not stated
+  bool nvls = false;               ///< NVLink SHARP: busbw exceeds the wire rate (all-reduce only)
+  double ring_busbw_Bps = 0;       ///< ring / all-gather effective rate when reported; 0 when not
+  std::string source;
+};
 
 enum class LinkKind { nvlink, pcie, xgmi, hccs };
 enum class Dtype { fp32, tf32, bf16, fp16, fp8 };
@@ -30,10 +42,17 @@ struct GpuSpec {
   LinkKind intra_node_link = LinkKind::pcie;
   int nvlink_generation = 0;          ///< 0 when no NVLink
   double intra_node_Bps = 0;          ///< per GPU, per direction, line rate
+  double intra_node_pair_Bps = 0;     ///< what one GPU pair can use per direction (< intra_node_Bps
+                                      ///< on switchless meshes: MI300X xGMI, V100 cube-mesh)
+  bool nvswitch = false;              ///< every pair gets the full per-GPU bandwidth
+  int pcie_generation = 0;            ///< host link generation (x16)
   int gpus_per_node = 8;              ///< typical server
   double nic_Bps = 0;                 ///< inter-node NIC bandwidth per GPU, per direction (bytes/s)
   double host_to_device_Bps = 0;      ///< pinned H2D copy rate over PCIe (measured or line rate)
-  std::string source;                 ///< where the figures come from
+  std::optional<MeasuredAllReduce> measured_allreduce;  ///< when a measurement was found
+  std::string confidence;             ///< "high", "medium", ... with the reason
+  std::string source;                 ///< where the figures come from ("field: citation; ...")
+  std::map<std::string, std::string> derived;  ///< field -> how a value not in the sources was derived
 
   /// Dense peak for a compute dtype; 0 when the GPU does not support it.
   double peak_flops(Dtype dtype) const;

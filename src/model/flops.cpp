@@ -1,5 +1,7 @@
 #include "model/flops.hpp"
 
+#include <algorithm>
+
 namespace meshplan {
 
 ForwardFlops forward_flops_per_token(const ModelSpec& model, std::int64_t seq_len) {
@@ -20,7 +22,11 @@ ForwardFlops forward_flops_per_token(const ModelSpec& model, std::int64_t seq_le
     v_dim = static_cast<double>(attention.v_head_dim);
   }
   const double heads = static_cast<double>(attention.num_heads);
-  flops.attention_scores = layers * 2.0 * s * heads * (qk_dim + v_dim);
+  // Sliding-window layers (gpt-oss, Mistral-7B-v0.1) score at most `sliding_window` keys.
+  const double sliding_layers = static_cast<double>(attention.num_sliding_layers);
+  const double window_keys = attention.sliding_window > 0 ? std::min(s, static_cast<double>(attention.sliding_window)) : s;
+  const double keys_summed_over_layers = (layers - sliding_layers) * s + sliding_layers * window_keys;
+  flops.attention_scores = 2.0 * keys_summed_over_layers * heads * (qk_dim + v_dim);
   double mlp_params = static_cast<double>(model.params.dense_mlp);
   if (model.moe) {
     const MoeSpec& moe = *model.moe;
@@ -31,10 +37,12 @@ ForwardFlops forward_flops_per_token(const ModelSpec& model, std::int64_t seq_le
   flops.mlp = 2.0 * mlp_params;
   flops.lm_head = 2.0 * static_cast<double>(model.vocab_size * model.hidden_size);
   if (model.vision) {
-    // Each merged image token comes from spatial_merge^2 patches that went through the tower.
+    // Each merged image token comes from spatial_merge^2 patches that went through the tower;
+    // the merger(s) then run once per merged token.
     const VisionSpec& vision = *model.vision;
     const double patches_per_token = static_cast<double>(vision.spatial_merge_size * vision.spatial_merge_size);
-    flops.vision = 2.0 * static_cast<double>(vision.params) * patches_per_token;
+    const double tower_params = static_cast<double>(vision.params - vision.merger_params);
+    flops.vision = 2.0 * (tower_params * patches_per_token + static_cast<double>(vision.merger_params));
   }
   return flops;
 }

@@ -21,7 +21,8 @@ struct ForwardFlops {
 /// Forward FLOPs per token for sequences of `seq_len` tokens.
 /// Attention scores follow Megatron's convention (Narayanan et al. 2021, Eq. 3; Korthikanti
 /// et al. 2022 §6): the full s x s score matrix is counted (no causal halving):
-/// 2 * s * heads * (qk_head_dim + v_head_dim) per layer.
+/// 2 * s * heads * (qk_head_dim + v_head_dim) per layer; a sliding-window layer scores
+/// min(s, window) keys instead of s.
 ForwardFlops forward_flops_per_token(const ModelSpec& model, std::int64_t seq_len);
 
 /// Training FLOPs per token without recomputation: 3 x forward (backward = 2 x forward).

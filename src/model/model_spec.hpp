@@ -63,6 +63,10 @@ struct VisionSpec {
   std::int64_t in_channels = 0;
   std::int64_t out_hidden_size = 0;    ///< the language model's hidden size
   std::int64_t params = 0;             ///< whole tower: patch embed + blocks + merger(s)
+  // Added by the model reader:
+  std::int64_t merger_params = 0;      ///< part of `params` run once per merged (LM) token:
+                                       ///< the final merger + the deepstack mergers
+  std::int64_t num_deepstack_mergers = 0;  ///< Qwen3-VL deepstack_visual_indexes (else 0)
 };
 
 /// Unique parameters by component, summed over the whole model (MTP excluded except `mtp`).

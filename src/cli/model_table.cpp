@@ -1,0 +1,139 @@
+// `meshplan model` terminal view.
+#include <fmt/format.h>
+
+#include <array>
+#include <ostream>
+#include <utility>
+
+#include "cli/model_report.hpp"
+#include "core/units.hpp"
+#include "model/flops.hpp"
+#include "model/kv_cache.hpp"
+
+namespace meshplan {
+
+namespace {
+
+constexpr int kBf16Bytes = 2;
+
+std::string attention_line(const ModelSpec& model) {
+  const AttentionSpec& a = model.attention;
+  if (a.kind == AttentionKind::mla) {
+    return fmt::format("MLA: {} heads, q_lora_rank {}, kv_lora_rank {}, qk {}+{} (nope+rope), v {}",
+                       a.num_heads, a.q_lora_rank == 0 ? std::string("none") : std::to_string(a.q_lora_rank),
+                       a.kv_lora_rank, a.qk_nope_head_dim, a.qk_rope_head_dim, a.v_head_dim);
+  }
+  const char* kind = a.num_kv_heads == a.num_heads ? "MHA" : (a.num_kv_heads == 1 ? "MQA" : "GQA");
+  std::string line = fmt::format("{}: {} heads, {} kv heads, head_dim {}", kind, a.num_heads, a.num_kv_heads,
+                                 a.head_dim);
+  if (a.qkv_bias) line += a.o_bias ? ", q/k/v/o bias" : ", q/k/v bias";
+  if (a.qk_norm) line += ", q/k norm";
+  if (a.sinks) line += ", sinks";
+  if (a.sliding_window > 0) {
+    line += fmt::format(", sliding window {} on {} of {} layers", a.sliding_window, a.num_sliding_layers,
+                        model.num_layers);
+  }
+  return line;
+}
+
+std::string kv_cache_line(const ModelSpec& model) {
+  const AttentionSpec& a = model.attention;
+  const std::int64_t bytes = kv_cache_bytes_per_token(model, kBf16Bytes);
+  const std::string formula =
+      a.kind == AttentionKind::mla
+          ? fmt::format("{} layers x ({} latent + {} rope) x 2 B", model.num_layers, a.kv_lora_rank,
+                        a.qk_rope_head_dim)
+          : fmt::format("2 x {} layers x {} kv heads x {} x 2 B", model.num_layers, a.num_kv_heads, a.head_dim);
+  return fmt::format("{} bytes/token ({:.1f} KiB) in bf16 = {}", bytes, static_cast<double>(bytes) / kKiB, formula);
+}
+
+void print_breakdown(const ModelSpec& model, std::ostream& out) {
+  const ParamBreakdown& p = model.params;
+  const std::array<std::pair<const char*, std::int64_t>, 11> rows{{
+      {"embedding", p.embedding},
+      {"lm_head", p.lm_head},
+      {"position_embedding", p.position_embedding},
+      {"attention", p.attention},
+      {"layer_norms", p.layer_norms},
+      {"final_norm", p.final_norm},
+      {"dense_mlp", p.dense_mlp},
+      {"shared_experts", p.shared_experts},
+      {"routed_experts", p.routed_experts},
+      {"routers", p.routers},
+      {"vision", p.vision},
+  }};
+  out << "\nParameters by component (unique; MTP listed apart)\n";
+  for (const auto& [name, count] : rows) {
+    if (count == 0) continue;
+    const double share = 100.0 * static_cast<double>(count) / static_cast<double>(model.total_params);
+    out << fmt::format("  {:<20} {:>16}  {:>10}  {:5.1f}%\n", name, count, human_count(count), share);
+  }
+  out << fmt::format("  {:<20} {:>16}  {:>10}\n", "total", model.total_params, human_count(model.total_params));
+  if (p.mtp > 0) {
+    out << fmt::format("  {:<20} {:>16}  {:>10}  (not in total)\n", "mtp", p.mtp, human_count(p.mtp));
+  }
+}
+
+}  // namespace
+
+std::string human_count(std::int64_t count) {
+  const double value = static_cast<double>(count);
+  if (value >= 1e12) return fmt::format("{:.2f} T", value / 1e12);
+  if (value >= 1e9) return fmt::format("{:.2f} B", value / 1e9);
+  if (value >= 1e6) return fmt::format("{:.2f} M", value / 1e6);
+  if (value >= 1e3) return fmt::format("{:.2f} K", value / 1e3);
+  return std::to_string(count);
+}
+
+void print_model_table(const ModelSpec& model, std::int64_t seq_len, std::ostream& out) {
+  const auto row = [&out](const char* label, const std::string& value) {
+    out << fmt::format("{:<14}{}\n", label, value);
+  };
+  row("Model", fmt::format("{} ({}{})", model.name, model.model_type,
+                           model.architecture.empty() ? "" : ", " + model.architecture));
+  row("Layers", model.moe ? fmt::format("{} ({} MoE, {} dense)", model.num_layers, model.moe->num_moe_layers,
+                                        model.num_dense_layers)
+                          : std::to_string(model.num_layers));
+  row("Hidden", fmt::format("{} ({})", model.hidden_size,
+                            model.norm == NormKind::rms_norm ? "RMSNorm" : "LayerNorm"));
+  row("Attention", attention_line(model));
+  if (model.num_dense_layers > 0) {
+    row("MLP", fmt::format("{} ffn {}{}", model.dense_mlp.gated ? "SwiGLU" : "GeLU",
+                           model.dense_mlp.intermediate_size, model.dense_mlp.bias ? ", bias" : ""));
+  }
+  if (model.moe) {
+    const MoeSpec& moe = *model.moe;
+    std::string line = fmt::format("{} experts, top-{}, expert ffn {} ({} params each)", moe.num_experts,
+                                   moe.experts_per_token, moe.expert_intermediate_size,
+                                   human_count(moe.routed_expert_params));
+    if (moe.num_shared_experts > 0) {
+      line += fmt::format(", {} shared (ffn {})", moe.num_shared_experts, moe.shared_intermediate_size);
+    }
+    row("MoE", line);
+  }
+  row("Vocabulary", fmt::format("{} ({})", model.vocab_size,
+                                model.tie_word_embeddings ? "LM head tied to the embedding" : "untied LM head"));
+  if (model.vision) {
+    const VisionSpec& v = *model.vision;
+    row("Vision", fmt::format("{} tower: {} blocks, hidden {}, {} heads, patch {}, merge {}x{}, {} params",
+                              v.kind, v.depth, v.hidden_size, v.num_heads, v.patch_size, v.spatial_merge_size,
+                              v.spatial_merge_size, human_count(v.params)));
+  }
+  row("Params", fmt::format("total {} ({}), active {} ({}) per token", human_count(model.total_params),
+                            model.total_params, human_count(model.active_params), model.active_params));
+  row("", fmt::format("embedding {}, lm_head {}, vision {}, mtp {}{}", human_count(model.params.embedding),
+                      human_count(model.params.lm_head), human_count(model.params.vision),
+                      human_count(model.params.mtp),
+                      model.num_mtp_layers > 0 ? fmt::format(" ({} MTP layer(s))", model.num_mtp_layers) : ""));
+  row("KV cache", kv_cache_line(model));
+  const ForwardFlops forward = forward_flops_per_token(model, seq_len);
+  row("Train FLOPs", fmt::format("{:.3e} per token at seq {} (text tokens; no recomputation)",
+                                 train_flops_per_token(model, seq_len), seq_len));
+  row("", "= 3 x forward; forward = 2 x (attention + MLP + top-k expert + router params) + 2 x vocab x hidden");
+  row("", "  + 2 x seq x heads x (qk_dim + v_dim) per layer (Narayanan et al. 2021 Eq. 3; Kaplan 2020)");
+  row("", fmt::format("  forward: projections {:.3e}, scores {:.3e}, mlp {:.3e}, lm_head {:.3e}",
+                      forward.attention_projections, forward.attention_scores, forward.mlp, forward.lm_head));
+  print_breakdown(model, out);
+}
+
+}  // namespace meshplan

@@ -1,0 +1,30 @@
+#pragma once
+// The architecture readers behind parse_model_config (config_reader.cpp dispatches on
+// model_type). Each fills `model` from `config` and calls count_params(); problems are
+// recorded in `config` (ConfigFields keeps the first one).
+#include <string_view>
+
+#include "model/config_fields.hpp"
+#include "model/model_spec.hpp"
+
+namespace meshplan {
+
+/// Shape, attention and sliding window of a llama-style decoder (no MLP): llama, mistral,
+/// qwen2, qwen3 and the MoE variants mixtral, qwen2_moe, qwen3_moe. `model_type` picks the
+/// family's implied biases and q/k norms.
+void read_llama_style_layers(const ConfigFields& config, std::string_view model_type, ModelSpec& model);
+
+/// llama, mistral, qwen2, qwen3 (and the language model of qwen2_5_vl / qwen3_vl).
+void read_dense_decoder(const ConfigFields& config, std::string_view model_type, ModelSpec& model);
+/// mixtral, qwen2_moe, qwen3_moe (and the language model of qwen3_vl_moe).
+void read_moe_decoder(const ConfigFields& config, std::string_view model_type, ModelSpec& model);
+/// deepseek_v2, deepseek_v3: MLA, shared experts, first dense layers, MTP.
+void read_deepseek(const ConfigFields& config, std::string_view model_type, ModelSpec& model);
+/// gpt_oss: sinks, biases, alternating sliding window, expert and router biases.
+void read_gpt_oss(const ConfigFields& config, std::string_view model_type, ModelSpec& model);
+/// qwen2_5_vl, qwen3_vl, qwen3_vl_moe: vision tower + merger(s) + language model.
+void read_vision_language(const ConfigFields& config, std::string_view model_type, ModelSpec& model);
+/// gpt2, gpt_neox: LayerNorm with bias, 4h GeLU MLP with bias, biased attention.
+void read_classic_gpt(const ConfigFields& config, std::string_view model_type, ModelSpec& model);
+
+}  // namespace meshplan

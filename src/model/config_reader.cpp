@@ -1,0 +1,96 @@
+#include "model/config_reader.hpp"
+
+#include <fmt/format.h>
+
+#include <array>
+
+#include "model/architectures.hpp"
+#include "model/config_fields.hpp"
+#include "model/param_count.hpp"
+
+namespace meshplan {
+
+namespace {
+
+using ArchitectureReader = void (*)(const ConfigFields&, std::string_view, ModelSpec&);
+
+/// One supported architecture: its model_type, the Hugging Face class named in
+/// `architectures` (used when model_type is absent) and its reader.
+struct Architecture {
+  std::string_view model_type;
+  std::string_view hf_class;
+  ArchitectureReader read;
+};
+
+constexpr std::array kArchitectures{
+    Architecture{"llama", "LlamaForCausalLM", read_dense_decoder},
+    Architecture{"mistral", "MistralForCausalLM", read_dense_decoder},
+    Architecture{"qwen2", "Qwen2ForCausalLM", read_dense_decoder},
+    Architecture{"qwen3", "Qwen3ForCausalLM", read_dense_decoder},
+    Architecture{"mixtral", "MixtralForCausalLM", read_moe_decoder},
+    Architecture{"qwen2_moe", "Qwen2MoeForCausalLM", read_moe_decoder},
+    Architecture{"qwen3_moe", "Qwen3MoeForCausalLM", read_moe_decoder},
+    Architecture{"deepseek_v2", "DeepseekV2ForCausalLM", read_deepseek},
+    Architecture{"deepseek_v3", "DeepseekV3ForCausalLM", read_deepseek},
+    Architecture{"gpt_oss", "GptOssForCausalLM", read_gpt_oss},
+    Architecture{"qwen2_5_vl", "Qwen2_5_VLForConditionalGeneration", read_vision_language},
+    Architecture{"qwen3_vl", "Qwen3VLForConditionalGeneration", read_vision_language},
+    Architecture{"qwen3_vl_moe", "Qwen3VLMoeForConditionalGeneration", read_vision_language},
+    Architecture{"gpt2", "GPT2LMHeadModel", read_classic_gpt},
+    Architecture{"gpt_neox", "GPTNeoXForCausalLM", read_classic_gpt},
+};
+
+const Architecture* find_architecture(std::string_view model_type, std::string_view hf_class) {
+  for (const Architecture& architecture : kArchitectures) {
+    if (!model_type.empty() ? architecture.model_type == model_type : architecture.hf_class == hf_class) {
+      return &architecture;
+    }
+  }
+  return nullptr;
+}
+
+}  // namespace
+
+std::vector<std::string> supported_model_types() {
+  std::vector<std::string> types;
+  for (const Architecture& architecture : kArchitectures) types.emplace_back(architecture.model_type);
+  return types;
+}
+
+Result<ModelSpec> parse_model_config(std::string_view json_text, std::string_view source_name) {
+  Result<ConfigFields> parsed = ConfigFields::parse(json_text, source_name);
+  if (!parsed) return parsed.error();
+  const ConfigFields& config = *parsed;
+  ModelSpec model;
+  model.name = std::string(source_name);
+  model.model_type = config.text_or_empty("model_type");
+  const std::vector<std::string> classes = config.texts("architectures");
+  model.architecture = classes.empty() ? "" : classes.front();
+  if (config.failed()) return config.error();
+
+  const Architecture* architecture = find_architecture(model.model_type, model.architecture);
+  if (architecture == nullptr) {
+    const std::string supported = fmt::format("{}", fmt::join(supported_model_types(), ", "));
+    if (model.model_type.empty()) {
+      const std::string why = model.architecture.empty()
+                                  ? std::string("neither model_type nor architectures is set")
+                                  : fmt::format("missing, and architectures[0] \"{}\" is unknown", model.architecture);
+      config.fail("model_type", fmt::format("{} (supported model_type values: {})", why, supported));
+    } else {
+      config.fail("model_type", fmt::format("unsupported model_type \"{}\" (supported: {})", model.model_type,
+                                            supported));
+    }
+    return config.error();
+  }
+  model.model_type = std::string(architecture->model_type);
+  architecture->read(config, model.model_type, model);
+  if (config.failed()) return config.error();
+  if (model.total_params >= kMaxParams) {
+    config.fail("hidden_size", fmt::format("the sizes give over {:.0e} parameters; a size is absurd",
+                                           static_cast<double>(kMaxParams)));
+    return config.error();
+  }
+  return model;
+}
+
+}  // namespace meshplan

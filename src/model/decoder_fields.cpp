@@ -1,0 +1,61 @@
+#include "model/decoder_fields.hpp"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+
+namespace meshplan {
+
+void read_decoder_shape(const ConfigFields& config, bool tie_default, ModelSpec& model) {
+  model.hidden_size = config.positive("hidden_size", kMaxWidth);
+  model.num_layers = config.positive("num_hidden_layers", kMaxLayers);
+  model.vocab_size = config.positive("vocab_size", kMaxVocab);
+  model.max_position_embeddings = config.positive_or("max_position_embeddings", 0, kMaxPositions);
+  model.tie_word_embeddings = config.flag_or("tie_word_embeddings", tie_default);
+  model.norm = NormKind::rms_norm;
+  model.position = PositionKind::rope;
+  model.num_dense_layers = model.num_layers;
+}
+
+void read_standard_attention(const ConfigFields& config, ModelSpec& model) {
+  AttentionSpec& attention = model.attention;
+  attention.kind = AttentionKind::standard;
+  attention.num_heads = config.positive("num_attention_heads", kMaxWidth);
+  attention.num_kv_heads = config.positive_or("num_key_value_heads", attention.num_heads, kMaxWidth);
+  if (config.failed()) return;
+  if (attention.num_kv_heads > attention.num_heads) {
+    config.fail("num_key_value_heads", fmt::format("{} key/value heads exceed the {} attention heads",
+                                                   attention.num_kv_heads, attention.num_heads));
+  } else if (attention.num_heads % attention.num_kv_heads != 0) {
+    config.fail("num_key_value_heads",
+                fmt::format("{} key/value heads do not divide the {} attention heads (grouped-query "
+                            "attention shares each kv head among heads / kv_heads query heads)",
+                            attention.num_kv_heads, attention.num_heads));
+  }
+  if (config.has("head_dim")) {
+    attention.head_dim = config.positive("head_dim", kMaxWidth);
+  } else if (model.hidden_size % attention.num_heads != 0) {
+    config.fail("num_attention_heads",
+                fmt::format("{} heads do not divide hidden_size {} and the config has no head_dim",
+                            attention.num_heads, model.hidden_size));
+  } else {
+    attention.head_dim = model.hidden_size / attention.num_heads;
+  }
+}
+
+std::int64_t count_sliding_layers(const ConfigFields& config, std::int64_t num_layers) {
+  if (!config.has("layer_types")) return -1;
+  const std::vector<std::string> types = config.texts("layer_types");
+  if (!config.failed() && static_cast<std::int64_t>(types.size()) != num_layers) {
+    config.fail("layer_types", fmt::format("has {} entries for {} layers", types.size(), num_layers));
+  }
+  return std::count(types.begin(), types.end(), "sliding_attention");
+}
+
+void read_gated_mlp(const ConfigFields& config, ModelSpec& model) {
+  model.dense_mlp.intermediate_size = config.positive("intermediate_size", kMaxWidth);
+  model.dense_mlp.gated = true;
+  model.dense_mlp.bias = config.flag_or("mlp_bias", false);
+}
+
+}  // namespace meshplan

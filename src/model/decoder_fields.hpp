@@ -1,0 +1,26 @@
+#pragma once
+// Readers of the fields every decoder-only config shares, used by the architecture readers.
+#include <string_view>
+
+#include "model/config_fields.hpp"
+#include "model/model_spec.hpp"
+
+namespace meshplan {
+
+/// hidden_size, num_hidden_layers, vocab_size, max_position_embeddings, tie_word_embeddings
+/// (absent: `tie_default`, the default of the architecture's Hugging Face config class).
+/// RMSNorm and rotary positions; every layer dense until a MoE reader says otherwise.
+void read_decoder_shape(const ConfigFields& config, bool tie_default, ModelSpec& model);
+
+/// num_attention_heads, num_key_value_heads (absent: = heads), head_dim (absent or null:
+/// hidden / heads, which must divide). kv heads must divide the heads.
+void read_standard_attention(const ConfigFields& config, ModelSpec& model);
+
+/// Layers in `layer_types` whose type is "sliding_attention" (Hugging Face's per-layer list;
+/// it must have one entry per layer), or -1 when the config has no such list.
+std::int64_t count_sliding_layers(const ConfigFields& config, std::int64_t num_layers);
+
+/// The dense MLP of llama-style layers: SwiGLU with `intermediate_size`, bias from `mlp_bias`.
+void read_gated_mlp(const ConfigFields& config, ModelSpec& model);
+
+}  // namespace meshplan

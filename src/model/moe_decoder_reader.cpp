@@ -1,0 +1,65 @@
+// Mixture-of-experts llama-style decoders: mixtral, qwen2_moe, qwen3_moe.
+#include <fmt/format.h>
+
+#include <algorithm>
+
+#include "model/architectures.hpp"
+#include "model/decoder_fields.hpp"
+#include "model/param_count.hpp"
+
+namespace meshplan {
+
+namespace {
+
+/// Qwen2-MoE / Qwen3-MoE layer placement (modeling_qwen2_moe.py, modeling_qwen3_moe.py):
+/// layer i is sparse when it is not in mlp_only_layers and (i + 1) % decoder_sparse_step == 0.
+std::int64_t count_qwen_moe_layers(const ConfigFields& config, std::int64_t num_layers) {
+  const std::int64_t step = config.positive_or("decoder_sparse_step", 1, kMaxLayers);
+  const std::vector<std::int64_t> dense_only = config.integers("mlp_only_layers", kMaxLayers);
+  std::int64_t moe_layers = 0;
+  for (std::int64_t layer = 0; layer < num_layers; ++layer) {
+    const bool listed_dense = std::find(dense_only.begin(), dense_only.end(), layer) != dense_only.end();
+    if (!listed_dense && (layer + 1) % step == 0) ++moe_layers;
+  }
+  return moe_layers;
+}
+
+}  // namespace
+
+void read_moe_decoder(const ConfigFields& config, std::string_view model_type, ModelSpec& model) {
+  read_llama_style_layers(config, model_type, model);
+  const std::int64_t h = model.hidden_size;
+  MoeSpec moe;
+  moe.experts_per_token = config.positive("num_experts_per_tok", kMaxWidth);
+  if (model_type == "mixtral") {
+    // Mixtral: every layer is sparse and its experts use intermediate_size.
+    moe.num_experts = config.positive("num_local_experts", kMaxWidth);
+    moe.expert_intermediate_size = config.positive("intermediate_size", kMaxWidth);
+    moe.num_moe_layers = model.num_layers;
+    model.num_dense_layers = 0;
+  } else {
+    // Some re-saved Qwen3-VL-MoE text configs name the expert count num_local_experts.
+    const bool local_name = !config.has("num_experts") && config.has("num_local_experts");
+    moe.num_experts = config.positive(local_name ? "num_local_experts" : "num_experts", kMaxWidth);
+    moe.expert_intermediate_size = config.positive("moe_intermediate_size", kMaxWidth);
+    moe.num_moe_layers = count_qwen_moe_layers(config, model.num_layers);
+    model.num_dense_layers = model.num_layers - moe.num_moe_layers;
+    if (model.num_dense_layers > 0) read_gated_mlp(config, model);
+  }
+  if (!config.failed() && moe.experts_per_token > moe.num_experts) {
+    config.fail("num_experts_per_tok", fmt::format("top-{} routing exceeds the {} experts",
+                                                   moe.experts_per_token, moe.num_experts));
+  }
+  if (model_type == "qwen2_moe") {
+    // One shared expert of shared_expert_intermediate_size plus its sigmoid gate (hidden -> 1).
+    moe.num_shared_experts = 1;
+    moe.shared_intermediate_size = config.positive("shared_expert_intermediate_size", kMaxWidth);
+    moe.shared_expert_params = params_sum({params_product({3, h, moe.shared_intermediate_size}), h});
+  }
+  moe.routed_expert_params = params_product({3, h, moe.expert_intermediate_size});
+  moe.router_params = params_product({moe.num_experts, h});  // gate: hidden -> experts, no bias
+  model.moe = moe;
+  count_params(model);
+}
+
+}  // namespace meshplan

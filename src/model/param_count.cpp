@@ -1,0 +1,98 @@
+#include "model/param_count.hpp"
+
+#include <algorithm>
+
+namespace meshplan {
+
+std::int64_t params_product(std::initializer_list<std::int64_t> factors) {
+  std::int64_t product = 1;
+  for (const std::int64_t factor : factors) {
+    if (factor == 0) return 0;
+    if (product > kMaxParams / factor) return kMaxParams;
+    product *= factor;
+  }
+  return product;
+}
+
+std::int64_t params_sum(std::initializer_list<std::int64_t> terms) {
+  std::int64_t sum = 0;
+  for (const std::int64_t term : terms) sum = std::min(kMaxParams, sum + term);
+  return sum;
+}
+
+std::int64_t norm_params(NormKind norm, std::int64_t width) {
+  return norm == NormKind::layer_norm ? 2 * width : width;
+}
+
+std::int64_t mlp_params(std::int64_t hidden, const MlpSpec& mlp) {
+  const std::int64_t matrices = mlp.gated ? 3 : 2;
+  const std::int64_t weights = params_product({matrices, hidden, mlp.intermediate_size});
+  // Biases: one per output feature of each matrix (gate and up: ffn width; down: hidden).
+  const std::int64_t biases = mlp.bias ? (matrices - 1) * mlp.intermediate_size + hidden : 0;
+  return params_sum({weights, biases});
+}
+
+namespace {
+
+// DeepSeek-V2 MLA (DeepSeek-V2 paper §2.1.2; HF modeling_deepseek.py DeepseekV2Attention).
+std::int64_t mla_params(std::int64_t hidden, const AttentionSpec& a) {
+  const std::int64_t qk_head = a.qk_nope_head_dim + a.qk_rope_head_dim;
+  const std::int64_t q = a.q_lora_rank == 0
+                             ? params_product({hidden, a.num_heads, qk_head})
+                             : params_sum({params_product({hidden, a.q_lora_rank}), a.q_lora_rank,
+                                           params_product({a.q_lora_rank, a.num_heads, qk_head})});
+  const std::int64_t kv_a = params_product({hidden, a.kv_lora_rank + a.qk_rope_head_dim});
+  const std::int64_t kv_a_norm = a.kv_lora_rank;
+  const std::int64_t kv_b = params_product({a.kv_lora_rank, a.num_heads, a.qk_nope_head_dim + a.v_head_dim});
+  const std::int64_t o = params_product({a.num_heads, a.v_head_dim, hidden});
+  return params_sum({q, kv_a, kv_a_norm, kv_b, o});
+}
+
+}  // namespace
+
+std::int64_t attention_params(std::int64_t hidden, const AttentionSpec& a) {
+  if (a.kind == AttentionKind::mla) return mla_params(hidden, a);
+  const std::int64_t q_width = params_product({a.num_heads, a.head_dim});
+  const std::int64_t kv_width = params_product({a.num_kv_heads, a.head_dim});
+  const std::int64_t q_and_o = params_product({2, hidden, q_width});
+  const std::int64_t k_and_v = params_product({2, hidden, kv_width});
+  const std::int64_t qkv_bias = a.qkv_bias ? q_width + 2 * kv_width : 0;
+  const std::int64_t o_bias = a.o_bias ? hidden : 0;
+  const std::int64_t qk_norm = a.qk_norm ? 2 * a.head_dim : 0;  // Qwen3 q_norm, k_norm
+  const std::int64_t sinks = a.sinks ? a.num_heads : 0;         // gpt-oss: one per head
+  return params_sum({q_and_o, k_and_v, qkv_bias, o_bias, qk_norm, sinks});
+}
+
+void count_params(ModelSpec& model) {
+  const std::int64_t h = model.hidden_size;
+  model.attention_params_per_layer = attention_params(h, model.attention);
+  model.norm_params_per_layer = 2 * norm_params(model.norm, h);
+  model.dense_mlp_params_per_layer = mlp_params(h, model.dense_mlp);
+
+  ParamBreakdown& p = model.params;
+  p.embedding = params_product({model.vocab_size, h});
+  p.lm_head = model.tie_word_embeddings ? 0 : p.embedding;
+  p.position_embedding =
+      model.position == PositionKind::learned ? params_product({model.max_position_embeddings, h}) : 0;
+  p.attention = params_product({model.num_layers, model.attention_params_per_layer});
+  p.layer_norms = params_product({model.num_layers, model.norm_params_per_layer});
+  p.final_norm = norm_params(model.norm, h);
+  p.dense_mlp = params_product({model.num_dense_layers, model.dense_mlp_params_per_layer});
+  std::int64_t inactive = 0;
+  if (model.moe) {
+    const MoeSpec& moe = *model.moe;
+    p.routed_experts = params_product({moe.num_moe_layers, moe.num_experts, moe.routed_expert_params});
+    p.shared_experts = params_product({moe.num_moe_layers, moe.shared_expert_params});
+    p.routers = params_product({moe.num_moe_layers, moe.router_params});
+    // CONVENTIONS.md: active = total - moe_layers x (experts - top-k) x one routed expert.
+    inactive = params_product({moe.num_moe_layers, moe.num_experts - moe.experts_per_token,
+                               moe.routed_expert_params});
+  }
+  p.vision = model.vision ? model.vision->params : 0;
+  model.total_params = params_sum({p.embedding, p.lm_head, p.position_embedding, p.attention, p.layer_norms,
+                                   p.final_norm, p.dense_mlp, p.shared_experts, p.routed_experts, p.routers,
+                                   p.vision});
+  model.active_params = model.total_params - inactive;
+}
+
+}  // namespace meshplan

@@ -1,0 +1,35 @@
+#pragma once
+// Exact unique parameter counts of a ModelSpec whose shape is filled in
+// (../shared/models/CONVENTIONS.md). Architecture readers fill the shape and the MoE / vision
+// sizes that only they know, then call count_params() for everything common.
+#include <cstdint>
+#include <initializer_list>
+
+#include "model/model_spec.hpp"
+
+namespace meshplan {
+
+/// Counts at or above this are absurd (100 trillion parameters): the config has a typo.
+inline constexpr std::int64_t kMaxParams = 100'000'000'000'000;
+
+/// Product of the factors, saturating at kMaxParams so absurd sizes cannot overflow.
+std::int64_t params_product(std::initializer_list<std::int64_t> factors);
+/// Sum of the terms, saturating at kMaxParams.
+std::int64_t params_sum(std::initializer_list<std::int64_t> terms);
+
+/// Weights of one norm over `width` features: RMSNorm has a weight, LayerNorm weight + bias.
+std::int64_t norm_params(NormKind norm, std::int64_t width);
+
+/// One MLP of width `mlp.intermediate_size` on `hidden` features: gated = gate + up + down,
+/// else up + down; with biases when mlp.bias.
+std::int64_t mlp_params(std::int64_t hidden, const MlpSpec& mlp);
+
+/// One decoder layer's attention block: projections, biases, q/k norms, sinks, MLA norms.
+std::int64_t attention_params(std::int64_t hidden, const AttentionSpec& attention);
+
+/// Fills the per-layer counts, `params`, `total_params` and `active_params` from the shape.
+/// MoE sizes (routed_expert_params, router_params, shared_expert_params), the vision tower's
+/// `params` and `params.mtp` must already be set.
+void count_params(ModelSpec& model);
+
+}  // namespace meshplan

@@ -1,0 +1,103 @@
+// Vision-language models: a ViT tower whose merged patches feed a Qwen language model.
+// Sources: transformers models/qwen2_5_vl/modeling_qwen2_5_vl.py (Qwen2_5_VisionPatchEmbed,
+// Qwen2_5_VLVisionBlock, Qwen2_5_VLPatchMerger) and models/qwen3_vl/modeling_qwen3_vl.py
+// (Qwen3VLVisionPatchEmbed, pos_embed, Qwen3VLVisionBlock, Qwen3VLVisionPatchMerger,
+// deepstack_merger_list).
+#include "model/architectures.hpp"
+#include "model/param_count.hpp"
+
+namespace meshplan {
+
+namespace {
+
+/// Linear layer with bias.
+std::int64_t linear(std::int64_t in, std::int64_t out) { return params_sum({params_product({in, out}), out}); }
+
+/// A merger: norm, fc1 (h*m^2 -> h*m^2), GELU, fc2 (h*m^2 -> out). `norm_width` is the tower
+/// width (Qwen2.5-VL, Qwen3-VL final merger) or h*m^2 (Qwen3-VL deepstack: post-shuffle norm).
+std::int64_t merger_params(const VisionSpec& v, NormKind norm, std::int64_t norm_width) {
+  const std::int64_t merged = params_product({v.hidden_size, v.spatial_merge_size, v.spatial_merge_size});
+  return params_sum({norm_params(norm, norm_width), linear(merged, merged), linear(merged, v.out_hidden_size)});
+}
+
+VisionSpec read_tower_shape(const ConfigFields& vision, std::string_view kind, std::int64_t lm_hidden) {
+  VisionSpec v;
+  v.kind = std::string(kind);
+  v.depth = vision.positive("depth", kMaxLayers);
+  v.hidden_size = vision.positive("hidden_size", kMaxWidth);
+  v.num_heads = vision.positive("num_heads", kMaxWidth);
+  v.intermediate_size = vision.positive("intermediate_size", kMaxWidth);
+  v.patch_size = vision.positive("patch_size", kMaxWidth);
+  v.temporal_patch_size = vision.positive_or("temporal_patch_size", 2, kMaxWidth);
+  v.spatial_merge_size = vision.positive_or("spatial_merge_size", 2, kMaxWidth);
+  v.in_channels = vision.positive_or(kind == "qwen2_5_vl" ? "in_chans" : "in_channels", 3, kMaxWidth);
+  v.out_hidden_size = vision.positive_or("out_hidden_size", lm_hidden, kMaxWidth);
+  if (!vision.failed() && v.hidden_size % v.num_heads != 0) {
+    vision.fail("num_heads", "must divide the vision hidden_size");
+  }
+  if (!vision.failed() && v.out_hidden_size != lm_hidden) {
+    vision.fail("out_hidden_size", "must equal the language model's hidden_size");
+  }
+  return v;
+}
+
+/// Qwen2.5-VL: Conv3d patch embedding without bias; blocks with RMSNorm, biased qkv/proj and a
+/// biased SwiGLU MLP; merger with an RMSNorm of the tower width.
+void count_qwen2_5_vl_tower(VisionSpec& v) {
+  const std::int64_t h = v.hidden_size;
+  const std::int64_t patch = params_product({v.in_channels, v.temporal_patch_size, v.patch_size, v.patch_size, h});
+  const std::int64_t block = params_sum({2 * norm_params(NormKind::rms_norm, h), linear(h, 3 * h), linear(h, h),
+                                         mlp_params(h, MlpSpec{v.intermediate_size, true, true})});
+  v.merger_params = merger_params(v, NormKind::rms_norm, h);
+  v.params = params_sum({patch, params_product({v.depth, block}), v.merger_params});
+}
+
+/// Qwen3-VL: Conv3d with bias, a learned position embedding, blocks with LayerNorm, biased
+/// qkv/proj and a biased GELU MLP (fc1, fc2); the final merger plus one deepstack merger
+/// (post-shuffle LayerNorm) per deepstack_visual_indexes entry.
+void count_qwen3_vl_tower(const ConfigFields& vision, VisionSpec& v) {
+  const std::int64_t h = v.hidden_size;
+  const std::int64_t positions = vision.positive("num_position_embeddings", kMaxPositions);
+  v.num_deepstack_mergers = static_cast<std::int64_t>(vision.integers("deepstack_visual_indexes", v.depth).size());
+  const std::int64_t patch =
+      params_sum({params_product({v.in_channels, v.temporal_patch_size, v.patch_size, v.patch_size, h}), h});
+  const std::int64_t block = params_sum({2 * norm_params(NormKind::layer_norm, h), linear(h, 3 * h), linear(h, h),
+                                         mlp_params(h, MlpSpec{v.intermediate_size, false, true})});
+  const std::int64_t merged = params_product({h, v.spatial_merge_size, v.spatial_merge_size});
+  v.merger_params = params_sum({merger_params(v, NormKind::layer_norm, h),
+                                params_product({v.num_deepstack_mergers,
+                                                merger_params(v, NormKind::layer_norm, merged)})});
+  v.params = params_sum({patch, params_product({positions, h}), params_product({v.depth, block}), v.merger_params});
+}
+
+}  // namespace
+
+void read_vision_language(const ConfigFields& config, std::string_view model_type, ModelSpec& model) {
+  const bool qwen2_5 = model_type == "qwen2_5_vl";
+  // Qwen2.5-VL configs keep the language model at the top level (newer ones also in
+  // text_config); Qwen3-VL keeps it in text_config.
+  const ConfigFields text = (qwen2_5 && !config.has("text_config")) ? config : config.section("text_config");
+  const ConfigFields vision = config.section("vision_config");
+  if (config.failed()) return;
+  const std::int64_t lm_hidden = text.positive("hidden_size", kMaxWidth);
+  VisionSpec tower = read_tower_shape(vision, qwen2_5 ? "qwen2_5_vl" : "qwen3_vl", lm_hidden);
+  if (config.failed()) return;
+  if (qwen2_5) {
+    count_qwen2_5_vl_tower(tower);
+  } else {
+    count_qwen3_vl_tower(vision, tower);
+  }
+  model.vision = tower;
+  if (model_type == "qwen3_vl_moe") {
+    read_moe_decoder(text, model_type, model);
+  } else {
+    read_dense_decoder(text, model_type, model);
+  }
+  // tie_word_embeddings of the whole model sits at the top level when both carry it.
+  if (config.has("tie_word_embeddings")) {
+    model.tie_word_embeddings = config.flag_or("tie_word_embeddings", false);
+    count_params(model);
+  }
+}
+
+}  // namespace meshplan

@@ -1,0 +1,126 @@
+#include "hardware/cluster_spec.hpp"
+
+#include <doctest/doctest.h>
+
+#include <fstream>
+#include <iterator>
+
+#include "hardware/gpu_catalog.hpp"
+#include "test_support.hpp"
+
+namespace meshplan {
+namespace {
+
+Result<Cluster> spec(std::string_view text) { return parse_cluster_spec(text, builtin_gpu_catalog()); }
+Result<Cluster> file(std::string_view text) { return parse_cluster_file(text, "c.yaml", builtin_gpu_catalog()); }
+
+std::string message_of(const Result<Cluster>& result) {
+  REQUIRE_FALSE(result.ok());
+  return result.error().to_string();
+}
+
+}  // namespace
+
+TEST_CASE("a single-group spec takes its link defaults from the catalog") {
+  auto cluster = spec("4x8xA100-40GB");
+  REQUIRE(cluster.ok());
+  REQUIRE(cluster->groups.size() == 1);
+  const NodeGroup& group = cluster->groups[0];
+  CHECK(group.nodes == 4);
+  CHECK(group.gpus_per_node == 8);
+  CHECK(group.gpu.id == "A100-40GB");
+  CHECK(group.intra_node_Bps == 300e9);   // NVLink3, per direction
+  CHECK(group.inter_node_Bps == 25e9);    // 200 Gb/s HDR per GPU
+  CHECK(group.nics_per_node == 0);        // one per GPU
+  CHECK(cluster->total_gpus() == 32);
+  CHECK_FALSE(cluster->heterogeneous());
+}
+
+TEST_CASE("a heterogeneous spec joins groups with '+' (case-insensitive names, aliases)") {
+  auto cluster = spec("2x8xa100-80gb + 2x8xV100");
+  REQUIRE(cluster.ok());
+  REQUIRE(cluster->groups.size() == 2);
+  CHECK(cluster->groups[0].gpu.id == "A100-80GB");
+  CHECK(cluster->groups[1].gpu.id == "V100-32GB");
+  CHECK(cluster->total_gpus() == 32);
+  CHECK(cluster->heterogeneous());
+  // A type containing 'x' splits only at the first two separators.
+  auto amd = spec("1X8xMI300X");
+  REQUIRE(amd.ok());
+  CHECK(amd->groups[0].gpu.id == "MI300X");
+}
+
+TEST_CASE("bad cluster specs say what is wrong") {
+  CHECK(message_of(spec("4x0xA100")) == "cluster group '4x0xA100': GPUs per node must be 1..64, got 0");
+  CHECK(message_of(spec("0x8xA100")) == "cluster group '0x8xA100': node count must be 1..100000, got 0");
+  CHECK(message_of(spec("1x65xA100")).find("must be 1..64, got 65") != std::string::npos);
+  CHECK(message_of(spec("100001x8xA100")).find("1..100000") != std::string::npos);
+  CHECK(message_of(spec("axbxc")).find("node count 'a' is not a whole number") != std::string::npos);
+  CHECK(message_of(spec("4x8")).find("is not NODESxGPUSxTYPE") != std::string::npos);
+  CHECK(message_of(spec("-1x8xA100")).find("must be 1..100000, got -1") != std::string::npos);
+  CHECK(message_of(spec("99999999999x8xA100")).find("not a whole number") != std::string::npos);
+  CHECK(message_of(spec("4x8xA100+")).find("empty group") != std::string::npos);
+  CHECK(message_of(spec("")).find("empty group") != std::string::npos);
+  CHECK(message_of(spec("4x8xH100-80G")).find("did you mean 'H100-80GB'?") != std::string::npos);
+}
+
+TEST_CASE("a cluster file sets links, NICs, latency and host RAM per group (YAML and JSON agree)") {
+  for (const char* name : {"cluster/hetero.yaml", "cluster/hetero.json"}) {
+    INFO(name);
+    std::ifstream in(test::fixture(name));
+    const std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+    auto cluster = parse_cluster_file(text, name, builtin_gpu_catalog());
+    REQUIRE_MESSAGE(cluster.ok(), (cluster.ok() ? "" : cluster.error().to_string()));
+    REQUIRE(cluster->groups.size() == 2);
+    const NodeGroup& a100 = cluster->groups[0];
+    CHECK(a100.nics_per_node == 4);
+    // 4 NICs x 200 Gb/s / 8 bit = 100 GB/s per node, shared by 8 GPUs = 12.5 GB/s per GPU
+    // (the nccl-tests#119 setup: "theoretical 100 GB/s = 200G x 4 / 8").
+    CHECK(a100.inter_node_Bps == doctest::Approx(12.5e9));
+    CHECK(a100.intra_node_Bps == 300e9);  // catalog default
+    CHECK(a100.intra_node_latency_s == doctest::Approx(3e-6));
+    CHECK(a100.inter_node_latency_s == doctest::Approx(8e-6));
+    CHECK(a100.host_ram_bytes == 1024LL * 1024 * 1024 * 1024);
+    const NodeGroup& v100 = cluster->groups[1];
+    CHECK(v100.gpus_per_node == 8);  // catalog default
+    CHECK(v100.gpu.id == "V100-32GB");
+    CHECK(cluster->total_gpus() == 32);
+  }
+}
+
+TEST_CASE("a JSON cluster file can set per-GPU bandwidths directly (decimal GB/s)") {
+  auto cluster = parse_cluster_file(R"({"groups": [{"nodes": 1, "gpu": "L40S", "intra_node_GBps": 25,
+    "inter_node_GBps": 12.5}]})", "c.json", builtin_gpu_catalog());
+  REQUIRE(cluster.ok());
+  CHECK(cluster->groups[0].intra_node_Bps == 25e9);
+  CHECK(cluster->groups[0].inter_node_Bps == 12.5e9);
+}
+
+TEST_CASE("cluster file errors name the file, the line and the key") {
+  CHECK(message_of(file("groups:\n  - nodes: 4\n    gpu: H100\n    inter_node_Gbps: 400\n")) ==
+        "c.yaml:4: groups[0].inter_node_Gbps: unknown key 'inter_node_Gbps'; did you mean 'inter_node_GBps'? "
+        "(known keys: nodes, gpus_per_node, gpu, intra_node_GBps, intra_node_latency_us, inter_node_GBps, "
+        "nic_Gbps, nics_per_node, inter_node_latency_us, host_ram_GiB)");
+  CHECK(message_of(file("groups:\n  - gpu: H100\n    nodes: 0\n")) ==
+        "c.yaml:3: groups[0].nodes: 0 is out of range: expected 1 to 100000");
+  CHECK(message_of(file("groups:\n  - gpu: H100\n    nodes: 1\n    inter_node_GBps: -50\n")) ==
+        "c.yaml:4: groups[0].inter_node_GBps: -50 is out of range: expected 0.001 to 100000");
+  CHECK(message_of(file("groups:\n  - nodes: 1\n    gpu: H100-80G\n")).rfind(
+            "c.yaml:3: groups[0].gpu: unknown GPU 'H100-80G'; did you mean 'H100-80GB'?", 0) == 0);
+  CHECK(message_of(file("groups:\n  - nodes: 1\n")) == "c.yaml:2: groups[0].gpu: missing required key");
+  CHECK(message_of(file("groups:\n  - nodes: two\n    gpu: H100\n")) ==
+        "c.yaml:2: groups[0].nodes: expected a number, got 'two'");
+  CHECK(message_of(file("groups:\n  - nodes: 1.5\n    gpu: H100\n")) ==
+        "c.yaml:2: groups[0].nodes: expected a whole number, got 1.5");
+  CHECK(message_of(file("groups:\n  - {nodes: 1, gpu: H100, nic_Gbps: 400, inter_node_GBps: 50}\n"))
+            .find("not both") != std::string::npos);
+  CHECK(message_of(file("groups: []\n")).find("non-empty list") != std::string::npos);
+  CHECK(message_of(file("group:\n  - nodes: 1\n")).find("did you mean 'groups'?") != std::string::npos);
+  CHECK(message_of(file("")) == "c.yaml:1: the file is empty");
+  CHECK(message_of(file("groups:\n  - nodes: 1\n    gpu: [H100\n")).rfind("c.yaml:", 0) == 0);
+  CHECK(message_of(file("groups:\n  - nodes: 1\n    gpu: [H100\n")).find("malformed YAML/JSON") != std::string::npos);
+  CHECK(message_of(file("{\"groups\": [\n {\"nodes\": 2, \"gpu\": \"A100\"\n]}\n")).find("malformed") !=
+        std::string::npos);
+}
+
+}  // namespace meshplan

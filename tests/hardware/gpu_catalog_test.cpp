@@ -1,0 +1,214 @@
+#include "hardware/gpu_catalog.hpp"
+
+#include <doctest/doctest.h>
+
+#include <fstream>
+#include <nlohmann/json.hpp>
+#include <set>
+
+#include "core/text.hpp"
+#include "test_support.hpp"
+
+namespace meshplan {
+namespace {
+
+const GpuSpec& gpu(std::string_view name) {
+  static std::vector<GpuSpec> found;  // keeps returned references valid
+  auto result = find_gpu(builtin_gpu_catalog(), name);
+  REQUIRE_MESSAGE(result.ok(), (result.ok() ? "" : result.error().to_string()));
+  found.push_back(*result);
+  return found.back();
+}
+
+/// A minimal valid catalog entry in JSON; tests break one field at a time.
+std::string catalog_with(const std::string& field_overrides) {
+  return R"({"gpus": [{
+  "id": "X1", "name": "Test GPU", "aliases": ["x-one"], "vendor": "V", "arch": "A",
+  "memory_bytes": 1000, "memory_bandwidth_Bps": 1e12, "fp32_flops": 1e12, "tf32_flops": 0,
+  "bf16_flops": 2e12, "fp16_flops": 2e12, "fp8_flops": 0, "pcie_generation": 4,
+  "intra_node_link": "pcie", "nvlink_generation": 0, "intra_node_Bps": 3.2e10,
+  "intra_node_pair_Bps": 3.2e10, "nvswitch": false, "gpus_per_node": 8, "nic_Bps": 1.25e10,
+  "host_to_device_Bps": 2.6e10, "confidence": "test", "sources": {"all": "a test"})" +
+         field_overrides + "}]}";
+}
+
+}  // namespace
+
+TEST_CASE("the embedded catalog parses and has every GPU the issue names") {
+  auto parsed = parse_gpu_catalog(builtin_gpu_catalog_text(), kBuiltinGpuCatalogName);
+  REQUIRE_MESSAGE(parsed.ok(), (parsed.ok() ? "" : parsed.error().to_string()));
+  CHECK(parsed->size() == builtin_gpu_catalog().size());
+  for (const char* id : {"A100-40GB", "A100-80GB", "A100-80GB-PCIE", "A800-80GB", "H100-80GB", "H100-PCIE",
+                         "H800-80GB", "H20-96GB", "H200-141GB", "B200", "V100-16GB", "V100-32GB", "L40S", "L20",
+                         "A10", "RTX-4090", "MI300X", "Ascend-910B"}) {
+    CHECK_MESSAGE(find_gpu(builtin_gpu_catalog(), id).ok(), id);
+  }
+}
+
+TEST_CASE("catalog values match published figures (gpus.md) and avoid the sparse/dense traps") {
+  // A100 40GB: deviceQuery totalGlobalMem 42405855232 B (PC2 wiki), = 39.49 GiB.
+  CHECK(gpu("A100-40GB").memory_bytes == 42405855232);
+  CHECK(gpu("A100-40GB").bf16_flops == 312e12);
+  // H100 SXM: datasheet 1979 "with sparsity" -> 989 dense (trap 1).
+  CHECK(gpu("H100-80GB").bf16_flops == 989e12);
+  CHECK(gpu("H100-80GB").fp8_flops == 1979e12);
+  CHECK(gpu("H100-PCIE").bf16_flops == 756e12);  // trap 3: PCIe is a different part
+  CHECK(gpu("H20-96GB").bf16_flops == 148e12);   // trap 4: ~15% of H100
+  // L40S: 362.05 dense; 183 is the TF32 rate, 733 the sparse/FP8 rate (trap 2).
+  CHECK(gpu("L40S").bf16_flops == 362.05e12);
+  CHECK(gpu("L40S").tf32_flops == 183e12);
+  // RTX 4090: 165 with FP32 accumulate, not the FP16-accumulate 330 (trap 8).
+  CHECK(gpu("RTX-4090").bf16_flops == doctest::Approx(165e12).epsilon(0.001));
+  CHECK(gpu("MI300X").bf16_flops == 1307.4e12);  // trap 1: 2614.9 is sparse
+  CHECK(gpu("V100-32GB").bf16_flops == 0);       // Volta has no bf16
+  CHECK(gpu("V100-32GB").fp16_flops == 125e12);
+  // NVLink is quoted bidirectional: 600 GB/s (A100) -> 300 per direction; A800/H800 400 -> 200 (trap 6).
+  CHECK(gpu("A100-80GB").intra_node_Bps == 300e9);
+  CHECK(gpu("A800-80GB").intra_node_Bps == 200e9);
+  CHECK(gpu("H800-80GB").intra_node_Bps == 200e9);
+  CHECK(gpu("H100-80GB").nvlink_generation == 4);
+  // 400 Gb/s NDR per GPU = 50 GB/s per direction.
+  CHECK(gpu("H100-80GB").nic_Bps == 50e9);
+  CHECK(gpu("L40S").intra_node_link == LinkKind::pcie);
+  // MI300X: no switch, one 64 GB/s-per-direction xGMI link per pair (trap 12).
+  CHECK(gpu("MI300X").intra_node_pair_Bps == 64e9);
+  CHECK(gpu("MI300X").intra_node_Bps == 448e9);
+  // NVLS all-reduce on H100 (478.87 GB/s busbw) is flagged; A100's 231.58 is not (trap 7).
+  REQUIRE(gpu("H100-80GB").measured_allreduce.has_value());
+  CHECK(gpu("H100-80GB").measured_allreduce->nvls);
+  CHECK(gpu("H100-80GB").measured_allreduce->busbw_Bps == 478.87e9);
+  REQUIRE(gpu("A100-80GB").measured_allreduce.has_value());
+  CHECK_FALSE(gpu("A100-80GB").measured_allreduce->nvls);
+  CHECK(gpu("A100-80GB").host_to_device_Bps == 26.28e9);
+}
+
+TEST_CASE("every catalog value equals the shared sourced data, and every gap is marked as derived") {
+  const auto path = test::shared_file("hardware/gpus.json");
+  if (!path) return;
+  std::ifstream in(*path);
+  const nlohmann::json shared = nlohmann::json::parse(in);
+  struct Field {
+    const char* shared_key;
+    const char* our_key;
+    double scale;  // shared value x scale = ours
+  };
+  const Field fields[] = {{"memory_usable_bytes", "memory_bytes", 1},   {"memory_bandwidth_Bps", "memory_bandwidth_Bps", 1},
+                          {"fp32_flops", "fp32_flops", 1},              {"tf32_dense_flops", "tf32_flops", 1},
+                          {"bf16_dense_flops", "bf16_flops", 1},        {"fp16_dense_flops", "fp16_flops", 1},
+                          {"fp8_dense_flops", "fp8_flops", 1},          {"gpus_per_server_typical", "gpus_per_node", 1},
+                          {"nic_per_gpu_bps_typical", "nic_Bps", 1.0 / 8}};
+  int compared = 0;
+  for (const auto& entry : shared) {
+    if (entry["kind"] != "accelerator" || entry["id"] == "h100_nvl") continue;
+    auto found = find_gpu(builtin_gpu_catalog(), entry["id"].get<std::string>());
+    REQUIRE_MESSAGE(found.ok(), entry["id"]);
+    const nlohmann::json ours = nlohmann::json::parse(builtin_gpu_catalog_text())["gpus"];
+    nlohmann::json mine;
+    for (const auto& item : ours) {
+      if (item["id"] == found->id) mine = item;
+    }
+    for (const Field& field : fields) {
+      INFO(found->id << "." << std::string(field.our_key));
+      const nlohmann::json& value = entry[field.shared_key];
+      const double our_value = mine[field.our_key].get<double>();
+      const bool derived = mine.contains("derived") && mine["derived"].contains(field.our_key);
+      if (value.is_null()) {
+        // A gap in the sources is either 0 (unsupported/unknown) or explained under "derived".
+        CHECK((our_value == 0 || derived));
+      } else {
+        CHECK_FALSE(derived);
+        CHECK(our_value == doctest::Approx(value.get<double>() * field.scale));
+        ++compared;
+      }
+    }
+  }
+  CHECK(compared > 100);
+}
+
+TEST_CASE("ids and aliases are unique case-insensitively and every alias resolves to its entry") {
+  std::set<std::string> seen;
+  for (const GpuSpec& spec : builtin_gpu_catalog()) {
+    CHECK(seen.insert(to_lower(spec.id)).second);
+    for (const std::string& alias : spec.aliases) {
+      CHECK_MESSAGE(seen.insert(to_lower(alias)).second, alias);
+      CHECK(find_gpu(builtin_gpu_catalog(), alias)->id == spec.id);
+    }
+  }
+  CHECK(gpu("a100").id == "A100-80GB");
+  CHECK(gpu("H100-SXM").id == "H100-80GB");
+  CHECK(gpu("a100-sxm4-80gb").id == "A100-80GB");
+  CHECK(gpu("h20").id == "H20-96GB");
+}
+
+TEST_CASE("an unknown GPU suggests the nearest id and lists the known ones") {
+  auto result = find_gpu(builtin_gpu_catalog(), "A100-40G");
+  REQUIRE_FALSE(result.ok());
+  CHECK(result.error().message.find("unknown GPU 'A100-40G'; did you mean 'A100-40GB'?") != std::string::npos);
+  CHECK(result.error().message.find("MI300X") != std::string::npos);
+  auto far = find_gpu(builtin_gpu_catalog(), "potato");
+  REQUIRE_FALSE(far.ok());
+  CHECK(far.error().message.find("did you mean") == std::string::npos);
+}
+
+TEST_CASE("a minimal user catalog parses") {
+  auto parsed = parse_gpu_catalog(catalog_with(""), "mine.json");
+  REQUIRE_MESSAGE(parsed.ok(), (parsed.ok() ? "" : parsed.error().to_string()));
+  CHECK(parsed->front().bf16_flops == 2e12);
+  CHECK(parsed->front().source == "all: a test");
+}
+
+TEST_CASE("catalog errors name the file, the line and the key") {
+  SUBCASE("malformed JSON") {
+    auto result = parse_gpu_catalog("{\"gpus\": [\n{\"id\": \"X\",\n", "bad.json");
+    REQUIRE_FALSE(result.ok());
+    CHECK(result.error().file == "bad.json");
+    CHECK(result.error().line >= 2);
+    CHECK(result.error().message.find("malformed") != std::string::npos);
+  }
+  SUBCASE("a negative bandwidth") {
+    std::string text = catalog_with("");
+    text.replace(text.find("\"nic_Bps\": 1.25e10"), 18, "\"nic_Bps\": -5");
+    auto result = parse_gpu_catalog(text, "neg.json");
+    REQUIRE_FALSE(result.ok());
+    CHECK(result.error().to_string() == "neg.json:6: gpus[0].nic_Bps: -5 is out of range: expected 1 to 1e+14");
+  }
+  SUBCASE("a key given twice") {
+    auto result = parse_gpu_catalog(catalog_with(R"(, "nic_Bps": 5)"), "twice.json");
+    REQUIRE_FALSE(result.ok());
+    CHECK(result.error().key == "gpus[0].nic_Bps");
+    CHECK(result.error().line == 7);
+  }
+  SUBCASE("an unknown key suggests the right one") {
+    auto result = parse_gpu_catalog(catalog_with(R"(, "bf16_flop": 1)"), "typo.json");
+    REQUIRE_FALSE(result.ok());
+    CHECK(result.error().key == "gpus[0].bf16_flop");
+    CHECK(result.error().line == 7);
+    CHECK(result.error().message.find("did you mean 'bf16_flops'?") != std::string::npos);
+  }
+  SUBCASE("a number given as a string is a type error") {
+    std::string text = catalog_with("");
+    text.replace(text.find("\"fp32_flops\": 1e12"), 18, "\"fp32_flops\": \"1e12\"");
+    auto result = parse_gpu_catalog(text, "type.json");
+    REQUIRE_FALSE(result.ok());
+    CHECK(result.error().key == "gpus[0].fp32_flops");
+    CHECK(result.error().line == 3);
+  }
+  SUBCASE("a missing field") {
+    std::string text = catalog_with("");
+    text.replace(text.find("\"nic_Bps\": 1.25e10,"), 19, "");
+    auto result = parse_gpu_catalog(text, "missing.json");
+    REQUIRE_FALSE(result.ok());
+    CHECK(result.error().key == "gpus[0].nic_Bps");
+    CHECK(result.error().message == "missing required key");
+  }
+  SUBCASE("a duplicate name across entries") {
+    std::string text = catalog_with("");
+    const std::string entry = text.substr(text.find('{', 1), text.rfind(']') - text.find('{', 1));
+    text.insert(text.rfind(']'), ", " + entry);
+    auto result = parse_gpu_catalog(text, "dup.json");
+    REQUIRE_FALSE(result.ok());
+    CHECK(result.error().message.find("already used") != std::string::npos);
+  }
+}
+
+}  // namespace meshplan
