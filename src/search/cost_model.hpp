@@ -12,6 +12,8 @@
 #include <functional>
 #include <string>
 #include <string_view>
+#include <utility>
+#include <vector>
 
 #include "strategy/strategy.hpp"
 
@@ -45,9 +47,17 @@ struct PhaseMemory {
 /// Seconds per step, by component (the sum is the step time).
 struct PhaseTime {
   std::array<double, kTimeComponentCount> seconds{};
+  double update_mfu = 0;  ///< model FLOPs utilisation of the training update (verl perf/mfu/actor)
   double of(TimeComponent c) const { return seconds[static_cast<std::size_t>(c)]; }
   /// Seconds of the components that belong to `phase`.
   double phase_seconds(PlanPhase phase) const;
+};
+
+/// One phase's memory by component, for the reports' bars (the search itself needs peaks only).
+struct PhaseBreakdown {
+  std::string name;  ///< the cost model's phase name, e.g. "rollout", "actor_update"
+  double peak_bytes = 0;
+  std::vector<std::pair<std::string, double>> components;  ///< name -> bytes, summing to the peak
 };
 
 /// What the search asks about a candidate. `memory` is always asked first; `time` only for
@@ -55,6 +65,8 @@ struct PhaseTime {
 struct CostModel {
   std::function<PhaseMemory(const Strategy&, const Workload&)> memory;
   std::function<PhaseTime(const Strategy&, const Workload&)> time;
+  /// Per-phase components for the plans that are reported (may be empty in tests).
+  std::function<std::vector<PhaseBreakdown>(const Strategy&, const Workload&)> breakdown;
   double capacity_bytes = 0;  ///< per GPU, before headroom
 };
 

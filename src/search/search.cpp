@@ -245,6 +245,7 @@ class Searcher {
           const double seconds = t.seconds + r.seconds + l.seconds;
           const double tokens_per_second = seconds > 0 ? tokens_per_step_ / seconds : 0;
           const int gpus = t.strategy.world_size();
+          add_sample(peak, tokens_per_second);
           const RankKey key = rank_key(gpus, peak, tokens_per_second, options_.objective);
           const bool enters_top = static_cast<int>(top_.size()) < options_.top_k ||
                                   key < rank_key(top_.back(), options_.objective);
@@ -260,6 +261,20 @@ class Searcher {
         }
       }
     }
+  }
+
+  // Keeps every stride-th feasible point; when the sample is full, every other point is dropped
+  // and the stride doubles, so the sample stays evenly spread over the search order.
+  void add_sample(double peak, double tokens_per_second) {
+    if (sample_countdown_-- > 0) return;
+    sample_countdown_ = sample_stride_ - 1;
+    result_.sample.emplace_back(peak, tokens_per_second);
+    if (result_.sample.size() < SearchResult::kSampleLimit) return;
+    std::size_t kept = 0;
+    for (std::size_t i = 0; i < result_.sample.size(); i += 2) result_.sample[kept++] = result_.sample[i];
+    result_.sample.resize(kept);
+    sample_stride_ *= 2;
+    sample_countdown_ = sample_stride_ - 1;
   }
 
   void insert_top(const PlanCandidate& candidate) {
@@ -305,6 +320,8 @@ class Searcher {
   ParetoFrontier pareto_;
   std::array<std::vector<Alternative>, kDimensionCount> alternatives_;
   std::optional<PlanCandidate> closest_;
+  std::int64_t sample_stride_ = 1;
+  std::int64_t sample_countdown_ = 0;
 };
 
 }  // namespace

@@ -41,6 +41,10 @@ struct SearchResult {
   std::optional<PlanCandidate> closest_miss;     ///< least memory among rule-passing candidates
   std::vector<Alternative> alternatives;         ///< per (dimension, value), best first within each
   double usable_bytes = 0;                       ///< capacity x (1 - headroom)
+  /// (peak bytes, tokens/s) of an evenly spaced sample of feasible candidates (at most
+  /// kSampleLimit), for the throughput-vs-memory scatter.
+  std::vector<std::pair<double, double>> sample;
+  static constexpr std::size_t kSampleLimit = 2000;
 };
 
 /// Searches `space` for `workload` on GPUs of `capacity` (CostModel). `check` names the first
