@@ -10,7 +10,7 @@
 namespace meshplan {
 namespace {
 
-double peak_of(const PhaseMemory& memory) {
+double peak_of(const PlanMemory& memory) {
   return *std::max_element(memory.peak_bytes.begin(), memory.peak_bytes.end());
 }
 

@@ -14,10 +14,10 @@ struct PlanCandidate {
   Strategy strategy;
   Workload workload;  ///< with this candidate's RL settings (rollout TP, memory share, micro-batches)
   int gpus = 0;
-  PhaseMemory memory;
+  PlanMemory memory;
   PlanPhase peak_phase = PlanPhase::update;
   double peak_bytes = 0;
-  PhaseTime time;
+  PlanTime time;
   double step_seconds = 0;
   double tokens_per_second = 0;  ///< all GPUs together
 };

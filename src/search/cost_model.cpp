@@ -29,7 +29,7 @@ PlanPhase phase_of(TimeComponent component) {
   }
 }
 
-double PhaseTime::phase_seconds(PlanPhase phase) const {
+double PlanTime::phase_seconds(PlanPhase phase) const {
   double total = 0;
   for (std::size_t i = 0; i < kTimeComponentCount; ++i) {
     if (phase_of(static_cast<TimeComponent>(i)) == phase) total += seconds[i];

@@ -39,13 +39,13 @@ std::string_view time_component_name(TimeComponent component);
 PlanPhase phase_of(TimeComponent component);
 
 /// Per-GPU memory of the most loaded rank, per phase (0 for a phase the workload lacks).
-struct PhaseMemory {
+struct PlanMemory {
   std::array<double, kPlanPhaseCount> peak_bytes{};
   double of(PlanPhase phase) const { return peak_bytes[static_cast<std::size_t>(phase)]; }
 };
 
 /// Seconds per step, by component (the sum is the step time).
-struct PhaseTime {
+struct PlanTime {
   std::array<double, kTimeComponentCount> seconds{};
   double update_mfu = 0;  ///< model FLOPs utilisation of the training update (verl perf/mfu/actor)
   double of(TimeComponent c) const { return seconds[static_cast<std::size_t>(c)]; }
@@ -63,8 +63,8 @@ struct PhaseBreakdown {
 /// What the search asks about a candidate. `memory` is always asked first; `time` only for
 /// options that fit.
 struct CostModel {
-  std::function<PhaseMemory(const Strategy&, const Workload&)> memory;
-  std::function<PhaseTime(const Strategy&, const Workload&)> time;
+  std::function<PlanMemory(const Strategy&, const Workload&)> memory;
+  std::function<PlanTime(const Strategy&, const Workload&)> time;
   /// Per-phase components for the plans that are reported (may be empty in tests).
   std::function<std::vector<PhaseBreakdown>(const Strategy&, const Workload&)> breakdown;
   double capacity_bytes = 0;  ///< per GPU, before headroom

@@ -13,8 +13,8 @@ namespace {
 struct PhaseOption {
   Strategy strategy;
   Workload workload;
-  PhaseMemory memory;
-  PhaseTime time;
+  PlanMemory memory;
+  PlanTime time;
   double peak_bytes = 0;
   double seconds = 0;
   DimensionValues values{};

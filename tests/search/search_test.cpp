@@ -18,13 +18,13 @@ CostModel toy_cost(double capacity_gib) {
   CostModel cost;
   cost.capacity_bytes = capacity_gib * kGiB;
   cost.memory = [](const Strategy& s, const Workload&) {
-    PhaseMemory memory;
+    PlanMemory memory;
     memory.peak_bytes[static_cast<std::size_t>(PlanPhase::update)] =
         (80.0 / (s.tp * s.pp) + 1.0 * s.micro_batch / s.tp) * kGiB;
     return memory;
   };
   cost.time = [](const Strategy& s, const Workload&) {
-    PhaseTime time;
+    PlanTime time;
     time.seconds[static_cast<std::size_t>(TimeComponent::compute)] = 64.0 / s.world_size();
     time.seconds[static_cast<std::size_t>(TimeComponent::tp_comm)] = 0.5 * std::log2(s.tp);
     time.seconds[static_cast<std::size_t>(TimeComponent::pp_bubble)] = 1.0 * (s.pp - 1);
@@ -153,13 +153,13 @@ TEST_CASE("rl: per-phase options combined equal the brute-force product") {
   CostModel cost;
   cost.capacity_bytes = 60 * kGiB;
   cost.memory = [](const Strategy& s, const Workload& w) {
-    PhaseMemory m;
+    PlanMemory m;
     m.peak_bytes = {(20.0 / s.tp + 40.0 * w.rl.gpu_memory_utilization) * kGiB,
                     (30.0 / s.tp + w.rl.log_prob_micro_batch_per_gpu) * kGiB, (30.0 / s.tp + 4.0 * s.micro_batch) * kGiB};
     return m;
   };
   cost.time = [](const Strategy& s, const Workload& w) {
-    PhaseTime t;
+    PlanTime t;
     t.seconds[static_cast<std::size_t>(TimeComponent::compute)] = 8.0 / s.micro_batch;
     t.seconds[static_cast<std::size_t>(TimeComponent::rollout)] = 10.0 / (w.rl.rollout_tp * w.rl.gpu_memory_utilization);
     t.seconds[static_cast<std::size_t>(TimeComponent::log_prob)] = 4.0 / w.rl.log_prob_micro_batch_per_gpu;
@@ -191,7 +191,7 @@ TEST_CASE("rl: per-phase options combined equal the brute-force product") {
             w.rl.gpu_memory_utilization = gmu;
             w.rl.rollout_tp = rtp;
             w.rl.log_prob_micro_batch_per_gpu = lp;
-            const PhaseMemory m = cost.memory(s, w);
+            const PlanMemory m = cost.memory(s, w);
             if (*std::max_element(m.peak_bytes.begin(), m.peak_bytes.end()) > usable) continue;
             ++feasible;
             double seconds = 0;
