@@ -9,8 +9,6 @@ namespace meshplan {
 
 namespace {
 
-constexpr int kBf16Bytes = 2;
-
 nlohmann::json breakdown_json(const ParamBreakdown& p) {
   return {{"embedding", p.embedding},       {"lm_head", p.lm_head},
           {"position_embedding", p.position_embedding}, {"attention", p.attention},
@@ -58,7 +56,7 @@ std::string model_json(const ModelSpec& model, std::int64_t seq_len) {
       {"vocab_size", model.vocab_size},
       {"tie_word_embeddings", model.tie_word_embeddings},
       {"moe", moe_json(model)},
-      {"kv_cache_bytes_per_token", kv_cache_bytes_per_token(model, kBf16Bytes)},
+      {"kv_cache_bytes_per_token", kv_cache_bytes_per_token(model, kReportKvBytesPerElement)},
       {"kv_cache_dtype", "bf16"},
       {"train_flops_per_token", train_flops_per_token(model, seq_len)},
       {"seq_len", seq_len},

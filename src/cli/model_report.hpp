@@ -8,6 +8,9 @@
 
 namespace meshplan {
 
+/// `meshplan model` reports the KV cache in bf16 (2 bytes per element), vLLM's default for bf16 models.
+inline constexpr int kReportKvBytesPerElement = 2;
+
 /// A count with a decimal unit: 7615616512 -> "7.62 B", 494032768 -> "494.03 M".
 std::string human_count(std::int64_t count);
 

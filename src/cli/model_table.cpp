@@ -14,8 +14,6 @@ namespace meshplan {
 
 namespace {
 
-constexpr int kBf16Bytes = 2;
-
 std::string attention_line(const ModelSpec& model) {
   const AttentionSpec& a = model.attention;
   if (a.kind == AttentionKind::mla) {
@@ -38,7 +36,7 @@ std::string attention_line(const ModelSpec& model) {
 
 std::string kv_cache_line(const ModelSpec& model) {
   const AttentionSpec& a = model.attention;
-  const std::int64_t bytes = kv_cache_bytes_per_token(model, kBf16Bytes);
+  const std::int64_t bytes = kv_cache_bytes_per_token(model, kReportKvBytesPerElement);
   const std::string formula =
       a.kind == AttentionKind::mla
           ? fmt::format("{} layers x ({} latent + {} rope) x 2 B", model.num_layers, a.kv_lora_rank,

@@ -185,6 +185,10 @@ std::int64_t ConfigFields::count_or(std::string_view key, std::int64_t fallback,
   const json* value = value_at(document_->root, path_, key);
   if (value == nullptr || value->is_null()) return fallback;
   const std::optional<std::int64_t> number = as_integer(*value);
+  if (!number && value->is_number()) {
+    fail(key, fmt::format("must be a whole number between 0 and {}, got {}", max, value->dump()));
+    return fallback;
+  }
   if (!number) {
     fail(key, fmt::format("must be an integer, got {}", describe(*value)));
     return fallback;

@@ -52,6 +52,12 @@ std::int64_t count_sliding_layers(const ConfigFields& config, std::int64_t num_l
   return std::count(types.begin(), types.end(), "sliding_attention");
 }
 
+void check_experts_per_token(const ConfigFields& config, std::string_view key, const MoeSpec& moe) {
+  if (!config.failed() && moe.experts_per_token > moe.num_experts) {
+    config.fail(key, fmt::format("top-{} routing exceeds the {} experts", moe.experts_per_token, moe.num_experts));
+  }
+}
+
 void read_gated_mlp(const ConfigFields& config, ModelSpec& model) {
   model.dense_mlp.intermediate_size = config.positive("intermediate_size", kMaxWidth);
   model.dense_mlp.gated = true;

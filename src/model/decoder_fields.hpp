@@ -20,6 +20,9 @@ void read_standard_attention(const ConfigFields& config, ModelSpec& model);
 /// it must have one entry per layer), or -1 when the config has no such list.
 std::int64_t count_sliding_layers(const ConfigFields& config, std::int64_t num_layers);
 
+/// Records an error on `key` when the top-k exceeds the routed expert count.
+void check_experts_per_token(const ConfigFields& config, std::string_view key, const MoeSpec& moe);
+
 /// The dense MLP of llama-style layers: SwiGLU with `intermediate_size`, bias from `mlp_bias`.
 void read_gated_mlp(const ConfigFields& config, ModelSpec& model);
 

@@ -2,8 +2,6 @@
 // noaux_tc router bias and multi-token-prediction layers.
 // Sources: DeepSeek-V2 paper (arXiv 2405.04434) §2.1-2.2; DeepSeek-V3 report (arXiv 2412.19437)
 // §2.1-2.2; Hugging Face modeling_deepseek.py (DeepseekV2Attention, DeepseekV2MoE, MoEGate).
-#include <fmt/format.h>
-
 #include "model/architectures.hpp"
 #include "model/decoder_fields.hpp"
 #include "model/param_count.hpp"
@@ -68,10 +66,7 @@ void read_deepseek(const ConfigFields& config, std::string_view /*model_type*/, 
     moe.expert_intermediate_size = config.positive("moe_intermediate_size", kMaxWidth);
     moe.num_shared_experts = config.count_or("n_shared_experts", 0, kMaxWidth);
     moe.shared_intermediate_size = moe.num_shared_experts * moe.expert_intermediate_size;
-    if (!config.failed() && moe.experts_per_token > moe.num_experts) {
-      config.fail("num_experts_per_tok", fmt::format("top-{} routing exceeds the {} experts",
-                                                     moe.experts_per_token, moe.num_experts));
-    }
+    check_experts_per_token(config, "num_experts_per_tok", moe);
     for (std::int64_t layer = 0; layer < model.num_layers; ++layer) {
       if (is_moe_layer(layer, first_dense, frequency)) ++moe.num_moe_layers;
     }

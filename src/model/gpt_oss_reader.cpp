@@ -2,7 +2,6 @@
 // MoE on every layer with biased experts and a biased router.
 // Source: Hugging Face transformers models/gpt_oss/modeling_gpt_oss.py (GptOssAttention,
 // GptOssExperts, GptOssTopKRouter) and the gpt-oss model card (arXiv 2508.10925) §2.
-#include <fmt/format.h>
 
 #include "model/architectures.hpp"
 #include "model/decoder_fields.hpp"
@@ -30,10 +29,7 @@ void read_gpt_oss(const ConfigFields& config, std::string_view /*model_type*/, M
   moe.num_experts = config.positive("num_local_experts", kMaxWidth);
   moe.experts_per_token = config.positive("num_experts_per_tok", kMaxWidth);
   moe.expert_intermediate_size = config.positive("intermediate_size", kMaxWidth);
-  if (!config.failed() && moe.experts_per_token > moe.num_experts) {
-    config.fail("num_experts_per_tok", fmt::format("top-{} routing exceeds the {} experts",
-                                                   moe.experts_per_token, moe.num_experts));
-  }
+  check_experts_per_token(config, "num_experts_per_tok", moe);
   moe.num_moe_layers = model.num_layers;
   // gate_up_proj (h x 2I) + its bias (2I), down_proj (I x h) + its bias (h).
   const std::int64_t i = moe.expert_intermediate_size;

@@ -1,6 +1,4 @@
 // Mixture-of-experts llama-style decoders: mixtral, qwen2_moe, qwen3_moe.
-#include <fmt/format.h>
-
 #include <algorithm>
 
 #include "model/architectures.hpp"
@@ -46,10 +44,7 @@ void read_moe_decoder(const ConfigFields& config, std::string_view model_type, M
     model.num_dense_layers = model.num_layers - moe.num_moe_layers;
     if (model.num_dense_layers > 0) read_gated_mlp(config, model);
   }
-  if (!config.failed() && moe.experts_per_token > moe.num_experts) {
-    config.fail("num_experts_per_tok", fmt::format("top-{} routing exceeds the {} experts",
-                                                   moe.experts_per_token, moe.num_experts));
-  }
+  check_experts_per_token(config, "num_experts_per_tok", moe);
   if (model_type == "qwen2_moe") {
     // One shared expert of shared_expert_intermediate_size plus its sigmoid gate (hidden -> 1).
     moe.num_shared_experts = 1;

@@ -80,6 +80,12 @@ struct RlSettings {
   std::int64_t entropy_chunk_tokens = 2048;
   bool free_cache_engine = true;         ///< rollout.free_cache_engine (sleep mode between phases)
   bool enforce_eager = false;            ///< no CUDA graphs in the rollout engine
+  int max_num_seqs = 256;                ///< rollout.max_num_seqs (engine batch limit)
+  std::int64_t max_num_batched_tokens = 8192;  ///< rollout.max_num_batched_tokens (prefill chunk)
+  bool ref_param_offload = false;        ///< ref.fsdp_config / ref.megatron param_offload
+  bool use_remove_padding = true;        ///< model.use_remove_padding: micro-batches hold real tokens only
+  std::int64_t mean_prompt_len = 0;      ///< expected real prompt tokens (0: prompt_len, the worst case)
+  std::int64_t mean_response_len = 0;    ///< expected real response tokens (0: response_len)
 };
 
 struct Workload {

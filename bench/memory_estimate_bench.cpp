@@ -1,0 +1,91 @@
+// Estimates per second of estimate_memory (target: > 1 million per second per core for a dense
+// model in the training case, so that the planner's search is cheap). Trace is null.
+#include <benchmark/benchmark.h>
+
+#include "cost/memory_estimate.hpp"
+
+namespace {
+
+using namespace meshplan;
+
+// Qwen2.5-7B written out (see tests/cost/hand_models.hpp for the counts).
+ModelSpec dense_7b() {
+  ModelSpec m;
+  m.hidden_size = 3584;
+  m.num_layers = 28;
+  m.vocab_size = 152064;
+  m.attention = AttentionSpec{AttentionKind::standard, 28, 4, 128};
+  m.dense_mlp = MlpSpec{18944, true, false};
+  m.num_dense_layers = 28;
+  m.attention_params_per_layer = 29364736;
+  m.norm_params_per_layer = 7168;
+  m.dense_mlp_params_per_layer = 203685888;
+  m.params.embedding = 544997376;
+  m.params.lm_head = 544997376;
+  m.params.layer_norms = 28LL * 7168;
+  m.params.final_norm = 3584;
+  m.total_params = 7615616512;
+  return m;
+}
+
+Cluster a100_cluster() {
+  Cluster c;
+  NodeGroup g;
+  g.nodes = 4;
+  g.gpus_per_node = 8;
+  g.gpu.memory_bytes = 85899345920;
+  c.groups.push_back(g);
+  return c;
+}
+
+void BM_TrainingEstimateDense(benchmark::State& state) {
+  const ModelSpec model = dense_7b();
+  const Cluster cluster = a100_cluster();
+  Strategy s;
+  s.tp = 2;
+  s.pp = 2;
+  s.dp = 8;
+  s.sequence_parallel = true;
+  s.recompute = Recompute::selective;
+  Workload w;
+  w.seq_len = 4096;
+  w.global_batch = 256;
+  const MemoryOptions options;
+  int micro = 1;
+  for (auto _ : state) {
+    s.micro_batch = micro;
+    micro = micro % 4 + 1;  // vary an input so the call is not hoisted
+    const MemoryEstimate e = estimate_memory(model, cluster, s, w, options, nullptr);
+    benchmark::DoNotOptimize(e.peak_bytes);
+  }
+  state.counters["estimates_per_second"] = benchmark::Counter(double(state.iterations()), benchmark::Counter::kIsRate);
+}
+BENCHMARK(BM_TrainingEstimateDense);
+
+void BM_RlEstimateDense(benchmark::State& state) {
+  const ModelSpec model = dense_7b();
+  const Cluster cluster = a100_cluster();
+  Strategy s;
+  s.backend = Backend::fsdp;
+  s.dp = 32;
+  s.zero = ZeroStage::zero3;
+  s.recompute = Recompute::full;
+  Workload w;
+  w.kind = WorkloadKind::rl;
+  w.global_batch = 1024;
+  w.rl.rollout_tp = 2;
+  w.rl.n = 5;
+  w.rl.ppo_mini_batch = 256;
+  w.rl.ppo_micro_batch_per_gpu = 4;
+  const MemoryOptions options;
+  for (auto _ : state) {
+    const MemoryEstimate e = estimate_memory(model, cluster, s, w, options, nullptr);
+    benchmark::DoNotOptimize(e.peak_bytes);
+  }
+  state.counters["estimates_per_second"] = benchmark::Counter(double(state.iterations()), benchmark::Counter::kIsRate);
+}
+BENCHMARK(BM_RlEstimateDense);
+
+}  // namespace
+
+BENCHMARK_MAIN();

@@ -1,0 +1,64 @@
+#pragma once
+// Weights, gradients and optimizer states on one GPU: Megatron (TP/PP/EP/ETP sharding, the
+// distributed optimizer over DP and expert-DP) and FSDP / ZeRO-1/2/3 (sharded over the shard
+// group), LoRA (frozen base, trainable adapters) and offload. Formulas: docs/memory-model.md.
+#include <cstdint>
+
+#include "cost/trace.hpp"
+#include "model/model_spec.hpp"
+#include "strategy/strategy.hpp"
+
+namespace meshplan {
+
+enum class PipelineStage : std::uint8_t { first, last };
+
+/// Parameters held by one rank, by the group their optimizer states are sharded over.
+struct RankParams {
+  double dense = 0;   ///< TP-sharded or replicated; distributed optimizer over DP x CP
+  double expert = 0;  ///< routed experts, sharded by EP x ETP; optimizer over world / (ETP x EP x PP)
+  double total() const { return dense + expert; }
+};
+
+/// Megatron pads the vocabulary to a multiple of 128 x TP (make-vocab-size-divisible-by).
+std::int64_t megatron_padded_vocab(std::int64_t vocab, int tp);
+
+/// Decoder layers on the most loaded stage: ceil(L / PP).
+std::int64_t layers_per_stage(const ModelSpec& model, const Strategy& strategy);
+
+/// Decoder layers of each kind on one rank of `stage`. Dense layers come first (DeepSeek's
+/// first_k_dense_replace), so the first stage holds them; PP = 1 holds every layer.
+struct StageLayers {
+  std::int64_t dense = 0;
+  std::int64_t moe = 0;
+  std::int64_t total() const { return dense + moe; }
+};
+StageLayers stage_layers(const ModelSpec& model, const Strategy& strategy, PipelineStage stage);
+
+/// Megatron: parameters on one rank of `stage` (the first holds the embedding and the vision
+/// tower, the last the final norm and LM head; with PP = 1 one rank holds all). Routers and
+/// norms are replicated across TP. FSDP: the whole model (sharding is applied to bytes).
+RankParams rank_params(const ModelSpec& model, const Strategy& strategy, PipelineStage stage);
+
+/// Parameters of the largest decoder layer (what ZeRO-3 / FSDP all-gathers at a time).
+double largest_layer_params(const ModelSpec& model);
+
+struct ModelStateBytes {
+  double weights = 0;
+  double gradients = 0;
+  double optimizer = 0;
+  double lora_adapters = 0;
+  double gathered = 0;       ///< ZeRO-3 / FSDP gathered units
+  double host_offloaded = 0; ///< moved to host RAM by offload (per GPU)
+  double on_gpu() const { return weights + gradients + optimizer + lora_adapters + gathered; }
+};
+
+/// How offload flags are read. `training`: the step runs with them (ZeRO-Offload / FSDP
+/// CPUOffload / Megatron optimizer_offload_fraction). `own_phase`: verl loads an offloaded
+/// model back before the phase that uses it, so everything is on the GPU.
+enum class OffloadMode : std::uint8_t { training, own_phase };
+
+/// Model states on one GPU of `stage`. Every term is traced when `trace` is non-null.
+ModelStateBytes model_state_bytes(const ModelSpec& model, const Strategy& strategy, PipelineStage stage,
+                                  OffloadMode mode, Trace* trace);
+
+}  // namespace meshplan

@@ -1,0 +1,96 @@
+#include "cost/rollout_memory.hpp"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <cmath>
+
+#include "cost/memory_trace.hpp"
+
+namespace meshplan {
+namespace {
+
+constexpr double kEngineDtypeBytes = 2;  // bf16 weights, activations and KV (verl rollout.dtype)
+constexpr double kSamplerLogitBytes = 4 + 4;  // fp32 logits + probabilities in the sampler
+
+// vLLM's profile run: one forward of max_num_batched_tokens tokens (one layer's activations live
+// at a time: residual, QKV, attention output, gated MLP) plus the sampler's fp32 logits for
+// max_num_seqs sequences. An approximation of gpu_worker.determine_available_memory's peak.
+double engine_workspace_bytes(const ModelSpec& model, const RlSettings& rl) {
+  const double tp = std::max(rl.rollout_tp, 1);
+  const AttentionSpec& a = model.attention;
+  const double qkv = double((a.num_heads + 2 * a.num_kv_heads) * a.head_dim) / tp;
+  const double ffn = double(model.moe ? model.moe->expert_intermediate_size * model.moe->experts_per_token +
+                                            model.moe->shared_intermediate_size
+                                      : model.dense_mlp.intermediate_size) / tp;
+  const double per_token = kEngineDtypeBytes * (2.0 * double(model.hidden_size) + qkv + 3.0 * ffn);
+  return double(rl.max_num_batched_tokens) * per_token +
+         double(rl.max_num_seqs) * double(model.vocab_size) / tp * kSamplerLogitBytes;
+}
+
+}  // namespace
+
+double kv_bytes_per_token(const ModelSpec& model, int rollout_tp) {
+  const AttentionSpec& a = model.attention;
+  const double layers = double(model.num_layers);
+  if (a.kind == AttentionKind::mla) return layers * double(a.kv_lora_rank + a.qk_rope_head_dim) * kEngineDtypeBytes;
+  const std::int64_t tp = std::max(rollout_tp, 1);
+  const std::int64_t heads_per_rank = (a.num_kv_heads + tp - 1) / tp;
+  return 2.0 * layers * double(heads_per_rank * a.head_dim) * kEngineDtypeBytes;
+}
+
+double rollout_weight_bytes(const ModelSpec& model, int rollout_tp) {
+  const double norms = double(model.params.layer_norms + model.params.final_norm);
+  const double sharded = double(model.total_params) - norms;
+  return kEngineDtypeBytes * (sharded / std::max(rollout_tp, 1) + norms);
+}
+
+RolloutMemory rollout_memory(const ModelSpec& model, const Workload& w, int world, double capacity, double other,
+                             Trace* trace) {
+  const RlSettings& rl = w.rl;
+  RolloutMemory m;
+  m.weights = rollout_weight_bytes(model, rl.rollout_tp);
+  m.workspace = engine_workspace_bytes(model, rl);
+  m.cuda_graphs = rl.enforce_eager ? 0.0 : kCudaGraphBytes;
+  const bool vllm = rl.engine == RolloutEngine::vllm;
+  m.budget = rl.gpu_memory_utilization * capacity;
+  const double kv = vllm ? m.budget - m.weights - m.workspace : m.budget - other - m.weights;
+  m.kv_cache = std::max(kv, 0.0);
+
+  RolloutCapacity& c = m.capacity;
+  c.replicas = world / std::max(rl.rollout_tp, 1);
+  c.kv_bytes_per_token = kv_bytes_per_token(model, rl.rollout_tp);
+  c.kv_cache_bytes = m.kv_cache;
+  c.kv_tokens_per_replica = c.kv_bytes_per_token > 0 ? std::int64_t(m.kv_cache / c.kv_bytes_per_token) : 0;
+  c.tokens_per_sequence = rl.prompt_len + rl.response_len;
+  const std::int64_t held = c.tokens_per_sequence > 0 ? c.kv_tokens_per_replica / c.tokens_per_sequence : 0;
+  c.concurrent_sequences_per_replica = std::min<std::int64_t>(held, rl.max_num_seqs);
+  c.sequences_per_step = std::int64_t(rl.n) * w.global_batch;
+  c.kv_tokens_needed = c.sequences_per_step * c.tokens_per_sequence;
+  c.kv_holds_all = c.kv_tokens_per_replica * std::int64_t(c.replicas) >= c.kv_tokens_needed;
+
+  trace_bytes(trace, "memory/rollout/weights", m.weights, "2 * ((params - norms) / rollout_tp + norms)",
+              "vLLM/SGLang tensor-parallel linear and vocab layers (norms replicated)",
+              [&] { return fmt::format("params={} rollout_tp={}", model.total_params, rl.rollout_tp); });
+  trace_bytes(trace, "memory/rollout/engine_workspace", m.workspace,
+              "max_num_batched_tokens * 2 * (2h + qkv/tp + 3*ffn/tp) + max_num_seqs * V/tp * 8",
+              "approximation of vLLM's profile run (gpu_worker.determine_available_memory)",
+              [&] { return fmt::format("max_num_batched_tokens={} max_num_seqs={}", rl.max_num_batched_tokens,
+                                       rl.max_num_seqs); });
+  trace_bytes(trace, "memory/rollout/kv_cache", m.kv_cache,
+              vllm ? "gpu_memory_utilization * capacity - weights - workspace"
+                   : "mem_fraction_static * capacity - resident_other - weights",
+              vllm ? "vLLM >= 0.7 (fraction of total memory; formulas.md)"
+                   : "SGLang model_runner.profile_max_num_token (fraction of free memory)",
+              [&] { return fmt::format("utilization={} capacity={:.6g} resident_other={:.6g} kv_per_token={:.6g} "
+                                       "kv_tokens={} concurrent_sequences={} needed_tokens={}",
+                                       rl.gpu_memory_utilization, capacity, other, c.kv_bytes_per_token,
+                                       c.kv_tokens_per_replica, c.concurrent_sequences_per_replica,
+                                       c.kv_tokens_needed); });
+  trace_bytes(trace, "memory/rollout/cuda_graphs", m.cuda_graphs, "0.5 GiB unless enforce_eager",
+              "vLLM 'Graph capturing finished ... took X GiB' (assumed constant)",
+              [&] { return fmt::format("enforce_eager={}", rl.enforce_eager); });
+  return m;
+}
+
+}  // namespace meshplan

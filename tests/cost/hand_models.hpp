@@ -1,0 +1,158 @@
+#pragma once
+// Model and GPU specs written out by hand for the cost-model tests, with their parameter counts
+// worked in the comments (each matches the published total).
+#include "hardware/cluster.hpp"
+#include "model/model_spec.hpp"
+
+namespace meshplan::test {
+
+/// Llama-2-7B: h 4096, 32 layers, 32 heads (MHA, head_dim 128), SwiGLU 11008, vocab 32000, untied.
+/// attention 4*h^2 = 67,108,864; MLP 3*h*ffn = 135,266,304; norms 2h = 8,192 -> 202,383,360/layer;
+/// x32 = 6,476,267,520 + embedding 131,072,000 + LM head 131,072,000 + final norm 4,096
+/// = 6,738,415,616 (the published 6.74B).
+inline ModelSpec llama2_7b() {
+  ModelSpec m;
+  m.name = "llama-2-7b";
+  m.hidden_size = 4096;
+  m.num_layers = 32;
+  m.vocab_size = 32000;
+  m.attention = AttentionSpec{AttentionKind::standard, 32, 32, 128};
+  m.dense_mlp = MlpSpec{11008, true, false};
+  m.num_dense_layers = 32;
+  m.attention_params_per_layer = 67108864;
+  m.norm_params_per_layer = 8192;
+  m.dense_mlp_params_per_layer = 135266304;
+  m.params.embedding = 131072000;
+  m.params.lm_head = 131072000;
+  m.params.attention = 32LL * 67108864;
+  m.params.layer_norms = 32LL * 8192;
+  m.params.final_norm = 4096;
+  m.params.dense_mlp = 32LL * 135266304;
+  m.total_params = 6738415616;
+  m.active_params = m.total_params;
+  return m;
+}
+
+/// Qwen2.5-7B: h 3584, 28 layers, 28 heads, 4 KV heads (head_dim 128), qkv bias, SwiGLU 18944,
+/// vocab 152064, untied. attention: q 3584*3584+3584, k and v 3584*512+512 each, o 3584*3584
+/// = 29,364,736; MLP 3*3584*18944 = 203,685,888; norms 7,168 -> 233,057,792/layer; x28
+/// = 6,525,618,176 + 2 x 544,997,376 (embedding, LM head) + 3,584 = 7,615,616,512.
+inline ModelSpec qwen25_7b() {
+  ModelSpec m;
+  m.name = "qwen2.5-7b";
+  m.hidden_size = 3584;
+  m.num_layers = 28;
+  m.vocab_size = 152064;
+  m.attention = AttentionSpec{AttentionKind::standard, 28, 4, 128};
+  m.attention.qkv_bias = true;
+  m.dense_mlp = MlpSpec{18944, true, false};
+  m.num_dense_layers = 28;
+  m.attention_params_per_layer = 29364736;
+  m.norm_params_per_layer = 7168;
+  m.dense_mlp_params_per_layer = 203685888;
+  m.params.embedding = 544997376;
+  m.params.lm_head = 544997376;
+  m.params.attention = 28LL * 29364736;
+  m.params.layer_norms = 28LL * 7168;
+  m.params.final_norm = 3584;
+  m.params.dense_mlp = 28LL * 203685888;
+  m.total_params = 7615616512;
+  m.active_params = m.total_params;
+  return m;
+}
+
+/// Mixtral-8x7B: h 4096, 32 layers, 32 heads, 8 KV heads, 8 experts top-2 of width 14336, vocab
+/// 32000, untied. attention 2*4096^2 + 2*4096*1024 = 41,943,040; expert 3*4096*14336
+/// = 176,160,768; router 8*4096 = 32,768; norms 8,192 -> 1,451,270,144/layer; x32
+/// = 46,440,644,608 + 262,144,000 + 4,096 = 46,702,792,704 (the published 46.7B).
+inline ModelSpec mixtral_8x7b() {
+  ModelSpec m;
+  m.name = "mixtral-8x7b";
+  m.hidden_size = 4096;
+  m.num_layers = 32;
+  m.vocab_size = 32000;
+  m.attention = AttentionSpec{AttentionKind::standard, 32, 8, 128};
+  m.dense_mlp = MlpSpec{14336, true, false};
+  m.num_dense_layers = 0;
+  MoeSpec moe;
+  moe.num_experts = 8;
+  moe.experts_per_token = 2;
+  moe.expert_intermediate_size = 14336;
+  moe.num_moe_layers = 32;
+  moe.routed_expert_params = 176160768;
+  moe.router_params = 32768;
+  m.moe = moe;
+  m.attention_params_per_layer = 41943040;
+  m.norm_params_per_layer = 8192;
+  m.dense_mlp_params_per_layer = 0;
+  m.params.embedding = 131072000;
+  m.params.lm_head = 131072000;
+  m.params.attention = 32LL * 41943040;
+  m.params.layer_norms = 32LL * 8192;
+  m.params.final_norm = 4096;
+  m.params.routed_experts = 32LL * 8 * 176160768;
+  m.params.routers = 32LL * 32768;
+  m.total_params = 46702792704;
+  m.active_params = m.total_params - 32LL * 6 * 176160768;
+  return m;
+}
+
+/// DeepSeek-V2-Lite: h 2048, 27 layers (the first dense, 10944 wide), MLA with 16 heads,
+/// q_lora_rank none, kv_lora_rank 512, qk_nope 128, qk_rope 64, v 128; 64 routed experts top-6
+/// of width 1408, 2 shared experts (2816 wide); vocab 102400, untied.
+/// MLA: q 2048*16*192 = 6,291,456; kv_a 2048*576 = 1,179,648; kv norm 512; kv_b 512*16*256
+/// = 2,097,152; o 16*128*2048 = 4,194,304 -> 13,763,072. Dense layer: + 3*2048*10944 + 4,096
+/// = 81,007,104. MoE layer: + shared 17,301,504 + router 131,072 + 64 x 8,650,752 + 4,096
+/// = 584,847,872; x26 = 15,206,044,672. Total with 2 x 209,715,200 + 2,048 = 15,706,484,224.
+inline ModelSpec deepseek_v2_lite() {
+  ModelSpec m;
+  m.name = "deepseek-v2-lite";
+  m.hidden_size = 2048;
+  m.num_layers = 27;
+  m.vocab_size = 102400;
+  m.attention = AttentionSpec{AttentionKind::mla, 16, 16, 192, 0, 512, 128, 64, 128};
+  m.dense_mlp = MlpSpec{10944, true, false};
+  m.num_dense_layers = 1;
+  MoeSpec moe;
+  moe.num_experts = 64;
+  moe.experts_per_token = 6;
+  moe.expert_intermediate_size = 1408;
+  moe.num_shared_experts = 2;
+  moe.shared_intermediate_size = 2816;
+  moe.num_moe_layers = 26;
+  moe.routed_expert_params = 8650752;
+  moe.router_params = 131072;
+  moe.shared_expert_params = 17301504;
+  m.moe = moe;
+  m.attention_params_per_layer = 13763072;
+  m.norm_params_per_layer = 4096;
+  m.dense_mlp_params_per_layer = 67239936;
+  m.params.embedding = 209715200;
+  m.params.lm_head = 209715200;
+  m.params.final_norm = 2048;
+  m.params.layer_norms = 27LL * 4096;
+  m.total_params = 15706484224;
+  m.active_params = m.total_params - 26LL * 58 * 8650752;
+  return m;
+}
+
+/// A GPU with `gib` GiB (other fields unused by the memory model).
+inline GpuSpec gpu_with_memory(double gib, const char* id = "test-gpu") {
+  GpuSpec gpu;
+  gpu.id = id;
+  gpu.memory_bytes = static_cast<std::int64_t>(gib * 1024.0 * 1024.0 * 1024.0);
+  return gpu;
+}
+
+/// `nodes` x `per_node` identical GPUs.
+inline Cluster cluster_of(const GpuSpec& gpu, int nodes, int per_node) {
+  Cluster c;
+  NodeGroup g;
+  g.nodes = nodes;
+  g.gpus_per_node = per_node;
+  g.gpu = gpu;
+  c.groups.push_back(g);
+  return c;
+}
+
+}  // namespace meshplan::test

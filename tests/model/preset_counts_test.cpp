@@ -1,0 +1,118 @@
+// Every embedded preset, with its exact counts written out here, and the published figures
+// (data/models/SOURCES.md) that those counts reproduce.
+#include <doctest/doctest.h>
+
+#include <cmath>
+#include <cstdint>
+#include <string>
+
+#include "model/config_reader.hpp"
+#include "model/model_presets.hpp"
+
+namespace meshplan {
+
+namespace {
+
+ModelSpec preset(const std::string& name) {
+  const auto text = find_model_preset_config(name);
+  REQUIRE_MESSAGE(text.has_value(), "no preset " << name);
+  Result<ModelSpec> model = parse_model_config(*text, name);
+  REQUIRE_MESSAGE(model.ok(), (model.ok() ? "" : model.error().to_string()));
+  return std::move(model).value();
+}
+
+/// `count` in units of `unit`, rounded to nearest, as published figures are ("20.91B").
+std::int64_t rounded(std::int64_t count, double unit) {
+  return std::llround(static_cast<double>(count) / unit);
+}
+
+struct ExpectedCounts {
+  const char* name;
+  std::int64_t total;
+  std::int64_t active;
+};
+
+}  // namespace
+
+TEST_CASE("every preset parses and gives its exact total and active counts") {
+  // The first eight are ../shared/models/INDEX.json (checkpoint counts); the others were derived
+  // by this reader and agree with the published figures checked in the next test cases.
+  const ExpectedCounts expected[] = {
+      {"deepseek-v2-lite", 15706484224, 2661150208},
+      {"deepseek-v3", 671026419200, 37552297472},
+      {"gpt-oss-20b", 20914757184, 4187440704},
+      {"gpt2", 124439808, 124439808},
+      {"llama-3.1-70b", 70553706496, 70553706496},
+      {"llama-3.1-8b", 8030261248, 8030261248},
+      {"mixtral-8x7b", 46702792704, 12879925248},
+      {"qwen2.5-0.5b", 494032768, 494032768},
+      {"qwen2.5-72b-instruct", 72706203648, 72706203648},
+      {"qwen2.5-7b-instruct", 7615616512, 7615616512},
+      {"qwen2.5-vl-3b-instruct", 3754622976, 3754622976},
+      {"qwen2.5-vl-7b-instruct", 8292166656, 8292166656},
+      {"qwen3-235b-a22b", 235093634560, 22190763520},
+      {"qwen3-30b-a3b", 30532122624, 3353032704},
+      {"qwen3-8b", 8190735360, 8190735360},
+  };
+  CHECK(model_preset_names().size() == std::size(expected));
+  for (const ExpectedCounts& e : expected) {
+    CAPTURE(e.name);
+    const ModelSpec model = preset(e.name);
+    CHECK(model.total_params == e.total);
+    CHECK(model.active_params == e.active);
+  }
+}
+
+TEST_CASE("GPT-2 small: 124,439,808 parameters, the count Hugging Face reports for openai-community/gpt2") {
+  // By hand: wte 50257*768 = 38,597,376; wpe 1024*768 = 786,432; per layer ln_1 + ln_2 4*768,
+  // c_attn 768*2304 + 2304, c_proj 768*768 + 768, c_fc 768*3072 + 3072, mlp c_proj 3072*768 + 768
+  // = 7,087,872; x 12 = 85,054,464; ln_f 1,536; head tied. Sum 124,439,808.
+  const ModelSpec model = preset("gpt2");
+  CHECK(model.total_params == 124439808);
+  CHECK(model.params.position_embedding == 786432);
+  CHECK(model.params.lm_head == 0);
+  CHECK(model.norm == NormKind::layer_norm);
+}
+
+TEST_CASE("DeepSeek-V3 matches DeepSeek's README_WEIGHTS: 671B total, 36.6B active without the embedding") {
+  const ModelSpec model = preset("deepseek-v3");
+  CHECK(rounded(model.total_params, 1e9) == 671);
+  // DeepSeek's "36.6B activated (including 0.9B for the output head)" leaves out the input
+  // embedding, which CONVENTIONS.md keeps in active_params.
+  CHECK(rounded(model.active_params - model.params.embedding, 1e8) == 366);
+  CHECK(model.num_mtp_layers == 1);
+  // The MTP module: one MoE layer (11,507,286,272) + eh_proj 2*7168*7168 (102,760,448) + enorm,
+  // hnorm, shared_head.norm (3*7168); DeepSeek rounds its unique MTP parameters to "11.5B".
+  CHECK(model.params.mtp == 11610068224);
+  CHECK(model.moe->router_params == 256 * 7168 + 256);  // + noaux_tc e_score_correction_bias
+  CHECK(model.moe->num_moe_layers == 58);               // first_k_dense_replace = 3
+}
+
+TEST_CASE("gpt-oss-20b matches the model card: 20.91B total, 3.61B active without the embedding") {
+  const ModelSpec model = preset("gpt-oss-20b");
+  CHECK(rounded(model.total_params, 1e7) == 2091);
+  CHECK(rounded(model.active_params - model.params.embedding, 1e7) == 361);
+  CHECK(model.attention.num_sliding_layers == 12);
+  CHECK(model.attention.sliding_window == 128);
+  // One expert: gate_up 2880*5760 + 5760 bias, down 2880*2880 + 2880 bias.
+  CHECK(model.moe->routed_expert_params == 2880LL * 5760 + 5760 + 2880LL * 2880 + 2880);
+}
+
+TEST_CASE("published rounded counts: Qwen3-235B-A22B, Llama-3.1-70B, Qwen2.5-72B, Qwen2.5-VL-3B") {
+  CHECK(rounded(preset("qwen3-235b-a22b").total_params, 1e9) == 235);     // "235B"
+  CHECK(rounded(preset("qwen3-235b-a22b").active_params, 1e9) == 22);     // "A22B"
+  CHECK(rounded(preset("llama-3.1-70b").total_params, 1e8) == 706);       // HF "70.6B"
+  CHECK(rounded(preset("qwen2.5-72b-instruct").total_params, 1e8) == 727);  // card "72.7B"
+  CHECK(rounded(preset("qwen2.5-vl-3b-instruct").total_params, 1e7) == 375);  // HF "3.75B"
+}
+
+TEST_CASE("presets are found by file name or Hugging Face repo id, case-insensitively") {
+  CHECK(find_model_preset_config("qwen3-8b").has_value());
+  CHECK(find_model_preset_config("Qwen/Qwen3-8B").has_value());
+  CHECK(find_model_preset_config("QWEN2.5-7B-INSTRUCT").has_value());
+  CHECK(canonical_model_preset_name("deepseek-ai/DeepSeek-V3") == std::optional<std::string>("deepseek-v3"));
+  CHECK_FALSE(find_model_preset_config("qwen3-9b").has_value());
+  CHECK_FALSE(find_model_preset_config("").has_value());
+}
+
+}  // namespace meshplan
