@@ -2,12 +2,16 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <cmath>
 
 #include "core/units.hpp"
 
 namespace meshplan {
 namespace {
+
+// Runner-ups per dimension: the best plan for each of up to this many other values.
+constexpr int kAlternativesPerDimension = 3;
 
 std::string differing(const DimensionValues& mine, const DimensionValues& theirs) {
   std::string text;
@@ -114,12 +118,16 @@ Explanation explain_winner(const SearchResult& result, const ModelSpec& model, c
   const PlanCandidate& winner = result.top.front();
   const DimensionValues winner_values = dimension_values(winner);
   const int gpus_per_node = cluster.groups.empty() ? 8 : cluster.groups.front().gpus_per_node;
-  std::array<bool, kDimensionCount> done{};
+  std::array<int, kDimensionCount> shown{};
   for (const Alternative& alternative : result.alternatives) {  // best first within each dimension
     const auto d = static_cast<std::size_t>(alternative.dimension);
-    if (done[d] || alternative.value == winner_values[d]) continue;
-    done[d] = true;
-    explanation.comparisons.push_back(compare(alternative, winner, winner_values, gpus_per_node, objective));
+    if (shown[d] >= kAlternativesPerDimension || alternative.value == winner_values[d]) continue;
+    Comparison comparison = compare(alternative, winner, winner_values, gpus_per_node, objective);
+    const bool repeated = std::any_of(explanation.comparisons.begin(), explanation.comparisons.end(),
+                                      [&](const Comparison& c) { return c.other_setting == comparison.other_setting; });
+    if (repeated) continue;
+    ++shown[d];
+    explanation.comparisons.push_back(std::move(comparison));
   }
   explanation.rule_of_thumb = rule_of_thumb(model, winner);
   return explanation;
