@@ -3,6 +3,7 @@
 #include <cmath>
 
 #include "search/layout.hpp"
+#include "search/rule_binding.hpp"
 #include "search/search.hpp"
 #include "search_test_support.hpp"
 
@@ -209,6 +210,24 @@ TEST_CASE("rl: per-phase options combined equal the brute-force product") {
   std::int64_t rejected = 0;
   for (const auto& [rule, count] : result.rejected) rejected += count;
   CHECK(rejected + result.feasible == result.searched);
+}
+
+}  // namespace meshplan
+
+namespace meshplan {
+
+TEST_CASE("the real rule table prunes the hand case with its stable rule ids") {
+  // Same case as above (12 heads, 30 layers, 8 GPUs): tp=8 -> tp.divides-heads (1 layout);
+  // pp=4, pp=8 -> pp.divides-layers (3 layouts).
+  const ModelSpec model = test::toy_model(12, 30);
+  const Cluster cluster = test::toy_cluster(1, 8, 1000);
+  const Workload workload = pretrain(64);
+  const SearchResult result = search_plans(model, pinned_space(model, cluster, workload), workload, toy_cost(1000),
+                                           validate_rule_check(model, cluster), {});
+  CHECK(result.searched == 10);
+  CHECK(result.feasible == 6);
+  CHECK(result.rejected.at("tp.divides-heads") == 1);
+  CHECK(result.rejected.at("pp.divides-layers") == 3);
 }
 
 }  // namespace meshplan
