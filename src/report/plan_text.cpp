@@ -138,16 +138,21 @@ std::string no_fit_section(const PlanView& view, bool colour) {
 
 std::string describe_strategy(const PlanCandidate& c) {
   const DimensionValues values = dimension_values(c);
+  const Strategy& s = c.strategy;
   std::string text;
   for (std::size_t d = 0; d < kDimensionCount; ++d) {
     const auto dimension = static_cast<Dimension>(d);
     const bool rl_dimension = dimension == Dimension::rollout_tp || dimension == Dimension::gpu_memory_utilization ||
                               dimension == Dimension::log_prob_micro_batch;
+    // Leave out what does not apply or is at its neutral value.
     if (rl_dimension && c.workload.kind != WorkloadKind::rl) continue;
-    if (dimension == Dimension::ulysses && c.strategy.backend != Backend::fsdp) continue;
+    if (dimension == Dimension::ulysses && s.backend != Backend::fsdp) continue;
+    if ((dimension == Dimension::vpp || dimension == Dimension::cp || dimension == Dimension::ep) && values[d] == 1) continue;
+    if (dimension == Dimension::etp && s.ep == 1) continue;
+    if (s.backend == Backend::fsdp && (dimension == Dimension::tp || dimension == Dimension::pp)) continue;
     text += (text.empty() ? "" : " ") + format_dimension(dimension, values[d]);
   }
-  return text + fmt::format(" DP={}", c.strategy.dp);
+  return text + fmt::format(" DP={}", s.dp);
 }
 
 double comm_fraction(const PlanCandidate& c) {

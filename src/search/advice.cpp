@@ -46,6 +46,12 @@ std::vector<Remedy> remedies_for(const PlanCandidate& closest, const CostModel& 
     workload.rl.ppo_micro_batch_per_gpu = 1;
     add("micro-batch 1 (mb=1)", smaller, workload);
   }
+  if (closest.peak_phase == PlanPhase::rollout) {
+    Workload wider = closest.workload;
+    wider.rl.rollout_tp *= 2;
+    add(fmt::format("a wider rollout replica (rollout_tp={}; beyond a node it spans whole nodes)", wider.rl.rollout_tp),
+        closest.strategy, wider);
+  }
   if (closest.workload.kind == WorkloadKind::rl && closest.workload.rl.gpu_memory_utilization > 0.3) {
     Workload workload = closest.workload;
     workload.rl.gpu_memory_utilization = 0.3;

@@ -13,6 +13,7 @@ namespace {
 // The value lists the planner tries by default. Each list is short on purpose: the search visits
 // their product, and every value is one a verl or Megatron-LM user would set.
 constexpr int kMaxPowerOfTwo = 64;
+constexpr int kMaxRolloutNodes = 4;
 const std::vector<int> kMicroBatches = {1, 2, 4, 8};
 const std::vector<int> kVirtualStages = {1, 2, 4};
 const std::vector<int> kContextParallel = {1, 2, 4, 8};
@@ -196,7 +197,8 @@ Result<SearchSpace> build_search_space(const ModelSpec& model, const Cluster& cl
   space.recompute = {RecomputeChoice::none, RecomputeChoice::selective, RecomputeChoice::full_uniform,
                      RecomputeChoice::full_block};
   if (workload.kind == WorkloadKind::rl) {
-    space.rollout_tp = powers_of_two_up_to(group.gpus_per_node);
+    // Replicas of up to four whole nodes (verl R53; vLLM >= 0.11.1 for multi-node TP, R54).
+    space.rollout_tp = powers_of_two_up_to(std::min(total, kMaxRolloutNodes * group.gpus_per_node));
     space.gpu_memory_utilization = kGpuMemoryUtilization;
     space.log_prob_micro_batch = kLogProbMicroBatches;
   }

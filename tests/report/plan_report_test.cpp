@@ -40,6 +40,18 @@ SearchResult two_node_result(Objective objective) {
   return search_plans(model, space, workload, cost, test::toy_rules(model), options);
 }
 
+PlanView toy_view(const SearchResult& result, const std::string& model_name) {
+  PlanView view;
+  view.model_name = model_name;
+  view.cluster_text = "2x8xTOY";
+  view.workload_name = "pretrain";
+  view.objective_name = "throughput";
+  view.capacity_bytes = 80 * kGiB;
+  view.result = &result;
+  view.top_memory.push_back({PhaseBreakdown{"train", 20 * kGiB, {{"weights", 5 * kGiB}, {"activations", 15 * kGiB}}}});
+  return view;
+}
+
 }  // namespace
 
 TEST_CASE("explanation: PP=2 instead of TP=16 because TP would cross nodes") {
@@ -66,14 +78,7 @@ TEST_CASE("explanation: PP=2 instead of TP=16 because TP would cross nodes") {
 
 TEST_CASE("HTML report: one self-contained page with the three charts") {
   const SearchResult result = two_node_result(Objective::throughput);
-  PlanView view;
-  view.model_name = "toy <model>";
-  view.cluster_text = "2x8xTOY";
-  view.workload_name = "pretrain";
-  view.objective_name = "throughput";
-  view.capacity_bytes = 80 * kGiB;
-  view.result = &result;
-  view.top_memory.push_back({PhaseBreakdown{"train", 20 * kGiB, {{"weights", 5 * kGiB}, {"activations", 15 * kGiB}}}});
+  const PlanView view = toy_view(result, "toy <model>");
   const std::string html = render_plan_html(view);
   CHECK(html.rfind("<!DOCTYPE html>\n<html", 0) == 0);
   CHECK(html.find("</html>") != std::string::npos);
@@ -96,14 +101,7 @@ TEST_CASE("HTML report: one self-contained page with the three charts") {
 
 TEST_CASE("terminal report: aligned table, no colour unless asked") {
   const SearchResult result = two_node_result(Objective::throughput);
-  PlanView view;
-  view.model_name = "toy";
-  view.cluster_text = "2x8xTOY";
-  view.workload_name = "pretrain";
-  view.objective_name = "throughput";
-  view.capacity_bytes = 80 * kGiB;
-  view.result = &result;
-  view.top_memory.push_back({PhaseBreakdown{"train", 20 * kGiB, {{"weights", 5 * kGiB}, {"activations", 15 * kGiB}}}});
+  const PlanView view = toy_view(result, "toy");
   const std::string plain = render_plan_text(view, false);
   CHECK(plain.find("searched 5 candidates") != std::string::npos);
   CHECK(plain.find("\033[") == std::string::npos);

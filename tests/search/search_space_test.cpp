@@ -39,7 +39,7 @@ TEST_CASE("default space: TP within a node, RL dimensions only for rl, fp16 with
 
   workload.kind = WorkloadKind::rl;
   const SearchSpace rl = *build_search_space(model, cluster, workload, {});
-  CHECK(rl.rollout_tp == std::vector<int>{1, 2, 4, 8});
+  CHECK(rl.rollout_tp == std::vector<int>{1, 2, 4, 8, 16});  // up to 4 whole nodes (here the 2 there are)
   CHECK(rl.backends.size() == 2);
 
   cluster.groups[0].gpu.bf16_flops = 0;  // V100
