@@ -58,7 +58,8 @@ void BM_TrainingEstimateDense(benchmark::State& state) {
     const MemoryEstimate e = estimate_memory(model, cluster, s, w, options, nullptr);
     benchmark::DoNotOptimize(e.peak_bytes);
   }
-  state.counters["estimates_per_second"] = benchmark::Counter(double(state.iterations()), benchmark::Counter::kIsRate);
+  state.counters["estimates_per_second"] =
+      benchmark::Counter(double(state.iterations()), benchmark::Counter::kIsRate);
 }
 BENCHMARK(BM_TrainingEstimateDense);
 
@@ -82,7 +83,8 @@ void BM_RlEstimateDense(benchmark::State& state) {
     const MemoryEstimate e = estimate_memory(model, cluster, s, w, options, nullptr);
     benchmark::DoNotOptimize(e.peak_bytes);
   }
-  state.counters["estimates_per_second"] = benchmark::Counter(double(state.iterations()), benchmark::Counter::kIsRate);
+  state.counters["estimates_per_second"] =
+      benchmark::Counter(double(state.iterations()), benchmark::Counter::kIsRate);
 }
 BENCHMARK(BM_RlEstimateDense);
 

@@ -26,6 +26,8 @@ struct CommandContext {
 Result<std::string> read_text_file(const std::string& path);
 
 void register_model_command(CLI::App& app, CommandContext& context);
+void register_check_command(CLI::App& app, CommandContext& context);
 void register_gpus_command(CLI::App& app, CommandContext& context);
+void register_estimate_command(CLI::App& app, CommandContext& context);
 
 }  // namespace meshplan

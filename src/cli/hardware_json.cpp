@@ -10,8 +10,13 @@ nlohmann::ordered_json gpu_json(const GpuSpec& gpu) {
   nlohmann::ordered_json measured = nullptr;
   if (gpu.measured_allreduce) {
     const MeasuredAllReduce& m = *gpu.measured_allreduce;
-    measured = {{"gpus", m.gpus}, {"busbw_Bps", m.busbw_Bps}, {"message_bytes", m.message_bytes},
-                {"nvls", m.nvls}, {"ring_busbw_Bps", m.ring_busbw_Bps}, {"source", m.source}};
+    nlohmann::ordered_json sweep = nlohmann::ordered_json::array();
+    for (const BusBandwidthPoint& point : m.sweep) {
+      sweep.push_back({{"message_bytes", point.message_bytes}, {"busbw_Bps", point.busbw_Bps}});
+    }
+    measured = {{"gpus", m.gpus},       {"busbw_Bps", m.busbw_Bps}, {"message_bytes", m.message_bytes},
+                {"nvls", m.nvls},       {"ring_busbw_Bps", m.ring_busbw_Bps}, {"sweep", sweep},
+                {"source", m.source}};
   }
   return {{"id", gpu.id}, {"name", gpu.name}, {"aliases", gpu.aliases}, {"vendor", gpu.vendor},
           {"arch", gpu.arch}, {"memory_bytes", gpu.memory_bytes},

@@ -16,7 +16,9 @@ constexpr double kInputIdBytes = 8;  // int64 token ids kept for the embedding b
 // SwiGLU input) and the fc2 input, 2 bytes each (Korthikanti §4.1: 8sbh + 8sbh for a 4h GeLU MLP).
 double mlp_inner_bytes_per_token(double ffn, bool gated) { return (gated ? 6.0 : 4.0) * ffn; }
 
-LayerSplit split_of(const Strategy& s) { return LayerSplit{double(s.tp), s.sequence_parallel && s.tp > 1, double(s.etp)}; }
+LayerSplit split_of(const Strategy& s) {
+  return LayerSplit{double(s.tp), s.sequence_parallel && s.tp > 1, double(s.etp)};
+}
 
 LayerShape attention_shape(const ModelSpec& model) {
   const AttentionSpec& a = model.attention;
@@ -31,8 +33,8 @@ LayerShape attention_shape(const ModelSpec& model) {
     shape.o_width = shape.v_width;
     // q_a output and its norm output (when q is compressed), kv_a output (latent + rope) and
     // the kv norm output: the low-rank projections are not tensor-parallel.
-    shape.latent_width = 2.0 * double(a.q_lora_rank) + double(a.kv_lora_rank + a.qk_rope_head_dim) +
-                         double(a.kv_lora_rank);
+    shape.latent_width =
+        2.0 * double(a.q_lora_rank) + double(a.kv_lora_rank + a.qk_rope_head_dim) + double(a.kv_lora_rank);
   } else {
     shape.q_width = double(a.num_heads * a.head_dim);
     shape.k_width = double(a.num_kv_heads * a.head_dim);
@@ -42,8 +44,8 @@ LayerShape attention_shape(const ModelSpec& model) {
   return shape;
 }
 
-double layer_bytes(const LayerShape& shape, const LayerSplit& split, const MicroBatchShape& mb, Recompute recompute,
-                   const MemoryOptions& options) {
+double layer_bytes(const LayerShape& shape, const LayerSplit& split, const MicroBatchShape& mb,
+                   Recompute recompute, const MemoryOptions& options) {
   return layer_activation_bytes(shape, split, mb.seq_tokens, mb.kv_tokens, mb.sequences, recompute, options);
 }
 
@@ -68,8 +70,8 @@ LayerShape moe_layer_shape(const ModelSpec& model, double capacity_factor) {
   return shape;
 }
 
-double layer_activation_bytes(const LayerShape& shape, const LayerSplit& split, double s, double kv_s, double b,
-                              Recompute recompute, const MemoryOptions& options) {
+double layer_activation_bytes(const LayerShape& shape, const LayerSplit& split, double s, double kv_s,
+                              double b, Recompute recompute, const MemoryOptions& options) {
   const double t = std::max(split.tp, 1.0);
   const double r = split.sequence_parallel ? t : 1.0;  // divisor of the parts only SP splits
   const double sb = s * b;
@@ -141,23 +143,27 @@ double stage_activation_bytes(const ModelSpec& model, const Strategy& s, Pipelin
     } else {
       // Megatron block: the first n layers of each virtual chunk recompute, the others store all.
       const std::int64_t recomputed = std::min<std::int64_t>(total, n * std::max(s.vpp, 1));
-      stored = double(recomputed) * input + double(total - recomputed) * (layers.moe > 0 ? moe_full : dense_full);
+      stored =
+          double(recomputed) * input + double(total - recomputed) * (layers.moe > 0 ? moe_full : dense_full);
       working = recomputed > 0 ? largest_full : 0.0;
     }
   }
   const double ids = stage == PipelineStage::first ? kInputIdBytes * mb.seq_tokens * mb.sequences : 0.0;
   const double in_flight = microbatches_in_flight(s, stage, mb.microbatches);
   const double bytes = in_flight * (stored + ids) + working;
-  trace_bytes(trace, stage == PipelineStage::first ? "memory/activations/first_stage" : "memory/activations/last_stage",
-              bytes, "in_flight * (layers * per_layer(recompute) + 8*s*b ids) + recompute_working",
-              "Korthikanti et al. 2022 §4 / Table 2 (per tensor); Narayanan et al. 2021 §2.2 (in flight)", [&] {
-                return fmt::format("s={:.6g} b={:.6g} h={} dense_layers={} moe_layers={} tp={} sp={} cp={} "
-                                   "recompute={} n={} in_flight={:.4g} per_layer_dense={:.4g} per_layer_moe={:.4g} "
-                                   "working={:.4g} flash_attention={}", mb.seq_tokens, mb.sequences,
-                                   model.hidden_size, layers.dense, layers.moe, s.tp, s.sequence_parallel, s.cp,
-                                   static_cast<int>(s.recompute), s.recompute_num_layers, in_flight, dense_full,
-                                   moe_full, working, options.flash_attention);
-              });
+  trace_bytes(
+      trace,
+      stage == PipelineStage::first ? "memory/activations/first_stage" : "memory/activations/last_stage",
+      bytes, "in_flight * (layers * per_layer(recompute) + 8*s*b ids) + recompute_working",
+      "Korthikanti et al. 2022 §4 / Table 2 (per tensor); Narayanan et al. 2021 §2.2 (in flight)", [&] {
+        return fmt::format(
+            "s={:.6g} b={:.6g} h={} dense_layers={} moe_layers={} tp={} sp={} cp={} "
+            "recompute={} n={} in_flight={:.4g} per_layer_dense={:.4g} per_layer_moe={:.4g} "
+            "working={:.4g} flash_attention={}",
+            mb.seq_tokens, mb.sequences, model.hidden_size, layers.dense, layers.moe, s.tp,
+            s.sequence_parallel, s.cp, static_cast<int>(s.recompute), s.recompute_num_layers, in_flight,
+            dense_full, moe_full, working, options.flash_attention);
+      });
   return bytes;
 }
 
@@ -170,9 +176,11 @@ double forward_only_activation_bytes(const ModelSpec& model, const Strategy& s, 
   if (model.moe) largest = std::max(largest, layer_bytes(moe, split, mb, Recompute::none, options));
   const double residual = 2.0 * mb.seq_tokens * mb.sequences * double(model.hidden_size);
   const double bytes = largest + residual;
-  trace_bytes(trace, "memory/activations/forward_only", bytes, "largest_layer_activations + 2*s*b*h residual stream",
-              "Korthikanti et al. 2022 §4 (no tensors kept across layers without autograd)",
-              [&] { return fmt::format("s={:.6g} b={:.6g} largest_layer={:.4g}", mb.seq_tokens, mb.sequences, largest); });
+  trace_bytes(
+      trace, "memory/activations/forward_only", bytes, "largest_layer_activations + 2*s*b*h residual stream",
+      "Korthikanti et al. 2022 §4 (no tensors kept across layers without autograd)", [&] {
+        return fmt::format("s={:.6g} b={:.6g} largest_layer={:.4g}", mb.seq_tokens, mb.sequences, largest);
+      });
   return bytes;
 }
 

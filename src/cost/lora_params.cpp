@@ -53,7 +53,8 @@ double lora_params_per_layer(const ModelSpec& model, const Lora& lora, bool moe_
     const double qk = static_cast<double>(a.qk_nope_head_dim + a.qk_rope_head_dim);
     const double heads = static_cast<double>(a.num_heads);
     if (t.q) {
-      params += a.q_lora_rank > 0 ? r * (h + a.q_lora_rank) + r * (a.q_lora_rank + heads * qk) : r * (h + heads * qk);
+      params += a.q_lora_rank > 0 ? r * (h + a.q_lora_rank) + r * (a.q_lora_rank + heads * qk)
+                                  : r * (h + heads * qk);
     }
     if (t.k || t.v) {
       params += r * (h + a.kv_lora_rank + a.qk_rope_head_dim) +
@@ -69,7 +70,8 @@ double lora_params_per_layer(const ModelSpec& model, const Lora& lora, bool moe_
     if (t.o) params += r * (q_width + h);
   }
   if (!moe_layer || !model.moe) {
-    params += mlp_lora(r, h, static_cast<double>(model.dense_mlp.intermediate_size), model.dense_mlp.gated, t);
+    params +=
+        mlp_lora(r, h, static_cast<double>(model.dense_mlp.intermediate_size), model.dense_mlp.gated, t);
     return params;
   }
   const MoeSpec& moe = *model.moe;

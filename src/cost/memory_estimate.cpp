@@ -11,10 +11,10 @@ namespace meshplan {
 namespace {
 
 constexpr std::array<const char*, kMemoryComponentCount> kComponentNames = {
-    "weights",          "gradients",       "optimizer_states", "lora_adapters",     "gathered_params",
-    "activations",      "logits",          "vision_activations", "reference_model", "critic_model",
-    "rollout_weights",  "kv_cache",        "engine_workspace", "cuda_graphs",       "resharding_buffer",
-    "cuda_context",     "nccl_buffers",    "fragmentation"};
+    "weights",         "gradients",    "optimizer_states",   "lora_adapters",   "gathered_params",
+    "activations",     "logits",       "vision_activations", "reference_model", "critic_model",
+    "rollout_weights", "kv_cache",     "engine_workspace",   "cuda_graphs",     "resharding_buffer",
+    "cuda_context",    "nccl_buffers", "fragmentation"};
 
 constexpr std::array<const char*, kMaxMemoryPhases> kPhaseNames = {
     "train", "rollout", "old_log_prob", "ref_log_prob", "update_actor", "update_critic", "weight_sync"};
@@ -33,9 +33,10 @@ void add_train_phase(MemoryEstimate& e, const ModelSpec& model, const Strategy& 
   in.mb.seq_tokens = double(w.seq_len) / split;
   in.mb.kv_tokens = double(w.seq_len);
   in.mb.sequences = s.micro_batch;
-  const std::int64_t batch_dp = s.backend == Backend::fsdp ? std::max(1, s.dp / std::max(s.ulysses_sp, 1)) : s.dp;
-  in.mb.microbatches = w.global_batch > 0 ? std::max<std::int64_t>(1, w.global_batch / (std::int64_t(s.micro_batch) * batch_dp))
-                                          : s.pp;
+  const std::int64_t batch_dp =
+      s.backend == Backend::fsdp ? std::max(1, s.dp / std::max(s.ulysses_sp, 1)) : s.dp;
+  const std::int64_t per_microbatch = std::int64_t(std::max(s.micro_batch, 1)) * batch_dp;
+  in.mb.microbatches = w.global_batch > 0 ? std::max<std::int64_t>(1, w.global_batch / per_microbatch) : s.pp;
   in.images = double(w.images_per_sample) * s.micro_batch;
   in.image_pixels = double(w.image_pixels);
   double host = 0;

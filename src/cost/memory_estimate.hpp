@@ -43,13 +43,13 @@ inline constexpr int kMemoryComponentCount = static_cast<int>(MemoryComponent::k
 const char* memory_component_name(MemoryComponent component);
 
 enum class MemoryPhaseKind : std::uint8_t {
-  train,          ///< pretrain / SFT step
-  rollout,        ///< verl generation
-  old_log_prob,   ///< actor forward for the old log-probs
-  ref_log_prob,   ///< reference forward for the KL term
+  train,         ///< pretrain / SFT step
+  rollout,       ///< verl generation
+  old_log_prob,  ///< actor forward for the old log-probs
+  ref_log_prob,  ///< reference forward for the KL term
   update_actor,
   update_critic,
-  weight_sync,    ///< actor -> rollout engine weights
+  weight_sync,  ///< actor -> rollout engine weights
   kCount
 };
 inline constexpr int kMaxMemoryPhases = static_cast<int>(MemoryPhaseKind::kCount);
@@ -68,28 +68,28 @@ struct PhaseMemory {
 
 /// What the rollout engine's KV budget holds versus what the step needs (RL only).
 struct RolloutCapacity {
-  int replicas = 0;                     ///< engine instances = GPUs / rollout TP
-  double kv_bytes_per_token = 0;        ///< per GPU of one replica
-  double kv_cache_bytes = 0;            ///< per GPU
+  int replicas = 0;               ///< engine instances = GPUs / rollout TP
+  double kv_bytes_per_token = 0;  ///< per GPU of one replica
+  double kv_cache_bytes = 0;      ///< per GPU
   std::int64_t kv_tokens_per_replica = 0;
-  std::int64_t tokens_per_sequence = 0;          ///< prompt + response (max lengths)
+  std::int64_t tokens_per_sequence = 0;               ///< prompt + response (max lengths)
   std::int64_t concurrent_sequences_per_replica = 0;  ///< min(KV-held sequences, max_num_seqs)
-  std::int64_t sequences_per_step = 0;  ///< n x train_batch_size
-  std::int64_t kv_tokens_needed = 0;    ///< sequences_per_step x tokens_per_sequence
-  bool kv_holds_all = false;            ///< every sequence of the step fits in the KV at once
+  std::int64_t sequences_per_step = 0;                ///< n x train_batch_size
+  std::int64_t kv_tokens_needed = 0;                  ///< sequences_per_step x tokens_per_sequence
+  bool kv_holds_all = false;                          ///< every sequence of the step fits in the KV at once
 };
 
 struct MemoryEstimate {
   std::array<PhaseMemory, kMaxMemoryPhases> phases{};
   int phase_count = 0;
-  int peak_phase = 0;             ///< index into phases
-  double peak_bytes = 0;          ///< the largest phase peak
-  double capacity_bytes = 0;      ///< usable memory of the smallest GPU of the cluster
-  double headroom_bytes = 0;      ///< capacity - peak (negative: OOM)
-  bool fits = false;              ///< peak <= capacity and (RL) the engine has room for a KV cache
-  bool kv_cache_exhausted = false; ///< RL: the engine's budget leaves no KV cache (vLLM refuses to start)
-  RolloutCapacity rollout;        ///< RL only
-  double host_bytes_per_node = 0; ///< offloaded states (and sleeping engine weights) in host RAM
+  int peak_phase = 0;               ///< index into phases
+  double peak_bytes = 0;            ///< the largest phase peak
+  double capacity_bytes = 0;        ///< usable memory of the smallest GPU of the cluster
+  double headroom_bytes = 0;        ///< capacity - peak (negative: OOM)
+  bool fits = false;                ///< peak <= capacity and (RL) the engine has room for a KV cache
+  bool kv_cache_exhausted = false;  ///< RL: the engine's budget leaves no KV cache (vLLM refuses to start)
+  RolloutCapacity rollout;          ///< RL only
+  double host_bytes_per_node = 0;   ///< offloaded states (and sleeping engine weights) in host RAM
 
   const PhaseMemory& peak() const { return phases[peak_phase]; }
 };

@@ -10,10 +10,10 @@
 namespace meshplan {
 namespace {
 
-constexpr double kMegatronGradBytes = 4;   // fp32 main grads (Megatron forces them with bf16/fp16)
-constexpr double kZeroGradBytes = 2;       // ZeRO paper §3.1: 16-bit gradients
-constexpr double kAdamMomentsBytes = 8;    // fp32 Adam m and v
-constexpr double kMasterWeightBytes = 4;   // fp32 master copy (none when training in fp32)
+constexpr double kMegatronGradBytes = 4;  // fp32 main grads (Megatron forces them with bf16/fp16)
+constexpr double kZeroGradBytes = 2;      // ZeRO paper §3.1: 16-bit gradients
+constexpr double kAdamMomentsBytes = 8;   // fp32 Adam m and v
+constexpr double kMasterWeightBytes = 4;  // fp32 master copy (none when training in fp32)
 
 double weight_bytes(const Strategy& s) { return s.compute_dtype == Dtype::fp32 ? 4.0 : 2.0; }
 double master_bytes(const Strategy& s) { return s.compute_dtype == Dtype::fp32 ? 0.0 : kMasterWeightBytes; }
@@ -24,7 +24,9 @@ int shard_group(const Strategy& s) { return s.fsdp_shard_size > 0 ? s.fsdp_shard
 
 // Megatron distributed optimizer: dense states over the DP x CP group, expert states over the
 // expert-data-parallel group world / (ETP x EP x PP) (formulas.md; Megatron-core parallel_state).
-double dense_optimizer_group(const Strategy& s) { return s.distributed_optimizer ? double(s.dp) * s.cp : 1.0; }
+double dense_optimizer_group(const Strategy& s) {
+  return s.distributed_optimizer ? double(s.dp) * s.cp : 1.0;
+}
 double expert_optimizer_group(const Strategy& s) {
   return s.distributed_optimizer ? double(s.world_size()) / (double(s.etp) * s.ep * s.pp) : 1.0;
 }
@@ -63,11 +65,13 @@ ModelStateBytes megatron_states(const ModelSpec& model, const Strategy& s, Pipel
   b.weights = weight_bytes(s) * p.total();
   if (s.lora.rank > 0) {
     const double adapters = rank_lora_params(model, s, stage);
-    b.lora_adapters = adapters * (weight_bytes(s) + kMegatronGradBytes + optimizer_per_param / dense_optimizer_group(s));
+    b.lora_adapters =
+        adapters * (weight_bytes(s) + kMegatronGradBytes + optimizer_per_param / dense_optimizer_group(s));
     return b;
   }
   b.gradients = kMegatronGradBytes * p.total();
-  b.optimizer = optimizer_per_param * (p.dense / dense_optimizer_group(s) + p.expert / expert_optimizer_group(s));
+  b.optimizer =
+      optimizer_per_param * (p.dense / dense_optimizer_group(s) + p.expert / expert_optimizer_group(s));
   return b;
 }
 
@@ -86,7 +90,8 @@ ModelStateBytes zero_states(const ModelSpec& model, const Strategy& s) {
   }
   if (s.lora.rank > 0) {
     const double adapters = lora_params_total(model, s.lora);
-    b.lora_adapters = adapters * (weight_bytes(s) + kZeroGradBytes + optimizer_per_param) / (stage >= 1 ? group : 1.0);
+    b.lora_adapters =
+        adapters * (weight_bytes(s) + kZeroGradBytes + optimizer_per_param) / (stage >= 1 ? group : 1.0);
     return b;
   }
   b.gradients = kZeroGradBytes * params / (stage >= 2 ? group : 1.0);
@@ -108,7 +113,8 @@ std::int64_t layers_per_stage(const ModelSpec& model, const Strategy& strategy) 
 
 double largest_layer_params(const ModelSpec& model) {
   const double common = static_cast<double>(model.attention_params_per_layer + model.norm_params_per_layer);
-  double largest = model.num_layers > moe_layer_count(model) ? common + model.dense_mlp_params_per_layer : 0.0;
+  double largest =
+      model.num_layers > moe_layer_count(model) ? common + model.dense_mlp_params_per_layer : 0.0;
   if (model.moe) {
     const MoeSpec& m = *model.moe;
     largest = std::max(largest, common + double(m.shared_expert_params + m.router_params) +
@@ -122,8 +128,9 @@ StageLayers stage_layers(const ModelSpec& model, const Strategy& s, PipelineStag
   const std::int64_t dense_total = model.num_layers - moe_layer_count(model);
   std::int64_t dense = dense_total;
   if (s.pp > 1) {
-    dense = stage == PipelineStage::first ? std::min(dense_total, layers)
-                                          : std::max<std::int64_t>(0, dense_total - (model.num_layers - layers));
+    dense = stage == PipelineStage::first
+                ? std::min(dense_total, layers)
+                : std::max<std::int64_t>(0, dense_total - (model.num_layers - layers));
   }
   return StageLayers{dense, layers - dense};
 }
@@ -143,12 +150,14 @@ RankParams rank_params(const ModelSpec& model, const Strategy& s, PipelineStage 
     p.dense += double(moe) * (attention + norms + m.shared_expert_params / tp + double(m.router_params));
     p.expert = double(moe) * double(m.num_experts) * double(m.routed_expert_params) / (double(s.ep) * s.etp);
   }
-  const double vocab_shard = double(megatron_padded_vocab(model.vocab_size, s.tp)) * double(model.hidden_size) / tp;
+  const double vocab_shard =
+      double(megatron_padded_vocab(model.vocab_size, s.tp)) * double(model.hidden_size) / tp;
   const double embedding = model.params.embedding > 0 ? vocab_shard : 0.0;
   const double head = model.tie_word_embeddings ? 0.0 : vocab_shard;
   const bool first = s.pp <= 1 || stage == PipelineStage::first;
   const bool last = s.pp <= 1 || stage == PipelineStage::last;
-  if (first) p.dense += embedding + double(model.params.position_embedding) + double(model.params.vision) / tp;
+  if (first)
+    p.dense += embedding + double(model.params.position_embedding) + double(model.params.vision) / tp;
   if (last) {
     p.dense += double(model.params.final_norm);
     // Tied embeddings with PP > 1: the last stage keeps its own copy for the output layer.
@@ -157,49 +166,62 @@ RankParams rank_params(const ModelSpec& model, const Strategy& s, PipelineStage 
   return p;
 }
 
-ModelStateBytes model_state_bytes(const ModelSpec& model, const Strategy& s, PipelineStage stage, OffloadMode mode,
-                                  Trace* trace) {
+ModelStateBytes model_state_bytes(const ModelSpec& model, const Strategy& s, PipelineStage stage,
+                                  OffloadMode mode, Trace* trace) {
   ModelStateBytes b = s.backend == Backend::fsdp ? zero_states(model, s) : megatron_states(model, s, stage);
   if (mode == OffloadMode::training) apply_training_offload(s, b);
   if (trace == nullptr) return b;
   const RankParams p = rank_params(model, s, stage);
   const bool fsdp = s.backend == Backend::fsdp;
-  trace_bytes(trace, "memory/model_states/weights", b.weights,
-              fsdp ? "bytes_per_weight * params / (ZeRO-3 ? shard_group : 1)" : "bytes_per_weight * params_on_rank",
-              fsdp ? "ZeRO (Rajbhandari et al. 2020) §3.1 and §5; FSDP FULL_SHARD"
-                   : "Megatron-LM theoretical_memory_usage.py (most loaded shard); formulas.md",
-              [&] { return fmt::format("params_on_rank={:.4g} (dense {:.4g}, expert {:.4g}), tp={} pp={} ep={} etp={}, "
-                                       "shard_group={}", p.total(), p.dense, p.expert, s.tp, s.pp, s.ep, s.etp,
-                                       shard_group(s)); });
-  trace_bytes(trace, "memory/model_states/gradients", b.gradients,
-              fsdp ? "2 * params / (ZeRO >= 2 ? shard_group : 1)" : "4 * params_on_rank (fp32 main grads)",
-              fsdp ? "ZeRO §3.1 (16-bit gradients)" : "Megatron-LM: 18 = 2 + 4 + 12 bytes/param (formulas.md)",
-              [&] { return fmt::format("params_on_rank={:.4g}, zero={}, offload.grads={}", p.total(),
-                                       static_cast<int>(s.zero), s.offload.grads); });
+  trace_bytes(
+      trace, "memory/model_states/weights", b.weights,
+      fsdp ? "bytes_per_weight * params / (ZeRO-3 ? shard_group : 1)" : "bytes_per_weight * params_on_rank",
+      fsdp ? "ZeRO (Rajbhandari et al. 2020) §3.1 and §5; FSDP FULL_SHARD"
+           : "Megatron-LM theoretical_memory_usage.py (most loaded shard); formulas.md",
+      [&] {
+        return fmt::format(
+            "params_on_rank={:.4g} (dense {:.4g}, expert {:.4g}), tp={} pp={} ep={} etp={}, "
+            "shard_group={}",
+            p.total(), p.dense, p.expert, s.tp, s.pp, s.ep, s.etp, shard_group(s));
+      });
+  trace_bytes(
+      trace, "memory/model_states/gradients", b.gradients,
+      fsdp ? "2 * params / (ZeRO >= 2 ? shard_group : 1)" : "4 * params_on_rank (fp32 main grads)",
+      fsdp ? "ZeRO §3.1 (16-bit gradients)" : "Megatron-LM: 18 = 2 + 4 + 12 bytes/param (formulas.md)", [&] {
+        return fmt::format("params_on_rank={:.4g}, zero={}, offload.grads={}", p.total(),
+                           static_cast<int>(s.zero), s.offload.grads);
+      });
   trace_bytes(trace, "memory/model_states/optimizer", b.optimizer,
               fsdp ? "12 * params / (ZeRO >= 1 ? shard_group : 1) * (1 - offloaded fraction)"
                    : "12 * (dense / (DP*CP) + expert / (world/(ETP*EP*PP))) with the distributed optimizer, "
                      "else 12 * params_on_rank; * (1 - optimizer_offload_fraction)",
-              "ZeRO §3.1; Megatron distributed optimizer 6 + 12/d (formulas.md)",
-              [&] { return fmt::format("dense={:.4g}, expert={:.4g}, dp={} cp={} distributed_optimizer={}, "
-                                       "offload.optimizer={} fraction={}", p.dense, p.expert, s.dp, s.cp,
-                                       s.distributed_optimizer, s.offload.optimizer, s.offload.optimizer_fraction); });
+              "ZeRO §3.1; Megatron distributed optimizer 6 + 12/d (formulas.md)", [&] {
+                return fmt::format(
+                    "dense={:.4g}, expert={:.4g}, dp={} cp={} distributed_optimizer={}, "
+                    "offload.optimizer={} fraction={}",
+                    p.dense, p.expert, s.dp, s.cp, s.distributed_optimizer, s.offload.optimizer,
+                    s.offload.optimizer_fraction);
+              });
   if (b.lora_adapters > 0) {
     trace_bytes(trace, "memory/model_states/lora_adapters", b.lora_adapters,
-                "lora_params * (weight + grad + master + Adam) / sharding", "LoRA (Hu et al. 2021): r*(d_in+d_out)",
-                [&] { return fmt::format("rank={}, lora_params_total={:.4g}", s.lora.rank,
-                                         lora_params_total(model, s.lora)); });
+                "lora_params * (weight + grad + master + Adam) / sharding",
+                "LoRA (Hu et al. 2021): r*(d_in+d_out)", [&] {
+                  return fmt::format("rank={}, lora_params_total={:.4g}", s.lora.rank,
+                                     lora_params_total(model, s.lora));
+                });
   }
   if (b.gathered > 0) {
     trace_bytes(trace, "memory/model_states/gathered_params", b.gathered,
-                "bytes_per_weight * (embedding + lm_head + 2 * largest_layer)", "PyTorch FSDP all-gather + prefetch",
+                "bytes_per_weight * (embedding + lm_head + 2 * largest_layer)",
+                "PyTorch FSDP all-gather + prefetch",
                 [&] { return fmt::format("largest_layer={:.4g}", largest_layer_params(model)); });
   }
   if (b.host_offloaded > 0) {
     trace_bytes(trace, "memory/model_states/host_offloaded", b.host_offloaded, "offloaded states per GPU",
-                "ZeRO-Offload; Megatron optimizer_offload_fraction",
-                [&] { return fmt::format("params={} grads={} optimizer={}", s.offload.params, s.offload.grads,
-                                         s.offload.optimizer); });
+                "ZeRO-Offload; Megatron optimizer_offload_fraction", [&] {
+                  return fmt::format("params={} grads={} optimizer={}", s.offload.params, s.offload.grads,
+                                     s.offload.optimizer);
+                });
   }
   return b;
 }

@@ -47,8 +47,8 @@ struct ModelStateBytes {
   double gradients = 0;
   double optimizer = 0;
   double lora_adapters = 0;
-  double gathered = 0;       ///< ZeRO-3 / FSDP gathered units
-  double host_offloaded = 0; ///< moved to host RAM by offload (per GPU)
+  double gathered = 0;        ///< ZeRO-3 / FSDP gathered units
+  double host_offloaded = 0;  ///< moved to host RAM by offload (per GPU)
   double on_gpu() const { return weights + gradients + optimizer + lora_adapters + gathered; }
 };
 

@@ -8,7 +8,8 @@
 namespace meshplan {
 
 void add_step_activations(PhaseMemory& phase, const ModelSpec& model, const Strategy& s, PipelineStage stage,
-                          const StepInputs& in, const RlSettings& rl, const MemoryOptions& options, Trace* trace) {
+                          const StepInputs& in, const RlSettings& rl, const MemoryOptions& options,
+                          Trace* trace) {
   const bool first = s.pp <= 1 || stage == PipelineStage::first;
   const bool last = s.pp <= 1 || stage == PipelineStage::last;
   phase.stage = stage == PipelineStage::first ? 0 : s.pp - 1;
@@ -37,11 +38,13 @@ double add_model_states(PhaseMemory& phase, const ModelSpec& model, const Strate
   return b.host_offloaded;
 }
 
-void finish_phase(PhaseMemory& phase, int processes, int communicators, const MemoryOptions& options, Trace* trace) {
+void finish_phase(PhaseMemory& phase, int processes, int communicators, const MemoryOptions& options,
+                  Trace* trace) {
   using C = MemoryComponent;
   double torch_bytes = 0;
-  for (C c : {C::weights, C::gradients, C::optimizer_states, C::lora_adapters, C::gathered_params, C::activations,
-              C::logits, C::vision_activations, C::reference_model, C::critic_model, C::resharding_buffer}) {
+  for (C c :
+       {C::weights, C::gradients, C::optimizer_states, C::lora_adapters, C::gathered_params, C::activations,
+        C::logits, C::vision_activations, C::reference_model, C::critic_model, C::resharding_buffer}) {
     torch_bytes += phase[c];
   }
   phase[C::fragmentation] = fragmentation_bytes(torch_bytes, options, trace);
@@ -49,9 +52,9 @@ void finish_phase(PhaseMemory& phase, int processes, int communicators, const Me
   phase[C::cuda_context] = overhead.cuda_context;
   phase[C::nccl_buffers] = overhead.nccl_buffers;
   if (trace != nullptr) {
-    trace->push_back(TraceTerm{fmt::format("memory/phase/{}", memory_phase_name(phase.kind)), phase.peak_bytes(),
-                               "bytes", "sum of the phase's components", fmt::format("stage={}", phase.stage),
-                               "memory_estimate.cpp"});
+    trace->push_back(TraceTerm{fmt::format("memory/phase/{}", memory_phase_name(phase.kind)),
+                               phase.peak_bytes(), "bytes", "sum of the phase's components",
+                               fmt::format("stage={}", phase.stage), "memory_estimate.cpp"});
   }
 }
 

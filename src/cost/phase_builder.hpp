@@ -19,16 +19,18 @@ struct StepInputs {
 };
 
 /// Adds activations, logits (last stage) and vision activations (first stage) of one step.
-void add_step_activations(PhaseMemory& phase, const ModelSpec& model, const Strategy& strategy, PipelineStage stage,
-                          const StepInputs& in, const RlSettings& rl, const MemoryOptions& options, Trace* trace);
+void add_step_activations(PhaseMemory& phase, const ModelSpec& model, const Strategy& strategy,
+                          PipelineStage stage, const StepInputs& in, const RlSettings& rl,
+                          const MemoryOptions& options, Trace* trace);
 
 /// Adds the model states of `stage` (weights, gradients, optimizer, adapters, gathered units);
 /// returns the bytes moved to host RAM.
-double add_model_states(PhaseMemory& phase, const ModelSpec& model, const Strategy& strategy, PipelineStage stage,
-                        OffloadMode mode, Trace* trace);
+double add_model_states(PhaseMemory& phase, const ModelSpec& model, const Strategy& strategy,
+                        PipelineStage stage, OffloadMode mode, Trace* trace);
 
 /// Fragmentation of the torch allocations, then CUDA contexts and NCCL buffers.
-void finish_phase(PhaseMemory& phase, int processes, int communicators, const MemoryOptions& options, Trace* trace);
+void finish_phase(PhaseMemory& phase, int processes, int communicators, const MemoryOptions& options,
+                  Trace* trace);
 
 /// Builds the phase for the first and the last pipeline stage (once when PP = 1) and keeps the
 /// larger; with a trace, the winner is rebuilt once with tracing so each term is recorded once.

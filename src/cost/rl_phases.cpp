@@ -20,8 +20,8 @@ struct Rl {
   const Workload& w;
   const RlSettings& rl;
   const MemoryOptions& options;
-  double seq_tokens = 0;      ///< trainer tokens per sequence (before CP / Ulysses)
-  double split = 1;           ///< CP (Megatron) or Ulysses (FSDP)
+  double seq_tokens = 0;        ///< trainer tokens per sequence (before CP / Ulysses)
+  double split = 1;             ///< CP (Megatron) or Ulysses (FSDP)
   std::int64_t local_mini = 1;  ///< sequences per GPU per mini-batch (verl-rules.md §0)
   int communicators = 0;
   RolloutMemory engine;
@@ -40,7 +40,7 @@ MicroBatchShape micro_batch(const Rl& r, int micro, std::int64_t max_tokens) {
     mb.microbatches = std::int64_t(std::ceil(mini_tokens / std::max(mb.seq_tokens, 1.0)));
     return mb;
   }
-  const int b = micro > 0 ? micro : r.s.micro_batch;
+  const int b = micro > 0 ? micro : std::max(r.s.micro_batch, 1);
   mb.seq_tokens = rank_tokens_per_seq;
   mb.sequences = b;
   mb.microbatches = std::max<std::int64_t>(1, r.local_mini / b);
@@ -56,7 +56,8 @@ ModelStateBytes resident(const Rl& r, const ModelStateBytes& own) {
   b.lora_adapters = r.s.offload.params ? 0 : own.lora_adapters;
   b.optimizer = r.s.offload.optimizer ? 0 : own.optimizer;
   b.gradients = r.s.backend == Backend::megatron && !r.s.offload.grads ? own.gradients : 0;
-  b.host_offloaded = (own.weights - b.weights) + (own.lora_adapters - b.lora_adapters) + (own.optimizer - b.optimizer) +
+  b.host_offloaded = (own.weights - b.weights) + (own.lora_adapters - b.lora_adapters) +
+                     (own.optimizer - b.optimizer) +
                      (r.s.backend == Backend::megatron ? own.gradients - b.gradients : 0);
   return b;
 }
@@ -82,7 +83,8 @@ double reference_bytes(const Rl& r, PipelineStage stage) {
 
 double critic_resident_bytes(const Rl& r, PipelineStage stage) {
   if (!r.rl.use_critic) return 0;
-  const ModelStateBytes b = resident(r, model_state_bytes(r.model, r.s, stage, OffloadMode::own_phase, nullptr));
+  const ModelStateBytes b =
+      resident(r, model_state_bytes(r.model, r.s, stage, OffloadMode::own_phase, nullptr));
   return b.on_gpu();
 }
 
@@ -138,7 +140,8 @@ PhaseMemory log_prob_phase(const Rl& r, PipelineStage stage, MemoryPhaseKind kin
   in.mb = micro_batch(r, r.rl.log_prob_micro_batch_per_gpu,
                       r.rl.log_prob_max_token_len_per_gpu > 0 ? r.rl.log_prob_max_token_len_per_gpu
                                                               : r.rl.ppo_max_token_len_per_gpu);
-  in.loss = LossKind::verl_log_prob;
+  // The old log-prob pass also computes the entropy (a metric); the reference only log-probs.
+  in.loss = kind == MemoryPhaseKind::old_log_prob ? LossKind::verl_log_prob_entropy : LossKind::verl_log_prob;
   in.forward_only = true;
   in.images = double(r.w.images_per_sample) * in.mb.sequences;
   in.image_pixels = double(r.w.image_pixels);
@@ -161,7 +164,8 @@ PhaseMemory update_phase(const Rl& r, PipelineStage stage, bool critic, Trace* t
   add_sleeping_engine(r, phase);
   StepInputs in;
   in.mb = micro_batch(r, r.rl.ppo_micro_batch_per_gpu, r.rl.ppo_max_token_len_per_gpu);
-  in.loss = critic ? LossKind::value_head : LossKind::verl_log_prob;
+  in.loss = critic ? LossKind::value_head
+                   : (r.rl.entropy_in_update ? LossKind::verl_log_prob_entropy : LossKind::verl_log_prob);
   in.images = double(r.w.images_per_sample) * in.mb.sequences;
   in.image_pixels = double(r.w.image_pixels);
   add_step_activations(phase, r.model, r.s, stage, in, r.rl, r.options, trace);
@@ -190,7 +194,8 @@ PhaseMemory weight_sync_phase(const Rl& r, PipelineStage stage) {
 
 double rl_trainer_tokens_per_sequence(const RlSettings& rl) {
   if (!rl.use_remove_padding) return double(rl.prompt_len + rl.response_len);
-  const std::int64_t prompt = rl.mean_prompt_len > 0 ? std::min(rl.mean_prompt_len, rl.prompt_len) : rl.prompt_len;
+  const std::int64_t prompt =
+      rl.mean_prompt_len > 0 ? std::min(rl.mean_prompt_len, rl.prompt_len) : rl.prompt_len;
   const std::int64_t response =
       rl.mean_response_len > 0 ? std::min(rl.mean_response_len, rl.response_len) : rl.response_len;
   return double(prompt + response);
@@ -202,7 +207,8 @@ void add_rl_phases(MemoryEstimate& e, const ModelSpec& model, const Strategy& s,
   Rl r{model, s, w, rl, options, 0, 1, 1, 0, RolloutMemory{}};
   r.seq_tokens = rl_trainer_tokens_per_sequence(rl);
   r.split = s.backend == Backend::fsdp ? std::max(s.ulysses_sp, 1) : std::max(s.cp, 1);
-  const std::int64_t actor_dp = s.backend == Backend::fsdp ? std::max(1, s.dp / std::max(s.ulysses_sp, 1)) : s.dp;
+  const std::int64_t actor_dp =
+      s.backend == Backend::fsdp ? std::max(1, s.dp / std::max(s.ulysses_sp, 1)) : s.dp;
   const std::int64_t mini = rl.ppo_mini_batch > 0 ? rl.ppo_mini_batch : w.global_batch;
   r.local_mini = std::max<std::int64_t>(1, mini * rl.n / std::max<std::int64_t>(actor_dp, 1));
   r.communicators = communicator_count(s) + (rl.rollout_tp > 1 ? 1 : 0);
@@ -210,7 +216,8 @@ void add_rl_phases(MemoryEstimate& e, const ModelSpec& model, const Strategy& s,
   // The engine sizes its KV cache at start-up against what the trainer keeps resident.
   PhaseMemory resting = rollout_phase(r, PipelineStage::first);
   double resident_other = kCudaContextBytes;
-  for (C c : {C::weights, C::gradients, C::optimizer_states, C::lora_adapters, C::reference_model, C::critic_model}) {
+  for (C c : {C::weights, C::gradients, C::optimizer_states, C::lora_adapters, C::reference_model,
+              C::critic_model}) {
     resident_other += resting[c];
   }
   r.engine = rollout_memory(model, w, s.world_size(), e.capacity_bytes, resident_other, trace);
@@ -224,20 +231,26 @@ void add_rl_phases(MemoryEstimate& e, const ModelSpec& model, const Strategy& s,
   };
   auto build = [&](auto&& make) { return most_loaded_stage(s, trace, make); };
   push(build([&](PipelineStage st, Trace*) { return rollout_phase(r, st); }), trace);
-  push(build([&](PipelineStage st, Trace* t) { return log_prob_phase(r, st, MemoryPhaseKind::old_log_prob, t); }),
+  push(build([&](PipelineStage st, Trace* t) {
+         return log_prob_phase(r, st, MemoryPhaseKind::old_log_prob, t);
+       }),
        trace);
   if (rl.use_reference) {
-    push(build([&](PipelineStage st, Trace* t) { return log_prob_phase(r, st, MemoryPhaseKind::ref_log_prob, t); }),
+    push(build([&](PipelineStage st, Trace* t) {
+           return log_prob_phase(r, st, MemoryPhaseKind::ref_log_prob, t);
+         }),
          trace);
   }
   push(build([&](PipelineStage st, Trace* t) { return update_phase(r, st, false, t); }), trace);
-  if (rl.use_critic) push(build([&](PipelineStage st, Trace* t) { return update_phase(r, st, true, t); }), trace);
+  if (rl.use_critic)
+    push(build([&](PipelineStage st, Trace* t) { return update_phase(r, st, true, t); }), trace);
   push(build([&](PipelineStage st, Trace*) { return weight_sync_phase(r, st); }), trace);
   e.phase_count = count;
 
   // Host RAM per GPU: offloaded actor (and critic) states, an offloaded reference, and the
   // sleeping engine's weights (vLLM sleep level 1 keeps them in pinned host memory).
-  const ModelStateBytes own = model_state_bytes(model, s, PipelineStage::first, OffloadMode::own_phase, nullptr);
+  const ModelStateBytes own =
+      model_state_bytes(model, s, PipelineStage::first, OffloadMode::own_phase, nullptr);
   double host = resident(r, own).host_offloaded * (rl.use_critic ? 2.0 : 1.0);
   if (rl.ref_param_offload) host += reference_bytes(r, PipelineStage::first);
   if (rl.free_cache_engine) host += r.engine.weights;

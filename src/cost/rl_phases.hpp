@@ -9,8 +9,8 @@ namespace meshplan {
 
 /// Fills e.phases, e.rollout, e.kv_cache_exhausted and e.host_bytes_per_node (per GPU here; the
 /// caller multiplies by GPUs per node). Needs e.capacity_bytes.
-void add_rl_phases(MemoryEstimate& e, const ModelSpec& model, const Strategy& strategy, const Workload& workload,
-                   const MemoryOptions& options, Trace* trace);
+void add_rl_phases(MemoryEstimate& e, const ModelSpec& model, const Strategy& strategy,
+                   const Workload& workload, const MemoryOptions& options, Trace* trace);
 
 /// Tokens of one sequence as the trainer sees them: prompt + response, or the expected real
 /// lengths when use_remove_padding packs micro-batches without padding.

@@ -6,11 +6,12 @@
 #include <cmath>
 
 #include "cost/memory_trace.hpp"
+#include "model/kv_cache.hpp"
 
 namespace meshplan {
 namespace {
 
-constexpr double kEngineDtypeBytes = 2;  // bf16 weights, activations and KV (verl rollout.dtype)
+constexpr double kEngineDtypeBytes = 2;       // bf16 weights, activations and KV (verl rollout.dtype)
 constexpr double kSamplerLogitBytes = 4 + 4;  // fp32 logits + probabilities in the sampler
 
 // vLLM's profile run: one forward of max_num_batched_tokens tokens (one layer's activations live
@@ -22,7 +23,8 @@ double engine_workspace_bytes(const ModelSpec& model, const RlSettings& rl) {
   const double qkv = double((a.num_heads + 2 * a.num_kv_heads) * a.head_dim) / tp;
   const double ffn = double(model.moe ? model.moe->expert_intermediate_size * model.moe->experts_per_token +
                                             model.moe->shared_intermediate_size
-                                      : model.dense_mlp.intermediate_size) / tp;
+                                      : model.dense_mlp.intermediate_size) /
+                     tp;
   const double per_token = kEngineDtypeBytes * (2.0 * double(model.hidden_size) + qkv + 3.0 * ffn);
   return double(rl.max_num_batched_tokens) * per_token +
          double(rl.max_num_seqs) * double(model.vocab_size) / tp * kSamplerLogitBytes;
@@ -31,12 +33,12 @@ double engine_workspace_bytes(const ModelSpec& model, const RlSettings& rl) {
 }  // namespace
 
 double kv_bytes_per_token(const ModelSpec& model, int rollout_tp) {
+  const double whole = double(kv_cache_bytes_per_token(model, int(kEngineDtypeBytes)));
   const AttentionSpec& a = model.attention;
-  const double layers = double(model.num_layers);
-  if (a.kind == AttentionKind::mla) return layers * double(a.kv_lora_rank + a.qk_rope_head_dim) * kEngineDtypeBytes;
+  if (a.kind == AttentionKind::mla || a.num_kv_heads <= 0) return whole;  // the latent is not split by TP
   const std::int64_t tp = std::max(rollout_tp, 1);
   const std::int64_t heads_per_rank = (a.num_kv_heads + tp - 1) / tp;
-  return 2.0 * layers * double(heads_per_rank * a.head_dim) * kEngineDtypeBytes;
+  return whole * double(heads_per_rank) / double(a.num_kv_heads);
 }
 
 double rollout_weight_bytes(const ModelSpec& model, int rollout_tp) {
@@ -45,8 +47,8 @@ double rollout_weight_bytes(const ModelSpec& model, int rollout_tp) {
   return kEngineDtypeBytes * (sharded / std::max(rollout_tp, 1) + norms);
 }
 
-RolloutMemory rollout_memory(const ModelSpec& model, const Workload& w, int world, double capacity, double other,
-                             Trace* trace) {
+RolloutMemory rollout_memory(const ModelSpec& model, const Workload& w, int world, double capacity,
+                             double other, Trace* trace) {
   const RlSettings& rl = w.rl;
   RolloutMemory m;
   m.weights = rollout_weight_bytes(model, rl.rollout_tp);
@@ -74,19 +76,22 @@ RolloutMemory rollout_memory(const ModelSpec& model, const Workload& w, int worl
               [&] { return fmt::format("params={} rollout_tp={}", model.total_params, rl.rollout_tp); });
   trace_bytes(trace, "memory/rollout/engine_workspace", m.workspace,
               "max_num_batched_tokens * 2 * (2h + qkv/tp + 3*ffn/tp) + max_num_seqs * V/tp * 8",
-              "approximation of vLLM's profile run (gpu_worker.determine_available_memory)",
-              [&] { return fmt::format("max_num_batched_tokens={} max_num_seqs={}", rl.max_num_batched_tokens,
-                                       rl.max_num_seqs); });
+              "approximation of vLLM's profile run (gpu_worker.determine_available_memory)", [&] {
+                return fmt::format("max_num_batched_tokens={} max_num_seqs={}", rl.max_num_batched_tokens,
+                                   rl.max_num_seqs);
+              });
   trace_bytes(trace, "memory/rollout/kv_cache", m.kv_cache,
               vllm ? "gpu_memory_utilization * capacity - weights - workspace"
                    : "mem_fraction_static * capacity - resident_other - weights",
               vllm ? "vLLM >= 0.7 (fraction of total memory; formulas.md)"
                    : "SGLang model_runner.profile_max_num_token (fraction of free memory)",
-              [&] { return fmt::format("utilization={} capacity={:.6g} resident_other={:.6g} kv_per_token={:.6g} "
-                                       "kv_tokens={} concurrent_sequences={} needed_tokens={}",
-                                       rl.gpu_memory_utilization, capacity, other, c.kv_bytes_per_token,
-                                       c.kv_tokens_per_replica, c.concurrent_sequences_per_replica,
-                                       c.kv_tokens_needed); });
+              [&] {
+                return fmt::format(
+                    "utilization={} capacity={:.6g} resident_other={:.6g} kv_per_token={:.6g} "
+                    "kv_tokens={} concurrent_sequences={} needed_tokens={}",
+                    rl.gpu_memory_utilization, capacity, other, c.kv_bytes_per_token, c.kv_tokens_per_replica,
+                    c.concurrent_sequences_per_replica, c.kv_tokens_needed);
+              });
   trace_bytes(trace, "memory/rollout/cuda_graphs", m.cuda_graphs, "0.5 GiB unless enforce_eager",
               "vLLM 'Graph capturing finished ... took X GiB' (assumed constant)",
               [&] { return fmt::format("enforce_eager={}", rl.enforce_eager); });

@@ -33,7 +33,7 @@ struct RolloutMemory {
 /// SGLang: mem_fraction_static is taken of the memory free after the other tenants:
 /// KV = mem_fraction_static x capacity - resident_other - weights (model_runner profile_max_num_token).
 /// `resident_other_bytes` is what the trainer keeps on the GPU during the rollout.
-RolloutMemory rollout_memory(const ModelSpec& model, const Workload& workload, int world, double capacity_bytes,
-                             double resident_other_bytes, Trace* trace);
+RolloutMemory rollout_memory(const ModelSpec& model, const Workload& workload, int world,
+                             double capacity_bytes, double resident_other_bytes, Trace* trace);
 
 }  // namespace meshplan

@@ -12,12 +12,13 @@ int communicator_count(const Strategy& s) {
          (s.ep > 1 ? 1 : 0) + (s.etp > 1 ? 1 : 0);
 }
 
-RuntimeOverhead runtime_overhead(int processes, int communicators, const MemoryOptions& options, Trace* trace) {
+RuntimeOverhead runtime_overhead(int processes, int communicators, const MemoryOptions& options,
+                                 Trace* trace) {
   RuntimeOverhead o;
   if (options.overhead_bytes >= 0) {
     o.cuda_context = options.overhead_bytes;
-    trace_bytes(trace, "memory/overhead/cuda_context", o.cuda_context, "user override (--overhead-gib)", "user",
-                [] { return std::string("CUDA context + NCCL replaced by the override"); });
+    trace_bytes(trace, "memory/overhead/cuda_context", o.cuda_context, "user override (--overhead-gib)",
+                "user", [] { return std::string("CUDA context + NCCL replaced by the override"); });
     return o;
   }
   o.cuda_context = processes * kCudaContextBytes;

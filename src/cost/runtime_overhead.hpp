@@ -33,7 +33,8 @@ int communicator_count(const Strategy& strategy);
 
 /// `processes` CUDA contexts and `communicators` NCCL communicators; `options.overhead_bytes` >= 0
 /// replaces both (reported as cuda_context).
-RuntimeOverhead runtime_overhead(int processes, int communicators, const MemoryOptions& options, Trace* trace);
+RuntimeOverhead runtime_overhead(int processes, int communicators, const MemoryOptions& options,
+                                 Trace* trace);
 
 /// options.fragmentation (or the default) times the torch-allocated bytes.
 double fragmentation_bytes(double torch_bytes, const MemoryOptions& options, Trace* trace);

@@ -25,15 +25,18 @@ double vision_activation_bytes(const ModelSpec& model, const Strategy& s, double
   shape.gated = v.kind == "qwen2_5_vl";  // Qwen2.5-VL: SwiGLU; Qwen3-VL: GELU MLP
   const LayerSplit split{double(s.tp), s.sequence_parallel && s.tp > 1, 1.0};
   // Each image attends within itself: sequence = its patches, batch = the images.
-  const double per_layer = layer_activation_bytes(shape, split, patches, patches, images, s.recompute, options);
+  const double per_layer =
+      layer_activation_bytes(shape, split, patches, patches, images, s.recompute, options);
   // Merger input: patches x hidden (2 bytes), merged to patches / merge^2 x LM hidden.
   const double merge = double(v.spatial_merge_size * v.spatial_merge_size);
-  const double merger = 2.0 * patches * images * (shape.hidden + (merge > 0 ? double(v.out_hidden_size) / merge : 0.0));
+  const double merger =
+      2.0 * patches * images * (shape.hidden + (merge > 0 ? double(v.out_hidden_size) / merge : 0.0));
   const double bytes = double(v.depth) * per_layer + merger;
   trace_bytes(trace, "memory/vision_activations", bytes, "depth * per_layer(patches, images) + merger",
-              "Korthikanti et al. 2022 §4 applied to the ViT; patches = pixels / patch_size^2",
-              [&] { return fmt::format("images={:.4g} pixels={:.6g} patches_per_image={:.6g} depth={} hidden={}",
-                                       images, pixels, patches, v.depth, v.hidden_size); });
+              "Korthikanti et al. 2022 §4 applied to the ViT; patches = pixels / patch_size^2", [&] {
+                return fmt::format("images={:.4g} pixels={:.6g} patches_per_image={:.6g} depth={} hidden={}",
+                                   images, pixels, patches, v.depth, v.hidden_size);
+              });
   return bytes;
 }
 

@@ -132,6 +132,25 @@ Result<NodeGroup> read_file_group(const YAML::Node& node, std::string_view file,
   return group;
 }
 
+Result<Cluster> read_cluster_file(std::string_view text, std::string_view file_name,
+                                  const std::vector<GpuSpec>& catalog) {
+  YAML::Node root;
+  MESHPLAN_READ(root, parse_yaml_text(text, file_name));
+  const YamlMapReader top(root, std::string(file_name), "");
+  if (auto keys = top.check_keys(kTopKeys); !keys.ok()) return keys.error();
+  YAML::Node list;
+  MESHPLAN_READ(list, top.value("groups"));
+  if (!list.IsSequence() || list.size() == 0) return top.error("groups", "expected a non-empty list of node groups");
+  Cluster cluster;
+  for (std::size_t i = 0; i < list.size(); ++i) {
+    NodeGroup group;
+    MESHPLAN_READ(group, read_file_group(list[i], file_name, i, catalog));
+    cluster.groups.push_back(std::move(group));
+  }
+  if (auto total = check_total(cluster, top.error("groups", "")); !total.ok()) return total.error();
+  return cluster;
+}
+
 }  // namespace
 
 NodeGroup make_node_group(int nodes, int gpus_per_node, const GpuSpec& gpu) {
@@ -166,21 +185,7 @@ Result<Cluster> parse_cluster_spec(std::string_view text, const std::vector<GpuS
 
 Result<Cluster> parse_cluster_file(std::string_view text, std::string_view file_name,
                                    const std::vector<GpuSpec>& catalog) {
-  YAML::Node root;
-  MESHPLAN_READ(root, parse_yaml_text(text, file_name));
-  const YamlMapReader top(root, std::string(file_name), "");
-  if (auto keys = top.check_keys(kTopKeys); !keys.ok()) return keys.error();
-  YAML::Node list;
-  MESHPLAN_READ(list, top.value("groups"));
-  if (!list.IsSequence() || list.size() == 0) return top.error("groups", "expected a non-empty list of node groups");
-  Cluster cluster;
-  for (std::size_t i = 0; i < list.size(); ++i) {
-    NodeGroup group;
-    MESHPLAN_READ(group, read_file_group(list[i], file_name, i, catalog));
-    cluster.groups.push_back(std::move(group));
-  }
-  if (auto total = check_total(cluster, top.error("groups", "")); !total.ok()) return total.error();
-  return cluster;
+  return guard_yaml_reader(file_name, [&] { return read_cluster_file(text, file_name, catalog); });
 }
 
 }  // namespace meshplan

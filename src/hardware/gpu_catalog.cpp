@@ -25,7 +25,8 @@ const std::vector<std::string> kGpuKeys = {
     "nvlink_generation", "intra_node_Bps", "intra_node_pair_Bps", "nvswitch", "gpus_per_node", "nic_Bps",
     "host_to_device_Bps", "measured_allreduce", "confidence", "sources", "derived"};
 const std::vector<std::string> kAllReduceKeys = {"gpus", "busbw_Bps", "message_bytes", "nvls",
-                                                 "ring_busbw_Bps", "source"};
+                                                 "ring_busbw_Bps", "source", "sweep"};
+const std::vector<std::string> kSweepKeys = {"message_bytes", "busbw_Bps"};
 constexpr std::array<LinkKind, 4> kLinkKinds = {LinkKind::nvlink, LinkKind::pcie, LinkKind::xgmi, LinkKind::hccs};
 
 Result<LinkKind> read_link_kind(const YamlMapReader& reader) {
@@ -53,6 +54,27 @@ Result<std::map<std::string, std::string>> read_text_map(const YamlMapReader& re
   return result;
 }
 
+/// Sweep points with message sizes strictly ascending.
+Result<std::vector<BusBandwidthPoint>> read_sweep(const YamlMapReader& reader) {
+  YAML::Node list;
+  MESHPLAN_READ(list, reader.value("sweep"));
+  if (!list.IsSequence()) return reader.error("sweep", "expected a list of {message_bytes, busbw_Bps}");
+  std::vector<BusBandwidthPoint> sweep;
+  for (std::size_t i = 0; i < list.size(); ++i) {
+    const YAML::Node item = list[i];  // the reader keeps a reference: the node must outlive it
+    const YamlMapReader point_reader(item, reader.file(), fmt::format("{}[{}]", reader.key_path("sweep"), i));
+    if (auto keys = point_reader.check_keys(kSweepKeys); !keys.ok()) return keys.error();
+    BusBandwidthPoint point;
+    MESHPLAN_READ(point.message_bytes, point_reader.number("message_bytes", 1, kMaxMemoryBytes));
+    MESHPLAN_READ(point.busbw_Bps, point_reader.number("busbw_Bps", 1, kMaxBandwidthBps));
+    if (!sweep.empty() && point.message_bytes <= sweep.back().message_bytes) {
+      return point_reader.error("message_bytes", "message sizes must be ascending");
+    }
+    sweep.push_back(point);
+  }
+  return sweep;
+}
+
 Result<MeasuredAllReduce> read_measured_allreduce(const YamlMapReader& gpu_reader) {
   YAML::Node node;
   MESHPLAN_READ(node, gpu_reader.value("measured_allreduce"));
@@ -67,6 +89,7 @@ Result<MeasuredAllReduce> read_measured_allreduce(const YamlMapReader& gpu_reade
   MESHPLAN_READ(measured.nvls, reader.boolean("nvls"));
   MESHPLAN_READ(measured.ring_busbw_Bps, reader.number("ring_busbw_Bps", 0, kMaxBandwidthBps));
   MESHPLAN_READ(measured.source, reader.text("source"));
+  if (reader.has("sweep")) MESHPLAN_READ(measured.sweep, read_sweep(reader));
   return measured;
 }
 
@@ -143,19 +166,7 @@ Status check_unique_names(const std::vector<GpuSpec>& gpus, const YAML::Node& li
   return Ok{};
 }
 
-}  // namespace
-
-std::string_view link_kind_name(LinkKind kind) {
-  switch (kind) {
-    case LinkKind::nvlink: return "nvlink";
-    case LinkKind::pcie: return "pcie";
-    case LinkKind::xgmi: return "xgmi";
-    case LinkKind::hccs: return "hccs";
-  }
-  return "pcie";
-}
-
-Result<std::vector<GpuSpec>> parse_gpu_catalog(std::string_view json_text, std::string_view source_name) {
+Result<std::vector<GpuSpec>> read_catalog(std::string_view json_text, std::string_view source_name) {
   YAML::Node root;
   MESHPLAN_READ(root, parse_yaml_text(json_text, source_name));
   const YamlMapReader top(root, std::string(source_name), "");
@@ -171,6 +182,22 @@ Result<std::vector<GpuSpec>> parse_gpu_catalog(std::string_view json_text, std::
   }
   if (auto unique = check_unique_names(gpus, list, source_name); !unique.ok()) return unique.error();
   return gpus;
+}
+
+}  // namespace
+
+std::string_view link_kind_name(LinkKind kind) {
+  switch (kind) {
+    case LinkKind::nvlink: return "nvlink";
+    case LinkKind::pcie: return "pcie";
+    case LinkKind::xgmi: return "xgmi";
+    case LinkKind::hccs: return "hccs";
+  }
+  return "pcie";
+}
+
+Result<std::vector<GpuSpec>> parse_gpu_catalog(std::string_view json_text, std::string_view source_name) {
+  return guard_yaml_reader(source_name, [&] { return read_catalog(json_text, source_name); });
 }
 
 std::string_view builtin_gpu_catalog_text() { return embedded_file(kBuiltinGpuCatalogName).value_or(""); }

@@ -9,6 +9,12 @@
 
 namespace meshplan {
 
+/// One point of a message-size sweep: nccl-tests bus bandwidth at a message size.
+struct BusBandwidthPoint {
+  double message_bytes = 0;
+  double busbw_Bps = 0;
+};
+
 /// A published single-node NCCL all-reduce measurement (nccl-tests busbw convention:
 /// busbw = algbw * 2(n-1)/n). Calibrates the collective model; see gpus.md traps 6-7.
 struct MeasuredAllReduce {
@@ -17,6 +23,8 @@ struct MeasuredAllReduce {
   double message_bytes = 0;        ///< message size of that figure; 0 when not stated
   bool nvls = false;               ///< NVLink SHARP: busbw exceeds the wire rate (all-reduce only)
   double ring_busbw_Bps = 0;       ///< ring / all-gather effective rate when reported; 0 when not
+  std::vector<BusBandwidthPoint> sweep;  ///< busbw by message size (same source), ascending; fits
+                                         ///< latency + bandwidth. Empty when not published.
   std::string source;
 };
 

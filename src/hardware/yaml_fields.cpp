@@ -41,8 +41,10 @@ int YamlMapReader::line() const { return yaml_line(map_); }
 Error YamlMapReader::error(std::string_view key, std::string message) const {
   int line_number = line();
   if (map_.IsMap()) {
-    const YAML::Node value = map_[std::string(key)];
-    if (value.IsDefined()) line_number = yaml_line(value);
+    for (const auto& entry : map_) {
+      // The key's own line: an empty value's position is the next token's.
+      if (entry.first.IsScalar() && entry.first.Scalar() == key) line_number = yaml_line(entry.first);
+    }
   }
   return Error{file_, line_number, key_path(key), std::move(message)};
 }
@@ -80,6 +82,7 @@ Result<YAML::Node> YamlMapReader::value(std::string_view key) const {
 Result<YAML::Node> YamlMapReader::scalar(std::string_view key) const {
   auto node = value(key);
   if (!node.ok()) return node;
+  if (node->IsNull()) return error(key, "has no value");
   if (!node->IsScalar()) return error(key, "expected a single value, not a list or mapping");
   return node;
 }

@@ -3,6 +3,7 @@
 // the file, the 1-based line (yaml-cpp Mark) and the dotted key. Shared by the GPU catalog and the
 // cluster file readers. yaml-cpp itself stays in the .cpp files: YAML::Node is only declared here.
 #include <cstdint>
+#include <exception>
 #include <span>
 #include <string>
 #include <string_view>
@@ -27,6 +28,17 @@ namespace meshplan {
 
 /// Parses YAML or JSON text; a syntax error becomes an Error at the offending line.
 Result<YAML::Node> parse_yaml_text(std::string_view text, std::string_view file_name);
+
+/// Runs a reader, turning an exception that escapes it (yaml-cpp throws on misuse of a node: a
+/// reader bug, never the user's) into an Error naming the file instead of a crash.
+template <class Read>
+auto guard_yaml_reader(std::string_view file_name, Read&& read) -> decltype(read()) {
+  try {
+    return read();
+  } catch (const std::exception& e) {
+    return Error{std::string(file_name), 0, "", std::string("could not read the file: ") + e.what()};
+  }
+}
 
 /// 1-based line of a node (0 when the node has no position).
 int yaml_line(const YAML::Node& node);

@@ -76,6 +76,7 @@ struct RlSettings {
   int ppo_epochs = 1;
   bool use_reference = true;             ///< KL loss / KL reward needs the ref model
   bool use_critic = false;               ///< PPO with GAE; GRPO has none
+  bool entropy_in_update = false;        ///< actor.entropy_coeff != 0 or actor.calculate_entropy
   bool entropy_chunking = false;         ///< actor.entropy_from_logits_with_chunking
   std::int64_t entropy_chunk_tokens = 2048;
   bool free_cache_engine = true;         ///< rollout.free_cache_engine (sleep mode between phases)

@@ -1,5 +1,6 @@
 // `meshplan model`: output, JSON fields and every bad input (exit 2, message naming file and key).
 #include <doctest/doctest.h>
+#include <unistd.h>
 
 #include <filesystem>
 #include <fstream>
@@ -11,15 +12,24 @@ namespace meshplan {
 
 namespace {
 
-/// A scratch directory for this test binary, emptied on first use.
-std::filesystem::path scratch_dir() {
-  static const std::filesystem::path dir = [] {
-    const std::filesystem::path path = std::filesystem::temp_directory_path() / "meshplan_model_command_test";
+/// A scratch directory of this test process (ctest runs test cases as parallel processes, and
+/// other checkouts may run the same tests), removed when the process exits.
+struct ScratchDir {
+  std::filesystem::path path = std::filesystem::temp_directory_path() /
+                               ("meshplan_model_command_test_" + std::to_string(getpid()));
+  ScratchDir() {
     std::filesystem::remove_all(path);
     std::filesystem::create_directories(path);
-    return path;
-  }();
-  return dir;
+  }
+  ~ScratchDir() {
+    std::error_code ignored;
+    std::filesystem::remove_all(path, ignored);
+  }
+};
+
+std::filesystem::path scratch_dir() {
+  static const ScratchDir dir;
+  return dir.path;
 }
 
 std::string write_config(const std::string& name, const std::string& text) {

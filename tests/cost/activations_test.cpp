@@ -1,8 +1,9 @@
 // Activation memory: Korthikanti et al. 2022 Table 2 for GPT layers, and hand-worked per-tensor
 // extensions for GQA + SwiGLU, MoE and MLA.
+#include "cost/activations.hpp"
+
 #include <doctest/doctest.h>
 
-#include "cost/activations.hpp"
 #include "hand_models.hpp"
 
 namespace meshplan {
@@ -59,22 +60,24 @@ TEST_CASE("GQA + SwiGLU (Qwen2.5-7B), MoE (Mixtral) and MLA (DeepSeek-V2-Lite) l
   const double s = 4096;
   // Qwen2.5-7B: norms + QKV input + fc1 input 8h = 28,672; Q+K 2*(3584+512) = 8,192; V 1,024;
   // o-proj input 7,168; lse 4*28 = 112; SwiGLU 6*18944 = 113,664 -> 158,832 bytes per token.
-  CHECK(layer_activation_bytes(dense_layer_shape(test::qwen25_7b()), LayerSplit{}, s, s, 1, Recompute::none, o) ==
-        doctest::Approx(158832.0 * s));
+  CHECK(layer_activation_bytes(dense_layer_shape(test::qwen25_7b()), LayerSplit{}, s, s, 1, Recompute::none,
+                               o) == doctest::Approx(158832.0 * s));
   // Mixtral: 8h = 32,768; Q+K 2*(4096+1024) = 10,240; V 2,048; o 8,192; lse 128; top-2 routed:
   // 2 x (4h + 6*14336) = 204,800; fp32 router logits 4*8 = 32 -> 258,208 bytes per token.
-  CHECK(layer_activation_bytes(moe_layer_shape(test::mixtral_8x7b(), 1.0), LayerSplit{}, s, s, 1, Recompute::none,
-                               o) == doctest::Approx(258208.0 * s));
+  CHECK(layer_activation_bytes(moe_layer_shape(test::mixtral_8x7b(), 1.0), LayerSplit{}, s, s, 1,
+                               Recompute::none, o) == doctest::Approx(258208.0 * s));
   // DeepSeek-V2-Lite dense layer: 8h = 16,384; Q+K 2*(3072+3072) = 12,288; V 4,096; o 4,096;
   // lse 64; latents 2*(576+512) = 2,176; SwiGLU 6*10944 = 65,664 -> 104,768 bytes per token.
-  CHECK(layer_activation_bytes(dense_layer_shape(test::deepseek_v2_lite()), LayerSplit{}, s, s, 1, Recompute::none,
-                               o) == doctest::Approx(104768.0 * s));
+  CHECK(layer_activation_bytes(dense_layer_shape(test::deepseek_v2_lite()), LayerSplit{}, s, s, 1,
+                               Recompute::none, o) == doctest::Approx(104768.0 * s));
   // TP 2 with SP halves every term of the dense Qwen layer but the unsplit ones (none here).
   CHECK(layer_activation_bytes(dense_layer_shape(test::qwen25_7b()), LayerSplit{2, true, 1}, s, s, 1,
                                Recompute::none, o) == doctest::Approx(158832.0 * s / 2));
 }
 
-TEST_CASE("Micro-batches in flight: p on the first stage under 1F1B, fewer when m < p, interleaving adds (p-1)/(pv)") {
+TEST_CASE(
+    "Micro-batches in flight: p on the first stage under 1F1B, fewer when m < p, interleaving adds "
+    "(p-1)/(pv)") {
   Strategy s;
   s.pp = 4;
   CHECK(microbatches_in_flight(s, PipelineStage::first, 8) == 4.0);

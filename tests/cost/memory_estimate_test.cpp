@@ -1,11 +1,12 @@
 // The whole estimate: logits, rollout KV accounting, the training phase of a 7B model worked by
 // hand, RL phases, and the trace.
+#include "cost/memory_estimate.hpp"
+
 #include <doctest/doctest.h>
 
 #include <algorithm>
 
 #include "cost/logits.hpp"
-#include "cost/memory_estimate.hpp"
 #include "cost/rollout_memory.hpp"
 #include "hand_models.hpp"
 
@@ -14,7 +15,8 @@ namespace {
 
 using C = MemoryComponent;
 
-TEST_CASE("Logits: Megatron cross entropy 6 bytes per element, verl log-prob 7, chunked entropy bounded") {
+TEST_CASE(
+    "Logits: Megatron cross entropy 6 bytes per element, verl log-prob 2 (7 with entropy), chunked bounded") {
   Strategy megatron;
   RlSettings rl;
   // Llama-2-7B, 4096 tokens: 2*4096*4096 = 33,554,432 + 6*4096*32000 = 786,432,000.
@@ -22,11 +24,15 @@ TEST_CASE("Logits: Megatron cross entropy 6 bytes per element, verl log-prob 7, 
   Strategy fsdp;
   fsdp.backend = Backend::fsdp;
   // Qwen2.5-7B, 4096 tokens: 2*4096*3584 = 29,360,128 + 7*4096*152064 = 4,359,979,008.
-  CHECK(logits_bytes(test::qwen25_7b(), fsdp, 4096, LossKind::verl_log_prob, rl, nullptr) == 4389339136.0);
+  CHECK(logits_bytes(test::qwen25_7b(), fsdp, 4096, LossKind::verl_log_prob_entropy, rl, nullptr) ==
+        4389339136.0);
+  // Log-probs only: 29,360,128 + 2*4096*152064 = 1,245,708,288.
+  CHECK(logits_bytes(test::qwen25_7b(), fsdp, 4096, LossKind::verl_log_prob, rl, nullptr) == 1275068416.0);
   // Chunked (2048): 29,360,128 + 2*4096*152064 = 1,245,708,288 + 5*2048*152064 = 1,557,135,360.
   rl.entropy_chunking = true;
   rl.entropy_chunk_tokens = 2048;
-  CHECK(logits_bytes(test::qwen25_7b(), fsdp, 4096, LossKind::verl_log_prob, rl, nullptr) == 2832203776.0);
+  CHECK(logits_bytes(test::qwen25_7b(), fsdp, 4096, LossKind::verl_log_prob_entropy, rl, nullptr) ==
+        2832203776.0);
 }
 
 TEST_CASE("KV bytes per token: GQA replicated when TP > KV heads, MLA latent not split") {
@@ -72,9 +78,8 @@ TEST_CASE("Llama-2-7B pretraining on 8 x 80 GiB, Megatron DP8, full recompute: e
   o.fragmentation = 0;
   const MemoryEstimate bare = estimate_memory(test::llama2_7b(), cluster, s, w, o, nullptr);
   CHECK(bare.peak_bytes == doctest::Approx(52971370496.0));
-  const MemoryEstimate small =
-      estimate_memory(test::llama2_7b(), test::cluster_of(test::gpu_with_memory(40), 1, 8), s, w, MemoryOptions{},
-                      nullptr);
+  const MemoryEstimate small = estimate_memory(
+      test::llama2_7b(), test::cluster_of(test::gpu_with_memory(40), 1, 8), s, w, MemoryOptions{}, nullptr);
   CHECK_FALSE(small.fits);
   CHECK(small.headroom_bytes < 0);
 }
@@ -126,7 +131,8 @@ Strategy fsdp8() {
 
 TEST_CASE("verl GRPO on Qwen2.5-7B, FSDP on 8 x 80 GiB: phases, KV budget and concurrent sequences") {
   const Cluster cluster = test::cluster_of(test::gpu_with_memory(80), 1, 8);
-  const MemoryEstimate e = estimate_memory(test::qwen25_7b(), cluster, fsdp8(), grpo_workload(), MemoryOptions{}, nullptr);
+  const MemoryEstimate e =
+      estimate_memory(test::qwen25_7b(), cluster, fsdp8(), grpo_workload(), MemoryOptions{}, nullptr);
   REQUIRE(e.phase_count == 5);  // rollout, old_log_prob, ref_log_prob, update_actor, weight_sync
   CHECK(e.phases[0].kind == MemoryPhaseKind::rollout);
   CHECK(e.phases[2].kind == MemoryPhaseKind::ref_log_prob);
@@ -153,10 +159,12 @@ TEST_CASE("verl GRPO on Qwen2.5-7B, FSDP on 8 x 80 GiB: phases, KV budget and co
   CHECK(e.fits);
 }
 
-TEST_CASE("RL: offloading the actor frees it during rollout; keeping the engine awake costs its whole budget") {
+TEST_CASE(
+    "RL: offloading the actor frees it during rollout; keeping the engine awake costs its whole budget") {
   const Cluster cluster = test::cluster_of(test::gpu_with_memory(80), 1, 8);
   Strategy s = fsdp8();
-  const MemoryEstimate kept = estimate_memory(test::qwen25_7b(), cluster, s, grpo_workload(), MemoryOptions{}, nullptr);
+  const MemoryEstimate kept =
+      estimate_memory(test::qwen25_7b(), cluster, s, grpo_workload(), MemoryOptions{}, nullptr);
   s.offload.params = true;
   s.offload.optimizer = true;
   const MemoryEstimate offloaded =
@@ -167,7 +175,8 @@ TEST_CASE("RL: offloading the actor frees it during rollout; keeping the engine 
   CHECK(offloaded.host_bytes_per_node > kept.host_bytes_per_node);
   Workload awake = grpo_workload();
   awake.rl.free_cache_engine = false;
-  const MemoryEstimate e = estimate_memory(test::qwen25_7b(), cluster, fsdp8(), awake, MemoryOptions{}, nullptr);
+  const MemoryEstimate e =
+      estimate_memory(test::qwen25_7b(), cluster, fsdp8(), awake, MemoryOptions{}, nullptr);
   CHECK(e.phases[3][C::kv_cache] == e.rollout.kv_cache_bytes);
 }
 
@@ -175,21 +184,25 @@ TEST_CASE("RL: a budget smaller than the engine weights leaves no KV cache, whic
   Workload w = grpo_workload();
   w.rl.gpu_memory_utilization = 0.05;
   w.rl.rollout_tp = 1;
-  const MemoryEstimate e = estimate_memory(test::qwen25_7b(), test::cluster_of(test::gpu_with_memory(80), 1, 8),
-                                           fsdp8(), w, MemoryOptions{}, nullptr);
+  const MemoryEstimate e =
+      estimate_memory(test::qwen25_7b(), test::cluster_of(test::gpu_with_memory(80), 1, 8), fsdp8(), w,
+                      MemoryOptions{}, nullptr);
   CHECK(e.kv_cache_exhausted);
   CHECK(e.rollout.concurrent_sequences_per_replica == 0);
   CHECK_FALSE(e.fits);
 }
 
-TEST_CASE("Dynamic batch size: the token budget sets the micro-batch; SGLang sizes KV against resident memory") {
+TEST_CASE(
+    "Dynamic batch size: the token budget sets the micro-batch; SGLang sizes KV against resident memory") {
   Workload w = grpo_workload();
   w.rl.use_dynamic_bsz = true;
   w.rl.ppo_max_token_len_per_gpu = 16384;
   const Cluster cluster = test::cluster_of(test::gpu_with_memory(80), 1, 8);
   const MemoryEstimate e = estimate_memory(test::qwen25_7b(), cluster, fsdp8(), w, MemoryOptions{}, nullptr);
-  // 16384 tokens: 2*16384*3584 + 7*16384*152064 = 17,557,356,544 bytes of logits.
-  CHECK(e.phases[3][C::logits] == 17557356544.0);
+  // 16384 tokens, log-probs only (no entropy in the loss): 2*16384*3584 + 2*16384*152064 = 5,100,273,664.
+  CHECK(e.phases[3][C::logits] == 5100273664.0);
+  // The old log-prob pass computes the entropy too: 2*16384*3584 + 7*16384*152064 = 17,557,356,544.
+  CHECK(e.phases[1][C::logits] == 17557356544.0);
   w.rl.engine = RolloutEngine::sglang;
   const MemoryEstimate sg = estimate_memory(test::qwen25_7b(), cluster, fsdp8(), w, MemoryOptions{}, nullptr);
   CHECK(sg.rollout.kv_cache_bytes < e.rollout.kv_cache_bytes);  // the resident actor counts against it
@@ -198,10 +211,10 @@ TEST_CASE("Dynamic batch size: the token budget sets the micro-batch; SGLang siz
 TEST_CASE("Trace: null builds nothing and changes nothing; non-null names every term") {
   const Cluster cluster = test::cluster_of(test::gpu_with_memory(80), 1, 8);
   Trace trace;
-  const MemoryEstimate plain = estimate_memory(test::qwen25_7b(), cluster, fsdp8(), grpo_workload(), MemoryOptions{},
-                                               nullptr);
-  const MemoryEstimate traced = estimate_memory(test::qwen25_7b(), cluster, fsdp8(), grpo_workload(),
-                                                MemoryOptions{}, &trace);
+  const MemoryEstimate plain =
+      estimate_memory(test::qwen25_7b(), cluster, fsdp8(), grpo_workload(), MemoryOptions{}, nullptr);
+  const MemoryEstimate traced =
+      estimate_memory(test::qwen25_7b(), cluster, fsdp8(), grpo_workload(), MemoryOptions{}, &trace);
   CHECK(plain.peak_bytes == traced.peak_bytes);
   CHECK(trace.size() > 10);
   auto has = [&](const char* name) {

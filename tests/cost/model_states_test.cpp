@@ -1,12 +1,13 @@
 // Weights, gradients and optimizer states per GPU: hand-worked cases, Megatron's theoretical
 // formula on a grid, and the ZeRO paper's 2 + 2 + 12 bytes per parameter.
+#include "cost/model_states.hpp"
+
 #include <doctest/doctest.h>
 
 #include <cmath>
 #include <vector>
 
 #include "cost/lora_params.hpp"
-#include "cost/model_states.hpp"
 #include "hand_models.hpp"
 
 namespace meshplan {
@@ -29,9 +30,8 @@ double on_gpu(const ModelSpec& m, const Strategy& s, PipelineStage stage = Pipel
 TEST_CASE("Llama-2-7B, Megatron TP1 PP1 DP8 with the distributed optimizer: 6 + 12/8 bytes per parameter") {
   // P = 6,738,415,616 (vocab 32000 is already a multiple of 128). weights 2P = 13,476,831,232;
   // fp32 grads 4P = 26,953,662,464; optimizer 12P/8 = 10,107,623,424; total 7.5P = 50,538,117,120.
-  const ModelStateBytes b =
-      model_state_bytes(test::llama2_7b(), megatron(1, 1, 1, 8, true), PipelineStage::first, OffloadMode::training,
-                        nullptr);
+  const ModelStateBytes b = model_state_bytes(test::llama2_7b(), megatron(1, 1, 1, 8, true),
+                                              PipelineStage::first, OffloadMode::training, nullptr);
   CHECK(b.weights == 13476831232.0);
   CHECK(b.gradients == 26953662464.0);
   CHECK(b.optimizer == 10107623424.0);
@@ -40,7 +40,8 @@ TEST_CASE("Llama-2-7B, Megatron TP1 PP1 DP8 with the distributed optimizer: 6 + 
   CHECK(on_gpu(test::llama2_7b(), megatron(1, 1, 1, 8, false)) == 121291481088.0);
 }
 
-TEST_CASE("Llama-2-7B TP2 PP2: first stage holds 16 layers + embedding, last 16 layers + final norm + LM head") {
+TEST_CASE(
+    "Llama-2-7B TP2 PP2: first stage holds 16 layers + embedding, last 16 layers + final norm + LM head") {
   // TP-sharded per layer: (67,108,864 + 135,266,304)/2 = 101,187,584, norms 8,192 replicated ->
   // 101,195,776; x16 = 1,619,132,416. Embedding 32000 x 4096 / 2 = 65,536,000.
   // first = 1,684,668,416; last = 1,619,132,416 + 4,096 + 65,536,000 = 1,684,672,512.
@@ -148,10 +149,10 @@ ModelSpec spec_of(const Shape& m) {
 
 TEST_CASE("Weights + optimizer equal Megatron's theoretical formula on a grid of >= 50 points") {
   const std::vector<Shape> shapes = {
-      {4096, 32, 32, 32, 128, 11008, 32000, 0, 0},     // Llama-2-7B (MHA)
-      {4096, 32, 32, 8, 128, 14336, 128256, 0, 0},     // Llama-3-8B (GQA)
-      {5120, 40, 40, 40, 128, 13824, 32000, 0, 0},     // Llama-2-13B
-      {4096, 32, 32, 8, 128, 0, 32000, 8, 14336},      // Mixtral-8x7B (MoE)
+      {4096, 32, 32, 32, 128, 11008, 32000, 0, 0},  // Llama-2-7B (MHA)
+      {4096, 32, 32, 8, 128, 14336, 128256, 0, 0},  // Llama-3-8B (GQA)
+      {5120, 40, 40, 40, 128, 13824, 32000, 0, 0},  // Llama-2-13B
+      {4096, 32, 32, 8, 128, 0, 32000, 8, 14336},   // Mixtral-8x7B (MoE)
   };
   int points = 0;
   for (const Shape& shape : shapes) {
@@ -218,7 +219,8 @@ TEST_CASE("Offload: Megatron optimizer_offload_fraction, FSDP params and grads t
   CHECK(b.optimizer == 10107623424.0 / 2);
   CHECK(b.host_offloaded == 10107623424.0 / 2);
   // verl loads offloaded states back for the phase that uses them.
-  CHECK(model_state_bytes(m, s, PipelineStage::first, OffloadMode::own_phase, nullptr).optimizer == 10107623424.0);
+  CHECK(model_state_bytes(m, s, PipelineStage::first, OffloadMode::own_phase, nullptr).optimizer ==
+        10107623424.0);
 
   Strategy f;
   f.backend = Backend::fsdp;
@@ -247,7 +249,8 @@ TEST_CASE("LoRA: r x (d_in + d_out) per adapted linear; frozen base keeps only i
   s.dp = 8;
   s.zero = ZeroStage::zero3;
   s.lora.rank = 8;
-  const ModelStateBytes b = model_state_bytes(test::llama2_7b(), s, PipelineStage::first, OffloadMode::training, nullptr);
+  const ModelStateBytes b =
+      model_state_bytes(test::llama2_7b(), s, PipelineStage::first, OffloadMode::training, nullptr);
   CHECK(b.weights == 2 * 6738415616.0 / 8);
   CHECK(b.gradients == 0);
   CHECK(b.optimizer == 0);

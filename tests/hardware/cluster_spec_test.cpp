@@ -114,6 +114,8 @@ TEST_CASE("cluster file errors name the file, the line and the key") {
         "c.yaml:2: groups[0].nodes: expected a whole number, got 1.5");
   CHECK(message_of(file("groups:\n  - {nodes: 1, gpu: H100, nic_Gbps: 400, inter_node_GBps: 50}\n"))
             .find("not both") != std::string::npos);
+  CHECK(message_of(file("groups:\n  - nodes:\n    gpu: H100\n")) == "c.yaml:2: groups[0].nodes: has no value");
+  CHECK(message_of(file("groups:\n  - 5\n")) == "c.yaml:2: groups[0]: expected a mapping of keys to values");
   CHECK(message_of(file("groups: []\n")).find("non-empty list") != std::string::npos);
   CHECK(message_of(file("group:\n  - nodes: 1\n")).find("did you mean 'groups'?") != std::string::npos);
   CHECK(message_of(file("")) == "c.yaml:1: the file is empty");

@@ -12,12 +12,10 @@
 namespace meshplan {
 namespace {
 
-const GpuSpec& gpu(std::string_view name) {
-  static std::vector<GpuSpec> found;  // keeps returned references valid
+GpuSpec gpu(std::string_view name) {
   auto result = find_gpu(builtin_gpu_catalog(), name);
   REQUIRE_MESSAGE(result.ok(), (result.ok() ? "" : result.error().to_string()));
-  found.push_back(*result);
-  return found.back();
+  return *result;
 }
 
 /// A minimal valid catalog entry in JSON; tests break one field at a time.
@@ -80,6 +78,13 @@ TEST_CASE("catalog values match published figures (gpus.md) and avoid the sparse
   REQUIRE(gpu("A100-80GB").measured_allreduce.has_value());
   CHECK_FALSE(gpu("A100-80GB").measured_allreduce->nvls);
   CHECK(gpu("A100-80GB").host_to_device_Bps == 26.28e9);
+  // Azure ND A100 v4 sweep (gpus.md): 1 MiB -> 36.2 GB/s ... 8 GiB -> 231.6 GB/s busbw.
+  const auto sweep = gpu("A100-80GB").measured_allreduce->sweep;
+  REQUIRE(sweep.size() == 6);
+  CHECK(sweep.front().message_bytes == 1048576);
+  CHECK(sweep.front().busbw_Bps == 36.2e9);
+  CHECK(sweep.back().message_bytes == 8589934592.0);
+  CHECK(sweep.back().busbw_Bps == 231.6e9);
 }
 
 TEST_CASE("every catalog value equals the shared sourced data, and every gap is marked as derived") {
@@ -171,6 +176,15 @@ TEST_CASE("catalog errors name the file, the line and the key") {
     auto result = parse_gpu_catalog(text, "neg.json");
     REQUIRE_FALSE(result.ok());
     CHECK(result.error().to_string() == "neg.json:6: gpus[0].nic_Bps: -5 is out of range: expected 1 to 1e+14");
+  }
+  SUBCASE("a sweep out of order") {
+    auto result = parse_gpu_catalog(catalog_with(R"(, "measured_allreduce": {"gpus": 8, "busbw_Bps": 1e11,
+      "message_bytes": 0, "nvls": false, "ring_busbw_Bps": 0, "source": "s",
+      "sweep": [{"message_bytes": 2e6, "busbw_Bps": 1e10}, {"message_bytes": 1e6, "busbw_Bps": 2e10}]})"),
+                                    "sweep.json");
+    REQUIRE_FALSE(result.ok());
+    CHECK(result.error().key == "gpus[0].measured_allreduce.sweep[1].message_bytes");
+    CHECK(result.error().line == 9);
   }
   SUBCASE("a key given twice") {
     auto result = parse_gpu_catalog(catalog_with(R"(, "nic_Bps": 5)"), "twice.json");

@@ -1,0 +1,164 @@
+// meshplan check FILE... : a static dry run of verl launches (and Megatron-LM arguments).
+#include <CLI/CLI.hpp>
+#include <nlohmann/json.hpp>
+
+#include <filesystem>
+#include <ostream>
+
+#include "cli/cluster_input.hpp"
+#include "cli/command.hpp"
+#include "cli/model_input.hpp"
+#include "hardware/gpu_catalog.hpp"
+#include "verl/check.hpp"
+
+namespace meshplan {
+namespace {
+
+struct CheckArguments {
+  std::vector<std::string> files;
+  std::string model;
+  std::string gpu;
+  std::string cluster;
+  std::vector<std::string> set;
+  std::vector<std::string> env;
+  std::string verl_config;
+  std::string config_name;
+  bool json = false;
+};
+
+Result<std::map<std::string, std::string>> read_config_dir(const std::string& dir) {
+  std::map<std::string, std::string> texts;
+  std::error_code ec;
+  for (const auto& entry : std::filesystem::directory_iterator(dir, ec)) {
+    const std::string name = entry.path().filename().string();
+    if (!name.ends_with(".yaml")) continue;
+    std::string stem = name.substr(0, name.size() - 5);
+    if (stem.rfind("_generated_", 0) == 0) stem = stem.substr(11);
+    auto text = read_text_file(entry.path().string());
+    if (!text.ok()) return text.error();
+    // A _generated_ (fully composed) file wins over the Hydra component of the same name.
+    if (name.rfind("_generated_", 0) == 0 || !texts.count(stem)) texts[stem] = text.value();
+  }
+  if (ec) return Error{dir, 0, "--verl-config", "cannot read the directory: " + ec.message()};
+  if (texts.empty()) return Error{dir, 0, "--verl-config", "no *.yaml config in the directory"};
+  return texts;
+}
+
+std::string location_text(const SourceLocation& where, const std::string& fallback) {
+  if (where.file.empty()) return fallback;
+  return where.line > 0 ? where.file + ":" + std::to_string(where.line) : where.file;
+}
+
+void print_text(std::ostream& out, const CheckReport& report, const std::string& fallback) {
+  for (const Finding& f : report.findings) {
+    out << location_text(f.location, fallback) << ": " << severity_name(f.severity) << "[" << f.rule << "]: " << f.message
+        << "\n";
+    for (const std::string& line : f.fix) out << "    fix: " << line << "\n";
+  }
+  out << report.errors << " error(s), " << report.warnings << " warning(s), " << report.infos << " note(s)\n";
+}
+
+void print_json(std::ostream& out, const CheckReport& report) {
+  nlohmann::json findings = nlohmann::json::array();
+  for (const Finding& f : report.findings) {
+    findings.push_back({{"severity", severity_name(f.severity)},
+                        {"rule", f.rule},
+                        {"keys", f.keys},
+                        {"value", f.value},
+                        {"message", f.message},
+                        {"fix", f.fix},
+                        {"location", {{"file", f.location.file}, {"line", f.location.line}}}});
+  }
+  out << nlohmann::json{{"schema", "meshplan.check/1"},
+                        {"config_name", report.config_name},
+                        {"verl_schema", report.verl_source},
+                        {"errors", report.errors},
+                        {"warnings", report.warnings},
+                        {"findings", findings}}
+             .dump(1)
+      << "\n";
+}
+
+std::map<std::string, std::string> parse_env(const std::vector<std::string>& pairs, Error& error) {
+  std::map<std::string, std::string> env;
+  for (const std::string& pair : pairs) {
+    const std::size_t eq = pair.find('=');
+    if (eq == std::string::npos || eq == 0) {
+      error = Error{"", 0, "--env", "'" + pair + "' is not VAR=value"};
+      return env;
+    }
+    env[pair.substr(0, eq)] = pair.substr(eq + 1);
+  }
+  return env;
+}
+
+void run_check(const CheckArguments& args, CommandContext& context) {
+  CheckOptions options;
+  Error env_error;
+  options.read.environment = parse_env(args.env, env_error);
+  if (!env_error.message.empty()) return context.fail(env_error);
+  options.read.set_overrides = args.set;
+  if (!args.config_name.empty()) options.read.config_name = args.config_name;
+  if (!args.verl_config.empty()) {
+    auto texts = read_config_dir(args.verl_config);
+    if (!texts.ok()) return context.fail(texts.error());
+    options.read.config_texts = std::move(texts.value());
+  }
+  if (!args.model.empty()) {
+    auto model = load_model_argument(args.model);
+    if (!model.ok()) return context.fail(model.error());
+    options.model = std::move(model.value());
+  }
+  if (!args.gpu.empty() || !args.cluster.empty()) {
+    auto catalog = load_gpu_catalog_argument("");
+    if (!catalog.ok()) return context.fail(catalog.error());
+    if (!args.cluster.empty()) {
+      auto cluster = load_cluster_argument(args.cluster, catalog.value());
+      if (!cluster.ok()) return context.fail(cluster.error());
+      options.gpu = cluster->groups.front().gpu;
+      options.cluster_gpus = cluster->total_gpus();
+    }
+    if (!args.gpu.empty()) {
+      auto gpu = find_gpu(catalog.value(), args.gpu);
+      if (!gpu.ok()) return context.fail(gpu.error());
+      if (options.gpu && options.gpu->id != gpu->id) {
+        return context.fail(Error{"", 0, "--gpu", "--gpu " + args.gpu + " and --cluster " + args.cluster + " disagree"});
+      }
+      options.gpu = gpu.value();
+    }
+  }
+  std::vector<InputText> inputs;
+  for (const std::string& file : args.files) {
+    auto text = read_text_file(file);
+    if (!text.ok()) return context.fail(text.error());
+    inputs.push_back(InputText{file, std::move(text.value())});
+  }
+  auto report = check_launch(inputs, options);
+  if (!report.ok()) return context.fail(report.error());
+  if (args.json) {
+    print_json(context.out, report.value());
+  } else {
+    print_text(context.out, report.value(), args.files.empty() ? "--set" : args.files.front());
+  }
+  context.exit_code = report->errors > 0 ? 1 : 0;
+}
+
+}  // namespace
+
+void register_check_command(CLI::App& app, CommandContext& context) {
+  auto args = std::make_shared<CheckArguments>();
+  auto* command = app.add_subcommand("check", "Static dry run of a verl launch script / config (and Megatron-LM "
+                                              "arguments): every start-up rule, before any GPU is used");
+  command->add_option("files", args->files, "launch scripts, YAML configs or files of override lines")->required();
+  command->add_option("--model", args->model, "model preset or config.json for the shape rules");
+  command->add_option("--gpu", args->gpu, "GPU type for the memory fit (node counts from trainer.*)");
+  command->add_option("--cluster", args->cluster, "cluster (NODESxGPUSxTYPE or file) for the memory fit; must match trainer.*");
+  command->add_option("--set", args->set, "an extra override key=value, applied last")->take_all();
+  command->add_option("--env", args->env, "an environment variable VAR=value set before the script")->take_all();
+  command->add_option("--verl-config", args->verl_config, "your verl config directory (instead of the embedded schema)");
+  command->add_option("--config-name", args->config_name, "base config: ppo_trainer | ppo_megatron_trainer | yours");
+  command->add_flag("--json", args->json, "findings as JSON");
+  command->callback([args, &context] { run_check(*args, context); });
+}
+
+}  // namespace meshplan

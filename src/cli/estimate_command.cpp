@@ -1,0 +1,158 @@
+// `meshplan estimate --model M --cluster C [strategy flags] [--workload pretrain|sft|rl] [rl flags]
+// [--json] [--explain]`: per-GPU memory of every phase, the most loaded rank and a verdict.
+// Exit 0 when it fits, 1 when it does not (OOM), 2 on bad input.
+#include <fmt/format.h>
+
+#include <CLI/CLI.hpp>
+#include <memory>
+#include <nlohmann/json.hpp>
+#include <ostream>
+
+#include "cli/cli.hpp"
+#include "cli/cluster_input.hpp"
+#include "cli/command.hpp"
+#include "cli/estimate_flags.hpp"
+#include "cli/model_input.hpp"
+#include "core/units.hpp"
+#include "report/memory_json.hpp"
+#include "report/memory_report.hpp"
+#include "strategy/validate.hpp"
+
+namespace meshplan {
+namespace {
+
+const char* backend_name(Backend b) { return b == Backend::fsdp ? "fsdp" : "megatron"; }
+const char* recompute_name(Recompute r) {
+  return r == Recompute::full ? "full" : (r == Recompute::selective ? "selective" : "none");
+}
+const char* workload_name(WorkloadKind k) {
+  return k == WorkloadKind::rl ? "rl" : (k == WorkloadKind::sft ? "sft" : "pretrain");
+}
+
+std::string strategy_line(const Strategy& s, const Workload& w) {
+  std::string line = fmt::format("{} TP={} PP={} VPP={} CP={} EP={} ETP={} DP={}", backend_name(s.backend),
+                                 s.tp, s.pp, s.vpp, s.cp, s.ep, s.etp, s.dp);
+  if (s.backend == Backend::fsdp) {
+    line += fmt::format(" ZeRO-{} shard={} ulysses={}", static_cast<int>(s.zero),
+                        s.fsdp_shard_size > 0 ? s.fsdp_shard_size : s.dp, s.ulysses_sp);
+  } else {
+    line += s.distributed_optimizer ? " distributed-optimizer" : "";
+    line += s.sequence_parallel ? " sequence-parallel" : "";
+  }
+  line += fmt::format(", micro-batch {}, recompute {}", s.micro_batch, recompute_name(s.recompute));
+  if (s.lora.rank > 0) line += fmt::format(", LoRA rank {}", s.lora.rank);
+  if (w.kind != WorkloadKind::rl)
+    line += fmt::format(", seq {} x global batch {}", w.seq_len, w.global_batch);
+  return line;
+}
+
+nlohmann::json estimate_json(const ModelSpec& model, const Cluster& cluster, const EstimateInputs& in,
+                             const MemoryEstimate& e) {
+  const Strategy& s = in.strategy;
+  const Workload& w = in.workload;
+  nlohmann::json j;
+  j["model"] = {{"name", model.name}, {"total_params", model.total_params}};
+  j["cluster"] = {{"gpus", cluster.total_gpus()}, {"gpu", cluster.groups.front().gpu.id}};
+  j["strategy"] = {{"backend", backend_name(s.backend)},
+                   {"tp", s.tp},
+                   {"pp", s.pp},
+                   {"vpp", s.vpp},
+                   {"cp", s.cp},
+                   {"ep", s.ep},
+                   {"etp", s.etp},
+                   {"dp", s.dp},
+                   {"micro_batch", s.micro_batch},
+                   {"recompute", recompute_name(s.recompute)},
+                   {"sequence_parallel", s.sequence_parallel},
+                   {"distributed_optimizer", s.distributed_optimizer},
+                   {"zero", static_cast<int>(s.zero)},
+                   {"ulysses_sp", s.ulysses_sp},
+                   {"lora_rank", s.lora.rank}};
+  j["workload"] = {{"kind", workload_name(w.kind)}, {"seq_len", w.seq_len}, {"global_batch", w.global_batch}};
+  if (w.kind == WorkloadKind::rl) {
+    j["workload"]["rl"] = {{"engine", w.rl.engine == RolloutEngine::sglang ? "sglang" : "vllm"},
+                           {"rollout_tp", w.rl.rollout_tp},
+                           {"n", w.rl.n},
+                           {"prompt_len", w.rl.prompt_len},
+                           {"response_len", w.rl.response_len},
+                           {"ppo_mini_batch", w.rl.ppo_mini_batch},
+                           {"gpu_memory_utilization", w.rl.gpu_memory_utilization}};
+  }
+  j["defaults_chosen"] = in.chosen;
+  j["memory"] = memory_estimate_json(e, w.kind == WorkloadKind::rl);
+  return j;
+}
+
+void print_text(const ModelSpec& model, const Cluster& cluster, const EstimateInputs& in,
+                const MemoryEstimate& e, const Trace* trace, std::ostream& out) {
+  out << fmt::format("Model {} ({:.2f}B parameters) on {} GPUs ({}, {:.2f} GiB usable each), workload {}\n",
+                     model.name, double(model.total_params) / 1e9, cluster.total_gpus(),
+                     cluster.groups.front().gpu.id, bytes_to_gib(e.capacity_bytes),
+                     workload_name(in.workload.kind));
+  out << "Strategy: " << strategy_line(in.strategy, in.workload) << "\n";
+  for (const std::string& note : in.chosen) out << "  chosen: " << note << "\n";
+  out << "\n" << render_memory_phases(e);
+  if (in.workload.kind == WorkloadKind::rl) out << render_rollout_capacity(e, in.workload.rl.rollout_tp);
+  if (e.host_bytes_per_node > 0) {
+    out << fmt::format("Host RAM per node for offloaded states: {:.2f} GiB\n",
+                       bytes_to_gib(e.host_bytes_per_node));
+  }
+  out << "Verdict: " << memory_verdict(e) << "\n";
+  if (trace != nullptr) out << "\n" << render_memory_trace(*trace);
+}
+
+void run_estimate(const CLI::App& command, const EstimateFlags& flags, CommandContext& context) {
+  const auto catalog = load_gpu_catalog_argument(flags.gpu_catalog);
+  if (!catalog) return context.fail(catalog.error());
+  const Result<Cluster> cluster = load_cluster_argument(flags.cluster, *catalog);
+  if (!cluster) return context.fail(cluster.error());
+  const Result<ModelSpec> model = load_model_argument(flags.model);
+  if (!model) return context.fail(model.error());
+  const Result<EstimateInputs> inputs = estimate_inputs(command, flags, *cluster);
+  if (!inputs) return context.fail(inputs.error());
+  const std::vector<Violation> violations =
+      validate_strategy(inputs->strategy, *model, *cluster, inputs->workload);
+  if (!violations.empty()) {
+    for (const Violation& v : violations) {
+      context.err << fmt::format("meshplan: error: invalid strategy [{}]: {}", v.rule, v.message);
+      if (!v.valid.empty()) context.err << fmt::format("; valid: {}", v.valid);
+      context.err << "\n";
+    }
+    context.exit_code = kExitBadInput;
+    return;
+  }
+  Trace trace;
+  Trace* explain = flags.explain ? &trace : nullptr;
+  const MemoryEstimate e =
+      estimate_memory(*model, *cluster, inputs->strategy, inputs->workload, inputs->options, explain);
+  if (flags.json) {
+    nlohmann::json j = estimate_json(*model, *cluster, *inputs, e);
+    if (explain != nullptr) {
+      for (const TraceTerm& t : trace) {
+        j["explain"].push_back({{"name", t.name},
+                                {"value", t.value},
+                                {"unit", t.unit},
+                                {"formula", t.formula},
+                                {"inputs", t.inputs},
+                                {"source", t.source}});
+      }
+    }
+    context.out << j.dump(2) << "\n";
+  } else {
+    print_text(*model, *cluster, *inputs, e, explain, context.out);
+  }
+  context.exit_code = e.fits ? kExitOk : kExitNo;
+}
+
+}  // namespace
+
+void register_estimate_command(CLI::App& app, CommandContext& context) {
+  auto* command = app.add_subcommand("estimate",
+                                     "Per-GPU memory of a training or verl RL configuration: every "
+                                     "phase, the most loaded rank, fits or OOM (exit 0 / 1)");
+  auto flags = std::make_shared<EstimateFlags>();
+  add_estimate_flags(*command, *flags);
+  command->callback([&context, flags, command] { run_estimate(*command, *flags, context); });
+}
+
+}  // namespace meshplan

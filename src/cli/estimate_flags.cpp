@@ -1,0 +1,288 @@
+#include "cli/estimate_flags.hpp"
+
+#include <fmt/format.h>
+
+#include <CLI/CLI.hpp>
+#include <algorithm>
+
+#include "core/units.hpp"
+
+namespace meshplan {
+namespace {
+
+bool given(const CLI::App& command, const char* name) { return command.get_option(name)->count() > 0; }
+
+Status parse_offload(const std::string& list, Offload& offload) {
+  std::size_t start = 0;
+  while (start <= list.size() && !list.empty()) {
+    const std::size_t comma = list.find(',', start);
+    const std::string item =
+        list.substr(start, comma == std::string::npos ? std::string::npos : comma - start);
+    if (item == "params") {
+      offload.params = true;
+    } else if (item == "grads") {
+      offload.grads = true;
+    } else if (item == "optimizer") {
+      offload.optimizer = true;
+    } else {
+      return Error{"", 0, "--offload",
+                   fmt::format("unknown item '{}'; valid: params, grads, optimizer", item)};
+    }
+    if (comma == std::string::npos) break;
+    start = comma + 1;
+  }
+  return Ok{};
+}
+
+std::vector<std::string> split_list(const std::string& text) {
+  std::vector<std::string> items;
+  std::size_t start = 0;
+  while (start < text.size()) {
+    const std::size_t comma = text.find(',', start);
+    const std::size_t end = comma == std::string::npos ? text.size() : comma;
+    if (end > start) items.push_back(text.substr(start, end - start));
+    start = end + 1;
+  }
+  return items;
+}
+
+Dtype dtype_of(const std::string& name) {
+  if (name == "fp16") return Dtype::fp16;
+  if (name == "fp8") return Dtype::fp8;
+  if (name == "fp32") return Dtype::fp32;
+  return Dtype::bf16;
+}
+
+Recompute recompute_of(const std::string& name) {
+  if (name == "selective") return Recompute::selective;
+  if (name == "full") return Recompute::full;
+  return Recompute::none;
+}
+
+void fill_rl(const CLI::App& command, const EstimateFlags& f, const Cluster& cluster, EstimateInputs& in) {
+  RlSettings& rl = in.workload.rl;
+  Workload& w = in.workload;
+  auto note = [&](const char* flag, std::string text) {
+    if (!given(command, flag)) in.chosen.push_back(std::move(text));
+  };
+  rl.engine = f.rollout_engine == "sglang" ? RolloutEngine::sglang : RolloutEngine::vllm;
+  rl.rollout_tp = std::min(f.rollout_tp, std::max(cluster.total_gpus(), 1));
+  note("--rollout-tp", fmt::format("rollout TP {} (verl default 2{})", rl.rollout_tp,
+                                   rl.rollout_tp < f.rollout_tp ? ", capped by the GPU count" : ""));
+  rl.n = f.rollout_n;
+  note("--rollout-n", "rollout n 1 (verl default)");
+  rl.prompt_len = f.prompt_len;
+  rl.response_len = f.response_len;
+  note("--prompt-len", "prompt length 512 (verl data.max_prompt_length default)");
+  note("--response-len", "response length 512 (verl data.max_response_length default)");
+  w.seq_len = rl.prompt_len + rl.response_len;
+  w.global_batch = f.global_batch > 0 ? f.global_batch : 1024;
+  note("--global-batch", "train batch 1024 prompts (verl data.train_batch_size default)");
+  rl.ppo_mini_batch = f.mini_batch;
+  note("--mini-batch", "PPO mini-batch 256 prompts (verl default)");
+  rl.gpu_memory_utilization = f.gpu_memory_utilization;
+  note("--gpu-memory-utilization", "gpu_memory_utilization 0.5 (verl default)");
+  rl.ppo_micro_batch_per_gpu = f.ppo_micro_batch > 0 ? f.ppo_micro_batch : in.strategy.micro_batch;
+  rl.log_prob_micro_batch_per_gpu =
+      f.log_prob_micro_batch > 0 ? f.log_prob_micro_batch : in.strategy.micro_batch;
+  note("--ppo-micro-batch",
+       fmt::format("ppo_micro_batch_size_per_gpu = micro-batch {}", in.strategy.micro_batch));
+  rl.use_dynamic_bsz = f.dynamic_bsz;
+  rl.ppo_max_token_len_per_gpu = f.ppo_max_token_len;
+  rl.log_prob_max_token_len_per_gpu =
+      f.log_prob_max_token_len > 0 ? f.log_prob_max_token_len : f.ppo_max_token_len;
+  rl.max_num_seqs = f.max_num_seqs;
+  rl.max_num_batched_tokens = f.max_num_batched_tokens;
+  rl.use_reference = !f.no_reference;
+  rl.use_critic = f.critic;
+  rl.entropy_in_update = f.entropy_in_update;
+  rl.entropy_chunking = f.entropy_chunking;
+  rl.entropy_chunk_tokens = f.entropy_chunk;
+  rl.free_cache_engine = !f.no_free_cache_engine;
+  rl.enforce_eager = f.enforce_eager;
+  rl.ref_param_offload = f.ref_offload;
+  rl.use_remove_padding = !f.no_remove_padding;
+  rl.mean_prompt_len = f.mean_prompt_len;
+  rl.mean_response_len = f.mean_response_len;
+  if (!given(command, "--mean-prompt-len") && !given(command, "--mean-response-len")) {
+    in.chosen.push_back(
+        "trainer micro-batches hold max-length sequences (worst case; --mean-response-len for real lengths)");
+  }
+}
+
+}  // namespace
+
+void add_estimate_flags(CLI::App& c, EstimateFlags& f) {
+  c.add_option("--model", f.model, "preset name, config.json or its directory")->required();
+  c.add_option("--cluster", f.cluster, "NODESxGPUSxTYPE[+...] or a YAML/JSON cluster file")->required();
+  c.add_option("--gpu-catalog", f.gpu_catalog, "GPU catalog file instead of the built-in one");
+  c.add_option("--workload", f.workload, "pretrain | sft | rl")
+      ->check(CLI::IsMember({"pretrain", "sft", "rl"}));
+  c.add_option("--backend", f.backend, "megatron | fsdp")->check(CLI::IsMember({"megatron", "fsdp"}));
+  c.add_flag("--fsdp", f.fsdp, "FSDP backend (verl fsdp/fsdp2), full shard unless --zero");
+  c.add_option("--tp", f.tp, "tensor parallel")->check(CLI::PositiveNumber);
+  c.add_option("--pp", f.pp, "pipeline parallel")->check(CLI::PositiveNumber);
+  c.add_option("--vpp", f.vpp, "virtual pipeline stages per rank")->check(CLI::PositiveNumber);
+  c.add_option("--cp", f.cp, "context parallel")->check(CLI::PositiveNumber);
+  c.add_option("--ep", f.ep, "expert parallel")->check(CLI::PositiveNumber);
+  c.add_option("--etp", f.etp, "expert tensor parallel")->check(CLI::PositiveNumber);
+  c.add_option("--dp", f.dp, "data parallel (default: derived from the cluster)")->check(CLI::PositiveNumber);
+  c.add_option("--micro-batch", f.micro_batch, "sequences per micro-batch per GPU")
+      ->check(CLI::PositiveNumber);
+  c.add_option("--global-batch", f.global_batch, "sequences per step (rl: data.train_batch_size in prompts)")
+      ->check(CLI::PositiveNumber);
+  c.add_option("--seq-len", f.seq_len, "tokens per sequence (pretrain/sft)")
+      ->check(CLI::Range(1, 100'000'000));
+  c.add_option("--recompute", f.recompute, "none | selective | full")
+      ->check(CLI::IsMember({"none", "selective", "full"}));
+  c.add_option("--recompute-method", f.recompute_method, "uniform | block")
+      ->check(CLI::IsMember({"uniform", "block"}));
+  c.add_option("--recompute-num-layers", f.recompute_num_layers,
+               "layers per chunk (uniform) or count (block)")
+      ->check(CLI::PositiveNumber);
+  c.add_flag("--sequence-parallel", f.sequence_parallel, "Megatron sequence parallelism (with TP)");
+  c.add_option("--zero", f.zero, "ZeRO stage 0..3 (FSDP backend)")->check(CLI::Range(0, 3));
+  c.add_option("--fsdp-shard-size", f.fsdp_shard_size, "hybrid-shard group size (verl fsdp_size)")
+      ->check(CLI::PositiveNumber);
+  c.add_option("--ulysses", f.ulysses, "Ulysses sequence parallel size (FSDP)")->check(CLI::PositiveNumber);
+  c.add_flag("--no-distributed-optimizer", f.no_distributed_optimizer,
+             "Megatron: replicate optimizer states");
+  c.add_option("--offload", f.offload, "comma list of params,grads,optimizer");
+  c.add_option("--optimizer-offload-fraction", f.optimizer_offload_fraction,
+               "Megatron optimizer_offload_fraction")
+      ->check(CLI::Range(0.0, 1.0));
+  c.add_option("--lora-rank", f.lora_rank, "LoRA rank (0: full fine-tuning)")->check(CLI::NonNegativeNumber);
+  c.add_option("--lora-targets", f.lora_targets, "LoRA target modules (comma list, default all-linear)");
+  c.add_option("--dtype", f.dtype, "bf16 | fp16 | fp8 | fp32")
+      ->check(CLI::IsMember({"bf16", "fp16", "fp8", "fp32"}));
+  c.add_option("--images-per-sample", f.images_per_sample, "images per sequence (VL models)")
+      ->check(CLI::NonNegativeNumber);
+  c.add_option("--image-pixels", f.image_pixels, "pixels per image, e.g. 200704 (448x448)")
+      ->check(CLI::NonNegativeNumber);
+  c.add_option("--overhead-gib", f.overhead_gib, "replace CUDA context + NCCL buffers per GPU (GiB)")
+      ->check(CLI::Range(0.0, 1024.0));
+  c.add_option("--fragmentation", f.fragmentation,
+               "allocator fragmentation as a fraction of torch allocations")
+      ->check(CLI::Range(0.0, 1.0));
+  c.add_option("--moe-capacity-factor", f.moe_capacity_factor, "routed tokens per expert vs uniform routing")
+      ->check(CLI::Range(0.1, 64.0));
+  c.add_flag("--no-flash-attention", f.no_flash_attention,
+             "store attention scores (Korthikanti Table 2's 5as/h)");
+  c.add_option("--rollout-tp", f.rollout_tp, "rollout tensor_model_parallel_size")
+      ->check(CLI::PositiveNumber);
+  c.add_option("--rollout-n", f.rollout_n, "responses per prompt (rollout.n)")->check(CLI::PositiveNumber);
+  c.add_option("--prompt-len", f.prompt_len, "data.max_prompt_length")->check(CLI::PositiveNumber);
+  c.add_option("--response-len", f.response_len, "data.max_response_length")->check(CLI::PositiveNumber);
+  c.add_option("--mean-prompt-len", f.mean_prompt_len, "expected real prompt tokens (remove-padding)")
+      ->check(CLI::PositiveNumber);
+  c.add_option("--mean-response-len", f.mean_response_len, "expected real response tokens (remove-padding)")
+      ->check(CLI::PositiveNumber);
+  c.add_option("--mini-batch", f.mini_batch, "actor.ppo_mini_batch_size (prompts)")
+      ->check(CLI::PositiveNumber);
+  c.add_option("--ppo-micro-batch", f.ppo_micro_batch, "actor.ppo_micro_batch_size_per_gpu")
+      ->check(CLI::PositiveNumber);
+  c.add_option("--log-prob-micro-batch", f.log_prob_micro_batch, "log_prob_micro_batch_size_per_gpu")
+      ->check(CLI::PositiveNumber);
+  c.add_flag("--dynamic-bsz", f.dynamic_bsz, "use_dynamic_bsz: micro-batches by token budget");
+  c.add_option("--ppo-max-token-len", f.ppo_max_token_len, "ppo_max_token_len_per_gpu")
+      ->check(CLI::PositiveNumber);
+  c.add_option("--log-prob-max-token-len", f.log_prob_max_token_len, "log_prob_max_token_len_per_gpu")
+      ->check(CLI::PositiveNumber);
+  c.add_option("--gpu-memory-utilization", f.gpu_memory_utilization,
+               "rollout gpu_memory_utilization (SGLang: "
+               "mem_fraction_static)")
+      ->check(CLI::Range(0.01, 1.0));
+  c.add_option("--rollout-engine", f.rollout_engine, "vllm | sglang")
+      ->check(CLI::IsMember({"vllm", "sglang"}));
+  c.add_option("--max-num-seqs", f.max_num_seqs, "rollout.max_num_seqs")->check(CLI::PositiveNumber);
+  c.add_option("--max-num-batched-tokens", f.max_num_batched_tokens, "rollout.max_num_batched_tokens")
+      ->check(CLI::PositiveNumber);
+  c.add_flag("--no-reference", f.no_reference, "no reference model (no KL loss / KL reward)");
+  c.add_flag("--critic", f.critic, "PPO with a critic (GAE)");
+  c.add_flag("--entropy-in-update", f.entropy_in_update,
+             "actor.entropy_coeff != 0 (entropy computed in the update)");
+  c.add_flag("--entropy-chunking", f.entropy_chunking, "entropy_from_logits_with_chunking");
+  c.add_option("--entropy-chunk", f.entropy_chunk, "chunk size in tokens")->check(CLI::PositiveNumber);
+  c.add_flag("--no-free-cache-engine", f.no_free_cache_engine, "keep the engine awake between rollouts");
+  c.add_flag("--enforce-eager", f.enforce_eager, "no CUDA graphs in the rollout engine");
+  c.add_flag("--ref-offload", f.ref_offload, "ref param_offload");
+  c.add_flag("--no-remove-padding", f.no_remove_padding, "use_remove_padding=False");
+  c.add_flag("--json", f.json, "print JSON (bytes)");
+  c.add_flag("--explain", f.explain, "print every term's formula, inputs and source");
+}
+
+Result<EstimateInputs> estimate_inputs(const CLI::App& command, const EstimateFlags& f,
+                                       const Cluster& cluster) {
+  EstimateInputs in;
+  Strategy& s = in.strategy;
+  s.backend = f.fsdp || f.backend == "fsdp" ? Backend::fsdp : Backend::megatron;
+  s.tp = f.tp;
+  s.pp = f.pp;
+  s.vpp = f.vpp;
+  s.cp = f.cp;
+  s.ep = f.ep;
+  s.etp = f.etp;
+  s.sequence_parallel = f.sequence_parallel;
+  s.micro_batch = f.micro_batch;
+  if (!given(command, "--micro-batch")) in.chosen.push_back("micro-batch 1 (default)");
+  const bool rl = f.workload == "rl";
+  s.recompute = recompute_of(f.recompute);
+  if (!given(command, "--recompute")) {
+    if (rl && s.backend == Backend::fsdp) {
+      s.recompute = Recompute::full;
+      in.chosen.push_back("full recompute of every layer (verl enable_gradient_checkpointing default true)");
+    } else {
+      in.chosen.push_back("no recompute (default)");
+    }
+  }
+  s.recompute_method = f.recompute_method == "block" ? RecomputeMethod::block : RecomputeMethod::uniform;
+  s.recompute_num_layers = f.recompute_num_layers;
+  s.distributed_optimizer = !f.no_distributed_optimizer;
+  s.zero = static_cast<ZeroStage>(f.zero);
+  if (s.backend == Backend::fsdp && !given(command, "--zero")) {
+    s.zero = ZeroStage::zero3;
+    in.chosen.push_back("FSDP full shard = ZeRO-3 (verl default)");
+  }
+  s.fsdp_shard_size = f.fsdp_shard_size;
+  s.ulysses_sp = f.ulysses;
+  s.compute_dtype = dtype_of(f.dtype);
+  s.lora.rank = f.lora_rank;
+  s.lora.target_modules = split_list(f.lora_targets);
+  if (Status offload = parse_offload(f.offload, s.offload); !offload) return offload.error();
+  s.offload.optimizer_fraction = f.optimizer_offload_fraction;
+
+  const int world = cluster.total_gpus();
+  const int model_parallel = s.tp * s.pp * s.cp;
+  if (given(command, "--dp")) {
+    s.dp = f.dp;
+  } else {
+    s.dp = std::max(1, world / std::max(model_parallel, 1));
+    in.chosen.push_back(fmt::format("DP derived from the cluster = {} ({} GPUs / (TP {} x PP {} x CP {}))",
+                                    s.dp, world, s.tp, s.pp, s.cp));
+  }
+
+  Workload& w = in.workload;
+  w.kind = rl ? WorkloadKind::rl : (f.workload == "sft" ? WorkloadKind::sft : WorkloadKind::pretrain);
+  w.seq_len = f.seq_len;
+  w.images_per_sample = f.images_per_sample;
+  w.image_pixels = f.image_pixels;
+  if (rl) {
+    fill_rl(command, f, cluster, in);
+  } else {
+    if (!given(command, "--seq-len")) in.chosen.push_back("sequence length 4096 (default)");
+    const std::int64_t batch_dp =
+        s.backend == Backend::fsdp ? std::max(1, s.dp / std::max(s.ulysses_sp, 1)) : s.dp;
+    w.global_batch = f.global_batch > 0 ? f.global_batch : batch_dp * s.micro_batch * s.pp;
+    if (f.global_batch <= 0) {
+      in.chosen.push_back(fmt::format("global batch {} = DP x micro-batch x PP (default: fills the pipeline)",
+                                      w.global_batch));
+    }
+  }
+  in.options.overhead_bytes = f.overhead_gib >= 0 ? gib_to_bytes(f.overhead_gib) : -1;
+  in.options.fragmentation = f.fragmentation;
+  in.options.flash_attention = !f.no_flash_attention;
+  in.options.moe_capacity_factor = f.moe_capacity_factor;
+  return in;
+}
+
+}  // namespace meshplan

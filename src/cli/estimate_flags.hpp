@@ -1,0 +1,57 @@
+#pragma once
+// The flags of `meshplan estimate` (Megatron / verl vocabulary) and how they become a Strategy,
+// a Workload and MemoryOptions, with every default that was chosen written down for the output.
+#include <string>
+#include <vector>
+
+#include "core/result.hpp"
+#include "cost/memory_estimate.hpp"
+#include "hardware/cluster.hpp"
+#include "strategy/strategy.hpp"
+
+namespace CLI {
+class App;
+class Option;
+}  // namespace CLI
+
+namespace meshplan {
+
+/// Raw flag values, as CLI11 fills them.
+struct EstimateFlags {
+  std::string model, cluster, gpu_catalog, workload = "pretrain", backend = "megatron", recompute = "none",
+                                           recompute_method = "uniform", offload, dtype = "bf16",
+                                           rollout_engine = "vllm", lora_targets = "all-linear";
+  int tp = 1, pp = 1, vpp = 1, cp = 1, ep = 1, etp = 1, dp = 0, micro_batch = 1, recompute_num_layers = 1,
+      zero = 0, fsdp_shard_size = 0, ulysses = 1, lora_rank = 0;
+  std::int64_t global_batch = 0, seq_len = 4096, images_per_sample = 0, image_pixels = 0;
+  bool sequence_parallel = false, fsdp = false, no_distributed_optimizer = false, json = false,
+       explain = false;
+  double optimizer_offload_fraction = 1.0, overhead_gib = -1, fragmentation = -1, moe_capacity_factor = 1.0;
+  bool no_flash_attention = false;
+  // RL (verl)
+  int rollout_tp = 2, rollout_n = 1, mini_batch = 256, ppo_micro_batch = 0, log_prob_micro_batch = 0,
+      max_num_seqs = 256;
+  std::int64_t prompt_len = 512, response_len = 512, ppo_max_token_len = 16384, log_prob_max_token_len = 0,
+               max_num_batched_tokens = 8192, mean_prompt_len = 0, mean_response_len = 0,
+               entropy_chunk = 2048;
+  double gpu_memory_utilization = 0.5;
+  bool dynamic_bsz = false, entropy_in_update = false, no_reference = false, critic = false,
+       entropy_chunking = false, no_free_cache_engine = false, enforce_eager = false, ref_offload = false,
+       no_remove_padding = false;
+};
+
+/// Registers every flag on `command` (a subcommand) bound to `flags`.
+void add_estimate_flags(CLI::App& command, EstimateFlags& flags);
+
+struct EstimateInputs {
+  Strategy strategy;
+  Workload workload;
+  MemoryOptions options;
+  std::vector<std::string> chosen;  ///< defaults taken, e.g. "DP derived from the cluster = 32"
+};
+
+/// Builds the inputs from the flags for `cluster` (DP derives from its GPU count). Errors name the flag.
+Result<EstimateInputs> estimate_inputs(const CLI::App& command, const EstimateFlags& flags,
+                                       const Cluster& cluster);
+
+}  // namespace meshplan

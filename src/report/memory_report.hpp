@@ -1,0 +1,24 @@
+#pragma once
+// `meshplan estimate` as text: a table per phase with a bar per component, the peak, the GPU
+// capacity and headroom, the verdict, the rollout KV accounting and the --explain trace.
+#include <string>
+
+#include "cost/memory_estimate.hpp"
+#include "cost/trace.hpp"
+
+namespace meshplan {
+
+/// One table per phase; bars are scaled to the GPU capacity.
+std::string render_memory_phases(const MemoryEstimate& estimate);
+
+/// "fits (peak ... in phase P on stage S, headroom ...)" or "OOM by X GiB in phase P on rank R ...".
+std::string memory_verdict(const MemoryEstimate& estimate);
+
+/// RL: replicas, KV budget, tokens and concurrent sequences it holds vs what the step needs;
+/// host RAM per node.
+std::string render_rollout_capacity(const MemoryEstimate& estimate, int rollout_tp);
+
+/// Every traced term: name, value, formula, inputs, source.
+std::string render_memory_trace(const Trace& trace);
+
+}  // namespace meshplan

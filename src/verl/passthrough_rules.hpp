@@ -1,0 +1,19 @@
+#pragma once
+// Free-form dictionaries verl passes through to other libraries, checked against the field
+// tables of those libraries (data/verl/megatron_core_fields.json), and the environment
+// variables NCCL / PyTorch / CUDA / vLLM read (data/verl/env_vars.json).
+#include <vector>
+
+#include "verl/verl_launch.hpp"
+
+namespace meshplan {
+
+/// megatron.override_transformer_config, optim.override_optimizer_config and
+/// megatron.override_ddp_config (actor, ref, critic) vs Megatron-core's dataclass fields, and
+/// rollout.engine_kwargs.vllm vs vLLM's EngineArgs (data/verl/engine_args.json; SGLang: no table).
+std::vector<Finding> check_passthrough_dictionaries(const VerlLaunch& launch);
+
+/// Exported variables of the checked families: unknown -> warning, malformed -> error.
+std::vector<Finding> check_environment(const std::map<std::string, ShellArgument>& environment);
+
+}  // namespace meshplan

@@ -1,0 +1,90 @@
+#include "verl/rule_support.hpp"
+
+namespace meshplan {
+
+const ConfigNode* ConfigView::leaf(std::string_view key) const {
+  const ConfigNode* node = find_path(config_, key);
+  if (node != nullptr && node->kind == NodeKind::unknown && unknown_key_.empty()) unknown_key_ = std::string(key);
+  return node;
+}
+
+std::optional<long long> ConfigView::integer(std::string_view key) const {
+  const ConfigNode* node = leaf(key);
+  if (node == nullptr) return std::nullopt;
+  if (node->kind == NodeKind::integer) return node->integer;
+  if (node->kind == NodeKind::floating && node->floating == static_cast<double>(static_cast<long long>(node->floating))) {
+    return static_cast<long long>(node->floating);
+  }
+  return std::nullopt;
+}
+
+std::optional<double> ConfigView::number(std::string_view key) const {
+  const ConfigNode* node = leaf(key);
+  if (node == nullptr || !node->is_number()) return std::nullopt;
+  return node->as_double();
+}
+
+std::optional<bool> ConfigView::boolean(std::string_view key) const {
+  const ConfigNode* node = leaf(key);
+  if (node == nullptr) return std::nullopt;
+  if (node->kind == NodeKind::null) return false;
+  if (node->kind == NodeKind::boolean) return node->boolean;
+  return std::nullopt;
+}
+
+std::optional<std::string> ConfigView::text(std::string_view key) const {
+  const ConfigNode* node = leaf(key);
+  if (node == nullptr || node->kind == NodeKind::unknown || node->kind == NodeKind::null) return std::nullopt;
+  return node->kind == NodeKind::string ? node->text : node->to_text();
+}
+
+bool ConfigView::is_null(std::string_view key) const {
+  const ConfigNode* node = leaf(key);
+  return node == nullptr || node->kind == NodeKind::null;
+}
+
+bool ConfigView::megatron() const { return text(A("strategy")).value_or("") == "megatron"; }
+
+long long ConfigView::n_gpus() const {
+  return integer("trainer.nnodes").value_or(0) * integer("trainer.n_gpus_per_node").value_or(0);
+}
+
+long long ConfigView::model_parallel() const {
+  if (!megatron()) return 1;
+  return integer(A("megatron.tensor_model_parallel_size")).value_or(1) *
+         integer(A("megatron.pipeline_model_parallel_size")).value_or(1) *
+         integer(A("megatron.context_parallel_size")).value_or(1);
+}
+
+long long ConfigView::actor_sp() const {
+  if (megatron()) return 1;
+  return std::max(1LL, integer(A("ulysses_sequence_parallel_size")).value_or(1));
+}
+
+long long ConfigView::actor_dp() const {
+  const long long divisor = megatron() ? model_parallel() : actor_sp();
+  return divisor > 0 ? n_gpus() / divisor : 0;
+}
+
+bool ConfigView::dynamic_bsz() const { return boolean(A("use_dynamic_bsz")).value_or(false); }
+
+bool ConfigView::uses_reference() const {
+  return boolean("algorithm.use_kl_in_reward").value_or(false) || boolean(A("use_kl_loss")).value_or(false);
+}
+
+bool ConfigView::uses_critic() const {
+  // verl/trainer/ppo/utils.py: need_critic
+  if (!is_null("critic.enable")) return boolean("critic.enable").value_or(false);
+  return text("algorithm.adv_estimator").value_or("") == "gae";
+}
+
+long long ConfigView::sequence_width() const {
+  return integer(R("prompt_length")).value_or(0) + integer(R("response_length")).value_or(0);
+}
+
+long long round_up_to_multiple(long long value, long long multiple) {
+  if (multiple <= 0) return value;
+  return ((value + multiple - 1) / multiple) * multiple;
+}
+
+}  // namespace meshplan

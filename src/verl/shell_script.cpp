@@ -1,0 +1,218 @@
+#include "verl/shell_script.hpp"
+
+#include <algorithm>
+#include <array>
+#include <cctype>
+
+#include "verl/shell_lexer.hpp"
+
+namespace meshplan {
+namespace {
+
+constexpr std::array<std::string_view, 5> kBlockOpeners = {"if", "for", "while", "until", "case"};
+constexpr std::array<std::string_view, 3> kBlockClosers = {"fi", "done", "esac"};
+constexpr std::array<std::string_view, 6> kDeclarations = {"export", "declare", "typeset", "local", "readonly",
+                                                            "unset"};
+
+// Length of the NAME in "NAME=..." / "NAME+=..." (0 when the word is not an assignment).
+std::size_t assignment_name_length(std::string_view word) {
+  if (word.empty() || !(std::isalpha(static_cast<unsigned char>(word[0])) || word[0] == '_')) return 0;
+  std::size_t i = 0;
+  while (i < word.size() && (std::isalnum(static_cast<unsigned char>(word[i])) || word[i] == '_')) ++i;
+  if (i < word.size() && word[i] == '=') return i;
+  if (i + 1 < word.size() && word[i] == '+' && word[i + 1] == '=') return i;
+  return 0;
+}
+
+class Walker {
+ public:
+  Walker(const std::string& file, const std::map<std::string, std::string>& environment) : file_(file) {
+    for (const auto& [name, value] : environment) {
+      ShellVariable& variable = variables_[name];
+      variable.values = {value};
+      variable.exported = true;
+      variable.location = SourceLocation{"--env", 0};
+    }
+  }
+
+  ShellScript run(std::string_view text) {
+    ShellLexResult lexed = lex_shell(text, file_);
+    result_.findings = std::move(lexed.findings);
+    for (const ShellCommand& command : lexed.commands) evaluate(command);
+    return std::move(result_);
+  }
+
+ private:
+  void note(int line, Severity severity, const std::string& message) {
+    Finding finding;
+    finding.severity = severity;
+    finding.rule = "shell.unsupported";
+    finding.message = message;
+    finding.location = SourceLocation{file_, line};
+    result_.findings.push_back(std::move(finding));
+  }
+
+  void evaluate(const ShellCommand& command) {
+    const std::string& first = command.words.front().text;
+    if (std::find(kBlockOpeners.begin(), kBlockOpeners.end(), first) != kBlockOpeners.end() || first == "function") {
+      if (block_depth_++ == 0) {
+        note(command.line, Severity::info,
+             "'" + first + "' block is not evaluated: assignments and commands inside it are skipped");
+      }
+      return;
+    }
+    if (std::find(kBlockClosers.begin(), kBlockClosers.end(), first) != kBlockClosers.end()) {
+      block_depth_ = std::max(0, block_depth_ - 1);
+      return;
+    }
+    if (block_depth_ > 0) return;
+    if (command.conditional) {
+      note(command.line, Severity::info,
+           "a command after '&&' or '||' runs only depending on the previous one; it is not evaluated");
+      return;
+    }
+    std::size_t i = 0;
+    std::vector<std::pair<std::string, ShellArgument>> prefix;
+    while (i < command.words.size() && assignment_name_length(command.words[i].text) > 0) {
+      prefix.push_back(assignment(command.words[i]));
+      ++i;
+    }
+    if (i == command.words.size()) {
+      for (auto& [name, value] : prefix) set_variable(name, value, false);
+      return;
+    }
+    const std::string& verb = command.words[i].text;
+    if (std::find(kDeclarations.begin(), kDeclarations.end(), verb) != kDeclarations.end()) {
+      declaration(command, i);
+      return;
+    }
+    if (verb == "set" || verb == "shopt" || verb == "cd" || verb == "pushd" || verb == "popd") return;  // no effect here
+    if (verb == "source" || verb == ".") {
+      note(command.line, Severity::info,
+           "'" + verb + "' is not followed: variables set by the sourced file are unknown");
+      return;
+    }
+    invocation(command, i, prefix);
+  }
+
+  std::pair<std::string, ShellArgument> assignment(const ShellWord& word) {
+    const std::size_t name_length = assignment_name_length(word.text);
+    const std::string name = word.text.substr(0, name_length);
+    const bool append = word.text[name_length] == '+';
+    std::string_view value = std::string_view(word.text).substr(name_length + (append ? 2 : 1));
+    ShellArgument argument;
+    argument.location = SourceLocation{file_, word.line};
+    if (!value.empty() && value.front() == '(' && value.back() == ')') {
+      array_assignment(name, value.substr(1, value.size() - 2), word.line, append);
+      argument.text = "(array)";
+      return {"", argument};
+    }
+    ShellExpansion expanded = expand_shell_word(value, variables_, false);
+    for (const ShellField& field : expanded.fields) {
+      argument.text += field.text;
+      if (field.unknown && !argument.unknown) argument.unknown = field.unknown;
+    }
+    if (append) {
+      const auto it = variables_.find(name);
+      if (it != variables_.end() && !it->second.values.empty()) argument.text = it->second.values.front() + argument.text;
+    }
+    return {name, argument};
+  }
+
+  void array_assignment(const std::string& name, std::string_view body, int line, bool append) {
+    ShellLexResult lexed = lex_shell(body, file_);
+    ShellVariable& variable = variables_[name];
+    if (!append) {
+      variable.values.clear();
+      variable.lines.clear();
+      variable.element_unknown.clear();
+    }
+    variable.is_array = true;
+    variable.unknown.reset();
+    variable.location = SourceLocation{file_, line};
+    for (const ShellCommand& element_line : lexed.commands) {
+      for (const ShellWord& word : element_line.words) {
+        ShellExpansion expanded = expand_shell_word(word.text, variables_, true);
+        for (const ShellField& field : expanded.fields) {
+          variable.values.push_back(field.text);
+          variable.element_unknown.push_back(field.unknown);
+          variable.lines.push_back(line + word.line - 1);
+        }
+      }
+    }
+  }
+
+  void set_variable(const std::string& name, const ShellArgument& value, bool exported) {
+    if (name.empty()) return;  // arrays are stored by array_assignment
+    ShellVariable& variable = variables_[name];
+    variable.values = {value.text};
+    variable.lines.clear();
+    variable.element_unknown.clear();
+    variable.is_array = false;
+    variable.unknown = value.unknown;
+    variable.location = value.location;
+    variable.exported = variable.exported || exported;
+  }
+
+  void declaration(const ShellCommand& command, std::size_t verb_index) {
+    const std::string& verb = command.words[verb_index].text;
+    bool exported = verb == "export";
+    for (std::size_t k = verb_index + 1; k < command.words.size(); ++k) {
+      const ShellWord& word = command.words[k];
+      if (!word.text.empty() && word.text[0] == '-') {
+        if (word.text.find('x') != std::string::npos) exported = true;
+        continue;
+      }
+      if (verb == "unset") {
+        variables_.erase(word.text);
+      } else if (assignment_name_length(word.text) > 0) {
+        auto [name, value] = assignment(word);
+        set_variable(name, value, exported);
+      } else if (exported) {
+        variables_[word.text].exported = true;
+        if (variables_[word.text].location.line == 0) variables_[word.text].location = SourceLocation{file_, word.line};
+      }
+    }
+  }
+
+  void invocation(const ShellCommand& command, std::size_t start,
+                  const std::vector<std::pair<std::string, ShellArgument>>& prefix) {
+    ShellInvocation call;
+    call.location = SourceLocation{file_, command.line};
+    for (std::size_t k = start; k < command.words.size(); ++k) {
+      const ShellWord& word = command.words[k];
+      ShellExpansion expanded = expand_shell_word(word.text, variables_, true);
+      call.uses_script_arguments = call.uses_script_arguments || expanded.used_positional_all;
+      for (ShellField& field : expanded.fields) {
+        call.args.push_back(ShellArgument{std::move(field.text), std::move(field.unknown),
+                                          SourceLocation{file_, field.line > 0 ? field.line : word.line}});
+      }
+    }
+    for (const auto& [name, variable] : variables_) {
+      if (!variable.exported || (variable.values.empty() && !variable.unknown)) continue;
+      ShellArgument value;
+      value.text = variable.values.empty() ? "" : variable.values.front();
+      value.unknown = variable.unknown;
+      value.location = variable.location;
+      call.environment[name] = value;
+    }
+    for (const auto& [name, value] : prefix) {
+      if (!name.empty()) call.environment[name] = value;
+    }
+    result_.invocations.push_back(std::move(call));
+  }
+
+  const std::string& file_;
+  ShellVariables variables_;
+  ShellScript result_;
+  int block_depth_ = 0;
+};
+
+}  // namespace
+
+ShellScript evaluate_shell_script(std::string_view text, const std::string& file_name,
+                                  const std::map<std::string, std::string>& environment) {
+  return Walker(file_name, environment).run(text);
+}
+
+}  // namespace meshplan

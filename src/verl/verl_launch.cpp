@@ -1,0 +1,264 @@
+#include "verl/verl_launch.hpp"
+
+#include <algorithm>
+
+#include "verl/config_loader.hpp"
+#include "verl/hydra_override.hpp"
+#include "verl/interpolation.hpp"
+#include "verl/shell_script.hpp"
+
+namespace meshplan {
+namespace {
+
+bool is_yaml_name(const std::string& name) {
+  return name.size() > 5 && (name.ends_with(".yaml") || name.ends_with(".yml"));
+}
+
+std::string strip_yaml_suffix(std::string name) {
+  for (std::string_view suffix : {".yaml", ".yml"}) {
+    if (name.ends_with(suffix)) name.resize(name.size() - suffix.size());
+  }
+  return name;
+}
+
+// A file of bare override lines: every non-comment line is one `key=value` word.
+bool looks_like_override_lines(const ShellScript& script) {
+  if (script.invocations.empty()) return false;
+  return std::all_of(script.invocations.begin(), script.invocations.end(), [](const ShellInvocation& call) {
+    return std::all_of(call.args.begin(), call.args.end(), [](const ShellArgument& arg) {
+      return arg.text.find('=') != std::string::npos || arg.text.rfind("~", 0) == 0;
+    });
+  });
+}
+
+Finding input_finding(const Error& error, const SourceLocation& where) {
+  Finding finding;
+  finding.severity = Severity::error;
+  finding.rule = "hydra.parse";
+  finding.keys = {error.key};
+  finding.message = error.message + ": Hydra's override parser stops before verl starts";
+  finding.location = where;
+  return finding;
+}
+
+class Reader {
+ public:
+  explicit Reader(const VerlReadOptions& options) : options_(options) {}
+
+  Result<VerlLaunch> run(const std::vector<InputText>& inputs) {
+    std::vector<ConfigNode> yaml_layers;
+    std::vector<ShellArgument> overrides;
+    std::optional<std::string> script_config_name;
+    for (const InputText& input : inputs) {
+      if (is_yaml_name(input.file_name)) {
+        auto layer = config_from_yaml(input.text, input.file_name);
+        if (!layer.ok()) return layer.error();
+        yaml_layers.push_back(std::move(layer.value()));
+        continue;
+      }
+      ShellScript script = evaluate_shell_script(input.text, input.file_name, options_.environment);
+      append(result_.findings, script.findings);
+      std::vector<Launch> launches = find_launches(script);
+      bool found = false;
+      for (Launch& launch : launches) {
+        if (launch.kind == LaunchKind::megatron) {
+          result_.megatron.push_back(launch);
+          found = true;
+        } else if (launch.kind == LaunchKind::verl_ppo) {
+          if (result_.has_verl_launch) {
+            info(launch.location, "a second verl launch in the same input is not checked");
+            continue;
+          }
+          result_.has_verl_launch = true;
+          found = true;
+          if (launch.config_name) script_config_name = strip_yaml_suffix(*launch.config_name);
+          if (launch.config_path) config_path_ = *launch.config_path;
+          if (launch.uses_script_arguments) {
+            info(launch.location, "the script passes its own arguments (\"$@\") to the trainer; none are assumed");
+          }
+          overrides.insert(overrides.end(), launch.arguments.begin(), launch.arguments.end());
+          result_.environment = launch.environment;
+          result_.location = launch.location;
+        } else {
+          info(launch.location, "'" + launch.entry + "' is not verl.trainer.main_ppo; its arguments are not checked");
+          found = true;
+        }
+      }
+      if (!found && looks_like_override_lines(script)) {
+        result_.has_verl_launch = true;
+        result_.location = SourceLocation{input.file_name, 0};
+        for (const ShellInvocation& call : script.invocations) overrides.insert(overrides.end(), call.args.begin(), call.args.end());
+        found = true;
+      }
+      if (!found) {
+        return Error{input.file_name, 0, "",
+                     "no trainer launch found (expected python3 -m verl.trainer.main_ppo, torchrun, ray job submit, "
+                     "or a Megatron-LM pretrain_*.py)"};
+      }
+    }
+    for (const std::string& line : options_.set_overrides) {
+      overrides.push_back(ShellArgument{line, std::nullopt, SourceLocation{"--set", 0}});
+    }
+    if (!result_.has_verl_launch && yaml_layers.empty()) return std::move(result_);
+    result_.has_verl_launch = true;
+    auto base = load_base(options_.config_name ? *options_.config_name : script_config_name.value_or("ppo_trainer"));
+    if (!base.ok()) return base.error();
+    result_.config = std::move(base.value());
+    for (const ConfigNode& layer : yaml_layers) merge_yaml(result_.config, layer, "");
+    for (const ShellArgument& word : overrides) apply(word);
+    append(result_.findings, resolve_interpolations(result_.config));
+    return std::move(result_);
+  }
+
+ private:
+  static void append(std::vector<Finding>& to, const std::vector<Finding>& from) {
+    to.insert(to.end(), from.begin(), from.end());
+  }
+
+  void info(const SourceLocation& where, const std::string& message) {
+    Finding finding;
+    finding.severity = Severity::info;
+    finding.rule = "launch.not-checked";
+    finding.message = message;
+    finding.location = where;
+    result_.findings.push_back(std::move(finding));
+  }
+
+  Result<ConfigNode> load_base(const std::string& name) {
+    result_.config_name = name;
+    const auto user = options_.config_texts.find(name);
+    if (user != options_.config_texts.end()) return config_from_yaml(user->second, name + ".yaml");
+    if (!options_.config_texts.empty()) {
+      return Error{"", 0, "--config-name", "config '" + name + "' is not in the --verl-config directory"};
+    }
+    auto base = embedded_verl_base(name);
+    if (!base.ok() && !config_path_.empty()) {
+      return Error{"", 0, "--config-name",
+                   "config '" + name + "' comes from --config-path " + config_path_ +
+                       ", which meshplan cannot read from a script; pass --verl-config DIR (the directory holding " +
+                       name + ".yaml) or --config-name ppo_trainer|ppo_megatron_trainer"};
+    }
+    return base;
+  }
+
+  // A user's YAML layer: keys merge over the base; a key the base lacks is reported.
+  void merge_yaml(ConfigNode& target, const ConfigNode& layer, const std::string& prefix) {
+    for (const auto& [name, value] : layer.entries) {
+      if (prefix.empty() && (name == "defaults" || name == "hydra")) continue;
+      const std::string key = prefix.empty() ? name : prefix + "." + name;
+      ConfigNode* existing = target.child(name);
+      if (existing != nullptr && existing->is_map() && value.is_map()) {
+        merge_yaml(*existing, value, key);
+        continue;
+      }
+      if (existing == nullptr) {
+        Finding finding;
+        finding.severity = Severity::warning;
+        finding.rule = "config.unknown-key";
+        finding.keys = {key};
+        finding.value = value.to_text();
+        finding.message = "'" + key + "' is not in verl's " + result_.config_name +
+                          " config; sections converted to verl dataclasses reject unknown fields at start-up";
+        finding.location = value.origin;
+        result_.findings.push_back(std::move(finding));
+      }
+      target.set_child(name, value);
+      result_.set_at[key] = value.origin;
+    }
+  }
+
+  void apply(const ShellArgument& word) {
+    if (word.text.rfind("--", 0) == 0 || (word.text.rfind("-", 0) == 0 && word.text.find('=') == std::string::npos)) {
+      Finding finding;
+      finding.severity = Severity::error;
+      finding.rule = "hydra.unknown-flag";
+      finding.value = word.text;
+      finding.keys = {word.text};
+      const bool dashed_override = word.text.rfind("--", 0) == 0 && word.text.find('=') != std::string::npos;
+      finding.message = "'" + word.text + "' is not a flag Hydra knows: main_ppo stops with \"unrecognized arguments\"" +
+                        std::string(dashed_override ? "; Hydra overrides are written without leading dashes" : "");
+      if (dashed_override) finding.fix = {word.text.substr(2)};
+      finding.location = word.location;
+      result_.findings.push_back(std::move(finding));
+      return;
+    }
+    if (word.text.rfind("hydra.", 0) == 0 || word.text.rfind("+hydra.", 0) == 0) return;  // Hydra's own settings
+    const std::size_t eq = word.text.find('=');
+    if (word.unknown && word.text.substr(0, eq).find('$') != std::string::npos) {
+      info(word.location, "argument '" + word.text + "' is not known statically (" + *word.unknown + "); not checked");
+      return;
+    }
+    auto parsed = parse_override(word.text, word.location, word.unknown);
+    if (!parsed.ok()) {
+      result_.findings.push_back(input_finding(parsed.error(), word.location));
+      return;
+    }
+    const ConfigNode* before = find_path(result_.config, parsed->key);
+    const bool existed = before != nullptr;
+    if (before != nullptr) check_type(*before, parsed.value());
+    if (auto finding = apply_override(result_.config, parsed.value())) {
+      result_.findings.push_back(std::move(*finding));
+      return;
+    }
+    result_.set_at[parsed->key] = word.location;
+    if (!existed) check_dataclass_field(parsed.value());
+  }
+
+  // A number or boolean option given a value of another type: verl's dataclasses and its batch
+  // arithmetic (validate_config) fail on it at start-up.
+  void check_type(const ConfigNode& before, const Override& o) {
+    const ConfigNode& value = o.value;
+    if (!o.has_value || value.kind == NodeKind::unknown || value.kind == NodeKind::null || value.has_interpolation()) return;
+    std::string expected;
+    // YAML writes some float defaults as integers (top_p: 1), so any number suits a number.
+    if (before.is_number() && !value.is_number()) expected = "a number";
+    if (before.kind == NodeKind::boolean && value.kind != NodeKind::boolean) expected = "true or false";
+    if (expected.empty()) return;
+    Finding finding;
+    finding.severity = Severity::error;
+    finding.rule = "config.type";
+    finding.keys = {o.key};
+    finding.value = value.to_text();
+    finding.message = "'" + o.key + "' takes " + expected + " (default " + before.to_text() + "), not '" +
+                      value.to_text() + "': verl fails at start-up when it converts or uses the value";
+    finding.location = o.location;
+    result_.findings.push_back(std::move(finding));
+  }
+
+  // verl-rules.md R5: a section carrying `_target_` becomes that dataclass at start-up; a key
+  // added with '+' that is not one of its fields fails there (TypeError / ConfigKeyError).
+  void check_dataclass_field(const Override& added) {
+    const std::size_t dot = added.key.rfind('.');
+    if (dot == std::string::npos) return;
+    const ConfigNode* parent = find_path(result_.config, added.key.substr(0, dot));
+    const ConfigNode* target = parent == nullptr ? nullptr : parent->child("_target_");
+    if (target == nullptr || target->kind != NodeKind::string) return;
+    Finding finding;
+    finding.severity = Severity::error;
+    finding.rule = "config.not-a-dataclass-field";
+    finding.keys = {added.key};
+    finding.value = added.value.to_text();
+    finding.message = "'" + added.key.substr(dot + 1) + "' is not a field of " + target->text +
+                      ": Hydra accepts the '+', but verl's validate_config converts the section to that dataclass at "
+                      "start-up and fails (unexpected keyword argument '" + added.key.substr(dot + 1) + "')";
+    finding.fix = {"~" + added.key};
+    finding.location = added.location;
+    result_.findings.push_back(std::move(finding));
+  }
+
+  const VerlReadOptions& options_;
+  std::string config_path_;
+  VerlLaunch result_;
+};
+
+}  // namespace
+
+Result<VerlLaunch> read_verl_launch(const std::vector<InputText>& inputs, const VerlReadOptions& options) {
+  return Reader(options).run(inputs);
+}
+
+Result<VerlLaunch> read_verl_launch(std::string_view text, const std::string& file_name, const VerlReadOptions& options) {
+  return read_verl_launch({InputText{file_name, std::string(text)}}, options);
+}
+
+}  // namespace meshplan

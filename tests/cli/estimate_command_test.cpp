@@ -1,0 +1,82 @@
+// `meshplan estimate`: exit codes (0 fits, 1 OOM, 2 bad input), defaults written out, JSON shape.
+#include <doctest/doctest.h>
+
+#include <nlohmann/json.hpp>
+
+#include "test_support.hpp"
+
+namespace meshplan {
+namespace {
+
+TEST_CASE("estimate: a 7B on 8 x A100-80GB fits (exit 0) and says which defaults it chose") {
+  const test::CliRun run = test::run(
+      {"estimate", "--model", "qwen2.5-7b-instruct", "--cluster", "1x8xA100-80GB", "--recompute", "full"});
+  CHECK(run.exit_code == 0);
+  CHECK(run.out.find("DP derived from the cluster = 8") != std::string::npos);
+  CHECK(run.out.find("micro-batch 1 (default)") != std::string::npos);
+  CHECK(run.out.find("Phase train") != std::string::npos);
+  CHECK(run.out.find("Verdict: fits") != std::string::npos);
+}
+
+TEST_CASE("estimate: OOM exits 1 with the phase, rank and shortfall") {
+  const test::CliRun run = test::run({"estimate", "--model", "llama-3.1-70b", "--cluster", "1x8xA100-80GB"});
+  CHECK(run.exit_code == 1);
+  CHECK(run.out.find("Verdict: OOM by") != std::string::npos);
+  CHECK(run.out.find("in phase train on rank 0") != std::string::npos);
+}
+
+TEST_CASE("estimate --json: memory.phases[] with components, peak, capacity, fits") {
+  const test::CliRun run = test::run({"estimate", "--model", "qwen2.5-7b-instruct", "--cluster", "1x8xH100",
+                                      "--workload", "rl", "--fsdp", "--rollout-n", "4", "--json"});
+  REQUIRE(run.exit_code == 0);
+  const nlohmann::json j = nlohmann::json::parse(run.out);
+  const nlohmann::json& memory = j.at("memory");
+  CHECK(memory.at("phases").size() == 5);
+  CHECK(memory.at("phases")[0].at("name") == "rollout");
+  CHECK(memory.at("phases")[0].at("components").contains("kv_cache"));
+  CHECK(memory.at("peak_bytes").get<std::int64_t>() > 0);
+  CHECK(memory.at("capacity_bytes").get<std::int64_t>() > memory.at("peak_bytes").get<std::int64_t>());
+  CHECK(memory.at("fits") == true);
+  CHECK(memory.at("rollout").at("concurrent_sequences_per_replica").get<int>() > 0);
+  CHECK_FALSE(j.at("defaults_chosen").empty());
+}
+
+TEST_CASE("estimate --explain prints formulas and sources") {
+  const test::CliRun run =
+      test::run({"estimate", "--model", "qwen2.5-0.5b", "--cluster", "1x1xA100-80GB", "--explain"});
+  CHECK(run.exit_code == 0);
+  CHECK(run.out.find("formula:") != std::string::npos);
+  CHECK(run.out.find("Korthikanti") != std::string::npos);
+}
+
+TEST_CASE("estimate: invalid strategies print the rule id and valid values, exit 2") {
+  const test::CliRun run =
+      test::run({"estimate", "--model", "qwen2.5-7b-instruct", "--cluster", "1x8xA100-80GB", "--tp", "3"});
+  CHECK(run.exit_code == 2);
+  CHECK(run.err.find("[tp.divides-heads]") != std::string::npos);
+  CHECK(run.err.find("valid:") != std::string::npos);
+}
+
+TEST_CASE("estimate: bad inputs exit 2 with the flag named") {
+  CHECK(test::run({"estimate", "--model", "qwen2.5-7b-instruct", "--cluster", "1x8xA100-80GB", "--offload",
+                   "weights"})
+            .err.find("--offload") != std::string::npos);
+  CHECK(test::run({"estimate", "--model", "qwen2.5-7b-instruct", "--cluster", "1x8xA100-80GB", "--offload",
+                   "weights"})
+            .exit_code == 2);
+  CHECK(test::run({"estimate", "--model", "no-such-model", "--cluster", "1x8xA100-80GB"}).exit_code == 2);
+  CHECK(test::run({"estimate", "--model", "qwen2.5-7b-instruct", "--cluster", "1x8xNoSuchGPU"}).exit_code ==
+        2);
+  CHECK(test::run({"estimate", "--model", "qwen2.5-7b-instruct", "--cluster", "1x8xA100-80GB", "--recompute",
+                   "some"})
+            .exit_code == 2);
+  CHECK(test::run({"estimate", "--model", "qwen2.5-7b-instruct", "--cluster", "1x8xA100-80GB", "--zero", "4"})
+            .exit_code == 2);
+  CHECK(test::run({"estimate", "--model", "qwen2.5-7b-instruct", "--cluster", "1x8xA100-80GB",
+                   "--gpu-memory-utilization", "1.5"})
+            .exit_code == 2);
+  CHECK(test::run({"estimate", "--cluster", "1x8xA100-80GB"}).exit_code == 2);
+}
+
+}  // namespace
+}  // namespace meshplan

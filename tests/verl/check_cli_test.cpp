@@ -1,0 +1,121 @@
+// meshplan check end to end: compiler-like text, JSON, exit codes 0 / 1 / 2.
+#include <doctest/doctest.h>
+
+#include <nlohmann/json.hpp>
+
+#include "check_support.hpp"
+#include "test_support.hpp"
+
+namespace meshplan {
+
+TEST_CASE("check: a clean launch exits 0") {
+  const test::CliRun run = test::run({"check", test::fixture("verl/clean_grpo.sh").string(), "--gpu", "H100-80GB"});
+  CHECK(run.exit_code == 0);
+  CHECK(run.out.find("0 error(s)") != std::string::npos);
+}
+
+TEST_CASE("check: a broken launch exits 1 with compiler-like lines and fixes") {
+  const std::string file = test::fixture("verl/broken_grpo.sh").string();
+  const test::CliRun run = test::run({"check", file});
+  CHECK(run.exit_code == 1);
+  CHECK(run.out.find(file + ":29: error[batch.train-divisible]: real_train_batch_size (315) must be divisible by "
+                            "minimal possible batch size (8)") != std::string::npos);
+  CHECK(run.out.find("    fix: data.train_batch_size=64") != std::string::npos);
+  CHECK(run.out.find(file + ":10: error[rollout.mode-sync-removed]") != std::string::npos);
+  CHECK(run.out.find(file + ":4: warning[env.unknown]: NCCL_COMPRESS has no effect") != std::string::npos);
+}
+
+TEST_CASE("check --json: severity, rule, keys, value, message, fix, location") {
+  const test::CliRun run = test::run({"check", test::fixture("verl/broken_grpo.sh").string(), "--json"});
+  CHECK(run.exit_code == 1);
+  const nlohmann::json report = nlohmann::json::parse(run.out);
+  CHECK(report["schema"] == "meshplan.check/1");
+  CHECK(report["errors"].get<int>() == 7);
+  bool found = false;
+  for (const auto& finding : report["findings"]) {
+    if (finding["rule"] != "batch.train-divisible") continue;
+    found = true;
+    CHECK(finding["severity"] == "error");
+    CHECK(finding["value"] == "63");
+    CHECK(finding["keys"][0] == "data.train_batch_size");
+    CHECK(finding["fix"][0] == "data.train_batch_size=64");
+    CHECK(finding["location"]["line"] == 29);
+    CHECK(finding["message"].get<std::string>().find("would fail at start-up") != std::string::npos);
+  }
+  CHECK(found);
+}
+
+TEST_CASE("check --set and --env apply after the script") {
+  const std::string file = test::fixture("verl/broken_grpo.sh").string();
+  const test::CliRun run = test::run({"check", file, "--set", "data.train_batch_size=64", "--env", "NNODES=2"});
+  CHECK(run.out.find("batch.train-divisible") == std::string::npos);  // 64 x 5 = 320 = 20 x 16
+}
+
+TEST_CASE("check: unusable input exits 2 with one clear message") {
+  CHECK(test::run({"check", "/no/such/run.sh"}).exit_code == 2);
+  CHECK(test::run({"check", test::fixture("verl/clean_grpo.sh").string(), "--model", "no-such-model"}).exit_code == 2);
+  CHECK(test::run({"check", test::fixture("verl/clean_grpo.sh").string(), "--gpu", "Z9000"}).exit_code == 2);
+  CHECK(test::run({"check", test::fixture("verl/clean_grpo.sh").string(), "--env", "NOEQUALS"}).exit_code == 2);
+  const test::CliRun wrong_config =
+      test::run({"check", test::fixture("verl/clean_grpo.sh").string(), "--config-name", "gsm8k_multiturn_grpo"});
+  CHECK(wrong_config.exit_code == 2);
+  CHECK(wrong_config.err.find("unknown verl config 'gsm8k_multiturn_grpo'") != std::string::npos);
+}
+
+TEST_CASE("check: a script without any launch is unusable input") {
+  auto report = check_launch({InputText{"prep.sh", "huggingface-cli download Qwen/Qwen2.5-7B\n"}}, CheckOptions{});
+  REQUIRE_FALSE(report.ok());
+  CHECK(report.error().message.find("no trainer launch found") == 0);
+}
+
+TEST_CASE("check: --verl-config reads a user's own config directory") {
+  const auto dir = test::shared_file("verl/config");
+  if (!dir) return;
+  const test::CliRun run = test::run({"check", test::fixture("verl/clean_grpo.sh").string(), "--verl-config", dir->string()});
+  CHECK(run.exit_code == 0);
+}
+
+TEST_CASE("a key added with '+' to a dataclass section is caught (verl R5)") {
+  const CheckReport report = test::check_lines(test::with(test::fsdp_baseline(), {"+actor_rollout_ref.model.torch_dtype=bfloat16"}));
+  const auto hits = test::findings_of(report, "config.not-a-dataclass-field");
+  REQUIRE(hits.size() == 1);
+  CHECK(hits[0].message.find("'torch_dtype' is not a field of verl.workers.config.HFModelConfig") == 0);
+  // reward_kwargs is a free dict (read with .get): adding to it is fine.
+  const CheckReport free = test::check_lines(test::with(test::fsdp_baseline(), {"+reward_model.reward_kwargs.max_resp_len=1024"}));
+  CHECK(test::findings_of(free, "config.not-a-dataclass-field").empty());
+}
+
+TEST_CASE("a number or boolean option given another type is caught") {
+  const CheckReport report = test::check_lines(test::with(
+      test::fsdp_baseline(), {"trainer.n_gpus_per_node=eight", "actor_rollout_ref.model.use_remove_padding=yes",
+                              "actor_rollout_ref.rollout.top_p=0.9"}));  // top_p's default is written 1: a float is fine
+  const auto hits = test::findings_of(report, "config.type");
+  REQUIRE(hits.size() == 2);
+  CHECK(hits[0].message.find("'trainer.n_gpus_per_node' takes a number (default 8), not 'eight'") == 0);
+  CHECK(hits[1].keys[0] == "actor_rollout_ref.model.use_remove_padding");
+}
+
+TEST_CASE("overrides written with leading dashes (as in the seed articles) are rejected") {
+  const CheckReport report = test::check_lines(
+      test::with(test::fsdp_baseline(), {"--actor_rollout_ref.actor.megatron.tensor_model_parallel_size=2"}));
+  const auto hits = test::findings_of(report, "hydra.unknown-flag");
+  REQUIRE(hits.size() == 1);
+  CHECK(hits[0].fix[0] == "actor_rollout_ref.actor.megatron.tensor_model_parallel_size=2");
+}
+
+TEST_CASE("a user's YAML config merges over the base before the overrides") {
+  CheckOptions options;
+  const std::string yaml = "data:\n  train_batch_size: 63\n  image_preprocess_workers: 12\n";
+  std::string lines;
+  for (const std::string& line : test::fsdp_baseline()) {
+    if (line.rfind("data.train_batch_size", 0) != 0) lines += line + "\n";
+  }
+  auto report = check_launch({InputText{"config.yaml", yaml}, InputText{"overrides.txt", lines}}, options);
+  REQUIRE(report.ok());
+  CHECK(test::findings_of(*report, "batch.train-divisible").size() == 1);
+  const auto unknown = test::findings_of(*report, "config.unknown-key");  // the seed's invented key
+  REQUIRE(unknown.size() == 1);
+  CHECK(unknown[0].location.line == 3);
+}
+
+}  // namespace meshplan

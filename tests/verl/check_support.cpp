@@ -1,0 +1,51 @@
+#include "check_support.hpp"
+
+#include <doctest/doctest.h>
+
+namespace meshplan::test {
+
+std::vector<std::string> fsdp_baseline() {
+  return {"actor_rollout_ref.rollout.name=vllm",
+          "data.train_batch_size=64",
+          "data.max_prompt_length=512",
+          "data.max_response_length=512",
+          "actor_rollout_ref.actor.ppo_mini_batch_size=16",
+          "actor_rollout_ref.actor.ppo_micro_batch_size_per_gpu=2",
+          "actor_rollout_ref.rollout.log_prob_micro_batch_size_per_gpu=4",
+          "actor_rollout_ref.ref.log_prob_micro_batch_size_per_gpu=4",
+          "actor_rollout_ref.rollout.n=4",
+          "actor_rollout_ref.rollout.tensor_model_parallel_size=2",
+          "algorithm.adv_estimator=grpo",
+          "trainer.n_gpus_per_node=8",
+          "trainer.nnodes=1"};
+}
+
+std::vector<std::string> megatron_baseline() {
+  return with(fsdp_baseline(), {"actor_rollout_ref.actor.megatron.tensor_model_parallel_size=2"});
+}
+
+std::vector<std::string> with(std::vector<std::string> base, const std::vector<std::string>& extra) {
+  base.insert(base.end(), extra.begin(), extra.end());
+  return base;
+}
+
+CheckReport check_lines(const std::vector<std::string>& lines, const std::string& config_name,
+                        const CheckOptions& options) {
+  std::string text;
+  for (const std::string& line : lines) text += "'" + line + "'\n";
+  CheckOptions with_name = options;
+  with_name.read.config_name = config_name;
+  auto report = check_launch({InputText{"overrides.txt", text}}, with_name);
+  REQUIRE_MESSAGE(report.ok(), (report.ok() ? "" : report.error().to_string()));
+  return report.value();
+}
+
+std::vector<Finding> findings_of(const CheckReport& report, const std::string& rule) {
+  std::vector<Finding> out;
+  for (const Finding& finding : report.findings) {
+    if (finding.rule == rule) out.push_back(finding);
+  }
+  return out;
+}
+
+}  // namespace meshplan::test
