@@ -3,7 +3,7 @@
 # Only Debian packages; nothing is downloaded at build or run time.
 set -euo pipefail
 packages=(cmake ninja-build g++ libcli11-dev nlohmann-json3-dev libyaml-cpp-dev libfmt-dev
-          doctest-dev libbenchmark-dev ccache)
+          doctest-dev libbenchmark-dev ccache zlib1g-dev)
 missing=()
 for p in "${packages[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")

@@ -15,9 +15,11 @@ int run_cli(const std::vector<std::string>& args, std::ostream& out, std::ostrea
   CommandContext context{out, err, terminal, 0};
 
   register_model_command(app, context);
+  register_calibrate_command(app, context);
   register_check_command(app, context);
   register_gpus_command(app, context);
   register_estimate_command(app, context);
+  register_diagnose_command(app, context);
 
   std::vector<std::string> reversed(args.rbegin(), args.rend());
   try {

@@ -26,8 +26,10 @@ struct CommandContext {
 Result<std::string> read_text_file(const std::string& path);
 
 void register_model_command(CLI::App& app, CommandContext& context);
+void register_calibrate_command(CLI::App& app, CommandContext& context);
 void register_check_command(CLI::App& app, CommandContext& context);
 void register_gpus_command(CLI::App& app, CommandContext& context);
 void register_estimate_command(CLI::App& app, CommandContext& context);
+void register_diagnose_command(CLI::App& app, CommandContext& context);
 
 }  // namespace meshplan

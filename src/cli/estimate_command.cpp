@@ -14,8 +14,11 @@
 #include "cli/estimate_flags.hpp"
 #include "cli/model_input.hpp"
 #include "core/units.hpp"
+#include "cost/step_time.hpp"
+#include "cost/verl_metrics.hpp"
 #include "report/memory_json.hpp"
 #include "report/memory_report.hpp"
+#include "report/time_report.hpp"
 #include "strategy/validate.hpp"
 
 namespace meshplan {
@@ -44,6 +47,18 @@ std::string strategy_line(const Strategy& s, const Workload& w) {
   if (w.kind != WorkloadKind::rl)
     line += fmt::format(", seq {} x global batch {}", w.seq_len, w.global_batch);
   return line;
+}
+
+/// The time model's options from the flags and the memory estimate: the rollout decodes as many
+/// sequences at once as the engine's KV budget holds.
+TimeOptions time_options(const EstimateFlags& flags, const EstimateInputs& in, const MemoryEstimate& e) {
+  TimeOptions options;
+  options.flash_attention = in.options.flash_attention;
+  options.tp_comm_overlap = flags.tp_comm_overlap;
+  options.overlap_grad_reduce = !flags.no_overlap_grad_reduce;
+  options.overlap_param_gather = !flags.no_overlap_param_gather;
+  if (in.workload.kind == WorkloadKind::rl) options.rollout_concurrent_sequences = e.rollout.concurrent_sequences_per_replica;
+  return options;
 }
 
 nlohmann::json estimate_json(const ModelSpec& model, const Cluster& cluster, const EstimateInputs& in,
@@ -84,7 +99,8 @@ nlohmann::json estimate_json(const ModelSpec& model, const Cluster& cluster, con
 }
 
 void print_text(const ModelSpec& model, const Cluster& cluster, const EstimateInputs& in,
-                const MemoryEstimate& e, const Trace* trace, std::ostream& out) {
+                const MemoryEstimate& e, const TimeEstimate& time, const Trace* trace, const Trace* time_trace,
+                std::ostream& out) {
   out << fmt::format("Model {} ({:.2f}B parameters) on {} GPUs ({}, {:.2f} GiB usable each), workload {}\n",
                      model.name, double(model.total_params) / 1e9, cluster.total_gpus(),
                      cluster.groups.front().gpu.id, bytes_to_gib(e.capacity_bytes),
@@ -98,7 +114,22 @@ void print_text(const ModelSpec& model, const Cluster& cluster, const EstimateIn
                        bytes_to_gib(e.host_bytes_per_node));
   }
   out << "Verdict: " << memory_verdict(e) << "\n";
+  out << "\n" << render_time_text(time);
   if (trace != nullptr) out << "\n" << render_memory_trace(*trace);
+  if (time_trace != nullptr) out << "\n" << render_time_explain(*time_trace);
+}
+
+nlohmann::json trace_json(const Trace& trace) {
+  nlohmann::json terms = nlohmann::json::array();
+  for (const TraceTerm& t : trace) {
+    terms.push_back({{"name", t.name},
+                     {"value", t.value},
+                     {"unit", t.unit},
+                     {"formula", t.formula},
+                     {"inputs", t.inputs},
+                     {"source", t.source}});
+  }
+  return terms;
 }
 
 void run_estimate(const CLI::App& command, const EstimateFlags& flags, CommandContext& context) {
@@ -121,25 +152,38 @@ void run_estimate(const CLI::App& command, const EstimateFlags& flags, CommandCo
     context.exit_code = kExitBadInput;
     return;
   }
+  Result<VerlMetrics> measured = VerlMetrics{};
+  if (!flags.measured.empty()) {
+    const Result<std::string> log = read_text_file(flags.measured);
+    if (!log) return context.fail(Error{flags.measured, 0, "--measured", log.error().message});
+    measured = parse_verl_metrics(*log, flags.measured);
+    if (!measured) return context.fail(measured.error());
+  }
   Trace trace;
+  Trace time_trace;
   Trace* explain = flags.explain ? &trace : nullptr;
+  Trace* time_explain = flags.explain ? &time_trace : nullptr;
   const MemoryEstimate e =
       estimate_memory(*model, *cluster, inputs->strategy, inputs->workload, inputs->options, explain);
+  const TimeEstimate time = estimate_time(*model, *cluster, inputs->strategy, inputs->workload,
+                                          time_options(flags, *inputs, e), time_explain);
   if (flags.json) {
     nlohmann::json j = estimate_json(*model, *cluster, *inputs, e);
+    j["time"] = time_to_json(time);
+    if (!flags.measured.empty()) {
+      j["measured"] = {{"file", flags.measured}, {"steps", measured->steps}, {"steps_used", measured->steps_used},
+                       {"metrics", measured->mean}};
+    }
     if (explain != nullptr) {
-      for (const TraceTerm& t : trace) {
-        j["explain"].push_back({{"name", t.name},
-                                {"value", t.value},
-                                {"unit", t.unit},
-                                {"formula", t.formula},
-                                {"inputs", t.inputs},
-                                {"source", t.source}});
-      }
+      j["explain"] = trace_json(trace);
+      for (nlohmann::json& term : trace_json(time_trace)) j["explain"].push_back(std::move(term));
     }
     context.out << j.dump(2) << "\n";
   } else {
-    print_text(*model, *cluster, *inputs, e, explain, context.out);
+    print_text(*model, *cluster, *inputs, e, time, explain, time_explain, context.out);
+    if (!flags.measured.empty()) {
+      context.out << "\n" << render_measured_comparison(time, *measured, bytes_to_gib(e.peak_bytes));
+    }
   }
   context.exit_code = e.fits ? kExitOk : kExitNo;
 }

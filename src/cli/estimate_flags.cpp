@@ -209,6 +209,11 @@ void add_estimate_flags(CLI::App& c, EstimateFlags& f) {
   c.add_flag("--no-remove-padding", f.no_remove_padding, "use_remove_padding=False");
   c.add_flag("--json", f.json, "print JSON (bytes)");
   c.add_flag("--explain", f.explain, "print every term's formula, inputs and source");
+  c.add_option("--measured", f.measured,
+               "verl console log (step:N - timing_s/gen:... lines): print predicted vs measured");
+  c.add_flag("--tp-comm-overlap", f.tp_comm_overlap, "Megatron --tp-comm-overlap (hides TP collectives)");
+  c.add_flag("--no-overlap-grad-reduce", f.no_overlap_grad_reduce, "gradient reduction after the backward");
+  c.add_flag("--no-overlap-param-gather", f.no_overlap_param_gather, "parameter all-gather before the forward");
 }
 
 Result<EstimateInputs> estimate_inputs(const CLI::App& command, const EstimateFlags& f,

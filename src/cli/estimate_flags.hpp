@@ -28,6 +28,8 @@ struct EstimateFlags {
        explain = false;
   double optimizer_offload_fraction = 1.0, overhead_gib = -1, fragmentation = -1, moe_capacity_factor = 1.0;
   bool no_flash_attention = false;
+  std::string measured;  ///< verl console log to compare the time estimate with (--measured)
+  bool tp_comm_overlap = false, no_overlap_grad_reduce = false, no_overlap_param_gather = false;
   // RL (verl)
   int rollout_tp = 2, rollout_n = 1, mini_batch = 256, ppo_micro_batch = 0, log_prob_micro_batch = 0,
       max_num_seqs = 256;

@@ -17,6 +17,9 @@ struct NodeGroup {
   double inter_node_latency_s = 0;
   int nics_per_node = 0;             ///< 0: one per GPU
   std::int64_t host_ram_bytes = 0;   ///< per node; 0 when unknown
+  double gemm_flops = 0;             ///< measured large bf16 GEMM FLOP/s per GPU; 0 = unmeasured
+  bool bandwidths_measured = false;  ///< intra/inter figures are achieved NCCL bus bandwidths
+                                     ///< (meshplan calibrate), not line rates
 
   int gpus() const { return nodes * gpus_per_node; }
 };

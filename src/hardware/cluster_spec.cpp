@@ -18,12 +18,14 @@ constexpr double kMaxLinkGBps = 1e5;          // 100 TB/s: anything above is a u
 constexpr double kMaxLatencyUs = 1e6;         // one second per step
 constexpr double kMaxHostRamGiB = 1 << 20;    // 1 PiB per node
 constexpr double kMaxNicGbps = 1e5;
+constexpr double kMaxGemmTflops = 1e5;        // 100 PFLOP/s per GPU: anything above is a unit slip
 constexpr std::int64_t kMaxTotalGpus = std::int64_t{kMaxNodes} * kMaxGpusPerNode;
 
 const std::vector<std::string> kTopKeys = {"groups"};
 const std::vector<std::string> kGroupKeys = {
     "nodes", "gpus_per_node", "gpu", "intra_node_GBps", "intra_node_latency_us", "inter_node_GBps",
-    "nic_Gbps", "nics_per_node", "inter_node_latency_us", "host_ram_GiB"};
+    "nic_Gbps", "nics_per_node", "inter_node_latency_us", "host_ram_GiB", "gemm_TFLOPS",
+    "bandwidths_measured"};
 
 std::string_view trim(std::string_view text) {
   while (!text.empty() && (text.front() == ' ' || text.front() == '\t')) text.remove_prefix(1);
@@ -129,6 +131,11 @@ Result<NodeGroup> read_file_group(const YAML::Node& node, std::string_view file,
     MESHPLAN_READ(gib, reader.number("host_ram_GiB", 1, kMaxHostRamGiB));
     group.host_ram_bytes = static_cast<std::int64_t>(gib_to_bytes(gib));
   }
+  if (reader.has("gemm_TFLOPS")) {  // measured large-GEMM throughput (meshplan calibrate)
+    MESHPLAN_READ(group.gemm_flops, reader.number("gemm_TFLOPS", 0.001, kMaxGemmTflops));
+    group.gemm_flops *= kTFLOPS;
+  }
+  if (reader.has("bandwidths_measured")) MESHPLAN_READ(group.bandwidths_measured, reader.boolean("bandwidths_measured"));
   return group;
 }
 

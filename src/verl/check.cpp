@@ -8,6 +8,39 @@
 #include "verl/verl_rules.hpp"
 
 namespace meshplan {
+namespace {
+
+// --cluster against trainer.*, then the memory fit when the GPU is known.
+std::vector<Finding> memory_findings(const VerlLaunch& launch, const VerlJob& job, const ModelSpec& model,
+                                     const CheckOptions& options) {
+  std::vector<Finding> out;
+  const int gpus = job.nnodes * job.gpus_per_node;
+  if (options.cluster_gpus > 0 && options.cluster_gpus != gpus) {
+    Finding mismatch;
+    mismatch.severity = Severity::error;
+    mismatch.rule = "memory.cluster-mismatch";
+    mismatch.keys = {"trainer.nnodes", "trainer.n_gpus_per_node"};
+    mismatch.value = std::to_string(gpus);
+    mismatch.message = "--cluster has " + std::to_string(options.cluster_gpus) +
+                       " GPUs but trainer.nnodes x trainer.n_gpus_per_node asks for " + std::to_string(gpus) +
+                       ": Ray would wait for the missing GPUs or leave some idle";
+    mismatch.location = launch.location;
+    out.push_back(std::move(mismatch));
+  }
+  if (gpus <= 0) return out;  // nothing placed on GPUs (trainer.nnodes or n_gpus_per_node is 0)
+  if (!options.gpu) {
+    Finding note;
+    note.severity = Severity::info;
+    note.rule = "memory.skipped";
+    note.message = "memory fit skipped: give --gpu TYPE or --cluster to check every RL phase against GPU memory";
+    out.push_back(std::move(note));
+    return out;
+  }
+  for (Finding& finding : check_memory_fit(launch, job, model, *options.gpu)) out.push_back(std::move(finding));
+  return out;
+}
+
+}  // namespace
 
 Result<CheckReport> check_launch(const std::vector<InputText>& inputs, const CheckOptions& options) {
   auto launch = read_verl_launch(inputs, options.read);
@@ -23,26 +56,8 @@ Result<CheckReport> check_launch(const std::vector<InputText>& inputs, const Che
     for (Finding& finding : check_verl_rules(launch.value(), model_ptr)) report.findings.push_back(std::move(finding));
     if (model) {
       for (Finding& finding : check_model_shape(launch.value(), job, *model)) report.findings.push_back(std::move(finding));
-      if (options.cluster_gpus > 0 && options.cluster_gpus != job.nnodes * job.gpus_per_node) {
-        Finding mismatch;
-        mismatch.severity = Severity::error;
-        mismatch.rule = "memory.cluster-mismatch";
-        mismatch.keys = {"trainer.nnodes", "trainer.n_gpus_per_node"};
-        mismatch.value = std::to_string(job.nnodes * job.gpus_per_node);
-        mismatch.message = "--cluster has " + std::to_string(options.cluster_gpus) + " GPUs but trainer.nnodes x " +
-                           "trainer.n_gpus_per_node asks for " + std::to_string(job.nnodes * job.gpus_per_node) +
-                           ": Ray would wait for the missing GPUs or leave some idle";
-        mismatch.location = launch->location;
-        report.findings.push_back(std::move(mismatch));
-      }
-      if (!options.gpu) {
-        Finding note;
-        note.severity = Severity::info;
-        note.rule = "memory.skipped";
-        note.message = "memory fit skipped: give --gpu TYPE or --cluster to check every RL phase against GPU memory";
-        report.findings.push_back(std::move(note));
-      } else {
-        for (Finding& f : check_memory_fit(launch.value(), job, *model, *options.gpu)) report.findings.push_back(std::move(f));
+      for (Finding& finding : memory_findings(launch.value(), job, *model, options)) {
+        report.findings.push_back(std::move(finding));
       }
     }
     for (Finding& finding : check_environment(launch->environment)) report.findings.push_back(std::move(finding));

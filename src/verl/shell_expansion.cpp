@@ -220,7 +220,6 @@ class Expander {
     std::string_view rest = body.substr(name_end);
     if (name.empty()) {
       append_unknown(rendered, "${" + std::string(body) + "} is not supported");
-      result_.notes.push_back("unsupported expansion " + rendered);
       return;
     }
     if (!rest.empty() && rest[0] == '[') {
@@ -241,7 +240,6 @@ class Expander {
     const std::string_view operand = op.empty() ? op : op.substr(1);
     if (kind != '-' && kind != '=' && kind != '+' && kind != '?') {
       append_unknown(rendered, "${" + std::string(body) + "} (pattern or case operations) is not evaluated");
-      result_.notes.push_back("unsupported expansion " + rendered);
       return;
     }
     if (var != nullptr && var->unknown && kind != '+') {

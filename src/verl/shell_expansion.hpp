@@ -19,7 +19,6 @@ struct ShellVariable {
   std::vector<std::string> values;     ///< one value, or an array's elements
   std::vector<int> lines;              ///< line of each array element (may be empty)
   std::vector<std::optional<std::string>> element_unknown;  ///< per array element, why it is unknown
-  bool is_array = false;
   bool exported = false;
   std::optional<std::string> unknown;  ///< why the value is not known statically
   SourceLocation location;             ///< where it was last assigned
@@ -36,7 +35,6 @@ struct ShellField {
 
 struct ShellExpansion {
   std::vector<ShellField> fields;
-  std::vector<std::string> notes;  ///< constructs that could not be evaluated
   bool used_positional_all = false;  ///< "$@" / $* appeared (the script's own arguments)
 };
 

@@ -127,7 +127,6 @@ class Walker {
       variable.lines.clear();
       variable.element_unknown.clear();
     }
-    variable.is_array = true;
     variable.unknown.reset();
     variable.location = SourceLocation{file_, line};
     for (const ShellCommand& element_line : lexed.commands) {
@@ -148,7 +147,6 @@ class Walker {
     variable.values = {value.text};
     variable.lines.clear();
     variable.element_unknown.clear();
-    variable.is_array = false;
     variable.unknown = value.unknown;
     variable.location = value.location;
     variable.exported = variable.exported || exported;

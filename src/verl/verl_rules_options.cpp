@@ -1,5 +1,6 @@
-// Option-value rules (../shared/docs/verl-rules.md R3, R4, R18, R22, R23, R27, R31, R37, R40,
-// R71-R74) and value ranges: names verl looks up in registries, removed options.
+// Option-value rules (../shared/docs/verl-rules.md R3, R4, R18, R22, R23, R26, R27, R31, R34,
+// R37, R40, R42, R43, R57, R58, R63, R71-R74, R76) and value ranges: names verl looks up in
+// registries, removed options, options that need another one.
 #include <fmt/format.h>
 
 #include <algorithm>
@@ -137,6 +138,87 @@ std::optional<RuleHit> router_replay(const ConfigView& v) {
   return one_of(v, A("router_replay.mode"), kModes, "Invalid router_replay mode:");
 }
 
+
+std::optional<RuleHit> reward_manager(const ConfigView& v) {
+  if (v.text("reward_manager.source").value_or("register") != "register") return std::nullopt;
+  static constexpr std::array<std::string_view, 4> kManagers = {"naive", "batch", "dapo", "prime"};
+  auto hit = one_of(v, "reward_manager.name", kManagers, "Reward manager is not registered:");
+  if (!hit) return hit;
+  // Users set it through reward_model.reward_manager (reward_manager.name interpolates it);
+  // recipes may register their own manager on import, hence a warning.
+  hit->message += " unless your code registers '" + hit->value + "' itself";
+  for (std::string& line : hit->fix) line = "reward_model.reward_manager" + line.substr(line.find('='));
+  return hit;
+}
+
+std::optional<RuleHit> resume_mode(const ConfigView& v) {
+  static constexpr std::array<std::string_view, 3> kModes = {"disable", "auto", "resume_path"};
+  return one_of(v, "trainer.resume_mode", kModes, "Invalid resume_mode:");
+}
+
+std::optional<RuleHit> quantization(const ConfigView& v) {
+  const bool sglang = v.text(R("name")).value_or("") == "sglang";
+  static constexpr std::array<std::string_view, 2> kVllm = {"fp8", "torchao"};
+  static constexpr std::array<std::string_view, 1> kSglang = {"fp8"};
+  return sglang ? one_of(v, R("quantization"), kSglang, "SGLang rollout quantization")
+                : one_of(v, R("quantization"), kVllm, "vLLM rollout quantization");
+}
+
+std::optional<RuleHit> prometheus_needs_stats(const ConfigView& v) {
+  if (!v.boolean(R("prometheus.enable")).value_or(false) || !v.boolean(R("disable_log_stats")).value_or(false)) {
+    return std::nullopt;
+  }
+  return RuleHit{"true", "PROMETHEUS needs disable_log_stats==False, but it is currently True (agent loop start-up)",
+                 {R("disable_log_stats") + "=False"}};
+}
+
+std::optional<RuleHit> truncation(const ConfigView& v) {
+  static constexpr std::array<std::string_view, 4> kModes = {"left", "right", "middle", "error"};
+  return one_of(v, "data.truncation", kModes, "Unknown truncation method");
+}
+
+std::optional<RuleHit> legacy_worker_impl(const ConfigView& v) {
+  static constexpr std::array<std::string_view, 3> kModes = {"auto", "enable", "disable"};
+  return one_of(v, "trainer.use_legacy_worker_impl", kModes, "Invalid use_legacy_worker_impl:");
+}
+
+std::optional<RuleHit> critic_strategy(const ConfigView& v) {
+  if (!v.uses_critic()) return std::nullopt;
+  static constexpr std::array<std::string_view, 3> kStrategies = {"fsdp", "fsdp2", "megatron"};
+  return one_of(v, "critic.strategy", kStrategies, "critic strategy");
+}
+
+std::optional<RuleHit> critic_ulysses_padding(const ConfigView& v) {
+  const std::string strategy = v.text("critic.strategy").value_or("fsdp");
+  if (!v.uses_critic() || strategy == "megatron") return std::nullopt;
+  if (v.integer("critic.ulysses_sequence_parallel_size").value_or(1) <= 1) return std::nullopt;
+  if (v.boolean("critic.model.use_remove_padding").value_or(false)) return std::nullopt;
+  return RuleHit{"false",
+                 "When using sequence parallelism for critic, you must enable `use_remove_padding` "
+                 "(FSDPCriticConfig.__post_init__ at start-up)",
+                 {"critic.model.use_remove_padding=True"}};
+}
+
+std::optional<RuleHit> curriculum_workers(const ConfigView& v) {
+  if (v.is_null("data.sampler.class_path")) return std::nullopt;
+  const auto workers = v.integer("data.dataloader_num_workers");
+  if (!workers || *workers == 0) return std::nullopt;
+  return RuleHit{std::to_string(*workers),
+                 "If using curriculum, num_workers must be 0 to prevent data caching (create_rl_sampler at start-up)",
+                 {"data.dataloader_num_workers=0"}};
+}
+
+std::optional<RuleHit> rollout_correction(const ConfigView& v) {
+  static constexpr std::array<std::string_view, 2> kLevels = {"token", "sequence"};
+  if (auto hit = one_of(v, "algorithm.rollout_correction.rollout_is", kLevels, "Invalid rollout_is:")) return hit;
+  if (!v.boolean("algorithm.rollout_correction.bypass_mode").value_or(false)) return std::nullopt;
+  if (v.boolean(R("calculate_log_probs")).value_or(false)) return std::nullopt;
+  return RuleHit{"true",
+                 "bypass_mode=True requires rollout_log_probs in batch. Ensure rollout worker is configured to "
+                 "calculate_log_probs=true (fails at the first step)",
+                 {R("calculate_log_probs") + "=True"}};
+}
+
 }  // namespace
 
 const std::vector<VerlRule>& option_rules() {
@@ -157,6 +239,22 @@ const std::vector<VerlRule>& option_rules() {
       {"rollout.val-temperature", Severity::error,
        {"actor_rollout_ref.rollout.val_kwargs.do_sample", "actor_rollout_ref.rollout.temperature"}, val_temperature},
       {"actor.router-replay-mode", Severity::error, {"actor_rollout_ref.actor.router_replay.mode"}, router_replay},
+      {"reward.manager-registered", Severity::warning, {"reward_model.reward_manager", "reward_manager.name"},
+       reward_manager},
+      {"trainer.resume-mode", Severity::error, {"trainer.resume_mode"}, resume_mode},
+      {"rollout.quantization", Severity::error, {"actor_rollout_ref.rollout.quantization"}, quantization},
+      {"rollout.prometheus-needs-stats", Severity::error,
+       {"actor_rollout_ref.rollout.prometheus.enable", "actor_rollout_ref.rollout.disable_log_stats"},
+       prometheus_needs_stats},
+      {"data.truncation", Severity::error, {"data.truncation"}, truncation},
+      {"trainer.legacy-worker-impl", Severity::error, {"trainer.use_legacy_worker_impl"}, legacy_worker_impl},
+      {"critic.strategy", Severity::error, {"critic.strategy"}, critic_strategy},
+      {"critic.ulysses-needs-remove-padding", Severity::error,
+       {"critic.ulysses_sequence_parallel_size", "critic.model.use_remove_padding"}, critic_ulysses_padding},
+      {"data.curriculum-workers", Severity::error, {"data.sampler.class_path", "data.dataloader_num_workers"},
+       curriculum_workers},
+      {"algorithm.rollout-correction", Severity::error,
+       {"algorithm.rollout_correction.rollout_is", "algorithm.rollout_correction.bypass_mode"}, rollout_correction},
   };
   return rules;
 }

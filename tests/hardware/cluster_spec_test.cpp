@@ -100,7 +100,7 @@ TEST_CASE("cluster file errors name the file, the line and the key") {
   CHECK(message_of(file("groups:\n  - nodes: 4\n    gpu: H100\n    inter_node_Gbps: 400\n")) ==
         "c.yaml:4: groups[0].inter_node_Gbps: unknown key 'inter_node_Gbps'; did you mean 'inter_node_GBps'? "
         "(known keys: nodes, gpus_per_node, gpu, intra_node_GBps, intra_node_latency_us, inter_node_GBps, "
-        "nic_Gbps, nics_per_node, inter_node_latency_us, host_ram_GiB)");
+        "nic_Gbps, nics_per_node, inter_node_latency_us, host_ram_GiB, gemm_TFLOPS, bandwidths_measured)");
   CHECK(message_of(file("groups:\n  - gpu: H100\n    nodes: 0\n")) ==
         "c.yaml:3: groups[0].nodes: 0 is out of range: expected 1 to 100000");
   CHECK(message_of(file("groups:\n  - gpu: H100\n    nodes: 1\n    inter_node_GBps: -50\n")) ==

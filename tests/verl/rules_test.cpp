@@ -130,6 +130,27 @@ const std::vector<RuleCase> kCases = {
      "validation gen temperature should be greater than 0 when enabling do_sample", "actor_rollout_ref.rollout.temperature=1.0"},
     {"actor.router-replay-mode", false, {"actor_rollout_ref.actor.router_replay.mode=R1"},
      "Invalid router_replay mode: 'R1'", "actor_rollout_ref.actor.router_replay.mode=R2"},
+    {"reward.manager-registered", false, {"reward_model.reward_manager=dapoo"},
+     "Reward manager is not registered: 'dapoo'", "reward_model.reward_manager=dapo"},
+    {"trainer.resume-mode", false, {"trainer.resume_mode=resume"}, "Invalid resume_mode: 'resume'", ""},
+    {"rollout.quantization", false, {"actor_rollout_ref.rollout.quantization=fp4"},
+     "vLLM rollout quantization 'fp4' is not one of {fp8, torchao}", "actor_rollout_ref.rollout.quantization=fp8"},
+    // disable_log_stats defaults to True in the rollout config.
+    {"rollout.prometheus-needs-stats", false, {"actor_rollout_ref.rollout.prometheus.enable=True"},
+     "PROMETHEUS needs disable_log_stats==False", "actor_rollout_ref.rollout.disable_log_stats=False"},
+    {"data.truncation", false, {"data.truncation=lft"}, "Unknown truncation method 'lft'", "data.truncation=left"},
+    {"trainer.legacy-worker-impl", false, {"trainer.use_legacy_worker_impl=enabled"},
+     "Invalid use_legacy_worker_impl: 'enabled'", "trainer.use_legacy_worker_impl=enable"},
+    {"critic.strategy", false,
+     {"algorithm.adv_estimator=gae", "critic.ppo_micro_batch_size_per_gpu=2", "critic.strategy=fsdp3"},
+     "critic strategy 'fsdp3' is not one of {fsdp, fsdp2, megatron}", "critic.strategy=fsdp"},
+    {"critic.ulysses-needs-remove-padding", false,
+     {"algorithm.adv_estimator=gae", "critic.ppo_micro_batch_size_per_gpu=2", "critic.ulysses_sequence_parallel_size=2"},
+     "When using sequence parallelism for critic, you must enable `use_remove_padding`", "critic.model.use_remove_padding=True"},
+    {"data.curriculum-workers", false, {"data.sampler.class_path=my.sampler"},
+     "If using curriculum, num_workers must be 0", "data.dataloader_num_workers=0"},
+    {"algorithm.rollout-correction", false, {"algorithm.rollout_correction.bypass_mode=True"},
+     "bypass_mode=True requires rollout_log_probs in batch", "actor_rollout_ref.rollout.calculate_log_probs=True"},
 };
 // clang-format on
 

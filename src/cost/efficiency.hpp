@@ -1,0 +1,50 @@
+#pragma once
+// Achieved efficiency of the kernels a training step runs, as a small function of their size,
+// with a handful of global constants fit once on ../shared/calibration/published_runs.json
+// (tools/fit_efficiency.sh, docs/accuracy.md). Nothing here is fit per case.
+#include "hardware/cluster.hpp"
+
+namespace meshplan {
+
+/// The global constants of the time model. Defaults are the fitted values (docs/accuracy.md).
+struct EfficiencyConstants {
+  /// Fraction of the dense datasheet peak a large bf16/fp16 GEMM reaches, per generation.
+  double gemm_peak_fraction_ampere = 0.0;
+  double gemm_peak_fraction_hopper = 0.0;
+  double gemm_peak_fraction_other = 0.0;  ///< Volta, Ada, Blackwell, AMD, Ascend: unfit, a guess
+  /// GEMM size (elements) at which a dimension costs half of the peak fraction:
+  /// η = η_max / (1 + d0/(hidden/TP) + d0/tokens_per_micro_batch).
+  double gemm_half_size = 0.0;
+  /// Fused attention kernels reach this fraction of what a GEMM of the same size reaches (their
+  /// softmax and masking run between the two matmuls; FlashAttention-2 reports 50-73% of A100
+  /// peak forward, less backward: Dao 2023 §4).
+  double attention_relative_efficiency = 0.0;
+  /// Bytes moved by the memory-bound kernels of one layer (norms, dropout, residual, bias,
+  /// activation, softmax...) per token per hidden element, in units of the activation dtype.
+  double elementwise_passes = 0.0;
+  /// Achieved fraction of the NIC line rate for DP/PP/CP/EP traffic between nodes.
+  double nic_efficiency = 0.0;
+  /// Achieved fraction of the NVLink line rate (NCCL; measured, not fit: gpus.md).
+  double nvlink_efficiency = 0.0;
+  /// Fraction of a compute window that can hide overlapped DP / FSDP communication.
+  double overlap_efficiency = 0.0;
+  /// Fraction of TP communication hidden by Megatron's --tp-comm-overlap (userbuffers).
+  double tp_overlap_hidden = 0.0;
+  /// FP8 GEMMs reach this fraction of what a bf16 GEMM reaches of its own peak, casts included
+  /// (fit; H100 GEMM alone: measured 1382/1979 fp8 vs ~0.8 bf16, gpus.md).
+  double fp8_relative_efficiency = 0.0;
+};
+
+/// The fitted constants (docs/accuracy.md, tools/fit_efficiency.sh).
+EfficiencyConstants fitted_efficiency_constants();
+
+/// Peak fraction of a large bf16 GEMM on this node's GPU: the cluster's measured GEMM
+/// throughput when known (`meshplan calibrate --gemm-tflops`), else the generation's constant.
+double gemm_peak_fraction(const NodeGroup& node, const EfficiencyConstants& constants);
+
+/// Achieved fraction of the dtype's peak for the GEMMs of a layer whose output dimension per
+/// rank is `hidden_per_tp` and whose row count is `tokens_per_micro_batch`.
+double gemm_efficiency(const NodeGroup& node, Dtype dtype, double hidden_per_tp, double tokens_per_micro_batch,
+                       const EfficiencyConstants& constants);
+
+}  // namespace meshplan

@@ -1,0 +1,31 @@
+#pragma once
+// One raw log line made readable: terminal colours and carriage-return progress bars removed,
+// then the prefixes that launchers put in front of a message peeled off (Ray's
+// "(WorkerDict pid=…, ip=…)", torch's "[rank3]:", glog / Python / vLLM / dmesg timestamps).
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <string_view>
+
+namespace meshplan {
+
+/// The text a terminal would show for `raw`: ANSI escape sequences removed, and of the segments
+/// separated by '\r' (progress bars redrawn in place) only the last non-empty one. Returns a
+/// view into `raw` or into `scratch`.
+std::string_view clean_line(std::string_view raw, std::string& scratch);
+
+struct LinePrefix {
+  std::string_view source;  ///< Ray process name ("WorkerDict", "TaskRunner", "raylet"); "" if none
+  std::int64_t pid = -1;    ///< Ray's pid=…; -1 if none
+  std::string_view ip;      ///< Ray's ip=…
+  int rank = -1;            ///< "[rank3]:" / "[default3]:"; -1 if none
+  /// Seconds since 1 January of a year-agnostic calendar (month * 31 days + day); glog stamps
+  /// carry no year, so the year is ignored everywhere. nullopt when the line has no stamp.
+  std::optional<double> time_seconds;
+  std::string_view body;    ///< the message after every recognised prefix
+};
+
+/// Peels the prefixes off a cleaned line (any order, as launchers nest them).
+LinePrefix parse_prefix(std::string_view line);
+
+}  // namespace meshplan

@@ -1,0 +1,215 @@
+#include "diagnose/root_cause.hpp"
+
+#include <fmt/format.h>
+#include <fmt/ranges.h>
+
+#include <algorithm>
+#include <numeric>
+#include <set>
+
+namespace meshplan {
+
+namespace {
+
+constexpr std::size_t kEvidencePerDiagnosis = 5;
+
+struct Group {
+  std::string category;
+  std::vector<std::size_t> events;            ///< indices into scan.events, in time order
+  std::optional<std::size_t> first_primary;   ///< index into scan.events: the earliest primary event
+  std::optional<std::size_t> key;             ///< the primary event of the most specific signature
+};
+
+/// Event indices in time order: by stamp when every event has one (stamps of different files are
+/// comparable), else by file order then line.
+std::vector<std::size_t> time_order(const std::vector<LogEvent>& events) {
+  std::vector<std::size_t> order(events.size());
+  std::iota(order.begin(), order.end(), 0);
+  const bool all_stamped =
+      std::all_of(events.begin(), events.end(), [](const LogEvent& e) { return e.time_seconds.has_value(); });
+  std::stable_sort(order.begin(), order.end(), [&](std::size_t a, std::size_t b) {
+    const LogEvent& x = events[a];
+    const LogEvent& y = events[b];
+    if (all_stamped && *x.time_seconds != *y.time_seconds) return *x.time_seconds < *y.time_seconds;
+    if (x.file_index != y.file_index) return x.file_index < y.file_index;
+    return x.line < y.line;
+  });
+  return order;
+}
+
+std::string join_ranks(std::vector<int> ranks) {
+  std::sort(ranks.begin(), ranks.end());
+  ranks.erase(std::unique(ranks.begin(), ranks.end()), ranks.end());
+  std::string text;
+  for (const int rank : ranks) text += (text.empty() ? "" : ", ") + std::to_string(rank);
+  return text;
+}
+
+void add_fixes(const std::vector<FixTemplate>& templates, const Numbers& numbers, std::string_view phase,
+               const FixContext& context, std::vector<Fix>& fixes) {
+  for (const FixTemplate& fix_template : templates) {
+    auto fix = render_fix(fix_template, numbers, phase, context);
+    if (!fix) continue;
+    const bool duplicate = std::any_of(fixes.begin(), fixes.end(), [&](const Fix& f) { return f.text == fix->text; });
+    if (!duplicate) fixes.push_back(std::move(*fix));
+  }
+}
+
+Evidence evidence_of(const ScanOutput& scan, const LogEvent& event) {
+  return Evidence{scan.files[event.file_index], event.line, event.text};
+}
+
+Diagnosis diagnose_group(const ScanOutput& scan, const Group& group, const FixContext& context) {
+  const auto all = signatures();
+  const LogEvent& key = scan.events[group.key.value_or(group.events.front())];
+  const Signature& signature = all[key.signature];
+  Diagnosis diagnosis;
+  diagnosis.category = group.category;
+  diagnosis.signature_id = std::string(signature.id);
+  diagnosis.phase = key.phase;
+  const Category* category = find_category(group.category);
+  diagnosis.severity = category != nullptr ? category->severity : Severity::error;
+
+  diagnosis.numbers = key.numbers;
+  std::vector<int> ranks;
+  for (const std::size_t index : group.events) {
+    const LogEvent& event = scan.events[index];
+    for (const auto& [name, value] : event.numbers) diagnosis.numbers.emplace(name, value);
+    ranks.insert(ranks.end(), event.ranks.begin(), event.ranks.end());
+    diagnosis.occurrences += event.occurrences;
+  }
+  if (!key.phase.empty()) diagnosis.numbers["phase"] = NumberValue{0, key.phase, true};
+  if (key.rank >= 0) diagnosis.numbers["rank"] = NumberValue{static_cast<double>(key.rank), "", false};
+  const std::string rank_list = join_ranks(ranks);
+  if (rank_list.find(',') != std::string::npos) diagnosis.numbers["ranks"] = NumberValue{0, rank_list, true};
+
+  diagnosis.evidence.push_back(evidence_of(scan, key));
+  for (const std::size_t index : group.events) {
+    if (diagnosis.evidence.size() >= kEvidencePerDiagnosis) break;
+    if (&scan.events[index] != &key) diagnosis.evidence.push_back(evidence_of(scan, scan.events[index]));
+  }
+
+  const auto detail = signature.detail.empty()
+                          ? std::nullopt
+                          : fill_placeholders(signature.detail, key.numbers, key.phase, context);
+  diagnosis.explanation = detail ? *detail : std::string(signature.summary);
+  if (key.rank >= 0 && rank_list.find(',') == std::string::npos) {
+    std::string& text = diagnosis.explanation;
+    const bool period = !text.empty() && text.back() == '.';
+    if (period) text.pop_back();
+    text += fmt::format(" (rank {}){}", key.rank, period ? "." : "");
+  } else if (!rank_list.empty() && rank_list.find(',') != std::string::npos) {
+    diagnosis.explanation += fmt::format(" Seen on ranks {}.", rank_list);
+  }
+  add_fixes(signature.fixes, key.numbers, key.phase, context, diagnosis.fixes);
+  if (category != nullptr) add_fixes(category->fixes, diagnosis.numbers, key.phase, context, diagnosis.fixes);
+  return diagnosis;
+}
+
+std::string where(const Diagnosis& diagnosis) {
+  const Evidence& first = diagnosis.evidence.front();
+  return fmt::format("{}:{}", first.file, first.line);
+}
+
+std::string summarize(const DiagnosisReport& report) {
+  if (report.diagnoses.empty()) return "No failure signature found.";
+  const Diagnosis& root = report.diagnoses.front();
+  std::string text = fmt::format("{}: {} ({})", report.failure_found ? "Root cause" : "Slow run", root.category,
+                                 where(root));
+  std::vector<std::string> consequences;
+  std::vector<std::string> others;
+  for (std::size_t i = 1; i < report.diagnoses.size(); ++i) {
+    (report.diagnoses[i].consequence ? consequences : others).push_back(report.diagnoses[i].category);
+  }
+  if (!consequences.empty()) text += fmt::format("; consequences: {}", fmt::join(consequences, ", "));
+  if (!others.empty()) text += fmt::format("; also: {}", fmt::join(others, ", "));
+  return text + ".";
+}
+
+}  // namespace
+
+DiagnosisReport build_report(const ScanOutput& scan, FixContext context) {
+  DiagnosisReport report;
+  report.lines_read = scan.lines_read;
+  const bool had_config = !context.config.empty();
+  for (const auto& [key, value] : scan.overrides) context.config.emplace(key, value);
+  if (!context.config_source.empty()) {
+    report.notes.push_back(fmt::format("fixes computed for the config in {}", context.config_source));
+  }
+  if (!had_config && scan.overrides_line) {
+    report.notes.push_back(fmt::format("fixes computed from the Hydra overrides at {}:{}",
+                                       scan.overrides_line->file, scan.overrides_line->line));
+  }
+
+  const auto all = signatures();
+  std::vector<Group> groups;
+  for (const std::size_t index : time_order(scan.events)) {
+    const LogEvent& event = scan.events[index];
+    auto group = std::find_if(groups.begin(), groups.end(), [&](const Group& g) { return g.category == event.category; });
+    if (group == groups.end()) group = groups.insert(groups.end(), Group{event.category, {}, std::nullopt, std::nullopt});
+    group->events.push_back(index);
+    if (all[event.signature].role != EventRole::primary) continue;
+    if (!group->first_primary) group->first_primary = index;
+    // Table order is specificity order: "Killed process ... anon-rss" explains more than
+    // "invoked oom-killer" printed a moment earlier.
+    if (!group->key || event.signature < scan.events[*group->key].signature) group->key = index;
+  }
+
+  if (groups.empty()) {
+    report.diagnoses = find_bottlenecks(scan.metrics);
+    for (Diagnosis& diagnosis : report.diagnoses) {
+      if (const Category* category = find_category(diagnosis.category)) {
+        add_fixes(category->fixes, diagnosis.numbers, "", context, diagnosis.fixes);
+      }
+    }
+    if (!report.diagnoses.empty()) report.diagnoses.front().root_cause = true;
+    report.summary = summarize(report);
+    return report;
+  }
+
+  // The root: the failure group whose first primary event is earliest; with no primary event at
+  // all, the earliest group (a lone watchdog timeout is its own root cause).
+  const std::vector<std::size_t> order = time_order(scan.events);
+  const auto position = [&](std::size_t event_index) {
+    return static_cast<std::size_t>(std::find(order.begin(), order.end(), event_index) - order.begin());
+  };
+  std::size_t root = 0;
+  bool root_is_primary = false;
+  for (std::size_t g = 0; g < groups.size(); ++g) {
+    if (!groups[g].first_primary) continue;
+    if (!root_is_primary || position(*groups[g].first_primary) < position(*groups[root].first_primary)) root = g;
+    root_is_primary = true;
+  }
+
+  Diagnosis root_diagnosis = diagnose_group(scan, groups[root], context);
+  root_diagnosis.root_cause = true;
+  std::vector<Diagnosis> independent;
+  std::vector<Diagnosis> consequences;
+  for (std::size_t g = 0; g < groups.size(); ++g) {
+    if (g == root) continue;
+    Diagnosis diagnosis = diagnose_group(scan, groups[g], context);
+    if (root_is_primary && !groups[g].first_primary) {
+      diagnosis.consequence = true;
+      diagnosis.severity = Severity::warning;
+      diagnosis.explanation += fmt::format(" This is a consequence of the {} at {}.", root_diagnosis.category,
+                                           where(root_diagnosis));
+      diagnosis.fixes = {Fix{FixKind::action, fmt::format("fix the root cause ({}) first; this follows from it",
+                                                          root_diagnosis.category)}};
+      consequences.push_back(std::move(diagnosis));
+    } else {
+      independent.push_back(std::move(diagnosis));
+    }
+  }
+  report.diagnoses.push_back(std::move(root_diagnosis));
+  for (auto* list : {&independent, &consequences}) {
+    for (Diagnosis& diagnosis : *list) report.diagnoses.push_back(std::move(diagnosis));
+  }
+  report.failure_found = std::any_of(report.diagnoses.begin(), report.diagnoses.end(), [](const Diagnosis& d) {
+    const Category* category = find_category(d.category);
+    return category == nullptr || category->is_failure;
+  });
+  report.summary = summarize(report);
+  return report;
+}
+
+}  // namespace meshplan

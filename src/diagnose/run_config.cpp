@@ -1,0 +1,29 @@
+#include "diagnose/run_config.hpp"
+
+#include "verl/config_loader.hpp"
+#include "verl/verl_launch.hpp"
+
+namespace meshplan {
+
+Result<RunConfig> read_run_config(std::string_view text, const std::string& file_name) {
+  auto launch = read_verl_launch(text, file_name);
+  if (!launch.ok()) return launch.error();
+  RunConfig run;
+  run.keys = leaf_keys(launch->config);
+  for (const std::string& key : run.keys) {
+    const ConfigNode* node = find_path(launch->config, key);
+    // Values a script leaves unknowable ($(...)) or unset (???) are not the run's values.
+    if (node == nullptr || node->kind == NodeKind::unknown || node->kind == NodeKind::missing) continue;
+    if (node->kind == NodeKind::map) continue;
+    run.values[key] = node->to_text();
+  }
+  run.job = verl_to_strategy(launch->config);
+  return run;
+}
+
+std::vector<std::string> verl_base_config_keys() {
+  const auto base = embedded_verl_base("ppo_trainer");
+  return base.ok() ? leaf_keys(*base) : std::vector<std::string>{};
+}
+
+}  // namespace meshplan

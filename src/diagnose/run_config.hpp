@@ -1,0 +1,27 @@
+#pragma once
+// `diagnose --config`: the run's launch script or YAML read through check's verl reader
+// (verl/verl_launch.hpp), turned into what the fixes need: the resolved values by dotted key, the
+// valid keys (for "did you mean"), and the job as the cost model sees it.
+#include <map>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "core/result.hpp"
+#include "verl/to_strategy.hpp"
+
+namespace meshplan {
+
+struct RunConfig {
+  std::map<std::string, std::string, std::less<>> values;  ///< "actor_rollout_ref.rollout.n" -> "8"
+  std::vector<std::string> keys;                           ///< every key of the composed config
+  VerlJob job;
+};
+
+/// Reads one launch script or YAML config; an Error when it is unusable (check's exit-2 cases).
+Result<RunConfig> read_run_config(std::string_view text, const std::string& file_name);
+
+/// Every key of verl's embedded base config (ppo_trainer), for "did you mean" without --config.
+std::vector<std::string> verl_base_config_keys();
+
+}  // namespace meshplan

@@ -1,0 +1,14 @@
+#pragma once
+// The three parts of the signature table (one file per area, joined in signatures.cpp in this
+// order; inside a line the first matching signature wins, so specific ones come first).
+#include <vector>
+
+#include "diagnose/signature.hpp"
+
+namespace meshplan {
+
+std::vector<Signature> memory_signatures();   ///< GPU and host memory (signatures_memory.cpp)
+std::vector<Signature> runtime_signatures();  ///< NCCL, devices, resources, checkpoints
+std::vector<Signature> config_signatures();   ///< parallel sizes, batches, keys, lengths
+
+}  // namespace meshplan

@@ -1,0 +1,283 @@
+// Signatures of configuration errors that verl, Hydra/OmegaConf, Megatron-core and vLLM raise at
+// start-up or at the first step. Message formats from verl at commit b178a3cd (verl/utils/config.py,
+// workers/fsdp_workers.py, protocol.py, utils/seqlen_balancing.py, ...), catalogued in
+// ../shared/docs/verl-rules.md (R1-R78) and verl-errors.md (E15-E32).
+#include "diagnose/signature_tables.hpp"
+
+namespace meshplan {
+
+namespace {
+using enum CaptureKind;
+using enum FixKind;
+using enum EventRole;
+}  // namespace
+
+std::vector<Signature> config_signatures() {
+  const FixTemplate valid_model_parallel = {
+      action, "sizes that divide {n:world_size} GPUs: {d:divisors_of_world}",
+      "pick TP*PP*CP (and EP*ETP*PP) dividing the world size"};
+  return {
+      // Parallel sizes (R7, R44, R52, R53, R60, R61, E25, E26, E32, E33).
+      {"megatron_world_size_not_divisible", "parallel_mismatch", primary, {"world_size (", "is not divisible by"},
+       R"(world_size \((\d+)\) is not divisible by (.+))", {{"world_size", number}, {"required_product", text}}, {},
+       "The world size is not a multiple of the model-parallel size (TP x PP x CP, or EP x ETP x PP).",
+       "The world size {n:world_size} is not divisible by {n:required_product}.", {valid_model_parallel},
+       "RuntimeError: world_size (8) is not divisible by tensor_model_parallel_size (3) x "
+       "pipeline_model_parallel_size (1) x context_parallel_size (1)"},
+      {"n_gpus_not_divisible_by_model_parallel", "parallel_mismatch", primary,
+       {"must be divisible by model_parallel_size"},
+       R"(n_gpus \((\d+)\) must be divisible by model_parallel_size \((\d+)\) times context_parallel_size \((\d+)\))",
+       {{"world_size", number}, {"model_parallel_size", number}, {"context_parallel_size", number}}, {},
+       "The GPU count is not a multiple of TP x PP x CP.",
+       "{n:world_size} GPUs are not divisible by model_parallel_size {n:model_parallel_size} x "
+       "context_parallel_size {n:context_parallel_size}.",
+       {valid_model_parallel},
+       "AssertionError: n_gpus (12) must be divisible by model_parallel_size (8) times context_parallel_size (1)"},
+      {"rollout_world_size_not_divisible", "parallel_mismatch", primary, {"is not divisible by infer_world_size"},
+       R"(rollout world_size: (\d+) is not divisible by infer_world_size: (\d+))",
+       {{"world_size", number}, {"infer_world_size", number}}, {},
+       "The rollout replica size (rollout TP x DP x PP) does not divide the GPU count.",
+       "{n:world_size} GPUs cannot be split into rollout replicas of {n:infer_world_size} GPUs.",
+       {{override_line, "actor_rollout_ref.rollout.tensor_model_parallel_size={d:power_of_two_divisor}  # "
+                        "divides {n:world_size}",
+         "actor_rollout_ref.rollout.tensor_model_parallel_size=<a divisor of the GPU count>"}},
+       "AssertionError: rollout world_size: 8 is not divisible by infer_world_size: 3"},
+      {"rollout_replica_not_whole_nodes", "parallel_mismatch", primary, {"must be divisible by gpus_per_node"},
+       R"(world_size (\d+) must be divisible by gpus_per_node (\d+))",
+       {{"replica_size", number}, {"gpus_per_node", number}}, {},
+       "A rollout replica larger than a node must span whole nodes.",
+       "A rollout replica of {n:replica_size} GPUs does not span whole nodes of {n:gpus_per_node} GPUs.", {},
+       "AssertionError: world_size 12 must be divisible by gpus_per_node 8"},
+      {"ulysses_heads_not_divisible", "parallel_mismatch", primary, {"must be divisible by ulysses_sp_size"},
+       R"((num_attention_heads|num_key_value_heads) (\d+) must be divisible by ulysses_sp_size (\d+))",
+       {{"head_kind", text}, {"heads", number}, {"ulysses_sp_size", number}}, {},
+       "The Ulysses sequence-parallel size does not divide the attention heads.",
+       "{n:head_kind} {n:heads} is not divisible by ulysses_sequence_parallel_size {n:ulysses_sp_size}.",
+       {{override_line, "actor_rollout_ref.actor.ulysses_sequence_parallel_size={d:sp_fit}  # fits {n:heads} heads "
+                        "and {d:kv_heads} KV heads",
+         "actor_rollout_ref.actor.ulysses_sequence_parallel_size={d:power_of_two_divisor}  # divides {n:heads} "
+         "heads (--model checks the KV heads too)"}},
+       "AssertionError: num_attention_heads 40 must be divisible by ulysses_sp_size 16"},
+      {"tp_heads_not_divisible", "parallel_mismatch", primary, {"must be divisible by tp_size"},
+       R"(num_head=(\d+), tp_size=(\d+))", {{"heads", number}, {"tensor_parallel_size", number}}, {},
+       "The tensor-parallel size does not divide the attention heads.",
+       "{n:heads} attention heads are not divisible by TP {n:tensor_parallel_size}.",
+       {{override_line, "actor_rollout_ref.actor.megatron.tensor_model_parallel_size={d:tp_fit}  # divides the "
+                        "heads and {d:kv_heads} KV heads",
+         "actor_rollout_ref.actor.megatron.tensor_model_parallel_size={d:power_of_two_divisor}"}},
+       "AssertionError: num_head must be divisible by tp_size. Got num_head=28, tp_size=8"},
+      {"rollout_weight_shape_mismatch", "parallel_mismatch", primary, {"Attempted to load weight ("},
+       R"(Attempted to load weight \(torch\.Size\(\[([\d, ]*)\]\)\) into parameter \(torch\.Size\(\[([\d, ]*)\]\)\))",
+       {{"weight_shape", text}, {"parameter_shape", text}}, {},
+       "The rollout engine received a weight whose shape differs from its own parameter: the actor and the "
+       "rollout disagree on the model or on how its tensors are split.",
+       "The rollout engine got a weight of shape [{n:weight_shape}] for a parameter of shape "
+       "[{n:parameter_shape}]: the actor and the rollout disagree on the model or its split.",
+       {{action, "check that actor_rollout_ref.model.path is the model the rollout engine loads and that "
+                 "actor and rollout parallel sizes agree (the seed article's flow: \"mismatch\" -> check the "
+                 "parallel sizes)", ""}},
+       "AssertionError: Attempted to load weight (torch.Size([152064, 3584])) into parameter "
+       "(torch.Size([76032, 3584]))"},
+      {"tensor_dim_not_divisible_by_tp", "parallel_mismatch", primary,
+       {"First dimension of the tensor should be divisible by tensor parallel size"}, "", {}, {},
+       "A weight's leading dimension (vocabulary, experts) is not divisible by the tensor-parallel size used to "
+       "load it.",
+       "", {}, "AssertionError: First dimension of the tensor should be divisible by tensor parallel size"},
+      {"virtual_pipeline_without_pipeline", "parallel_mismatch", primary,
+       {"should be greater than 1 with interleaved schedule"}, "", {}, {},
+       "A virtual pipeline size was set while the pipeline size is 1.", "",
+       {{override_line, "actor_rollout_ref.actor.megatron.virtual_pipeline_model_parallel_size=null", ""}},
+       "AssertionError: pipeline-model-parallel size should be greater than 1 with interleaved schedule"},
+      {"rollout_expert_parallel_size", "parallel_mismatch", primary,
+       {"expert_parallel_size must be equal to tensor_model_parallel_size * data_parallel_size"}, "", {}, {},
+       "The rollout expert-parallel size must equal rollout TP x DP.", "", {},
+       "ValueError: expert_parallel_size must be equal to tensor_model_parallel_size * data_parallel_size"},
+      // Batch sizes (R8-R11, R21, R49, R50, R68, R69, E19-E23, E27, E29).
+      {"train_batch_not_divisible", "batch_config", primary, {"must be divisible by minimal possible batch size"},
+       R"(real_train_batch_size \((\d+)\) must be divisible by minimal possible batch size \((\d+)\))",
+       {{"real_train_batch_size", number}, {"minimal_batch_size", number}}, {},
+       "data.train_batch_size x rollout.n is not a multiple of the smallest batch the GPUs can split.",
+       "data.train_batch_size x rollout.n = {n:real_train_batch_size} is not a multiple of "
+       "{n:minimal_batch_size} (the GPU count, or DP x micro-batch for Megatron).",
+       {{override_line, "data.train_batch_size={d:train_batch_fit}  # x rollout.n {cfg:actor_rollout_ref.rollout.n} "
+                        "is a multiple of {n:minimal_batch_size}",
+         "data.train_batch_size=<value whose product with rollout.n is a multiple of {n:minimal_batch_size}>"}},
+       "AssertionError: real_train_batch_size (1000) must be divisible by minimal possible batch size (16)"},
+      {"mini_batch_zero_after_normalization", "batch_config", primary,
+       {"should be larger than 0 after normalization"}, R"(ppo_mini_batch_size (\d+) should be larger than 0)",
+       {{"normalized_mini_batch", number}}, {},
+       "ppo_mini_batch_size x rollout.n is smaller than the data-parallel size, so each GPU gets 0 sequences.",
+       "",
+       {{override_line, "actor_rollout_ref.actor.ppo_mini_batch_size=<at least GPUs / rollout.n>  # counted in "
+                        "prompts", ""}},
+       "AssertionError: ppo_mini_batch_size 0 should be larger than 0 after normalization"},
+      {"mini_batch_not_divisible_by_micro", "batch_config", primary,
+       {"should be divisible by ppo_micro_batch_size_per_gpu"},
+       R"(normalized ppo_mini_batch_size (\d+) should be divisible by ppo_micro_batch_size_per_gpu (\d+))",
+       {{"normalized_mini_batch", number}, {"micro_batch_per_gpu", number}}, {},
+       "The per-GPU mini-batch (ppo_mini_batch_size x rollout.n / DP) is not a multiple of "
+       "ppo_micro_batch_size_per_gpu.",
+       "The per-GPU mini-batch {n:normalized_mini_batch} is not a multiple of ppo_micro_batch_size_per_gpu "
+       "{n:micro_batch_per_gpu}.",
+       {{override_line, "actor_rollout_ref.actor.ppo_micro_batch_size_per_gpu={d:micro_fit}  # divides "
+                        "{n:normalized_mini_batch}", ""}},
+       "AssertionError: normalized ppo_mini_batch_size 12 should be divisible by ppo_micro_batch_size_per_gpu 8"},
+      {"mini_batch_smaller_than_micro", "batch_config", primary,
+       {"should be larger than ppo_micro_batch_size_per_gpu"},
+       R"(normalized ppo_mini_batch_size (\d+) should be larger than ppo_micro_batch_size_per_gpu (\d+))",
+       {{"normalized_mini_batch", number}, {"micro_batch_per_gpu", number}}, {},
+       "The per-GPU mini-batch is smaller than ppo_micro_batch_size_per_gpu.",
+       "The per-GPU mini-batch {n:normalized_mini_batch} is smaller than ppo_micro_batch_size_per_gpu "
+       "{n:micro_batch_per_gpu}.",
+       {{override_line, "actor_rollout_ref.actor.ppo_micro_batch_size_per_gpu={d:micro_fit}", ""}},
+       "AssertionError: normalized ppo_mini_batch_size 4 should be larger than ppo_micro_batch_size_per_gpu 8"},
+      {"train_batch_below_mini_batch", "batch_config", primary, {"ppo_mini_batch_size (", "must be >= "},
+       R"(train_batch_size \((\d+)\) must be >= (actor|critic)\.ppo_mini_batch_size \((\d+)\))",
+       {{"train_batch_size", number}, {"role", text}, {"mini_batch_size", number}}, {},
+       "data.train_batch_size is smaller than ppo_mini_batch_size.",
+       "data.train_batch_size {n:train_batch_size} is smaller than {n:role}.ppo_mini_batch_size "
+       "{n:mini_batch_size}.",
+       {{override_line, "actor_rollout_ref.actor.ppo_mini_batch_size={n:train_batch_size}  # at most "
+                        "data.train_batch_size", ""}},
+       "ValueError: train_batch_size (64) must be >= actor.ppo_mini_batch_size (256)"},
+      {"micro_batch_both_forms_set", "batch_config", primary, {"You have set both '"},
+       R"(\[([\w.]+)\] You have set both '([\w.]+)')", {{"section", text}, {"deprecated_key", text}}, {},
+       "Both the deprecated global micro-batch and the *_per_gpu form are set.",
+       "[{n:section}] sets both {n:deprecated_key} and its *_per_gpu form.",
+       {{override_line, "~{n:deprecated_key}  # keep only the *_per_gpu form", ""}},
+       "ValueError: [actor] You have set both 'actor.ppo_micro_batch_size' AND "
+       "'actor.ppo_micro_batch_size_per_gpu'. Please remove 'actor.ppo_micro_batch_size' because only "
+       "'*_ppo_micro_batch_size_per_gpu' is supported (the former is deprecated)."},
+      {"micro_batch_not_set", "batch_config", primary, {"Please set at least one of '"},
+       R"(Please set at least one of '([\w.]+)' or '([\w.]+)')", {{"deprecated_key", text}, {"key", text}}, {},
+       "Neither the micro-batch size nor use_dynamic_bsz is set.", "Neither {n:key} nor use_dynamic_bsz is set.",
+       {{override_line, "{n:key}=<micro-batch per GPU, e.g. 4>  # or use_dynamic_bsz=True", ""}},
+       "AssertionError: [actor_rollout_ref.rollout] Please set at least one of "
+       "'actor_rollout_ref.rollout.log_prob_micro_batch_size' or "
+       "'actor_rollout_ref.rollout.log_prob_micro_batch_size_per_gpu'."},
+      {"deprecated_micro_batch_below_gpus", "batch_config", primary, {"must be >= n_gpus"},
+       R"(ppo_micro_batch_size \((\d+)\) \* ulysses_sequence_parallel_size \((\d+)\) must be >= n_gpus \((\d+)\))",
+       {{"micro_batch_size", number}, {"ulysses_sp_size", number}, {"world_size", number}}, {},
+       "The deprecated global ppo_micro_batch_size gives some GPUs no sequence.", "",
+       {{override_line, "actor_rollout_ref.actor.ppo_micro_batch_size_per_gpu=<per-GPU value>  # and remove "
+                        "ppo_micro_batch_size", ""}},
+       "AssertionError: ppo_micro_batch_size (4) * ulysses_sequence_parallel_size (1) must be >= n_gpus (8)"},
+      {"unequal_dispatch_chunk", "batch_config", primary, {"only support equal chunk"},
+       R"(Got size of DataProto (\d+) and chunk (\d+))", {{"batch_size", number}, {"chunks", number}}, {},
+       "A batch reaching a worker group is not divisible by its data-parallel size.",
+       "A batch of {n:batch_size} samples cannot be split into {n:chunks} equal chunks.", {},
+       "AssertionError: only support equal chunk. Got size of DataProto 1020 and chunk 8."},
+      {"balance_batch_partitions", "batch_config", primary, {"< k_partitions"},
+       R"(number of items:\[(\d+)\] < k_partitions:\[(\d+)\])", {{"batch_size", number}, {"chunks", number}}, {},
+       "trainer.balance_batch cannot give every data-parallel rank a sequence.", "", {},
+       "AssertionError: number of items:[4] < k_partitions:[8]"},
+      {"dataloader_empty", "batch_config", primary, {"dataloader is empty!"}, R"((Train|Validation) dataloader)",
+       {{"dataloader", text}}, {},
+       "The dataset (after filtering overlong prompts) has fewer samples than one batch.",
+       "The {n:dataloader} dataloader is empty: fewer samples than one batch after filtering.",
+       {{override_line, "data.train_batch_size={half:data.train_batch_size}",
+         "data.train_batch_size=<at most the number of samples>  # or a larger data.max_prompt_length"}},
+       "AssertionError: Train dataloader is empty!"},
+      // Config keys and values (R1-R5, R27, R4, R71, R72, E15-E18, E28).
+      {"hydra_key_not_in_struct", "config_key", primary, {"Could not override '"}, R"(Could not override '([^']+)')",
+       {{"key", text}}, {},
+       "Hydra rejected an override: the key is not in verl's config (misspelled, moved between verl versions, or "
+       "under an empty dict that needs +).",
+       "Hydra rejected the override of {n:key}: the key is not in verl's config.",
+       {{action, "did you mean {d:key_suggestion}?", ""},
+        {override_line, "+{n:key}={d:override_value}  # only if the key is really new: + adds it to the config",
+         "+{n:key}=<value>  # only if the key is really new: + adds it to the config"}},
+       "Could not override 'actor_rollout_ref.actor.ppo_micro_batch_size_per_gpus'."},
+      {"hydra_append_existing_key", "config_key", primary, {"Could not append to config. An item is already at"},
+       R"(already at '([^']+)')", {{"key", text}}, {},
+       "An override adds (+) a key that already exists.", "The override +{n:key} adds a key that already exists.",
+       {{override_line, "{n:key}={d:override_value}  # without the +", "{n:key}=<value>  # without the +"}},
+       "Could not append to config. An item is already at 'trainer.total_epochs'."},
+      {"missing_mandatory_value", "config_key", primary, {"Missing mandatory value: "},
+       R"(Missing mandatory value: ([\w.]+))", {{"key", text}}, {},
+       "A mandatory config value (??? in verl's config) was not given.", "The mandatory value {n:key} is not set.",
+       {{override_line, "{n:key}=<value>  # actor_rollout_ref.rollout.name: vllm or sglang", ""}},
+       "omegaconf.errors.MissingMandatoryValue: Missing mandatory value: actor_rollout_ref.rollout.name"},
+      {"unexpected_keyword_argument", "config_key", primary, {"got an unexpected keyword argument '"},
+       R"(got an unexpected keyword argument '(\w+)')", {{"field", text}}, {},
+       "A key added with + is not a field of verl's config dataclass.",
+       "{n:field} is not a field of the config dataclass it was added to.", {},
+       "TypeError: FSDPActorConfig.__init__() got an unexpected keyword argument 'ppo_micro_batch'"},
+      {"config_key_not_in_dataclass", "config_key", primary, {"ConfigKeyError: Key '", "' not in '"},
+       R"(Key '([^']+)' not in '([^']+)')", {{"field", text}, {"config_class", text}}, {},
+       "A key is not a field of verl's config dataclass.", "{n:field} is not a field of {n:config_class}.", {},
+       "omegaconf.errors.ConfigKeyError: Key 'gpu_mem_util' not in 'RolloutConfig'"},
+      {"rollout_mode_sync_removed", "config_key", primary, {"Rollout mode 'sync' has been removed"}, "", {}, {},
+       "The launch script still sets the removed synchronous rollout mode.", "",
+       {{override_line, "actor_rollout_ref.rollout.mode=async", ""}},
+       "ValueError: Rollout mode 'sync' has been removed. Please set `actor_rollout_ref.rollout.mode=async` or "
+       "remove the mode setting entirely."},
+      {"rollout_engine_not_found", "config_key", primary, {" with mode ", "not found"},
+       R"(Rollout (\S+) with mode (\S+) not found)", {{"rollout_name", text}, {"rollout_mode", text}}, {},
+       "The rollout engine name / mode pair is not registered.",
+       "Rollout engine {n:rollout_name} with mode {n:rollout_mode} does not exist.",
+       {{override_line, "actor_rollout_ref.rollout.name=vllm  # or sglang; with rollout.mode=async", ""}},
+       "AssertionError: Rollout hf with mode async not found"},
+      {"unknown_registry_name", "config_key", primary, {"Unknown advantage estimator"}, "", {}, {},
+       "algorithm.adv_estimator names an estimator that is not registered.", "",
+       {{override_line, "algorithm.adv_estimator=grpo  # or gae, rloo, reinforce_plus_plus, remax, ...", ""}},
+       "NotImplementedError: Unknown advantage estimator simply: grpoo"},
+      // Sequence lengths (R56, R62-R64, E24, E29-E31).
+      {"token_budget_below_sequence", "sequence_length", primary,
+       {"max_token_len must be greater than the sequence length"},
+       R"(max_token_len=(\d+) and max_seq_len=(?:tensor\()?(\d+))",
+       {{"max_token_len", number}, {"max_seq_len", number}}, {},
+       "With use_dynamic_bsz the per-GPU token budget is smaller than one sequence.",
+       "The dynamic-batch token budget {n:max_token_len} is below one sequence of {n:max_seq_len} tokens.",
+       {{override_line, "actor_rollout_ref.actor.ppo_max_token_len_per_gpu={d:token_budget_fit}  # 2 x the "
+                        "sequence length (verl perf_tuning.rst)", ""},
+        {override_line, "actor_rollout_ref.rollout.log_prob_max_token_len_per_gpu={d:token_budget_fit}", ""}},
+       "AssertionError: max_token_len must be greater than the sequence length. Got max_token_len=8192 and "
+       "max_seq_len=tensor(9216, device='cuda:0')"},
+      {"prompt_exceeds_context", "sequence_length", primary, {"exceeds the model's maximum context length"},
+       R"(Prompt length \((\d+)\) exceeds the model's maximum context length \((\d+)\))",
+       {{"prompt_length", number}, {"max_model_len", number}}, {},
+       "A prompt is longer than rollout.max_model_len.",
+       "A prompt of {n:prompt_length} tokens exceeds max_model_len {n:max_model_len}.",
+       {{override_line, "actor_rollout_ref.rollout.max_model_len={d:prompt_plus_response}",
+         "actor_rollout_ref.rollout.max_model_len=<max_prompt_length + max_response_length>"}},
+       "ValueError: Prompt length (9000) exceeds the model's maximum context length (8192)."},
+      {"vllm_prompt_too_long", "sequence_length", primary, {"is longer than the maximum model length of"},
+       R"(\(length (\d+)\) is longer than the maximum model length of (\d+))",
+       {{"prompt_length", number}, {"max_model_len", number}}, {},
+       "A prompt (text plus image tokens) is longer than vLLM's max_model_len.",
+       "A prompt of {n:prompt_length} tokens is longer than max_model_len {n:max_model_len}.",
+       {{override_line, "actor_rollout_ref.rollout.max_model_len={d:prompt_plus_response}",
+         "actor_rollout_ref.rollout.max_model_len=<max_prompt_length + max_response_length>"}},
+       "ValueError: The decoder prompt (length 16476) is longer than the maximum model length of 16384. Make sure "
+       "that `max_model_len` is no smaller than the number of text tokens plus multimodal tokens."},
+      {"sequence_longer_than_max_length", "sequence_length", primary, {"is larger than max_length="},
+       R"(sequence_length=(\d+) is larger than max_length=(\d+))",
+       {{"sequence_length", number}, {"max_prompt_length", number}}, {},
+       "A prompt is longer than data.max_prompt_length and data.truncation is 'error'.",
+       "A prompt of {n:sequence_length} tokens is longer than data.max_prompt_length {n:max_prompt_length}.",
+       {{override_line, "data.filter_overlong_prompts=True", ""},
+        {override_line, "data.truncation=left  # or raise data.max_prompt_length", ""}},
+       "NotImplementedError: sequence_length=2304 is larger than max_length=2048"},
+      {"batched_tokens_below_model_len", "sequence_length", primary,
+       {"max_num_batched_tokens", "is smaller than max_model_len"},
+       R"(max_num_batched_tokens \((\d+)\) is smaller than max_model_len \((\d+)\))",
+       {{"max_num_batched_tokens", number}, {"max_model_len", number}}, {},
+       "vLLM's max_num_batched_tokens is smaller than max_model_len.",
+       "max_num_batched_tokens {n:max_num_batched_tokens} is smaller than max_model_len {n:max_model_len}.",
+       {{override_line, "actor_rollout_ref.rollout.max_num_batched_tokens={n:max_model_len}",
+         "actor_rollout_ref.rollout.max_num_batched_tokens=<at least max_model_len>  # or "
+         "enable_chunked_prefill=True"}},
+       "ValueError: max_num_batched_tokens (4096) is smaller than max_model_len (4608). This effectively limits "
+       "the maximum sequence length to max_num_batched_tokens and makes vLLM reject longer sequences."},
+      {"max_model_len_above_positions", "sequence_length", primary,
+       {"should be less than or equal to max_position_embeddings"},
+       R"(max_model_len \((\d+)\) should be less than or equal to max_position_embeddings \((\d+)\))",
+       {{"max_model_len", number}, {"max_position_embeddings", number}}, {},
+       "rollout.max_model_len is longer than the model's max_position_embeddings.", "",
+       {{override_line, "actor_rollout_ref.rollout.max_model_len={n:max_position_embeddings}", ""}},
+       "AssertionError: max_model_len (65536) should be less than or equal to max_position_embeddings (32768)"},
+  };
+}
+
+}  // namespace meshplan

@@ -1,0 +1,188 @@
+// Signatures of the distributed runtime: NCCL (torch/csrc/distributed/c10d/ProcessGroupNCCL.cpp
+// watchdog messages, NCCLUtils.hpp error strings, NCCL's own WARN lines), GPU visibility (CUDA
+// runtime errors, NVIDIA driver Xid lines in dmesg), Ray resources (verl's
+// ResourcePoolManager._check_resource_available) and checkpoint loading (torch.nn.Module
+// load_state_dict, torch.distributed.checkpoint, Megatron-LM checkpointing.py). Causes and fixes:
+// ../shared/docs/verl-errors.md (E10-E14, E33-E35).
+#include "diagnose/signature_tables.hpp"
+
+namespace meshplan {
+
+namespace {
+using enum CaptureKind;
+using enum FixKind;
+using enum EventRole;
+}  // namespace
+
+std::vector<Signature> runtime_signatures() {
+  return {
+      {"nccl_watchdog_timeout", "nccl_timeout", consequence, {"Watchdog caught collective operation timeout"},
+       R"(\[Rank (\d+)\] Watchdog caught collective operation timeout: WorkNCCL\(SeqNum=(\d+), OpType=(\w+)(?:, NumelIn=(\d+), NumelOut=(\d+))?, Timeout\(ms\)=(\d+)\)(?: ran for (\d+) milliseconds)?)",
+       {{"rank", number}, {"seq_num", number}, {"op_type", text}, {"numel_in", number}, {"numel_out", number},
+        {"timeout_ms", number}, {"ran_for_ms", number}},
+       {},
+       "A collective operation did not complete within the NCCL timeout: some rank never joined it.",
+       "Rank {n:rank} waited {n:ran_for_ms} ms in collective {n:op_type} (SeqNum {n:seq_num}) past the "
+       "{n:timeout_ms} ms timeout: some rank never joined it.",
+       {},
+       "[rank0]:[E1127 18:12:10.408271257 ProcessGroupNCCL.cpp:607] [Rank 0] Watchdog caught collective "
+       "operation timeout: WorkNCCL(SeqNum=1580, OpType=ALLGATHER, NumelIn=466119168, NumelOut=3728953344, "
+       "Timeout(ms)=600000) ran for 600060 milliseconds before timing out."},
+      {"nccl_watchdog_work", "nccl_timeout", consequence, {"detected by watchdog at work"},
+       R"(\[PG (?:ID )?(\d+)(?: PG GUID (\S+))?[^\]]*\] Exception \(either an error or timeout\) detected by watchdog at work: (\d+), last enqueued NCCL work: (\d+), last completed NCCL work: (\d+))",
+       {{"process_group", number}, {"process_group_guid", text}, {"failed_work", number},
+        {"last_enqueued_work", number}, {"last_completed_work", number}},
+       {},
+       "The NCCL watchdog found a failed or timed-out collective.",
+       "The NCCL watchdog of process group {n:process_group} found work {n:failed_work} failed (last completed "
+       "{n:last_completed_work}).",
+       {},
+       "[rank4]:[E223 11:14:34.991860392 ProcessGroupNCCL.cpp:1785] [PG ID 2 PG GUID 3 Rank 4] Exception (either "
+       "an error or timeout) detected by watchdog at work: 91885, last enqueued NCCL work: 91885, last completed "
+       "NCCL work: 91884."},
+      {"nccl_watchdog_stuck", "nccl_timeout", consequence, {"watchdog got stuck for"},
+       R"(watchdog got stuck for (\d+) seconds)", {{"stuck_seconds", number}}, {},
+       "The NCCL watchdog thread itself hung (a collective or CUDA call never returned).", "", {},
+       "[rank2]:[F1127 18:20:10.000000 ProcessGroupNCCL.cpp:1306] [PG ID 0 PG GUID 0(default_pg) Rank 2] "
+       "ProcessGroupNCCL's watchdog got stuck for 480 seconds without making progress in monitoring enqueued "
+       "collectives."},
+      {"nccl_remote_error", "nccl_network", consequence, {"remote process exited or there was a network error"},
+       R"(NCCL version ([\d.]+))", {{"nccl_version", text}}, {},
+       "NCCL lost a peer: a remote process exited or the network between the ranks failed.", "", {},
+       "torch.distributed.DistBackendError: NCCL error in: /pytorch/torch/csrc/distributed/c10d/NCCLUtils.hpp:268, "
+       "remote process exited or there was a network error, NCCL version 2.21.5"},
+      {"nccl_ib_completion_error", "nccl_network", primary, {"NET/IB : Got completion from peer", "with error"},
+       R"(Got completion from peer ([\d.]+)<\d+> with error (\d+))", {{"peer_ip", text}, {"ib_error", number}}, {},
+       "An InfiniBand transfer failed (NCCL NET/IB completion error): a link, NIC or switch problem.",
+       "An InfiniBand transfer to peer {n:peer_ip} failed with completion error {n:ib_error} (link, NIC or "
+       "switch problem).",
+       {{env, "NCCL_IB_HCA=<the healthy HCAs, e.g. mlx5_0,mlx5_1>  # exclude the failing port", ""}},
+       "node2:25146:25854 [0] ib_plugin.c:1105 NCCL WARN NET/IB : Got completion from peer 10.0.35.1<49189> with "
+       "error 12, opcode 0, len 0, vendor err 129 (Send)"},
+      {"nccl_no_socket_interface", "nccl_network", primary, {"Bootstrap : no socket interface found"}, "", {}, {},
+       "NCCL found no usable network interface to bootstrap the communicator.", "",
+       {{env, "NCCL_SOCKET_IFNAME=<an interface that exists on every node, e.g. eth0>", ""}},
+       "node1:1050:1050 [0] NCCL WARN Bootstrap : no socket interface found"},
+      {"nccl_system_error", "nccl_network", primary, {"unhandled system error"}, R"(NCCL version ([\d.]+))",
+       {{"nccl_version", text}}, {},
+       "NCCL hit a system error (socket, shared memory or a peer that went away) while setting up or running "
+       "a collective.",
+       "", {{env, "NCCL_SHM_DISABLE=1  # only to test whether /dev/shm is too small (docker: --shm-size)", ""}},
+       "RuntimeError: NCCL error in: ../torch/csrc/distributed/c10d/ProcessGroupNCCL.cpp:825, unhandled system "
+       "error, NCCL version 2.18.5"},
+      {"nccl_socket_closed", "nccl_network", consequence, {"NCCL WARN Net : "}, "", {}, {},
+       "An NCCL socket closed: the peer exited or the network dropped the connection.", "", {},
+       "node1:183006:183220 [1] misc/socket.cc:518 NCCL WARN Net : Call to recv from 10.200.84.247<58355> "
+       "failed : Broken pipe"},
+      {"no_cuda_gpus", "device_visibility", primary, {"No CUDA GPUs are available"}, "", {}, {},
+       "The process sees no GPU: CUDA_VISIBLE_DEVICES is empty or wrong, or Ray gave the worker no GPU.", "", {},
+       "RuntimeError: No CUDA GPUs are available"},
+      {"invalid_device_ordinal", "device_visibility", primary, {"invalid device ordinal"}, "", {}, {},
+       "A GPU index beyond the visible devices was used: n_gpus_per_node or a device index exceeds the GPUs "
+       "visible to the process.",
+       "", {},
+       "RuntimeError: CUDA error: invalid device ordinal"},
+      {"cuda_device_busy", "device_visibility", primary, {"busy or unavailable"}, "", {}, {},
+       "A GPU is busy or unavailable (exclusive-process mode held by another process, or a faulty GPU).", "",
+       {{action, "nvidia-smi -q -d COMPUTE on the node: exclusive-process GPUs allow one process each", ""}},
+       "RuntimeError: CUDA error: CUDA-capable device(s) is/are busy or unavailable"},
+      {"no_nvidia_driver", "device_visibility", primary, {"Found no NVIDIA driver on your system"}, "", {}, {},
+       "The process runs where no NVIDIA driver is visible (a CPU node, or a container without GPU access).", "",
+       {{action, "run the container with GPU access (docker --gpus all) and check nvidia-smi inside it", ""}},
+       "RuntimeError: Found no NVIDIA driver on your system. Please check that you have an NVIDIA GPU and "
+       "installed a driver from http://www.nvidia.com/Download/index.aspx"},
+      {"gpu_fallen_off_bus", "device_visibility", primary, {"GPU has fallen off the bus"},
+       R"(Xid \(PCI:([0-9a-fA-F:.]+)\): (\d+))", {{"pci_bus", text}, {"xid", number}}, {},
+       "A GPU dropped off the PCIe bus (NVIDIA Xid 79): a hardware or power fault, not a configuration error.",
+       "GPU {n:pci_bus} dropped off the bus (Xid {n:xid}): a hardware or power fault.",
+       {{action, "drain the node and ask the cluster admins to check the GPU (nvidia-smi -q, reseat/replace)", ""}},
+       "[Wed Nov 27 18:01:55 2024] NVRM: Xid (PCI:0000:3b:00): 79, pid=4242, GPU has fallen off the bus."},
+      {"nvidia_smi_no_devices", "device_visibility", primary, {"No devices were found"}, "", {}, {},
+       "nvidia-smi sees no GPU on this node.", "", {}, "No devices were found"},
+      {"nvml_driver_mismatch", "device_visibility", primary, {"Failed to initialize NVML"}, R"(NVML: (.+))",
+       {{"nvml_error", text}}, {},
+       "NVML cannot talk to the driver (after a driver upgrade the loaded kernel module and the user-space "
+       "library differ).",
+       "NVML cannot talk to the driver: {n:nvml_error}.",
+       {{action, "reboot the node (or reload the nvidia kernel modules) so that driver and library versions "
+                 "match; check nvidia-smi before relaunching", ""}},
+       "Failed to initialize NVML: Driver/library version mismatch"},
+      {"gpu_lost", "device_visibility", primary, {"Reboot the system to recover this GPU"}, "", {}, {},
+       "A GPU is lost to the driver: a hardware fault, not a configuration error.", "",
+       {{action, "drain the node and have the GPU checked; relaunch on the remaining nodes", ""}},
+       "Unable to determine the device handle for GPU 0000:3B:00.0: GPU is lost.  Reboot the system to "
+       "recover this GPU"},
+      {"uncorrectable_ecc", "device_visibility", primary, {"uncorrectable ECC error encountered"}, "", {}, {},
+       "A GPU reported an uncorrectable ECC memory error: the GPU needs a reset or replacement.", "",
+       {{action, "nvidia-smi -q -d ECC on the node; reset the GPU (nvidia-smi -r) or drain the node", ""}},
+       "RuntimeError: CUDA error: uncorrectable ECC error encountered"},
+      {"ray_not_enough_gpus", "resources", primary, {"is less than total desired GPUs"},
+       R"(Total available GPUs ([\d.]+) is less than total desired GPUs ([\d.]+))",
+       {{"available_gpus", number}, {"desired_gpus", number}}, {},
+       "Ray sees fewer GPUs than trainer.nnodes * trainer.n_gpus_per_node asks for.",
+       "Ray sees {n:available_gpus} GPUs but the job asks for {n:desired_gpus} (trainer.nnodes * "
+       "trainer.n_gpus_per_node).",
+       {{override_line, "trainer.nnodes={d:nnodes_fit}  # {n:available_gpus} GPUs / {cfg:trainer.n_gpus_per_node} per node",
+         "trainer.nnodes=<nodes Ray really has>  # or trainer.n_gpus_per_node=<GPUs per node>"},
+        {action, "join the missing nodes (ray start --address=<head>:6379 --num-gpus=<n>) or stop the other Ray "
+                 "job holding the GPUs", ""}},
+       "ValueError: Total available GPUs 8.0 is less than total desired GPUs 16"},
+      {"ray_register_worker", "resources", primary, {"Unable to register worker with raylet"}, "", {}, {},
+       "Ray could not start its worker processes: it starts one per CPU core it sees, more than the job's CPU "
+       "allocation (e.g. SLURM) allows.",
+       "", {{override_line, "+ray_kwargs.ray_init.num_cpus=<CPUs the allocation grants>", ""}},
+       "[2024-11-27 18:00:01,123 E 4242 4242] core_worker.cc:499: Failed to register worker to Raylet: "
+       "IOError: Unable to register worker with raylet. No such file or directory"},
+      // Ray prints this while placement groups are still forming, so it is the root cause only when
+      // nothing else failed.
+      {"ray_unschedulable", "resources", consequence, {"cannot be scheduled right now"}, R"(cannot be scheduled right now: (\{[^}]*\}))",
+       {{"requested_resources", text}}, {},
+       "Ray cannot place a task or actor: no node has the resources it requests.", "", {},
+       "(autoscaler) Warning: The following resource request cannot be scheduled right now: {'GPU': 1.0, 'CPU': "
+       "1.0}. This is likely due to all cluster resources being claimed by actors."},
+      {"no_space_left", "resources", primary, {"No space left on device"}, "", {}, {},
+       "A disk is full (checkpoints, Ray's object spilling or /dev/shm).", "",
+       {{action, "free space in trainer.default_local_dir and /tmp/ray; limit checkpoints with "
+                 "trainer.max_actor_ckpt_to_keep=<n>", ""}},
+       "OSError: [Errno 28] No space left on device"},
+      {"state_dict_size_mismatch", "checkpoint_mismatch", primary, {"size mismatch for "},
+       R"(size mismatch for ([\w.]+): copying a param with shape torch\.Size\(\[([\d, ]*)\]\) from checkpoint, the shape in current model is torch\.Size\(\[([\d, ]*)\]\))",
+       {{"parameter", text}, {"checkpoint_shape", text}, {"model_shape", text}}, {},
+       "A checkpoint's tensor shapes differ from the model's: it was saved from another model config.",
+       "Parameter {n:parameter} is [{n:checkpoint_shape}] in the checkpoint but [{n:model_shape}] in the model.",
+       {}, "\tsize mismatch for model.embed_tokens.weight: copying a param with shape torch.Size([151936, 3584]) "
+           "from checkpoint, the shape in current model is torch.Size([152064, 3584])."},
+      {"dcp_size_mismatch", "checkpoint_mismatch", primary, {"Size mismatch between saved"},
+       R"(Size mismatch between saved torch\.Size\(\[([\d, ]*)\]\) and current: torch\.Size\(\[([\d, ]*)\]\) for (\S+))",
+       {{"checkpoint_shape", text}, {"model_shape", text}, {"parameter", text}}, {},
+       "A distributed checkpoint's tensor shapes differ from the model's (another model, or FSDP1 flat vs "
+       "FSDP2 parameters).",
+       "Parameter {n:parameter} is [{n:checkpoint_shape}] in the checkpoint but [{n:model_shape}] now.", {},
+       "ValueError: Size mismatch between saved torch.Size([257152, 2048]) and current: torch.Size([131661824]) "
+       "for model.embed_tokens.weight"},
+      {"megatron_checkpoint_argument", "checkpoint_mismatch", primary,
+       {"value from checkpoint", "is not equal to the input argument value"},
+       R"((\w+) value from checkpoint \((\d+)\) is not equal to the input argument value \((\d+)\))",
+       {{"argument", text}, {"checkpoint_value", number}, {"current_value", number}}, {},
+       "The Megatron checkpoint was saved with another parallel layout.",
+       "The checkpoint was saved with {n:argument}={n:checkpoint_value}, the run uses {n:current_value}.",
+       {{override_line, "actor_rollout_ref.actor.megatron.use_dist_checkpointing=True  # layout-independent "
+                        "checkpoints (convert the old one first)", ""}},
+       "AssertionError: tensor_model_parallel_size value from checkpoint (1) is not equal to the input argument "
+       "value (2)."},
+      {"state_dict_missing_keys", "checkpoint_mismatch", primary, {"Error(s) in loading state_dict for"},
+       R"(loading state_dict for (\w+))", {{"module", text}}, {},
+       "The checkpoint's parameter names or shapes do not match the model.", "", {},
+       "RuntimeError: Error(s) in loading state_dict for Qwen2ForCausalLM:"},
+      {"fsdp_shard_missing", "checkpoint_mismatch", primary, {"No such file or directory", "model_world_size_"},
+       R"(model_world_size_(\d+)_rank_(\d+)\.pt)", {{"world_size", number}, {"rank", number}}, {},
+       "The FSDP checkpoint shard for this world size is missing: verl's FSDP checkpoints are saved per rank, so "
+       "resuming needs the same world size.",
+       "No shard model_world_size_{n:world_size}_rank_{n:rank}.pt: the checkpoint was saved with another world "
+       "size.",
+       {}, "FileNotFoundError: [Errno 2] No such file or directory: "
+           "'/ckpt/global_step_100/actor/model_world_size_16_rank_3.pt'"},
+  };
+}
+
+}  // namespace meshplan

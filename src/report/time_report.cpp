@@ -1,0 +1,125 @@
+#include "report/time_report.hpp"
+
+#include <fmt/format.h>
+
+#include <nlohmann/json.hpp>
+
+#include "report/table.hpp"
+
+namespace meshplan {
+namespace {
+
+struct BreakdownPart {
+  const char* name;
+  double TimeBreakdown::*field;
+};
+
+// The JSON keys of `time.breakdown`, in display order (issue 4's names, plus rollout for RL).
+constexpr BreakdownPart kParts[] = {
+    {"compute", &TimeBreakdown::compute},         {"tp_comm", &TimeBreakdown::tp_comm},
+    {"pp_bubble", &TimeBreakdown::pp_bubble},     {"pp_comm", &TimeBreakdown::pp_comm},
+    {"dp_comm_exposed", &TimeBreakdown::dp_comm_exposed}, {"cp_comm", &TimeBreakdown::cp_comm},
+    {"ep_comm", &TimeBreakdown::ep_comm},         {"offload", &TimeBreakdown::offload},
+    {"rollout", &TimeBreakdown::rollout},
+};
+
+std::string seconds_cell(double seconds) {
+  if (seconds >= 100) return fmt::format("{:.1f}", seconds);
+  if (seconds >= 1) return fmt::format("{:.2f}", seconds);
+  return fmt::format("{:.4f}", seconds);
+}
+
+std::string percent(double fraction) { return fmt::format("{:.1f}%", 100.0 * fraction); }
+
+}  // namespace
+
+std::string render_time_text(const TimeEstimate& estimate) {
+  std::vector<std::vector<std::string>> phases;
+  for (int i = 0; i < estimate.num_phases; ++i) {
+    const TimePhase& phase = estimate.phases[static_cast<std::size_t>(i)];
+    phases.push_back({phase.name, seconds_cell(phase.seconds)});
+  }
+  phases.push_back({"step", seconds_cell(estimate.step_seconds)});
+  std::vector<std::vector<std::string>> parts;
+  for (const BreakdownPart& part : kParts) {
+    const double seconds = estimate.breakdown.*part.field;
+    if (seconds <= 0) continue;
+    parts.push_back({part.name, seconds_cell(seconds),
+                     percent(estimate.step_seconds > 0 ? seconds / estimate.step_seconds : 0.0)});
+  }
+  std::string text = "Step time (predicted)\n";
+  text += render_table({{"phase", Align::left}, {"seconds", Align::right}}, phases);
+  text += "\n";
+  text += render_table({{"where the time goes", Align::left}, {"seconds", Align::right}, {"share", Align::right}}, parts);
+  text += fmt::format(
+      "\nThroughput: {:.0f} tokens/s/GPU; model {:.1f} TFLOP/s/GPU (MFU {}), hardware {:.1f} TFLOP/s/GPU "
+      "(with recomputation); exposed communication {} of the step\n",
+      estimate.tokens_per_second_per_gpu, estimate.model_tflops_per_gpu, percent(estimate.mfu),
+      estimate.hardware_tflops_per_gpu, percent(estimate.comm_fraction));
+  if (estimate.actor_update_mfu > 0) {
+    text += fmt::format("Actor update MFU (verl perf/mfu/actor): {}\n", percent(estimate.actor_update_mfu));
+  }
+  return text;
+}
+
+nlohmann::json time_to_json(const TimeEstimate& estimate) {
+  nlohmann::json phases = nlohmann::json::array();
+  for (int i = 0; i < estimate.num_phases; ++i) {
+    const TimePhase& phase = estimate.phases[static_cast<std::size_t>(i)];
+    phases.push_back({{"name", phase.name}, {"seconds", phase.seconds}});
+  }
+  nlohmann::json breakdown = nlohmann::json::object();
+  for (const BreakdownPart& part : kParts) breakdown[part.name] = estimate.breakdown.*part.field;
+  nlohmann::json time = {{"step_seconds", estimate.step_seconds},
+                         {"phases", phases},
+                         {"breakdown", breakdown},
+                         {"tokens_per_second_per_gpu", estimate.tokens_per_second_per_gpu},
+                         {"model_tflops_per_gpu", estimate.model_tflops_per_gpu},
+                         {"hardware_tflops_per_gpu", estimate.hardware_tflops_per_gpu},
+                         {"mfu", estimate.mfu},
+                         {"comm_fraction", estimate.comm_fraction}};
+  if (estimate.actor_update_mfu > 0) time["actor_update_mfu"] = estimate.actor_update_mfu;
+  return time;
+}
+
+std::string render_time_explain(const Trace& trace) {
+  std::string text = "Time terms (formula; inputs; source):\n";
+  for (const TraceTerm& term : trace) {
+    if (term.name.rfind("time/", 0) != 0) continue;
+    text += fmt::format("  {} = {:.6g} {}\n      {}\n", term.name, term.value, term.unit, term.formula);
+    if (!term.inputs.empty()) text += fmt::format("      inputs: {}\n", term.inputs);
+    if (!term.source.empty()) text += fmt::format("      source: {}\n", term.source);
+  }
+  return text;
+}
+
+std::string render_measured_comparison(const TimeEstimate& estimate, const VerlMetrics& measured,
+                                       std::optional<double> predicted_peak_gib) {
+  std::vector<std::vector<std::string>> rows;
+  const auto add = [&](const std::string& key, std::optional<double> predicted, bool is_fraction) {
+    const auto it = measured.mean.find(key);
+    if (it == measured.mean.end() && !predicted) return;
+    const auto cell = [&](double value) { return is_fraction ? percent(value) : fmt::format("{:.3g}", value); };
+    const std::string measured_cell = it == measured.mean.end() ? "-" : cell(it->second);
+    const std::string predicted_cell = predicted ? cell(*predicted) : "-";
+    std::string ratio = "-";
+    if (predicted && it != measured.mean.end() && it->second > 0) ratio = fmt::format("{:+.0f}%", 100.0 * (*predicted / it->second - 1.0));
+    rows.push_back({key, predicted_cell, measured_cell, ratio});
+  };
+  for (int i = 0; i < estimate.num_phases; ++i) {
+    const TimePhase& phase = estimate.phases[static_cast<std::size_t>(i)];
+    add(phase.name, phase.seconds, false);
+  }
+  add("timing_s/step", estimate.step_seconds, false);
+  add("perf/mfu/actor", estimate.actor_update_mfu > 0 ? std::optional<double>(estimate.actor_update_mfu) : std::nullopt,
+      true);
+  add("perf/max_memory_allocated_gb", predicted_peak_gib, false);
+  std::string text = fmt::format("Predicted vs measured (mean of {} of {} logged steps; the first is warm-up)\n",
+                                 measured.steps_used, measured.steps);
+  text += render_table({{"metric", Align::left}, {"predicted", Align::right}, {"measured", Align::right},
+                        {"predicted/measured", Align::right}},
+                       rows);
+  return text;
+}
+
+}  // namespace meshplan

@@ -1,0 +1,29 @@
+#pragma once
+// The time section of `meshplan estimate`: text, JSON (under "time") and --explain terms, and the
+// predicted-vs-measured table of `--measured` (verl console metrics). Pure: returns values.
+#include <nlohmann/json_fwd.hpp>
+#include <optional>
+#include <string>
+
+#include "cost/time_estimate.hpp"
+#include "cost/trace.hpp"
+#include "cost/verl_metrics.hpp"
+
+namespace meshplan {
+
+/// Phases, breakdown (seconds and share of the step) and throughput lines.
+std::string render_time_text(const TimeEstimate& estimate);
+
+/// {"step_seconds", "phases": [{"name", "seconds"}], "breakdown": {...}, "tokens_per_second_per_gpu",
+///  "model_tflops_per_gpu", "hardware_tflops_per_gpu", "mfu", "comm_fraction"}.
+nlohmann::json time_to_json(const TimeEstimate& estimate);
+
+/// Every "time/..." term of the trace: value, formula, inputs, source.
+std::string render_time_explain(const Trace& trace);
+
+/// Predicted next to measured for the verl metrics both sides have; `predicted_peak_gib` is the
+/// memory model's peak (perf/max_memory_allocated_gb) when known.
+std::string render_measured_comparison(const TimeEstimate& estimate, const VerlMetrics& measured,
+                                       std::optional<double> predicted_peak_gib);
+
+}  // namespace meshplan

@@ -1,0 +1,84 @@
+// The time section of `meshplan estimate`: text, JSON under "time", --explain, --measured.
+#include <doctest/doctest.h>
+
+#include <nlohmann/json.hpp>
+
+#include "test_support.hpp"
+
+namespace meshplan {
+namespace {
+
+const std::vector<std::string> kRl = {"estimate", "--model", "qwen2.5-7b-instruct", "--cluster", "1x8xH100-80GB",
+                                      "--workload", "rl", "--fsdp", "--zero", "3", "--rollout-tp", "2",
+                                      "--rollout-n", "5", "--global-batch", "256", "--mini-batch", "64",
+                                      "--prompt-len", "512", "--response-len", "1024", "--micro-batch", "4"};
+
+std::vector<std::string> with(std::vector<std::string> args, const std::vector<std::string>& more) {
+  args.insert(args.end(), more.begin(), more.end());
+  return args;
+}
+
+TEST_CASE("estimate prints the step time with verl's phase names") {
+  const auto run = test::run(kRl);
+  CHECK(run.exit_code == 0);
+  CHECK(run.out.find("Step time (predicted)") != std::string::npos);
+  CHECK(run.out.find("timing_s/gen") != std::string::npos);
+  CHECK(run.out.find("timing_s/update_actor") != std::string::npos);
+  CHECK(run.out.find("Actor update MFU") != std::string::npos);
+}
+
+TEST_CASE("estimate --json has the time section; its parts sum to the step") {
+  const auto run = test::run(with(kRl, {"--json"}));
+  REQUIRE(run.exit_code == 0);
+  const nlohmann::json json = nlohmann::json::parse(run.out);
+  const nlohmann::json& time = json["time"];
+  REQUIRE(time.is_object());
+  double phases = 0;
+  for (const auto& phase : time["phases"]) phases += phase["seconds"].get<double>();
+  CHECK(phases == doctest::Approx(time["step_seconds"].get<double>()));
+  double parts = 0;
+  for (const auto& [name, seconds] : time["breakdown"].items()) parts += seconds.get<double>();
+  CHECK(parts == doctest::Approx(time["step_seconds"].get<double>()));
+  CHECK(time["mfu"].get<double>() > 0.0);
+  CHECK(time["mfu"].get<double>() < 1.0);
+}
+
+TEST_CASE("estimate --explain lists the time terms with their formulas") {
+  const auto run = test::run(with(kRl, {"--explain"}));
+  CHECK(run.exit_code == 0);
+  CHECK(run.out.find("time/gen/decode") != std::string::npos);
+  CHECK(run.out.find("time/dp_comm_exposed") != std::string::npos);
+  const auto json = test::run(with(kRl, {"--explain", "--json"}));
+  CHECK(json.out.find("\"time/gen/prefill\"") != std::string::npos);
+}
+
+TEST_CASE("estimate --measured prints predicted next to measured; bad logs exit 2") {
+  const std::string log = test::fixture("verl/console_metrics.log").string();
+  const auto run = test::run(with(kRl, {"--measured", log}));
+  CHECK(run.exit_code == 0);
+  CHECK(run.out.find("Predicted vs measured (mean of 2 of 3 logged steps") != std::string::npos);
+  CHECK(run.out.find("perf/max_memory_allocated_gb") != std::string::npos);
+  const auto missing = test::run(with(kRl, {"--measured", "/nonexistent/verl.log"}));
+  CHECK(missing.exit_code == 2);
+  CHECK(missing.err.find("/nonexistent/verl.log") != std::string::npos);
+  const auto not_a_log = test::run(with(kRl, {"--measured", test::fixture("nccl/bad_time.txt").string()}));
+  CHECK(not_a_log.exit_code == 2);
+  CHECK(not_a_log.err.find("no verl metric lines") != std::string::npos);
+}
+
+TEST_CASE("pretraining estimate: TP overlap flag hides TP communication") {
+  const std::vector<std::string> base = {"estimate", "--model", "llama-3.1-70b", "--cluster", "8x8xH100-80GB",
+                                         "--tp", "8", "--pp", "4", "--global-batch", "256", "--seq-len", "8192",
+                                         "--sequence-parallel", "--recompute", "selective", "--json"};
+  const auto plain = test::run(base);
+  const auto overlapped = test::run(with(base, {"--tp-comm-overlap"}));
+  REQUIRE(plain.exit_code == 0);
+  REQUIRE(overlapped.exit_code == 0);
+  const double tp = nlohmann::json::parse(plain.out)["time"]["breakdown"]["tp_comm"].get<double>();
+  const double hidden = nlohmann::json::parse(overlapped.out)["time"]["breakdown"]["tp_comm"].get<double>();
+  CHECK(tp > 0.0);
+  CHECK(hidden < tp);
+}
+
+}  // namespace
+}  // namespace meshplan

@@ -1,0 +1,87 @@
+#include <doctest/doctest.h>
+
+// GCC 12 reports false -Wmaybe-uninitialized positives inside libstdc++'s <regex> when built with
+// -fsanitize (std::function moved in _NFA::_M_insert_*); silenced for that header only.
+#pragma GCC diagnostic push
+#pragma GCC diagnostic ignored "-Wmaybe-uninitialized"
+#include <regex>
+#pragma GCC diagnostic pop
+#include <set>
+#include <sstream>
+#include <string>
+
+#include "diagnose/log_scanner.hpp"
+#include "diagnose/phase.hpp"
+#include "diagnose/signature.hpp"
+
+namespace meshplan {
+
+TEST_CASE("every category the issue names exists, with fixes") {
+  for (const char* id : {"oom_training", "oom_rollout", "rollout_memory_budget", "host_oom", "nccl_timeout",
+                         "nccl_network", "device_visibility", "parallel_mismatch", "batch_config", "config_key",
+                         "checkpoint_mismatch", "sequence_length", "resources", "bottleneck_generation",
+                         "bottleneck_training", "bottleneck_data"}) {
+    CAPTURE(id);
+    const Category* category = find_category(id);
+    REQUIRE(category != nullptr);
+    CHECK_FALSE(category->fixes.empty());
+  }
+  CHECK(find_category("no_such_category") == nullptr);
+}
+
+TEST_CASE("signature ids are unique, categories known, regex groups match the captures") {
+  std::set<std::string_view> ids;
+  for (const Signature& signature : signatures()) {
+    CAPTURE(signature.id);
+    CHECK(ids.insert(signature.id).second);
+    CHECK(find_category(signature.category) != nullptr);
+    REQUIRE_FALSE(signature.literals.empty());
+    CHECK(signature.literals.front().size() >= 11);  // the anchor feeds the scanner's window filter
+    CHECK_FALSE(signature.summary.empty());
+    CHECK_FALSE(signature.example.empty());
+    for (const PhaseRule& rule : signature.phase_rules) CHECK(find_category(rule.category) != nullptr);
+    if (signature.pattern.empty()) {
+      CHECK(signature.captures.empty());
+    } else {
+      const std::regex pattern(signature.pattern.begin(), signature.pattern.end());
+      CHECK(pattern.mark_count() == signature.captures.size());
+    }
+  }
+}
+
+TEST_CASE("phase markers are unique, long enough for the window filter, and in known groups") {
+  std::set<std::string_view> literals;
+  for (const PhaseMarker& marker : phase_markers()) {
+    CAPTURE(marker.literal);
+    CHECK(literals.insert(marker.literal).second);
+    CHECK(marker.literal.size() >= 11);
+    CHECK(phase_group(marker.phase) == marker.group);
+    const std::set<std::string_view> groups = {"training", "rollout", "checkpoint", "startup"};
+    CHECK(groups.count(marker.group) == 1);
+  }
+}
+
+// The test each signature carries: its example line, alone in a log, is found as that signature,
+// and every number its regex names is read from it.
+TEST_CASE("every signature matches its own example line and reads its numbers") {
+  const auto all = signatures();
+  for (std::size_t index = 0; index < all.size(); ++index) {
+    const Signature& signature = all[index];
+    CAPTURE(signature.id);
+    LogScanner scanner;
+    std::istringstream log("some noise before\n" + std::string(signature.example) + "\nand after\n");
+    REQUIRE(scanner.scan(log, "example.log").ok());
+    const auto& events = scanner.output().events;
+    REQUIRE(events.size() == 1);
+    CHECK(events[0].signature == index);
+    CHECK(events[0].line == 2);
+    if (signature.pattern.empty()) continue;
+    for (const Capture& capture : signature.captures) {
+      // Optional groups (the OOM message's allocator details, the watchdog's numel) are in the examples.
+      CAPTURE(capture.name);
+      CHECK(events[0].numbers.count(std::string(capture.name)) == 1);
+    }
+  }
+}
+
+}  // namespace meshplan
