@@ -9,7 +9,7 @@ CMAKE_GEN  := -G Ninja
 export CCACHE_BASEDIR := $(CURDIR)
 export CCACHE_NOHASHDIR := 1
 
-.PHONY: all deps build test test-release test-asan demo bench clean
+.PHONY: all deps build test test-release test-asan demo bench clean test-browser
 
 all: build
 
@@ -31,8 +31,23 @@ test-asan: deps
 
 test: test-release test-asan
 
+# The seeds' case: Qwen2.5-VL-7B GRPO on 4 nodes x 8 A100-40GB (settings of verl's
+# examples/grpo_trainer/run_qwen2_5_vl-7b.sh): the plan, why, and the launch it recommends.
+DEMO_PLAN = ./$(BUILD)/meshplan plan --model qwen2.5-vl-7b-instruct --cluster 4x8xA100-40GB --workload rl \
+	  --global-batch 512 --mini-batch 128 --rollout-n 5 --prompt-len 1024 --response-len 2048 \
+	  --model-path Qwen/Qwen2.5-VL-7B-Instruct
 demo: build
-	./$(BUILD)/meshplan model qwen2.5-vl-7b-instruct
+	$(DEMO_PLAN) --top 5 --explain
+	$(DEMO_PLAN) --emit verl
+
+# Renders the HTML report in headless Chromium (Debian package `chromium`) and checks that the
+# screenshot is not blank.
+test-browser: build
+	@command -v chromium >/dev/null 2>&1 || (apt-get update && apt-get install -y chromium)
+	$(DEMO_PLAN) --html $(BUILD)/plan.html > /dev/null
+	chromium --headless --no-sandbox --disable-gpu --hide-scrollbars --window-size=1000,1600 \
+	  --screenshot=$(abspath $(BUILD))/plan.png file://$(abspath $(BUILD))/plan.html
+	python3 scripts/png_not_blank.py $(BUILD)/plan.png
 
 bench: deps
 	cmake -S . -B $(BUILD) $(CMAKE_GEN) -DCMAKE_BUILD_TYPE=Release -DMESHPLAN_BENCH=ON

@@ -20,6 +20,7 @@ int run_cli(const std::vector<std::string>& args, std::ostream& out, std::ostrea
   register_gpus_command(app, context);
   register_estimate_command(app, context);
   register_diagnose_command(app, context);
+  register_plan_command(app, context);
 
   std::vector<std::string> reversed(args.rbegin(), args.rend());
   try {

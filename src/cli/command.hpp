@@ -31,5 +31,6 @@ void register_check_command(CLI::App& app, CommandContext& context);
 void register_gpus_command(CLI::App& app, CommandContext& context);
 void register_estimate_command(CLI::App& app, CommandContext& context);
 void register_diagnose_command(CLI::App& app, CommandContext& context);
+void register_plan_command(CLI::App& app, CommandContext& context);
 
 }  // namespace meshplan

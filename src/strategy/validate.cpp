@@ -47,6 +47,13 @@ std::int64_t actor_dp(const Inputs& in) {
   return model_parallel > 0 ? world(in) / model_parallel : 0;
 }
 
+/// A rollout replica of `rtp` GPUs tiles the nodes (R52, R53) and vLLM splits the heads evenly.
+bool rollout_tp_valid(const Inputs& in, std::int64_t rtp) {
+  const std::int64_t per_node = in.c.groups.empty() ? 0 : in.c.groups.front().gpus_per_node;
+  const bool tiles = rtp <= per_node ? divides(rtp, per_node) : divides(per_node, rtp) && divides(rtp, world(in));
+  return rtp >= 1 && tiles && divides(rtp, heads(in)) && (divides(rtp, kv_heads(in)) || divides(kv_heads(in), rtp));
+}
+
 struct Rule {
   RuleInfo info;
   bool (*violated)(const Inputs&);
@@ -230,23 +237,17 @@ const std::array<Rule, 20> kRules{{
                                "ppo_micro_batch_size_per_gpu={}", rl_mini(in), in.w.rl.n, dp,
                                dp > 0 ? rl_mini(in) * in.w.rl.n / dp : 0, ppo_micro(in));
      }},
-    {{"rl.rollout-tp", "rollout TP divides the GPUs per node and the attention heads",
-      "verl vLLM rollout (R55: gpus_per_node % tensor_model_parallel_size); vLLM heads % tp"},
-     [](const Inputs& in) {
-       if (!is_rl(in)) return false;
-       const std::int64_t rtp = in.w.rl.rollout_tp;
-       const int per_node = in.c.groups.empty() ? 0 : in.c.groups.front().gpus_per_node;
-       return rtp < 1 || !divides(rtp, per_node) || !divides(rtp, heads(in)) ||
-              !(divides(rtp, kv_heads(in)) || divides(kv_heads(in), rtp));
-     },
+    {{"rl.rollout-tp",
+      "rollout TP tiles the nodes (divides the GPUs per node, or is a multiple of it that divides the GPUs) "
+      "and the attention heads",
+      "verl vLLM rollout (R52: world % rollout TP; R53: a replica larger than a node spans whole nodes; "
+      "R55); vLLM heads % tp"},
+     [](const Inputs& in) { return is_rl(in) && !rollout_tp_valid(in, in.w.rl.rollout_tp); },
      [](const Inputs& in, Violation& v) {
        const int per_node = in.c.groups.empty() ? 0 : in.c.groups.front().gpus_per_node;
-       v.message = fmt::format("rollout TP={} with {} GPUs per node, {} heads, {} KV heads", in.w.rl.rollout_tp,
-                               per_node, heads(in), kv_heads(in));
-       v.valid = "rollout TP in " + values_where(per_node, [&](std::int64_t t) {
-                   return divides(t, per_node) && divides(t, heads(in)) &&
-                          (divides(t, kv_heads(in)) || divides(kv_heads(in), t));
-                 });
+       v.message = fmt::format("rollout TP={} with {} GPUs per node, {} GPUs, {} heads, {} KV heads", in.w.rl.rollout_tp,
+                               per_node, world(in), heads(in), kv_heads(in));
+       v.valid = "rollout TP in " + values_where(world(in), [&](std::int64_t t) { return rollout_tp_valid(in, t); });
      }},
 }};
 

@@ -146,6 +146,22 @@ TEST_CASE("rollout TP must tile a node and the heads") {
   CHECK(violations[0].valid == "rollout TP in {1, 2, 4}");
 }
 
+TEST_CASE("a rollout replica larger than a node spans whole nodes (verl R53)") {
+  // 2 nodes of 8, 28 heads / 4 KV heads: TP=14 is not a multiple of 8; TP=16 is, but 28 % 16 != 0.
+  // A 32-head model on 4 nodes: TP=16 (2 whole nodes, 32 % 16 == 0) is valid, TP=12 is not.
+  Workload workload;
+  workload.kind = WorkloadKind::rl;
+  workload.global_batch = 64;
+  workload.rl.rollout_tp = 16;
+  CHECK(first_violation(layout(1, 1, 16), qwen25_7b_shape(), nodes_of_8(2), workload) == "rl.rollout-tp");
+  ModelSpec heads32 = qwen25_7b_shape();
+  heads32.attention.num_heads = 32;
+  heads32.attention.num_kv_heads = 8;
+  CHECK(first_violation(layout(1, 1, 32), heads32, nodes_of_8(4), workload).empty());
+  workload.rl.rollout_tp = 12;
+  CHECK(first_violation(layout(1, 1, 32), heads32, nodes_of_8(4), workload) == "rl.rollout-tp");
+}
+
 TEST_CASE("FSDP has no model parallelism; Ulysses must fit the heads") {
   Strategy strategy = layout(2, 1, 4);
   strategy.backend = Backend::fsdp;

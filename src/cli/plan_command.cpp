@@ -1,0 +1,191 @@
+// `meshplan plan`: search every valid strategy for a model on a cluster, rank, explain, emit.
+#include <CLI/CLI.hpp>
+#include <fmt/format.h>
+
+#include <chrono>
+#include <fstream>
+#include <memory>
+#include <ostream>
+
+#include "cli/cli.hpp"
+#include "cli/cluster_input.hpp"
+#include "cli/command.hpp"
+#include "cli/model_input.hpp"
+#include "cli/plan_json.hpp"
+#include "cli/plan_options.hpp"
+#include "report/launch.hpp"
+#include "report/plan_report.hpp"
+#include "search/real_cost_model.hpp"
+#include "search/rule_binding.hpp"
+#include "search/sized_cluster.hpp"
+
+namespace meshplan {
+namespace {
+
+using Clock = std::chrono::steady_clock;
+
+struct SearchSetup {
+  const ModelSpec& model;
+  const Workload& workload;
+  SpaceOptions space_options;
+  SearchOptions search_options;
+  std::optional<Dtype> dtype;  ///< heterogeneous: the dtype every group supports
+};
+
+struct SearchRun {
+  SearchResult result;
+  CostModel cost;
+};
+
+Result<SearchRun> run_search(const SearchSetup& setup, const Cluster& cluster) {
+  Result<SearchSpace> space = build_search_space(setup.model, cluster, setup.workload, setup.space_options);
+  if (!space) return space.error();
+  if (setup.dtype) space->compute_dtype = *setup.dtype;
+  SearchRun run{{}, real_cost_model(setup.model, cluster, MemoryOptions{}, TimeOptions{})};
+  const RuleCheck check = validate_rule_check(setup.model, cluster);
+  run.result = search_plans(setup.model, *space, setup.workload, run.cost, check, setup.search_options);
+  return run;
+}
+
+Cluster cluster_of_gpus(const Cluster& cluster, int gpus) {
+  const int per_node = cluster.groups.front().gpus_per_node;
+  return gpus < per_node ? first_gpus(with_nodes(cluster, 1), gpus) : with_nodes(cluster, gpus / per_node);
+}
+
+std::optional<EmitFormat> emit_format(const std::string& name) {
+  if (name == "verl") return EmitFormat::verl;
+  if (name == "megatron") return EmitFormat::megatron;
+  if (name == "env") return EmitFormat::env;
+  if (name == "slurm") return EmitFormat::slurm;
+  return std::nullopt;
+}
+
+// A progress line on stderr, only on a terminal and only once a search has run for a second.
+std::function<void(std::size_t, std::size_t)> progress_printer(CommandContext& context, Clock::time_point start) {
+  if (!context.terminal) return {};
+  return [&context, start](std::size_t done, std::size_t total) {
+    if (Clock::now() - start < std::chrono::seconds(1)) return;
+    context.err << fmt::format("\rsearching: {}/{} parallel layouts", done, total) << (done == total ? "\n" : "")
+                << std::flush;
+  };
+}
+
+void run_plan(const PlanOptions& options, CommandContext& context) {
+  const Result<ModelSpec> model = load_model_argument(options.model);
+  if (!model) return context.fail(model.error());
+  const auto catalog = load_gpu_catalog_argument(options.gpu_catalog);
+  if (!catalog) return context.fail(catalog.error());
+  const Result<Cluster> cluster = load_cluster_argument(options.cluster, *catalog);
+  if (!cluster) return context.fail(cluster.error());
+  const Result<Workload> workload = plan_workload(options, *model);
+  if (!workload) return context.fail(workload.error());
+  const Result<Fixes> fixes = plan_fixes(options);
+  if (!fixes) return context.fail(fixes.error());
+  const Result<Objective> objective = plan_objective(options);
+  if (!objective) return context.fail(objective.error());
+  const std::optional<EmitFormat> format = emit_format(options.emit);
+  if (!options.emit.empty() && !format) {
+    return context.fail(Error{"", 0, "--emit", fmt::format("'{}': expected verl, megatron, env or slurm", options.emit)});
+  }
+  if (format == EmitFormat::verl && workload->kind != WorkloadKind::rl) {
+    return context.fail(Error{"", 0, "--emit", "verl launches are for --workload rl (use megatron for pretraining)"});
+  }
+
+  const auto start = Clock::now();
+  SearchSetup setup{*model, *workload, {options.allow_cross_node_tp, *objective == Objective::gpus, *fixes},
+                    {*objective, options.headroom, options.top, progress_printer(context, start)}, std::nullopt};
+  // Heterogeneous clusters: plan each group alone (in the dtype all groups support), then the
+  // cross-group options are derived from those plans.
+  Cluster used = *cluster;
+  std::optional<HeterogeneousPlan> heterogeneous;
+  std::vector<std::unique_ptr<SearchRun>> group_runs;
+  std::vector<Cluster> group_clusters;  // outlive the cost models that refer to them
+  for (const NodeGroup& group : cluster->groups) group_clusters.push_back(Cluster{{group}});
+  if (cluster->heterogeneous()) {
+    setup.dtype = common_compute_dtype(*cluster);
+    for (const Cluster& group_cluster : group_clusters) {
+      Result<SearchRun> run = run_search(setup, group_cluster);
+      if (!run) return context.fail(run.error());
+      group_runs.push_back(std::make_unique<SearchRun>(std::move(*run)));
+    }
+    heterogeneous = plan_heterogeneous(*model, *cluster, *workload, options.headroom, [&](std::size_t i) {
+      const auto& top = group_runs[i]->result.top;
+      return top.empty() ? std::nullopt : std::optional<PlanCandidate>(top.front());
+    });
+    const std::size_t best = heterogeneous->best_alone >= 0 ? static_cast<std::size_t>(heterogeneous->best_alone) : 0;
+    used = Cluster{{cluster->groups[best]}};
+  }
+  std::unique_ptr<SearchRun> main_run;
+  if (heterogeneous) {
+    main_run = std::move(group_runs[heterogeneous->best_alone >= 0 ? heterogeneous->best_alone : 0]);
+  } else {
+    Result<SearchRun> run = run_search(setup, used);
+    if (!run) return context.fail(run.error());
+    main_run = std::make_unique<SearchRun>(std::move(*run));
+  }
+  const SearchResult& result = main_run->result;
+
+  PlanView view;
+  view.model_name = model->name;
+  view.cluster_text = options.cluster;
+  view.workload_name = options.workload;
+  view.objective_name = options.objective;
+  view.headroom = options.headroom;
+  view.capacity_bytes = main_run->cost.capacity_bytes;
+  view.result = &result;
+  view.heterogeneous = heterogeneous;
+  for (const PlanCandidate& candidate : result.top) {
+    view.top_memory.push_back(main_run->cost.breakdown(candidate.strategy, candidate.workload));
+  }
+  if (result.closest_miss) view.remedies = remedies_for(*result.closest_miss, main_run->cost, result.usable_bytes);
+  if (options.explain || options.json) view.explanation = explain_winner(result, *model, used, *objective);
+  if (!result.top.empty()) {
+    view.data_loader = data_loader_need(*workload, result.top.front().step_seconds, options.cpu_ms_per_image / 1000);
+  }
+  if (options.min_gpus) {
+    SearchSetup quiet = setup;
+    quiet.search_options.progress = {};
+    quiet.search_options.top_k = 1;
+    view.min_gpus = smallest_fitting_gpus(
+        [&](int gpus) {
+          const Result<SearchRun> run = run_search(quiet, cluster_of_gpus(used, gpus));
+          return run.ok() && run->result.feasible > 0;
+        },
+        used.groups.front().gpus_per_node, 1 << 16);
+  }
+  view.elapsed_ms = std::chrono::duration<double, std::milli>(Clock::now() - start).count();
+
+  if (!options.html.empty()) {
+    std::ofstream html(options.html, std::ios::binary);
+    html << render_plan_html(view);
+    if (!html) return context.fail(Error{options.html, 0, "--html", "cannot write the HTML report"});
+  }
+  if (format && !result.top.empty()) {
+    const PlanCandidate& winner = result.top.front();
+    const Cluster launch_cluster = first_gpus(used, winner.gpus);
+    const LaunchSpec launch{*model, options.model_path.empty() ? options.model : options.model_path, winner.strategy,
+                            winner.workload, launch_cluster, view.data_loader.workers};
+    context.out << emit(launch, *format);
+    context.err << fmt::format("meshplan: emitted the winner: {} ({:.0f} tokens/s, peak {:.1f} GiB)\n",
+                               describe_strategy(winner), winner.tokens_per_second, winner.peak_bytes / (1 << 30));
+  } else if (options.json) {
+    context.out << plan_json(PlanJsonInputs{view, *model, used}) << "\n";
+  } else {
+    context.out << render_plan_text(view, context.terminal);
+  }
+  if (result.top.empty()) {
+    if (format) context.err << render_plan_text(view, false);
+    context.exit_code = kExitNo;
+  }
+}
+
+}  // namespace
+
+void register_plan_command(CLI::App& app, CommandContext& context) {
+  auto options = std::make_shared<PlanOptions>();
+  auto* command = app.add_subcommand("plan", "Search every valid strategy, rank, explain, and emit the launch");
+  add_plan_flags(*command, *options);
+  command->callback([options, &context] { run_plan(*options, context); });
+}
+
+}  // namespace meshplan

@@ -1,0 +1,127 @@
+#include "cli/plan_json.hpp"
+
+#include <nlohmann/json.hpp>
+
+#include "cost/memory_estimate.hpp"
+#include "report/memory_json.hpp"
+#include "cost/step_time.hpp"
+#include "search/dimension.hpp"
+#include "search/real_cost_model.hpp"
+#include "search/search_space.hpp"
+#include "search/sized_cluster.hpp"
+
+namespace meshplan {
+namespace {
+
+using nlohmann::json;
+
+json strategy_json(const PlanCandidate& c) {
+  const Strategy& s = c.strategy;
+  const DimensionValues values = dimension_values(c);
+  json j = {{"backend", s.backend == Backend::megatron ? "megatron" : "fsdp"},
+            {"tp", s.tp}, {"pp", s.pp}, {"vpp", s.vpp}, {"cp", s.cp}, {"ep", s.ep}, {"etp", s.etp}, {"dp", s.dp},
+            {"sequence_parallel", s.sequence_parallel}, {"distributed_optimizer", s.distributed_optimizer},
+            {"ulysses_sp", s.ulysses_sp}, {"fsdp_shard_size", s.fsdp_shard_size}, {"micro_batch", s.micro_batch},
+            {"recompute", recompute_choice_name(static_cast<RecomputeChoice>(values[static_cast<std::size_t>(Dimension::recompute)]))},
+            {"recompute_num_layers", s.recompute_num_layers},
+            {"offload", offload_choice_name(static_cast<OffloadChoice>(values[static_cast<std::size_t>(Dimension::offload)]))},
+            {"compute_dtype", s.compute_dtype == Dtype::fp16 ? "fp16" : "bf16"}};
+  if (c.workload.kind == WorkloadKind::rl) {
+    const RlSettings& rl = c.workload.rl;
+    j["rl"] = {{"rollout_tp", rl.rollout_tp}, {"gpu_memory_utilization", rl.gpu_memory_utilization},
+               {"ppo_micro_batch_size_per_gpu", rl.ppo_micro_batch_per_gpu},
+               {"log_prob_micro_batch_size_per_gpu", rl.log_prob_micro_batch_per_gpu},
+               {"use_dynamic_bsz", rl.use_dynamic_bsz}, {"ppo_max_token_len_per_gpu", rl.ppo_max_token_len_per_gpu},
+               {"log_prob_max_token_len_per_gpu", rl.log_prob_max_token_len_per_gpu}};
+  }
+  return j;
+}
+
+// The candidate's estimate in the shape of `estimate --json`: its `memory` object (the same
+// builder) and `time` with phases, breakdown and utilisation (issue 4's field names).
+json estimate_json(const PlanCandidate& c, const ModelSpec& model, const Cluster& cluster) {
+  const Cluster sized = first_gpus(cluster, c.gpus);
+  const MemoryEstimate memory = estimate_memory(model, sized, c.strategy, c.workload, MemoryOptions{}, nullptr);
+  const TimeEstimate time = estimate_time(model, sized, c.strategy, c.workload, time_options_for(memory, TimeOptions{}), nullptr);
+  json time_phases = json::array();
+  for (int i = 0; i < time.num_phases; ++i) {
+    time_phases.push_back({{"name", time.phases[static_cast<std::size_t>(i)].name},
+                           {"seconds", time.phases[static_cast<std::size_t>(i)].seconds}});
+  }
+  const TimeBreakdown& b = time.breakdown;
+  return {{"memory", memory_estimate_json(memory, c.workload.kind == WorkloadKind::rl)},
+          {"time", {{"step_seconds", time.step_seconds}, {"phases", time_phases},
+                    {"breakdown", {{"compute", b.compute}, {"tp_comm", b.tp_comm}, {"pp_bubble", b.pp_bubble},
+                                   {"pp_comm", b.pp_comm}, {"dp_comm_exposed", b.dp_comm_exposed}, {"cp_comm", b.cp_comm},
+                                   {"ep_comm", b.ep_comm}, {"offload", b.offload}, {"rollout", b.rollout}}},
+                    {"tokens_per_second_per_gpu", time.tokens_per_second_per_gpu},
+                    {"model_tflops_per_gpu", time.model_tflops_per_gpu},
+                    {"hardware_tflops_per_gpu", time.hardware_tflops_per_gpu}, {"mfu", time.mfu},
+                    {"comm_fraction", time.comm_fraction}}}};
+}
+
+json point_json(const PlanCandidate& c) {
+  return {{"strategy", strategy_json(c)}, {"gpus", c.gpus}, {"peak_bytes", c.peak_bytes},
+          {"peak_phase", plan_phase_name(c.peak_phase)}, {"step_seconds", c.step_seconds},
+          {"tokens_per_second", c.tokens_per_second}};
+}
+
+}  // namespace
+
+std::string plan_json(const PlanJsonInputs& in) {
+  const PlanView& view = in.view;
+  const SearchResult& r = *view.result;
+  json out = {{"schema_version", kPlanJsonSchemaVersion}, {"model", view.model_name}, {"cluster", view.cluster_text},
+              {"workload", view.workload_name}, {"objective", view.objective_name}, {"headroom", view.headroom},
+              {"searched", r.searched}, {"feasible", r.feasible}, {"rejected", r.rejected},
+              {"usable_bytes", r.usable_bytes}, {"elapsed_ms", view.elapsed_ms}};
+  json candidates = json::array();
+  for (std::size_t i = 0; i < r.top.size(); ++i) {
+    json entry = point_json(r.top[i]);
+    entry["rank"] = i + 1;
+    entry["estimate"] = estimate_json(r.top[i], in.model, in.cluster);
+    candidates.push_back(entry);
+  }
+  out["candidates"] = candidates;
+  json pareto = json::array();
+  for (const PlanCandidate& c : r.pareto) pareto.push_back(point_json(c));
+  out["pareto"] = pareto;
+  if (r.closest_miss) {
+    out["closest_miss"] = point_json(*r.closest_miss);
+    json remedies = json::array();
+    for (const Remedy& remedy : view.remedies) {
+      remedies.push_back({{"change", remedy.change}, {"peak_bytes", remedy.peak_bytes}, {"fits", remedy.fits}});
+    }
+    out["remedies"] = remedies;
+  }
+  if (view.explanation) {
+    json comparisons = json::array();
+    for (const Comparison& c : view.explanation->comparisons) {
+      comparisons.push_back({{"dimension", dimension_name(c.dimension)}, {"winner", c.winner_setting},
+                             {"other", c.other_setting}, {"step_time_change", c.step_time_change},
+                             {"peak_bytes_change", c.peak_bytes_change}, {"cause", time_component_name(c.cause)},
+                             {"sentence", c.sentence}});
+    }
+    out["explanation"] = {{"comparisons", comparisons}, {"rule_of_thumb", view.explanation->rule_of_thumb}};
+  }
+  if (view.data_loader.images_per_step > 0) {
+    out["data_loader"] = {{"images_per_step", view.data_loader.images_per_step},
+                          {"cpu_seconds_per_step", view.data_loader.cpu_seconds_per_step},
+                          {"dataloader_num_workers", view.data_loader.workers}};
+  }
+  if (view.heterogeneous) {
+    const HeterogeneousPlan& h = *view.heterogeneous;
+    json shares = json::array();
+    for (const GroupShare& s : h.pipeline) {
+      shares.push_back({{"gpu", s.gpu}, {"gpus", s.gpus}, {"layers", s.layers}, {"max_layers", s.max_layers}});
+    }
+    out["heterogeneous"] = {{"compute_dtype", h.compute_dtype == Dtype::fp16 ? "fp16" : "bf16"}, {"choice", h.choice},
+                            {"gain_over_alone", h.gain_over_alone}, {"pipeline", shares},
+                            {"pipeline_step_seconds", h.pipeline_step_seconds},
+                            {"pool_split_step_seconds", h.pool_split_step_seconds}, {"explanation", h.explanation}};
+  }
+  if (view.min_gpus) out["min_gpus"] = *view.min_gpus;
+  return out.dump(2);
+}
+
+}  // namespace meshplan

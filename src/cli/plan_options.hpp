@@ -1,0 +1,59 @@
+#pragma once
+// `meshplan plan` flags, and turning them into a Workload and search settings. Flag names follow
+// `meshplan estimate` (Megatron/verl vocabulary).
+#include <optional>
+#include <string>
+
+#include "core/result.hpp"
+#include "model/model_spec.hpp"
+#include "search/candidate.hpp"
+#include "search/search_space.hpp"
+
+namespace CLI {
+class App;
+}
+
+namespace meshplan {
+
+struct PlanOptions {
+  std::string model;
+  std::string model_path;  ///< what the emitted launch loads; default: the --model argument
+  std::string cluster;
+  std::string gpu_catalog;
+  std::string workload = "pretrain";
+  std::int64_t seq_len = 4096;
+  std::int64_t global_batch = 256;
+  std::int64_t images_per_sample = -1;  ///< -1: 1 for vision-language models, else 0
+  double cpu_ms_per_image = 20;
+  // RL (verl) settings.
+  std::optional<int> rollout_tp;
+  int rollout_n = 1;
+  std::int64_t prompt_len = 1024;
+  std::int64_t response_len = 1024;
+  std::int64_t mini_batch = 0;
+  std::optional<double> gpu_memory_utilization;
+  std::string rollout_engine = "vllm";
+  // Search and output.
+  std::string fix;
+  std::string objective = "throughput";
+  double headroom = 0.1;
+  int top = 5;
+  bool allow_cross_node_tp = false;
+  bool json = false;
+  std::string html;
+  std::string emit;
+  bool explain = false;
+  bool min_gpus = false;
+};
+
+void add_plan_flags(CLI::App& command, PlanOptions& options);
+
+/// The workload the flags describe; an Error naming the flag for values out of range.
+Result<Workload> plan_workload(const PlanOptions& options, const ModelSpec& model);
+
+/// --fix plus the RL flags that pin a dimension (--rollout-tp, --gpu-memory-utilization).
+Result<Fixes> plan_fixes(const PlanOptions& options);
+
+Result<Objective> plan_objective(const PlanOptions& options);
+
+}  // namespace meshplan

@@ -1,0 +1,124 @@
+// verl launch script. Key names are verl's (../shared/verl/config/_generated_ppo_megatron_trainer.yaml
+// and _generated_ppo_trainer.yaml at verl b178a3cd); every key set here exists in the generated
+// config, so no `+` is needed (verl-rules R1/R2).
+#include <fmt/format.h>
+
+#include "report/launch.hpp"
+
+namespace meshplan {
+namespace {
+
+std::string flag(bool value) { return value ? "True" : "False"; }
+
+std::string dtype_name(Dtype dtype) { return dtype == Dtype::fp16 ? "float16" : "bfloat16"; }
+
+void add(std::vector<std::string>& out, const std::string& key, const std::string& value) {
+  out.push_back(key + "=" + value);
+}
+
+void add_megatron(std::vector<std::string>& o, const Strategy& s) {
+  const std::string m = "actor_rollout_ref.actor.megatron.";
+  add(o, m + "tensor_model_parallel_size", std::to_string(s.tp));
+  add(o, m + "pipeline_model_parallel_size", std::to_string(s.pp));
+  if (s.vpp > 1) add(o, m + "virtual_pipeline_model_parallel_size", std::to_string(s.vpp));
+  add(o, m + "context_parallel_size", std::to_string(s.cp));
+  if (s.ep > 1) {
+    add(o, m + "expert_model_parallel_size", std::to_string(s.ep));
+    add(o, m + "expert_tensor_parallel_size", std::to_string(s.etp));
+  }
+  add(o, m + "sequence_parallel", flag(s.sequence_parallel));
+  add(o, m + "use_distributed_optimizer", flag(s.distributed_optimizer));
+  add(o, m + "param_offload", flag(s.offload.params));
+  add(o, m + "grad_offload", flag(s.offload.grads));
+  add(o, m + "optimizer_offload", flag(s.offload.optimizer));
+  add(o, m + "dtype", dtype_name(s.compute_dtype));
+  const std::string t = m + "override_transformer_config.";
+  if (s.recompute == Recompute::selective) {
+    add(o, t + "recompute_granularity", "selective");
+  } else if (s.recompute == Recompute::full) {
+    add(o, t + "recompute_granularity", "full");
+    add(o, t + "recompute_method", s.recompute_method == RecomputeMethod::block ? "block" : "uniform");
+    add(o, t + "recompute_num_layers", std::to_string(s.recompute_num_layers));
+  }
+  add(o, "actor_rollout_ref.ref.megatron.param_offload", flag(s.offload.params));
+}
+
+void add_fsdp(std::vector<std::string>& o, const Strategy& s) {
+  const std::string f = "actor_rollout_ref.actor.fsdp_config.";
+  add(o, "actor_rollout_ref.actor.strategy", "fsdp");
+  add(o, f + "fsdp_size", s.fsdp_shard_size > 0 ? std::to_string(s.fsdp_shard_size) : "-1");
+  add(o, f + "param_offload", flag(s.offload.params));
+  add(o, f + "optimizer_offload", flag(s.offload.optimizer));
+  add(o, f + "dtype", dtype_name(s.compute_dtype));
+  add(o, "actor_rollout_ref.actor.ulysses_sequence_parallel_size", std::to_string(s.ulysses_sp));
+  // Ulysses SP needs remove-padding (verl-rules R12).
+  add(o, "actor_rollout_ref.model.use_remove_padding", flag(true));
+  add(o, "actor_rollout_ref.model.enable_gradient_checkpointing", flag(s.recompute != Recompute::none));
+  add(o, "actor_rollout_ref.ref.fsdp_config.param_offload", flag(s.offload.params));
+}
+
+}  // namespace
+
+std::vector<std::string> verl_overrides(const LaunchSpec& launch) {
+  const Strategy& s = launch.strategy;
+  const Workload& w = launch.workload;
+  const RlSettings& rl = w.rl;
+  std::vector<std::string> o;
+  add(o, "algorithm.adv_estimator", rl.use_critic ? "gae" : "grpo");
+  add(o, "data.train_batch_size", std::to_string(w.global_batch));
+  add(o, "data.max_prompt_length", std::to_string(rl.prompt_len));
+  add(o, "data.max_response_length", std::to_string(rl.response_len));
+  if (launch.dataloader_workers > 0) add(o, "data.dataloader_num_workers", std::to_string(launch.dataloader_workers));
+  add(o, "actor_rollout_ref.model.path", launch.model_path);
+  add(o, "actor_rollout_ref.actor.ppo_mini_batch_size",
+      std::to_string(rl.ppo_mini_batch > 0 ? rl.ppo_mini_batch : w.global_batch));
+  add(o, "actor_rollout_ref.actor.ppo_epochs", std::to_string(rl.ppo_epochs));
+  add(o, "actor_rollout_ref.actor.use_dynamic_bsz", flag(rl.use_dynamic_bsz));
+  const int ppo_micro = rl.ppo_micro_batch_per_gpu > 0 ? rl.ppo_micro_batch_per_gpu : s.micro_batch;
+  const int log_prob_micro = rl.log_prob_micro_batch_per_gpu > 0 ? rl.log_prob_micro_batch_per_gpu : s.micro_batch;
+  if (rl.use_dynamic_bsz) {
+    add(o, "actor_rollout_ref.actor.ppo_max_token_len_per_gpu", std::to_string(rl.ppo_max_token_len_per_gpu));
+    add(o, "actor_rollout_ref.rollout.log_prob_max_token_len_per_gpu", std::to_string(rl.log_prob_max_token_len_per_gpu));
+    add(o, "actor_rollout_ref.ref.log_prob_max_token_len_per_gpu", std::to_string(rl.log_prob_max_token_len_per_gpu));
+  } else {
+    add(o, "actor_rollout_ref.actor.ppo_micro_batch_size_per_gpu", std::to_string(ppo_micro));
+    add(o, "actor_rollout_ref.rollout.log_prob_micro_batch_size_per_gpu", std::to_string(log_prob_micro));
+    if (rl.use_reference) {
+      add(o, "actor_rollout_ref.ref.log_prob_micro_batch_size_per_gpu", std::to_string(log_prob_micro));
+    }
+  }
+  // The reference model is loaded for the KL loss (verl-rules R13: need_reference_policy).
+  add(o, "actor_rollout_ref.actor.use_kl_loss", flag(rl.use_reference));
+  if (rl.entropy_chunking) add(o, "actor_rollout_ref.actor.entropy_from_logits_with_chunking", flag(true));
+  if (s.backend == Backend::megatron) add_megatron(o, s);
+  if (s.backend == Backend::fsdp) add_fsdp(o, s);
+  add(o, "actor_rollout_ref.rollout.name", rl.engine == RolloutEngine::sglang ? "sglang" : "vllm");
+  add(o, "actor_rollout_ref.rollout.tensor_model_parallel_size", std::to_string(rl.rollout_tp));
+  add(o, "actor_rollout_ref.rollout.gpu_memory_utilization", fmt::format("{:.2f}", rl.gpu_memory_utilization));
+  add(o, "actor_rollout_ref.rollout.n", std::to_string(rl.n));
+  add(o, "actor_rollout_ref.rollout.dtype", dtype_name(s.compute_dtype));
+  add(o, "actor_rollout_ref.rollout.free_cache_engine", flag(rl.free_cache_engine));
+  add(o, "actor_rollout_ref.rollout.enforce_eager", flag(rl.enforce_eager));
+  if (rl.use_critic) add(o, "critic.ppo_micro_batch_size_per_gpu", std::to_string(ppo_micro));
+  const NodeGroup& group = launch.cluster.groups.front();
+  add(o, "trainer.nnodes", std::to_string(launch.cluster.total_gpus() / group.gpus_per_node));
+  add(o, "trainer.n_gpus_per_node", std::to_string(group.gpus_per_node));
+  return o;
+}
+
+std::string emit_verl(const LaunchSpec& launch) {
+  const bool megatron = launch.strategy.backend == Backend::megatron;
+  std::string script = fmt::format(
+      "#!/usr/bin/env bash\n"
+      "# verl launch generated by `meshplan plan` for {} on {} GPUs ({}).\n"
+      "# Extra Hydra overrides given to this script are appended (\"$@\").\n"
+      "set -euo pipefail\n\n"
+      "python3 -m verl.trainer.main_ppo \\\n    --config-name={} \\\n",
+      launch.model.name, launch.cluster.total_gpus(), launch.cluster.groups.front().gpu.id,
+      megatron ? "ppo_megatron_trainer" : "ppo_trainer");
+  for (const std::string& override_line : verl_overrides(launch)) script += "    " + override_line + " \\\n";
+  script += "    \"$@\"\n";
+  return script;
+}
+
+}  // namespace meshplan

@@ -1,0 +1,47 @@
+#pragma once
+// What `meshplan plan` reports, assembled by the CLI from the search and the cost models, and
+// its terminal and HTML renderings (pure: they return strings).
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "search/advice.hpp"
+#include "search/data_loader.hpp"
+#include "search/explain.hpp"
+#include "search/heterogeneous.hpp"
+#include "search/search.hpp"
+
+namespace meshplan {
+
+struct PlanView {
+  std::string model_name;
+  std::string cluster_text;   ///< as given, e.g. "4x8xA100-40GB"
+  std::string workload_name;  ///< pretrain | sft | rl
+  std::string objective_name;
+  double headroom = 0.1;
+  double capacity_bytes = 0;
+  double elapsed_ms = 0;
+  const SearchResult* result = nullptr;
+  std::vector<std::vector<PhaseBreakdown>> top_memory;  ///< per result->top entry (may be empty)
+  std::optional<Explanation> explanation;                ///< with --explain
+  std::vector<Remedy> remedies;                          ///< when nothing fits
+  DataLoaderNeed data_loader;
+  std::optional<HeterogeneousPlan> heterogeneous;
+  std::optional<int> min_gpus;
+};
+
+/// One-line strategy description: "megatron TP=2 PP=1 ... mb=2 recompute=selective ...".
+std::string describe_strategy(const PlanCandidate& candidate);
+
+/// Sum of the communication components over the step time.
+double comm_fraction(const PlanCandidate& candidate);
+
+/// The terminal report: summary, top-K table, the winner's memory bars per phase and
+/// component, Pareto frontier, explanation, data loader, heterogeneous split, or the closest
+/// miss and its remedies. ANSI colour only when `colour`.
+std::string render_plan_text(const PlanView& view, bool colour);
+
+/// One self-contained HTML page (no scripts or network) with inline SVG charts.
+std::string render_plan_html(const PlanView& view);
+
+}  // namespace meshplan

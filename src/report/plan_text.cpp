@@ -1,0 +1,194 @@
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <cmath>
+
+#include "core/units.hpp"
+#include "report/plan_report.hpp"
+#include "report/table.hpp"
+#include "search/dimension.hpp"
+#include "search/search_space.hpp"
+
+namespace meshplan {
+namespace {
+
+constexpr int kBarWidth = 40;
+constexpr const char* kReset = "\033[0m";
+constexpr const char* kGreen = "\033[32m";
+constexpr const char* kYellow = "\033[33m";
+constexpr const char* kRed = "\033[31m";
+constexpr const char* kBold = "\033[1m";
+
+std::string paint(const std::string& text, const char* code, bool colour) {
+  return colour ? std::string(code) + text + kReset : text;
+}
+
+std::string bar(double bytes, double scale_bytes) {
+  const int cells = scale_bytes > 0 ? static_cast<int>(std::lround(kBarWidth * bytes / scale_bytes)) : 0;
+  std::string text;
+  for (int i = 0; i < std::clamp(cells, 0, kBarWidth); ++i) text += "█";
+  return text;
+}
+
+std::string thousands(double value) {
+  std::string digits = fmt::format("{:.0f}", value);
+  for (int i = static_cast<int>(digits.size()) - 3; i > 0 && digits[i - 1] != '-'; i -= 3) digits.insert(i, ",");
+  return digits;
+}
+
+std::string gib(double bytes) { return fmt::format("{:.1f}", bytes_to_gib(bytes)); }
+
+std::string summary(const PlanView& view) {
+  const SearchResult& r = *view.result;
+  std::string text = fmt::format("meshplan plan: {} on {}, workload {}, objective {}, headroom {:.0f}%\n",
+                                 view.model_name, view.cluster_text, view.workload_name, view.objective_name,
+                                 view.headroom * 100);
+  std::vector<std::pair<std::string, std::int64_t>> rejected(r.rejected.begin(), r.rejected.end());
+  std::sort(rejected.begin(), rejected.end(), [](const auto& a, const auto& b) { return a.second > b.second; });
+  std::string reasons;
+  for (const auto& [rule, count] : rejected) reasons += fmt::format("{}{} {}", reasons.empty() ? "" : ", ", rule, thousands(count));
+  text += fmt::format("searched {} candidates in {:.0f} ms: {} fit{}\n", thousands(r.searched), view.elapsed_ms,
+                      thousands(r.feasible), reasons.empty() ? "" : "; rejected: " + reasons);
+  return text;
+}
+
+std::string top_table(const PlanView& view) {
+  const bool rl = view.workload_name == "rl";
+  std::vector<TableColumn> columns = {{"#", Align::right}, {"backend"}, {"TP", Align::right}, {"PP", Align::right},
+                                      {"VPP", Align::right}, {"CP", Align::right}, {"EP", Align::right},
+                                      {"DP", Align::right}, {"mb", Align::right}, {"recompute"}, {"offload"}};
+  if (rl) {
+    for (const char* name : {"rollout TP", "gmu", "lp mb"}) columns.push_back({name, Align::right});
+  }
+  for (const char* name : {"peak GiB", "in phase", "step s", "tokens/s", "tok/s/GPU", "MFU", "comm"}) {
+    columns.push_back({name, std::string(name) == "in phase" ? Align::left : Align::right});
+  }
+  std::vector<std::vector<std::string>> rows;
+  for (std::size_t i = 0; i < view.result->top.size(); ++i) {
+    const PlanCandidate& c = view.result->top[i];
+    const Strategy& s = c.strategy;
+    const DimensionValues values = dimension_values(c);
+    std::vector<std::string> row = {
+        std::to_string(i + 1), s.backend == Backend::megatron ? "megatron" : fmt::format("fsdp sp={}", s.ulysses_sp),
+        std::to_string(s.tp), std::to_string(s.pp), std::to_string(s.vpp), std::to_string(s.cp), std::to_string(s.ep),
+        std::to_string(s.dp), std::to_string(s.micro_batch),
+        std::string(recompute_choice_name(static_cast<RecomputeChoice>(values[static_cast<std::size_t>(Dimension::recompute)]))),
+        std::string(offload_choice_name(static_cast<OffloadChoice>(values[static_cast<std::size_t>(Dimension::offload)])))};
+    if (rl) {
+      row.push_back(std::to_string(c.workload.rl.rollout_tp));
+      row.push_back(fmt::format("{:.2f}", c.workload.rl.gpu_memory_utilization));
+      row.push_back(std::to_string(c.workload.rl.log_prob_micro_batch_per_gpu));
+    }
+    row.push_back(gib(c.peak_bytes));
+    row.push_back(std::string(plan_phase_name(c.peak_phase)));
+    row.push_back(fmt::format("{:.2f}", c.step_seconds));
+    row.push_back(thousands(c.tokens_per_second));
+    row.push_back(thousands(c.tokens_per_second / std::max(1, c.gpus)));
+    row.push_back(c.time.update_mfu > 0 ? fmt::format("{:.0f}%", c.time.update_mfu * 100) : "-");
+    row.push_back(fmt::format("{:.0f}%", comm_fraction(c) * 100));
+    rows.push_back(std::move(row));
+  }
+  return render_table(columns, rows);
+}
+
+std::string memory_bars(const PlanView& view, bool colour) {
+  if (view.top_memory.empty() || view.top_memory.front().empty()) return "";
+  const double usable = view.result->usable_bytes;
+  std::string text = fmt::format("\nwinner's memory per GPU by phase (capacity {} GiB, usable {} GiB):\n",
+                                 gib(view.capacity_bytes), gib(usable));
+  for (const PhaseBreakdown& phase : view.top_memory.front()) {
+    const double share = usable > 0 ? phase.peak_bytes / usable : 0;
+    const char* code = share > 1 ? kRed : share > 0.9 ? kYellow : kGreen;
+    text += fmt::format("  {:<22} {:>7} GiB  {}\n", phase.name, gib(phase.peak_bytes),
+                        paint(bar(phase.peak_bytes, view.capacity_bytes), code, colour));
+    for (const auto& [name, bytes] : phase.components) {
+      if (bytes < 0.05 * kGiB) continue;
+      text += fmt::format("    {:<20} {:>7} GiB  {}\n", name, gib(bytes), bar(bytes, view.capacity_bytes));
+    }
+  }
+  return text;
+}
+
+std::string pareto_section(const PlanView& view) {
+  std::string text = fmt::format("\nPareto frontier, memory vs throughput ({} plans):\n", view.result->pareto.size());
+  std::vector<std::vector<std::string>> rows;
+  for (const PlanCandidate& c : view.result->pareto) {
+    rows.push_back({gib(c.peak_bytes), thousands(c.tokens_per_second), describe_strategy(c)});
+  }
+  return text + render_table({{"peak GiB", Align::right}, {"tokens/s", Align::right}, {"plan"}}, rows);
+}
+
+std::string no_fit_section(const PlanView& view, bool colour) {
+  const SearchResult& r = *view.result;
+  std::string text = paint("\nnothing fits", kRed, colour);
+  if (!r.closest_miss) return text + ": no candidate passed the rules (see the rejections above)\n";
+  const PlanCandidate& miss = *r.closest_miss;
+  text += fmt::format(". Closest miss: {}\n  peak {} GiB in phase {}, usable {} GiB: over by {} GiB\n",
+                      describe_strategy(miss), gib(miss.peak_bytes), plan_phase_name(miss.peak_phase), gib(r.usable_bytes),
+                      gib(miss.peak_bytes - r.usable_bytes));
+  text += "what would make it fit (each change alone, re-estimated):\n";
+  for (const Remedy& remedy : view.remedies) {
+    text += fmt::format("  {} {:<70} peak {} GiB\n", remedy.fits ? paint("fits", kGreen, colour) : "  no",
+                        remedy.change, gib(remedy.peak_bytes));
+  }
+  return text;
+}
+
+}  // namespace
+
+std::string describe_strategy(const PlanCandidate& c) {
+  const DimensionValues values = dimension_values(c);
+  const Strategy& s = c.strategy;
+  std::string text;
+  for (std::size_t d = 0; d < kDimensionCount; ++d) {
+    const auto dimension = static_cast<Dimension>(d);
+    const bool rl_dimension = dimension == Dimension::rollout_tp || dimension == Dimension::gpu_memory_utilization ||
+                              dimension == Dimension::log_prob_micro_batch;
+    // Leave out what does not apply or is at its neutral value.
+    if (rl_dimension && c.workload.kind != WorkloadKind::rl) continue;
+    if (dimension == Dimension::ulysses && s.backend != Backend::fsdp) continue;
+    if ((dimension == Dimension::vpp || dimension == Dimension::cp || dimension == Dimension::ep) && values[d] == 1) continue;
+    if (dimension == Dimension::etp && s.ep == 1) continue;
+    if (s.backend == Backend::fsdp && (dimension == Dimension::tp || dimension == Dimension::pp)) continue;
+    text += (text.empty() ? "" : " ") + format_dimension(dimension, values[d]);
+  }
+  return text + fmt::format(" DP={}", s.dp);
+}
+
+double comm_fraction(const PlanCandidate& c) {
+  double comm = 0;
+  for (TimeComponent t : {TimeComponent::tp_comm, TimeComponent::pp_comm, TimeComponent::dp_comm_exposed,
+                          TimeComponent::cp_comm, TimeComponent::ep_comm, TimeComponent::weight_sync}) {
+    comm += c.time.of(t);
+  }
+  return c.step_seconds > 0 ? comm / c.step_seconds : 0;
+}
+
+std::string render_plan_text(const PlanView& view, bool colour) {
+  std::string text = summary(view);
+  if (view.min_gpus) text += fmt::format("smallest GPU count that fits: {}\n", *view.min_gpus);
+  if (view.result->top.empty()) return text + no_fit_section(view, colour);
+  text += "\n" + top_table(view);
+  text += memory_bars(view, colour);
+  text += pareto_section(view);
+  if (view.explanation) {
+    text += paint("\nwhy the winner:", kBold, colour) + "\n";
+    for (const Comparison& comparison : view.explanation->comparisons) text += "  - " + comparison.sentence + "\n";
+    text += "  - " + view.explanation->rule_of_thumb + "\n";
+  }
+  if (view.data_loader.workers > 0) {
+    text += fmt::format("\ndata loader: {} images per step x {:.0f} ms of CPU each = {:.1f} CPU-s per {:.1f} s step: "
+                        "data.dataloader_num_workers >= {}\n",
+                        view.data_loader.images_per_step,
+                        1000 * view.data_loader.cpu_seconds_per_step / static_cast<double>(view.data_loader.images_per_step),
+                        view.data_loader.cpu_seconds_per_step, view.result->top.front().step_seconds,
+                        view.data_loader.workers);
+  }
+  if (view.heterogeneous) {
+    text += "\nheterogeneous cluster:\n";
+    for (const std::string& line : view.heterogeneous->explanation) text += "  " + line + "\n";
+  }
+  return text;
+}
+
+}  // namespace meshplan

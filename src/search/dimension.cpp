@@ -1,0 +1,68 @@
+#include "search/dimension.hpp"
+
+#include <fmt/format.h>
+
+#include <cctype>
+#include <cmath>
+
+#include "search/search_space.hpp"
+
+namespace meshplan {
+namespace {
+
+RecomputeChoice recompute_choice(const Strategy& strategy) {
+  switch (strategy.recompute) {
+    case Recompute::none: return RecomputeChoice::none;
+    case Recompute::selective: return RecomputeChoice::selective;
+    case Recompute::full: break;
+  }
+  return strategy.recompute_method == RecomputeMethod::block ? RecomputeChoice::full_block
+                                                             : RecomputeChoice::full_uniform;
+}
+
+OffloadChoice offload_choice(const Offload& offload) {
+  if (offload.params) return OffloadChoice::all;
+  return offload.optimizer ? OffloadChoice::optimizer : OffloadChoice::none;
+}
+
+}  // namespace
+
+std::string_view dimension_name(Dimension dimension) {
+  static constexpr std::array<std::string_view, kDimensionCount> kNames = {
+      "backend", "tp", "pp", "vpp", "cp", "ep", "etp", "ulysses", "offload", "mb", "recompute",
+      "rollout_tp", "gmu", "lp_mb"};
+  const auto index = static_cast<std::size_t>(dimension);
+  return index < kNames.size() ? kNames[index] : "?";
+}
+
+DimensionValues dimension_values(const PlanCandidate& candidate) {
+  const Strategy& s = candidate.strategy;
+  const RlSettings& rl = candidate.workload.rl;
+  const bool is_rl = candidate.workload.kind == WorkloadKind::rl;
+  return DimensionValues{static_cast<int>(s.backend), s.tp, s.pp, s.vpp, s.cp, s.ep, s.etp, s.ulysses_sp,
+                         static_cast<int>(offload_choice(s.offload)), s.micro_batch,
+                         static_cast<int>(recompute_choice(s)), is_rl ? rl.rollout_tp : 0,
+                         is_rl ? static_cast<int>(std::lround(rl.gpu_memory_utilization * 100)) : 0,
+                         is_rl ? rl.log_prob_micro_batch_per_gpu : 0};
+}
+
+std::string format_dimension(Dimension dimension, int value) {
+  switch (dimension) {
+    case Dimension::backend: return fmt::format("backend={}", value == 0 ? "megatron" : "fsdp");
+    case Dimension::offload:
+      return fmt::format("offload={}", offload_choice_name(static_cast<OffloadChoice>(value)));
+    case Dimension::recompute:
+      return fmt::format("recompute={}", recompute_choice_name(static_cast<RecomputeChoice>(value)));
+    case Dimension::gpu_memory_utilization: return fmt::format("gmu={:.2g}", value / 100.0);
+    case Dimension::tp: case Dimension::pp: case Dimension::vpp: case Dimension::cp:
+    case Dimension::ep: case Dimension::etp: {
+      std::string name(dimension_name(dimension));
+      for (char& c : name) c = static_cast<char>(std::toupper(static_cast<unsigned char>(c)));
+      return fmt::format("{}={}", name, value);
+    }
+    default: break;
+  }
+  return fmt::format("{}={}", dimension_name(dimension), value);
+}
+
+}  // namespace meshplan

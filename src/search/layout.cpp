@@ -1,0 +1,106 @@
+#include "search/layout.hpp"
+
+#include <algorithm>
+
+namespace meshplan {
+namespace {
+
+bool allowed(const std::vector<int>& values, int value) {
+  return values.empty() || std::find(values.begin(), values.end(), value) != values.end();
+}
+
+void add_megatron_layouts(const SearchSpace& space, int world, std::vector<Layout>& layouts) {
+  for (int tp : space.tp) {
+    for (int pp : space.pp) {
+      for (int cp : space.cp) {
+        if (world % (tp * pp * cp) != 0) continue;
+        const int dp = world / (tp * pp * cp);
+        if (!allowed(space.dp, dp)) continue;
+        for (int vpp : space.vpp) {
+          for (int ep : space.ep) {
+            std::vector<int> etps;
+            for (int etp : space.etp) {
+              const int value = etp == 0 ? tp : etp;
+              if (std::find(etps.begin(), etps.end(), value) == etps.end()) etps.push_back(value);
+            }
+            for (int etp : etps) {
+              std::vector<bool> sps = space.sequence_parallel;
+              if (tp == 1) sps = {false};  // Megatron turns SP off at TP = 1 (verl-rules R31)
+              for (bool sp : sps) {
+                for (bool distopt : space.distributed_optimizer) {
+                  layouts.push_back(Layout{world, Backend::megatron, tp, pp, vpp, cp, ep, etp, dp, sp,
+                                           distopt, 1, 0});
+                }
+              }
+            }
+          }
+        }
+      }
+    }
+  }
+}
+
+void add_fsdp_layouts(const SearchSpace& space, int world, std::vector<Layout>& layouts) {
+  if (!allowed(space.dp, world)) return;
+  for (int ulysses : space.ulysses) {
+    for (int shard : space.fsdp_shard_size) {
+      if (shard >= world) continue;  // HSDP over the whole world is plain full sharding (shard 0)
+      layouts.push_back(Layout{world, Backend::fsdp, 1, 1, 1, 1, 1, 1, world, false, true, ulysses, shard});
+    }
+  }
+}
+
+}  // namespace
+
+std::vector<Layout> enumerate_layouts(const SearchSpace& space) {
+  std::vector<Layout> layouts;
+  for (int world : space.world_sizes) {
+    for (Backend backend : space.backends) {
+      if (backend == Backend::megatron) add_megatron_layouts(space, world, layouts);
+      if (backend == Backend::fsdp) add_fsdp_layouts(space, world, layouts);
+    }
+  }
+  return layouts;
+}
+
+Strategy layout_strategy(const Layout& layout, Dtype compute_dtype) {
+  Strategy strategy;
+  strategy.backend = layout.backend;
+  strategy.tp = layout.tp;
+  strategy.pp = layout.pp;
+  strategy.vpp = layout.vpp;
+  strategy.cp = layout.cp;
+  strategy.ep = layout.ep;
+  strategy.etp = layout.etp;
+  strategy.dp = layout.dp;
+  strategy.sequence_parallel = layout.sequence_parallel;
+  strategy.distributed_optimizer = layout.backend == Backend::megatron && layout.distributed_optimizer;
+  strategy.zero = layout.backend == Backend::fsdp ? ZeroStage::zero3 : ZeroStage::none;
+  strategy.ulysses_sp = layout.ulysses;
+  strategy.fsdp_shard_size = layout.fsdp_shard_size;
+  strategy.compute_dtype = compute_dtype;
+  return strategy;
+}
+
+void apply_recompute(Strategy& strategy, RecomputeChoice choice, std::int64_t num_layers) {
+  strategy.recompute = Recompute::none;
+  strategy.recompute_method = RecomputeMethod::uniform;
+  strategy.recompute_num_layers = 0;
+  switch (choice) {
+    case RecomputeChoice::none: break;
+    case RecomputeChoice::selective: strategy.recompute = Recompute::selective; break;
+    case RecomputeChoice::full_uniform:
+      strategy.recompute = Recompute::full;
+      strategy.recompute_num_layers = 1;
+      break;
+    case RecomputeChoice::full_block: {
+      strategy.recompute = Recompute::full;
+      strategy.recompute_method = RecomputeMethod::block;
+      const std::int64_t per_chunk = std::max<std::int64_t>(1, num_layers / (strategy.pp * strategy.vpp));
+      strategy.recompute_num_layers = static_cast<int>(std::max<std::int64_t>(1, per_chunk / 2));
+      break;
+    }
+  }
+}
+
+}  // namespace meshplan

@@ -1,0 +1,33 @@
+#pragma once
+// A parallel layout: the part of a strategy that decides how the model is cut across GPUs
+// (backend, TP/PP/VPP/CP/EP/ETP/DP, sequence parallel, optimizer sharding, FSDP groups). The
+// search enumerates layouts first (cheap rules prune them) and then the per-phase options.
+#include <vector>
+
+#include "search/search_space.hpp"
+
+namespace meshplan {
+
+struct Layout {
+  int world = 0;
+  Backend backend = Backend::megatron;
+  int tp = 1, pp = 1, vpp = 1, cp = 1, ep = 1, etp = 1, dp = 1;
+  bool sequence_parallel = false;
+  bool distributed_optimizer = true;
+  int ulysses = 1;
+  int fsdp_shard_size = 0;
+};
+
+/// Every factorisation of each world size into the space's values, Megatron layouts first.
+/// Combinations that do not multiply to the world size are not layouts (nothing to reject);
+/// everything else is left to the rules.
+std::vector<Layout> enumerate_layouts(const SearchSpace& space);
+
+/// The strategy of a layout with micro-batch 1, no recompute, no offload.
+Strategy layout_strategy(const Layout& layout, Dtype compute_dtype);
+
+/// Applies a recompute choice; `full_block` recomputes the first half of each model chunk's
+/// layers (layers per chunk = num_layers / (pp * vpp)).
+void apply_recompute(Strategy& strategy, RecomputeChoice choice, std::int64_t num_layers);
+
+}  // namespace meshplan

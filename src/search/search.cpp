@@ -1,0 +1,334 @@
+#include "search/search.hpp"
+
+#include <algorithm>
+#include <limits>
+
+#include "search/layout.hpp"
+#include "search/pareto.hpp"
+
+namespace meshplan {
+namespace {
+
+// One option of one phase, evaluated once per (layout, offload).
+struct PhaseOption {
+  Strategy strategy;
+  Workload workload;
+  PlanMemory memory;
+  PlanTime time;
+  double peak_bytes = 0;
+  double seconds = 0;
+  DimensionValues values{};
+};
+
+struct PhaseOptions {
+  std::vector<PhaseOption> fitting;
+  std::int64_t passed_rules = 0;          ///< options that broke no rule
+  double least_peak_bytes = std::numeric_limits<double>::infinity();
+  std::vector<PhaseOption> all_passing;   ///< the least-memory rule-passing option (closest miss)
+  std::map<std::string, std::int64_t> rejected_by_rule;  ///< options, not candidates
+};
+
+class Searcher {
+ public:
+  Searcher(const ModelSpec& model, const SearchSpace& space, const Workload& workload,
+           const CostModel& cost, const RuleCheck& check, const SearchOptions& options)
+      : model_(model), space_(space), workload_(workload), cost_(cost), check_(check), options_(options),
+        usable_bytes_(cost.capacity_bytes * (1.0 - options.headroom)),
+        tokens_per_step_(tokens_per_step(workload)), rl_(workload.kind == WorkloadKind::rl) {}
+
+  SearchResult run() {
+    const std::vector<Layout> layouts = enumerate_layouts(space_);
+    for (std::size_t i = 0; i < layouts.size(); ++i) {
+      search_layout(layouts[i]);
+      if (options_.progress) options_.progress(i + 1, layouts.size());
+    }
+    result_.usable_bytes = usable_bytes_;
+    result_.top = top_;
+    result_.pareto = pareto_.points();
+    for (std::vector<Alternative>& slots : alternatives_) {
+      std::sort(slots.begin(), slots.end(), [&](const Alternative& a, const Alternative& b) {
+        return rank_key(a.candidate, options_.objective) < rank_key(b.candidate, options_.objective);
+      });
+      result_.alternatives.insert(result_.alternatives.end(), slots.begin(), slots.end());
+    }
+    if (result_.feasible == 0 && closest_) result_.closest_miss = *closest_;
+    return result_;
+  }
+
+ private:
+  std::vector<RecomputeChoice> recompute_choices(Backend backend) const {
+    if (backend == Backend::megatron) return space_.recompute;
+    // FSDP has gradient checkpointing on or off (verl: model.enable_gradient_checkpointing).
+    std::vector<RecomputeChoice> choices;
+    for (RecomputeChoice choice : space_.recompute) {
+      if (choice == RecomputeChoice::none || choice == RecomputeChoice::full_uniform) choices.push_back(choice);
+    }
+    return choices;
+  }
+
+  std::int64_t rollout_option_count() const {
+    return rl_ ? static_cast<std::int64_t>(space_.rollout_tp.size() * space_.gpu_memory_utilization.size()) : 1;
+  }
+  std::int64_t log_prob_option_count() const {
+    return rl_ ? static_cast<std::int64_t>(space_.log_prob_micro_batch.size()) : 1;
+  }
+
+  Workload with_rl(const Workload& base, int micro_batch, int rollout_tp, double gmu, int log_prob_micro) const {
+    Workload workload = base;
+    if (!rl_) return workload;
+    RlSettings& rl = workload.rl;
+    rl.ppo_micro_batch_per_gpu = micro_batch;
+    rl.rollout_tp = rollout_tp;
+    rl.gpu_memory_utilization = gmu;
+    rl.log_prob_micro_batch_per_gpu = log_prob_micro;
+    rl.use_dynamic_bsz = space_.dynamic_bsz;
+    if (space_.dynamic_bsz) {
+      // Token budgets equivalent to the micro-batches: micro x padded sequence width
+      // (verl-rules §0, R64).
+      const std::int64_t width = rl.prompt_len + rl.response_len;
+      rl.ppo_max_token_len_per_gpu = micro_batch * width;
+      rl.log_prob_max_token_len_per_gpu = log_prob_micro * width;
+    }
+    return workload;
+  }
+
+  // Evaluates one option for `phase`: rules, then memory, then (if it fits) time.
+  void evaluate(PhaseOptions& options, PlanPhase phase, Strategy strategy, Workload workload) {
+    const std::string_view rule = check_(strategy, workload);
+    if (!rule.empty()) {
+      ++options.rejected_by_rule[std::string(rule)];
+      return;
+    }
+    ++options.passed_rules;
+    PhaseOption option{std::move(strategy), std::move(workload), {}, {}, 0, 0, {}};
+    PlanCandidate probe;
+    probe.strategy = option.strategy;
+    probe.workload = option.workload;
+    option.values = dimension_values(probe);
+    option.memory = cost_.memory(option.strategy, option.workload);
+    option.peak_bytes = option.memory.of(phase);
+    if (option.peak_bytes > usable_bytes_) {
+      if (option.peak_bytes < options.least_peak_bytes) {
+        options.least_peak_bytes = option.peak_bytes;
+        options.all_passing.assign(1, option);
+      }
+      return;
+    }
+    option.time = cost_.time(option.strategy, option.workload);
+    option.seconds = option.time.phase_seconds(phase);
+    if (option.peak_bytes < options.least_peak_bytes) {
+      options.least_peak_bytes = option.peak_bytes;
+      options.all_passing.assign(1, option);
+    }
+    options.fitting.push_back(std::move(option));
+  }
+
+  void search_layout(const Layout& layout) {
+    const Strategy base = layout_strategy(layout, space_.compute_dtype);
+    const Workload base_workload = with_rl(workload_, space_.micro_batch.front(),
+                                           rl_ ? space_.rollout_tp.front() : 1,
+                                           rl_ ? space_.gpu_memory_utilization.front() : 0,
+                                           rl_ ? space_.log_prob_micro_batch.front() : 0);
+    const std::vector<RecomputeChoice> recomputes = recompute_choices(layout.backend);
+    const std::int64_t train_count = static_cast<std::int64_t>(space_.micro_batch.size() * recomputes.size());
+    const std::int64_t per_offload = train_count * rollout_option_count() * log_prob_option_count();
+    const std::int64_t layout_size = per_offload * static_cast<std::int64_t>(space_.offload.size());
+    result_.searched += layout_size;
+    Strategy first = base;
+    first.micro_batch = space_.micro_batch.front();
+    if (const std::string_view rule = check_(first, base_workload); !rule.empty()) {
+      result_.rejected[std::string(rule)] += layout_size;
+      return;
+    }
+    for (OffloadChoice offload : space_.offload) {
+      Strategy with_offload = base;
+      with_offload.offload = to_offload(offload);
+      search_offload(with_offload, base_workload, recomputes);
+    }
+  }
+
+  void search_offload(const Strategy& base, const Workload& base_workload,
+                      const std::vector<RecomputeChoice>& recomputes) {
+    PhaseOptions train;
+    for (int micro : space_.micro_batch) {
+      for (RecomputeChoice recompute : recomputes) {
+        Strategy strategy = base;
+        strategy.micro_batch = micro;
+        apply_recompute(strategy, recompute, model_.num_layers);
+        const RlSettings& rl = base_workload.rl;
+        evaluate(train, PlanPhase::update, std::move(strategy),
+                 with_rl(base_workload, micro, rl.rollout_tp, rl.gpu_memory_utilization,
+                         rl.log_prob_micro_batch_per_gpu));
+      }
+    }
+    PhaseOptions rollout;
+    PhaseOptions log_prob;
+    if (rl_) {
+      const RlSettings& rl = base_workload.rl;
+      for (int rollout_tp : space_.rollout_tp) {
+        for (double gmu : space_.gpu_memory_utilization) {
+          evaluate(rollout, PlanPhase::rollout, base,
+                   with_rl(base_workload, rl.ppo_micro_batch_per_gpu, rollout_tp, gmu,
+                           rl.log_prob_micro_batch_per_gpu));
+        }
+      }
+      for (int micro : space_.log_prob_micro_batch) {
+        evaluate(log_prob, PlanPhase::log_prob, base,
+                 with_rl(base_workload, rl.ppo_micro_batch_per_gpu, rl.rollout_tp, rl.gpu_memory_utilization,
+                         micro));
+      }
+    } else {
+      rollout.fitting.push_back(PhaseOption{base, base_workload, {}, {}, 0, 0, {}});
+      rollout.passed_rules = 1;
+      log_prob = rollout;
+      rollout.least_peak_bytes = log_prob.least_peak_bytes = 0;
+      rollout.all_passing = rollout.fitting;
+      log_prob.all_passing = log_prob.fitting;
+    }
+    count_rejections(train, rollout, log_prob);
+    combine(train, rollout, log_prob);
+  }
+
+  // Candidates are attributed to the first phase whose option broke a rule (update, rollout,
+  // log-prob), then to memory; the counts add up to the candidates of this (layout, offload).
+  void count_rejections(const PhaseOptions& train, const PhaseOptions& rollout, const PhaseOptions& log_prob) {
+    const std::int64_t rollout_all = rollout_option_count();
+    const std::int64_t log_prob_all = log_prob_option_count();
+    for (const auto& [rule, count] : train.rejected_by_rule) result_.rejected[rule] += count * rollout_all * log_prob_all;
+    for (const auto& [rule, count] : rollout.rejected_by_rule) {
+      result_.rejected[rule] += train.passed_rules * count * log_prob_all;
+    }
+    for (const auto& [rule, count] : log_prob.rejected_by_rule) {
+      result_.rejected[rule] += train.passed_rules * rollout.passed_rules * count;
+    }
+    const auto fit = static_cast<std::int64_t>(train.fitting.size() * rollout.fitting.size() * log_prob.fitting.size());
+    const std::int64_t passed = train.passed_rules * rollout.passed_rules * log_prob.passed_rules;
+    if (passed > fit) result_.rejected["memory"] += passed - fit;
+    result_.feasible += fit;
+  }
+
+  PlanCandidate build(const PhaseOption& train, const PhaseOption& rollout, const PhaseOption& log_prob) const {
+    PlanCandidate candidate;
+    candidate.strategy = train.strategy;
+    candidate.workload = with_rl(train.workload, train.strategy.micro_batch, rollout.workload.rl.rollout_tp,
+                                 rollout.workload.rl.gpu_memory_utilization,
+                                 log_prob.workload.rl.log_prob_micro_batch_per_gpu);
+    candidate.gpus = train.strategy.world_size();
+    const std::array<const PhaseOption*, kPlanPhaseCount> by_phase = {&rollout, &log_prob, &train};
+    for (std::size_t p = 0; p < kPlanPhaseCount; ++p) {
+      candidate.memory.peak_bytes[p] = by_phase[p]->memory.peak_bytes[p];
+      if (candidate.memory.peak_bytes[p] > candidate.peak_bytes) {
+        candidate.peak_bytes = candidate.memory.peak_bytes[p];
+        candidate.peak_phase = static_cast<PlanPhase>(p);
+      }
+    }
+    for (std::size_t c = 0; c < kTimeComponentCount; ++c) {
+      const auto phase = static_cast<std::size_t>(phase_of(static_cast<TimeComponent>(c)));
+      candidate.time.seconds[c] = by_phase[phase]->time.seconds[c];
+    }
+    candidate.step_seconds = train.seconds + rollout.seconds + log_prob.seconds;
+    candidate.tokens_per_second = candidate.step_seconds > 0 ? tokens_per_step_ / candidate.step_seconds : 0;
+    return candidate;
+  }
+
+  void combine(const PhaseOptions& train, const PhaseOptions& rollout, const PhaseOptions& log_prob) {
+    if (!train.all_passing.empty() && !rollout.all_passing.empty() && !log_prob.all_passing.empty()) {
+      const double least = std::max({train.least_peak_bytes, rollout.least_peak_bytes, log_prob.least_peak_bytes});
+      if (!closest_ || least < closest_->peak_bytes) {
+        closest_ = build(train.all_passing.front(), rollout.all_passing.front(), log_prob.all_passing.front());
+      }
+    }
+    for (const PhaseOption& t : train.fitting) {
+      for (const PhaseOption& r : rollout.fitting) {
+        for (const PhaseOption& l : log_prob.fitting) {
+          const double peak = std::max({t.peak_bytes, r.peak_bytes, l.peak_bytes});
+          const double seconds = t.seconds + r.seconds + l.seconds;
+          const double tokens_per_second = seconds > 0 ? tokens_per_step_ / seconds : 0;
+          const int gpus = t.strategy.world_size();
+          add_sample(peak, tokens_per_second);
+          const RankKey key = rank_key(gpus, peak, tokens_per_second, options_.objective);
+          const bool enters_top = static_cast<int>(top_.size()) < options_.top_k ||
+                                  key < rank_key(top_.back(), options_.objective);
+          const bool enters_pareto = pareto_.accepts(peak, tokens_per_second);
+          std::optional<PlanCandidate> candidate;
+          auto built = [&]() -> const PlanCandidate& {
+            if (!candidate) candidate = build(t, r, l);
+            return *candidate;
+          };
+          if (enters_top) insert_top(built());
+          if (enters_pareto) pareto_.add(built());
+          update_alternatives(key, t, r, l, built);
+        }
+      }
+    }
+  }
+
+  // Keeps every stride-th feasible point; when the sample is full, every other point is dropped
+  // and the stride doubles, so the sample stays evenly spread over the search order.
+  void add_sample(double peak, double tokens_per_second) {
+    if (sample_countdown_-- > 0) return;
+    sample_countdown_ = sample_stride_ - 1;
+    result_.sample.emplace_back(peak, tokens_per_second);
+    if (result_.sample.size() < SearchResult::kSampleLimit) return;
+    std::size_t kept = 0;
+    for (std::size_t i = 0; i < result_.sample.size(); i += 2) result_.sample[kept++] = result_.sample[i];
+    result_.sample.resize(kept);
+    sample_stride_ *= 2;
+    sample_countdown_ = sample_stride_ - 1;
+  }
+
+  void insert_top(const PlanCandidate& candidate) {
+    const RankKey key = rank_key(candidate, options_.objective);
+    const auto at = std::upper_bound(top_.begin(), top_.end(), key, [&](const RankKey& k, const PlanCandidate& c) {
+      return k < rank_key(c, options_.objective);
+    });
+    top_.insert(at, candidate);
+    if (static_cast<int>(top_.size()) > options_.top_k) top_.pop_back();
+  }
+
+  template <class Build>
+  void update_alternatives(const RankKey& key, const PhaseOption& t, const PhaseOption& r, const PhaseOption& l,
+                           Build& built) {
+    DimensionValues values = t.values;
+    for (Dimension d : {Dimension::rollout_tp, Dimension::gpu_memory_utilization}) {
+      values[static_cast<std::size_t>(d)] = r.values[static_cast<std::size_t>(d)];
+    }
+    const auto log_prob = static_cast<std::size_t>(Dimension::log_prob_micro_batch);
+    values[log_prob] = l.values[log_prob];
+    for (std::size_t d = 0; d < kDimensionCount; ++d) {
+      std::vector<Alternative>& slots = alternatives_[d];
+      auto slot = std::find_if(slots.begin(), slots.end(), [&](const Alternative& a) { return a.value == values[d]; });
+      if (slot == slots.end()) {
+        slots.push_back(Alternative{static_cast<Dimension>(d), values[d], built()});
+      } else if (key < rank_key(slot->candidate, options_.objective)) {
+        slot->candidate = built();
+      }
+    }
+  }
+
+  const ModelSpec& model_;
+  const SearchSpace& space_;
+  const Workload& workload_;
+  const CostModel& cost_;
+  const RuleCheck& check_;
+  const SearchOptions& options_;
+  const double usable_bytes_;
+  const double tokens_per_step_;
+  const bool rl_;
+  SearchResult result_;
+  std::vector<PlanCandidate> top_;
+  ParetoFrontier pareto_;
+  std::array<std::vector<Alternative>, kDimensionCount> alternatives_;
+  std::optional<PlanCandidate> closest_;
+  std::int64_t sample_stride_ = 1;
+  std::int64_t sample_countdown_ = 0;
+};
+
+}  // namespace
+
+SearchResult search_plans(const ModelSpec& model, const SearchSpace& space, const Workload& workload,
+                          const CostModel& cost, const RuleCheck& check, const SearchOptions& options) {
+  return Searcher(model, space, workload, cost, check, options).run();
+}
+
+}  // namespace meshplan

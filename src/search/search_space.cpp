@@ -1,0 +1,238 @@
+#include "search/search_space.hpp"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <charconv>
+
+#include "core/text.hpp"
+
+namespace meshplan {
+namespace {
+
+// The value lists the planner tries by default. Each list is short on purpose: the search visits
+// their product, and every value is one a verl or Megatron-LM user would set.
+constexpr int kMaxPowerOfTwo = 64;
+constexpr int kMaxRolloutNodes = 4;
+const std::vector<int> kMicroBatches = {1, 2, 4, 8};
+const std::vector<int> kVirtualStages = {1, 2, 4};
+const std::vector<int> kContextParallel = {1, 2, 4, 8};
+const std::vector<int> kUlysses = {1, 2, 4, 8};
+const std::vector<int> kLogProbMicroBatches = {1, 4, 16};
+// verl's default is 0.5 (rollout.gpu_memory_utilization); its examples use 0.4-0.9.
+const std::vector<double> kGpuMemoryUtilization = {0.5, 0.6, 0.7, 0.8, 0.9};
+
+const std::vector<std::pair<std::string, std::string>> kDimensions = {
+    {"backend", "megatron|fsdp"}, {"gpus", "int"}, {"tp", "int"}, {"pp", "int"}, {"vpp", "int"},
+    {"cp", "int"}, {"ep", "int"}, {"etp", "int"}, {"dp", "int"}, {"sp", "0|1"}, {"distopt", "0|1"},
+    {"ulysses", "int"}, {"fsdp_shard", "int"}, {"offload", "none|optimizer|all"}, {"mb", "int"},
+    {"recompute", "none|selective|full_uniform|full_block"}, {"rollout_tp", "int"},
+    {"gmu", "number in (0,1)"}, {"lp_mb", "int"}, {"dynamic_bsz", "0|1"}};
+
+std::vector<int> powers_of_two_up_to(int limit) {
+  std::vector<int> values;
+  for (int value = 1; value <= std::min(limit, kMaxPowerOfTwo); value *= 2) values.push_back(value);
+  return values;
+}
+
+std::vector<std::string> split(const std::string& text, char separator) {
+  std::vector<std::string> parts;
+  std::size_t start = 0;
+  while (start <= text.size()) {
+    const std::size_t end = std::min(text.find(separator, start), text.size());
+    parts.push_back(text.substr(start, end - start));
+    start = end + 1;
+  }
+  return parts;
+}
+
+std::optional<int> parse_positive_int(const std::string& text) {
+  int value = 0;
+  const auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), value);
+  if (ec != std::errc() || end != text.data() + text.size() || value < 0) return std::nullopt;
+  return value;
+}
+
+std::optional<double> parse_fraction(const std::string& text) {
+  try {
+    std::size_t used = 0;
+    const double value = std::stod(text, &used);
+    if (used != text.size() || !(value > 0 && value < 1)) return std::nullopt;
+    return value;
+  } catch (const std::exception&) {
+    return std::nullopt;
+  }
+}
+
+bool value_matches(const std::string& kind, const std::string& value) {
+  if (kind == "int") return parse_positive_int(value).has_value();
+  if (kind == "number in (0,1)") return parse_fraction(value).has_value();
+  for (const std::string& choice : split(kind, '|')) {
+    if (choice == value) return true;
+  }
+  return false;
+}
+
+int fixed_int(const Fixes& fixes, const std::string& name) { return *parse_positive_int(fixes.at(name)); }
+
+void apply_int_fix(const Fixes& fixes, const std::string& name, std::vector<int>& values) {
+  if (fixes.contains(name)) values = {fixed_int(fixes, name)};
+}
+
+void apply_bool_fix(const Fixes& fixes, const std::string& name, std::vector<bool>& values) {
+  if (fixes.contains(name)) values = {fixes.at(name) == "1"};
+}
+
+}  // namespace
+
+Dtype common_compute_dtype(const Cluster& cluster) {
+  for (const NodeGroup& group : cluster.groups) {
+    if (group.gpu.peak_flops(Dtype::bf16) <= 0) return Dtype::fp16;
+  }
+  return Dtype::bf16;
+}
+
+std::string_view offload_choice_name(OffloadChoice choice) {
+  switch (choice) {
+    case OffloadChoice::none: return "none";
+    case OffloadChoice::optimizer: return "optimizer";
+    case OffloadChoice::all: return "all";
+  }
+  return "?";
+}
+
+Offload to_offload(OffloadChoice choice) {
+  Offload offload;
+  offload.optimizer = choice != OffloadChoice::none;
+  offload.params = offload.grads = choice == OffloadChoice::all;
+  return offload;
+}
+
+std::string_view recompute_choice_name(RecomputeChoice choice) {
+  switch (choice) {
+    case RecomputeChoice::none: return "none";
+    case RecomputeChoice::selective: return "selective";
+    case RecomputeChoice::full_uniform: return "full_uniform";
+    case RecomputeChoice::full_block: return "full_block";
+  }
+  return "?";
+}
+
+const std::vector<std::pair<std::string, std::string>>& fixable_dimensions() { return kDimensions; }
+
+Result<Fixes> parse_fixes(const std::string& text) {
+  Fixes fixes;
+  if (text.empty()) return fixes;
+  std::vector<std::string> names;
+  for (const auto& [name, kind] : kDimensions) names.push_back(name);
+  for (const std::string& item : split(text, ',')) {
+    const std::size_t equals = item.find('=');
+    if (equals == std::string::npos) {
+      return Error{"", 0, "--fix", fmt::format("'{}' is not NAME=VALUE (e.g. --fix tp=4,pp=2)", item)};
+    }
+    const std::string name = item.substr(0, equals);
+    const std::string value = item.substr(equals + 1);
+    const auto dimension = std::find_if(kDimensions.begin(), kDimensions.end(),
+                                        [&](const auto& entry) { return entry.first == name; });
+    if (dimension == kDimensions.end()) {
+      const auto hint = nearest_match(name, names);
+      return Error{"", 0, "--fix", fmt::format("unknown dimension '{}'{}; known: {}", name,
+                                               hint ? fmt::format(" (did you mean '{}'?)", *hint) : "",
+                                               fmt::join(names, ", "))};
+    }
+    if (fixes.contains(name)) return Error{"", 0, "--fix", fmt::format("'{}' is fixed twice", name)};
+    if (!value_matches(dimension->second, value)) {
+      return Error{"", 0, "--fix", fmt::format("{}={}: expected {}", name, value, dimension->second)};
+    }
+    if (dimension->second == "int" && value == "0" && name != "fsdp_shard") {
+      return Error{"", 0, "--fix", fmt::format("{}=0: must be at least 1", name)};
+    }
+    fixes[name] = value;
+  }
+  return fixes;
+}
+
+Result<SearchSpace> build_search_space(const ModelSpec& model, const Cluster& cluster,
+                                       const Workload& workload, const SpaceOptions& options) {
+  if (cluster.groups.empty()) return Error{"", 0, "--cluster", "the cluster has no GPUs"};
+  const NodeGroup& group = cluster.groups.front();
+  const int total = cluster.total_gpus();
+  const Fixes& fixes = options.fixes;
+  SearchSpace space;
+
+  space.world_sizes = {total};
+  if (options.search_gpu_count) {
+    space.world_sizes.clear();
+    for (int gpus : powers_of_two_up_to(group.gpus_per_node - 1)) space.world_sizes.push_back(gpus);
+    for (int nodes = 1; nodes <= group.nodes; ++nodes) space.world_sizes.push_back(nodes * group.gpus_per_node);
+  }
+  apply_int_fix(fixes, "gpus", space.world_sizes);
+
+  space.backends = {Backend::megatron};
+  if (workload.kind != WorkloadKind::pretrain) space.backends.push_back(Backend::fsdp);
+  if (fixes.contains("backend")) {
+    space.backends = {fixes.at("backend") == "fsdp" ? Backend::fsdp : Backend::megatron};
+  }
+
+  space.tp = powers_of_two_up_to(options.allow_cross_node_tp ? total : group.gpus_per_node);
+  for (int pp = 1; pp <= std::min<std::int64_t>(model.num_layers, total); ++pp) space.pp.push_back(pp);
+  space.vpp = kVirtualStages;
+  space.cp = kContextParallel;
+  space.ep = {1};
+  space.etp = {1, 0};  // 0: expert TP = TP (Megatron's default when unset)
+  if (model.moe) space.ep = powers_of_two_up_to(static_cast<int>(model.moe->num_experts));
+  if (!model.moe) space.etp = {1};
+  // Sequence parallel with TP > 1 keeps the same communication volume (an all-reduce is a
+  // reduce-scatter plus an all-gather) and divides the replicated activations by TP
+  // (Korthikanti et al. 2022 §4.2.2), so "off" is dominated; the distributed optimizer likewise
+  // moves the same bytes as an all-reduce (ZeRO §7) and shards the optimizer states. The
+  // dominated values are searched only when pinned with --fix.
+  space.sequence_parallel = {true};
+  space.distributed_optimizer = {true};
+  space.ulysses = kUlysses;
+  space.fsdp_shard_size = {0};
+  if (total > group.gpus_per_node) space.fsdp_shard_size.push_back(group.gpus_per_node);
+  space.offload = {OffloadChoice::none, OffloadChoice::optimizer, OffloadChoice::all};
+  space.micro_batch = kMicroBatches;
+  space.recompute = {RecomputeChoice::none, RecomputeChoice::selective, RecomputeChoice::full_uniform,
+                     RecomputeChoice::full_block};
+  if (workload.kind == WorkloadKind::rl) {
+    // Replicas of up to four whole nodes (verl R53; vLLM >= 0.11.1 for multi-node TP, R54).
+    space.rollout_tp = powers_of_two_up_to(std::min(total, kMaxRolloutNodes * group.gpus_per_node));
+    space.gpu_memory_utilization = kGpuMemoryUtilization;
+    space.log_prob_micro_batch = kLogProbMicroBatches;
+  }
+
+  const std::pair<const char*, std::vector<int>*> int_dimensions[] = {
+      {"tp", &space.tp}, {"pp", &space.pp}, {"vpp", &space.vpp}, {"cp", &space.cp}, {"ep", &space.ep},
+      {"etp", &space.etp}, {"dp", &space.dp}, {"ulysses", &space.ulysses}, {"mb", &space.micro_batch}};
+  for (const auto& [name, values] : int_dimensions) apply_int_fix(fixes, name, *values);
+  apply_int_fix(fixes, "fsdp_shard", space.fsdp_shard_size);
+  apply_bool_fix(fixes, "sp", space.sequence_parallel);
+  apply_bool_fix(fixes, "distopt", space.distributed_optimizer);
+  if (fixes.contains("offload")) {
+    const std::string& value = fixes.at("offload");
+    space.offload = {value == "all" ? OffloadChoice::all
+                     : value == "optimizer" ? OffloadChoice::optimizer : OffloadChoice::none};
+  }
+  if (fixes.contains("recompute")) {
+    for (RecomputeChoice choice : {RecomputeChoice::none, RecomputeChoice::selective,
+                                   RecomputeChoice::full_uniform, RecomputeChoice::full_block}) {
+      if (recompute_choice_name(choice) == fixes.at("recompute")) space.recompute = {choice};
+    }
+  }
+  const bool rl = workload.kind == WorkloadKind::rl;
+  for (const char* name : {"rollout_tp", "gmu", "lp_mb"}) {
+    if (fixes.contains(name) && !rl) {
+      return Error{"", 0, "--fix", fmt::format("{} applies to --workload rl only", name)};
+    }
+  }
+  apply_int_fix(fixes, "rollout_tp", space.rollout_tp);
+  apply_int_fix(fixes, "lp_mb", space.log_prob_micro_batch);
+  if (fixes.contains("gmu")) space.gpu_memory_utilization = {*parse_fraction(fixes.at("gmu"))};
+  space.compute_dtype = common_compute_dtype(cluster);
+  space.dynamic_bsz = fixes.contains("dynamic_bsz") ? fixes.at("dynamic_bsz") == "1" : workload.rl.use_dynamic_bsz;
+  return space;
+}
+
+}  // namespace meshplan

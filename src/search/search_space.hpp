@@ -1,0 +1,69 @@
+#pragma once
+// The values the planner tries for every dimension of a strategy, and `--fix` pins.
+// Which combinations are valid is decided by the rule table (strategy/validate), not here:
+// the space only lists candidate values, in the order the search visits them.
+#include <map>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "core/result.hpp"
+#include "hardware/cluster.hpp"
+#include "model/model_spec.hpp"
+#include "strategy/strategy.hpp"
+
+namespace meshplan {
+
+/// Offload choices the planner tries (verl: param_offload / grad_offload / optimizer_offload).
+enum class OffloadChoice { none, optimizer, all };
+std::string_view offload_choice_name(OffloadChoice choice);
+Offload to_offload(OffloadChoice choice);
+
+/// Recompute choices: none, selective (core attention), full uniform (every layer, one at a
+/// time), full block (the first half of each stage's layers; Megatron --recompute-method block).
+enum class RecomputeChoice { none, selective, full_uniform, full_block };
+std::string_view recompute_choice_name(RecomputeChoice choice);
+
+struct SearchSpace {
+  std::vector<int> world_sizes;  ///< GPUs used (the whole cluster unless searching for fewer)
+  std::vector<Backend> backends;
+  std::vector<int> tp, pp, vpp, cp, ep, etp;
+  std::vector<int> dp;  ///< empty: any (dp is derived from the world size)
+  std::vector<bool> sequence_parallel;      ///< tried when tp > 1
+  std::vector<bool> distributed_optimizer;  ///< Megatron
+  std::vector<int> ulysses;                 ///< FSDP Ulysses SP
+  std::vector<int> fsdp_shard_size;         ///< FSDP: 0 = shard over all ranks, else HSDP group
+  std::vector<OffloadChoice> offload;
+  std::vector<int> micro_batch;             ///< rl: ppo_micro_batch_size_per_gpu
+  std::vector<RecomputeChoice> recompute;
+  std::vector<int> rollout_tp;              ///< rl only
+  std::vector<double> gpu_memory_utilization;
+  std::vector<int> log_prob_micro_batch;
+  bool dynamic_bsz = false;  ///< emit token budgets (micro x seq_len) instead of micro-batches
+  Dtype compute_dtype = Dtype::bf16;  ///< one every GPU of the cluster supports
+};
+
+/// `--fix tp=4,pp=2,...`: dimension name -> value text, checked against the known dimensions.
+using Fixes = std::map<std::string, std::string>;
+
+/// Parses "tp=4,pp=2,recompute=full_uniform"; an Error naming the key for an unknown dimension,
+/// a repeated one or a value of the wrong kind.
+Result<Fixes> parse_fixes(const std::string& text);
+
+/// Names accepted by --fix, with the values each takes ("int", "0|1", or a list).
+const std::vector<std::pair<std::string, std::string>>& fixable_dimensions();
+
+/// bf16 when every group supports it, else fp16 (V100 has no bf16: gpus.json bf16_flops = 0).
+Dtype common_compute_dtype(const Cluster& cluster);
+
+struct SpaceOptions {
+  bool allow_cross_node_tp = false;
+  bool search_gpu_count = false;  ///< also try fewer nodes (objective gpus, --min-gpus)
+  Fixes fixes;
+};
+
+/// The default space for a model on a (homogeneous) cluster and workload, with fixes applied.
+Result<SearchSpace> build_search_space(const ModelSpec& model, const Cluster& cluster,
+                                       const Workload& workload, const SpaceOptions& options);
+
+}  // namespace meshplan

@@ -1,0 +1,159 @@
+#include <doctest/doctest.h>
+#include <unistd.h>
+
+#include <filesystem>
+#include <fstream>
+#include <nlohmann/json.hpp>
+#include <sstream>
+
+#include "test_support.hpp"
+
+namespace meshplan {
+namespace {
+
+using nlohmann::json;
+
+std::vector<std::string> plan_args(std::vector<std::string> extra) {
+  std::vector<std::string> args = {"plan", "--model", "qwen2.5-7b-instruct", "--cluster", "1x8xA100-80GB",
+                                   "--workload", "rl", "--global-batch", "64", "--mini-batch", "16",
+                                   "--rollout-n", "4", "--prompt-len", "512", "--response-len", "1024"};
+  args.insert(args.end(), extra.begin(), extra.end());
+  return args;
+}
+
+std::filesystem::path scratch_file(const std::string& name) {
+  const std::filesystem::path dir =
+      std::filesystem::temp_directory_path() / ("meshplan_plan_test_" + std::to_string(getpid()));
+  std::filesystem::create_directories(dir);
+  return dir / name;
+}
+
+}  // namespace
+
+TEST_CASE("plan: bad input names the flag and exits 2") {
+  for (const auto& [extra, key] : std::vector<std::pair<std::vector<std::string>, std::string>>{
+           {{"--fix", "tq=2"}, "--fix"},
+           {{"--fix", "tp=two"}, "--fix"},
+           {{"--objective", "speed"}, "--objective"},
+           {{"--headroom", "1.5"}, "--headroom"},
+           {{"--emit", "docker"}, "--emit"},
+           {{"--gpu-memory-utilization", "1.2"}, "--gpu-memory-utilization"},
+           {{"--rollout-engine", "trt"}, "--rollout-engine"},
+           {{"--mini-batch", "100"}, "--mini-batch"}}) {
+    const test::CliRun run = test::run(plan_args(extra));
+    CHECK_MESSAGE(run.exit_code == 2, key);
+    CHECK_MESSAGE(run.err.find(key) != std::string::npos, run.err);
+  }
+  const test::CliRun pretrain_verl =
+      test::run({"plan", "--model", "qwen2.5-7b-instruct", "--cluster", "1x8xA100-80GB", "--emit", "verl"});
+  CHECK(pretrain_verl.exit_code == 2);
+  CHECK(test::run({"plan", "--model", "no-such-model", "--cluster", "1x8xA100-80GB"}).exit_code == 2);
+  CHECK(test::run({"plan", "--model", "qwen2.5-7b-instruct", "--cluster", "1x8xNOPE"}).exit_code == 2);
+}
+
+TEST_CASE("plan --json: counts add up, top K with estimates, Pareto, explanation") {
+  const test::CliRun run = test::run(plan_args({"--json", "--top", "3"}));
+  REQUIRE_MESSAGE(run.exit_code == 0, run.err);
+  const json out = json::parse(run.out);
+  CHECK(out["schema_version"] == 1);
+  std::int64_t rejected = 0;
+  for (const auto& [rule, count] : out["rejected"].items()) rejected += count.get<std::int64_t>();
+  CHECK(out["feasible"].get<std::int64_t>() + rejected == out["searched"].get<std::int64_t>());
+  REQUIRE(out["candidates"].size() == 3);
+  const json& best = out["candidates"][0];
+  CHECK(best["rank"] == 1);
+  CHECK(best["gpus"] == 8);
+  CHECK(best["tokens_per_second"].get<double>() > 0);
+  CHECK(best["estimate"]["memory"]["phases"].size() > 0);
+  CHECK(best["estimate"]["time"]["step_seconds"].get<double>() > 0);
+  CHECK(best["peak_bytes"].get<double>() <= out["usable_bytes"].get<double>());
+  // Ranked by throughput.
+  CHECK(best["tokens_per_second"].get<double>() >= out["candidates"][1]["tokens_per_second"].get<double>());
+  // The Pareto frontier ascends in memory and throughput.
+  const json& pareto = out["pareto"];
+  REQUIRE(pareto.size() > 0);
+  for (std::size_t i = 1; i < pareto.size(); ++i) {
+    CHECK(pareto[i]["peak_bytes"].get<double>() > pareto[i - 1]["peak_bytes"].get<double>());
+    CHECK(pareto[i]["tokens_per_second"].get<double>() > pareto[i - 1]["tokens_per_second"].get<double>());
+  }
+  CHECK(out["explanation"]["rule_of_thumb"].get<std::string>().find("7.6B") != std::string::npos);
+}
+
+TEST_CASE("plan --fix pins dimensions; --objective memory ranks by peak") {
+  const json fixed = json::parse(test::run(plan_args({"--json", "--fix", "tp=2,backend=megatron", "--rollout-tp", "4"})).out);
+  REQUIRE(fixed["candidates"].size() > 0);
+  for (const json& candidate : fixed["candidates"]) {
+    CHECK(candidate["strategy"]["tp"] == 2);
+    CHECK(candidate["strategy"]["rl"]["rollout_tp"] == 4);
+  }
+  const json memory = json::parse(test::run(plan_args({"--json", "--objective", "memory"})).out);
+  REQUIRE(memory["candidates"].size() > 1);
+  CHECK(memory["candidates"][0]["peak_bytes"].get<double>() <= memory["candidates"][1]["peak_bytes"].get<double>());
+}
+
+TEST_CASE("plan: nothing fits -> exit 1 with the closest miss and what would make it fit") {
+  // Llama-3.1-70B pretraining on one 24 GB A10: 70B parameters need ~1.1 TB of states.
+  const test::CliRun run = test::run({"plan", "--model", "llama-3.1-70b", "--cluster", "1x1xA10"});
+  CHECK(run.exit_code == 1);
+  CHECK(run.out.find("nothing fits") != std::string::npos);
+  CHECK(run.out.find("Closest miss") != std::string::npos);
+  CHECK(run.out.find("what would make it fit") != std::string::npos);
+  CHECK(run.out.find("offload") != std::string::npos);
+  const test::CliRun with_json = test::run({"plan", "--model", "llama-3.1-70b", "--cluster", "1x1xA10", "--json"});
+  CHECK(with_json.exit_code == 1);
+  const json out = json::parse(with_json.out);
+  CHECK(out["feasible"] == 0);
+  CHECK(out["candidates"].empty());
+  CHECK(out.contains("closest_miss"));
+  CHECK(out["remedies"].size() >= 3);
+}
+
+TEST_CASE("plan --min-gpus: the smallest count of the GPU type that fits") {
+  // Qwen2.5-7B pretraining (seq 4096, batch 256): the full cluster fits, and so does the count
+  // found; one GPU fewer than it (a power of two below a node, or a node fewer) does not.
+  const test::CliRun run = test::run({"plan", "--model", "qwen2.5-7b-instruct", "--cluster", "2x8xA100-80GB",
+                                      "--min-gpus", "--json", "--top", "1"});
+  REQUIRE_MESSAGE(run.exit_code == 0, run.err);
+  const json out = json::parse(run.out);
+  REQUIRE(out.contains("min_gpus"));
+  CHECK(out["min_gpus"].get<int>() >= 1);
+  CHECK(out["min_gpus"].get<int>() <= 16);
+}
+
+TEST_CASE("plan --html writes the report; --emit prints only the launch") {
+  const std::filesystem::path html = scratch_file("plan.html");
+  const test::CliRun run = test::run(plan_args({"--html", html.string()}));
+  REQUIRE(run.exit_code == 0);
+  std::ifstream in(html);
+  std::stringstream text;
+  text << in.rdbuf();
+  CHECK(text.str().find("<svg id=\"pareto-chart\"") != std::string::npos);
+  const test::CliRun emitted = test::run(plan_args({"--emit", "verl", "--model-path", "Qwen/Qwen2.5-7B-Instruct"}));
+  REQUIRE(emitted.exit_code == 0);
+  CHECK(emitted.out.rfind("#!/usr/bin/env bash\n", 0) == 0);
+  CHECK(emitted.out.find("actor_rollout_ref.model.path=Qwen/Qwen2.5-7B-Instruct") != std::string::npos);
+  CHECK(emitted.out.find("trainer.n_gpus_per_node=8") != std::string::npos);
+  CHECK(emitted.err.find("emitted the winner") != std::string::npos);
+}
+
+TEST_CASE("plan: a heterogeneous cluster runs fp16 everywhere when a group lacks bf16") {
+  const test::CliRun run = test::run({"plan", "--model", "qwen2.5-7b-instruct", "--cluster",
+                                      "1x8xA100-80GB+1x8xV100-32GB", "--json", "--top", "1"});
+  REQUIRE_MESSAGE(run.exit_code == 0, run.err);
+  const json out = json::parse(run.out);
+  CHECK(out["heterogeneous"]["compute_dtype"] == "fp16");
+  CHECK(out["candidates"][0]["strategy"]["compute_dtype"] == "fp16");
+  CHECK(out["heterogeneous"]["explanation"].size() >= 3);
+}
+
+TEST_CASE("plan: a vision-language model gets a data-loader worker count") {
+  const test::CliRun run = test::run({"plan", "--model", "qwen2.5-vl-7b-instruct", "--cluster", "1x8xA100-80GB",
+                                      "--workload", "rl", "--global-batch", "64", "--mini-batch", "16",
+                                      "--rollout-n", "4", "--json", "--top", "1"});
+  REQUIRE_MESSAGE(run.exit_code == 0, run.err);
+  const json out = json::parse(run.out);
+  CHECK(out["data_loader"]["images_per_step"] == 64);
+  CHECK(out["data_loader"]["dataloader_num_workers"].get<int>() >= 1);
+}
+
+}  // namespace meshplan
