@@ -3,29 +3,16 @@
 #include <benchmark/benchmark.h>
 
 #include "cost/memory_estimate.hpp"
+#include "model/config_reader.hpp"
+#include "model/model_presets.hpp"
 
 namespace {
 
 using namespace meshplan;
 
-// Qwen2.5-7B written out (see tests/cost/hand_models.hpp for the counts).
+// Qwen2.5-7B from the embedded preset: the same reader users go through.
 ModelSpec dense_7b() {
-  ModelSpec m;
-  m.hidden_size = 3584;
-  m.num_layers = 28;
-  m.vocab_size = 152064;
-  m.attention = AttentionSpec{AttentionKind::standard, 28, 4, 128};
-  m.dense_mlp = MlpSpec{18944, true, false};
-  m.num_dense_layers = 28;
-  m.attention_params_per_layer = 29364736;
-  m.norm_params_per_layer = 7168;
-  m.dense_mlp_params_per_layer = 203685888;
-  m.params.embedding = 544997376;
-  m.params.lm_head = 544997376;
-  m.params.layer_norms = 28LL * 7168;
-  m.params.final_norm = 3584;
-  m.total_params = 7615616512;
-  return m;
+  return parse_model_config(*find_model_preset_config("qwen2.5-7b-instruct"), "qwen2.5-7b-instruct").value();
 }
 
 Cluster a100_cluster() {
