@@ -35,15 +35,17 @@ struct SearchSetup {
 struct SearchRun {
   SearchResult result;
   CostModel cost;
+  SearchSpace space;
+  RuleCheck check;
 };
 
 Result<SearchRun> run_search(const SearchSetup& setup, const Cluster& cluster) {
   Result<SearchSpace> space = build_search_space(setup.model, cluster, setup.workload, setup.space_options);
   if (!space) return space.error();
   if (setup.dtype) space->compute_dtype = *setup.dtype;
-  SearchRun run{{}, real_cost_model(setup.model, cluster, MemoryOptions{}, TimeOptions{})};
-  const RuleCheck check = validate_rule_check(setup.model, cluster);
-  run.result = search_plans(setup.model, *space, setup.workload, run.cost, check, setup.search_options);
+  SearchRun run{{}, real_cost_model(setup.model, cluster, MemoryOptions{}, TimeOptions{}), std::move(*space),
+                validate_rule_check(setup.model, cluster)};
+  run.result = search_plans(setup.model, run.space, setup.workload, run.cost, run.check, setup.search_options);
   return run;
 }
 
@@ -138,7 +140,11 @@ void run_plan(const PlanOptions& options, CommandContext& context) {
     view.top_memory.push_back(main_run->cost.breakdown(candidate.strategy, candidate.workload));
   }
   if (result.closest_miss) view.remedies = remedies_for(*result.closest_miss, main_run->cost, result.usable_bytes);
-  if (options.explain || options.json) view.explanation = explain_winner(result, *model, used, *objective);
+  if (options.explain || options.json) {
+    const NeighbourSearch neighbours{main_run->space, main_run->cost, main_run->check, result.usable_bytes,
+                                     model->num_layers};
+    view.explanation = explain_winner(result, *model, used, *objective, neighbours);
+  }
   if (!result.top.empty()) {
     view.data_loader = data_loader_need(*workload, result.top.front().step_seconds, options.cpu_ms_per_image / 1000);
   }

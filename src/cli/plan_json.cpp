@@ -97,12 +97,18 @@ std::string plan_json(const PlanJsonInputs& in) {
   if (view.explanation) {
     json comparisons = json::array();
     for (const Comparison& c : view.explanation->comparisons) {
-      comparisons.push_back({{"dimension", dimension_name(c.dimension)}, {"winner", c.winner_setting},
-                             {"other", c.other_setting}, {"step_time_change", c.step_time_change},
-                             {"peak_bytes_change", c.peak_bytes_change}, {"cause", time_component_name(c.cause)},
-                             {"sentence", c.sentence}});
+      json versus = json::array();
+      for (const Versus& v : c.versus) {
+        versus.push_back({{"winner", v.winner_setting}, {"other", v.other_setting},
+                          {"step_time_change", v.step_time_change}, {"peak_bytes_change", v.peak_bytes_change},
+                          {"cause", time_component_name(v.cause)}, {"cause_seconds", v.cause_seconds}});
+      }
+      comparisons.push_back({{"dimension", dimension_name(c.dimension)}, {"versus", versus},
+                             {"not_fitting", c.not_fitting}, {"breaking", c.breaking}, {"sentence", c.sentence}});
     }
-    out["explanation"] = {{"comparisons", comparisons}, {"rule_of_thumb", view.explanation->rule_of_thumb}};
+    out["explanation"] = {{"comparisons", comparisons},
+                          {"indifferent", view.explanation->indifferent},
+                          {"rule_of_thumb", view.explanation->rule_of_thumb}};
   }
   if (view.data_loader.images_per_step > 0) {
     out["data_loader"] = {{"images_per_step", view.data_loader.images_per_step},

@@ -13,8 +13,10 @@
 namespace meshplan {
 namespace {
 
-constexpr std::array<const char*, 12> kPalette = {"#4e79a7", "#f28e2b", "#e15759", "#76b7b2", "#59a14f", "#edc948",
-                                                  "#b07aa1", "#ff9da7", "#9c755f", "#bab0ac", "#1f77b4", "#8c564b"};
+constexpr std::array<const char*, 18> kPalette = {"#4e79a7", "#f28e2b", "#e15759", "#76b7b2", "#59a14f", "#edc948",
+                                                  "#b07aa1", "#ff9da7", "#9c755f", "#bab0ac", "#17becf", "#bcbd22",
+                                                  "#7f7f7f", "#aec7e8", "#ffbb78", "#98df8a", "#c5b0d5", "#8c564b"};
+constexpr double kLabelCharWidth = 6;  // px per character of a .small label
 constexpr double kWidth = 760;
 constexpr double kHeight = 300;
 constexpr double kLeft = 60;
@@ -85,6 +87,11 @@ std::string stacked_bars_svg(const std::string& id, const std::vector<Stack>& st
   std::string bars;
   const double plot_height = kHeight - kBottom - kTop;
   const double slot = (kWidth - kLeft - 10) / static_cast<double>(std::max<std::size_t>(1, stacks.size()));
+  // Labels wider than their bar are written at an angle, in a band below the axis.
+  std::size_t longest = 0;
+  for (const Stack& stack : stacks) longest = std::max(longest, stack.first.size());
+  const bool rotate = kLabelCharWidth * static_cast<double>(longest) > slot;
+  const double label_band = rotate ? kLabelCharWidth * static_cast<double>(longest) * 0.65 : 0;
   for (std::size_t i = 0; i < stacks.size(); ++i) {
     const double x = kLeft + 6 + slot * static_cast<double>(i);
     double y = kHeight - kBottom;
@@ -94,17 +101,23 @@ std::string stacked_bars_svg(const std::string& id, const std::vector<Stack>& st
       bars += fmt::format(R"(<rect x="{:.1f}" y="{:.1f}" width="{:.1f}" height="{:.1f}" fill="{}"><title>{}: {:.3g} {}</title></rect>)",
                           x, y, slot * 0.7, height, colour_of(name, legend), escape(name), value / scale, escape(unit));
     }
-    bars += fmt::format(R"(<text x="{:.1f}" y="{:.0f}" class="small">{}</text>)", x, kHeight - kBottom + 14,
-                        escape(stacks[i].first));
+    if (rotate) {
+      bars += fmt::format(R"svg(<text x="{0:.1f}" y="{1:.0f}" class="small" transform="rotate(40 {0:.1f} {1:.0f})">{2}</text>)svg",
+                          x + slot * 0.2, kHeight - kBottom + 10, escape(stacks[i].first));
+    } else {
+      bars += fmt::format(R"(<text x="{:.1f}" y="{:.0f}" class="small">{}</text>)", x, kHeight - kBottom + 14,
+                          escape(stacks[i].first));
+    }
   }
   if (line_value > 0) {
     const double y = kHeight - kBottom - plot_height * line_value / max_value;
     bars += fmt::format(R"(<line x1="{}" y1="{:.1f}" x2="{}" y2="{:.1f}" class="limit"/>)", kLeft, y, kWidth - 10, y);
   }
   const double legend_rows = 1 + static_cast<double>(legend.size()) / 6;
+  const double height = kHeight + label_band + 16 * legend_rows;
   return fmt::format(R"(<svg id="{}" width="{}" height="{:.0f}" viewBox="0 0 {} {:.0f}" role="img">{}{}{}</svg>)", id,
-                     kWidth, kHeight + 16 * legend_rows, kWidth, kHeight + 16 * legend_rows, axis_svg(max_value, unit),
-                     bars, legend_svg(legend, kHeight - 12));
+                     kWidth, height, kWidth, height, axis_svg(max_value, unit), bars,
+                     legend_svg(legend, kHeight - 12 + label_band));
 }
 
 std::string scatter_svg(const PlanView& view) {
@@ -155,12 +168,14 @@ std::string top_table_html(const PlanView& view) {
   std::string rows;
   for (std::size_t i = 0; i < view.result->top.size(); ++i) {
     const PlanCandidate& c = view.result->top[i];
-    rows += fmt::format("<tr><td>{}</td><td>{}</td><td>{:.1f}</td><td>{}</td><td>{:.2f}</td><td>{:.0f}</td></tr>\n", i + 1,
-                        escape(describe_strategy(c)), bytes_to_gib(c.peak_bytes), plan_phase_name(c.peak_phase),
-                        c.step_seconds, c.tokens_per_second);
+    rows += fmt::format("<tr><td>{}</td><td>{}</td><td>{}</td><td>{:.1f}</td><td>{}</td><td>{:.2f}</td><td>{:.0f}</td>"
+                        "<td>{}</td></tr>\n",
+                        i + 1, escape(describe_strategy(c)), c.gpus, bytes_to_gib(c.peak_bytes),
+                        plan_phase_name(c.peak_phase), c.step_seconds, c.tokens_per_second,
+                        c.time.update_mfu > 0 ? fmt::format("{:.0f}%", c.time.update_mfu * 100) : "-");
   }
-  return "<table id=\"top-plans\"><tr><th>#</th><th>plan</th><th>peak GiB</th><th>phase</th><th>step s</th>"
-         "<th>tokens/s</th></tr>\n" + rows + "</table>\n";
+  return "<table id=\"top-plans\"><tr><th>#</th><th>plan</th><th>GPUs</th><th>peak GiB</th><th>phase</th>"
+         "<th>step s</th><th>tokens/s</th><th>MFU</th></tr>\n" + rows + "</table>\n";
 }
 
 }  // namespace

@@ -174,6 +174,11 @@ std::string render_plan_text(const PlanView& view, bool colour) {
   if (view.explanation) {
     text += paint("\nwhy the winner:", kBold, colour) + "\n";
     for (const Comparison& comparison : view.explanation->comparisons) text += "  - " + comparison.sentence + "\n";
+    if (!view.explanation->indifferent.empty()) {
+      std::string settings;
+      for (const std::string& s : view.explanation->indifferent) settings += (settings.empty() ? "" : ", ") + s;
+      text += "  - within 0.5% of the winner (no measurable difference): " + settings + "\n";
+    }
     text += "  - " + view.explanation->rule_of_thumb + "\n";
   }
   if (view.data_loader.workers > 0) {

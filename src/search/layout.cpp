@@ -103,4 +103,22 @@ void apply_recompute(Strategy& strategy, RecomputeChoice choice, std::int64_t nu
   }
 }
 
+Workload with_rl_settings(const Workload& base, bool dynamic_bsz, int micro_batch, int rollout_tp, double gmu,
+                          int log_prob_micro_batch) {
+  Workload workload = base;
+  if (workload.kind != WorkloadKind::rl) return workload;
+  RlSettings& rl = workload.rl;
+  rl.ppo_micro_batch_per_gpu = micro_batch;
+  rl.rollout_tp = rollout_tp;
+  rl.gpu_memory_utilization = gmu;
+  rl.log_prob_micro_batch_per_gpu = log_prob_micro_batch;
+  rl.use_dynamic_bsz = dynamic_bsz;
+  if (dynamic_bsz) {
+    const std::int64_t width = rl.prompt_len + rl.response_len;
+    rl.ppo_max_token_len_per_gpu = micro_batch * width;
+    rl.log_prob_max_token_len_per_gpu = log_prob_micro_batch * width;
+  }
+  return workload;
+}
+
 }  // namespace meshplan

@@ -30,4 +30,10 @@ Strategy layout_strategy(const Layout& layout, Dtype compute_dtype);
 /// layers (layers per chunk = num_layers / (pp * vpp)).
 void apply_recompute(Strategy& strategy, RecomputeChoice choice, std::int64_t num_layers);
 
+/// The RL settings of one candidate on top of `base` (unchanged for pretraining/SFT). With
+/// dynamic batch sizes the token budgets equal the micro-batches times the padded sequence
+/// width (verl-rules §0, R64).
+Workload with_rl_settings(const Workload& base, bool dynamic_bsz, int micro_batch, int rollout_tp, double gmu,
+                          int log_prob_micro_batch);
+
 }  // namespace meshplan

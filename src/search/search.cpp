@@ -45,12 +45,7 @@ class Searcher {
     result_.usable_bytes = usable_bytes_;
     result_.top = top_;
     result_.pareto = pareto_.points();
-    for (std::vector<Alternative>& slots : alternatives_) {
-      std::sort(slots.begin(), slots.end(), [&](const Alternative& a, const Alternative& b) {
-        return rank_key(a.candidate, options_.objective) < rank_key(b.candidate, options_.objective);
-      });
-      result_.alternatives.insert(result_.alternatives.end(), slots.begin(), slots.end());
-    }
+    result_.alternatives = alternatives_;
     if (result_.feasible == 0 && closest_) result_.closest_miss = *closest_;
     return result_;
   }
@@ -74,22 +69,7 @@ class Searcher {
   }
 
   Workload with_rl(const Workload& base, int micro_batch, int rollout_tp, double gmu, int log_prob_micro) const {
-    Workload workload = base;
-    if (!rl_) return workload;
-    RlSettings& rl = workload.rl;
-    rl.ppo_micro_batch_per_gpu = micro_batch;
-    rl.rollout_tp = rollout_tp;
-    rl.gpu_memory_utilization = gmu;
-    rl.log_prob_micro_batch_per_gpu = log_prob_micro;
-    rl.use_dynamic_bsz = space_.dynamic_bsz;
-    if (space_.dynamic_bsz) {
-      // Token budgets equivalent to the micro-batches: micro x padded sequence width
-      // (verl-rules §0, R64).
-      const std::int64_t width = rl.prompt_len + rl.response_len;
-      rl.ppo_max_token_len_per_gpu = micro_batch * width;
-      rl.log_prob_max_token_len_per_gpu = log_prob_micro * width;
-    }
-    return workload;
+    return with_rl_settings(base, space_.dynamic_bsz, micro_batch, rollout_tp, gmu, log_prob_micro);
   }
 
   // Evaluates one option for `phase`: rules, then memory, then (if it fits) time.
@@ -226,6 +206,8 @@ class Searcher {
       const auto phase = static_cast<std::size_t>(phase_of(static_cast<TimeComponent>(c)));
       candidate.time.seconds[c] = by_phase[phase]->time.seconds[c];
     }
+    // The update's MFU depends on the training layout only (verl perf/mfu/actor).
+    candidate.time.update_mfu = train.time.update_mfu;
     candidate.step_seconds = train.seconds + rollout.seconds + log_prob.seconds;
     candidate.tokens_per_second = candidate.step_seconds > 0 ? tokens_per_step_ / candidate.step_seconds : 0;
     return candidate;
@@ -257,7 +239,7 @@ class Searcher {
           };
           if (enters_top) insert_top(built());
           if (enters_pareto) pareto_.add(built());
-          update_alternatives(key, t, r, l, built);
+          update_alternatives(key, t, built);
         }
       }
     }
@@ -277,8 +259,24 @@ class Searcher {
     sample_countdown_ = sample_stride_ - 1;
   }
 
+  // The top list keeps one candidate per plan shape: candidates that differ only in micro-batch
+  // sizes or the rollout memory share are variants of one plan, and only the best is listed.
+  static DimensionValues shape_of(const PlanCandidate& candidate) {
+    DimensionValues shape = dimension_values(candidate);
+    for (Dimension d : {Dimension::micro_batch, Dimension::log_prob_micro_batch, Dimension::gpu_memory_utilization}) {
+      shape[static_cast<std::size_t>(d)] = 0;
+    }
+    return shape;
+  }
+
   void insert_top(const PlanCandidate& candidate) {
     const RankKey key = rank_key(candidate, options_.objective);
+    const DimensionValues shape = shape_of(candidate);
+    const auto same = std::find_if(top_.begin(), top_.end(), [&](const PlanCandidate& c) { return shape_of(c) == shape; });
+    if (same != top_.end()) {
+      if (!(key < rank_key(*same, options_.objective))) return;
+      top_.erase(same);
+    }
     const auto at = std::upper_bound(top_.begin(), top_.end(), key, [&](const RankKey& k, const PlanCandidate& c) {
       return k < rank_key(c, options_.objective);
     });
@@ -286,23 +284,16 @@ class Searcher {
     if (static_cast<int>(top_.size()) > options_.top_k) top_.pop_back();
   }
 
+  // The best candidate of each backend, for the explanation's backend comparison.
   template <class Build>
-  void update_alternatives(const RankKey& key, const PhaseOption& t, const PhaseOption& r, const PhaseOption& l,
-                           Build& built) {
-    DimensionValues values = t.values;
-    for (Dimension d : {Dimension::rollout_tp, Dimension::gpu_memory_utilization}) {
-      values[static_cast<std::size_t>(d)] = r.values[static_cast<std::size_t>(d)];
-    }
-    const auto log_prob = static_cast<std::size_t>(Dimension::log_prob_micro_batch);
-    values[log_prob] = l.values[log_prob];
-    for (std::size_t d = 0; d < kDimensionCount; ++d) {
-      std::vector<Alternative>& slots = alternatives_[d];
-      auto slot = std::find_if(slots.begin(), slots.end(), [&](const Alternative& a) { return a.value == values[d]; });
-      if (slot == slots.end()) {
-        slots.push_back(Alternative{static_cast<Dimension>(d), values[d], built()});
-      } else if (key < rank_key(slot->candidate, options_.objective)) {
-        slot->candidate = built();
-      }
+  void update_alternatives(const RankKey& key, const PhaseOption& t, Build& built) {
+    const int backend = t.values[static_cast<std::size_t>(Dimension::backend)];
+    auto slot = std::find_if(alternatives_.begin(), alternatives_.end(),
+                             [&](const Alternative& a) { return a.value == backend; });
+    if (slot == alternatives_.end()) {
+      alternatives_.push_back(Alternative{Dimension::backend, backend, built()});
+    } else if (key < rank_key(slot->candidate, options_.objective)) {
+      slot->candidate = built();
     }
   }
 
@@ -318,7 +309,7 @@ class Searcher {
   SearchResult result_;
   std::vector<PlanCandidate> top_;
   ParetoFrontier pareto_;
-  std::array<std::vector<Alternative>, kDimensionCount> alternatives_;
+  std::vector<Alternative> alternatives_;
   std::optional<PlanCandidate> closest_;
   std::int64_t sample_stride_ = 1;
   std::int64_t sample_countdown_ = 0;

@@ -25,7 +25,7 @@ struct SearchOptions {
   std::function<void(std::size_t, std::size_t)> progress;
 };
 
-/// The best feasible candidate with a given value along one dimension.
+/// The best feasible candidate with a given value along one dimension (the search keeps one per backend).
 struct Alternative {
   Dimension dimension = Dimension::tp;
   int value = 0;
@@ -36,10 +36,12 @@ struct SearchResult {
   std::int64_t searched = 0;  ///< candidates in the space (every combination visited or pruned)
   std::int64_t feasible = 0;
   std::map<std::string, std::int64_t> rejected;  ///< rule id -> candidates; "memory" for no fit
-  std::vector<PlanCandidate> top;                ///< best first, at most top_k
+  /// Best first, at most top_k, one per plan shape (variants differing only in micro-batch
+  /// sizes or gpu_memory_utilization are listed once, the best of them).
+  std::vector<PlanCandidate> top;
   std::vector<PlanCandidate> pareto;             ///< memory ascending
   std::optional<PlanCandidate> closest_miss;     ///< least memory among rule-passing candidates
-  std::vector<Alternative> alternatives;         ///< per (dimension, value), best first within each
+  std::vector<Alternative> alternatives;         ///< the best candidate of each backend
   double usable_bytes = 0;                       ///< capacity x (1 - headroom)
   /// (peak bytes, tokens/s) of an evenly spaced sample of feasible candidates (at most
   /// kSampleLimit), for the throughput-vs-memory scatter.

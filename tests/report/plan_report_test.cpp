@@ -12,23 +12,30 @@ constexpr double kGiB = 1024.0 * 1024 * 1024;
 
 // Two nodes of 8: TP=16 crosses nodes. Time: 32 GPU-seconds of compute over the GPUs, TP
 // comm 0.1 s per TP within a node and 1 s per TP across nodes, 0.5 s of bubble per extra stage.
-SearchResult two_node_result(Objective objective) {
-  static const ModelSpec model = test::toy_model(32, 32);
-  static const Cluster cluster = test::toy_cluster(2, 8, 80);
+struct ToySearch {
+  ModelSpec model = test::toy_model(32, 32);
+  Cluster cluster = test::toy_cluster(2, 8, 80);
   Workload workload;
-  workload.global_batch = 64;
+  SearchSpace space;
+  CostModel cost;
+  RuleCheck check = test::toy_rules(model);
+  SearchResult result;
+};
+
+ToySearch two_node_search(Objective objective) {
+  ToySearch toy;
+  toy.workload.global_batch = 64;
   SpaceOptions space_options;
   space_options.allow_cross_node_tp = true;
   space_options.fixes = *parse_fixes("vpp=1,cp=1,mb=1,recompute=none,offload=none,dp=1");
-  const SearchSpace space = *build_search_space(model, cluster, workload, space_options);
-  CostModel cost;
-  cost.capacity_bytes = 80 * kGiB;
-  cost.memory = [](const Strategy& s, const Workload&) {
+  toy.space = *build_search_space(toy.model, toy.cluster, toy.workload, space_options);
+  toy.cost.capacity_bytes = 80 * kGiB;
+  toy.cost.memory = [](const Strategy& s, const Workload&) {
     PlanMemory m;
     m.peak_bytes[static_cast<std::size_t>(PlanPhase::update)] = 320.0 / (s.tp * s.pp) * kGiB;
     return m;
   };
-  cost.time = [](const Strategy& s, const Workload&) {
+  toy.cost.time = [](const Strategy& s, const Workload&) {
     PlanTime t;
     t.seconds[static_cast<std::size_t>(TimeComponent::compute)] = 32.0 / s.world_size();
     t.seconds[static_cast<std::size_t>(TimeComponent::tp_comm)] = s.tp > 8 ? 1.0 * s.tp / 8 : 0.1 * s.tp / 8;
@@ -37,8 +44,11 @@ SearchResult two_node_result(Objective objective) {
   };
   SearchOptions options;
   options.objective = objective;
-  return search_plans(model, space, workload, cost, test::toy_rules(model), options);
+  toy.result = search_plans(toy.model, toy.space, toy.workload, toy.cost, toy.check, options);
+  return toy;
 }
+
+SearchResult two_node_result(Objective objective) { return two_node_search(objective).result; }
 
 PlanView toy_view(const SearchResult& result, const std::string& model_name) {
   PlanView view;
@@ -54,26 +64,59 @@ PlanView toy_view(const SearchResult& result, const std::string& model_name) {
 
 }  // namespace
 
-TEST_CASE("explanation: PP=2 instead of TP=16 because TP would cross nodes") {
-  // dp=1 on 16 GPUs: (tp, pp) in (1,16) (2,8) (4,4) (8,2) (16,1); 320/(tp*pp) = 20 GiB each: all fit.
-  // Step = 2 s compute + TP comm + bubble: (8,2): 2 + 0.1 + 0.05 = 2.15 s;
-  // (16,1): 2 + 2.0 + 0 = 4.0 s (+86%); (4,4): 2 + 0.05 + 0.15 = 2.2 s.
-  const SearchResult result = two_node_result(Objective::throughput);
+TEST_CASE("explanation: TP=8 x PP=2 against one change at a time, TP=16 would cross nodes") {
+  // dp=1 pinned on 16 GPUs, so a TP change is compensated by PP: (tp, pp) in (1,16) (2,8) (4,4)
+  // (8,2) (16,1); 320/(tp*pp) = 20 GiB each: all fit. Step = 2 s compute + TP comm + bubble:
+  // (8,2): 2 + 0.1 + 0.05 = 2.15 s (the winner); (4,4): 2 + 0.05 + 0.15 = 2.2 s (+2.3%, bubble
+  // +0.10 s); (16,1): 2 + 2.0 + 0 = 4.0 s (+86%, TP comm +1.90 s across nodes); (2,8) 2.375 s and
+  // (1,16) 2.76 s lose to (4,4) on the smaller side.
+  const ToySearch toy = two_node_search(Objective::throughput);
+  const SearchResult& result = toy.result;
   REQUIRE(!result.top.empty());
   CHECK(result.top[0].strategy.tp == 8);
   CHECK(result.top[0].strategy.pp == 2);
-  const Explanation explanation = explain_winner(result, test::toy_model(32, 32), test::toy_cluster(2, 8, 80),
-                                                 Objective::throughput);
+  const NeighbourSearch neighbours{toy.space, toy.cost, toy.check, result.usable_bytes, toy.model.num_layers};
+  const Explanation explanation = explain_winner(result, toy.model, toy.cluster, Objective::throughput, neighbours);
   const Comparison* tp = nullptr;
   for (const Comparison& c : explanation.comparisons) {
-    if (c.other_setting == "TP=16, PP=1") tp = &c;
+    if (c.dimension == Dimension::tp) tp = &c;
   }
-  // Up to three other values per dimension are compared: TP=4 (4,4), TP=2 (2,8), TP=16 (16,1).
   REQUIRE(tp != nullptr);
-  CHECK(tp->step_time_change == doctest::Approx(4.0 / 2.15 - 1));
-  CHECK(tp->cause == TimeComponent::tp_comm);
-  CHECK(tp->sentence.find("TP=8, PP=2 instead of TP=16, PP=1 because TP all-reduce would cross nodes: +86% step time") == 0);
+  REQUIRE(tp->versus.size() == 2);
+  CHECK(tp->versus[0].other_setting == "TP=4, PP=4");
+  CHECK(tp->versus[0].step_time_change == doctest::Approx(2.2 / 2.15 - 1));
+  CHECK(tp->versus[0].cause == TimeComponent::pp_bubble);
+  CHECK(tp->versus[1].other_setting == "TP=16, PP=1");
+  CHECK(tp->versus[1].step_time_change == doctest::Approx(4.0 / 2.15 - 1));
+  CHECK(tp->versus[1].cause == TimeComponent::tp_comm);
+  CHECK(tp->versus[1].cause_seconds == doctest::Approx(1.9));
+  CHECK(tp->sentence ==
+        "TP=8, PP=2 rather than TP=4, PP=4: the pipeline bubble (p-1)/(v*m) grows, +2% step time (+0.10 s of "
+        "pp_bubble); TP=8, PP=2 rather than TP=16, PP=1: TP all-reduce would cross nodes, +86% step time (+1.90 s of "
+        "tp_comm)");
+  // The TP line weighs most (+86%), so it comes first; PP's alternatives are the same plans.
+  CHECK(explanation.comparisons.front().dimension == Dimension::tp);
   CHECK(explanation.rule_of_thumb.find("rule of thumb") == 0);
+}
+
+TEST_CASE("explanation: a choice where no other value fits names the misses") {
+  // The toy search's winner (8,2); then a memory model where it needs 20 GiB and every other
+  // layout 100 GiB: with 72 GiB usable no TP or PP change fits, and the explanation names the
+  // misses instead of comparing times.
+  ToySearch toy = two_node_search(Objective::throughput);
+  toy.cost.memory = [](const Strategy& s, const Workload&) {
+    PlanMemory m;  // the winner (8,2) needs 20 GiB; any other layout 100 GiB
+    m.peak_bytes[static_cast<std::size_t>(PlanPhase::update)] = (s.tp == 8 && s.pp == 2 ? 20.0 : 100.0) * kGiB;
+    return m;
+  };
+  const NeighbourSearch neighbours{toy.space, toy.cost, toy.check, 72 * kGiB, toy.model.num_layers};
+  const Explanation explanation =
+      explain_winner(toy.result, toy.model, toy.cluster, Objective::throughput, neighbours);
+  REQUIRE(!explanation.comparisons.empty());
+  const Comparison& first = explanation.comparisons.front();
+  CHECK(first.versus.empty());
+  CHECK(first.sentence.find("no other value fits in 72.0 GiB: (") != std::string::npos);
+  CHECK(first.sentence.find("100.0 GiB in update") != std::string::npos);
 }
 
 TEST_CASE("HTML report: one self-contained page with the three charts") {

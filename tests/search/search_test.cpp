@@ -29,6 +29,7 @@ CostModel toy_cost(double capacity_gib) {
     time.seconds[static_cast<std::size_t>(TimeComponent::compute)] = 64.0 / s.world_size();
     time.seconds[static_cast<std::size_t>(TimeComponent::tp_comm)] = 0.5 * std::log2(s.tp);
     time.seconds[static_cast<std::size_t>(TimeComponent::pp_bubble)] = 1.0 * (s.pp - 1);
+    time.update_mfu = 0.1 * s.tp;  // a marker: which strategy's time a candidate carries
     return time;
   };
   return cost;
@@ -124,6 +125,30 @@ TEST_CASE("memory pruning with headroom, ranking by throughput and by memory") {
   REQUIRE(!smallest.top.empty());
   CHECK(smallest.top[0].strategy.tp == 8);
   CHECK(smallest.top[0].peak_bytes == doctest::Approx(10.125 * kGiB));
+}
+
+TEST_CASE("the top list holds one plan per shape; a candidate carries its update's MFU") {
+  // As above, with micro-batches 1, 2, 4 free: the time does not depend on the micro-batch, so
+  // each (tp, pp) ties across micro-batches and the least memory (mb=1) wins the tie. Without
+  // one plan per shape, the top 3 would be (2,1) with mb 1, 2 and 4.
+  const ModelSpec model = test::toy_model(32, 32);
+  const Cluster cluster = test::toy_cluster(1, 8, 50);
+  const Workload workload = pretrain(64);
+  SpaceOptions space_options;
+  space_options.fixes = *parse_fixes("vpp=1,cp=1,recompute=none,offload=none");
+  SearchSpace space = *build_search_space(model, cluster, workload, space_options);
+  space.micro_batch = {1, 2, 4};
+  SearchOptions options;
+  options.top_k = 3;
+  const SearchResult result = search_plans(model, space, workload, toy_cost(50), test::toy_rules(model), options);
+  REQUIRE(result.top.size() == 3);
+  CHECK(result.top[0].strategy.tp == 2);
+  CHECK(result.top[0].strategy.micro_batch == 1);
+  CHECK(result.top[0].time.update_mfu == doctest::Approx(0.2));
+  CHECK(result.top[1].strategy.tp == 4);
+  CHECK(result.top[1].time.update_mfu == doctest::Approx(0.4));
+  CHECK(result.top[2].strategy.tp == 1);
+  CHECK(result.top[2].strategy.pp == 2);
 }
 
 TEST_CASE("nothing fits: the closest miss is the least-memory rule-passing candidate") {
