@@ -123,6 +123,12 @@ void add_estimate_flags(CLI::App& c, EstimateFlags& f) {
   c.add_option("--tp", f.tp, "tensor parallel")->check(CLI::PositiveNumber);
   c.add_option("--pp", f.pp, "pipeline parallel")->check(CLI::PositiveNumber);
   c.add_option("--vpp", f.vpp, "virtual pipeline stages per rank")->check(CLI::PositiveNumber);
+  c.add_option("--first-stage-layers", f.first_stage_layers,
+               "uneven pipeline: decoder layers on the first stage (Megatron --decoder-first-pipeline-num-layers)")
+      ->check(CLI::PositiveNumber);
+  c.add_option("--last-stage-layers", f.last_stage_layers,
+               "uneven pipeline: decoder layers on the last stage (Megatron --decoder-last-pipeline-num-layers)")
+      ->check(CLI::PositiveNumber);
   c.add_option("--cp", f.cp, "context parallel")->check(CLI::PositiveNumber);
   c.add_option("--ep", f.ep, "expert parallel")->check(CLI::PositiveNumber);
   c.add_option("--etp", f.etp, "expert tensor parallel")->check(CLI::PositiveNumber);
@@ -224,6 +230,8 @@ Result<EstimateInputs> estimate_inputs(const CLI::App& command, const EstimateFl
   s.tp = f.tp;
   s.pp = f.pp;
   s.vpp = f.vpp;
+  s.first_stage_layers = f.first_stage_layers;
+  s.last_stage_layers = f.last_stage_layers;
   s.cp = f.cp;
   s.ep = f.ep;
   s.etp = f.etp;

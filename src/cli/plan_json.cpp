@@ -24,6 +24,8 @@ json strategy_json(const PlanCandidate& c) {
             {"ulysses_sp", s.ulysses_sp}, {"fsdp_shard_size", s.fsdp_shard_size}, {"micro_batch", s.micro_batch},
             {"recompute", recompute_choice_name(static_cast<RecomputeChoice>(values[static_cast<std::size_t>(Dimension::recompute)]))},
             {"recompute_num_layers", s.recompute_num_layers},
+            {"first_stage_layers", s.first_stage_layers},
+            {"last_stage_layers", s.last_stage_layers},
             {"offload", offload_choice_name(static_cast<OffloadChoice>(values[static_cast<std::size_t>(Dimension::offload)]))},
             {"compute_dtype", s.compute_dtype == Dtype::fp16 ? "fp16" : "bf16"}};
   if (c.workload.kind == WorkloadKind::rl) {

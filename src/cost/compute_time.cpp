@@ -6,6 +6,7 @@
 
 #include "cost/vision_activations.hpp"
 #include "model/flops.hpp"
+#include "strategy/pipeline_split.hpp"
 
 namespace meshplan {
 namespace {
@@ -53,8 +54,8 @@ double hardware_flops_per_token(const ModelSpec& model, const Strategy& strategy
   const double layers = forward.attention_projections + forward.attention_scores + forward.mlp;
   double recomputed = 0;
   if (strategy.recompute == Recompute::full) {
-    const double layers_per_stage = static_cast<double>(model.num_layers) / std::max(strategy.pp, 1);
-    recomputed = layers * full_recompute_fraction(strategy, layers_per_stage);
+    const double stage_layers = static_cast<double>(max_stage_layers(model.num_layers, strategy));
+    recomputed = layers * full_recompute_fraction(strategy, stage_layers);
   } else if (strategy.recompute == Recompute::selective) {
     recomputed = forward.attention_scores;  // Korthikanti et al. 2022 §5: only core attention
   }
@@ -67,10 +68,10 @@ StageCompute stage_compute(const ModelSpec& model, const NodeGroup& node, const 
   const EfficiencyConstants& constants = options.constants;
   const double t = strategy.tp;
   const double cp = strategy.cp;
-  const double p = strategy.pp;
   const double h = static_cast<double>(model.hidden_size);
-  const double layer_share = 1.0 / p;  // this rank's fraction of the decoder layers
-  const double layers_per_stage = static_cast<double>(model.num_layers) / p;
+  // The slowest stage sets the pipeline's pace: its layers (L / p when the split is even).
+  const double layers_per_stage = static_cast<double>(max_stage_layers(model.num_layers, strategy));
+  const double layer_share = layers_per_stage / static_cast<double>(model.num_layers);
   // Tokens of one micro-batch on this rank's sequence chunk (context parallel splits s).
   const double tokens = static_cast<double>(micro_batch) * static_cast<double>(seq_len) / cp;
 
@@ -128,21 +129,21 @@ StageCompute stage_compute(const ModelSpec& model, const NodeGroup& node, const 
 
   if (trace) {
     trace->push_back({"time/compute/dense_gemm", dense_s, "seconds",
-                      "fwd_flops_per_token(dense) * tokens / (p * t) / (peak * eff(h/t, tokens))",
-                      fmt::format("flops/token={:.4g}, tokens={:.0f}, p={}, t={}, peak={:.4g}, eff={:.3f}",
-                                  dense_gemm, tokens, strategy.pp, strategy.tp, gemm_peak, dense_eff),
+                      "fwd_flops_per_token(dense) * tokens * L_stage/L / t / (peak * eff(h/t, tokens))",
+                      fmt::format("flops/token={:.4g}, tokens={:.0f}, L_stage={}, t={}, peak={:.4g}, eff={:.3f}",
+                                  dense_gemm, tokens, layers_per_stage, strategy.tp, gemm_peak, dense_eff),
                       "model/flops.hpp; cost/efficiency.cpp"});
     if (expert_s > 0) {
       trace->push_back({"time/compute/routed_experts", expert_s, "seconds",
-                        "routed_flops_per_token * tokens / (p * t) / (peak * eff(ffn_e/etp, rows/expert))", "",
+                        "routed_flops_per_token * tokens * L_stage/L / t / (peak * eff(ffn_e/etp, rows/expert))", "",
                         "model/flops.hpp (top-k experts)"});
     }
     trace->push_back({"time/compute/attention_scores", attention_s, "seconds",
-                      "score_flops * tokens / (p * t) * causal / (peak * eff) [+ unfused softmax traffic]",
+                      "score_flops * tokens * L_stage/L / t * causal / (peak * eff) [+ unfused softmax traffic]",
                       fmt::format("causal={}, flash={}", causal, options.flash_attention),
                       "Narayanan 2021 Eq. 3 (full s×s counted); FlashAttention computes the causal half"});
     trace->push_back({"time/compute/elementwise", elementwise_s, "seconds",
-                      "passes * tokens * h * 2 B * L/p / (SP ? t : 1) / HBM_Bps",
+                      "passes * tokens * h * 2 B * L_stage / (SP ? t : 1) / HBM_Bps",
                       fmt::format("passes={}, tokens={:.0f}, h={}, HBM={:.4g} B/s", constants.elementwise_passes,
                                   tokens, model.hidden_size, gpu.memory_bandwidth_Bps),
                       "Korthikanti et al. 2022 Table 2 (34·s·b·h activation bytes per layer)"});

@@ -6,6 +6,7 @@
 
 #include "cost/lora_params.hpp"
 #include "cost/memory_trace.hpp"
+#include "strategy/pipeline_split.hpp"
 
 namespace meshplan {
 namespace {
@@ -107,8 +108,7 @@ std::int64_t megatron_padded_vocab(std::int64_t vocab, int tp) {
 }
 
 std::int64_t layers_per_stage(const ModelSpec& model, const Strategy& strategy) {
-  const std::int64_t pp = std::max(strategy.pp, 1);
-  return (model.num_layers + pp - 1) / pp;
+  return max_stage_layers(model.num_layers, strategy);
 }
 
 double largest_layer_params(const ModelSpec& model) {

@@ -22,7 +22,9 @@ struct RankParams {
 /// Megatron pads the vocabulary to a multiple of 128 x TP (make-vocab-size-divisible-by).
 std::int64_t megatron_padded_vocab(std::int64_t vocab, int tp);
 
-/// Decoder layers on the most loaded stage: ceil(L / PP).
+/// Decoder layers on the most loaded stage: L / PP for an even split, the largest stage of an
+/// uneven one (strategy/pipeline_split.hpp). The memory model gives every stage this many layers,
+/// an upper bound for first and last stages that hold fewer.
 std::int64_t layers_per_stage(const ModelSpec& model, const Strategy& strategy);
 
 /// Decoder layers of each kind on one rank of `stage`. Dense layers come first (DeepSeek's

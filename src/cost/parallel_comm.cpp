@@ -5,6 +5,7 @@
 #include <algorithm>
 
 #include "cost/collectives.hpp"
+#include "strategy/pipeline_split.hpp"
 
 namespace meshplan {
 namespace {
@@ -31,7 +32,8 @@ MicroBatchComm micro_batch_comm(const ModelSpec& model, const NodeGroup& node, c
                                 std::int64_t seq_len, int micro_batch, const StageCompute& compute,
                                 const TimeOptions& options, Trace* trace) {
   const EfficiencyConstants& k = options.constants;
-  const double layers = static_cast<double>(model.num_layers) / strategy.pp;
+  // The slowest stage's layers (L / p when the split is even, strategy/pipeline_split.hpp).
+  const double layers = static_cast<double>(max_stage_layers(model.num_layers, strategy));
   const double tokens = static_cast<double>(micro_batch) * static_cast<double>(seq_len) / strategy.cp;
   const double h = static_cast<double>(model.hidden_size);
   // Passes that run the layer's forward collectives: forward, backward, and the recomputed forward.
@@ -47,7 +49,7 @@ MicroBatchComm micro_batch_comm(const ModelSpec& model, const NodeGroup& node, c
     comm.tp_s = 2.0 * passes * layers * per_collective * exposed;
     if (trace) {
       trace->push_back({"time/tp_comm", comm.tp_s, "seconds",
-                        "2 collectives * (fwd+bwd+recompute passes) * L/p * ring_AR(tokens*h*2 B, t) * exposed",
+                        "2 collectives * (fwd+bwd+recompute passes) * L_stage * ring_AR(tokens*h*2 B, t) * exposed",
                         fmt::format("t={}, bytes={:.4g}, link={:.4g} B/s, passes={:.2f}, exposed={}", strategy.tp,
                                     tokens * h * kActivationBytes, link.bandwidth_Bps, passes, exposed),
                         "Megatron-LM (Shoeybi 2019 §3, Korthikanti 2022 §4.2.2)"});
@@ -65,7 +67,7 @@ MicroBatchComm micro_batch_comm(const ModelSpec& model, const NodeGroup& node, c
     comm.cp_s = exposed_forward * (3.0 + recompute_fraction(compute));
     if (trace) {
       trace->push_back({"time/cp_comm", comm.cp_s, "seconds",
-                        "(cp-1) * p2p(2*tokens*kv_heads*head_dim*2 B / t) * L/p, minus attention compute; bwd x2",
+                        "(cp-1) * p2p(2*tokens*kv_heads*head_dim*2 B / t) * L_stage, minus attention compute; bwd x2",
                         fmt::format("cp={}, bytes/step={:.4g}", strategy.cp, bytes),
                         "Liu et al. 2023 Ring Attention; Megatron context parallel"});
     }
@@ -76,7 +78,7 @@ MicroBatchComm micro_batch_comm(const ModelSpec& model, const NodeGroup& node, c
     const MoeSpec& moe = *model.moe;
     const LinkPath link = group_link(node, {strategy.ep, strategy.etp}, k.nvlink_efficiency, k.nic_efficiency);
     const double bytes = tokens / strategy.tp * moe.experts_per_token * h * kActivationBytes;
-    const double moe_layers = static_cast<double>(moe.num_moe_layers) / strategy.pp;
+    const double moe_layers = static_cast<double>(moe.num_moe_layers) * layers / static_cast<double>(model.num_layers);
     comm.ep_s = 2.0 * passes * moe_layers * all_to_all_seconds(bytes, strategy.ep, link);
     if (trace) {
       trace->push_back({"time/ep_comm", comm.ep_s, "seconds",

@@ -41,6 +41,8 @@ std::string emit_megatron(const LaunchSpec& launch) {
   arg("--tensor-model-parallel-size", std::to_string(s.tp));
   arg("--pipeline-model-parallel-size", std::to_string(s.pp));
   if (s.vpp > 1) arg("--num-layers-per-virtual-pipeline-stage", std::to_string(m.num_layers / (s.pp * s.vpp)));
+  if (s.first_stage_layers > 0) arg("--decoder-first-pipeline-num-layers", std::to_string(s.first_stage_layers));
+  if (s.last_stage_layers > 0) arg("--decoder-last-pipeline-num-layers", std::to_string(s.last_stage_layers));
   arg("--context-parallel-size", std::to_string(s.cp));
   if (s.ep > 1) {
     arg("--expert-model-parallel-size", std::to_string(s.ep));

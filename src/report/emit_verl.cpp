@@ -33,6 +33,9 @@ void add_megatron(std::vector<std::string>& o, const Strategy& s) {
   add(o, m + "optimizer_offload", flag(s.offload.optimizer));
   add(o, m + "dtype", dtype_name(s.compute_dtype));
   const std::string t = m + "override_transformer_config.";
+  // Not in verl's default override_transformer_config: added with '+' (as verl's DeepSeek examples do).
+  if (s.first_stage_layers > 0) add(o, "+" + t + "num_layers_in_first_pipeline_stage", std::to_string(s.first_stage_layers));
+  if (s.last_stage_layers > 0) add(o, "+" + t + "num_layers_in_last_pipeline_stage", std::to_string(s.last_stage_layers));
   if (s.recompute == Recompute::selective) {
     add(o, t + "recompute_granularity", "selective");
   } else if (s.recompute == Recompute::full) {

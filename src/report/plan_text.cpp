@@ -151,6 +151,9 @@ std::string describe_strategy(const PlanCandidate& c) {
     if (dimension == Dimension::etp && s.ep == 1) continue;
     if (s.backend == Backend::fsdp && (dimension == Dimension::tp || dimension == Dimension::pp)) continue;
     text += (text.empty() ? "" : " ") + format_dimension(dimension, values[d]);
+    if (dimension == Dimension::pp && (s.first_stage_layers > 0 || s.last_stage_layers > 0)) {
+      text += fmt::format(" (first/last stage {}/{} layers)", s.first_stage_layers, s.last_stage_layers);
+    }
   }
   return text + fmt::format(" DP={}", s.dp);
 }

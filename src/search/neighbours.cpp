@@ -4,6 +4,7 @@
 #include <cmath>
 
 #include "search/layout.hpp"
+#include "strategy/pipeline_split.hpp"
 
 namespace meshplan {
 namespace {
@@ -144,6 +145,7 @@ std::vector<Neighbour> neighbours_of(const PlanCandidate& winner, const Neighbou
         neighbours.push_back(neighbour);
         continue;
       }
+      apply_balanced_split(strategy, search.num_layers);
       const auto choice = dimension == Dimension::recompute ? static_cast<RecomputeChoice>(value) : recompute;
       apply_recompute(strategy, choice, search.num_layers);  // full_block's count follows PP x VPP
       const Workload workload =
@@ -154,6 +156,7 @@ std::vector<Neighbour> neighbours_of(const PlanCandidate& winner, const Neighbou
         // A new PP (or TP/CP compensated by PP) may not take the winner's interleaving: try without.
         Strategy plain = strategy;
         plain.vpp = 1;
+        apply_balanced_split(plain, search.num_layers);
         apply_recompute(plain, choice, search.num_layers);
         if (search.check(plain, workload).empty()) {
           strategy = plain;

@@ -5,6 +5,7 @@
 
 #include "search/layout.hpp"
 #include "search/pareto.hpp"
+#include "strategy/pipeline_split.hpp"
 
 namespace meshplan {
 namespace {
@@ -104,7 +105,8 @@ class Searcher {
   }
 
   void search_layout(const Layout& layout) {
-    const Strategy base = layout_strategy(layout, space_.compute_dtype);
+    Strategy base = layout_strategy(layout, space_.compute_dtype);
+    apply_balanced_split(base, model_.num_layers);
     const Workload base_workload = with_rl(workload_, space_.micro_batch.front(),
                                            rl_ ? space_.rollout_tp.front() : 1,
                                            rl_ ? space_.gpu_memory_utilization.front() : 0,

@@ -44,6 +44,11 @@ struct Strategy {
   Recompute recompute = Recompute::none;
   RecomputeMethod recompute_method = RecomputeMethod::uniform;
   int recompute_num_layers = 0;         ///< full recompute: layers per chunk (uniform) or count (block)
+  /// Uneven pipeline split (Megatron --decoder-first/last-pipeline-num-layers; TransformerConfig
+  /// num_layers_in_first/last_pipeline_stage): decoder layers on the first / last stage, 0 = not
+  /// set (the stages share the layers evenly). strategy/pipeline_split.hpp reads them.
+  int first_stage_layers = 0;
+  int last_stage_layers = 0;
   bool distributed_optimizer = true;    ///< Megatron: shard optimizer states over DP
   ZeroStage zero = ZeroStage::none;     ///< FSDP/ZeRO stage (backend fsdp: zero3 = FULL_SHARD)
   int fsdp_shard_size = 0;              ///< hybrid shard group size; 0 = the whole DP group

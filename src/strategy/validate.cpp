@@ -6,6 +6,8 @@
 #include <array>
 #include <cstdint>
 
+#include "strategy/pipeline_split.hpp"
+
 namespace meshplan {
 namespace {
 
@@ -52,6 +54,14 @@ bool rollout_tp_valid(const Inputs& in, std::int64_t rtp) {
   const std::int64_t per_node = in.c.groups.empty() ? 0 : in.c.groups.front().gpus_per_node;
   const bool tiles = rtp <= per_node ? divides(rtp, per_node) : divides(per_node, rtp) && divides(rtp, world(in));
   return rtp >= 1 && tiles && divides(rtp, heads(in)) && (divides(rtp, kv_heads(in)) || divides(kv_heads(in), rtp));
+}
+
+/// The planner's uneven split of the strategy's pipeline without interleaving (for advice).
+Strategy balanced_at_vpp1(const Inputs& in) {
+  Strategy balanced = in.s;
+  balanced.vpp = 1;
+  apply_balanced_split(balanced, in.m.num_layers);
+  return balanced;
 }
 
 struct Rule {
@@ -126,13 +136,37 @@ const std::array<Rule, 20> kRules{{
        v.message = fmt::format("TP={} does not divide {} KV heads", in.s.tp, kv_heads(in));
        v.valid = "TP in " + values_where(kv_heads(in), [&](std::int64_t t) { return divides(t, kv_heads(in)); });
      }},
-    {{"pp.divides-layers", "PP x VPP divides the number of layers", "Megatron-core get_num_layers_to_build"},
-     [](const Inputs& in) { return !divides(std::int64_t{in.s.pp} * in.s.vpp, in.m.num_layers); },
+    {{"pp.divides-layers",
+      "PP x VPP divides the number of layers, or the first/last stages' own layer counts leave the middle "
+      "stages an even share",
+      "Megatron-core TransformerConfig (num_layers_in_first/last_pipeline_stage), get_num_layers_to_build"},
+     [](const Inputs& in) { return !stage_layer_counts(in.m.num_layers, in.s).has_value(); },
      [](const Inputs& in, Violation& v) {
-       v.message = fmt::format("PP x VPP = {} x {} does not divide {} layers", in.s.pp, in.s.vpp, in.m.num_layers);
+       if (in.s.first_stage_layers > 0 || in.s.last_stage_layers > 0) {
+         v.message = fmt::format("first stage {} + last stage {} layers leave {} of {} layers, which the {} other "
+                                 "stage(s) x VPP {} cannot share evenly",
+                                 in.s.first_stage_layers, in.s.last_stage_layers,
+                                 in.m.num_layers - in.s.first_stage_layers - in.s.last_stage_layers, in.m.num_layers,
+                                 in.s.pp - (in.s.first_stage_layers > 0) - (in.s.last_stage_layers > 0), in.s.vpp);
+         const Strategy balanced = balanced_at_vpp1(in);
+         if (balanced.first_stage_layers > 0) {
+           v.valid = fmt::format("e.g. first stage {}, last stage {} at VPP 1 ({} per other stage)",
+                                 balanced.first_stage_layers, balanced.last_stage_layers,
+                                 max_stage_layers(in.m.num_layers, balanced));
+         }
+         return;
+       }
+       v.message = fmt::format("PP x VPP = {} x {} does not divide {} layers (and no uneven first/last stage is given)",
+                               in.s.pp, in.s.vpp, in.m.num_layers);
        v.valid = "PP x VPP in " + values_where(in.m.num_layers, [&](std::int64_t p) {
                    return divides(p, in.m.num_layers);
                  });
+       const Strategy balanced = balanced_at_vpp1(in);
+       if (balanced.first_stage_layers > 0) {
+         v.valid += fmt::format(", or at VPP 1 an uneven split such as first stage {}, last stage {} (Megatron "
+                                "num_layers_in_first/last_pipeline_stage)",
+                                balanced.first_stage_layers, balanced.last_stage_layers);
+       }
      }},
     {{"vpp.requires-pp", "interleaved (virtual) pipeline stages need PP > 1", "Megatron-core; verl R44"},
      [](const Inputs& in) { return in.s.vpp > 1 && in.s.pp < 2; },

@@ -4,6 +4,8 @@
 
 #include <map>
 
+#include "strategy/pipeline_split.hpp"
+
 namespace meshplan {
 namespace {
 
@@ -74,6 +76,27 @@ Finding flag_finding(const MegatronArgs& args, Severity severity, const std::str
   return finding;
 }
 
+// An uneven split: the stages without their own count share the rest evenly
+// (strategy/pipeline_split.hpp mirrors Megatron-core's arithmetic).
+void uneven_pipeline(const MegatronArgs& args, std::vector<Finding>& out) {
+  const auto layers = args.integer("--num-layers");
+  const auto pp = args.integer("--pipeline-model-parallel-size");
+  if (!layers || !pp) return;
+  Strategy strategy;
+  strategy.pp = static_cast<int>(*pp);
+  strategy.first_stage_layers = static_cast<int>(args.integer("--decoder-first-pipeline-num-layers").value_or(0));
+  strategy.last_stage_layers = static_cast<int>(args.integer("--decoder-last-pipeline-num-layers").value_or(0));
+  if (stage_layer_counts(*layers, strategy)) return;
+  out.push_back(flag_finding(
+      args, Severity::error, "megatron.pp-layers",
+      {"--decoder-first-pipeline-num-layers", "--decoder-last-pipeline-num-layers", "--num-layers",
+       "--pipeline-model-parallel-size"},
+      fmt::format("--num-layers {} minus first stage {} and last stage {} cannot be shared evenly by the other "
+                  "pipeline stages of --pipeline-model-parallel-size {}: Megatron-core's TransformerConfig stops "
+                  "before training",
+                  *layers, strategy.first_stage_layers, strategy.last_stage_layers, *pp)));
+}
+
 }  // namespace
 
 std::vector<Finding> check_megatron_arguments(const Launch& launch) {
@@ -81,7 +104,11 @@ std::vector<Finding> check_megatron_arguments(const Launch& launch) {
   std::vector<Finding> out;
   divides(args, out, "megatron.tp-heads", "--num-attention-heads", "--tensor-model-parallel-size", "attention heads");
   divides(args, out, "megatron.tp-query-groups", "--num-query-groups", "--tensor-model-parallel-size", "query groups");
-  divides(args, out, "megatron.pp-layers", "--num-layers", "--pipeline-model-parallel-size", "layers");
+  if (args.has("--decoder-first-pipeline-num-layers") || args.has("--decoder-last-pipeline-num-layers")) {
+    uneven_pipeline(args, out);
+  } else {
+    divides(args, out, "megatron.pp-layers", "--num-layers", "--pipeline-model-parallel-size", "layers");
+  }
   divides(args, out, "megatron.ep-experts", "--num-experts", "--expert-model-parallel-size", "experts");
   divides(args, out, "megatron.global-batch-micro", "--global-batch-size", "--micro-batch-size", "global batch");
   const bool interleaved =

@@ -30,6 +30,8 @@ void map_megatron(const ConfigView& v, Strategy& s) {
                            ? RecomputeMethod::block
                            : RecomputeMethod::uniform;
   s.recompute_num_layers = as_int(v, A("megatron.override_transformer_config.recompute_num_layers"), 0);
+  s.first_stage_layers = as_int(v, A("megatron.override_transformer_config.num_layers_in_first_pipeline_stage"), 0);
+  s.last_stage_layers = as_int(v, A("megatron.override_transformer_config.num_layers_in_last_pipeline_stage"), 0);
 }
 
 void map_fsdp(const ConfigView& v, Strategy& s) {

@@ -68,7 +68,15 @@ TEST_CASE("PP x VPP must divide the layers; VPP needs PP > 1") {
   auto violations = validate_strategy(strategy, qwen25_7b_shape(), nodes_of_8(1), Workload{});
   REQUIRE(violations.size() == 1);
   CHECK(violations[0].rule == "pp.divides-layers");
-  CHECK(violations[0].valid == "PP x VPP in {1, 2, 4, 7, 14, 28}");
+  // 28 layers on PP=8: ceil(28/8) = 4 per middle stage, 4 short -> first 2, last 2 (2 + 6 x 4 + 2).
+  CHECK(violations[0].valid ==
+        "PP x VPP in {1, 2, 4, 7, 14, 28}, or at VPP 1 an uneven split such as first stage 2, last stage 2 (Megatron "
+        "num_layers_in_first/last_pipeline_stage)");
+  // With that split the strategy is valid.
+  Strategy uneven = strategy;
+  uneven.first_stage_layers = 2;
+  uneven.last_stage_layers = 2;
+  CHECK(validate_strategy(uneven, qwen25_7b_shape(), nodes_of_8(1), Workload{}).empty());
   strategy = layout(1, 1, 8);
   strategy.vpp = 2;
   violations = validate_strategy(strategy, qwen25_7b_shape(), nodes_of_8(1), Workload{});

@@ -1,0 +1,50 @@
+#include "strategy/pipeline_split.hpp"
+
+#include <algorithm>
+
+namespace meshplan {
+
+// Mirrors Megatron-core TransformerConfig.__post_init__ and get_num_layers_to_build
+// (megatron/core/transformer/transformer_block.py): the stages without their own count share the
+// remaining layers evenly, split again into VPP equal chunks.
+std::optional<StageLayerCounts> stage_layer_counts(std::int64_t num_layers, const Strategy& s) {
+  const std::int64_t pp = std::max(s.pp, 1);
+  const std::int64_t vpp = std::max(s.vpp, 1);
+  if (pp == 1) return StageLayerCounts{num_layers, num_layers, num_layers};
+  const bool first_set = s.first_stage_layers > 0;
+  const bool last_set = s.last_stage_layers > 0;
+  if (!first_set && !last_set) {
+    if (num_layers % (pp * vpp) != 0) return std::nullopt;
+    const std::int64_t per_stage = num_layers / pp;
+    return StageLayerCounts{per_stage, per_stage, per_stage};
+  }
+  const std::int64_t special = (first_set ? 1 : 0) + (last_set ? 1 : 0);
+  const std::int64_t others = pp - special;
+  const std::int64_t rest = num_layers - s.first_stage_layers - s.last_stage_layers;
+  if (rest < 0 || (others == 0 && rest != 0) || (others > 0 && rest % (others * vpp) != 0)) return std::nullopt;
+  const std::int64_t middle = others > 0 ? rest / others : 0;
+  return StageLayerCounts{first_set ? s.first_stage_layers : middle, middle, last_set ? s.last_stage_layers : middle};
+}
+
+std::int64_t max_stage_layers(std::int64_t num_layers, const Strategy& strategy) {
+  const std::int64_t pp = std::max(strategy.pp, 1);
+  const auto counts = stage_layer_counts(num_layers, strategy);
+  if (!counts) return (num_layers + pp - 1) / pp;
+  return pp == 1 ? num_layers : std::max({counts->first, counts->middle, counts->last});
+}
+
+void apply_balanced_split(Strategy& strategy, std::int64_t num_layers) {
+  strategy.first_stage_layers = 0;
+  strategy.last_stage_layers = 0;
+  const std::int64_t pp = std::max(strategy.pp, 1);
+  if (pp == 1 || strategy.vpp > 1 || num_layers % pp == 0) return;
+  const std::int64_t middle = (num_layers + pp - 1) / pp;
+  const std::int64_t short_by = pp * middle - num_layers;
+  const std::int64_t last = middle - (short_by + 1) / 2;
+  const std::int64_t first = middle - short_by / 2;
+  if (first < 1 || last < 1) return;
+  strategy.first_stage_layers = static_cast<int>(first);
+  strategy.last_stage_layers = static_cast<int>(last);
+}
+
+}  // namespace meshplan

@@ -1,0 +1,78 @@
+#include <doctest/doctest.h>
+
+#include "strategy/pipeline_split.hpp"
+
+namespace meshplan {
+namespace {
+
+Strategy pipeline(int pp, int vpp = 1, int first = 0, int last = 0) {
+  Strategy s;
+  s.pp = pp;
+  s.vpp = vpp;
+  s.first_stage_layers = first;
+  s.last_stage_layers = last;
+  return s;
+}
+
+}  // namespace
+
+TEST_CASE("even splits: PP x VPP divides the layers") {
+  const auto counts = stage_layer_counts(32, pipeline(4, 2));
+  REQUIRE(counts.has_value());
+  CHECK(counts->first == 8);
+  CHECK(counts->middle == 8);
+  CHECK(counts->last == 8);
+  CHECK_FALSE(stage_layer_counts(30, pipeline(4)).has_value());  // 30 / 4 without a first/last count
+  CHECK(max_stage_layers(30, pipeline(4)) == 8);                 // ceil, for an invalid split
+  CHECK(max_stage_layers(30, pipeline(1)) == 30);
+}
+
+TEST_CASE("uneven splits as verl's DeepSeek-V3 examples set them (61 layers)") {
+  // examples: first 6 + last 7 on PP=8 -> 48 layers for 6 middle stages = 8 each.
+  auto counts = stage_layer_counts(61, pipeline(8, 1, 6, 7));
+  REQUIRE(counts.has_value());
+  CHECK(counts->middle == 8);
+  CHECK(max_stage_layers(61, pipeline(8, 1, 6, 7)) == 8);
+  // first 4 + last 1 on PP=16 -> 56 layers for 14 stages = 4 each.
+  counts = stage_layer_counts(61, pipeline(16, 1, 4, 1));
+  REQUIRE(counts.has_value());
+  CHECK(counts->middle == 4);
+  // Only the last stage set (13 on PP=4, 61 layers): 48 for the 3 others = 16 each.
+  counts = stage_layer_counts(61, pipeline(4, 1, 0, 13));
+  REQUIRE(counts.has_value());
+  CHECK(counts->first == 16);
+  CHECK(counts->last == 13);
+  // 61 - 5 - 5 = 51 does not divide among 6 middle stages.
+  CHECK_FALSE(stage_layer_counts(61, pipeline(8, 1, 5, 5)).has_value());
+  // With VPP 2 the middle share must split into 2 chunks: 48 / 6 = 8 = 2 x 4 is fine; 42 / 6 = 7 is not.
+  CHECK(stage_layer_counts(61, pipeline(8, 2, 6, 7)).has_value());
+  CHECK_FALSE(stage_layer_counts(61, pipeline(8, 2, 9, 10)).has_value());
+}
+
+TEST_CASE("the planner's balanced split takes the remainder from the first and last stages") {
+  // 61 layers on PP=16: ceil(61/16) = 4 per middle stage, 64 - 61 = 3 short: the last stage
+  // (LM head) gives up 2, the first 1 -> 3 + 14 x 4 + 2 = 61 (one of verl's example splits).
+  Strategy s = pipeline(16);
+  apply_balanced_split(s, 61);
+  CHECK(s.first_stage_layers == 3);
+  CHECK(s.last_stage_layers == 2);
+  CHECK(stage_layer_counts(61, s).has_value());
+  // 61 on PP=2: 31 + 30.
+  s = pipeline(2);
+  apply_balanced_split(s, 61);
+  CHECK(s.first_stage_layers == 31);
+  CHECK(s.last_stage_layers == 30);
+  // Even splits and interleaved pipelines get none.
+  s = pipeline(4);
+  apply_balanced_split(s, 32);
+  CHECK(s.first_stage_layers == 0);
+  s = pipeline(4, 2);
+  apply_balanced_split(s, 30);
+  CHECK(s.first_stage_layers == 0);
+  // 5 layers on PP=4: 2 per middle stage, 3 short: the last would keep 0 layers -> no split.
+  s = pipeline(4);
+  apply_balanced_split(s, 5);
+  CHECK(s.first_stage_layers == 0);
+}
+
+}  // namespace meshplan
