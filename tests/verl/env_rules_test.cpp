@@ -185,6 +185,16 @@ TEST_CASE("MEGATRON_*: the seed article's MEGATRON_HETEROGENEOUS has no effect")
         "(megatron-core 0.20.0))");
 }
 
+TEST_CASE("every variable meshplan plan writes (src/report/emit_env.cpp) is real and well-formed") {
+  CHECK(findings_for({{"CUDA_DEVICE_MAX_CONNECTIONS", "1"},
+                      {"TORCH_NCCL_ASYNC_ERROR_HANDLING", "1"},
+                      {"NCCL_DEBUG", "WARN"},
+                      {"NCCL_SOCKET_IFNAME", "eth0"},
+                      {"NCCL_P2P_DISABLE", "1"},
+                      {"PYTORCH_CUDA_ALLOC_CONF", "expandable_segments:True"}})
+            .empty());
+}
+
 TEST_CASE("a value that is not known statically is not judged") {
   std::map<std::string, ShellArgument> environment;
   environment["NCCL_P2P_DISABLE"] = ShellArgument{"$(detect)", std::string("command substitution"), {}};

@@ -1,10 +1,17 @@
-// Pass-through dictionaries, environment variables, Megatron-LM arguments and the memory fit.
+// Pass-through dictionaries and engine arguments, Megatron-LM arguments and the memory fit
+// (environment variables: env_rules_test.cpp).
 #include <doctest/doctest.h>
+
+#include <nlohmann/json.hpp>
+
+#include <map>
+#include <set>
 
 #include "check_support.hpp"
 #include "hardware/gpu_catalog.hpp"
 #include "model/config_reader.hpp"
 #include "model/model_presets.hpp"
+#include "verl/embedded_json.hpp"
 #include "verl/passthrough_rules.hpp"
 
 namespace meshplan {
@@ -97,6 +104,27 @@ TEST_CASE("rollout.engine_kwargs.sglang keys are SGLang ServerArgs fields") {
   const auto types = test::findings_of(bad, "passthrough.field-type");
   REQUIRE(types.size() == 1);
   CHECK(types[0].message == "'tp_size' of ServerArgs is int, not 'two'");
+}
+
+TEST_CASE("engine_args.json: each engine names its dataclass, commit and field types") {
+  const nlohmann::json& engines = embedded_json("verl/engine_args.json");
+  const std::set<std::string> types = {"bool", "int", "float", "str", "list", "dict", "any"};
+  // Public fields counted in the sources: vllm/engine/arg_utils.py EngineArgs at 99d7eb5d,
+  // python/sglang/srt/server_args.py ServerArgs at 001067ff (fields starting with '_' left out).
+  const std::map<std::string, std::size_t> expected = {{"vllm", 145}, {"sglang", 480}};
+  REQUIRE(engines.size() == expected.size());
+  for (const auto& [engine, count] : expected) {
+    const nlohmann::json& table = engines[engine];
+    CHECK(table["version"].get<std::string>().find('@') != std::string::npos);
+    CHECK(!table["library"].get<std::string>().empty());
+    CHECK(!table["dataclass"].get<std::string>().empty());
+    CHECK(table["arguments"].size() == count);
+    for (const auto& [name, type] : table["arguments"].items()) {
+      std::string base = type.get<std::string>();
+      if (base.back() == '?') base.pop_back();
+      CHECK_MESSAGE(types.count(base) == 1, engine << "." << name);
+    }
+  }
 }
 
 TEST_CASE("an engine without a field table is not checked") {
