@@ -1,8 +1,9 @@
 #include "verl/embedded_json.hpp"
 
+#include <nlohmann/json.hpp>
+
 #include <map>
 #include <mutex>
-#include <nlohmann/json.hpp>
 #include <string>
 
 #include "data/embedded.hpp"

@@ -3,6 +3,8 @@
 // against the syntax those readers parse.
 #include <nlohmann/json.hpp>
 
+#include <optional>
+
 #include "core/text.hpp"
 #include "verl/embedded_json.hpp"
 #include "verl/env_value_check.hpp"
@@ -44,6 +46,25 @@ Finding unknown_variable(const std::string& family_prefix, const nlohmann::json&
   return finding;
 }
 
+// The finding for one exported variable of `family`, if it has one.
+std::optional<Finding> judge(const std::string& prefix, const nlohmann::json& family, const std::string& name,
+                             const ShellArgument& value) {
+  Finding finding;
+  if (const nlohmann::json* type = variable_type(family, name); type == nullptr) {
+    finding = unknown_variable(prefix, family, name);
+  } else {
+    const std::string why = value.unknown ? "" : env_value_problem(type->get<std::string>(), value.text);
+    if (why.empty()) return std::nullopt;
+    finding.severity = Severity::error;
+    finding.rule = "env.malformed";
+    finding.message = name + "=" + value.text + " is malformed: " + why;
+  }
+  finding.keys = {name};
+  finding.value = value.text;
+  finding.location = value.location;
+  return finding;
+}
+
 }  // namespace
 
 std::vector<Finding> check_environment(const std::map<std::string, ShellArgument>& environment) {
@@ -54,23 +75,7 @@ std::vector<Finding> check_environment(const std::map<std::string, ShellArgument
     if (not_checked(table, name)) continue;
     for (const auto& [prefix, family] : table["families"].items()) {
       if (!starts_with(name, prefix)) continue;
-      const nlohmann::json* type = variable_type(family, name);
-      Finding finding;
-      if (type == nullptr) {
-        finding = unknown_variable(prefix, family, name);
-      } else if (!value.unknown) {
-        const std::string why = env_value_problem(type->get<std::string>(), value.text);
-        if (why.empty()) break;
-        finding.severity = Severity::error;
-        finding.rule = "env.malformed";
-        finding.message = name + "=" + value.text + " is malformed: " + why;
-      } else {
-        break;
-      }
-      finding.keys = {name};
-      finding.value = value.text;
-      finding.location = value.location;
-      out.push_back(std::move(finding));
+      if (auto finding = judge(prefix, family, name, value)) out.push_back(std::move(*finding));
       break;
     }
   }

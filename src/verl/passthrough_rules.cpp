@@ -1,7 +1,8 @@
 #include "verl/passthrough_rules.hpp"
 
-#include <array>
 #include <nlohmann/json.hpp>
+
+#include <array>
 
 #include "core/text.hpp"
 #include "verl/embedded_json.hpp"

@@ -2,8 +2,9 @@
 // of its family knows is a warning ("has no effect"), a value its reader cannot parse is an error.
 #include <doctest/doctest.h>
 
-#include <map>
 #include <nlohmann/json.hpp>
+
+#include <map>
 #include <set>
 #include <string>
 
