@@ -1,7 +1,7 @@
 #pragma once
 // Free-form dictionaries verl passes through to other libraries, checked against the field
-// tables of those libraries (data/verl/megatron_core_fields.json), and the environment
-// variables NCCL / PyTorch / CUDA / vLLM read (data/verl/env_vars.json).
+// tables of those libraries (data/verl/megatron_core_fields.json, data/verl/engine_args.json), and
+// the environment variables NCCL / PyTorch / CUDA / vLLM / Megatron read (data/verl/env_vars.json).
 #include <vector>
 
 #include "verl/verl_launch.hpp"
@@ -10,10 +10,12 @@ namespace meshplan {
 
 /// megatron.override_transformer_config, optim.override_optimizer_config and
 /// megatron.override_ddp_config (actor, ref, critic) vs Megatron-core's dataclass fields, and
-/// rollout.engine_kwargs.vllm vs vLLM's EngineArgs (data/verl/engine_args.json; SGLang: no table).
+/// rollout.engine_kwargs.vllm / .sglang vs vLLM's EngineArgs / SGLang's ServerArgs: unknown
+/// names and wrongly typed values are errors.
 std::vector<Finding> check_passthrough_dictionaries(const VerlLaunch& launch);
 
-/// Exported variables of the checked families: unknown -> warning, malformed -> error.
+/// Exported variables of the checked families: unknown -> warning, malformed -> error
+/// (implemented in verl/env_rules.cpp).
 std::vector<Finding> check_environment(const std::map<std::string, ShellArgument>& environment);
 
 }  // namespace meshplan
