@@ -11,12 +11,15 @@ namespace meshplan {
 namespace {
 
 // A dictionary verl hands to a library's dataclass as keyword arguments, and that dataclass's
-// fields (name -> type, data/verl/*.json).
+// fields: name -> type (data/verl/megatron_core_fields.json, one version), or name -> {"type", "since"?,
+// "until"?} over the ordered versions read (data/verl/engine_args.json).
 struct FieldTable {
   const nlohmann::json& fields;
-  std::string dataclass;    ///< short name, e.g. "TransformerConfig"
-  std::string owner;        ///< e.g. "Megatron-core's TransformerConfig (megatron-core 0.20.0)"
-  std::string consequence;  ///< what happens when verl passes an unknown name
+  const nlohmann::json* versions;  ///< [{"label", ...}] oldest first; null for a one-version table
+  std::string dataclass;           ///< short name, e.g. "TransformerConfig"
+  std::string library;             ///< e.g. "Megatron-core's TransformerConfig"
+  std::string versions_read;       ///< e.g. "megatron-core 0.20.0", "v0.8.5..v0.12.0"
+  std::string consequence;         ///< what happens when verl passes an unknown name
   std::string unknown_rule;
 };
 
@@ -50,6 +53,36 @@ bool type_matches(const std::string& type, const ConfigNode& value) {
   return true;
 }
 
+// The type of a field entry; a field of several versions has the type of the newest version that has it.
+std::string field_type(const nlohmann::json& entry) {
+  return entry.is_string() ? entry.get<std::string>() : entry.value("type", "any");
+}
+
+std::size_t version_index(const nlohmann::json& versions, const std::string& label) {
+  for (std::size_t i = 0; i < versions.size(); ++i) {
+    if (versions[i].value("label", "") == label) return i;
+  }
+  return versions.size();
+}
+
+// For a field that only some of the versions read have: "v0.4.6.post5..v0.5.6 only, not in
+// main@001067ff or newer"; empty when every version read has it.
+std::string version_limits(const nlohmann::json& entry, const nlohmann::json* versions) {
+  if (versions == nullptr || versions->empty() || !entry.is_object()) return "";
+  const std::string since = entry.value("since", ""), until = entry.value("until", "");
+  if (since.empty() && until.empty()) return "";
+  const std::size_t first = since.empty() ? 0 : version_index(*versions, since);
+  const std::size_t last = until.empty() ? versions->size() - 1 : version_index(*versions, until);
+  if (first >= versions->size() || last >= versions->size()) return "";
+  auto label = [&](std::size_t i) { return (*versions)[i].value("label", ""); };
+  std::string text = first == last ? label(first) : label(first) + ".." + label(last);
+  text += " only, not in ";
+  if (first > 0) text += label(first - 1) + " or older";
+  if (first > 0 && last + 1 < versions->size()) text += " nor ";
+  if (last + 1 < versions->size()) text += label(last + 1) + " or newer";
+  return text;
+}
+
 std::string describe_type(const std::string& type) {
   return !type.empty() && type.back() == '?' ? type.substr(0, type.size() - 1) + " or null" : type;
 }
@@ -67,20 +100,30 @@ void check_fields(const ConfigNode& dictionary, const std::string& key, const Fi
     finding.location = value.origin;
     if (!table.fields.contains(field)) {
       finding.rule = table.unknown_rule;
-      finding.message = "'" + field + "' is not a field of " + table.owner + ": " + table.consequence;
+      finding.message = "'" + field + "' is not a field of " + table.library + " (" + table.versions_read +
+                        "): " + table.consequence;
       finding.fix = {"~" + key + "." + field};
       if (auto near = nearest_match(field, names)) {
         finding.message += "; did you mean '" + *near + "'?";
         // Offer the rename only when the value suits the field it would become.
-        if (type_matches(table.fields[*near].get<std::string>(), value)) {
+        if (type_matches(field_type(table.fields[*near]), value)) {
           finding.fix.insert(finding.fix.begin(), "+" + key + "." + *near + "=" + value.to_text());
         }
       }
       out.push_back(std::move(finding));
-    } else if (const std::string type = table.fields[field].get<std::string>(); !type_matches(type, value)) {
+    } else if (const std::string type = field_type(table.fields[field]); !type_matches(type, value)) {
       finding.rule = "passthrough.field-type";
       finding.message = "'" + field + "' of " + table.dataclass + " is " + describe_type(type) + ", not '" +
                         value.to_text() + "'";
+      out.push_back(std::move(finding));
+    } else if (const std::string limits = version_limits(table.fields[field], table.versions);
+               !limits.empty()) {
+      // Right for some versions of the library: a false error on a working launch is worse than a
+      // missed one, so this only informs.
+      finding.severity = Severity::info;
+      finding.rule = table.unknown_rule + "-version";
+      finding.message = "'" + field + "' is a field of " + table.library + " " + limits +
+                        ": on a version without it, " + table.consequence;
       out.push_back(std::move(finding));
     }
   }
@@ -96,8 +139,8 @@ void check_megatron_dictionaries(const VerlLaunch& launch, std::vector<Finding>&
       if (node == nullptr || !node->is_map() || !megatron.contains(dictionary.table)) continue;
       const std::string dataclass(dictionary.dataclass);
       check_fields(*node, key,
-                   {megatron[std::string(dictionary.table)], dataclass,
-                    "Megatron-core's " + dataclass + " (megatron-core " + version + ")",
+                   {megatron[std::string(dictionary.table)], nullptr, dataclass,
+                    "Megatron-core's " + dataclass, "megatron-core " + version,
                     "building it in the Megatron worker fails with TypeError: unexpected keyword argument",
                     "passthrough.unknown-field"},
                    out);
@@ -106,7 +149,8 @@ void check_megatron_dictionaries(const VerlLaunch& launch, std::vector<Finding>&
 }
 
 // rollout.engine_kwargs.<engine>: verl passes these to the engine's argument dataclass (vLLM's
-// EngineArgs, SGLang's ServerArgs, data/verl/engine_args.json); engines without a table are not checked.
+// EngineArgs, SGLang's ServerArgs, data/verl/engine_args.json, read at several releases); a name that no
+// release read has is an error, one that only some have is an info; engines without a table are not checked.
 void check_engine_kwargs(const VerlLaunch& launch, std::vector<Finding>& out) {
   const ConfigNode* kwargs = find_path(launch.config, kEngineKwargs);
   if (kwargs == nullptr || !kwargs->is_map()) return;
@@ -114,12 +158,15 @@ void check_engine_kwargs(const VerlLaunch& launch, std::vector<Finding>& out) {
   for (const auto& [engine, arguments] : kwargs->entries) {
     if (!engines.contains(engine) || !arguments.is_map()) continue;
     const nlohmann::json& table = engines[engine];
-    check_fields(
-        arguments, std::string(kEngineKwargs) + "." + engine,
-        {table["arguments"], table["dataclass"].get<std::string>(),
-         table["library"].get<std::string>() + " (" + table["version"].get<std::string>() + ")",
-         "the rollout server fails when it starts inside the rollout worker", "passthrough.engine-argument"},
-        out);
+    const nlohmann::json& versions = table["versions"];
+    const std::string versions_read =
+        versions.empty() ? "?"
+                         : versions.front().value("label", "?") + ".." + versions.back().value("label", "?");
+    check_fields(arguments, std::string(kEngineKwargs) + "." + engine,
+                 {table["arguments"], &versions, table.value("dataclass", "?"), table.value("library", "?"),
+                  versions_read, "the rollout server fails when it starts inside the rollout worker",
+                  "passthrough.engine-argument"},
+                 out);
   }
 }
 

@@ -1,17 +1,11 @@
-// Pass-through dictionaries and engine arguments, Megatron-LM arguments and the memory fit
-// (environment variables: env_rules_test.cpp).
+// Pass-through dictionaries, Megatron-LM arguments and the memory fit (engine arguments:
+// engine_args_test.cpp; environment variables: env_rules_test.cpp).
 #include <doctest/doctest.h>
-
-#include <nlohmann/json.hpp>
-
-#include <map>
-#include <set>
 
 #include "check_support.hpp"
 #include "hardware/gpu_catalog.hpp"
 #include "model/config_reader.hpp"
 #include "model/model_presets.hpp"
-#include "verl/embedded_json.hpp"
 #include "verl/passthrough_rules.hpp"
 
 namespace meshplan {
@@ -55,84 +49,6 @@ TEST_CASE("override_transformer_config keys are Megatron-core TransformerConfig 
   const auto type = test::findings_of(bad, "passthrough.field-type");
   REQUIRE(type.size() == 1);
   CHECK(type[0].message == "'overlap_grad_reduce' of DistributedDataParallelConfig is bool, not 'yes'");
-}
-
-TEST_CASE("rollout.engine_kwargs.vllm keys are vLLM EngineArgs fields") {
-  const CheckReport ok = test::check_lines(test::with(
-      test::fsdp_baseline(), {"+actor_rollout_ref.rollout.engine_kwargs.vllm.disable_mm_preprocessor_cache=True",
-                              "+actor_rollout_ref.rollout.engine_kwargs.vllm.max_num_seqs=256"}));
-  CHECK(test::findings_of(ok, "passthrough.engine-argument").empty());
-  CHECK(test::findings_of(ok, "passthrough.field-type").empty());
-  const CheckReport bad = test::check_lines(
-      test::with(test::fsdp_baseline(), {"+actor_rollout_ref.rollout.engine_kwargs.vllm.max_num_seq=256",
-                                         "+actor_rollout_ref.rollout.engine_kwargs.vllm.gpu_memory_utilization=high"}));
-  const auto hits = test::findings_of(bad, "passthrough.engine-argument");
-  REQUIRE(hits.size() == 1);
-  CHECK(hits[0].severity == Severity::error);
-  CHECK(hits[0].message ==
-        "'max_num_seq' is not a field of vLLM's EngineArgs (vllm-project/vllm@99d7eb5d): the rollout server fails "
-        "when it starts inside the rollout worker; did you mean 'max_num_seqs'?");
-  REQUIRE(hits[0].fix.size() == 2);
-  CHECK(hits[0].fix[0] == "+actor_rollout_ref.rollout.engine_kwargs.vllm.max_num_seqs=256");
-  CHECK(hits[0].fix[1] == "~actor_rollout_ref.rollout.engine_kwargs.vllm.max_num_seq");
-  const auto types = test::findings_of(bad, "passthrough.field-type");
-  REQUIRE(types.size() == 1);
-  CHECK(types[0].message == "'gpu_memory_utilization' of EngineArgs is float, not 'high'");
-}
-
-TEST_CASE("rollout.engine_kwargs.sglang keys are SGLang ServerArgs fields") {
-  // attention_backend=triton is what verl's own SGLang examples pass.
-  const CheckReport ok = test::check_lines(
-      test::with(test::fsdp_baseline(), {"actor_rollout_ref.rollout.name=sglang",
-                                         "+actor_rollout_ref.rollout.engine_kwargs.sglang.mem_fraction_static=0.8",
-                                         "+actor_rollout_ref.rollout.engine_kwargs.sglang.attention_backend=triton",
-                                         "+actor_rollout_ref.rollout.engine_kwargs.sglang.max_running_requests=null"}));
-  CHECK(test::findings_of(ok, "passthrough.engine-argument").empty());
-  CHECK(test::findings_of(ok, "passthrough.field-type").empty());
-  const CheckReport bad = test::check_lines(
-      test::with(test::fsdp_baseline(), {"actor_rollout_ref.rollout.name=sglang",
-                                         "+actor_rollout_ref.rollout.engine_kwargs.sglang.mem_fraction_statc=0.8",
-                                         "+actor_rollout_ref.rollout.engine_kwargs.sglang.tp_size=two"}));
-  const auto hits = test::findings_of(bad, "passthrough.engine-argument");
-  REQUIRE(hits.size() == 1);
-  CHECK(hits[0].severity == Severity::error);
-  CHECK(hits[0].keys[0] == "actor_rollout_ref.rollout.engine_kwargs.sglang.mem_fraction_statc");
-  CHECK(hits[0].message ==
-        "'mem_fraction_statc' is not a field of SGLang's ServerArgs (sgl-project/sglang@001067ff): the rollout server "
-        "fails when it starts inside the rollout worker; did you mean 'mem_fraction_static'?");
-  CHECK(hits[0].fix[0] == "+actor_rollout_ref.rollout.engine_kwargs.sglang.mem_fraction_static=0.8");
-  const auto types = test::findings_of(bad, "passthrough.field-type");
-  REQUIRE(types.size() == 1);
-  CHECK(types[0].message == "'tp_size' of ServerArgs is int, not 'two'");
-}
-
-TEST_CASE("engine_args.json: each engine names its dataclass, commit and field types") {
-  const nlohmann::json& engines = embedded_json("verl/engine_args.json");
-  const std::set<std::string> types = {"bool", "int", "float", "str", "list", "dict", "any"};
-  // Public fields counted in the sources: vllm/engine/arg_utils.py EngineArgs at 99d7eb5d,
-  // python/sglang/srt/server_args.py ServerArgs at 001067ff (fields starting with '_' left out).
-  const std::map<std::string, std::size_t> expected = {{"vllm", 145}, {"sglang", 480}};
-  REQUIRE(engines.size() == expected.size());
-  for (const auto& [engine, count] : expected) {
-    const nlohmann::json& table = engines[engine];
-    CHECK(table["version"].get<std::string>().find('@') != std::string::npos);
-    CHECK(!table["library"].get<std::string>().empty());
-    CHECK(!table["dataclass"].get<std::string>().empty());
-    CHECK(table["arguments"].size() == count);
-    for (const auto& [name, type] : table["arguments"].items()) {
-      std::string base = type.get<std::string>();
-      if (base.back() == '?') base.pop_back();
-      CHECK_MESSAGE(types.count(base) == 1, engine << "." << name);
-    }
-  }
-}
-
-TEST_CASE("an engine without a field table is not checked") {
-  // verl's TensorRT-LLM recipes pass trtllm kwargs; meshplan has no table for them.
-  const CheckReport report = test::check_lines(test::with(
-      test::fsdp_baseline(), {"+actor_rollout_ref.rollout.engine_kwargs.trtllm.batch_wait_timeout_iters=32"}));
-  CHECK(test::findings_of(report, "passthrough.engine-argument").empty());
-  CHECK(test::findings_of(report, "passthrough.field-type").empty());
 }
 
 TEST_CASE("Megatron-LM pretrain_gpt.py arguments get the Megatron subset") {
