@@ -1,7 +1,9 @@
 #!/usr/bin/env python3
-"""Rewrites the "arguments" of data/verl/engine_args.json: the dataclass fields (name, type) of
-vLLM's EngineArgs and SGLang's ServerArgs at each release listed in the table's "versions", read with
-`ast` from git checkouts (nothing is run). Each field gets the type of the newest version that has
+"""Rewrites the "arguments" of data/verl/engine_args.json at each release listed in the table's
+"versions", read with `ast` from git checkouts (nothing is run): for SGLang the fields of ServerArgs
+(verl builds ServerArgs from engine_kwargs.sglang); for vLLM the options of `vllm serve` (verl turns
+engine_kwargs.vllm into its command line): the fields of EngineArgs, AsyncEngineArgs and FrontendArgs
+and the options the serve parser adds itself. Each name gets the type of the newest version that has
 it and "since"/"until" labels when not every version listed has it.
 
 usage: tools/extract_engine_args.py TABLE GIT_DIR... > new_table.json
@@ -12,13 +14,21 @@ import json
 import subprocess
 import sys
 
-ENGINES = {  # dataclass, its file, files whose module-level aliases and enums its annotations use
-    "vllm": ("EngineArgs", "vllm/engine/arg_utils.py",
-             ["vllm/config", "vllm/config.py", "vllm/utils", "vllm/utils.py",
-              "vllm/transformers_utils/config.py",
-              "vllm/model_executor/layers/quantization/__init__.py",
-              "vllm/model_executor/model_loader/__init__.py"]),
-    "sglang": ("ServerArgs", "python/sglang/srt/server_args.py", []),
+VLLM_CLI = "vllm/entrypoints/openai/cli_args.py"
+ENGINES = {
+    "vllm": {
+        # (file, dataclass, required): the dataclasses whose fields are options
+        "classes": [("vllm/engine/arg_utils.py", "EngineArgs", True),
+                    ("vllm/engine/arg_utils.py", "AsyncEngineArgs", True), (VLLM_CLI, "FrontendArgs", False)],
+        # files whose parser.add_argument("--name", ...) calls add options (deprecated ones too)
+        "argparse": ["vllm/engine/arg_utils.py", VLLM_CLI, "vllm/entrypoints/cli/serve.py"],
+        # files whose module-level type aliases and enums the annotations use
+        "aliases": ["vllm/config", "vllm/config.py", "vllm/utils", "vllm/utils.py",
+                    "vllm/transformers_utils/config.py", "vllm/model_executor/layers/quantization/__init__.py",
+                    "vllm/model_executor/model_loader/__init__.py"],
+    },
+    "sglang": {"classes": [("python/sglang/srt/server_args.py", "ServerArgs", True)], "argparse": [],
+               "aliases": []},
 }
 SCALARS = {"bool": "bool", "int": "int", "float": "float", "str": "str", "list": "list", "List": "list",
            "tuple": "list", "Tuple": "list", "set": "list", "Set": "list", "dict": "dict", "Dict": "dict"}
@@ -98,25 +108,61 @@ class Annotations:
         return kinds.pop() + ("?" if nullable else "")
 
 
+def dataclass_fields(module, name, annotations):
+    for node in ast.walk(module):
+        if isinstance(node, ast.ClassDef) and node.name == name:
+            return {stmt.target.id: annotations.type_of(stmt.annotation) for stmt in node.body
+                    if isinstance(stmt, ast.AnnAssign) and isinstance(stmt.target, ast.Name)
+                    and not stmt.target.id.startswith("_") and "ClassVar" not in ast.dump(stmt.annotation)}
+    return None
+
+
+def argparse_options(module):
+    """name -> type of every add_argument("--name", ...) call: bool for flags, int/float when the
+    type= says so, any otherwise."""
+    options = {}
+    for node in ast.walk(module):
+        if not (isinstance(node, ast.Call) and getattr(node.func, "attr", "") == "add_argument"):
+            continue
+        flags = [a.value for a in node.args if isinstance(a, ast.Constant) and isinstance(a.value, str)]
+        long_flags = [f for f in flags if f.startswith("--")]
+        if not long_flags:
+            continue
+        keywords = {k.arg: k.value for k in node.keywords}
+        name = long_flags[0][2:].replace("-", "_")
+        if isinstance(keywords.get("dest"), ast.Constant):
+            name = keywords["dest"].value
+        action = ast.dump(keywords.get("action", ast.Constant(None)))
+        kind = getattr(keywords.get("type"), "id", "")
+        if "store_true" in action or "store_false" in action or "BooleanOptionalAction" in action:
+            options[name] = "bool"
+        else:
+            options[name] = kind if kind in ("int", "float") else "any"
+    return options
+
+
 def read_fields(git_dir, commit, engine):
-    dataclass, path, alias_paths = ENGINES[engine]
+    spec = ENGINES[engine]
+
+    def module(path):
+        text = git(git_dir, "show", f"{commit}:{path}").stdout
+        return ast.parse(text.lstrip("\ufeff")) if text else None
+
     files = []
-    if alias_paths:
-        files = git(git_dir, "ls-tree", "-r", "--name-only", commit, "--", *alias_paths).stdout.split()
-    modules = [ast.parse(git(git_dir, "show", f"{commit}:{f}").stdout) for f in files if f.endswith(".py")]
-    source = ast.parse(git(git_dir, "show", f"{commit}:{path}").stdout)
-    annotations = Annotations([source] + modules)
+    if spec["aliases"]:
+        files = git(git_dir, "ls-tree", "-r", "--name-only", commit, "--", *spec["aliases"]).stdout.split()
+    sources = {path: module(path) for path, _, _ in spec["classes"]}
+    annotations = Annotations([m for m in sources.values() if m] + [module(f) for f in files if f.endswith(".py")])
     fields = {}
-    for node in ast.walk(source):
-        if isinstance(node, ast.ClassDef) and node.name == dataclass:
-            for stmt in node.body:
-                if not (isinstance(stmt, ast.AnnAssign) and isinstance(stmt.target, ast.Name)):
-                    continue
-                if stmt.target.id.startswith("_") or "ClassVar" in ast.dump(stmt.annotation):
-                    continue
-                fields[stmt.target.id] = annotations.type_of(stmt.annotation)
-            return fields
-    raise SystemExit(f"{engine}: no class {dataclass} in {path} at {commit}")
+    for path in spec["argparse"]:
+        parsed = module(path)
+        fields.update(argparse_options(parsed) if parsed else {})
+    for path, name, required in spec["classes"]:
+        found = dataclass_fields(sources[path], name, annotations) if sources[path] else None
+        if found is None and required:
+            raise SystemExit(f"{engine}: no class {name} in {path} at {commit}")
+        fields.update(found or {})  # a dataclass field's annotation wins over an option's type= guess
+    return fields
 
 
 def fields_of_version(table, engine, index, git_dirs):
@@ -158,7 +204,8 @@ def main():
     lines = ["{"]
     for e, (engine, table) in enumerate(tables.items()):
         lines.append(f' "{engine}": {{')
-        lines += [f'  "{key}": {json.dumps(table[key])},' for key in ("library", "dataclass", "source")]
+        lines += [f'  "{key}": {json.dumps(value)},' for key, value in table.items()
+                  if key not in ("versions", "arguments")]
         lines.append('  "versions": [')
         lines.append(",\n".join("   " + json.dumps(v) for v in table["versions"]))
         lines.append("  ],")

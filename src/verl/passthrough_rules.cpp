@@ -21,6 +21,7 @@ struct FieldTable {
   std::string versions_read;       ///< e.g. "megatron-core 0.20.0", "v0.8.5..v0.12.0"
   std::string consequence;         ///< what happens when verl passes an unknown name
   std::string unknown_rule;
+  bool command_line = false;  ///< passed as a command line (vLLM), not as keyword arguments
 };
 
 struct Dictionary {
@@ -51,6 +52,17 @@ bool type_matches(const std::string& type, const ConfigNode& value) {
   if (base == "list") return value.kind == NodeKind::list;
   if (base == "dict") return value.is_map();
   return true;
+}
+
+// verl turns engine_kwargs.vllm into `vllm serve`'s command line (build_cli_args_from_config in
+// verl/workers/rollout/vllm_rollout/utils.py): a None is dropped and a list becomes the values of one
+// nargs option, so there null always passes and one value passes for a list.
+bool value_fits(const std::string& type, const ConfigNode& value, bool command_line) {
+  if (command_line && (value.kind == NodeKind::null || ((type == "list" || type == "list?") &&
+                                                        value.kind != NodeKind::list && !value.is_map()))) {
+    return true;
+  }
+  return type_matches(type, value);
 }
 
 // The type of a field entry; a field of several versions has the type of the newest version that has it.
@@ -106,12 +118,13 @@ void check_fields(const ConfigNode& dictionary, const std::string& key, const Fi
       if (auto near = nearest_match(field, names)) {
         finding.message += "; did you mean '" + *near + "'?";
         // Offer the rename only when the value suits the field it would become.
-        if (type_matches(field_type(table.fields[*near]), value)) {
+        if (value_fits(field_type(table.fields[*near]), value, table.command_line)) {
           finding.fix.insert(finding.fix.begin(), "+" + key + "." + *near + "=" + value.to_text());
         }
       }
       out.push_back(std::move(finding));
-    } else if (const std::string type = field_type(table.fields[field]); !type_matches(type, value)) {
+    } else if (const std::string type = field_type(table.fields[field]);
+               !value_fits(type, value, table.command_line)) {
       finding.rule = "passthrough.field-type";
       finding.message = "'" + field + "' of " + table.dataclass + " is " + describe_type(type) + ", not '" +
                         value.to_text() + "'";
@@ -142,14 +155,14 @@ void check_megatron_dictionaries(const VerlLaunch& launch, std::vector<Finding>&
                    {megatron[std::string(dictionary.table)], nullptr, dataclass,
                     "Megatron-core's " + dataclass, "megatron-core " + version,
                     "building it in the Megatron worker fails with TypeError: unexpected keyword argument",
-                    "passthrough.unknown-field"},
+                    "passthrough.unknown-field", false},
                    out);
     }
   }
 }
 
-// rollout.engine_kwargs.<engine>: verl passes these to the engine's argument dataclass (vLLM's
-// EngineArgs, SGLang's ServerArgs, data/verl/engine_args.json, read at several releases); a name that no
+// rollout.engine_kwargs.<engine>: verl passes these to the engine (`vllm serve`'s command line, SGLang's
+// ServerArgs; data/verl/engine_args.json, read at several releases); a name that no
 // release read has is an error, one that only some have is an info; engines without a table are not checked.
 void check_engine_kwargs(const VerlLaunch& launch, std::vector<Finding>& out) {
   const ConfigNode* kwargs = find_path(launch.config, kEngineKwargs);
@@ -165,7 +178,7 @@ void check_engine_kwargs(const VerlLaunch& launch, std::vector<Finding>& out) {
     check_fields(arguments, std::string(kEngineKwargs) + "." + engine,
                  {table["arguments"], &versions, table.value("dataclass", "?"), table.value("library", "?"),
                   versions_read, "the rollout server fails when it starts inside the rollout worker",
-                  "passthrough.engine-argument"},
+                  "passthrough.engine-argument", table.value("passed_as", "") == "command line"},
                  out);
   }
 }

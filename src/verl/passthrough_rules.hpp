@@ -10,7 +10,7 @@ namespace meshplan {
 
 /// megatron.override_transformer_config, optim.override_optimizer_config and
 /// megatron.override_ddp_config (actor, ref, critic) vs Megatron-core's dataclass fields, and
-/// rollout.engine_kwargs.vllm / .sglang vs vLLM's EngineArgs / SGLang's ServerArgs read at the
+/// rollout.engine_kwargs.vllm / .sglang vs `vllm serve`'s options / SGLang's ServerArgs read at the
 /// releases verl supports: unknown names and wrongly typed values are errors; for the engines, a
 /// name that only some of the releases read have is an info naming them.
 std::vector<Finding> check_passthrough_dictionaries(const VerlLaunch& launch);
