@@ -146,6 +146,29 @@ TEST_CASE("plan: a heterogeneous cluster runs fp16 everywhere when a group lacks
   CHECK(out["heterogeneous"]["explanation"].size() >= 3);
 }
 
+TEST_CASE("plan --emit megatron: the pipeline across two GPU groups, one stage per group by NODE_RANK") {
+  // 2x8 A100-80GB (fp16 dense 312 TFLOP/s x 16 = 4992) + 2x8 V100-32GB (125 x 16 = 2000): the 28
+  // layers of Qwen2.5-7B split 20 : 8 (20/4992 = 8/2000 = 0.0040 s per TFLOP/s), so stage 0 (the
+  // A100 nodes, NODE_RANK 0-1) takes 20 layers and stage 1 (V100, NODE_RANK 2-3) 8, in fp16.
+  const test::CliRun run = test::run({"plan", "--model", "qwen2.5-7b-instruct", "--cluster",
+                                      "2x8xA100-80GB+2x8xV100-32GB", "--emit", "megatron"});
+  REQUIRE_MESSAGE(run.exit_code == 0, run.err);
+  for (const char* line : {"--pipeline-model-parallel-size 2", "--decoder-first-pipeline-num-layers 20",
+                           "--decoder-last-pipeline-num-layers 8", "#   stage 0: NODE_RANK 0-1 on the A100-80GB nodes",
+                           "#   stage 1: NODE_RANK 2-3 on the V100-32GB nodes", "--fp16", "--nnodes 4"}) {
+    CHECK_MESSAGE(run.out.find(line) != std::string::npos, line);
+  }
+  CHECK(run.err.find("emitted the pipeline across the groups") != std::string::npos);
+}
+
+TEST_CASE("plan --emit verl on mixed GPUs says the heterogeneous choice is not in the launch") {
+  const test::CliRun run = test::run({"plan", "--model", "qwen2.5-7b-instruct", "--cluster",
+                                      "2x8xA100-80GB+2x8xV100-32GB", "--workload", "rl", "--emit", "verl"});
+  REQUIRE_MESSAGE(run.exit_code == 0, run.err);
+  CHECK(run.out.find("trainer.nnodes=2") != std::string::npos);  // the A100 group alone
+  CHECK(run.err.find("is not in this launch: use --emit megatron") != std::string::npos);
+}
+
 TEST_CASE("plan: a vision-language model gets a data-loader worker count") {
   const test::CliRun run = test::run({"plan", "--model", "qwen2.5-vl-7b-instruct", "--cluster", "1x8xA100-80GB",
                                       "--workload", "rl", "--global-batch", "64", "--mini-batch", "16",
