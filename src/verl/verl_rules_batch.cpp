@@ -1,4 +1,4 @@
-// Batch-size rules of verl at commit b178a3cd (../shared/docs/verl-rules.md, R7-R16, R21,
+// Batch-size rules of verl at commit b178a3cd (../shared/docs/verl-rules.md, R7-R16, R21, R24,
 // R49-R50, R64): validate_config() in verl/utils/config.py, the dataclass __post_init__ checks
 // and the workers' batch normalisation (fsdp_workers.py / megatron_workers.py).
 #include <fmt/format.h>

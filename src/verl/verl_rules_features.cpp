@@ -198,6 +198,8 @@ std::optional<RuleHit> estimator_prerequisites(const ConfigView& v) {
 }
 
 // R77 (verl/workers/reward_manager/dapo.py): the overlong penalty needs the response budget.
+// The suggested buffer is a fifth of the budget, as in the DAPO paper (arXiv:2503.14476 §3.4:
+// 4,096 soft-punish tokens of 20,480).
 std::optional<RuleHit> dapo_overlong(const ConfigView& v) {
   if (v.text("reward_model.reward_manager").value_or("") != "dapo") return std::nullopt;
   const std::string kwargs = "reward_model.reward_kwargs.";
@@ -207,12 +209,15 @@ std::optional<RuleHit> dapo_overlong(const ConfigView& v) {
   const auto max_resp = v.integer(key);
   if (!buffer || (max_resp && *max_resp >= *buffer)) return std::nullopt;
   if (!max_resp && !v.is_null(key)) return std::nullopt;  // set, but not statically known
-  const long long wanted = std::max(*buffer, v.integer("data.max_response_length").value_or(*buffer));
-  return RuleHit{max_resp ? std::to_string(*max_resp) : "null",
-                 fmt::format("max_resp_len must be larger than overlong_buffer.len ({}): max_resp_len is {}; would fail "
-                             "when the DAPO reward manager is built",
-                             *buffer, max_resp ? std::to_string(*max_resp) : "not set"),
-                 {fmt::format("{}{}={}", v.node(key) == nullptr ? "+" : "", key, wanted)}};
+  RuleHit hit{max_resp ? std::to_string(*max_resp) : "null",
+              fmt::format("max_resp_len must be larger than overlong_buffer.len ({}): max_resp_len is {}; would fail "
+                          "when the DAPO reward manager is built",
+                          *buffer, max_resp ? std::to_string(*max_resp) : "not set"),
+              {}};
+  const long long budget = max_resp ? *max_resp : v.integer("data.max_response_length").value_or(*buffer);
+  if (!max_resp) hit.fix.push_back(fmt::format("{}{}={}", v.node(key) == nullptr ? "+" : "", key, budget));
+  if (budget < *buffer) hit.fix.push_back(fmt::format("{}overlong_buffer_cfg.len={}", kwargs, budget / 5));
+  return hit;
 }
 
 // R78 (verl/experimental/agent_loop/agent_loop.py): verl registers single_turn_agent and

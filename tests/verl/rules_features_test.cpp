@@ -84,15 +84,16 @@ const std::vector<RuleCase>& feature_rule_cases() {
        Severity::error, "algorithm.adv_estimator",
        "calculate_sum_pi_squared is not supported with actor_rollout_ref.model.use_fused_kernels=True",
        "actor_rollout_ref.model.use_fused_kernels=False"},
-      // buffer 4096 > max_resp_len 512; the fix raises it to max(4096, max_response_length 512).
+      // buffer 4096 > max_resp_len 512; the fix shrinks the buffer to 512 / 5 = 102.
       {"reward.dapo-overlong", false, {kDapo, kOverlong, kBuffer, "+reward_model.reward_kwargs.max_resp_len=4096"},
        {kDapo, kOverlong, kBuffer, "+reward_model.reward_kwargs.max_resp_len=512"}, Severity::error,
        "reward_model.reward_kwargs.overlong_buffer_cfg.len",
        "max_resp_len must be larger than overlong_buffer.len (4096): max_resp_len is 512",
-       "reward_model.reward_kwargs.max_resp_len=4096"},
+       "reward_model.reward_kwargs.overlong_buffer_cfg.len=102"},
+      // max_resp_len absent: the fix adds it (= data.max_response_length 512) and shrinks the buffer.
       {"reward.dapo-overlong", false, {kDapo, kOverlong, kBuffer, "+reward_model.reward_kwargs.max_resp_len=8192"},
        {kDapo, kOverlong, kBuffer}, Severity::error, "reward_model.reward_kwargs.overlong_buffer_cfg.len",
-       "max_resp_len is not set", "+reward_model.reward_kwargs.max_resp_len=4096"},
+       "max_resp_len is not set", "+reward_model.reward_kwargs.max_resp_len=512"},
       {"rollout.agent-loop-name", false, {"actor_rollout_ref.rollout.agent.default_agent_loop=tool_agent"},
        {"actor_rollout_ref.rollout.agent.default_agent_loop=single_turn"}, Severity::warning,
        "actor_rollout_ref.rollout.agent.default_agent_loop",
