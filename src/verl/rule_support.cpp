@@ -122,6 +122,13 @@ std::optional<RuleHit> exactly_one_of(const ConfigView& v, const std::string& se
   return std::nullopt;
 }
 
+long long ConfigView::rollout_world() const {
+  return integer(R("tensor_model_parallel_size")).value_or(1) * integer(R("data_parallel_size")).value_or(1) *
+         integer(R("pipeline_model_parallel_size")).value_or(1);
+}
+
+bool ConfigView::megatron_critic() const { return uses_critic() && text("critic.strategy").value_or("") == "megatron"; }
+
 long long round_up_to_multiple(long long value, long long multiple) {
   if (multiple <= 0) return value;
   return ((value + multiple - 1) / multiple) * multiple;

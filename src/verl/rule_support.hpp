@@ -34,6 +34,8 @@ class ConfigView {
   bool uses_reference() const;              ///< use_kl_in_reward or use_kl_loss
   bool uses_critic() const;                 ///< critic.enable, else adv_estimator == gae
   long long sequence_width() const;         ///< rollout prompt_length + response_length
+  long long rollout_world() const;          ///< one rollout replica: R.TP * R.DP * R.PP
+  bool megatron_critic() const;             ///< a critic is used and its strategy is megatron
 
   /// The first key whose value was unknown since the last reset ("" when none).
   const std::string& unknown_key() const { return unknown_key_; }

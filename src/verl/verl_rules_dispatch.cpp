@@ -30,8 +30,9 @@ std::optional<BatchSplit> batch_split(const ConfigView& v) {
 }
 
 std::string train_fix(const BatchSplit& split, long long multiple_of_samples) {
-  return fmt::format("data.train_batch_size={}",
-                     round_up_to_multiple(split.prompts, multiple_of_samples / std::gcd(multiple_of_samples, split.n)));
+  return fmt::format(
+      "data.train_batch_size={}",
+      round_up_to_multiple(split.prompts, multiple_of_samples / std::gcd(multiple_of_samples, split.n)));
 }
 
 // R68 (verl/protocol.py: DataProto.chunk): without balance_batch the batch is chunked evenly over
@@ -41,11 +42,12 @@ std::optional<RuleHit> equal_chunks(const ConfigView& v) {
   if (!v.dynamic_bsz() || v.boolean("trainer.balance_batch").value_or(true)) return std::nullopt;
   const auto split = batch_split(v);
   if (!split || split->samples % split->dp == 0) return std::nullopt;
-  return RuleHit{std::to_string(split->prompts),
-                 fmt::format("only support equal chunk. Got size of DataProto {} and chunk {} (train_batch_size * "
-                             "rollout.n over the actor's DP ranks); {}",
-                             split->samples, split->dp, kFirstStep),
-                 {train_fix(*split, split->dp)}};
+  return RuleHit{
+      std::to_string(split->prompts),
+      fmt::format("only support equal chunk. Got size of DataProto {} and chunk {} (train_batch_size * "
+                  "rollout.n over the actor's DP ranks); {}",
+                  split->samples, split->dp, kFirstStep),
+      {train_fix(*split, split->dp)}};
 }
 
 // R69 (verl/utils/seqlen_balancing.py: get_seqlen_balanced_partitions, ray_trainer._balance_batch):
@@ -56,16 +58,19 @@ std::optional<RuleHit> balance_batch_partitions(const ConfigView& v) {
   const auto split = batch_split(v);
   if (!split) return std::nullopt;
   if (v.dynamic_bsz() && split->samples % split->dp != 0) {
-    return RuleHit{std::to_string(split->prompts),
-                   fmt::format("balance_batch: {} % {} != 0 (train_batch_size * rollout.n over the actor's DP ranks); {}",
-                               split->samples, split->dp, kFirstStep),
-                   {train_fix(*split, split->dp)}};
+    return RuleHit{
+        std::to_string(split->prompts),
+        fmt::format(
+            "balance_batch: {} % {} != 0 (train_batch_size * rollout.n over the actor's DP ranks); {}",
+            split->samples, split->dp, kFirstStep),
+        {train_fix(*split, split->dp)}};
   }
   if (v.boolean(A("use_prefix_grouper")).value_or(false) && split->prompts % split->dp != 0) {
-    return RuleHit{std::to_string(split->prompts),
-                   fmt::format("PrefixGrouper with balance_batch requires num_uid_groups ({}) % dp_size ({}) == 0; {}",
-                               split->prompts, split->dp, kFirstStep),
-                   {fmt::format("data.train_batch_size={}", round_up_to_multiple(split->prompts, split->dp))}};
+    return RuleHit{
+        std::to_string(split->prompts),
+        fmt::format("PrefixGrouper with balance_batch requires num_uid_groups ({}) % dp_size ({}) == 0; {}",
+                    split->prompts, split->dp, kFirstStep),
+        {fmt::format("data.train_batch_size={}", round_up_to_multiple(split->prompts, split->dp))}};
   }
   return std::nullopt;
 }
@@ -81,15 +86,19 @@ std::optional<RuleHit> megatron_mini_iterator(const ConfigView& v) {
   const long long local = split->samples / split->dp;
   const long long mini_local = (*mini * split->n) / split->dp;
   if (mini_local <= 0 || local % mini_local == 0) return std::nullopt;
-  return RuleHit{std::to_string(*mini),
-                 fmt::format("{} % {} != 0: each DP rank's {} samples (= {} * {} / dp {}) do not split into mini batches of "
-                             "{} (= ppo_mini_batch_size {} * {} // dp {}); {}",
-                             local, mini_local, local, split->prompts, split->n, split->dp, mini_local, *mini, split->n,
-                             split->dp, kFirstStep),
-                 {fmt::format("{}={}", A("ppo_mini_batch_size"), split->prompts)}};
+  return RuleHit{
+      std::to_string(*mini),
+      fmt::format(
+          "{} % {} != 0: each DP rank's {} samples (= {} * {} / dp {}) do not split into mini batches of "
+          "{} (= ppo_mini_batch_size {} * {} // dp {}); {}",
+          local, mini_local, local, split->prompts, split->n, split->dp, mini_local, *mini, split->n,
+          split->dp, kFirstStep),
+      {fmt::format("{}={}", A("ppo_mini_batch_size"), split->prompts)}};
 }
 
-bool engine_workers(const ConfigView& v) { return v.text("trainer.use_legacy_worker_impl").value_or("auto") == "disable"; }
+bool engine_workers(const ConfigView& v) {
+  return v.text("trainer.use_legacy_worker_impl").value_or("auto") == "disable";
+}
 
 // R67 (verl/workers/engine_workers.py): the engine computes log-probs with the actor's batching.
 std::optional<RuleHit> engine_dynamic_agrees(const ConfigView& v) {
@@ -97,10 +106,12 @@ std::optional<RuleHit> engine_dynamic_agrees(const ConfigView& v) {
   const bool actor = v.dynamic_bsz();
   const auto rollout = v.boolean(R("log_prob_use_dynamic_bsz"));
   if (!rollout || *rollout == actor) return std::nullopt;
-  return RuleHit{fmt::format("{}", *rollout),
-                 fmt::format("the engine asserts actor.use_dynamic_bsz ({}) == rollout.log_prob_use_dynamic_bsz ({}); {}",
-                             actor, *rollout, kEngine),
-                 {fmt::format("{}={}", R("log_prob_use_dynamic_bsz"), actor ? "True" : "False")}};
+  return RuleHit{
+      fmt::format("{}", *rollout),
+      fmt::format(
+          "the engine asserts actor.use_dynamic_bsz ({}) == rollout.log_prob_use_dynamic_bsz ({}); {}", actor,
+          *rollout, kEngine),
+      {fmt::format("{}={}", R("log_prob_use_dynamic_bsz"), actor ? "True" : "False")}};
 }
 
 // R67: the engine reads the per-GPU micro batches (or, with dynamic bsz, the token budgets) only.
@@ -109,7 +120,8 @@ std::optional<RuleHit> engine_micro_or_budget(const ConfigView& v) {
   const bool dynamic = v.dynamic_bsz();
   const std::vector<std::string> keys =
       dynamic ? std::vector<std::string>{R("log_prob_max_token_len_per_gpu"), A("ppo_max_token_len_per_gpu")}
-              : std::vector<std::string>{R("log_prob_micro_batch_size_per_gpu"), A("ppo_micro_batch_size_per_gpu")};
+              : std::vector<std::string>{R("log_prob_micro_batch_size_per_gpu"),
+                                         A("ppo_micro_batch_size_per_gpu")};
   for (const std::string& key : keys) {
     if (!v.is_null(key)) continue;
     return RuleHit{"null",
@@ -128,35 +140,47 @@ std::optional<RuleHit> engine_mini_divisible(const ConfigView& v) {
   const auto n = v.integer(R("n"));
   const long long dp = v.actor_dp();
   if (!mini || !n || dp <= 0 || (*mini * *n) % dp == 0) return std::nullopt;
-  return RuleHit{std::to_string(*mini),
-                 fmt::format("Got mini_batch_size={} and self.engine.get_data_parallel_size()={} (ppo_mini_batch_size * "
-                             "rollout.n must divide evenly); {}",
-                             *mini * *n, dp, kEngine),
-                 {fmt::format("{}={}", A("ppo_mini_batch_size"), round_up_to_multiple(*mini, dp / std::gcd(dp, *n)))}};
+  return RuleHit{
+      std::to_string(*mini),
+      fmt::format("Got mini_batch_size={} and self.engine.get_data_parallel_size()={} (ppo_mini_batch_size * "
+                  "rollout.n must divide evenly); {}",
+                  *mini * *n, dp, kEngine),
+      {fmt::format("{}={}", A("ppo_mini_batch_size"), round_up_to_multiple(*mini, dp / std::gcd(dp, *n)))}};
 }
 
 }  // namespace
 
 const std::vector<VerlRule>& dispatch_rules() {
   static const std::vector<VerlRule> rules = {
-      {"dispatch.equal-chunks", Severity::error,
-       {"data.train_batch_size", "actor_rollout_ref.rollout.n", "trainer.balance_batch"}, equal_chunks},
-      {"dispatch.balance-batch-partitions", Severity::error,
+      {"dispatch.equal-chunks",
+       Severity::error,
+       {"data.train_batch_size", "actor_rollout_ref.rollout.n", "trainer.balance_batch"},
+       equal_chunks},
+      {"dispatch.balance-batch-partitions",
+       Severity::error,
        {"data.train_batch_size", "actor_rollout_ref.rollout.n", "trainer.balance_batch",
         "actor_rollout_ref.actor.use_prefix_grouper"},
        balance_batch_partitions},
-      {"dispatch.megatron-mini-iterator", Severity::error,
-       {"data.train_batch_size", "actor_rollout_ref.actor.ppo_mini_batch_size", "actor_rollout_ref.rollout.n"},
+      {"dispatch.megatron-mini-iterator",
+       Severity::error,
+       {"data.train_batch_size", "actor_rollout_ref.actor.ppo_mini_batch_size",
+        "actor_rollout_ref.rollout.n"},
        megatron_mini_iterator},
-      {"engine.log-prob-dynamic-agrees", Severity::error,
+      {"engine.log-prob-dynamic-agrees",
+       Severity::error,
        {"actor_rollout_ref.actor.use_dynamic_bsz", "actor_rollout_ref.rollout.log_prob_use_dynamic_bsz"},
        engine_dynamic_agrees},
-      {"engine.micro-or-budget", Severity::error,
-       {"actor_rollout_ref.actor.ppo_micro_batch_size_per_gpu", "actor_rollout_ref.rollout.log_prob_micro_batch_size_per_gpu",
-        "actor_rollout_ref.actor.ppo_max_token_len_per_gpu", "actor_rollout_ref.rollout.log_prob_max_token_len_per_gpu"},
+      {"engine.micro-or-budget",
+       Severity::error,
+       {"actor_rollout_ref.actor.ppo_micro_batch_size_per_gpu",
+        "actor_rollout_ref.rollout.log_prob_micro_batch_size_per_gpu",
+        "actor_rollout_ref.actor.ppo_max_token_len_per_gpu",
+        "actor_rollout_ref.rollout.log_prob_max_token_len_per_gpu"},
        engine_micro_or_budget},
-      {"engine.mini-divisible", Severity::error,
-       {"actor_rollout_ref.actor.ppo_mini_batch_size", "actor_rollout_ref.rollout.n", "trainer.use_legacy_worker_impl"},
+      {"engine.mini-divisible",
+       Severity::error,
+       {"actor_rollout_ref.actor.ppo_mini_batch_size", "actor_rollout_ref.rollout.n",
+        "trainer.use_legacy_worker_impl"},
        engine_mini_divisible},
   };
   return rules;

@@ -61,8 +61,16 @@ const std::vector<RuleCase>& megatron_rule_cases() {
       {"megatron.vpp-micro-batches", true, {kPp2, kVpp2},
        {kPp2, kVpp2, "actor_rollout_ref.actor.ppo_micro_batch_size_per_gpu=3"}, Severity::error,
        "actor_rollout_ref.actor.megatron.virtual_pipeline_model_parallel_size",
-       "11 micro-batches per mini batch (ceil(32 / micro 3)) is not a multiple of pipeline_model_parallel_size 2", ""},
-      // Dynamic bsz: mini 1 x n 1 // dp 2 = 0 sequences < PP 2; fix mini = 2 x 2 / 1 = 4 (local 2).
+       "11 micro-batches per mini batch (ceil(32 / micro 3)) do not fit Megatron-core's interleaved (VPP) schedule with "
+       "pipeline_model_parallel_size 2 and microbatch_group_size_per_vp_stage 2", ""},
+      // micro 2: 32 / 2 = 16 micro-batches. Group 3 (>= PP 2): 16 % 3 = 1, neither 0 nor >= PP 2;
+      // group 4: 16 % 4 = 0 passes.
+      {"megatron.vpp-micro-batches", true,
+       {kPp2, kVpp2, "+actor_rollout_ref.actor.megatron.override_transformer_config.microbatch_group_size_per_vp_stage=4"},
+       {kPp2, kVpp2, "+actor_rollout_ref.actor.megatron.override_transformer_config.microbatch_group_size_per_vp_stage=3"},
+       Severity::error, "actor_rollout_ref.actor.megatron.virtual_pipeline_model_parallel_size",
+       "16 micro-batches per mini batch (ceil(32 / micro 2)) do not fit", ""},
+      // Dynamic bsz: mini 1 x n 1 // dp 2 = 0 sequences < group (= PP) 2; fix mini = 2 x 2 / 1 = 4 (local 2).
       {"megatron.vpp-micro-batches", true, {kPp2, kVpp2, kDynamic},
        {kPp2, kVpp2, kDynamic, "actor_rollout_ref.rollout.n=1", "actor_rollout_ref.actor.ppo_mini_batch_size=1"},
        Severity::error, "actor_rollout_ref.actor.megatron.virtual_pipeline_model_parallel_size",

@@ -48,9 +48,13 @@ TEST_CASE("verl role rules: critic and reward model") {
 TEST_CASE("R24: the deprecated critic micro batch alone also sets the per-GPU one") {
   // critic.ppo_micro_batch_size_per_gpu: ${oc.select:.ppo_micro_batch_size,null} resolves to 8,
   // so verl sees both set (verl-rules.md R24).
-  check_rule_case({"batch.critic-micro-exclusive", false, {"algorithm.adv_estimator=gae", "critic.ppo_micro_batch_size_per_gpu=2"},
-                   {"algorithm.adv_estimator=gae", "critic.ppo_micro_batch_size=8"}, Severity::error,
-                   "critic.ppo_micro_batch_size", "[critic] You have set both 'critic.ppo_micro_batch_size' AND",
+  check_rule_case({"batch.critic-micro-exclusive",
+                   false,
+                   {"algorithm.adv_estimator=gae", "critic.ppo_micro_batch_size_per_gpu=2"},
+                   {"algorithm.adv_estimator=gae", "critic.ppo_micro_batch_size=8"},
+                   Severity::error,
+                   "critic.ppo_micro_batch_size",
+                   "[critic] You have set both 'critic.ppo_micro_batch_size' AND",
                    "critic.ppo_micro_batch_size=null"});
 }
 
