@@ -13,6 +13,7 @@ namespace {
 constexpr const char* kInWorker = "would fail when the Ray workers build the model";
 constexpr const char* kServer = "would fail when the vLLM rollout servers launch (vllm_async_server.py)";
 constexpr const char* kFirstStep = "would fail at the first training step";
+constexpr const char* kRewardManager = "would fail when the DAPO reward manager is built (before the first step)";
 
 bool fsdp_critic(const ConfigView& v) { return v.uses_critic() && !v.megatron_critic(); }
 
@@ -22,9 +23,9 @@ constexpr long long kVllmMaxLoraRank = 512;
 
 std::optional<RuleHit> vllm_lora_rank(const ConfigView& v) {
   if (v.text(R("name")).value_or("") != "vllm") return std::nullopt;
-  if (v.boolean("actor_rollout_ref.model.lora.merge").value_or(false)) return std::nullopt;
+  // verl/utils/config.py: model.lora.rank (0 when model.lora.merge), else model.lora_rank.
   std::string key = "actor_rollout_ref.model.lora.rank";
-  long long rank = v.integer(key).value_or(0);
+  long long rank = v.boolean("actor_rollout_ref.model.lora.merge").value_or(false) ? 0 : v.integer(key).value_or(0);
   if (rank <= 0) {
     key = "actor_rollout_ref.model.lora_rank";
     rank = v.integer(key).value_or(0);
@@ -33,7 +34,7 @@ std::optional<RuleHit> vllm_lora_rank(const ConfigView& v) {
   return RuleHit{
       std::to_string(rank),
       fmt::format("lora_rank must be less than or equal to {}, but got {} (vLLM's largest max_lora_rank); "
-                  "would fail at start-up when verl sizes the vLLM LoRA slots",
+                  "would fail at start-up in validate_config()",
                   kVllmMaxLoraRank, rank),
       {fmt::format("{}={}", key, kVllmMaxLoraRank)}};
 }
@@ -144,18 +145,20 @@ std::optional<RuleHit> vllm_multinode_tp(const ConfigView& v) {
       {}};
 }
 
-// R55 (vllm_async_server.py): expert parallelism needs TP to tile a node.
+// R55 (vllm_async_server.py): with expert parallelism the GPUs a replica uses per node
+// (replica.py: gpus_per_replica_node = min(n_gpus_per_node, replica world)) must tile into TP groups.
+// A replica within one node always does; a multi-node one needs n_gpus_per_node % TP == 0.
 std::optional<RuleHit> vllm_expert_layout(const ConfigView& v) {
   if (v.text(R("name")).value_or("") != "vllm" || v.integer(R("expert_parallel_size")).value_or(1) <= 1) {
     return std::nullopt;
   }
-  const long long per_node = v.integer("trainer.n_gpus_per_node").value_or(0);
+  const long long per_node = std::min(v.integer("trainer.n_gpus_per_node").value_or(0), v.rollout_world());
   const long long tp = v.integer(R("tensor_model_parallel_size")).value_or(1);
   if (per_node <= 0 || tp <= 0 || per_node % tp == 0) return std::nullopt;
   return RuleHit{
       std::to_string(tp),
-      fmt::format("gpus_per_node should be divisible by tensor_model_parallel_size ({} % {} != 0) with "
-                  "expert_parallel_size > 1; {}",
+      fmt::format("gpus_per_node should be divisible by tensor_model_parallel_size ({} GPUs of the replica per "
+                  "node % TP {} != 0) with expert_parallel_size > 1; {}",
                   per_node, tp, kServer),
       {}};
 }
@@ -184,7 +187,7 @@ std::optional<RuleHit> fsdp_feature_gates(const ConfigView& v) {
   return std::nullopt;
 }
 
-// R75 (verl/trainer/ppo/core_algos.py, dp_actor.py): the optimal-token baselines need
+// R75 (verl/trainer/ppo/ray_trainer.py: compute_advantage, dp_actor.py): the optimal-token baselines need
 // sum(pi^2) from the actor, which the fused kernels and the prefix grouper cannot provide.
 std::optional<RuleHit> estimator_prerequisites(const ConfigView& v) {
   const std::string estimator = v.text("algorithm.adv_estimator").value_or("");
@@ -197,35 +200,40 @@ std::optional<RuleHit> estimator_prerequisites(const ConfigView& v) {
                     estimator, kFirstStep),
         {A("calculate_sum_pi_squared") + "=True"}};
   }
-  if (!sum_pi) return std::nullopt;
+  if (!sum_pi || v.megatron()) return std::nullopt;
+  // dp_actor.py: DataParallelPPOActor.__init__ (FSDP actor).
   for (const std::string& key :
        {std::string("actor_rollout_ref.model.use_fused_kernels"), A("use_prefix_grouper")}) {
     if (!v.boolean(key).value_or(false)) continue;
     return RuleHit{"true",
-                   fmt::format("calculate_sum_pi_squared is not supported with {}=True; {}", key, kFirstStep),
+                   fmt::format("calculate_sum_pi_squared is not supported with {}=True; would fail when the FSDP "
+                               "actor is built (dp_actor.py)",
+                               key),
                    {key + "=False"}};
   }
   return std::nullopt;
 }
 
-// R77 (verl/workers/reward_manager/dapo.py): the overlong penalty needs the response budget.
-// The suggested buffer is a fifth of the budget, as in the DAPO paper (arXiv:2503.14476 §3.4:
-// 4,096 soft-punish tokens of 20,480).
+// R77 (verl/workers/reward_manager/dapo.py and experimental/reward_loop/reward_manager/dapo.py,
+// both __init__): once reward_kwargs.overlong_buffer_cfg is given (enabled or not), max_resp_len
+// must be given and >= overlong_buffer_cfg.len. The suggested buffer is a fifth of the budget, as
+// in the DAPO paper (arXiv:2503.14476 §3.4: 4,096 soft-punish tokens of 20,480).
 std::optional<RuleHit> dapo_overlong(const ConfigView& v) {
-  if (v.text("reward_model.reward_manager").value_or("") != "dapo") return std::nullopt;
   const std::string kwargs = "reward_model.reward_kwargs.";
-  if (!v.boolean(kwargs + "overlong_buffer_cfg.enable").value_or(false)) return std::nullopt;
+  if (v.text("reward_model.reward_manager").value_or("") != "dapo" || v.is_null(kwargs + "overlong_buffer_cfg")) {
+    return std::nullopt;
+  }
   const auto buffer = v.integer(kwargs + "overlong_buffer_cfg.len");
   const std::string key = kwargs + "max_resp_len";
   const auto max_resp = v.integer(key);
   if (!buffer || (max_resp && *max_resp >= *buffer)) return std::nullopt;
   if (!max_resp && !v.is_null(key)) return std::nullopt;  // set, but not statically known
-  RuleHit hit{
-      max_resp ? std::to_string(*max_resp) : "null",
-      fmt::format("max_resp_len must be larger than overlong_buffer.len ({}): max_resp_len is {}; would fail "
-                  "when the DAPO reward manager is built",
-                  *buffer, max_resp ? std::to_string(*max_resp) : "not set"),
-      {}};
+  RuleHit hit{max_resp ? std::to_string(*max_resp) : "null",
+              max_resp ? fmt::format("max_resp_len must be larger than overlong_buffer.len: max_resp_len {} < {}; {}",
+                                     *max_resp, *buffer, kRewardManager)
+                       : fmt::format("max_resp_len must be provided if overlong_buffer_cfg is set, but got None; {}",
+                                     kRewardManager),
+              {}};
   const long long budget = max_resp ? *max_resp : v.integer("data.max_response_length").value_or(*buffer);
   if (!max_resp) hit.fix.push_back(fmt::format("{}{}={}", v.node(key) == nullptr ? "+" : "", key, budget));
   if (budget < *buffer) hit.fix.push_back(fmt::format("{}overlong_buffer_cfg.len={}", kwargs, budget / 5));
