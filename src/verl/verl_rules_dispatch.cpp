@@ -57,22 +57,21 @@ std::optional<RuleHit> balance_batch_partitions(const ConfigView& v) {
   if (!v.boolean("trainer.balance_batch").value_or(true)) return std::nullopt;
   const auto split = batch_split(v);
   if (!split) return std::nullopt;
-  if (v.dynamic_bsz() && split->samples % split->dp != 0) {
-    return RuleHit{
-        std::to_string(split->prompts),
-        fmt::format(
-            "balance_batch: {} % {} != 0 (train_batch_size * rollout.n over the actor's DP ranks); {}",
-            split->samples, split->dp, kFirstStep),
-        {train_fix(*split, split->dp)}};
-  }
-  if (v.boolean(A("use_prefix_grouper")).value_or(false) && split->prompts % split->dp != 0) {
+  if (v.boolean(A("use_prefix_grouper")).value_or(false)) {
+    // Group-level balancing: one uid per prompt, so train_batch_size groups over dp ranks.
+    if (split->prompts % split->dp == 0) return std::nullopt;
     return RuleHit{
         std::to_string(split->prompts),
         fmt::format("PrefixGrouper with balance_batch requires num_uid_groups ({}) % dp_size ({}) == 0; {}",
                     split->prompts, split->dp, kFirstStep),
         {fmt::format("data.train_batch_size={}", round_up_to_multiple(split->prompts, split->dp))}};
   }
-  return std::nullopt;
+  if (!v.dynamic_bsz() || split->samples % split->dp == 0) return std::nullopt;
+  return RuleHit{
+      std::to_string(split->prompts),
+      fmt::format("balance_batch: {} % {} != 0 (train_batch_size * rollout.n over the actor's DP ranks); {}",
+                  split->samples, split->dp, kFirstStep),
+      {train_fix(*split, split->dp)}};
 }
 
 // R70 (verl/protocol.py: DataProto.make_iterator, used by megatron_actor.py /
@@ -114,7 +113,8 @@ std::optional<RuleHit> engine_dynamic_agrees(const ConfigView& v) {
       {fmt::format("{}={}", R("log_prob_use_dynamic_bsz"), actor ? "True" : "False")}};
 }
 
-// R67: the engine reads the per-GPU micro batches (or, with dynamic bsz, the token budgets) only.
+// R67 (engine_workers.py: ActorRolloutRefWorker.init_model): the engine reads the per-GPU micro batches (or,
+// with dynamic bsz, the token budgets) only.
 std::optional<RuleHit> engine_micro_or_budget(const ConfigView& v) {
   if (!engine_workers(v)) return std::nullopt;
   const bool dynamic = v.dynamic_bsz();

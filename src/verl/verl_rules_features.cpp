@@ -13,7 +13,8 @@ namespace {
 constexpr const char* kInWorker = "would fail when the Ray workers build the model";
 constexpr const char* kServer = "would fail when the vLLM rollout servers launch (vllm_async_server.py)";
 constexpr const char* kFirstStep = "would fail at the first training step";
-constexpr const char* kRewardManager = "would fail when the DAPO reward manager is built (before the first step)";
+constexpr const char* kRewardManager =
+    "would fail when the DAPO reward manager is built (before the first step)";
 
 bool fsdp_critic(const ConfigView& v) { return v.uses_critic() && !v.megatron_critic(); }
 
@@ -25,7 +26,8 @@ std::optional<RuleHit> vllm_lora_rank(const ConfigView& v) {
   if (v.text(R("name")).value_or("") != "vllm") return std::nullopt;
   // verl/utils/config.py: model.lora.rank (0 when model.lora.merge), else model.lora_rank.
   std::string key = "actor_rollout_ref.model.lora.rank";
-  long long rank = v.boolean("actor_rollout_ref.model.lora.merge").value_or(false) ? 0 : v.integer(key).value_or(0);
+  long long rank =
+      v.boolean("actor_rollout_ref.model.lora.merge").value_or(false) ? 0 : v.integer(key).value_or(0);
   if (rank <= 0) {
     key = "actor_rollout_ref.model.lora_rank";
     rank = v.integer(key).value_or(0);
@@ -61,15 +63,16 @@ std::optional<RuleHit> fsdp_engine_strategy(const ConfigView& v) {
 
 // R33 / R59 (verl/workers/config/optimizer.py: FSDPOptimizerConfig.__post_init__, and
 // fsdp_workers.py "LR scheduler type ... is not supported"): FSDP schedulers are constant/cosine.
+// A non-null deprecated warmup_style is checked and then replaces lr_scheduler_type.
 std::optional<RuleHit> fsdp_scheduler(const ConfigView& v) {
   static constexpr std::array<std::string_view, 2> kTypes = {"constant", "cosine"};
   std::vector<std::string> sections;
   if (!v.megatron()) sections.push_back(A("optim."));
   if (fsdp_critic(v)) sections.emplace_back("critic.optim.");
   for (const std::string& section : sections) {
-    for (const char* key : {"lr_scheduler_type", "warmup_style"}) {
-      if (auto hit = one_of(v, section + key, kTypes, "LR scheduler type")) return hit;
-    }
+    const std::string key =
+        section + (v.is_null(section + "warmup_style") ? "lr_scheduler_type" : "warmup_style");
+    if (auto hit = one_of(v, key, kTypes, "LR scheduler type")) return hit;
   }
   return std::nullopt;
 }
@@ -157,9 +160,10 @@ std::optional<RuleHit> vllm_expert_layout(const ConfigView& v) {
   if (per_node <= 0 || tp <= 0 || per_node % tp == 0) return std::nullopt;
   return RuleHit{
       std::to_string(tp),
-      fmt::format("gpus_per_node should be divisible by tensor_model_parallel_size ({} GPUs of the replica per "
-                  "node % TP {} != 0) with expert_parallel_size > 1; {}",
-                  per_node, tp, kServer),
+      fmt::format(
+          "gpus_per_node should be divisible by tensor_model_parallel_size ({} GPUs of the replica per "
+          "node % TP {} != 0) with expert_parallel_size > 1; {}",
+          per_node, tp, kServer),
       {}};
 }
 
@@ -187,7 +191,7 @@ std::optional<RuleHit> fsdp_feature_gates(const ConfigView& v) {
   return std::nullopt;
 }
 
-// R75 (verl/trainer/ppo/ray_trainer.py: compute_advantage, dp_actor.py): the optimal-token baselines need
+// R75 (verl/trainer/ppo/ray_trainer.py: compute_advantage, dp_actor.py): optimal-token baselines need
 // sum(pi^2) from the actor, which the fused kernels and the prefix grouper cannot provide.
 std::optional<RuleHit> estimator_prerequisites(const ConfigView& v) {
   const std::string estimator = v.text("algorithm.adv_estimator").value_or("");
@@ -205,11 +209,12 @@ std::optional<RuleHit> estimator_prerequisites(const ConfigView& v) {
   for (const std::string& key :
        {std::string("actor_rollout_ref.model.use_fused_kernels"), A("use_prefix_grouper")}) {
     if (!v.boolean(key).value_or(false)) continue;
-    return RuleHit{"true",
-                   fmt::format("calculate_sum_pi_squared is not supported with {}=True; would fail when the FSDP "
-                               "actor is built (dp_actor.py)",
-                               key),
-                   {key + "=False"}};
+    return RuleHit{
+        "true",
+        fmt::format("calculate_sum_pi_squared is not supported with {}=True; would fail when the FSDP "
+                    "actor is built (dp_actor.py)",
+                    key),
+        {key + "=False"}};
   }
   return std::nullopt;
 }
@@ -220,7 +225,8 @@ std::optional<RuleHit> estimator_prerequisites(const ConfigView& v) {
 // in the DAPO paper (arXiv:2503.14476 §3.4: 4,096 soft-punish tokens of 20,480).
 std::optional<RuleHit> dapo_overlong(const ConfigView& v) {
   const std::string kwargs = "reward_model.reward_kwargs.";
-  if (v.text("reward_model.reward_manager").value_or("") != "dapo" || v.is_null(kwargs + "overlong_buffer_cfg")) {
+  if (v.text("reward_model.reward_manager").value_or("") != "dapo" ||
+      v.is_null(kwargs + "overlong_buffer_cfg")) {
     return std::nullopt;
   }
   const auto buffer = v.integer(kwargs + "overlong_buffer_cfg.len");
@@ -228,12 +234,13 @@ std::optional<RuleHit> dapo_overlong(const ConfigView& v) {
   const auto max_resp = v.integer(key);
   if (!buffer || (max_resp && *max_resp >= *buffer)) return std::nullopt;
   if (!max_resp && !v.is_null(key)) return std::nullopt;  // set, but not statically known
-  RuleHit hit{max_resp ? std::to_string(*max_resp) : "null",
-              max_resp ? fmt::format("max_resp_len must be larger than overlong_buffer.len: max_resp_len {} < {}; {}",
-                                     *max_resp, *buffer, kRewardManager)
-                       : fmt::format("max_resp_len must be provided if overlong_buffer_cfg is set, but got None; {}",
-                                     kRewardManager),
-              {}};
+  RuleHit hit{
+      max_resp ? std::to_string(*max_resp) : "null",
+      max_resp ? fmt::format("max_resp_len must be larger than overlong_buffer.len: max_resp_len {} < {}; {}",
+                             *max_resp, *buffer, kRewardManager)
+               : fmt::format("max_resp_len must be provided if overlong_buffer_cfg is set, but got None; {}",
+                             kRewardManager),
+      {}};
   const long long budget = max_resp ? *max_resp : v.integer("data.max_response_length").value_or(*buffer);
   if (!max_resp) hit.fix.push_back(fmt::format("{}{}={}", v.node(key) == nullptr ? "+" : "", key, budget));
   if (budget < *buffer) hit.fix.push_back(fmt::format("{}overlong_buffer_cfg.len={}", kwargs, budget / 5));

@@ -52,7 +52,8 @@ std::optional<RuleHit> mtp_needs_mbridge(const ConfigView& v) {
   return std::nullopt;
 }
 
-// R46: the model must have next-token-prediction layers (hf_config.num_nextn_predict_layers).
+// R46 (megatron_workers.py: _init_hf_config_and_tf_config): the model must have MTP layers
+// (hf_config.num_nextn_predict_layers > 0).
 std::optional<RuleHit> mtp_needs_layers(const ConfigView& v) {
   const ModelSpec* model = v.model();
   if (!v.megatron() || model == nullptr || !v.boolean("actor_rollout_ref.model.mtp.enable").value_or(false)) {
@@ -66,7 +67,7 @@ std::optional<RuleHit> mtp_needs_layers(const ConfigView& v) {
       {"actor_rollout_ref.model.mtp.enable=False"}};
 }
 
-// R46: float16 Megatron training only through mbridge.
+// R46 (megatron_workers.py: _init_hf_config_and_tf_config): float16 only through mbridge.
 std::optional<RuleHit> fp16_needs_mbridge(const ConfigView& v) {
   if (!v.megatron() || v.text(A("megatron.dtype")).value_or("") != "float16") return std::nullopt;
   if (v.boolean(A("megatron.use_mbridge")).value_or(true)) return std::nullopt;
@@ -158,25 +159,27 @@ std::optional<RuleHit> vpp_micro_batches(const ConfigView& v) {
   const long long local = (*mini * *n) / dp;
   if (v.dynamic_bsz()) {
     if (local >= group) return std::nullopt;
-    return RuleHit{std::to_string(local),
-                   fmt::format("the local mini batch holds {} sequences (= {} * {} // dp {}) but VPP needs at least "
-                               "microbatch_group_size_per_vp_stage = {} micro-batches: verl's num_micro_batches <= "
-                               "len(seq_len_effective) assertion fails; {}",
-                               local, *mini, *n, dp, group, kFirstUpdate),
-                   {fmt::format("{}={}", A("ppo_mini_batch_size"), round_up_to_multiple(group * dp, *n) / *n)}};
+    return RuleHit{
+        std::to_string(local),
+        fmt::format("the local mini batch holds {} sequences (= {} * {} // dp {}) but VPP needs at least "
+                    "microbatch_group_size_per_vp_stage = {} micro-batches: verl's num_micro_batches <= "
+                    "len(seq_len_effective) assertion fails; {}",
+                    local, *mini, *n, dp, group, kFirstUpdate),
+        {fmt::format("{}={}", A("ppo_mini_batch_size"), round_up_to_multiple(group * dp, *n) / *n)}};
   }
   const auto micro = v.integer(A("ppo_micro_batch_size_per_gpu"));
   if (!micro || *micro <= 0 || local <= 0) return std::nullopt;
   const long long count = (local + *micro - 1) / *micro;
   const long long remainder = count % group;
   if (group >= pp && group <= count && (remainder == 0 || remainder >= pp)) return std::nullopt;
-  return RuleHit{std::to_string(*micro),
-                 fmt::format("{} micro-batches per mini batch (ceil({} / micro {})) do not fit Megatron-core's "
-                             "interleaved (VPP) schedule with pipeline_model_parallel_size {} and "
-                             "microbatch_group_size_per_vp_stage {}: it needs PP <= group <= M and M % group either 0 "
-                             "or >= PP; {}",
-                             count, local, *micro, pp, group, kFirstUpdate),
-                 {}};
+  return RuleHit{
+      std::to_string(*micro),
+      fmt::format("{} micro-batches per mini batch (ceil({} / micro {})) do not fit Megatron-core's "
+                  "interleaved (VPP) schedule with pipeline_model_parallel_size {} and "
+                  "microbatch_group_size_per_vp_stage {}: it needs PP <= group <= M and M % group either 0 "
+                  "or >= PP; {}",
+                  count, local, *micro, pp, group, kFirstUpdate),
+      {}};
 }
 
 }  // namespace

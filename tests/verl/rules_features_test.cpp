@@ -30,7 +30,9 @@ const std::vector<RuleCase>& feature_rule_cases() {
        {"actor_rollout_ref.actor.fsdp_config.strategy=fsdp3"}, Severity::error,
        "actor_rollout_ref.actor.fsdp_config.strategy", "strategy not supported: 'fsdp3' is not one of {fsdp, fsdp2}",
        "actor_rollout_ref.actor.fsdp_config.strategy=fsdp"},
-      {"fsdp.lr-scheduler", false, {"actor_rollout_ref.actor.optim.lr_scheduler_type=cosine"},
+      // A valid deprecated warmup_style replaces an invalid lr_scheduler_type before the check.
+      {"fsdp.lr-scheduler", false,
+       {"actor_rollout_ref.actor.optim.lr_scheduler_type=cosin", "actor_rollout_ref.actor.optim.warmup_style=cosine"},
        {"actor_rollout_ref.actor.optim.lr_scheduler_type=cosin"}, Severity::error,
        "actor_rollout_ref.actor.optim.lr_scheduler_type", "LR scheduler type 'cosin' is not one of {constant, cosine}",
        "actor_rollout_ref.actor.optim.lr_scheduler_type=cosine"},
