@@ -75,24 +75,37 @@ std::optional<RuleHit> balance_batch_partitions(const ConfigView& v) {
 }
 
 // R70 (verl/protocol.py: DataProto.make_iterator, used by megatron_actor.py /
-// megatron_critic.py make_minibatch_iterator): each DP rank's share of the batch must be a whole
-// number of its normalised mini batches (mini * n // dp).
-std::optional<RuleHit> megatron_mini_iterator(const ConfigView& v) {
-  if (!v.megatron()) return std::nullopt;
-  const auto split = batch_split(v);
-  const auto mini = v.integer(A("ppo_mini_batch_size"));
-  if (!split || !mini || split->samples % split->dp != 0) return std::nullopt;
-  const long long local = split->samples / split->dp;
-  const long long mini_local = (*mini * split->n) / split->dp;
+// megatron_critic.py make_minibatch_iterator): each DP rank's share of the batch
+// (train_batch_size * n / dp) must be a whole number of its normalised mini batches (mini * n // dp).
+std::optional<RuleHit> mini_iterator(const ConfigView& v, const std::string& mini_key, long long n,
+                                     long long dp) {
+  const auto train = v.integer("data.train_batch_size");
+  const auto mini = v.integer(mini_key);
+  if (!train || !mini || n <= 0 || dp <= 0 || (*train * n) % dp != 0) return std::nullopt;
+  const long long local = *train * n / dp;
+  const long long mini_local = (*mini * n) / dp;
   if (mini_local <= 0 || local % mini_local == 0) return std::nullopt;
   return RuleHit{
       std::to_string(*mini),
-      fmt::format(
-          "{} % {} != 0: each DP rank's {} samples (= {} * {} / dp {}) do not split into mini batches of "
-          "{} (= ppo_mini_batch_size {} * {} // dp {}); {}",
-          local, mini_local, local, split->prompts, split->n, split->dp, mini_local, *mini, split->n,
-          split->dp, kFirstStep),
-      {fmt::format("{}={}", A("ppo_mini_batch_size"), split->prompts)}};
+      fmt::format("{} % {} != 0: each DP rank's {} samples (= {} * {} / dp {}) do not split into mini "
+                  "batches of {} (= {} {} * {} // dp {}); {}",
+                  local, mini_local, local, *train, n, dp, mini_local, mini_key, *mini, n, dp, kFirstStep),
+      {fmt::format("{}={}", mini_key, *train)}};
+}
+
+std::optional<RuleHit> megatron_mini_iterator(const ConfigView& v) {
+  if (v.megatron()) {
+    if (auto hit = mini_iterator(v, A("ppo_mini_batch_size"), v.integer(R("n")).value_or(0), v.actor_dp()))
+      return hit;
+  }
+  if (!v.megatron_critic()) return std::nullopt;
+  // megatron_workers.py CriticWorker: dp_c = N // (critic TP * PP * CP), n = critic.rollout_n.
+  const long long mp = v.integer("critic.megatron.tensor_model_parallel_size").value_or(1) *
+                       v.integer("critic.megatron.pipeline_model_parallel_size").value_or(1) *
+                       v.integer("critic.megatron.context_parallel_size").value_or(1);
+  if (mp <= 0) return std::nullopt;
+  return mini_iterator(v, "critic.ppo_mini_batch_size", v.integer("critic.rollout_n").value_or(0),
+                       v.n_gpus() / mp);
 }
 
 bool engine_workers(const ConfigView& v) {

@@ -28,7 +28,17 @@ const std::vector<RuleCase>& dispatch_rule_cases() {
       // Megatron dp 4: each rank holds 64 x 4 / 4 = 64 samples; mini 24 x 4 // 4 = 24; 64 % 24 != 0.
       {"dispatch.megatron-mini-iterator", true, {"actor_rollout_ref.actor.ppo_mini_batch_size=32"},
        {"actor_rollout_ref.actor.ppo_mini_batch_size=24"}, Severity::error, "data.train_batch_size",
-       "64 % 24 != 0", "actor_rollout_ref.actor.ppo_mini_batch_size=64"},
+       "64 % 24 != 0: each DP rank's 64 samples (= 64 * 4 / dp 4) do not split into mini batches of 24",
+       "actor_rollout_ref.actor.ppo_mini_batch_size=64"},
+      // Megatron GAE critic on 8 GPUs, critic TP 1: dp 8; each rank 64 x 4 / 8 = 32 samples; critic
+      // mini 24 x 4 // 8 = 12; 32 % 12 != 0 (the actor's 16 x 4 // 4 = 16 divides 64).
+      {"dispatch.megatron-mini-iterator", true,
+       {"algorithm.adv_estimator=gae", "critic.ppo_micro_batch_size_per_gpu=2", "critic.ppo_mini_batch_size=32"},
+       {"algorithm.adv_estimator=gae", "critic.ppo_micro_batch_size_per_gpu=2", "critic.ppo_mini_batch_size=24"},
+       Severity::error, "data.train_batch_size",
+       "32 % 12 != 0: each DP rank's 32 samples (= 64 * 4 / dp 8) do not split into mini batches of 12 (= "
+       "critic.ppo_mini_batch_size 24 * 4 // dp 8)",
+       "critic.ppo_mini_batch_size=64"},
       {"engine.log-prob-dynamic-agrees", false, {kEngine},
        {kEngine, "actor_rollout_ref.rollout.log_prob_use_dynamic_bsz=True"}, Severity::error,
        "actor_rollout_ref.actor.use_dynamic_bsz",
