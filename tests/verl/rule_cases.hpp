@@ -9,6 +9,9 @@
 
 namespace meshplan::test {
 
+/// Override lines several rule cases share.
+inline constexpr const char* kDynamicBsz = "actor_rollout_ref.actor.use_dynamic_bsz=True";
+
 struct RuleCase {
   const char* rule;
   bool megatron;                     ///< megatron_baseline() instead of fsdp_baseline()

@@ -7,7 +7,6 @@
 namespace meshplan::test {
 
 namespace {
-constexpr const char* kDynamic = "actor_rollout_ref.actor.use_dynamic_bsz=True";
 constexpr const char* kEngine = "trainer.use_legacy_worker_impl=disable";
 }  // namespace
 
@@ -15,10 +14,10 @@ constexpr const char* kEngine = "trainer.use_legacy_worker_impl=disable";
 const std::vector<RuleCase>& dispatch_rule_cases() {
   static const std::vector<RuleCase> cases = {
       // 63 x 4 = 252 samples over 8 ranks; fix: 63 up to a multiple of 8 / gcd(8, 4) = 2: 64.
-      {"dispatch.equal-chunks", false, {kDynamic, "trainer.balance_batch=False"},
-       {kDynamic, "trainer.balance_batch=False", "data.train_batch_size=63"}, Severity::error, "data.train_batch_size",
+      {"dispatch.equal-chunks", false, {kDynamicBsz, "trainer.balance_batch=False"},
+       {kDynamicBsz, "trainer.balance_batch=False", "data.train_batch_size=63"}, Severity::error, "data.train_batch_size",
        "only support equal chunk. Got size of DataProto 252 and chunk 8", "data.train_batch_size=64"},
-      {"dispatch.balance-batch-partitions", false, {kDynamic}, {kDynamic, "data.train_batch_size=63"}, Severity::error,
+      {"dispatch.balance-batch-partitions", false, {kDynamicBsz}, {kDynamicBsz, "data.train_batch_size=63"}, Severity::error,
        "data.train_batch_size", "balance_batch: 252 % 8 != 0", "data.train_batch_size=64"},
       // 62 prompts x 4 = 248 samples split over 8 ranks (R8 holds), but 62 uid groups do not.
       {"dispatch.balance-batch-partitions", false, {"actor_rollout_ref.actor.use_prefix_grouper=True"},

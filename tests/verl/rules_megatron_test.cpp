@@ -9,7 +9,6 @@ namespace meshplan::test {
 namespace {
 constexpr const char* kPp2 = "actor_rollout_ref.actor.megatron.pipeline_model_parallel_size=2";
 constexpr const char* kVpp2 = "actor_rollout_ref.actor.megatron.virtual_pipeline_model_parallel_size=2";
-constexpr const char* kDynamic = "actor_rollout_ref.actor.use_dynamic_bsz=True";
 constexpr const char* kKlLoss = "actor_rollout_ref.actor.use_kl_loss=True";
 }  // namespace
 
@@ -46,13 +45,13 @@ const std::vector<RuleCase>& megatron_rule_cases() {
        {kKlLoss, "actor_rollout_ref.actor.load_weight=False", "actor_rollout_ref.ref.load_weight=False"},
        {kKlLoss, "actor_rollout_ref.actor.load_weight=False"}, Severity::error, "actor_rollout_ref.ref.load_weight",
        "asserts actor.load_weight == ref.load_weight", "actor_rollout_ref.actor.load_weight=True"},
-      {"megatron.ref-micro-set", true, {kDynamic, kKlLoss},
-       {kDynamic, kKlLoss, "actor_rollout_ref.ref.log_prob_micro_batch_size_per_gpu=null"}, Severity::error,
+      {"megatron.ref-micro-set", true, {kDynamicBsz, kKlLoss},
+       {kDynamicBsz, kKlLoss, "actor_rollout_ref.ref.log_prob_micro_batch_size_per_gpu=null"}, Severity::error,
        "actor_rollout_ref.ref.log_prob_micro_batch_size", "should not be None at the same time",
        "actor_rollout_ref.ref.log_prob_micro_batch_size_per_gpu=1"},
       // fix: 2 x (512 + 512).
-      {"megatron.dynamic-needs-budget", true, {kDynamic},
-       {kDynamic, "actor_rollout_ref.actor.ppo_max_token_len_per_gpu=null"}, Severity::error,
+      {"megatron.dynamic-needs-budget", true, {kDynamicBsz},
+       {kDynamicBsz, "actor_rollout_ref.actor.ppo_max_token_len_per_gpu=null"}, Severity::error,
        "actor_rollout_ref.actor.ppo_max_token_len_per_gpu",
        "max_token_len must be set when use_dynamic_bsz is True (actor_rollout_ref.actor.ppo_max_token_len_per_gpu is null)",
        "actor_rollout_ref.actor.ppo_max_token_len_per_gpu=2048"},
@@ -71,8 +70,8 @@ const std::vector<RuleCase>& megatron_rule_cases() {
        Severity::error, "actor_rollout_ref.actor.megatron.virtual_pipeline_model_parallel_size",
        "16 micro-batches per mini batch (ceil(32 / micro 2)) do not fit", ""},
       // Dynamic bsz: mini 1 x n 1 // dp 2 = 0 sequences < group (= PP) 2; fix mini = 2 x 2 / 1 = 4 (local 2).
-      {"megatron.vpp-micro-batches", true, {kPp2, kVpp2, kDynamic},
-       {kPp2, kVpp2, kDynamic, "actor_rollout_ref.rollout.n=1", "actor_rollout_ref.actor.ppo_mini_batch_size=1"},
+      {"megatron.vpp-micro-batches", true, {kPp2, kVpp2, kDynamicBsz},
+       {kPp2, kVpp2, kDynamicBsz, "actor_rollout_ref.rollout.n=1", "actor_rollout_ref.actor.ppo_mini_batch_size=1"},
        Severity::error, "actor_rollout_ref.actor.megatron.virtual_pipeline_model_parallel_size",
        "the local mini batch holds 0 sequences (= 1 * 1 // dp 2)", "actor_rollout_ref.actor.ppo_mini_batch_size=4"},
   };
