@@ -146,7 +146,9 @@ void run_plan(const PlanOptions& options, CommandContext& context) {
     view.explanation = explain_winner(result, *model, used, *objective, neighbours);
   }
   if (!result.top.empty()) {
-    view.data_loader = data_loader_need(*workload, result.top.front().step_seconds, options.cpu_ms_per_image / 1000);
+    const double cpu_seconds_per_image = options.cpu_ms_per_image ? *options.cpu_ms_per_image / 1000
+                                                                   : default_cpu_seconds_per_image(workload->image_pixels);
+    view.data_loader = data_loader_need(*workload, result.top.front().step_seconds, cpu_seconds_per_image);
   }
   if (options.min_gpus) {
     SearchSetup quiet = setup;

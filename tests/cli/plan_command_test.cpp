@@ -1,4 +1,6 @@
 #include <doctest/doctest.h>
+
+#include <cmath>
 #include <unistd.h>
 
 #include <filesystem>
@@ -176,7 +178,19 @@ TEST_CASE("plan: a vision-language model gets a data-loader worker count") {
   REQUIRE_MESSAGE(run.exit_code == 0, run.err);
   const json out = json::parse(run.out);
   CHECK(out["data_loader"]["images_per_step"] == 64);
+  // 64 images of 448 x 448 at 0.4 s per megapixel: 64 x 0.0803 s = 5.14 CPU-seconds per step.
+  CHECK(out["data_loader"]["cpu_seconds_per_step"].get<double>() == doctest::Approx(64 * 0.0802816));
   CHECK(out["data_loader"]["dataloader_num_workers"].get<int>() >= 1);
+
+  // A measured 2 s per image (large images, slow processor): 128 CPU-seconds per step need
+  // ceil(128 / step seconds) workers.
+  const test::CliRun slow = test::run({"plan", "--model", "qwen2.5-vl-7b-instruct", "--cluster", "1x8xA100-80GB",
+                                       "--workload", "rl", "--global-batch", "64", "--mini-batch", "16",
+                                       "--rollout-n", "4", "--cpu-ms-per-image", "2000", "--json", "--top", "1"});
+  REQUIRE_MESSAGE(slow.exit_code == 0, slow.err);
+  const json slow_out = json::parse(slow.out);
+  const double step = slow_out["candidates"][0]["step_seconds"].get<double>();
+  CHECK(slow_out["data_loader"]["dataloader_num_workers"].get<int>() == static_cast<int>(std::ceil(128.0 / step)));
 }
 
 }  // namespace meshplan
