@@ -4,6 +4,8 @@
 #include <doctest/doctest.h>
 
 #include <filesystem>
+#include <fstream>
+#include <iterator>
 #include <optional>
 #include <sstream>
 #include <string>
@@ -28,6 +30,14 @@ inline std::optional<std::filesystem::path> shared_file(const std::string& relat
   if (std::filesystem::exists(path)) return path;
   MESSAGE("skipped: ../shared/" << relative << " is absent (only the team's checkout has ../shared)");
   return std::nullopt;
+}
+
+/// The whole text of a file the test needs (a fixture, a ../shared file); fails the test when
+/// the file cannot be opened.
+inline std::string file_text(const std::filesystem::path& path) {
+  std::ifstream in(path, std::ios::binary);
+  REQUIRE_MESSAGE(in.is_open(), "cannot open " << path.string());
+  return std::string(std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>());
 }
 
 struct CliRun {

@@ -110,6 +110,12 @@ void fill_rl(const CLI::App& command, const EstimateFlags& f, const Cluster& clu
   }
 }
 
+/// An option that accepts only a number > 0.
+template <class T>
+void add_positive(CLI::App& c, const char* name, T& value, const char* description) {
+  c.add_option(name, value, description)->check(CLI::PositiveNumber);
+}
+
 }  // namespace
 
 void add_estimate_flags(CLI::App& c, EstimateFlags& f) {
@@ -120,37 +126,32 @@ void add_estimate_flags(CLI::App& c, EstimateFlags& f) {
       ->check(CLI::IsMember({"pretrain", "sft", "rl"}));
   c.add_option("--backend", f.backend, "megatron | fsdp")->check(CLI::IsMember({"megatron", "fsdp"}));
   c.add_flag("--fsdp", f.fsdp, "FSDP backend (verl fsdp/fsdp2), full shard unless --zero");
-  c.add_option("--tp", f.tp, "tensor parallel")->check(CLI::PositiveNumber);
-  c.add_option("--pp", f.pp, "pipeline parallel")->check(CLI::PositiveNumber);
-  c.add_option("--vpp", f.vpp, "virtual pipeline stages per rank")->check(CLI::PositiveNumber);
-  c.add_option("--first-stage-layers", f.first_stage_layers,
-               "uneven pipeline: decoder layers on the first stage (Megatron --decoder-first-pipeline-num-layers)")
-      ->check(CLI::PositiveNumber);
-  c.add_option("--last-stage-layers", f.last_stage_layers,
-               "uneven pipeline: decoder layers on the last stage (Megatron --decoder-last-pipeline-num-layers)")
-      ->check(CLI::PositiveNumber);
-  c.add_option("--cp", f.cp, "context parallel")->check(CLI::PositiveNumber);
-  c.add_option("--ep", f.ep, "expert parallel")->check(CLI::PositiveNumber);
-  c.add_option("--etp", f.etp, "expert tensor parallel")->check(CLI::PositiveNumber);
-  c.add_option("--dp", f.dp, "data parallel (default: derived from the cluster)")->check(CLI::PositiveNumber);
-  c.add_option("--micro-batch", f.micro_batch, "sequences per micro-batch per GPU")
-      ->check(CLI::PositiveNumber);
-  c.add_option("--global-batch", f.global_batch, "sequences per step (rl: data.train_batch_size in prompts)")
-      ->check(CLI::PositiveNumber);
+  add_positive(c, "--tp", f.tp, "tensor parallel");
+  add_positive(c, "--pp", f.pp, "pipeline parallel");
+  add_positive(c, "--vpp", f.vpp, "virtual pipeline stages per rank");
+  add_positive(c, "--first-stage-layers", f.first_stage_layers,
+               "uneven pipeline: decoder layers on the first stage (Megatron --decoder-first-pipeline-num-layers)");
+  add_positive(c, "--last-stage-layers", f.last_stage_layers,
+               "uneven pipeline: decoder layers on the last stage (Megatron --decoder-last-pipeline-num-layers)");
+  add_positive(c, "--cp", f.cp, "context parallel");
+  add_positive(c, "--ep", f.ep, "expert parallel");
+  add_positive(c, "--etp", f.etp, "expert tensor parallel");
+  add_positive(c, "--dp", f.dp, "data parallel (default: derived from the cluster)");
+  add_positive(c, "--micro-batch", f.micro_batch, "sequences per micro-batch per GPU");
+  add_positive(c, "--global-batch", f.global_batch,
+               "sequences per step (rl: data.train_batch_size in prompts)");
   c.add_option("--seq-len", f.seq_len, "tokens per sequence (pretrain/sft)")
       ->check(CLI::Range(1, 100'000'000));
   c.add_option("--recompute", f.recompute, "none | selective | full")
       ->check(CLI::IsMember({"none", "selective", "full"}));
   c.add_option("--recompute-method", f.recompute_method, "uniform | block")
       ->check(CLI::IsMember({"uniform", "block"}));
-  c.add_option("--recompute-num-layers", f.recompute_num_layers,
-               "layers per chunk (uniform) or count (block)")
-      ->check(CLI::PositiveNumber);
+  add_positive(c, "--recompute-num-layers", f.recompute_num_layers,
+               "layers per chunk (uniform) or count (block)");
   c.add_flag("--sequence-parallel", f.sequence_parallel, "Megatron sequence parallelism (with TP)");
   c.add_option("--zero", f.zero, "ZeRO stage 0..3 (FSDP backend)")->check(CLI::Range(0, 3));
-  c.add_option("--fsdp-shard-size", f.fsdp_shard_size, "hybrid-shard group size (verl fsdp_size)")
-      ->check(CLI::PositiveNumber);
-  c.add_option("--ulysses", f.ulysses, "Ulysses sequence parallel size (FSDP)")->check(CLI::PositiveNumber);
+  add_positive(c, "--fsdp-shard-size", f.fsdp_shard_size, "hybrid-shard group size (verl fsdp_size)");
+  add_positive(c, "--ulysses", f.ulysses, "Ulysses sequence parallel size (FSDP)");
   c.add_flag("--no-distributed-optimizer", f.no_distributed_optimizer,
              "Megatron: replicate optimizer states");
   c.add_option("--offload", f.offload, "comma list of params,grads,optimizer");
@@ -174,41 +175,33 @@ void add_estimate_flags(CLI::App& c, EstimateFlags& f) {
       ->check(CLI::Range(0.1, 64.0));
   c.add_flag("--no-flash-attention", f.no_flash_attention,
              "store attention scores (Korthikanti Table 2's 5as/h)");
-  c.add_option("--rollout-tp", f.rollout_tp, "rollout tensor_model_parallel_size")
-      ->check(CLI::PositiveNumber);
-  c.add_option("--rollout-n", f.rollout_n, "responses per prompt (rollout.n)")->check(CLI::PositiveNumber);
-  c.add_option("--prompt-len", f.prompt_len, "data.max_prompt_length")->check(CLI::PositiveNumber);
-  c.add_option("--response-len", f.response_len, "data.max_response_length")->check(CLI::PositiveNumber);
-  c.add_option("--mean-prompt-len", f.mean_prompt_len, "expected real prompt tokens (remove-padding)")
-      ->check(CLI::PositiveNumber);
-  c.add_option("--mean-response-len", f.mean_response_len, "expected real response tokens (remove-padding)")
-      ->check(CLI::PositiveNumber);
-  c.add_option("--mini-batch", f.mini_batch, "actor.ppo_mini_batch_size (prompts)")
-      ->check(CLI::PositiveNumber);
-  c.add_option("--ppo-micro-batch", f.ppo_micro_batch, "actor.ppo_micro_batch_size_per_gpu")
-      ->check(CLI::PositiveNumber);
-  c.add_option("--log-prob-micro-batch", f.log_prob_micro_batch, "log_prob_micro_batch_size_per_gpu")
-      ->check(CLI::PositiveNumber);
+  add_positive(c, "--rollout-tp", f.rollout_tp, "rollout tensor_model_parallel_size");
+  add_positive(c, "--rollout-n", f.rollout_n, "responses per prompt (rollout.n)");
+  add_positive(c, "--prompt-len", f.prompt_len, "data.max_prompt_length");
+  add_positive(c, "--response-len", f.response_len, "data.max_response_length");
+  add_positive(c, "--mean-prompt-len", f.mean_prompt_len, "expected real prompt tokens (remove-padding)");
+  add_positive(c, "--mean-response-len", f.mean_response_len,
+               "expected real response tokens (remove-padding)");
+  add_positive(c, "--mini-batch", f.mini_batch, "actor.ppo_mini_batch_size (prompts)");
+  add_positive(c, "--ppo-micro-batch", f.ppo_micro_batch, "actor.ppo_micro_batch_size_per_gpu");
+  add_positive(c, "--log-prob-micro-batch", f.log_prob_micro_batch, "log_prob_micro_batch_size_per_gpu");
   c.add_flag("--dynamic-bsz", f.dynamic_bsz, "use_dynamic_bsz: micro-batches by token budget");
-  c.add_option("--ppo-max-token-len", f.ppo_max_token_len, "ppo_max_token_len_per_gpu")
-      ->check(CLI::PositiveNumber);
-  c.add_option("--log-prob-max-token-len", f.log_prob_max_token_len, "log_prob_max_token_len_per_gpu")
-      ->check(CLI::PositiveNumber);
+  add_positive(c, "--ppo-max-token-len", f.ppo_max_token_len, "ppo_max_token_len_per_gpu");
+  add_positive(c, "--log-prob-max-token-len", f.log_prob_max_token_len, "log_prob_max_token_len_per_gpu");
   c.add_option("--gpu-memory-utilization", f.gpu_memory_utilization,
                "rollout gpu_memory_utilization (SGLang: "
                "mem_fraction_static)")
       ->check(CLI::Range(0.01, 1.0));
   c.add_option("--rollout-engine", f.rollout_engine, "vllm | sglang")
       ->check(CLI::IsMember({"vllm", "sglang"}));
-  c.add_option("--max-num-seqs", f.max_num_seqs, "rollout.max_num_seqs")->check(CLI::PositiveNumber);
-  c.add_option("--max-num-batched-tokens", f.max_num_batched_tokens, "rollout.max_num_batched_tokens")
-      ->check(CLI::PositiveNumber);
+  add_positive(c, "--max-num-seqs", f.max_num_seqs, "rollout.max_num_seqs");
+  add_positive(c, "--max-num-batched-tokens", f.max_num_batched_tokens, "rollout.max_num_batched_tokens");
   c.add_flag("--no-reference", f.no_reference, "no reference model (no KL loss / KL reward)");
   c.add_flag("--critic", f.critic, "PPO with a critic (GAE)");
   c.add_flag("--entropy-in-update", f.entropy_in_update,
              "actor.entropy_coeff != 0 (entropy computed in the update)");
   c.add_flag("--entropy-chunking", f.entropy_chunking, "entropy_from_logits_with_chunking");
-  c.add_option("--entropy-chunk", f.entropy_chunk, "chunk size in tokens")->check(CLI::PositiveNumber);
+  add_positive(c, "--entropy-chunk", f.entropy_chunk, "chunk size in tokens");
   c.add_flag("--no-free-cache-engine", f.no_free_cache_engine, "keep the engine awake between rollouts");
   c.add_flag("--enforce-eager", f.enforce_eager, "no CUDA graphs in the rollout engine");
   c.add_flag("--ref-offload", f.ref_offload, "ref param_offload");

@@ -146,7 +146,9 @@ void run_plan(const PlanOptions& options, CommandContext& context) {
     view.explanation = explain_winner(result, *model, used, *objective, neighbours);
   }
   if (!result.top.empty()) {
-    view.data_loader = data_loader_need(*workload, result.top.front().step_seconds, options.cpu_ms_per_image / 1000);
+    const double cpu_seconds_per_image = options.cpu_ms_per_image ? *options.cpu_ms_per_image / 1000
+                                                                   : default_cpu_seconds_per_image(workload->image_pixels);
+    view.data_loader = data_loader_need(*workload, result.top.front().step_seconds, cpu_seconds_per_image);
   }
   if (options.min_gpus) {
     SearchSetup quiet = setup;
@@ -168,12 +170,35 @@ void run_plan(const PlanOptions& options, CommandContext& context) {
   }
   if (format && !result.top.empty()) {
     const PlanCandidate& winner = result.top.front();
-    const Cluster launch_cluster = first_gpus(used, winner.gpus);
-    const LaunchSpec launch{*model, options.model_path.empty() ? options.model : options.model_path, winner.strategy,
-                            winner.workload, launch_cluster, view.data_loader.workers};
-    context.out << emit(launch, *format);
-    context.err << fmt::format("meshplan: emitted the winner: {} ({:.0f} tokens/s, peak {:.1f} GiB)\n",
-                               describe_strategy(winner), winner.tokens_per_second, winner.peak_bytes / (1 << 30));
+    const std::string model_path = options.model_path.empty() ? options.model : options.model_path;
+    // A cross-group pipeline is a torchrun launch (stage k on group k by NODE_RANK); verl's Ray
+    // workers are not placed by GPU type, so a verl launch uses the best group alone.
+    const std::optional<Strategy> across =
+        heterogeneous ? cross_group_pipeline(*heterogeneous, *cluster, *model) : std::nullopt;
+    const bool torchrun = *format == EmitFormat::megatron ||
+                          (*format == EmitFormat::slurm && workload->kind != WorkloadKind::rl);
+    if (across && torchrun) {
+      context.out << emit(LaunchSpec{*model, model_path, *across, winner.workload, *cluster, view.data_loader.workers},
+                          *format);
+      context.err << fmt::format("meshplan: emitted the pipeline across the groups ({:+.0f}% over {} alone)\n",
+                                 heterogeneous->gain_over_alone * 100, used.groups.front().gpu.id);
+    } else {
+      const Cluster launch_cluster = first_gpus(used, winner.gpus);
+      context.out << emit(LaunchSpec{*model, model_path, winner.strategy, winner.workload, launch_cluster,
+                                     view.data_loader.workers},
+                          *format);
+      context.err << fmt::format("meshplan: emitted the winner: {} ({:.0f} tokens/s, peak {:.1f} GiB)\n",
+                                 describe_strategy(winner), winner.tokens_per_second, winner.peak_bytes / (1 << 30));
+      if (heterogeneous && heterogeneous->choice != "alone") {
+        context.err << fmt::format(
+            "meshplan: the heterogeneous choice ({}, {:+.0f}%) is not in this launch: {}; it runs on {} alone\n",
+            heterogeneous->choice, heterogeneous->gain_over_alone * 100,
+            across ? "use --emit megatron (torchrun places pipeline stages by NODE_RANK; Ray does not place verl's "
+                     "workers by GPU type)"
+                   : "no verl or Megatron launch places phases or stages on GPU types",
+            used.groups.front().gpu.id);
+      }
+    }
   } else if (options.json) {
     context.out << plan_json(PlanJsonInputs{view, *model, used}) << "\n";
   } else {

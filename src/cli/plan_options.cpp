@@ -14,7 +14,9 @@ void add_plan_flags(CLI::App& command, PlanOptions& o) {
   command.add_option("--seq-len", o.seq_len, "tokens per sequence (pretrain/sft; rl: prompt + response)");
   command.add_option("--global-batch", o.global_batch, "sequences per step; rl: data.train_batch_size (prompts)");
   command.add_option("--images-per-sample", o.images_per_sample, "images per sample (VL models; default 1 for them)");
-  command.add_option("--cpu-ms-per-image", o.cpu_ms_per_image, "CPU milliseconds to decode+preprocess one image");
+  command.add_option("--image-pixels", o.image_pixels, "pixels per image (VL models; default 200704 = 448x448)");
+  command.add_option("--cpu-ms-per-image", o.cpu_ms_per_image,
+                     "CPU milliseconds to decode+preprocess one image (default: 0.4 s per megapixel)");
   command.add_option("--rollout-tp", o.rollout_tp, "rl: pin rollout.tensor_model_parallel_size");
   command.add_option("--rollout-n", o.rollout_n, "rl: rollout.n, responses per prompt");
   command.add_option("--prompt-len", o.prompt_len, "rl: data.max_prompt_length");
@@ -58,7 +60,8 @@ Result<Workload> plan_workload(const PlanOptions& o, const ModelSpec& model) {
   if (o.mini_batch < 0 || o.mini_batch > o.global_batch) {
     return Error{"", 0, "--mini-batch", fmt::format("must be between 1 and --global-batch ({}), got {}", o.global_batch, o.mini_batch)};
   }
-  if (!(o.cpu_ms_per_image > 0)) return Error{"", 0, "--cpu-ms-per-image", "must be positive"};
+  if (o.cpu_ms_per_image && !(*o.cpu_ms_per_image > 0)) return Error{"", 0, "--cpu-ms-per-image", "must be positive"};
+  if (o.image_pixels <= 0) return Error{"", 0, "--image-pixels", "must be positive"};
   if (o.rollout_engine != "vllm" && o.rollout_engine != "sglang") {
     return Error{"", 0, "--rollout-engine", fmt::format("'{}': expected vllm or sglang", o.rollout_engine)};
   }
@@ -68,7 +71,7 @@ Result<Workload> plan_workload(const PlanOptions& o, const ModelSpec& model) {
   if (w.images_per_sample > 0 && !model.vision) {
     return Error{"", 0, "--images-per-sample", fmt::format("{} is not a vision-language model", model.name)};
   }
-  if (w.images_per_sample > 0) w.image_pixels = 448 * 448;  // Qwen2.5-VL's common training resolution
+  if (w.images_per_sample > 0) w.image_pixels = o.image_pixels;
   if (w.kind == WorkloadKind::rl) {
     RlSettings& rl = w.rl;
     rl.engine = o.rollout_engine == "sglang" ? RolloutEngine::sglang : RolloutEngine::vllm;

@@ -24,7 +24,8 @@ struct PlanOptions {
   std::int64_t seq_len = 4096;
   std::int64_t global_batch = 256;
   std::int64_t images_per_sample = -1;  ///< -1: 1 for vision-language models, else 0
-  double cpu_ms_per_image = 20;
+  std::int64_t image_pixels = 448 * 448;  ///< Qwen2.5-VL's common training resolution
+  std::optional<double> cpu_ms_per_image;  ///< default: from the pixels (search/data_loader.hpp)
   // RL (verl) settings.
   std::optional<int> rollout_tp;
   int rollout_n = 1;

@@ -140,17 +140,24 @@ Result<CalibrationRun> build_run(const json& row, const EfficiencyConstants& con
   return run;
 }
 
-}  // namespace
-
-ModelSpec gpt_model_spec(std::int64_t layers, std::int64_t hidden, std::int64_t heads, std::int64_t ffn,
-                         std::int64_t vocab, std::int64_t seq_len) {
+/// What the GPT and Llama shapes share: the name "<family>-<layers>x<hidden>" and every layer dense.
+ModelSpec dense_model_base(const char* family, const char* model_type, std::int64_t layers,
+                           std::int64_t hidden, std::int64_t vocab) {
   ModelSpec model;
-  model.name = "gpt-" + std::to_string(layers) + "x" + std::to_string(hidden);
-  model.model_type = "gpt2";
+  model.name = std::string(family) + "-" + std::to_string(layers) + "x" + std::to_string(hidden);
+  model.model_type = model_type;
   model.hidden_size = hidden;
   model.num_layers = layers;
   model.num_dense_layers = layers;
   model.vocab_size = vocab;
+  return model;
+}
+
+}  // namespace
+
+ModelSpec gpt_model_spec(std::int64_t layers, std::int64_t hidden, std::int64_t heads, std::int64_t ffn,
+                         std::int64_t vocab, std::int64_t seq_len) {
+  ModelSpec model = dense_model_base("gpt", "gpt2", layers, hidden, vocab);
   model.max_position_embeddings = seq_len;
   model.tie_word_embeddings = true;
   model.norm = NormKind::layer_norm;
@@ -165,13 +172,7 @@ ModelSpec gpt_model_spec(std::int64_t layers, std::int64_t hidden, std::int64_t 
 
 ModelSpec llama_model_spec(std::int64_t layers, std::int64_t hidden, std::int64_t heads, std::int64_t kv_heads,
                            std::int64_t ffn, std::int64_t vocab) {
-  ModelSpec model;
-  model.name = "llama-" + std::to_string(layers) + "x" + std::to_string(hidden);
-  model.model_type = "llama";
-  model.hidden_size = hidden;
-  model.num_layers = layers;
-  model.num_dense_layers = layers;
-  model.vocab_size = vocab;
+  ModelSpec model = dense_model_base("llama", "llama", layers, hidden, vocab);
   model.norm = NormKind::rms_norm;
   model.position = PositionKind::rope;
   model.attention.num_heads = heads;

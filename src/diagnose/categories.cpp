@@ -13,6 +13,12 @@ namespace {
 
 using enum FixKind;
 
+/// An override that sets `setting` ("KEY=VALUE"), dropped when the config already has it; only in
+/// `phases` when given.
+FixTemplate unless_set(std::string_view setting, std::string_view phases = "") {
+  return {override_line, setting, "", phases, setting};
+}
+
 const std::array<Category, 16>& table() {
   static const std::array<Category, 16> kCategories = {{
       {"oom_training", "GPU out of memory in the training engine", Severity::error, true,
@@ -52,14 +58,11 @@ const std::array<Category, 16>& table() {
            {override_line, "critic.ppo_micro_batch_size_per_gpu={half:critic.ppo_micro_batch_size_per_gpu}"
                            "  # was {cfg:critic.ppo_micro_batch_size_per_gpu}",
             "critic.ppo_micro_batch_size_per_gpu=<half the current value>", "update_critic,compute_values"},
-           {override_line, "actor_rollout_ref.model.enable_gradient_checkpointing=True", "",
-            "update_actor,update_critic", "actor_rollout_ref.model.enable_gradient_checkpointing=True"},
-           {override_line, "actor_rollout_ref.actor.fsdp_config.param_offload=True", "", "",
-            "actor_rollout_ref.actor.fsdp_config.param_offload=True"},
-           {override_line, "actor_rollout_ref.actor.fsdp_config.optimizer_offload=True", "", "",
-            "actor_rollout_ref.actor.fsdp_config.optimizer_offload=True"},
-           {override_line, "actor_rollout_ref.ref.fsdp_config.param_offload=True", "", "compute_ref_log_prob",
-            "actor_rollout_ref.ref.fsdp_config.param_offload=True"},
+           unless_set("actor_rollout_ref.model.enable_gradient_checkpointing=True",
+                      "update_actor,update_critic"),
+           unless_set("actor_rollout_ref.actor.fsdp_config.param_offload=True"),
+           unless_set("actor_rollout_ref.actor.fsdp_config.optimizer_offload=True"),
+           unless_set("actor_rollout_ref.ref.fsdp_config.param_offload=True", "compute_ref_log_prob"),
            {override_line,
             "actor_rollout_ref.actor.ulysses_sequence_parallel_size={double:actor_rollout_ref.actor.ulysses_sequence_parallel_size}",
             "actor_rollout_ref.actor.ulysses_sequence_parallel_size=<2 or 4>  # splits each sequence's "
@@ -76,27 +79,22 @@ const std::array<Category, 16>& table() {
             "  # was {cfg:actor_rollout_ref.rollout.gpu_memory_utilization}",
             "actor_rollout_ref.rollout.gpu_memory_utilization=<0.1 lower>  # a smaller KV-cache pool leaves "
             "room for the training engine's weights"},
-           {override_line, "actor_rollout_ref.rollout.free_cache_engine=True", "", "",
-            "actor_rollout_ref.rollout.free_cache_engine=True"},
+           unless_set("actor_rollout_ref.rollout.free_cache_engine=True"),
            {override_line, "actor_rollout_ref.rollout.max_num_seqs={half:actor_rollout_ref.rollout.max_num_seqs}",
             "actor_rollout_ref.rollout.max_num_seqs=<smaller>  # fewer concurrent sequences: smaller "
             "activation peaks", "generate_sequences"},
-           {override_line, "actor_rollout_ref.actor.fsdp_config.param_offload=True", "", "weight_sync",
-            "actor_rollout_ref.actor.fsdp_config.param_offload=True"},
-           {override_line, "actor_rollout_ref.actor.fsdp_config.optimizer_offload=True", "", "weight_sync",
-            "actor_rollout_ref.actor.fsdp_config.optimizer_offload=True"},
+           unless_set("actor_rollout_ref.actor.fsdp_config.param_offload=True", "weight_sync"),
+           unless_set("actor_rollout_ref.actor.fsdp_config.optimizer_offload=True", "weight_sync"),
            {override_line,
             "actor_rollout_ref.rollout.tensor_model_parallel_size={double:actor_rollout_ref.rollout.tensor_model_parallel_size}",
             "actor_rollout_ref.rollout.tensor_model_parallel_size=<twice the current value>  # weights and KV "
             "cache split over more GPUs"},
-           {override_line, "actor_rollout_ref.rollout.enforce_eager=True", "", "",
-            "actor_rollout_ref.rollout.enforce_eager=True"},
+           unless_set("actor_rollout_ref.rollout.enforce_eager=True"),
        }},
       {"rollout_memory_budget", "The rollout engine refused to start with its memory budget", Severity::error,
        true,
        {
-           {override_line, "actor_rollout_ref.actor.fsdp_config.param_offload=True", "", "",
-            "actor_rollout_ref.actor.fsdp_config.param_offload=True"},
+           unless_set("actor_rollout_ref.actor.fsdp_config.param_offload=True"),
            {override_line,
             "actor_rollout_ref.rollout.tensor_model_parallel_size={double:actor_rollout_ref.rollout.tensor_model_parallel_size}",
             "actor_rollout_ref.rollout.tensor_model_parallel_size=<twice the current value>  # less weight "
@@ -174,7 +172,7 @@ const std::array<Category, 16>& table() {
        {
            {action, "keep data.max_prompt_length + data.max_response_length <= rollout.max_model_len <= "
                     "the model's max_position_embeddings", ""},
-           {override_line, "data.filter_overlong_prompts=True", "", "", "data.filter_overlong_prompts=True"},
+           unless_set("data.filter_overlong_prompts=True"),
        }},
       {"resources", "The cluster does not provide the resources the job asks for", Severity::error, true,
        {
@@ -201,10 +199,8 @@ const std::array<Category, 16>& table() {
       {"bottleneck_training", "Training passes (log-prob, ref, update) dominate the step time", Severity::info,
        false,
        {
-           {override_line, "actor_rollout_ref.actor.use_dynamic_bsz=True", "", "",
-            "actor_rollout_ref.actor.use_dynamic_bsz=True"},
-           {override_line, "actor_rollout_ref.model.use_remove_padding=True", "", "",
-            "actor_rollout_ref.model.use_remove_padding=True"},
+           unless_set("actor_rollout_ref.actor.use_dynamic_bsz=True"),
+           unless_set("actor_rollout_ref.model.use_remove_padding=True"),
            {override_line,
             "actor_rollout_ref.actor.ppo_micro_batch_size_per_gpu={double:actor_rollout_ref.actor.ppo_micro_batch_size_per_gpu}"
             "  # if memory allows",

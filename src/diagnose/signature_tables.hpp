@@ -7,6 +7,14 @@
 
 namespace meshplan {
 
+/// The enumerators every table writes bare (`number`, `override_line`, `primary`); each table
+/// file says `using namespace signature_words;`.
+namespace signature_words {
+using enum CaptureKind;
+using enum FixKind;
+using enum EventRole;
+}  // namespace signature_words
+
 std::vector<Signature> memory_signatures();   ///< GPU and host memory (signatures_memory.cpp)
 std::vector<Signature> runtime_signatures();  ///< NCCL, devices, resources, checkpoints
 std::vector<Signature> config_signatures();   ///< parallel sizes, batches, keys, lengths

@@ -6,11 +6,7 @@
 
 namespace meshplan {
 
-namespace {
-using enum CaptureKind;
-using enum FixKind;
-using enum EventRole;
-}  // namespace
+using namespace signature_words;
 
 std::vector<Signature> config_signatures() {
   const FixTemplate valid_model_parallel = {

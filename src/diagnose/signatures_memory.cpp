@@ -9,10 +9,9 @@
 
 namespace meshplan {
 
+using namespace signature_words;
+
 namespace {
-using enum CaptureKind;
-using enum FixKind;
-using enum EventRole;
 constexpr std::string_view kSize = R"(([\d.]+ [KMGT]?i?B))";
 }  // namespace
 

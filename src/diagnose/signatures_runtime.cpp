@@ -8,11 +8,7 @@
 
 namespace meshplan {
 
-namespace {
-using enum CaptureKind;
-using enum FixKind;
-using enum EventRole;
-}  // namespace
+using namespace signature_words;
 
 std::vector<Signature> runtime_signatures() {
   return {

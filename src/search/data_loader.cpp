@@ -5,6 +5,10 @@
 
 namespace meshplan {
 
+double default_cpu_seconds_per_image(std::int64_t image_pixels) {
+  return static_cast<double>(image_pixels) / 1e6 * kCpuSecondsPerMegapixel;
+}
+
 DataLoaderNeed data_loader_need(const Workload& workload, double step_seconds, double cpu_seconds_per_image) {
   DataLoaderNeed need;
   need.images_per_step = workload.global_batch * workload.images_per_sample;

@@ -8,10 +8,16 @@
 
 namespace meshplan {
 
-/// CPU seconds to decode and preprocess one image (resize, normalise, patchify): an assumption
-/// (a few ms of JPEG decoding plus the HF image processor), not a measurement; the CLI's
-/// --cpu-ms-per-image overrides it with the user's own figure.
-inline constexpr double kDefaultCpuSecondsPerImage = 0.020;
+/// CPU seconds per megapixel to decode and preprocess an image with the Hugging Face Qwen2-VL
+/// image processor (resize, rescale, normalise, patchify): reports against Qwen2-VL
+/// (github.com/QwenLM/Qwen3-VL issues #491 and #514, 2024) measured about 0.2 s for a 1k x 1k
+/// image and 0.4 s for a 1280 x 28 x 28-pixel one; the larger figure is taken so that the
+/// workers suffice. The torchvision "fast" processor is quicker: --cpu-ms-per-image gives a
+/// measured figure instead.
+inline constexpr double kCpuSecondsPerMegapixel = 0.4;
+
+/// The default CPU cost of one image of `image_pixels` pixels.
+double default_cpu_seconds_per_image(std::int64_t image_pixels);
 
 struct DataLoaderNeed {
   std::int64_t images_per_step = 0;  ///< prompts per step x images per sample

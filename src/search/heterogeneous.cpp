@@ -6,6 +6,7 @@
 #include <cmath>
 
 #include "search/search_space.hpp"
+#include "strategy/pipeline_split.hpp"
 
 namespace meshplan {
 namespace {
@@ -150,6 +151,32 @@ HeterogeneousPlan plan_heterogeneous(const ModelSpec& model, const Cluster& clus
           : fmt::format("best: {}, {:+.0f}% throughput over {} alone", plan.choice, plan.gain_over_alone * 100,
                         cluster.groups[plan.best_alone].gpu.id));
   return plan;
+}
+
+std::optional<Strategy> cross_group_pipeline(const HeterogeneousPlan& plan, const Cluster& cluster,
+                                             const ModelSpec& model) {
+  constexpr std::size_t kMaxStagesWithOwnCounts = 3;  // first, one middle, last
+  if (plan.choice != "pipeline" || plan.best_alone < 0 || !plan.alone[plan.best_alone]) return std::nullopt;
+  const std::size_t groups = cluster.groups.size();
+  if (groups < 2 || groups > kMaxStagesWithOwnCounts || plan.pipeline.size() != groups) return std::nullopt;
+  const NodeGroup& front = cluster.groups.front();
+  for (std::size_t i = 0; i < groups; ++i) {
+    const NodeGroup& group = cluster.groups[i];
+    if (group.gpus() != front.gpus() || group.gpus_per_node != front.gpus_per_node || plan.pipeline[i].layers < 1) {
+      return std::nullopt;
+    }
+  }
+  Strategy s = plan.alone[plan.best_alone]->strategy;
+  const int stage_parallel = s.tp * s.cp;
+  if (s.backend != Backend::megatron || s.pp != 1 || front.gpus() % stage_parallel != 0) return std::nullopt;
+  s.pp = static_cast<int>(groups);
+  s.vpp = 1;
+  s.dp = front.gpus() / stage_parallel;
+  s.first_stage_layers = static_cast<int>(plan.pipeline.front().layers);
+  s.last_stage_layers = static_cast<int>(plan.pipeline.back().layers);
+  s.compute_dtype = plan.compute_dtype;
+  if (!stage_layer_counts(model.num_layers, s)) return std::nullopt;
+  return s;
 }
 
 }  // namespace meshplan

@@ -51,6 +51,14 @@ struct HeterogeneousPlan {
   std::vector<std::string> explanation;
 };
 
+/// The chosen cross-group pipeline as one Megatron strategy, when Megatron can express it: one
+/// pipeline stage per group (at most 3 groups: first, middle and last stage; Megatron-core gives
+/// only the first and last stages their own layer counts), equal GPUs per group, and the best
+/// single group's plan unpipelined (its TP/CP/EP and batch settings are kept; DP fills the
+/// group). Stage k runs on group k. nullopt otherwise, or when the pipeline was not chosen.
+std::optional<Strategy> cross_group_pipeline(const HeterogeneousPlan& plan, const Cluster& cluster,
+                                             const ModelSpec& model);
+
 /// `best_on(i)` plans group i alone with the common dtype (nullopt: nothing fits there).
 HeterogeneousPlan plan_heterogeneous(const ModelSpec& model, const Cluster& cluster, const Workload& workload,
                                      double headroom,

@@ -49,6 +49,21 @@ std::int64_t actor_dp(const Inputs& in) {
   return model_parallel > 0 ? world(in) / model_parallel : 0;
 }
 
+/// Micro-batches one optimizer step runs per rank: global / (DP x micro) for pretraining, the
+/// per-GPU mini-batch (mini x n / DP) over the micro-batch for RL; 0 when not known statically
+/// (dynamic batch sizes) or the batch does not divide.
+std::int64_t micro_batches_per_update(const Inputs& in) {
+  const std::int64_t dp = actor_dp(in);
+  if (dp <= 0) return 0;
+  if (!is_rl(in)) {
+    const std::int64_t per_rank = dp * in.s.micro_batch;
+    return in.w.global_batch > 0 && divides(per_rank, in.w.global_batch) ? in.w.global_batch / per_rank : 0;
+  }
+  if (in.w.rl.use_dynamic_bsz) return 0;
+  const std::int64_t local = rl_mini(in) * in.w.rl.n / dp;
+  return divides(ppo_micro(in), local) ? local / ppo_micro(in) : 0;
+}
+
 /// A rollout replica of `rtp` GPUs tiles the nodes (R52, R53) and vLLM splits the heads evenly.
 bool rollout_tp_valid(const Inputs& in, std::int64_t rtp) {
   const std::int64_t per_node = in.c.groups.empty() ? 0 : in.c.groups.front().gpus_per_node;
@@ -71,7 +86,7 @@ struct Rule {
 };
 
 // Evaluation order: cheapest and most basic first, so `first_violation` prunes early.
-const std::array<Rule, 20> kRules{{
+const std::array<Rule, 21> kRules{{
     {{"strategy.positive", "every parallel size and the micro-batch are at least 1", "Megatron arguments.py"},
      [](const Inputs& in) {
        const Strategy& s = in.s;
@@ -270,6 +285,20 @@ const std::array<Rule, 20> kRules{{
        v.message = fmt::format("ppo_mini_batch_size x n / DP = {} x {} / {} = {} is not a positive multiple of "
                                "ppo_micro_batch_size_per_gpu={}", rl_mini(in), in.w.rl.n, dp,
                                dp > 0 ? rl_mini(in) * in.w.rl.n / dp : 0, ppo_micro(in));
+     }},
+    {{"vpp.micro-batch-groups",
+      "with VPP > 1 the micro-batches of a step (RL: of a mini-batch) number at least PP and a multiple of PP",
+      "Megatron-core interleaved schedule (microbatch_group_size_per_vp_stage = PP); verl R66"},
+     [](const Inputs& in) {
+       if (in.s.vpp <= 1 || in.s.pp <= 1) return false;
+       const std::int64_t m = micro_batches_per_update(in);
+       return m > 0 && (m < in.s.pp || m % in.s.pp != 0);
+     },
+     [](const Inputs& in, Violation& v) {
+       v.message = fmt::format("{} micro-batches per {} with PP={} and VPP={}: the interleaved schedule runs them in "
+                               "groups of PP",
+                               micro_batches_per_update(in), is_rl(in) ? "mini-batch" : "step", in.s.pp, in.s.vpp);
+       v.valid = "a micro-batch count that is a positive multiple of PP, or VPP=1";
      }},
     {{"rl.rollout-tp",
       "rollout TP tiles the nodes (divides the GPUs per node, or is a multiple of it that divides the GPUs) "

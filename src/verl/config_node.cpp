@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <utility>
 
 namespace meshplan {
 
@@ -17,43 +18,40 @@ const char* severity_name(Severity severity) {
 }
 
 namespace {
-ConfigNode of_kind(NodeKind kind) {
+/// A node of `kind` whose `member` holds `value` (the other members keep their defaults).
+template <class T>
+ConfigNode holding(NodeKind kind, T ConfigNode::*member, T value) {
   ConfigNode node;
   node.kind = kind;
+  node.*member = std::move(value);
   return node;
 }
 }  // namespace
 
 ConfigNode ConfigNode::make_bool(bool value) {
-  ConfigNode node = of_kind(NodeKind::boolean);
-  node.boolean = value;
-  return node;
+  return holding(NodeKind::boolean, &ConfigNode::boolean, value);
 }
 
 ConfigNode ConfigNode::make_int(std::int64_t value) {
-  ConfigNode node = of_kind(NodeKind::integer);
-  node.integer = value;
-  return node;
+  return holding(NodeKind::integer, &ConfigNode::integer, value);
 }
 
 ConfigNode ConfigNode::make_float(double value) {
-  ConfigNode node = of_kind(NodeKind::floating);
-  node.floating = value;
-  return node;
+  return holding(NodeKind::floating, &ConfigNode::floating, value);
 }
 
 ConfigNode ConfigNode::make_string(std::string value) {
-  ConfigNode node = of_kind(NodeKind::string);
-  node.text = std::move(value);
+  return holding(NodeKind::string, &ConfigNode::text, std::move(value));
+}
+
+ConfigNode ConfigNode::make_map() {
+  ConfigNode node;
+  node.kind = NodeKind::map;
   return node;
 }
 
-ConfigNode ConfigNode::make_map() { return of_kind(NodeKind::map); }
-
 ConfigNode ConfigNode::make_unknown(std::string reason) {
-  ConfigNode node = of_kind(NodeKind::unknown);
-  node.text = std::move(reason);
-  return node;
+  return holding(NodeKind::unknown, &ConfigNode::text, std::move(reason));
 }
 
 bool ConfigNode::has_interpolation() const {

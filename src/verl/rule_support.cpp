@@ -1,5 +1,11 @@
 #include "verl/rule_support.hpp"
 
+#include <fmt/format.h>
+
+#include <algorithm>
+
+#include "core/text.hpp"
+
 namespace meshplan {
 
 const ConfigNode* ConfigView::leaf(std::string_view key) const {
@@ -81,6 +87,47 @@ bool ConfigView::uses_critic() const {
 long long ConfigView::sequence_width() const {
   return integer(R("prompt_length")).value_or(0) + integer(R("response_length")).value_or(0);
 }
+
+std::optional<RuleHit> one_of(const ConfigView& v, const std::string& key, std::span<const std::string_view> allowed,
+                              const std::string& what, std::string_view when) {
+  const ConfigNode* node = v.node(key);
+  if (node == nullptr || node->kind == NodeKind::null) return std::nullopt;
+  const auto value = v.text(key);
+  if (!value || std::find(allowed.begin(), allowed.end(), *value) != allowed.end()) return std::nullopt;
+  std::vector<std::string> names(allowed.begin(), allowed.end());
+  std::string list;
+  for (const auto& name : names) list += (list.empty() ? "" : ", ") + name;
+  RuleHit hit{*value, fmt::format("{} '{}' is not one of {{{}}}; {}", what, *value, list, when), {}};
+  if (auto near = nearest_match(*value, names)) hit.fix = {key + "=" + *near};
+  return hit;
+}
+
+std::optional<RuleHit> exactly_one_of(const ConfigView& v, const std::string& section, const std::string& global_key,
+                                      const std::string& per_gpu_key, const std::string& label, std::string_view when) {
+  const bool global_set = !v.is_null(section + global_key);
+  const bool per_gpu_set = !v.is_null(section + per_gpu_key);
+  if (global_set && per_gpu_set) {
+    return RuleHit{v.text(section + global_key).value_or("?"),
+                   fmt::format("[{}] You have set both '{}' AND '{}' (the former is deprecated); {}", label,
+                               section + global_key, section + per_gpu_key, when),
+                   {section + global_key + "=null",
+                    section + per_gpu_key + "=" + v.text(section + per_gpu_key).value_or("1")}};
+  }
+  if (!global_set && !per_gpu_set) {
+    return RuleHit{"null",
+                   fmt::format("[{}] Please set at least one of '{}' or '{}'; {}", label, section + global_key,
+                               section + per_gpu_key, when),
+                   {section + per_gpu_key + "=1"}};
+  }
+  return std::nullopt;
+}
+
+long long ConfigView::rollout_world() const {
+  return integer(R("tensor_model_parallel_size")).value_or(1) * integer(R("data_parallel_size")).value_or(1) *
+         integer(R("pipeline_model_parallel_size")).value_or(1);
+}
+
+bool ConfigView::megatron_critic() const { return uses_critic() && text("critic.strategy").value_or("") == "megatron"; }
 
 long long round_up_to_multiple(long long value, long long multiple) {
   if (multiple <= 0) return value;

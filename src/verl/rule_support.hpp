@@ -2,6 +2,7 @@
 // What a verl rule sees: typed reads of the resolved config that remember when a value was not
 // known statically (the rule is then skipped with an info finding), and the model if known.
 #include <optional>
+#include <span>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -33,6 +34,8 @@ class ConfigView {
   bool uses_reference() const;              ///< use_kl_in_reward or use_kl_loss
   bool uses_critic() const;                 ///< critic.enable, else adv_estimator == gae
   long long sequence_width() const;         ///< rollout prompt_length + response_length
+  long long rollout_world() const;          ///< one rollout replica: R.TP * R.DP * R.PP
+  bool megatron_critic() const;             ///< a critic is used and its strategy is megatron
 
   /// The first key whose value was unknown since the last reset ("" when none).
   const std::string& unknown_key() const { return unknown_key_; }
@@ -65,6 +68,10 @@ struct VerlRule {
 const std::vector<VerlRule>& batch_rules();
 const std::vector<VerlRule>& layout_rules();
 const std::vector<VerlRule>& option_rules();
+const std::vector<VerlRule>& role_rules();
+const std::vector<VerlRule>& megatron_rules();
+const std::vector<VerlRule>& dispatch_rules();
+const std::vector<VerlRule>& feature_rules();
 
 inline constexpr const char* kA = "actor_rollout_ref.actor.";
 inline constexpr const char* kR = "actor_rollout_ref.rollout.";
@@ -74,6 +81,18 @@ inline constexpr const char* kRef = "actor_rollout_ref.ref.";
 inline std::string A(std::string_view suffix) { return std::string(kA) + std::string(suffix); }
 inline std::string R(std::string_view suffix) { return std::string(kR) + std::string(suffix); }
 inline std::string REF(std::string_view suffix) { return std::string(kRef) + std::string(suffix); }
+
+inline constexpr const char* kAtStartUp = "would fail at start-up (validate_config / dataclass __post_init__)";
+
+/// The value of `key` when it is set (not null) and not one of `allowed`: "<what> '<value>' is not
+/// one of {...}; <when>", with the nearest allowed name as fix.
+std::optional<RuleHit> one_of(const ConfigView& v, const std::string& key, std::span<const std::string_view> allowed,
+                              const std::string& what, std::string_view when = kAtStartUp);
+
+/// verl's "exactly one of the deprecated global and the per-GPU micro batch" check
+/// (verl/utils/config.py: check_mutually_exclusive; R13-R15, R21, R24): `section` + each key.
+std::optional<RuleHit> exactly_one_of(const ConfigView& v, const std::string& section, const std::string& global_key,
+                                      const std::string& per_gpu_key, const std::string& label, std::string_view when);
 
 /// The smallest multiple of `multiple` that is >= `value` (for suggested fixes).
 long long round_up_to_multiple(long long value, long long multiple);

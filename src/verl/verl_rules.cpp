@@ -6,7 +6,10 @@
 namespace meshplan {
 namespace {
 
-std::vector<const std::vector<VerlRule>*> all_tables() { return {&option_rules(), &batch_rules(), &layout_rules()}; }
+std::vector<const std::vector<VerlRule>*> all_tables() {
+  return {&option_rules(), &batch_rules(),    &layout_rules(),  &role_rules(),
+          &megatron_rules(), &dispatch_rules(), &feature_rules()};
+}
 
 // Where to point: the last place any of the rule's keys was set; the launch otherwise.
 SourceLocation location_of(const VerlLaunch& launch, const std::vector<std::string_view>& keys) {

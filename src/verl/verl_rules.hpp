@@ -1,6 +1,7 @@
 #pragma once
-// The verl rule table run over a resolved launch: batch, layout, option, pass-through and
-// environment rules. Every finding names its rule id, keys, value, message and fix.
+// The verl rule table run over a resolved launch: batch, layout, option, role, Megatron,
+// dispatch and feature rules, then the pass-through and environment rules. Every finding names
+// its rule id, keys, value, message and fix.
 #include <vector>
 
 #include "model/model_spec.hpp"

@@ -1,4 +1,4 @@
-// Batch-size rules of verl at commit b178a3cd (../shared/docs/verl-rules.md, R7-R16, R21,
+// Batch-size rules of verl at commit b178a3cd (../shared/docs/verl-rules.md, R7-R16, R21, R24,
 // R49-R50, R64): validate_config() in verl/utils/config.py, the dataclass __post_init__ checks
 // and the workers' batch normalisation (fsdp_workers.py / megatron_workers.py).
 #include <fmt/format.h>
@@ -86,24 +86,10 @@ std::optional<RuleHit> deprecated_micro(const ConfigView& v) {
   return std::nullopt;
 }
 
-// R13/R14/R21: exactly one of the deprecated global and the per-GPU micro batch.
+// R13/R14/R21/R24: exactly one of the deprecated global and the per-GPU micro batch.
 std::optional<RuleHit> exactly_one(const ConfigView& v, const std::string& section, const std::string& global_key,
                                    const std::string& per_gpu_key, const std::string& label) {
-  const bool global_set = !v.is_null(section + global_key);
-  const bool per_gpu_set = !v.is_null(section + per_gpu_key);
-  if (global_set && per_gpu_set) {
-    return RuleHit{v.text(section + global_key).value_or("?"),
-                   fmt::format("[{}] You have set both '{}' AND '{}' (the former is deprecated); {}", label,
-                               section + global_key, section + per_gpu_key, kAtStart),
-                   {section + global_key + "=null"}};
-  }
-  if (!global_set && !per_gpu_set) {
-    return RuleHit{"null",
-                   fmt::format("[{}] Please set at least one of '{}' or '{}'; {}", label, section + global_key,
-                               section + per_gpu_key, kAtStart),
-                   {section + per_gpu_key + "=1"}};
-  }
-  return std::nullopt;
+  return exactly_one_of(v, section, global_key, per_gpu_key, label, kAtStart);
 }
 
 std::optional<RuleHit> actor_micro_exclusive(const ConfigView& v) {

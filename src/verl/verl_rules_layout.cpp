@@ -11,13 +11,8 @@ namespace {
 
 constexpr const char* kInWorker = "would fail when the Ray workers build their device mesh / parallel groups";
 
-long long rollout_world(const ConfigView& v) {
-  return v.integer(R("tensor_model_parallel_size")).value_or(1) * v.integer(R("data_parallel_size")).value_or(1) *
-         v.integer(R("pipeline_model_parallel_size")).value_or(1);
-}
-
 std::optional<RuleHit> rollout_divides_world(const ConfigView& v) {
-  const long long gpus = v.n_gpus(), world = rollout_world(v);
+  const long long gpus = v.n_gpus(), world = v.rollout_world();
   if (gpus <= 0 || world <= 0 || gpus % world == 0) return std::nullopt;
   return RuleHit{std::to_string(world),
                  fmt::format("rollout world_size: {} is not divisible by infer_world_size: {} (rollout TP*DP*PP); {}",
@@ -26,7 +21,7 @@ std::optional<RuleHit> rollout_divides_world(const ConfigView& v) {
 }
 
 std::optional<RuleHit> replica_whole_nodes(const ConfigView& v) {
-  const long long world = rollout_world(v);
+  const long long world = v.rollout_world();
   const long long per_node = v.integer("trainer.n_gpus_per_node").value_or(0);
   if (world <= 0 || per_node <= 0) return std::nullopt;
   const long long g = std::min(per_node, world);

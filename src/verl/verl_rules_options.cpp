@@ -7,28 +7,10 @@
 #include <array>
 #include <cmath>
 
-#include "core/text.hpp"
 #include "verl/rule_support.hpp"
 
 namespace meshplan {
 namespace {
-
-constexpr const char* kAtStart = "would fail at start-up (validate_config / dataclass __post_init__)";
-
-template <std::size_t N>
-std::optional<RuleHit> one_of(const ConfigView& v, const std::string& key, const std::array<std::string_view, N>& allowed,
-                              const std::string& what) {
-  const ConfigNode* node = v.node(key);
-  if (node == nullptr || node->kind == NodeKind::null) return std::nullopt;
-  const auto value = v.text(key);
-  if (!value || std::find(allowed.begin(), allowed.end(), *value) != allowed.end()) return std::nullopt;
-  std::vector<std::string> names(allowed.begin(), allowed.end());
-  std::string list;
-  for (const auto& name : names) list += (list.empty() ? "" : ", ") + name;
-  RuleHit hit{*value, fmt::format("{} '{}' is not one of {{{}}}; {}", what, *value, list, kAtStart), {}};
-  if (auto near = nearest_match(*value, names)) hit.fix = {key + "=" + *near};
-  return hit;
-}
 
 std::optional<RuleHit> rollout_name(const ConfigView& v) {
   const ConfigNode* node = v.node(R("name"));

@@ -1,4 +1,6 @@
 #include <doctest/doctest.h>
+
+#include <cmath>
 #include <unistd.h>
 
 #include <filesystem>
@@ -146,6 +148,29 @@ TEST_CASE("plan: a heterogeneous cluster runs fp16 everywhere when a group lacks
   CHECK(out["heterogeneous"]["explanation"].size() >= 3);
 }
 
+TEST_CASE("plan --emit megatron: the pipeline across two GPU groups, one stage per group by NODE_RANK") {
+  // 2x8 A100-80GB (fp16 dense 312 TFLOP/s x 16 = 4992) + 2x8 V100-32GB (125 x 16 = 2000): the 28
+  // layers of Qwen2.5-7B split 20 : 8 (20/4992 = 8/2000 = 0.0040 s per TFLOP/s), so stage 0 (the
+  // A100 nodes, NODE_RANK 0-1) takes 20 layers and stage 1 (V100, NODE_RANK 2-3) 8, in fp16.
+  const test::CliRun run = test::run({"plan", "--model", "qwen2.5-7b-instruct", "--cluster",
+                                      "2x8xA100-80GB+2x8xV100-32GB", "--emit", "megatron"});
+  REQUIRE_MESSAGE(run.exit_code == 0, run.err);
+  for (const char* line : {"--pipeline-model-parallel-size 2", "--decoder-first-pipeline-num-layers 20",
+                           "--decoder-last-pipeline-num-layers 8", "#   stage 0: NODE_RANK 0-1 on the A100-80GB nodes",
+                           "#   stage 1: NODE_RANK 2-3 on the V100-32GB nodes", "--fp16", "--nnodes 4"}) {
+    CHECK_MESSAGE(run.out.find(line) != std::string::npos, line);
+  }
+  CHECK(run.err.find("emitted the pipeline across the groups") != std::string::npos);
+}
+
+TEST_CASE("plan --emit verl on mixed GPUs says the heterogeneous choice is not in the launch") {
+  const test::CliRun run = test::run({"plan", "--model", "qwen2.5-7b-instruct", "--cluster",
+                                      "2x8xA100-80GB+2x8xV100-32GB", "--workload", "rl", "--emit", "verl"});
+  REQUIRE_MESSAGE(run.exit_code == 0, run.err);
+  CHECK(run.out.find("trainer.nnodes=2") != std::string::npos);  // the A100 group alone
+  CHECK(run.err.find("is not in this launch: use --emit megatron") != std::string::npos);
+}
+
 TEST_CASE("plan: a vision-language model gets a data-loader worker count") {
   const test::CliRun run = test::run({"plan", "--model", "qwen2.5-vl-7b-instruct", "--cluster", "1x8xA100-80GB",
                                       "--workload", "rl", "--global-batch", "64", "--mini-batch", "16",
@@ -153,7 +178,19 @@ TEST_CASE("plan: a vision-language model gets a data-loader worker count") {
   REQUIRE_MESSAGE(run.exit_code == 0, run.err);
   const json out = json::parse(run.out);
   CHECK(out["data_loader"]["images_per_step"] == 64);
+  // 64 images of 448 x 448 at 0.4 s per megapixel: 64 x 0.0803 s = 5.14 CPU-seconds per step.
+  CHECK(out["data_loader"]["cpu_seconds_per_step"].get<double>() == doctest::Approx(64 * 0.0802816));
   CHECK(out["data_loader"]["dataloader_num_workers"].get<int>() >= 1);
+
+  // A measured 2 s per image (large images, slow processor): 128 CPU-seconds per step need
+  // ceil(128 / step seconds) workers.
+  const test::CliRun slow = test::run({"plan", "--model", "qwen2.5-vl-7b-instruct", "--cluster", "1x8xA100-80GB",
+                                       "--workload", "rl", "--global-batch", "64", "--mini-batch", "16",
+                                       "--rollout-n", "4", "--cpu-ms-per-image", "2000", "--json", "--top", "1"});
+  REQUIRE_MESSAGE(slow.exit_code == 0, slow.err);
+  const json slow_out = json::parse(slow.out);
+  const double step = slow_out["candidates"][0]["step_seconds"].get<double>();
+  CHECK(slow_out["data_loader"]["dataloader_num_workers"].get<int>() == static_cast<int>(std::ceil(128.0 / step)));
 }
 
 }  // namespace meshplan

@@ -47,9 +47,8 @@ long allocations_of(const ModelSpec& model, const Cluster& cluster, const Strate
 }
 
 TEST_CASE("estimate_time allocates nothing without a trace (training and RL)") {
-  const ModelSpec model = gpt_model_spec(24, 2048, 16, 8192, 50000, 2048);
-  Cluster cluster;
-  cluster.groups.push_back(test::a100_node(4));
+  const ModelSpec model = test::gpt_24x2048();
+  const Cluster cluster = test::a100_cluster(4);
   Strategy strategy;
   strategy.tp = 2;
   strategy.pp = 2;

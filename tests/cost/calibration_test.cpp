@@ -2,7 +2,6 @@
 
 #include <algorithm>
 #include <cmath>
-#include <fstream>
 #include <sstream>
 
 #include "cost/calibration_runs.hpp"
@@ -11,16 +10,9 @@
 namespace meshplan {
 namespace {
 
-std::string read_all(const std::filesystem::path& path) {
-  std::ifstream file(path);
-  std::stringstream text;
-  text << file.rdbuf();
-  return text.str();
-}
-
 /// Predicts every buildable row with the fitted constants; returns the absolute relative errors.
 std::vector<double> calibration_errors(const std::filesystem::path& path) {
-  auto set = read_calibration_runs(read_all(path), path.string(), fitted_efficiency_constants());
+  auto set = read_calibration_runs(test::file_text(path), path.string(), fitted_efficiency_constants());
   REQUIRE(set.ok());
   std::vector<double> errors;
   std::ostringstream table;
@@ -60,7 +52,7 @@ TEST_CASE("calibration: the team's current published_runs.json, when present") {
 }
 
 TEST_CASE("calibration rows: conventions of each source") {
-  auto set = read_calibration_runs(read_all(test::fixture("published_runs.json")), "published_runs.json",
+  auto set = read_calibration_runs(test::file_text(test::fixture("published_runs.json")), "published_runs.json",
                                    fitted_efficiency_constants());
   REQUIRE(set.ok());
   const auto find = [&](const std::string& id) -> const CalibrationRun& {

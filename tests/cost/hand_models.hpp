@@ -6,30 +6,57 @@
 
 namespace meshplan::test {
 
+/// The fields every hand model below fills alike, each value as worked in that model's comment.
+struct HandModel {
+  const char* name = "";
+  std::int64_t hidden = 0;
+  std::int64_t layers = 0;
+  std::int64_t vocab = 0;
+  AttentionSpec attention = {};
+  MlpSpec dense_mlp = {};
+  std::int64_t dense_layers = 0;
+  std::int64_t attention_per_layer = 0;
+  std::int64_t norms_per_layer = 0;
+  std::int64_t dense_mlp_per_layer = 0;
+  std::int64_t embedding = 0;  ///< vocab x h, and as much again for the untied LM head
+  std::int64_t total = 0;
+};
+
+/// A model with an untied LM head, a final norm of h and `norms_per_layer` in every layer; every
+/// parameter active (MoE models lower `active_params`).
+inline ModelSpec untied_model(const HandModel& hand) {
+  ModelSpec m;
+  m.name = hand.name;
+  m.hidden_size = hand.hidden;
+  m.num_layers = hand.layers;
+  m.vocab_size = hand.vocab;
+  m.attention = hand.attention;
+  m.dense_mlp = hand.dense_mlp;
+  m.num_dense_layers = hand.dense_layers;
+  m.attention_params_per_layer = hand.attention_per_layer;
+  m.norm_params_per_layer = hand.norms_per_layer;
+  m.dense_mlp_params_per_layer = hand.dense_mlp_per_layer;
+  m.params.embedding = hand.embedding;
+  m.params.lm_head = hand.embedding;
+  m.params.layer_norms = hand.layers * hand.norms_per_layer;
+  m.params.final_norm = hand.hidden;
+  m.total_params = hand.total;
+  m.active_params = hand.total;
+  return m;
+}
+
 /// Llama-2-7B: h 4096, 32 layers, 32 heads (MHA, head_dim 128), SwiGLU 11008, vocab 32000, untied.
 /// attention 4*h^2 = 67,108,864; MLP 3*h*ffn = 135,266,304; norms 2h = 8,192 -> 202,383,360/layer;
 /// x32 = 6,476,267,520 + embedding 131,072,000 + LM head 131,072,000 + final norm 4,096
 /// = 6,738,415,616 (the published 6.74B).
 inline ModelSpec llama2_7b() {
-  ModelSpec m;
-  m.name = "llama-2-7b";
-  m.hidden_size = 4096;
-  m.num_layers = 32;
-  m.vocab_size = 32000;
-  m.attention = AttentionSpec{AttentionKind::standard, 32, 32, 128};
-  m.dense_mlp = MlpSpec{11008, true, false};
-  m.num_dense_layers = 32;
-  m.attention_params_per_layer = 67108864;
-  m.norm_params_per_layer = 8192;
-  m.dense_mlp_params_per_layer = 135266304;
-  m.params.embedding = 131072000;
-  m.params.lm_head = 131072000;
+  ModelSpec m = untied_model({.name = "llama-2-7b", .hidden = 4096, .layers = 32, .vocab = 32000,
+                              .attention = {AttentionKind::standard, 32, 32, 128},
+                              .dense_mlp = {11008, true, false}, .dense_layers = 32,
+                              .attention_per_layer = 67108864, .norms_per_layer = 8192,
+                              .dense_mlp_per_layer = 135266304, .embedding = 131072000, .total = 6738415616});
   m.params.attention = 32LL * 67108864;
-  m.params.layer_norms = 32LL * 8192;
-  m.params.final_norm = 4096;
   m.params.dense_mlp = 32LL * 135266304;
-  m.total_params = 6738415616;
-  m.active_params = m.total_params;
   return m;
 }
 
@@ -38,26 +65,14 @@ inline ModelSpec llama2_7b() {
 /// = 29,364,736; MLP 3*3584*18944 = 203,685,888; norms 7,168 -> 233,057,792/layer; x28
 /// = 6,525,618,176 + 2 x 544,997,376 (embedding, LM head) + 3,584 = 7,615,616,512.
 inline ModelSpec qwen25_7b() {
-  ModelSpec m;
-  m.name = "qwen2.5-7b";
-  m.hidden_size = 3584;
-  m.num_layers = 28;
-  m.vocab_size = 152064;
-  m.attention = AttentionSpec{AttentionKind::standard, 28, 4, 128};
+  ModelSpec m = untied_model({.name = "qwen2.5-7b", .hidden = 3584, .layers = 28, .vocab = 152064,
+                              .attention = {AttentionKind::standard, 28, 4, 128},
+                              .dense_mlp = {18944, true, false}, .dense_layers = 28,
+                              .attention_per_layer = 29364736, .norms_per_layer = 7168,
+                              .dense_mlp_per_layer = 203685888, .embedding = 544997376, .total = 7615616512});
   m.attention.qkv_bias = true;
-  m.dense_mlp = MlpSpec{18944, true, false};
-  m.num_dense_layers = 28;
-  m.attention_params_per_layer = 29364736;
-  m.norm_params_per_layer = 7168;
-  m.dense_mlp_params_per_layer = 203685888;
-  m.params.embedding = 544997376;
-  m.params.lm_head = 544997376;
   m.params.attention = 28LL * 29364736;
-  m.params.layer_norms = 28LL * 7168;
-  m.params.final_norm = 3584;
   m.params.dense_mlp = 28LL * 203685888;
-  m.total_params = 7615616512;
-  m.active_params = m.total_params;
   return m;
 }
 
@@ -66,33 +81,16 @@ inline ModelSpec qwen25_7b() {
 /// = 176,160,768; router 8*4096 = 32,768; norms 8,192 -> 1,451,270,144/layer; x32
 /// = 46,440,644,608 + 262,144,000 + 4,096 = 46,702,792,704 (the published 46.7B).
 inline ModelSpec mixtral_8x7b() {
-  ModelSpec m;
-  m.name = "mixtral-8x7b";
-  m.hidden_size = 4096;
-  m.num_layers = 32;
-  m.vocab_size = 32000;
-  m.attention = AttentionSpec{AttentionKind::standard, 32, 8, 128};
-  m.dense_mlp = MlpSpec{14336, true, false};
-  m.num_dense_layers = 0;
-  MoeSpec moe;
-  moe.num_experts = 8;
-  moe.experts_per_token = 2;
-  moe.expert_intermediate_size = 14336;
-  moe.num_moe_layers = 32;
-  moe.routed_expert_params = 176160768;
-  moe.router_params = 32768;
-  m.moe = moe;
-  m.attention_params_per_layer = 41943040;
-  m.norm_params_per_layer = 8192;
-  m.dense_mlp_params_per_layer = 0;
-  m.params.embedding = 131072000;
-  m.params.lm_head = 131072000;
+  ModelSpec m = untied_model({.name = "mixtral-8x7b", .hidden = 4096, .layers = 32, .vocab = 32000,
+                              .attention = {AttentionKind::standard, 32, 8, 128},
+                              .dense_mlp = {14336, true, false}, .dense_layers = 0,
+                              .attention_per_layer = 41943040, .norms_per_layer = 8192,
+                              .dense_mlp_per_layer = 0, .embedding = 131072000, .total = 46702792704});
+  m.moe = MoeSpec{.num_experts = 8, .experts_per_token = 2, .expert_intermediate_size = 14336,
+                  .num_moe_layers = 32, .routed_expert_params = 176160768, .router_params = 32768};
   m.params.attention = 32LL * 41943040;
-  m.params.layer_norms = 32LL * 8192;
-  m.params.final_norm = 4096;
   m.params.routed_experts = 32LL * 8 * 176160768;
   m.params.routers = 32LL * 32768;
-  m.total_params = 46702792704;
   m.active_params = m.total_params - 32LL * 6 * 176160768;
   return m;
 }
@@ -105,33 +103,14 @@ inline ModelSpec mixtral_8x7b() {
 /// = 81,007,104. MoE layer: + shared 17,301,504 + router 131,072 + 64 x 8,650,752 + 4,096
 /// = 584,847,872; x26 = 15,206,044,672. Total with 2 x 209,715,200 + 2,048 = 15,706,484,224.
 inline ModelSpec deepseek_v2_lite() {
-  ModelSpec m;
-  m.name = "deepseek-v2-lite";
-  m.hidden_size = 2048;
-  m.num_layers = 27;
-  m.vocab_size = 102400;
-  m.attention = AttentionSpec{AttentionKind::mla, 16, 16, 192, 0, 512, 128, 64, 128};
-  m.dense_mlp = MlpSpec{10944, true, false};
-  m.num_dense_layers = 1;
-  MoeSpec moe;
-  moe.num_experts = 64;
-  moe.experts_per_token = 6;
-  moe.expert_intermediate_size = 1408;
-  moe.num_shared_experts = 2;
-  moe.shared_intermediate_size = 2816;
-  moe.num_moe_layers = 26;
-  moe.routed_expert_params = 8650752;
-  moe.router_params = 131072;
-  moe.shared_expert_params = 17301504;
-  m.moe = moe;
-  m.attention_params_per_layer = 13763072;
-  m.norm_params_per_layer = 4096;
-  m.dense_mlp_params_per_layer = 67239936;
-  m.params.embedding = 209715200;
-  m.params.lm_head = 209715200;
-  m.params.final_norm = 2048;
-  m.params.layer_norms = 27LL * 4096;
-  m.total_params = 15706484224;
+  ModelSpec m = untied_model({.name = "deepseek-v2-lite", .hidden = 2048, .layers = 27, .vocab = 102400,
+                              .attention = {AttentionKind::mla, 16, 16, 192, 0, 512, 128, 64, 128},
+                              .dense_mlp = {10944, true, false}, .dense_layers = 1,
+                              .attention_per_layer = 13763072, .norms_per_layer = 4096,
+                              .dense_mlp_per_layer = 67239936, .embedding = 209715200, .total = 15706484224});
+  m.moe = MoeSpec{.num_experts = 64, .experts_per_token = 6, .expert_intermediate_size = 1408,
+                  .num_shared_experts = 2, .shared_intermediate_size = 2816, .num_moe_layers = 26,
+                  .routed_expert_params = 8650752, .router_params = 131072, .shared_expert_params = 17301504};
   m.active_params = m.total_params - 26LL * 58 * 8650752;
   return m;
 }

@@ -2,9 +2,6 @@
 
 #include <fmt/format.h>
 
-#include <fstream>
-#include <sstream>
-
 #include "cost/collectives.hpp"
 #include "cost/nccl_calibration.hpp"
 #include "hardware/cluster_spec.hpp"
@@ -14,12 +11,7 @@
 namespace meshplan {
 namespace {
 
-std::string fixture_text(const std::string& name) {
-  std::ifstream file(test::fixture("nccl/" + name));
-  std::stringstream text;
-  text << file.rdbuf();
-  return text.str();
-}
+std::string fixture_text(const std::string& name) { return test::file_text(test::fixture("nccl/" + name)); }
 
 /// An all_reduce_perf table whose times follow t = alpha + bytes * slope exactly.
 std::string synthetic_table(int ranks, double alpha_s, double slope_s_per_byte) {

@@ -46,8 +46,7 @@ TEST_CASE("decode is memory-bound: weights + KV of the batch read once per gener
 
 TEST_CASE("an RL step reports verl's phases and sums them") {
   const ModelSpec model = test::tiny_gpt();
-  Cluster cluster;
-  cluster.groups.push_back(test::a100_node());
+  const Cluster cluster = test::a100_cluster();
   Workload workload = rl_workload();
   workload.rl.ppo_epochs = 2;
   workload.rl.ppo_mini_batch = 2;  // 2 mini-batches per epoch

@@ -11,8 +11,7 @@ namespace {
 
 TEST_CASE("a single-GPU step is m micro-batches of compute plus the optimizer, no communication") {
   const ModelSpec model = test::tiny_gpt();
-  Cluster cluster;
-  cluster.groups.push_back(test::a100_node());
+  const Cluster cluster = test::a100_cluster();
   Strategy strategy;
   Workload workload;
   workload.seq_len = 1024;
@@ -31,9 +30,8 @@ TEST_CASE("a single-GPU step is m micro-batches of compute plus the optimizer, n
 }
 
 TEST_CASE("breakdown sums to the step, and recomputation raises hardware but not model FLOP/s") {
-  const ModelSpec model = gpt_model_spec(24, 2048, 16, 8192, 50000, 2048);
-  Cluster cluster;
-  cluster.groups.push_back(test::a100_node(4));
+  const ModelSpec model = test::gpt_24x2048();
+  const Cluster cluster = test::a100_cluster(4);
   Strategy strategy;
   strategy.tp = 4;
   strategy.pp = 2;
@@ -74,8 +72,7 @@ TEST_CASE("a VL model's images add the vision tower's forward and backward to th
   auto model = parse_model_config(*config, "qwen2.5-vl-3b-instruct");
   REQUIRE(model.ok());
   REQUIRE(model->vision.has_value());
-  Cluster cluster;
-  cluster.groups.push_back(test::a100_node());
+  const Cluster cluster = test::a100_cluster();
   Workload workload;
   workload.seq_len = 2048;
   workload.global_batch = 8;

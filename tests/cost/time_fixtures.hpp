@@ -20,6 +20,9 @@ inline NodeGroup a100_node(int nodes = 1) {
   return node;
 }
 
+/// A cluster of `nodes` such A100 nodes.
+inline Cluster a100_cluster(int nodes = 1) { return Cluster{{a100_node(nodes)}}; }
+
 /// Efficiency 0.5 everywhere, no size penalty, no memory-bound kernels: easy hand arithmetic.
 inline TimeOptions simple_options() {
   TimeOptions options;
@@ -32,5 +35,9 @@ inline TimeOptions simple_options() {
 
 /// 2 layers, h = 1024, 16 heads, 4h MLP, vocab 1000, 1024 positions (GPT conventions).
 inline ModelSpec tiny_gpt() { return gpt_model_spec(2, 1024, 16, 4096, 1000, 1024); }
+
+/// 24 layers, h = 2048, 16 heads, 4h MLP, vocab 50000, 2048 positions: a GPT that splits over
+/// TP, PP, CP and DP at once.
+inline ModelSpec gpt_24x2048() { return gpt_model_spec(24, 2048, 16, 8192, 50000, 2048); }
 
 }  // namespace meshplan::test

@@ -41,8 +41,7 @@ TEST_CASE("diagnose: - reads the log from stdin") {
 }
 
 TEST_CASE("diagnose: a gzip-compressed log reads like the plain one") {
-  std::ifstream plain(test::fixture("logs/oom_training_update_actor_rank3.log"), std::ios::binary);
-  const std::string text((std::istreambuf_iterator<char>(plain)), std::istreambuf_iterator<char>());
+  const std::string text = test::file_text(test::fixture("logs/oom_training_update_actor_rank3.log"));
   const auto path = std::filesystem::temp_directory_path() / ("meshplan_oom_" + std::to_string(getpid()) + ".log.gz");
   gzFile gz = gzopen(path.string().c_str(), "wb");
   REQUIRE(gz != nullptr);

@@ -2,9 +2,6 @@
 
 #include <doctest/doctest.h>
 
-#include <fstream>
-#include <iterator>
-
 #include "hardware/gpu_catalog.hpp"
 #include "test_support.hpp"
 
@@ -67,8 +64,7 @@ TEST_CASE("bad cluster specs say what is wrong") {
 TEST_CASE("a cluster file sets links, NICs, latency and host RAM per group (YAML and JSON agree)") {
   for (const char* name : {"cluster/hetero.yaml", "cluster/hetero.json"}) {
     INFO(name);
-    std::ifstream in(test::fixture(name));
-    const std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+    const std::string text = test::file_text(test::fixture(name));
     auto cluster = parse_cluster_file(text, name, builtin_gpu_catalog());
     REQUIRE_MESSAGE(cluster.ok(), (cluster.ok() ? "" : cluster.error().to_string()));
     REQUIRE(cluster->groups.size() == 2);

@@ -20,4 +20,11 @@ TEST_CASE("data-loader workers keep up with the step") {
   CHECK(data_loader_need(workload, 4.0, 0.020).workers == 0);
 }
 
+TEST_CASE("the default CPU cost of an image follows its pixels") {
+  // 448 x 448 = 200,704 pixels = 0.2007 MP x 0.4 s/MP = 80.3 ms; a 1280 x 28 x 28 image
+  // (1,003,520 pixels) 0.401 s, the figure reported for the HF Qwen2-VL processor.
+  CHECK(default_cpu_seconds_per_image(448 * 448) == doctest::Approx(0.0802816));
+  CHECK(default_cpu_seconds_per_image(1280 * 28 * 28) == doctest::Approx(0.401408));
+}
+
 }  // namespace meshplan

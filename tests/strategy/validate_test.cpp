@@ -182,9 +182,36 @@ TEST_CASE("FSDP has no model parallelism; Ulysses must fit the heads") {
   CHECK(first_violation(strategy, qwen25_7b_shape(), nodes_of_8(1), Workload{}).empty());
 }
 
+TEST_CASE("VPP > 1 needs the micro-batches of an update in whole groups of PP") {
+  // 8 GPUs as TP=1, PP=4, DP=2, VPP=7 (28 layers = 4 x 7 chunks of 1).
+  Strategy strategy = layout(1, 4, 2);
+  strategy.vpp = 7;
+  strategy.micro_batch = 2;
+  Workload pretrain;
+  pretrain.global_batch = 24;  // 24 / (DP 2 x micro 2) = 6 micro-batches: 6 % 4 != 0
+  auto violations = validate_strategy(strategy, qwen25_7b_shape(), nodes_of_8(1), pretrain);
+  REQUIRE(violations.size() == 1);
+  CHECK(violations[0].rule == "vpp.micro-batch-groups");
+  CHECK(violations[0].message ==
+        "6 micro-batches per step with PP=4 and VPP=7: the interleaved schedule runs them in groups of PP");
+  pretrain.global_batch = 32;  // 8 micro-batches: two groups of 4
+  CHECK(validate_strategy(strategy, qwen25_7b_shape(), nodes_of_8(1), pretrain).empty());
+  // RL: mini 16 x n 2 / DP 2 = 16 sequences per GPU, micro 2 -> 8 micro-batches: fine; micro 8 -> 2 < PP.
+  Workload rl;
+  rl.kind = WorkloadKind::rl;
+  rl.global_batch = 64;
+  rl.rl.ppo_mini_batch = 16;
+  rl.rl.n = 2;
+  rl.rl.ppo_micro_batch_per_gpu = 2;
+  rl.rl.rollout_tp = 1;
+  CHECK(first_violation(strategy, qwen25_7b_shape(), nodes_of_8(1), rl).empty());
+  rl.rl.ppo_micro_batch_per_gpu = 8;
+  CHECK(first_violation(strategy, qwen25_7b_shape(), nodes_of_8(1), rl) == "vpp.micro-batch-groups");
+}
+
 TEST_CASE("every rule id is unique and documented") {
   const auto& rules = strategy_rules();
-  CHECK(rules.size() == 20);
+  CHECK(rules.size() == 21);
   for (std::size_t i = 0; i < rules.size(); ++i) {
     CHECK_FALSE(rules[i].description.empty());
     CHECK_FALSE(rules[i].source.empty());

@@ -25,6 +25,20 @@ TEST_CASE("check: a broken launch exits 1 with compiler-like lines and fixes") {
   CHECK(run.out.find(file + ":4: warning[env.unknown]: NCCL_COMPRESS has no effect") != std::string::npos);
 }
 
+TEST_CASE("check: a Megatron DAPO launch trips the worker-time rules") {
+  // 16 GPUs, TP 4 x PP 2: dp 2; mini 32 x n 8 // 2 = 128 per rank, micro 3: ceil(128 / 3) = 43
+  // micro-batches, odd under VPP with PP 2 (R66); LoRA with vanilla_mbridge (R46); overlong
+  // buffer 4096 > max_resp_len 2048 (R77), fixed to 2048 / 5 = 409.
+  const std::string file = test::fixture("verl/broken_megatron_dapo.sh").string();
+  const test::CliRun run = test::run({"check", file});
+  CHECK(run.exit_code == 1);
+  CHECK(run.out.find(file + ":13: error[megatron.lora-needs-bridge]") != std::string::npos);
+  CHECK(run.out.find(file + ":18: error[megatron.vpp-micro-batches]: 43 micro-batches per mini batch") != std::string::npos);
+  CHECK(run.out.find(file + ":26: error[reward.dapo-overlong]") != std::string::npos);
+  CHECK(run.out.find("    fix: reward_model.reward_kwargs.overlong_buffer_cfg.len=409") != std::string::npos);
+  CHECK(run.out.find("3 error(s), 0 warning(s)") != std::string::npos);
+}
+
 TEST_CASE("check --json: severity, rule, keys, value, message, fix, location") {
   const test::CliRun run = test::run({"check", test::fixture("verl/broken_grpo.sh").string(), "--json"});
   CHECK(run.exit_code == 1);

@@ -5,8 +5,7 @@
 #include <set>
 
 #include "check_support.hpp"
-#include "model/config_reader.hpp"
-#include "model/model_presets.hpp"
+#include "rule_cases.hpp"
 #include "verl/verl_rules.hpp"
 
 namespace meshplan {
@@ -154,24 +153,20 @@ const std::vector<RuleCase> kCases = {
 };
 // clang-format on
 
-CheckOptions with_qwen_7b() {
-  CheckOptions options;
-  auto model = parse_model_config(*find_model_preset_config("qwen2.5-7b-instruct"), "qwen2.5-7b-instruct");
-  REQUIRE(model.ok());
-  options.model = model.value();
-  return options;
-}
-
 }  // namespace
 
 TEST_CASE("every verl rule has a passing and a failing case") {
   std::set<std::string> covered;
   for (const RuleCase& c : kCases) covered.insert(c.rule);
+  for (const auto* cases : {&test::role_rule_cases(), &test::megatron_rule_cases(), &test::dispatch_rule_cases(),
+                            &test::feature_rule_cases()}) {
+    for (const test::RuleCase& c : *cases) covered.insert(c.rule);
+  }
   for (const std::string& id : verl_rule_ids()) CHECK_MESSAGE(covered.count(id) == 1, id << " has no test case");
 }
 
 TEST_CASE("the baselines are clean") {
-  const CheckOptions model = with_qwen_7b();
+  const CheckOptions model = test::with_qwen_7b();
   for (bool megatron : {false, true}) {
     const CheckReport report = test::check_lines(megatron ? test::megatron_baseline() : test::fsdp_baseline(),
                                                  megatron ? "ppo_megatron_trainer" : "ppo_trainer", model);
@@ -180,7 +175,7 @@ TEST_CASE("the baselines are clean") {
 }
 
 TEST_CASE("each verl rule fires with its exact finding") {
-  const CheckOptions model = with_qwen_7b();
+  const CheckOptions model = test::with_qwen_7b();
   for (const RuleCase& c : kCases) {
     const std::string rule = c.rule;
     CAPTURE(rule);

@@ -1,0 +1,66 @@
+// Data-dispatch and engine-worker rules (verl_rules_dispatch.cpp), over the baselines of
+// check_support.hpp: FSDP 8 GPUs (dp 8) / Megatron TP 2 (dp 4), train 64, mini 16, rollout.n 4.
+#include <doctest/doctest.h>
+
+#include "rule_cases.hpp"
+
+namespace meshplan::test {
+
+namespace {
+constexpr const char* kEngine = "trainer.use_legacy_worker_impl=disable";
+}  // namespace
+
+// clang-format off
+const std::vector<RuleCase>& dispatch_rule_cases() {
+  static const std::vector<RuleCase> cases = {
+      // 63 x 4 = 252 samples over 8 ranks; fix: 63 up to a multiple of 8 / gcd(8, 4) = 2: 64.
+      {"dispatch.equal-chunks", false, {kDynamicBsz, "trainer.balance_batch=False"},
+       {kDynamicBsz, "trainer.balance_batch=False", "data.train_batch_size=63"}, Severity::error, "data.train_batch_size",
+       "only support equal chunk. Got size of DataProto 252 and chunk 8", "data.train_batch_size=64"},
+      {"dispatch.balance-batch-partitions", false, {kDynamicBsz}, {kDynamicBsz, "data.train_batch_size=63"}, Severity::error,
+       "data.train_batch_size", "balance_batch: 252 % 8 != 0", "data.train_batch_size=64"},
+      // 62 prompts x 4 = 248 samples split over 8 ranks (R8 holds), but 62 uid groups do not.
+      {"dispatch.balance-batch-partitions", false, {"actor_rollout_ref.actor.use_prefix_grouper=True"},
+       {"actor_rollout_ref.actor.use_prefix_grouper=True", "data.train_batch_size=62"}, Severity::error,
+       "data.train_batch_size", "PrefixGrouper with balance_batch requires num_uid_groups (62) % dp_size (8) == 0",
+       "data.train_batch_size=64"},
+      // Megatron dp 4: each rank holds 64 x 4 / 4 = 64 samples; mini 24 x 4 // 4 = 24; 64 % 24 != 0.
+      {"dispatch.megatron-mini-iterator", true, {"actor_rollout_ref.actor.ppo_mini_batch_size=32"},
+       {"actor_rollout_ref.actor.ppo_mini_batch_size=24"}, Severity::error, "data.train_batch_size",
+       "64 % 24 != 0: each DP rank's 64 samples (= 64 * 4 / dp 4) do not split into mini batches of 24",
+       "actor_rollout_ref.actor.ppo_mini_batch_size=64"},
+      // Megatron GAE critic on 8 GPUs, critic TP 1: dp 8; each rank 64 x 4 / 8 = 32 samples; critic
+      // mini 24 x 4 // 8 = 12; 32 % 12 != 0 (the actor's 16 x 4 // 4 = 16 divides 64).
+      {"dispatch.megatron-mini-iterator", true,
+       {"algorithm.adv_estimator=gae", "critic.ppo_micro_batch_size_per_gpu=2", "critic.ppo_mini_batch_size=32"},
+       {"algorithm.adv_estimator=gae", "critic.ppo_micro_batch_size_per_gpu=2", "critic.ppo_mini_batch_size=24"},
+       Severity::error, "data.train_batch_size",
+       "32 % 12 != 0: each DP rank's 32 samples (= 64 * 4 / dp 8) do not split into mini batches of 12 (= "
+       "critic.ppo_mini_batch_size 24 * 4 // dp 8)",
+       "critic.ppo_mini_batch_size=64"},
+      {"engine.log-prob-dynamic-agrees", false, {kEngine},
+       {kEngine, "actor_rollout_ref.rollout.log_prob_use_dynamic_bsz=True"}, Severity::error,
+       "actor_rollout_ref.actor.use_dynamic_bsz",
+       "the engine asserts actor.use_dynamic_bsz (false) == rollout.log_prob_use_dynamic_bsz (true)",
+       "actor_rollout_ref.rollout.log_prob_use_dynamic_bsz=False"},
+      {"engine.micro-or-budget", false, {kEngine},
+       {kEngine, "actor_rollout_ref.rollout.log_prob_micro_batch_size_per_gpu=null",
+        "actor_rollout_ref.rollout.log_prob_micro_batch_size=32"},
+       Severity::error, "actor_rollout_ref.actor.ppo_micro_batch_size_per_gpu",
+       "the engine needs actor_rollout_ref.rollout.log_prob_micro_batch_size_per_gpu (use_dynamic_bsz=False)",
+       "actor_rollout_ref.rollout.log_prob_micro_batch_size_per_gpu=1"},
+      // mini 3 x 4 = 12 over dp 8; fix: 3 up to a multiple of 8 / gcd(8, 4) = 2: 4.
+      {"engine.mini-divisible", false, {kEngine}, {kEngine, "actor_rollout_ref.actor.ppo_mini_batch_size=3"},
+       Severity::error, "actor_rollout_ref.actor.ppo_mini_batch_size",
+       "Got mini_batch_size=12 and self.engine.get_data_parallel_size()=8",
+       "actor_rollout_ref.actor.ppo_mini_batch_size=4"},
+  };
+  return cases;
+}
+// clang-format on
+
+TEST_CASE("verl data-dispatch and engine rules") {
+  for (const RuleCase& c : dispatch_rule_cases()) check_rule_case(c);
+}
+
+}  // namespace meshplan::test

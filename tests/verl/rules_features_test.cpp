@@ -1,0 +1,126 @@
+// Feature and option rules (verl_rules_features.cpp), over the FSDP baseline of
+// check_support.hpp: 1 node x 8 GPUs, vLLM rollout TP 2, GRPO.
+#include <doctest/doctest.h>
+
+#include "rule_cases.hpp"
+
+namespace meshplan::test {
+
+namespace {
+constexpr const char* kDapo = "reward_model.reward_manager=dapo";
+constexpr const char* kOverlong = "+reward_model.reward_kwargs.overlong_buffer_cfg.enable=True";
+constexpr const char* kBuffer = "+reward_model.reward_kwargs.overlong_buffer_cfg.len=4096";
+constexpr const char* kNsys = "global_profiler.tool=nsys";
+constexpr const char* kSteps = "global_profiler.steps=[1,2]";
+}  // namespace
+
+// clang-format off
+const std::vector<RuleCase>& feature_rule_cases() {
+  static const std::vector<RuleCase> cases = {
+      // vLLM's MaxLoRARanks tops out at 512.
+      {"rollout.vllm-lora-rank", false, {"actor_rollout_ref.model.lora_rank=512"}, {"actor_rollout_ref.model.lora_rank=1024"},
+       Severity::error, "actor_rollout_ref.model.lora_rank", "lora_rank must be less than or equal to 512, but got 1024",
+       "actor_rollout_ref.model.lora_rank=512"},
+      {"rollout.trace-max-samples", false, {"actor_rollout_ref.rollout.trace.max_samples_per_step_per_worker=0"},
+       {"actor_rollout_ref.rollout.trace.max_samples_per_step_per_worker=-1"}, Severity::error,
+       "actor_rollout_ref.rollout.trace.max_samples_per_step_per_worker",
+       "`max_samples_per_step_per_worker` must be a non-negative integer or null",
+       "actor_rollout_ref.rollout.trace.max_samples_per_step_per_worker=null"},
+      {"fsdp.engine-strategy", false, {"actor_rollout_ref.actor.fsdp_config.strategy=fsdp2"},
+       {"actor_rollout_ref.actor.fsdp_config.strategy=fsdp3"}, Severity::error,
+       "actor_rollout_ref.actor.fsdp_config.strategy", "strategy not supported: 'fsdp3' is not one of {fsdp, fsdp2}",
+       "actor_rollout_ref.actor.fsdp_config.strategy=fsdp"},
+      // A valid deprecated warmup_style replaces an invalid lr_scheduler_type before the check.
+      {"fsdp.lr-scheduler", false,
+       {"actor_rollout_ref.actor.optim.lr_scheduler_type=cosin", "actor_rollout_ref.actor.optim.warmup_style=cosine"},
+       {"actor_rollout_ref.actor.optim.lr_scheduler_type=cosin"}, Severity::error,
+       "actor_rollout_ref.actor.optim.lr_scheduler_type", "LR scheduler type 'cosin' is not one of {constant, cosine}",
+       "actor_rollout_ref.actor.optim.lr_scheduler_type=cosine"},
+      {"fsdp.lr-scheduler", false, {"algorithm.adv_estimator=gae", "critic.ppo_micro_batch_size_per_gpu=2"},
+       {"algorithm.adv_estimator=gae", "critic.ppo_micro_batch_size_per_gpu=2", "critic.optim.warmup_style=constnt"},
+       Severity::error, "actor_rollout_ref.actor.optim.lr_scheduler_type",
+       "LR scheduler type 'constnt' is not one of {constant, cosine}", "critic.optim.warmup_style=constant"},
+      {"profiler.contents", false, {"actor_rollout_ref.actor.profiler.tool_config.torch.contents=[cuda,cpu]"},
+       {"actor_rollout_ref.actor.profiler.tool_config.torch.contents=[cuda,gpu]"}, Severity::error,
+       "actor_rollout_ref.actor.profiler.tool_config",
+       "Profiler contents only supports [cuda, cpu, memory, shapes, stack, profile-by-stage, merge-profiles], but gets gpu",
+       ""},
+      {"profiler.contents", false, {"actor_rollout_ref.actor.profiler.tool_config.npu.level=level2"},
+       {"actor_rollout_ref.actor.profiler.tool_config.npu.level=level3"}, Severity::error,
+       "actor_rollout_ref.actor.profiler.tool_config", "NPU profiler level 'level3' is not one of",
+       "actor_rollout_ref.actor.profiler.tool_config.npu.level=level0"},
+      {"profiler.tool-limits", false, {"global_profiler.global_tool_config.torch_memory.stack_depth=1"},
+       {"global_profiler.global_tool_config.torch_memory.stack_depth=0"}, Severity::error,
+       "global_profiler.global_tool_config.torch_memory", "torch_memory stack_depth must be > 0",
+       "global_profiler.global_tool_config.torch_memory.stack_depth=32"},
+      {"profiler.tool-limits", false, {kNsys, kSteps},
+       {kNsys, kSteps, "global_profiler.global_tool_config.nsys.worker_nsight_options=null"}, Severity::error,
+       "global_profiler.global_tool_config.torch_memory",
+       "worker_nsight_options must be set when using nsys with profile_steps", ""},
+      // 2 nodes x 8: a TP 16 replica spans 2 nodes; TP 8 x DP 2 does too but uses rollout DP.
+      {"rollout.vllm-multinode-tp", false,
+       {"trainer.nnodes=2", "actor_rollout_ref.rollout.tensor_model_parallel_size=8",
+        "actor_rollout_ref.rollout.data_parallel_size=2"},
+       {"trainer.nnodes=2", "actor_rollout_ref.rollout.tensor_model_parallel_size=16"}, Severity::warning,
+       "actor_rollout_ref.rollout.tensor_model_parallel_size",
+       "a rollout replica of 16 GPUs spans 2 nodes with data_parallel_size 1", ""},
+      // 2 nodes x 6 GPUs, TP 4 x DP 3 = EP 12 (R28 holds), a 12-GPU replica over whole nodes (R53
+      // holds) with 6 GPUs per node: 6 % 4 != 0. A 4-GPU replica inside one node passes.
+      {"rollout.vllm-expert-layout", false,
+       {"trainer.n_gpus_per_node=6", "actor_rollout_ref.rollout.tensor_model_parallel_size=4",
+        "actor_rollout_ref.rollout.expert_parallel_size=4"},
+       {"trainer.nnodes=2", "trainer.n_gpus_per_node=6", "actor_rollout_ref.rollout.tensor_model_parallel_size=4",
+        "actor_rollout_ref.rollout.data_parallel_size=3", "actor_rollout_ref.rollout.expert_parallel_size=12"},
+       Severity::error, "actor_rollout_ref.rollout.expert_parallel_size",
+       "gpus_per_node should be divisible by tensor_model_parallel_size (6 GPUs of the replica per node % TP 4 != 0)",
+       ""},
+      {"fsdp.feature-gates", false, {"actor_rollout_ref.model.tiled_mlp.enabled=True", "actor_rollout_ref.actor.strategy=fsdp2"},
+       {"actor_rollout_ref.model.tiled_mlp.enabled=True"}, Severity::error, "actor_rollout_ref.model.tiled_mlp.enabled",
+       "TiledMLP requires FSDP2. Set `actor_rollout_ref.actor.strategy=fsdp2`", "actor_rollout_ref.actor.strategy=fsdp2"},
+      {"fsdp.feature-gates", false, {"actor_rollout_ref.model.mtp.enable=False"}, {"actor_rollout_ref.model.mtp.enable=True"},
+       Severity::error, "actor_rollout_ref.model.tiled_mlp.enabled", "Right now, MTP is not supported in FSDP",
+       "actor_rollout_ref.model.mtp.enable=False"},
+      {"algorithm.estimator-prerequisites", false,
+       {"algorithm.adv_estimator=optimal_token_baseline", "actor_rollout_ref.actor.calculate_sum_pi_squared=True"},
+       {"algorithm.adv_estimator=optimal_token_baseline"}, Severity::error, "algorithm.adv_estimator",
+       "Step-dependent optimal baseline (optimal_token_baseline) requires sum_pi_squared from actor",
+       "actor_rollout_ref.actor.calculate_sum_pi_squared=True"},
+      {"algorithm.estimator-prerequisites", false, {"actor_rollout_ref.actor.calculate_sum_pi_squared=True"},
+       {"actor_rollout_ref.actor.calculate_sum_pi_squared=True", "actor_rollout_ref.model.use_fused_kernels=True"},
+       Severity::error, "algorithm.adv_estimator",
+       "calculate_sum_pi_squared is not supported with actor_rollout_ref.model.use_fused_kernels=True",
+       "actor_rollout_ref.model.use_fused_kernels=False"},
+      // buffer 4096 > max_resp_len 512; the fix shrinks the buffer to 512 / 5 = 102.
+      {"reward.dapo-overlong", false, {kDapo, kOverlong, kBuffer, "+reward_model.reward_kwargs.max_resp_len=4096"},
+       {kDapo, kOverlong, kBuffer, "+reward_model.reward_kwargs.max_resp_len=512"}, Severity::error,
+       "reward_model.reward_kwargs.overlong_buffer_cfg.len",
+       "max_resp_len must be larger than overlong_buffer.len: max_resp_len 512 < 4096",
+       "reward_model.reward_kwargs.overlong_buffer_cfg.len=102"},
+      // max_resp_len absent: the fix adds it (= data.max_response_length 512) and shrinks the buffer.
+      {"reward.dapo-overlong", false, {kDapo, kOverlong, kBuffer, "+reward_model.reward_kwargs.max_resp_len=8192"},
+       {kDapo, kOverlong, kBuffer}, Severity::error, "reward_model.reward_kwargs.overlong_buffer_cfg.len",
+       "max_resp_len must be provided if overlong_buffer_cfg is set, but got None",
+       "+reward_model.reward_kwargs.max_resp_len=512"},
+      // The check runs whenever overlong_buffer_cfg is given, also with enable=False.
+      {"reward.dapo-overlong", false,
+       {kDapo, "+reward_model.reward_kwargs.overlong_buffer_cfg.enable=False", kBuffer,
+        "+reward_model.reward_kwargs.max_resp_len=4096"},
+       {kDapo, "+reward_model.reward_kwargs.overlong_buffer_cfg.enable=False", kBuffer,
+        "+reward_model.reward_kwargs.max_resp_len=2048"},
+       Severity::error, "reward_model.reward_kwargs.overlong_buffer_cfg.len",
+       "max_resp_len 2048 < 4096", "reward_model.reward_kwargs.overlong_buffer_cfg.len=409"},
+      {"rollout.agent-loop-name", false, {"actor_rollout_ref.rollout.agent.default_agent_loop=tool_agent"},
+       {"actor_rollout_ref.rollout.agent.default_agent_loop=single_turn"}, Severity::warning,
+       "actor_rollout_ref.rollout.agent.default_agent_loop",
+       "Agent loop 'single_turn' is not one of {single_turn_agent, tool_agent}",
+       "actor_rollout_ref.rollout.agent.default_agent_loop=single_turn_agent"},
+  };
+  return cases;
+}
+// clang-format on
+
+TEST_CASE("verl feature and option rules") {
+  for (const RuleCase& c : feature_rule_cases()) check_rule_case(c);
+}
+
+}  // namespace meshplan::test

@@ -1,0 +1,61 @@
+// Critic and reward-model rules (verl_rules_roles.cpp), over the FSDP baseline of
+// check_support.hpp: 1 node x 8 GPUs, train 64, actor mini 16, rollout.n 4.
+#include <doctest/doctest.h>
+
+#include "rule_cases.hpp"
+
+namespace meshplan::test {
+
+// clang-format off
+const std::vector<RuleCase>& role_rule_cases() {
+  static const std::vector<RuleCase> cases = {
+      // R15: the legacy RM (use_reward_loop=False) with neither micro batch.
+      {"reward.micro-exclusive", false,
+       {"reward_model.enable=True", "reward_model.use_reward_loop=False", "reward_model.micro_batch_size_per_gpu=4"},
+       {"reward_model.enable=True", "reward_model.use_reward_loop=False"}, Severity::error, "reward_model.micro_batch_size",
+       "[reward_model] Please set at least one of 'reward_model.micro_batch_size' or 'reward_model.micro_batch_size_per_gpu'",
+       "reward_model.micro_batch_size_per_gpu=1"},
+      // R17: deprecated critic micro 4 * sp 1 < N 8; 8 * 1 >= 8 passes (and 16 % 8 == 0 keeps R25 quiet).
+      {"critic.deprecated-micro-covers-gpus", false,
+       {"algorithm.adv_estimator=gae", "critic.ppo_micro_batch_size=8", "critic.ppo_micro_batch_size_per_gpu=null"},
+       {"algorithm.adv_estimator=gae", "critic.ppo_micro_batch_size=4", "critic.ppo_micro_batch_size_per_gpu=null"},
+       Severity::error, "critic.ppo_micro_batch_size",
+       "critic.ppo_micro_batch_size (4) * ulysses_sequence_parallel_size (1) must be >= n_gpus (8)",
+       "critic.ppo_micro_batch_size=null"},
+      // R25: critic mini 16 (= actor mini) % 12 != 0; 12 >= 8 keeps R17 quiet.
+      {"critic.deprecated-micro-divides-mini", false,
+       {"algorithm.adv_estimator=gae", "critic.ppo_micro_batch_size=16", "critic.ppo_micro_batch_size_per_gpu=null"},
+       {"algorithm.adv_estimator=gae", "critic.ppo_micro_batch_size=12", "critic.ppo_micro_batch_size_per_gpu=null"},
+       Severity::error, "critic.ppo_micro_batch_size",
+       "[critic] ppo_mini_batch_size (16) must be divisible by ppo_micro_batch_size (12)", "critic.ppo_micro_batch_size=null"},
+      // R38: reward_model.nnodes defaults to 0.
+      {"reward.pool-sizes", false, {"reward_model.enable_resource_pool=True", "reward_model.nnodes=1"},
+       {"reward_model.enable_resource_pool=True"}, Severity::error, "reward_model.enable_resource_pool",
+       "config.reward_model.nnodes must be greater than 0", "reward_model.nnodes=1"},
+      {"reward.pool-sizes", false, {"reward_model.enable_resource_pool=True", "reward_model.nnodes=1"},
+       {"reward_model.enable_resource_pool=True", "reward_model.nnodes=1", "reward_model.n_gpus_per_node=0"},
+       Severity::error, "reward_model.enable_resource_pool", "config.reward_model.n_gpus_per_node must be greater than 0",
+       "reward_model.n_gpus_per_node=8"},
+  };
+  return cases;
+}
+// clang-format on
+
+TEST_CASE("verl role rules: critic and reward model") {
+  for (const RuleCase& c : role_rule_cases()) check_rule_case(c);
+}
+
+TEST_CASE("R24: the deprecated critic micro batch alone also sets the per-GPU one") {
+  // critic.ppo_micro_batch_size_per_gpu: ${oc.select:.ppo_micro_batch_size,null} resolves to 8,
+  // so verl sees both set (verl-rules.md R24).
+  check_rule_case({"batch.critic-micro-exclusive",
+                   false,
+                   {"algorithm.adv_estimator=gae", "critic.ppo_micro_batch_size_per_gpu=2"},
+                   {"algorithm.adv_estimator=gae", "critic.ppo_micro_batch_size=8"},
+                   Severity::error,
+                   "critic.ppo_micro_batch_size",
+                   "[critic] You have set both 'critic.ppo_micro_batch_size' AND",
+                   "critic.ppo_micro_batch_size=null"});
+}
+
+}  // namespace meshplan::test
