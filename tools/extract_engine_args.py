@@ -24,7 +24,8 @@ ENGINES = {
         "argparse": ["vllm/engine/arg_utils.py", VLLM_CLI, "vllm/entrypoints/cli/serve.py"],
         # files whose module-level type aliases and enums the annotations use
         "aliases": ["vllm/config", "vllm/config.py", "vllm/utils", "vllm/utils.py",
-                    "vllm/transformers_utils/config.py", "vllm/model_executor/layers/quantization/__init__.py",
+                    "vllm/transformers_utils/config.py",
+                    "vllm/model_executor/layers/quantization/__init__.py",
                     "vllm/model_executor/model_loader/__init__.py"],
     },
     "sglang": {"classes": [("python/sglang/srt/server_args.py", "ServerArgs", True)], "argparse": [],
@@ -152,7 +153,8 @@ def read_fields(git_dir, commit, engine):
     if spec["aliases"]:
         files = git(git_dir, "ls-tree", "-r", "--name-only", commit, "--", *spec["aliases"]).stdout.split()
     sources = {path: module(path) for path, _, _ in spec["classes"]}
-    annotations = Annotations([m for m in sources.values() if m] + [module(f) for f in files if f.endswith(".py")])
+    alias_modules = [module(f) for f in files if f.endswith(".py")]
+    annotations = Annotations([m for m in sources.values() if m] + alias_modules)
     fields = {}
     for path in spec["argparse"]:
         parsed = module(path)
