@@ -2,48 +2,20 @@
 // times). Counts every operator new in this test binary while the estimate runs.
 #include <doctest/doctest.h>
 
-#include <atomic>
-#include <cstdlib>
-#include <new>
-
 #include "cost/step_time.hpp"
 #include "cost/time_fixtures.hpp"
-
-namespace {
-std::atomic<long> g_allocations{0};
-std::atomic<bool> g_counting{false};
-}  // namespace
-
-void* operator new(std::size_t size) {
-  if (g_counting.load(std::memory_order_relaxed)) g_allocations.fetch_add(1, std::memory_order_relaxed);
-  if (void* p = std::malloc(size == 0 ? 1 : size)) return p;
-  throw std::bad_alloc();
-}
-void* operator new[](std::size_t size) { return operator new(size); }
-// The nothrow forms too: every form of new must pair with the free() below (ASan checks it).
-void* operator new(std::size_t size, const std::nothrow_t&) noexcept {
-  if (g_counting.load(std::memory_order_relaxed)) g_allocations.fetch_add(1, std::memory_order_relaxed);
-  return std::malloc(size == 0 ? 1 : size);
-}
-void* operator new[](std::size_t size, const std::nothrow_t& tag) noexcept { return operator new(size, tag); }
-void operator delete(void* p, const std::nothrow_t&) noexcept { std::free(p); }
-void operator delete[](void* p, const std::nothrow_t&) noexcept { std::free(p); }
-void operator delete(void* p) noexcept { std::free(p); }
-void operator delete[](void* p) noexcept { std::free(p); }
-void operator delete(void* p, std::size_t) noexcept { std::free(p); }
-void operator delete[](void* p, std::size_t) noexcept { std::free(p); }
+#include "counting_new.hpp"
 
 namespace meshplan {
 namespace {
 
 long allocations_of(const ModelSpec& model, const Cluster& cluster, const Strategy& strategy, const Workload& workload) {
   const TimeOptions options;
-  g_allocations = 0;
-  g_counting = true;
+  test::start_counting_allocations();
   const TimeEstimate estimate = estimate_time(model, cluster, strategy, workload, options, nullptr);
-  g_counting = false;
+  const long allocations = test::stop_counting_allocations();
   CHECK(estimate.step_seconds > 0);
-  return g_allocations.load();
+  return allocations;
 }
 
 TEST_CASE("estimate_time allocates nothing without a trace (training and RL)") {
