@@ -240,8 +240,8 @@ Explanation explain_winner(const SearchResult& result, const ModelSpec& model, c
   if (result.top.empty()) return explanation;
   const int gpus_per_node = cluster.groups.empty() ? 8 : cluster.groups.front().gpus_per_node;
   // The winner evaluated as one whole candidate, as its neighbours are.
-  const PlanCandidate winner =
-      evaluate_candidate(result.top.front().strategy, result.top.front().workload, search.cost, true);
+  PlanCandidate winner = evaluate_memory(result.top.front().strategy, result.top.front().workload, search.cost);
+  evaluate_time(winner, search.cost);
   const std::vector<Neighbour> neighbours = neighbours_of(winner, search);
   for (std::size_t d = 0; d < kDimensionCount; ++d) {
     std::vector<Neighbour> others;

@@ -80,11 +80,15 @@ bool change(Strategy& s, RlSettings& rl, Dimension dimension, int value, const S
   const int gpus = s.world_size();
   const int model_parallel = s.tp * s.pp * s.cp;
   const bool etp_follows_tp = s.etp == s.tp;
+  // What follows the parallel sizes: interleaving needs PP > 1 (verl R44), ETP tied to TP stays
+  // tied, and Megatron turns SP off at TP = 1 (verl-rules R31).
+  const auto settle = [&] {
+    if (dimension != Dimension::vpp && s.pp == 1) s.vpp = 1;
+    if (etp_follows_tp) s.etp = s.tp;
+    if (s.tp == 1) s.sequence_parallel = false;
+  };
   set(s, rl, dimension, value);
-  const bool vpp_follows_pp = dimension != Dimension::vpp;  // interleaving needs PP > 1 (verl R44)
-  if (vpp_follows_pp && s.pp == 1) s.vpp = 1;
-  if (etp_follows_tp) s.etp = s.tp;
-  if (s.tp == 1) s.sequence_parallel = false;  // Megatron turns SP off at TP = 1 (verl-rules R31)
+  settle();
   const int changed = s.tp * s.pp * s.cp;
   if (gpus % changed == 0 && dp_allowed(space, gpus / changed)) {
     s.dp = gpus / changed;
@@ -97,16 +101,13 @@ bool change(Strategy& s, RlSettings& rl, Dimension dimension, int value, const S
   const int others = changed / partner;
   if (model_parallel % others != 0) return false;
   partner = model_parallel / others;
-  if (s.pp == 1) s.vpp = 1;
-  if (etp_follows_tp) s.etp = s.tp;
-  if (s.tp == 1) s.sequence_parallel = false;
+  settle();
   return true;
 }
 
 }  // namespace
 
-PlanCandidate evaluate_candidate(const Strategy& strategy, const Workload& workload, const CostModel& cost,
-                                 bool with_time) {
+PlanCandidate evaluate_memory(const Strategy& strategy, const Workload& workload, const CostModel& cost) {
   PlanCandidate candidate;
   candidate.strategy = strategy;
   candidate.workload = workload;
@@ -118,13 +119,17 @@ PlanCandidate evaluate_candidate(const Strategy& strategy, const Workload& workl
       candidate.peak_phase = static_cast<PlanPhase>(p);
     }
   }
-  if (!with_time) return candidate;
-  candidate.time = cost.time(strategy, workload);
+  return candidate;
+}
+
+void evaluate_time(PlanCandidate& candidate, const CostModel& cost) {
+  candidate.time = cost.time(candidate.strategy, candidate.workload);
+  candidate.step_seconds = 0;
   for (std::size_t p = 0; p < kPlanPhaseCount; ++p) {
     candidate.step_seconds += candidate.time.phase_seconds(static_cast<PlanPhase>(p));
   }
-  candidate.tokens_per_second = candidate.step_seconds > 0 ? tokens_per_step(workload) / candidate.step_seconds : 0;
-  return candidate;
+  candidate.tokens_per_second =
+      candidate.step_seconds > 0 ? tokens_per_step(candidate.workload) / candidate.step_seconds : 0;
 }
 
 std::vector<Neighbour> neighbours_of(const PlanCandidate& winner, const NeighbourSearch& search) {
@@ -167,9 +172,9 @@ std::vector<Neighbour> neighbours_of(const PlanCandidate& winner, const Neighbou
       neighbour.candidate.workload = workload;
       neighbour.values = dimension_values(neighbour.candidate);
       if (neighbour.broken_rule.empty()) {
-        neighbour.candidate = evaluate_candidate(strategy, workload, search.cost, false);
+        neighbour.candidate = evaluate_memory(strategy, workload, search.cost);
         neighbour.fits = neighbour.candidate.peak_bytes <= search.usable_bytes;
-        if (neighbour.fits) neighbour.candidate = evaluate_candidate(strategy, workload, search.cost, true);
+        if (neighbour.fits) evaluate_time(neighbour.candidate, search.cost);
       }
       neighbours.push_back(std::move(neighbour));
     }

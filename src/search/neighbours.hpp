@@ -30,9 +30,10 @@ struct NeighbourSearch {
   std::int64_t num_layers = 0;
 };
 
-/// A strategy and workload evaluated as one whole candidate (all phases from one evaluation).
-PlanCandidate evaluate_candidate(const Strategy& strategy, const Workload& workload, const CostModel& cost,
-                                 bool with_time);
+/// A strategy and workload as one whole candidate (all phases from one evaluation): its memory
+/// peaks, then, for one that fits, its time.
+PlanCandidate evaluate_memory(const Strategy& strategy, const Workload& workload, const CostModel& cost);
+void evaluate_time(PlanCandidate& candidate, const CostModel& cost);
 
 /// Every one-dimension change of `winner` to another value of the search space, on the same GPUs
 /// (DP absorbs a TP/PP/CP change; where it cannot, PP or TP compensates). The backend is not a
