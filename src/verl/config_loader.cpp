@@ -110,6 +110,11 @@ Result<ConfigNode> embedded_verl_base(std::string_view name) {
   const ParsedSchema& schema = parsed_schema();
   if (!schema.valid) return Error{kSchemaFile, 0, "", "the verl schema is missing or invalid in this build"};
   const auto it = schema.configs.find(name);
+  if (name.empty()) {
+    return Error{"", 0, "--config-name",
+                 "the launch's --config-name is empty (a positional parameter or variable the script leaves unset); "
+                 "give --config-name ppo_trainer|ppo_megatron_trainer, or --verl-config DIR"};
+  }
   if (it == schema.configs.end()) {
     std::string known;
     for (const auto& [config_name, unused] : schema.configs) known += (known.empty() ? "" : ", ") + config_name;

@@ -9,8 +9,14 @@
 namespace meshplan {
 namespace {
 
+// Blocks that are not evaluated (an `if` inside one is skipped with it).
 constexpr std::array<std::string_view, 5> kBlockOpeners = {"if", "for", "while", "until", "case"};
 constexpr std::array<std::string_view, 3> kBlockClosers = {"fi", "done", "esac"};
+
+bool same_value(const ShellVariable& a, const ShellVariable& b) {
+  return a.values == b.values && a.exported == b.exported && a.unknown == b.unknown &&
+         a.element_unknown == b.element_unknown;
+}
 constexpr std::array<std::string_view, 6> kDeclarations = {"export", "declare", "typeset", "local", "readonly",
                                                             "unset"};
 
@@ -52,20 +58,50 @@ class Walker {
     result_.findings.push_back(std::move(finding));
   }
 
+  // An if/elif/else block whose branches are all evaluated: each branch starts from the variables
+  // before the block; afterwards a variable keeps its value only where every path agrees.
+  struct IfBlock {
+    int line = 0;
+    ShellVariables before;
+    std::vector<ShellVariables> ends;  ///< the variables at the end of each branch
+    bool has_else = false;
+  };
+
   void evaluate(const ShellCommand& command) {
     const std::string& first = command.words.front().text;
-    if (std::find(kBlockOpeners.begin(), kBlockOpeners.end(), first) != kBlockOpeners.end() || first == "function") {
-      if (block_depth_++ == 0) {
-        note(command.line, Severity::info,
-             "'" + first + "' block is not evaluated: assignments and commands inside it are skipped");
-      }
+    const bool opener =
+        std::find(kBlockOpeners.begin(), kBlockOpeners.end(), first) != kBlockOpeners.end() || first == "function";
+    const bool closer = std::find(kBlockClosers.begin(), kBlockClosers.end(), first) != kBlockClosers.end();
+    if (skipped_depth_ > 0) {
+      skipped_depth_ += opener ? 1 : closer ? -1 : 0;
       return;
     }
-    if (std::find(kBlockClosers.begin(), kBlockClosers.end(), first) != kBlockClosers.end()) {
-      block_depth_ = std::max(0, block_depth_ - 1);
+    if (first == "if" && !command.conditional) {
+      ifs_.push_back(IfBlock{command.line, variables_, {}, false});  // the condition is not evaluated
       return;
     }
-    if (block_depth_ > 0) return;
+    if (!ifs_.empty() && (first == "elif" || first == "else")) {
+      ifs_.back().ends.push_back(variables_);
+      variables_ = ifs_.back().before;
+      ifs_.back().has_else = ifs_.back().has_else || first == "else";
+      if (first == "else") evaluate_rest(command);
+      return;
+    }
+    if (first == "then") {
+      evaluate_rest(command);
+      return;
+    }
+    if (first == "fi" && !ifs_.empty()) {
+      close_if();
+      return;
+    }
+    if (opener) {
+      skipped_depth_ = 1;
+      note(command.line, Severity::info,
+           "'" + first + "' block is not evaluated: assignments and commands inside it are skipped");
+      return;
+    }
+    if (closer) return;  // a stray closer
     if (command.conditional) {
       note(command.line, Severity::info,
            "a command after '&&' or '||' runs only depending on the previous one; it is not evaluated");
@@ -93,6 +129,42 @@ class Walker {
       return;
     }
     invocation(command, i, prefix);
+  }
+
+  // `then cmd` / `else cmd` on one line: the words after the keyword are a command of their own.
+  void evaluate_rest(const ShellCommand& command) {
+    if (command.words.size() < 2) return;
+    ShellCommand rest = command;
+    rest.words.erase(rest.words.begin());
+    rest.line = rest.words.front().line;
+    evaluate(rest);
+  }
+
+  void close_if() {
+    IfBlock block = std::move(ifs_.back());
+    ifs_.pop_back();
+    block.ends.push_back(variables_);
+    if (!block.has_else) block.ends.push_back(block.before);  // no branch taken
+    ShellVariables merged = block.ends.front();
+    for (std::size_t k = 1; k < block.ends.size(); ++k) {
+      for (const auto& [name, variable] : block.ends[k]) merged.try_emplace(name, variable);
+    }
+    for (auto& [name, variable] : merged) {
+      const bool agreed = std::all_of(block.ends.begin(), block.ends.end(), [&](const ShellVariables& end) {
+        const auto it = end.find(name);
+        return it != end.end() && same_value(it->second, variable);
+      });
+      if (agreed) continue;
+      variable.values = {""};
+      variable.lines.clear();
+      variable.element_unknown.clear();
+      variable.unknown = "$" + name + " is set differently in the branches of the if at line " + std::to_string(block.line);
+      for (const ShellVariables& end : block.ends) {
+        const auto it = end.find(name);
+        if (it != end.end()) variable.exported = variable.exported || it->second.exported;
+      }
+    }
+    variables_ = std::move(merged);
   }
 
   std::pair<std::string, ShellArgument> assignment(const ShellWord& word) {
@@ -203,7 +275,8 @@ class Walker {
   const std::string& file_;
   ShellVariables variables_;
   ShellScript result_;
-  int block_depth_ = 0;
+  std::vector<IfBlock> ifs_;  ///< open if blocks, innermost last
+  int skipped_depth_ = 0;     ///< > 0 inside a block that is not evaluated
 };
 
 }  // namespace

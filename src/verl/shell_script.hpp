@@ -1,8 +1,10 @@
 #pragma once
 // Walks a lexed launch script statically, as bash would run it top to bottom: assignments,
 // `export`, arrays, `unset`, `set`; every other simple command is an invocation with its
-// arguments expanded and the environment it would see. Compound commands (if/for/while/case,
-// functions, `&&`/`||` branches) are not evaluated: they are reported, never guessed.
+// arguments expanded and the environment it would see. Every branch of an if/elif/else block is
+// walked (a launch in any branch is checked; after the block a variable is known only where all
+// paths agree); the conditions are not evaluated. Loops, case, functions and `&&`/`||` branches
+// are not evaluated: they are reported, never guessed.
 #include <map>
 #include <optional>
 #include <string>

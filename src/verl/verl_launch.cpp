@@ -91,6 +91,13 @@ class Reader {
         found = true;
       }
       if (!found) {
+        // A command whose own name is not known statically may be the launch.
+        for (const ShellInvocation& call : script.invocations) {
+          if (call.args.empty() || !call.args.front().unknown) continue;
+          return Error{input.file_name, call.location.line, "",
+                       "no trainer launch found: the command at this line may be one, but its name is not known "
+                       "statically (" + *call.args.front().unknown + "); give the launch line itself to check"};
+        }
         return Error{input.file_name, 0, "",
                      "no trainer launch found (expected python3 -m verl.trainer.main_ppo, torchrun, ray job submit, "
                      "or a Megatron-LM pretrain_*.py)"};
@@ -210,8 +217,11 @@ class Reader {
     const ConfigNode& value = o.value;
     if (!o.has_value || value.kind == NodeKind::unknown || value.kind == NodeKind::null || value.has_interpolation()) return;
     std::string expected;
-    // YAML writes some float defaults as integers (top_p: 1), so any number suits a number.
-    if (before.is_number() && !value.is_number()) expected = "a number";
+    // YAML writes some float defaults as integers (top_p: 1), so any number suits a number. A
+    // boolean is a Python int (False == 0): a plain section (no `_target_` dataclass) takes it and
+    // verl's comparisons work (verl's own e2e tests set trainer.test_freq=False).
+    const bool boolean_as_number = value.kind == NodeKind::boolean && dataclass_target(o.key) == nullptr;
+    if (before.is_number() && !value.is_number() && !boolean_as_number) expected = "a number";
     if (before.kind == NodeKind::boolean && value.kind != NodeKind::boolean) expected = "true or false";
     if (expected.empty()) return;
     Finding finding;
@@ -225,14 +235,22 @@ class Reader {
     result_.findings.push_back(std::move(finding));
   }
 
+  // The `_target_` of the section holding `key`: the verl dataclass it becomes at start-up (null
+  // for a plain section).
+  const ConfigNode* dataclass_target(const std::string& key) const {
+    const std::size_t dot = key.rfind('.');
+    if (dot == std::string::npos) return nullptr;
+    const ConfigNode* parent = find_path(result_.config, key.substr(0, dot));
+    const ConfigNode* target = parent == nullptr ? nullptr : parent->child("_target_");
+    return target != nullptr && target->kind == NodeKind::string ? target : nullptr;
+  }
+
   // verl-rules.md R5: a section carrying `_target_` becomes that dataclass at start-up; a key
   // added with '+' that is not one of its fields fails there (TypeError / ConfigKeyError).
   void check_dataclass_field(const Override& added) {
+    const ConfigNode* target = dataclass_target(added.key);
+    if (target == nullptr) return;
     const std::size_t dot = added.key.rfind('.');
-    if (dot == std::string::npos) return;
-    const ConfigNode* parent = find_path(result_.config, added.key.substr(0, dot));
-    const ConfigNode* target = parent == nullptr ? nullptr : parent->child("_target_");
-    if (target == nullptr || target->kind != NodeKind::string) return;
     Finding finding;
     finding.severity = Severity::error;
     finding.rule = "config.not-a-dataclass-field";

@@ -109,6 +109,39 @@ TEST_CASE("a number or boolean option given another type is caught") {
   CHECK(hits[1].keys[0] == "actor_rollout_ref.model.use_remove_padding");
 }
 
+TEST_CASE("a boolean where a number is expected: fine in a plain section, an error in a dataclass") {
+  // Python's bool is an int: trainer (a plain DictConfig) takes test_freq=False as 0, as verl's own
+  // tests/special_e2e/ppo_trainer/run_model_reward.sh does; actor (FSDPActorConfig) converts it.
+  const CheckReport report = test::check_lines(
+      test::with(test::fsdp_baseline(), {"trainer.test_freq=False", "actor_rollout_ref.actor.ppo_epochs=True"}));
+  const auto hits = test::findings_of(report, "config.type");
+  REQUIRE(hits.size() == 1);
+  CHECK(hits[0].keys[0] == "actor_rollout_ref.actor.ppo_epochs");
+}
+
+TEST_CASE("a launch line whose command or config name is not known statically is named") {
+  // COMMAND differs between the branches, so the command at line 7 may be the launch.
+  auto branches = check_launch({InputText{"run.sh",
+                                          "if [ \"$MODE\" = spmd ]; then\n"
+                                          "  COMMAND=\"torchrun --standalone -m verl.trainer.sft_trainer\"\n"
+                                          "else\n"
+                                          "  COMMAND=\"python -m verl.trainer.sft_trainer_ray\"\n"
+                                          "fi\n"
+                                          "echo start\n"
+                                          "$COMMAND trainer.nnodes=1\n"}},
+                               CheckOptions{});
+  REQUIRE_FALSE(branches.ok());
+  CHECK(branches.error().line == 7);
+  CHECK(branches.error().message.find("$COMMAND is set differently in the branches of the if at line 1") !=
+        std::string::npos);
+  // --config-name "$1": the script's caller gives it; check runs without arguments.
+  auto positional = check_launch(
+      {InputText{"run.sh", "CONFIG_NAME=\"$1\"\npython3 -m verl.trainer.main_ppo --config-name \"$CONFIG_NAME\"\n"}},
+      CheckOptions{});
+  REQUIRE_FALSE(positional.ok());
+  CHECK(positional.error().message.find("the launch's --config-name is empty") == 0);
+}
+
 TEST_CASE("overrides written with leading dashes (as in the seed articles) are rejected") {
   const CheckReport report = test::check_lines(
       test::with(test::fsdp_baseline(), {"--actor_rollout_ref.actor.megatron.tensor_model_parallel_size=2"}));

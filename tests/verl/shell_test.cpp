@@ -96,8 +96,40 @@ TEST_CASE("a comment inside a continuation ends the command") {
   CHECK(has_rule(s.findings, "shell.broken-continuation"));
 }
 
-TEST_CASE("if blocks and && branches are reported, not evaluated") {
-  const ShellScript s = run_script("X=1\nif [ -z \"$Y\" ]; then\n  X=2\nfi\n[ -n \"$Z\" ] && X=3\npython3 x.py $X\n");
+TEST_CASE("every branch of an if is walked; afterwards a variable is known only where all paths agree") {
+  // X is 2 in the then-branch and 1 when no branch runs (no else): unknown after the block.
+  // Y is 5 in both branches of an if/else: known. The launch in each branch is found.
+  const ShellScript s = run_script(
+      "X=1\n"
+      "if [ -z \"$A\" ]; then\n"
+      "  X=2\n"
+      "  python3 -m verl.trainer.main_ppo a=$X\n"
+      "fi\n"
+      "if [ \"$B\" == fsdp ]; then Y=5; python3 -m verl.trainer.main_ppo b=1\n"
+      "elif [ \"$B\" == megatron ]; then\n"
+      "  Y=5\n"
+      "else\n"
+      "  Y=5\n"
+      "  python3 -m verl.trainer.main_ppo c=1\n"
+      "fi\n"
+      "python3 x.py $X $Y\n");
+  REQUIRE(s.invocations.size() == 4);
+  CHECK(s.invocations[0].args.back().text == "a=2");
+  CHECK_FALSE(s.invocations[0].args.back().unknown.has_value());
+  CHECK(s.invocations[1].args.back().text == "b=1");
+  CHECK(s.invocations[2].args.back().text == "c=1");
+  const auto& last = s.invocations[3].args;
+  REQUIRE(last.size() == 4);
+  REQUIRE(last[2].unknown.has_value());
+  CHECK(*last[2].unknown == "$X is set differently in the branches of the if at line 2");
+  CHECK(last[3].text == "5");
+  CHECK_FALSE(last[3].unknown.has_value());
+  CHECK_FALSE(has_rule(s.findings, "shell.unsupported"));
+}
+
+TEST_CASE("loops and && / || branches are reported, not evaluated") {
+  const ShellScript s = run_script(
+      "X=1\nfor n in 1 2; do\n  if true; then X=4; fi\n  X=2\ndone\n[ -n \"$Z\" ] && X=3\npython3 x.py $X\n");
   CHECK(last_args(s) == std::vector<std::string>{"python3", "x.py", "1"});
   CHECK(has_rule(s.findings, "shell.unsupported"));
 }
