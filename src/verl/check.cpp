@@ -1,5 +1,7 @@
 #include "verl/check.hpp"
 
+#include <algorithm>
+
 #include "verl/config_loader.hpp"
 #include "verl/megatron_arguments.hpp"
 #include "verl/model_fit.hpp"
@@ -40,6 +42,27 @@ std::vector<Finding> memory_findings(const VerlLaunch& launch, const VerlJob& jo
   return out;
 }
 
+// Every finding about one composed verl launch.
+std::vector<Finding> verl_findings(const VerlLaunch& launch, const CheckOptions& options) {
+  std::vector<Finding> out = launch.findings;
+  if (!launch.has_verl_launch) return out;
+  const VerlJob job = verl_to_strategy(launch.config);
+  const std::optional<ModelSpec> model = options.model ? options.model : model_from_path(job.model_path);
+  const ModelSpec* model_ptr = model ? &*model : nullptr;
+  for (Finding& finding : check_verl_rules(launch, model_ptr)) out.push_back(std::move(finding));
+  if (model) {
+    for (Finding& finding : check_model_shape(launch, job, *model)) out.push_back(std::move(finding));
+    for (Finding& finding : memory_findings(launch, job, *model, options)) out.push_back(std::move(finding));
+  }
+  for (Finding& finding : check_environment(launch.environment)) out.push_back(std::move(finding));
+  return out;
+}
+
+bool same_finding(const Finding& a, const Finding& b) {
+  return a.rule == b.rule && a.message == b.message && a.location.file == b.location.file &&
+         a.location.line == b.location.line;
+}
+
 }  // namespace
 
 Result<CheckReport> check_launch(const std::vector<InputText>& inputs, const CheckOptions& options) {
@@ -48,19 +71,19 @@ Result<CheckReport> check_launch(const std::vector<InputText>& inputs, const Che
   CheckReport report;
   report.config_name = launch->config_name;
   report.verl_source = options.read.config_texts.empty() ? embedded_verl_source() : "--verl-config";
-  report.findings = launch->findings;
-  if (launch->has_verl_launch) {
-    const VerlJob job = verl_to_strategy(launch->config);
-    const std::optional<ModelSpec> model = options.model ? options.model : model_from_path(job.model_path);
-    const ModelSpec* model_ptr = model ? &*model : nullptr;
-    for (Finding& finding : check_verl_rules(launch.value(), model_ptr)) report.findings.push_back(std::move(finding));
-    if (model) {
-      for (Finding& finding : check_model_shape(launch.value(), job, *model)) report.findings.push_back(std::move(finding));
-      for (Finding& finding : memory_findings(launch.value(), job, *model, options)) {
-        report.findings.push_back(std::move(finding));
-      }
+  report.findings = verl_findings(launch.value(), options);
+  // Scripts with a launch in each branch of an if: every launch is composed and checked; what
+  // the launches share (the script's shell findings, the same rule at the same line) is said once.
+  for (int index = 1; index < launch->verl_launch_count; ++index) {
+    VerlReadOptions read = options.read;
+    read.launch_index = index;
+    auto other = read_verl_launch(inputs, read);
+    if (!other.ok()) return other.error();
+    for (Finding& finding : verl_findings(other.value(), options)) {
+      const bool seen = std::any_of(report.findings.begin(), report.findings.end(),
+                                    [&](const Finding& f) { return same_finding(f, finding); });
+      if (!seen) report.findings.push_back(std::move(finding));
     }
-    for (Finding& finding : check_environment(launch->environment)) report.findings.push_back(std::move(finding));
   }
   for (const Launch& megatron : launch->megatron) {
     for (Finding& finding : check_megatron_arguments(megatron)) report.findings.push_back(std::move(finding));

@@ -65,12 +65,9 @@ class Reader {
           result_.megatron.push_back(launch);
           found = true;
         } else if (launch.kind == LaunchKind::verl_ppo) {
-          if (result_.has_verl_launch) {
-            info(launch.location, "a second verl launch in the same input is not checked");
-            continue;
-          }
-          result_.has_verl_launch = true;
           found = true;
+          if (result_.verl_launch_count++ != options_.launch_index) continue;
+          result_.has_verl_launch = true;
           if (launch.config_name) script_config_name = strip_yaml_suffix(*launch.config_name);
           if (launch.config_path) config_path_ = *launch.config_path;
           if (launch.uses_script_arguments) {

@@ -24,6 +24,7 @@ struct VerlReadOptions {
   std::map<std::string, std::string> config_texts;   ///< --verl-config DIR: config name -> YAML text
   std::vector<std::string> set_overrides;            ///< --set key=value, applied last
   std::map<std::string, std::string> environment;    ///< --env VAR=value, set before the script
+  int launch_index = 0;  ///< which verl launch of the scripts (in order) to compose: one per branch of an if
 };
 
 struct VerlLaunch {
@@ -35,6 +36,7 @@ struct VerlLaunch {
   std::map<std::string, SourceLocation> set_at;      ///< override key -> where it was written
   SourceLocation location;          ///< the verl launch command (or the first input)
   bool has_verl_launch = false;
+  int verl_launch_count = 0;        ///< verl launches in the scripts; read again with launch_index for each
 };
 
 /// Reads the inputs in order (YAML configs merge, scripts and override lines apply their

@@ -142,6 +142,29 @@ TEST_CASE("a launch line whose command or config name is not known statically is
   CHECK(positional.error().message.find("the launch's --config-name is empty") == 0);
 }
 
+TEST_CASE("a launch in each branch of an if is checked, and what they share is said once") {
+  // The then-branch sets gpu_memory_utilization=1.5 (R: value range), the else-branch
+  // rollout.mode=sync (removed); NCCL_COMPRESS is exported before the block, so both launches see
+  // it: the warning appears once.
+  std::string common;
+  for (const std::string& line : test::fsdp_baseline()) common += " " + line;
+  const std::string script = "export NCCL_COMPRESS=1\n"
+                             "if [ \"$STRATEGY\" = a ]; then\n"
+                             "  python3 -m verl.trainer.main_ppo" + common + " actor_rollout_ref.rollout.gpu_memory_utilization=1.5\n"
+                             "else\n"
+                             "  python3 -m verl.trainer.main_ppo" + common + " actor_rollout_ref.rollout.mode=sync\n"
+                             "fi\n";
+  auto report = check_launch({InputText{"run.sh", script}}, CheckOptions{});
+  REQUIRE(report.ok());
+  const auto range = test::findings_of(*report, "rollout.gpu-memory-utilization");
+  const auto removed = test::findings_of(*report, "rollout.mode-sync-removed");
+  REQUIRE(range.size() == 1);
+  REQUIRE(removed.size() == 1);
+  CHECK(range[0].location.line == 3);
+  CHECK(removed[0].location.line == 5);
+  CHECK(test::findings_of(*report, "env.unknown").size() == 1);
+}
+
 TEST_CASE("overrides written with leading dashes (as in the seed articles) are rejected") {
   const CheckReport report = test::check_lines(
       test::with(test::fsdp_baseline(), {"--actor_rollout_ref.actor.megatron.tensor_model_parallel_size=2"}));
