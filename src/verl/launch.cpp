@@ -40,7 +40,23 @@ std::size_t entry_index(const std::vector<ShellArgument>& args, std::size_t i, b
     return std::string::npos;
   }
   const bool torchrun = name == "torchrun";
-  if (!torchrun && !is_python(args[i].text)) return std::string::npos;
+  if (!torchrun && !is_python(args[i].text)) {
+    // A wrapper in front of the interpreter (`uv run --extra vllm python3 -m ...`,
+    // `conda run -n env python ...`): the launch starts at the interpreter.
+    for (std::size_t k = i + 1; k < args.size(); ++k) {
+      if (is_python(args[k].text) || basename(args[k].text) == "torchrun") return entry_index(args, k, is_module);
+    }
+    // A launcher held in a variable whose value is not known statically ("${LAUNCH[@]}" -m ...).
+    if (args[i].unknown) {
+      for (std::size_t k = i + 1; k + 1 < args.size(); ++k) {
+        if (args[k].text == "-m") {
+          is_module = true;
+          return k + 1;
+        }
+      }
+    }
+    return std::string::npos;
+  }
   for (std::size_t k = i + 1; k < args.size(); ++k) {
     const std::string& arg = args[k].text;
     if (arg == "-m" || (torchrun && arg == "--module")) {

@@ -111,12 +111,30 @@ class Reader {
     for (const ConfigNode& layer : yaml_layers) merge_yaml(result_.config, layer, "");
     for (const ShellArgument& word : overrides) apply(word);
     append(result_.findings, resolve_interpolations(result_.config));
+    note_version_drift();
     return std::move(result_);
   }
 
  private:
   static void append(std::vector<Finding>& to, const std::vector<Finding>& from) {
     to.insert(to.end(), from.begin(), from.end());
+  }
+
+  // Keys the embedded schema lacks are often keys of another verl version: say which version the
+  // schema is, and how to check against the user's own.
+  void note_version_drift() {
+    if (!options_.config_texts.empty()) return;
+    const auto unknown = std::count_if(result_.findings.begin(), result_.findings.end(),
+                                       [](const Finding& f) { return f.rule == "hydra.unknown-key"; });
+    if (unknown == 0) return;
+    Finding finding;
+    finding.severity = Severity::info;
+    finding.rule = "hydra.schema-version";
+    finding.message = std::to_string(unknown) + " key(s) are not in the embedded verl config (" + embedded_verl_source() +
+                      "); if the launch targets another verl version, check it against that version's config: "
+                      "--verl-config <verl checkout>/verl/trainer/config";
+    finding.location = result_.location;
+    result_.findings.push_back(std::move(finding));
   }
 
   void info(const SourceLocation& where, const std::string& message) {

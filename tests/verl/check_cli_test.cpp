@@ -165,6 +165,17 @@ TEST_CASE("a launch in each branch of an if is checked, and what they share is s
   CHECK(test::findings_of(*report, "env.unknown").size() == 1);
 }
 
+TEST_CASE("keys the embedded verl config lacks point to the schema version and --verl-config") {
+  // model_engine is a top-level key of newer verl releases (not in b178a3cd).
+  const CheckReport report = test::check_lines(test::with(test::fsdp_baseline(), {"model_engine=megatron"}));
+  REQUIRE(test::findings_of(report, "hydra.unknown-key").size() == 1);
+  const auto hint = test::findings_of(report, "hydra.schema-version");
+  REQUIRE(hint.size() == 1);
+  CHECK(hint[0].severity == Severity::info);
+  CHECK(hint[0].message.find("1 key(s) are not in the embedded verl config (volcengine/verl@b178a3cd") == 0);
+  CHECK(test::findings_of(test::check_lines(test::fsdp_baseline()), "hydra.schema-version").empty());
+}
+
 TEST_CASE("overrides written with leading dashes (as in the seed articles) are rejected") {
   const CheckReport report = test::check_lines(
       test::with(test::fsdp_baseline(), {"--actor_rollout_ref.actor.megatron.tensor_model_parallel_size=2"}));

@@ -134,6 +134,22 @@ TEST_CASE("loops and && / || branches are reported, not evaluated") {
   CHECK(has_rule(s.findings, "shell.unsupported"));
 }
 
+TEST_CASE("launchers behind a wrapper or in a variable set per branch are found") {
+  // uv run (verl's newer examples) in front of the interpreter.
+  auto uv = find_launches(run_script("uv run --frozen --extra vllm python3 -m verl.trainer.main_ppo a.b=1\n"));
+  REQUIRE(uv.size() == 1);
+  CHECK(uv[0].kind == LaunchKind::verl_ppo);
+  // LAUNCH is (python3) or (uv run ... python3) depending on a branch: unknown, but "-m" follows it.
+  auto branch = find_launches(run_script(
+      "LAUNCH=(python3)\nif [ -n \"$UV\" ]; then\n  LAUNCH=(uv run --frozen python3)\nfi\n"
+      "\"${LAUNCH[@]}\" -m verl.trainer.main_ppo a.b=1\n"));
+  REQUIRE(branch.size() == 1);
+  CHECK(branch[0].kind == LaunchKind::verl_ppo);
+  CHECK(branch[0].arguments.back().text == "a.b=1");
+  // An unknown command without "-m" is not guessed to be a launch.
+  CHECK(find_launches(run_script("CMD=$(which trainer)\n$CMD a.b=1\n")).empty());
+}
+
 TEST_CASE("an unterminated quote is reported") {
   const ShellScript s = run_script("python3 x.py 'a=1\n");
   CHECK(has_rule(s.findings, "shell.unterminated"));
