@@ -130,7 +130,9 @@ class Reader {
     Finding finding;
     finding.severity = Severity::info;
     finding.rule = "hydra.schema-version";
-    finding.message = std::to_string(unknown) + " key(s) are not in the embedded verl config (" + embedded_verl_source() +
+    const std::string source = embedded_verl_source();
+    finding.message = std::to_string(unknown) + " key(s) are not in the embedded verl config (" +
+                      source.substr(0, source.find(", ")) +
                       "); if the launch targets another verl version, check it against that version's config: "
                       "--verl-config <verl checkout>/verl/trainer/config";
     finding.location = result_.location;
