@@ -26,18 +26,19 @@ struct CheckArguments {
   bool json = false;
 };
 
+// Every *.yaml below DIR by its path without the suffix ("ppo_trainer", "actor/dp_actor",
+// "_generated_ppo_trainer"): the Hydra config tree of a verl checkout (verl/trainer/config).
 Result<std::map<std::string, std::string>> read_config_dir(const std::string& dir) {
   std::map<std::string, std::string> texts;
   std::error_code ec;
-  for (const auto& entry : std::filesystem::directory_iterator(dir, ec)) {
-    const std::string name = entry.path().filename().string();
-    if (!name.ends_with(".yaml")) continue;
-    std::string stem = name.substr(0, name.size() - 5);
-    if (stem.rfind("_generated_", 0) == 0) stem = stem.substr(11);
-    auto text = read_text_file(entry.path().string());
+  for (auto it = std::filesystem::recursive_directory_iterator(dir, ec);
+       !ec && it != std::filesystem::recursive_directory_iterator(); it.increment(ec)) {
+    const std::filesystem::path& path = it->path();
+    if (path.extension() != ".yaml") continue;
+    auto text = read_text_file(path.string());
     if (!text.ok()) return text.error();
-    // A _generated_ (fully composed) file wins over the Hydra component of the same name.
-    if (name.rfind("_generated_", 0) == 0 || !texts.count(stem)) texts[stem] = text.value();
+    std::string name = std::filesystem::relative(path, dir).replace_extension().generic_string();
+    texts[name] = std::move(text.value());
   }
   if (ec) return Error{dir, 0, "--verl-config", "cannot read the directory: " + ec.message()};
   if (texts.empty()) return Error{dir, 0, "--verl-config", "no *.yaml config in the directory"};

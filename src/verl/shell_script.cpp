@@ -155,16 +155,44 @@ class Walker {
         return it != end.end() && same_value(it->second, variable);
       });
       if (agreed) continue;
+      const std::string why =
+          "$" + name + " is set differently in the branches of the if at line " + std::to_string(block.line);
+      if (keep_common_elements(name, variable, block.ends, why)) continue;
       variable.values = {""};
       variable.lines.clear();
       variable.element_unknown.clear();
-      variable.unknown = "$" + name + " is set differently in the branches of the if at line " + std::to_string(block.line);
+      variable.unknown = why;
       for (const ShellVariables& end : block.ends) {
         const auto it = end.find(name);
         if (it != end.end()) variable.exported = variable.exported || it->second.exported;
       }
     }
     variables_ = std::move(merged);
+  }
+
+  // An array that every path starts with the same known elements and some paths extend
+  // (`A+=(...)` in a branch): the common elements stay known, the rest is one unknown element.
+  static bool keep_common_elements(const std::string& name, ShellVariable& variable,
+                                   const std::vector<ShellVariables>& ends, const std::string& why) {
+    std::size_t common = std::string::npos;
+    for (const ShellVariables& end : ends) {
+      const auto it = end.find(name);
+      if (it == end.end() || it->second.unknown || it->second.lines.empty()) return false;  // not an array everywhere
+      const std::vector<std::string>& values = it->second.values;
+      const std::vector<std::string>& first = ends.front().at(name).values;
+      std::size_t same = 0;
+      while (same < values.size() && same < first.size() && values[same] == first[same]) ++same;
+      common = std::min(common, same);
+    }
+    if (common == 0 || common == std::string::npos) return false;
+    variable.values.resize(common);
+    variable.lines.resize(common);
+    variable.element_unknown.resize(common);
+    variable.values.push_back("${" + name + "[@]}");
+    variable.lines.push_back(variable.lines.back());
+    variable.element_unknown.push_back(why);
+    variable.unknown.reset();
+    return true;
   }
 
   std::pair<std::string, ShellArgument> assignment(const ShellWord& word) {

@@ -3,6 +3,7 @@
 #include <algorithm>
 
 #include "verl/config_loader.hpp"
+#include "verl/hydra_compose.hpp"
 #include "verl/hydra_override.hpp"
 #include "verl/interpolation.hpp"
 #include "verl/shell_script.hpp"
@@ -105,6 +106,7 @@ class Reader {
     }
     if (!result_.has_verl_launch && yaml_layers.empty()) return std::move(result_);
     result_.has_verl_launch = true;
+    take_group_choices(overrides);
     auto base = load_base(options_.config_name ? *options_.config_name : script_config_name.value_or("ppo_trainer"));
     if (!base.ok()) return base.error();
     result_.config = std::move(base.value());
@@ -148,13 +150,41 @@ class Reader {
     result_.findings.push_back(std::move(finding));
   }
 
-  Result<ConfigNode> load_base(const std::string& name) {
-    result_.config_name = name;
-    const auto user = options_.config_texts.find(name);
-    if (user != options_.config_texts.end()) return config_from_yaml(user->second, name + ".yaml");
-    if (!options_.config_texts.empty()) {
+  // `group=option` overrides of a config group of the user's directory (Hydra group choices such
+  // as `model_engine=megatron`): they select configs, they are not keys.
+  void take_group_choices(std::vector<ShellArgument>& overrides) {
+    if (options_.config_texts.empty()) return;
+    std::vector<ShellArgument> keys;
+    for (ShellArgument& word : overrides) {
+      const std::size_t eq = word.text.find('=');
+      const std::string name = eq == std::string::npos ? "" : word.text.substr(0, eq);
+      if (!name.empty() && !word.unknown && is_config_group(options_.config_texts, name)) {
+        group_choices_[name] = word.text.substr(eq + 1);
+      } else {
+        keys.push_back(std::move(word));
+      }
+    }
+    overrides = std::move(keys);
+  }
+
+  // A user's config directory: verl's fully composed `_generated_<name>.yaml` when no group is
+  // chosen on the command line, else `<name>.yaml` composed through its defaults lists.
+  Result<ConfigNode> load_user_base(const std::string& name) {
+    const auto& texts = options_.config_texts;
+    const auto generated = texts.find("_generated_" + name);
+    if (group_choices_.empty() && generated != texts.end()) return config_from_yaml(generated->second, generated->first + ".yaml");
+    const auto own = texts.find(name);
+    if (own == texts.end()) {
+      if (generated != texts.end()) return config_from_yaml(generated->second, generated->first + ".yaml");
       return Error{"", 0, "--config-name", "config '" + name + "' is not in the --verl-config directory"};
     }
+    if (!has_defaults_list(own->second)) return config_from_yaml(own->second, name + ".yaml");
+    return compose_hydra_config(texts, name, group_choices_);
+  }
+
+  Result<ConfigNode> load_base(const std::string& name) {
+    result_.config_name = name;
+    if (!options_.config_texts.empty()) return load_user_base(name);
     auto base = embedded_verl_base(name);
     if (!base.ok() && !config_path_.empty()) {
       return Error{"", 0, "--config-name",
@@ -283,6 +313,7 @@ class Reader {
 
   const VerlReadOptions& options_;
   std::string config_path_;
+  std::map<std::string, std::string> group_choices_;  ///< Hydra group choices from the command line
   VerlLaunch result_;
 };
 

@@ -127,6 +127,20 @@ TEST_CASE("every branch of an if is walked; afterwards a variable is known only 
   CHECK_FALSE(has_rule(s.findings, "shell.unsupported"));
 }
 
+TEST_CASE("an array extended in one branch keeps the elements every path shares") {
+  // EXTRA starts (model_engine=megatron); one branch appends more: after the if, the first element
+  // is known and the rest is one unknown element.
+  const ShellScript s = run_script(
+      "EXTRA=(model_engine=megatron)\nif [ -n \"$NPU\" ]; then\n  EXTRA+=(a.b=1)\nfi\n"
+      "python3 x.py \"${EXTRA[@]}\"\n");
+  const auto& args = s.invocations.back().args;
+  REQUIRE(args.size() == 4);
+  CHECK(args[2].text == "model_engine=megatron");
+  CHECK_FALSE(args[2].unknown.has_value());
+  REQUIRE(args[3].unknown.has_value());
+  CHECK(*args[3].unknown == "$EXTRA is set differently in the branches of the if at line 2");
+}
+
 TEST_CASE("loops and && / || branches are reported, not evaluated") {
   const ShellScript s = run_script(
       "X=1\nfor n in 1 2; do\n  if true; then X=4; fi\n  X=2\ndone\n[ -n \"$Z\" ] && X=3\npython3 x.py $X\n");
