@@ -1,8 +1,13 @@
 // `meshplan diagnose LOG... [--config SCRIPT_OR_YAML] [--model M] [--gpu TYPE] [--json]`: reads failed runs'
 // logs (files, `-` for stdin, .gz), names the root cause and the fixes. Exit 0: no failure found;
-// 1: a failure diagnosed; 2: unusable input.
+// 1: a failure diagnosed; 2: unusable input (also an empty or binary log). Without --config,
+// --model or --gpu the log's own facts stand in: verl's printed config or Hydra overrides, the
+// model path in it, the GPUs of an nvidia-smi paste.
 #include <CLI/CLI.hpp>
+#include <fmt/format.h>
 
+#include <algorithm>
+#include <cctype>
 #include <filesystem>
 #include <fstream>
 #include <optional>
@@ -48,6 +53,63 @@ Status scan_log(LogScanner& scanner, const std::string& path) {
   return scanner.scan(in, path);
 }
 
+/// The catalog entry an nvidia-smi row names: "NVIDIA H100 80GB HBM3" -> H100-80GB (alias
+/// H100-80GB-HBM3), "Tesla V100-SXM2-32GB" -> V100-32GB; trailing words dropped until one matches.
+std::optional<GpuSpec> gpu_from_smi_name(std::string_view name) {
+  for (const std::string_view vendor : {std::string_view("NVIDIA "), std::string_view("Tesla ")}) {
+    if (name.starts_with(vendor)) name.remove_prefix(vendor.size());
+  }
+  std::string id(name);
+  std::replace(id.begin(), id.end(), ' ', '-');
+  while (!id.empty()) {
+    if (auto gpu = find_gpu(builtin_gpu_catalog(), id); gpu.ok()) return *gpu;
+    const std::size_t dash = id.rfind('-');
+    if (dash == std::string::npos) break;
+    id.resize(dash);
+  }
+  return std::nullopt;
+}
+
+/// The run's model from its config's model path (actor_rollout_ref.model.path), when its last
+/// segment names an embedded preset ("Qwen/Qwen2.5-7B-Instruct" -> qwen2.5-7b-instruct).
+std::optional<ModelSpec> model_from_config(const std::map<std::string, std::string, std::less<>>& config) {
+  const auto path = config.find("actor_rollout_ref.model.path");
+  if (path == config.end()) return std::nullopt;
+  std::string name = path->second.substr(path->second.find_last_of('/') + 1);
+  std::transform(name.begin(), name.end(), name.begin(), [](unsigned char c) { return std::tolower(c); });
+  if (name.empty() || std::filesystem::exists(name)) return std::nullopt;  // only presets, never a local file
+  auto model = load_model_argument(name);
+  if (!model.ok()) return std::nullopt;
+  return std::move(*model);
+}
+
+/// Without --config: the config the log printed (verl's resolved config, else the Hydra
+/// overrides), composed with verl's defaults; the model and GPU it names when not given.
+void use_run_facts(const ScanOutput& scan, std::optional<GpuSpec>& gpu, FixContext& fix_context) {
+  if (!gpu) {
+    for (const std::string& name : scan.facts.gpu_names) {
+      if ((gpu = gpu_from_smi_name(name))) break;
+    }
+    if (gpu) fix_context.gpu_memory_bytes = static_cast<double>(gpu->memory_bytes);
+  }
+  const bool printed = !scan.facts.resolved_config.empty();
+  const auto& values = printed ? scan.facts.resolved_config : scan.overrides;
+  const std::optional<Evidence>& where = printed ? scan.facts.resolved_config_line : scan.overrides_line;
+  if (!fix_context.config.empty() || values.empty() || !where) return;
+  auto run = run_config_from_values(values, "<log>");
+  if (!run.ok()) return;
+  fix_context.config = std::move(run->values);
+  fix_context.config_source = fmt::format("{} at {}:{} (with verl's defaults)",
+                                          printed ? "verl's printed config" : "the Hydra overrides", where->file,
+                                          where->line);
+  fix_context.known_keys = std::move(run->keys);
+  if (!fix_context.model) fix_context.model = model_from_config(fix_context.config);
+  if (fix_context.model && gpu) {
+    const VerlJob& job = run->job;
+    fix_context.job = FixContext::Job{job.strategy, job.workload, Cluster{{NodeGroup{job.nnodes, job.gpus_per_node, *gpu}}}};
+  }
+}
+
 void run_diagnose(const DiagnoseOptions& options, CommandContext& context) {
   FixContext fix_context;
   if (!options.model.empty()) {
@@ -63,23 +125,25 @@ void run_diagnose(const DiagnoseOptions& options, CommandContext& context) {
     fix_context.gpu_memory_bytes = static_cast<double>(gpu->memory_bytes);
   }
   fix_context.known_keys = verl_base_config_keys();
+  std::optional<RunConfig> run;
   if (!options.config.empty()) {
     auto text = read_text_file(options.config);
     if (!text.ok()) return context.fail(text.error());
-    auto run = read_run_config(*text, options.config);
-    if (!run.ok()) return context.fail(run.error());
-    fix_context.config = std::move(run->values);
-    fix_context.config_source = options.config;
-    fix_context.known_keys = std::move(run->keys);
-    if (fix_context.model && gpu) {
-      const VerlJob& job = run->job;
-      fix_context.job = FixContext::Job{job.strategy, job.workload,
-                                        Cluster{{NodeGroup{job.nnodes, job.gpus_per_node, *gpu}}}};
-    }
+    auto read = read_run_config(*text, options.config);
+    if (!read.ok()) return context.fail(read.error());
+    run = std::move(*read);
+    fix_context.config = run->values;
+    fix_context.config_source = "the config in " + options.config;
+    fix_context.known_keys = run->keys;
   }
   LogScanner scanner;
   for (const std::string& path : options.logs) {
     if (Status status = scan_log(scanner, path); !status.ok()) return context.fail(status.error());
+  }
+  use_run_facts(scanner.output(), gpu, fix_context);
+  if (run && fix_context.model && gpu) {
+    const VerlJob& job = run->job;
+    fix_context.job = FixContext::Job{job.strategy, job.workload, Cluster{{NodeGroup{job.nnodes, job.gpus_per_node, *gpu}}}};
   }
   const DiagnosisReport report = build_report(scanner.output(), std::move(fix_context));
   context.out << (options.json ? diagnosis_json(report) : diagnosis_text(report));

@@ -19,8 +19,8 @@ FixTemplate unless_set(std::string_view setting, std::string_view phases = "") {
   return {override_line, setting, "", phases, setting};
 }
 
-const std::array<Category, 16>& table() {
-  static const std::array<Category, 16> kCategories = {{
+const std::array<Category, 20>& table() {
+  static const std::array<Category, 20> kCategories = {{
       {"oom_training", "GPU out of memory in the training engine", Severity::error, true,
        {
            {override_line,
@@ -144,8 +144,11 @@ const std::array<Category, 16>& table() {
        }},
       {"parallel_mismatch", "Parallel sizes do not tile the GPUs or the model", Severity::error, true,
        {
-           {action, "choose sizes whose product divides the GPU count: N % (TP*PP*CP) == 0 for Megatron, "
-                    "N % (rollout TP*DP*PP) == 0 for the rollout; check actor and rollout agree", ""},
+           {action, "choose sizes that divide what they split: the tensor-parallel size (vLLM tensor_parallel_size, "
+                    "verl rollout.tensor_model_parallel_size, Megatron tensor_model_parallel_size) divides the "
+                    "attention and KV heads, pipeline_model_parallel_size the layers, expert_model_parallel_size the "
+                    "experts; the product divides the GPU count: N % (TP*PP*CP) == 0 for Megatron, "
+                    "N % (rollout TP*DP*PP) == 0 for the rollout", ""},
            {action, "run `meshplan check` on the launch script to list every size rule before launching", ""},
        }},
       {"batch_config", "Batch sizes violate verl's divisibility rules", Severity::error, true,
@@ -178,6 +181,37 @@ const std::array<Category, 16>& table() {
        {
            {action, "run `ray status` and compare the GPUs/CPUs it lists with trainer.nnodes * "
                     "trainer.n_gpus_per_node", ""},
+       }},
+      {"nccl_hang", "The log stops inside NCCL setup or a collective: the job most likely hung there",
+       Severity::warning, true,
+       {
+           {env, "NCCL_DEBUG=INFO TORCH_NCCL_TRACE_BUFFER_SIZE=2000 TORCH_NCCL_DUMP_ON_TIMEOUT=1  # name the stuck "
+                 "collective on the next run", ""},
+           {action, "py-spy dump --pid <pid> on every rank: the rank that is not in the collective is the cause", ""},
+           {env, "NCCL_SOCKET_IFNAME=<interface that reaches the other nodes>  # or NCCL_IB_DISABLE=1 to test the "
+                 "run over TCP", ""},
+           {action, "test the fabric alone: nccl-tests all_reduce_perf across the same nodes", ""},
+       }},
+      {"cuda_fault", "A CUDA kernel faulted (illegal memory access, device-side assert)", Severity::error, true,
+       {
+           {env, "CUDA_LAUNCH_BLOCKING=1  # report the fault at the kernel that caused it (slow: for one debug run)",
+            ""},
+           {env, "VLLM_ATTENTION_BACKEND=XFORMERS  # verl's FAQ for illegal memory access during rollout with older "
+                 "vLLM attention kernels", ""},
+           {action, "note the driver, CUDA, torch and engine versions: kernel faults are most often version bugs; "
+                    "check the engine's issues for the same kernel", ""},
+       }},
+      {"environment", "The installed software does not match what the code needs", Severity::error, true,
+       {
+           {action, "install the versions the framework pins together (its requirements or Docker image): "
+                    "torch, the inference engine, flash-attn and transformers must match each other", ""},
+           {action, "python -c 'import <module>' in the same environment reproduces the error without a GPU job",
+            ""},
+       }},
+      {"unclassified", "An error that matches no known failure signature", Severity::error, true,
+       {
+           {action, "fix this first error and rerun: the errors printed after it may all follow from it", ""},
+           {env, "HYDRA_FULL_ERROR=1  # verl and NeMo print the full stack trace", ""},
        }},
       {"bottleneck_generation", "Generation (rollout) dominates the step time", Severity::info, false,
        {

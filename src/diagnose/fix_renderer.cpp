@@ -173,6 +173,22 @@ std::optional<bool> config_has(std::string_view condition, const FixContext& con
   return to_lower(*value) == to_lower(condition.substr(equals + 1));
 }
 
+/// The role whose passes are all the listed phases: "critic" (verl's update_critic and
+/// compute_values), "reference" (compute_ref_log_prob); "" otherwise.
+std::string_view role_of(std::string_view phases) {
+  bool critic = true;
+  bool reference = true;
+  while (!phases.empty()) {
+    const std::size_t comma = phases.find(',');
+    const std::string_view phase = phases.substr(0, comma);
+    critic = critic && (phase == "update_critic" || phase == "compute_values");
+    reference = reference && phase == "compute_ref_log_prob";
+    if (comma == std::string_view::npos) break;
+    phases.remove_prefix(comma + 1);
+  }
+  return critic ? "critic" : reference ? "reference" : "";
+}
+
 bool phase_listed(std::string_view phases, std::string_view phase) {
   while (!phases.empty()) {
     const std::size_t comma = phases.find(',');
@@ -240,6 +256,11 @@ std::optional<std::string> fill_placeholders(std::string_view text, const Number
 std::optional<Fix> render_fix(const FixTemplate& fix, const Numbers& numbers, std::string_view phase,
                               const FixContext& context) {
   if (!fix.phases.empty() && !phase.empty() && !phase_listed(fix.phases, phase)) return std::nullopt;
+  if (fix.conflicts_with == "sleep_mode" && context.sleep_mode_engine) return std::nullopt;
+  if (const std::string_view role = fix.phases.empty() ? "" : role_of(fix.phases); !role.empty()) {
+    const std::optional<bool> present = role == "critic" ? context.has_critic : context.has_reference;
+    if (present == false || (phase.empty() && present != true)) return std::nullopt;
+  }
   if (!fix.unless.empty() && config_has(fix.unless, context).value_or(false)) return std::nullopt;
   bool generic_only = false;
   if (!fix.only_if.empty()) {

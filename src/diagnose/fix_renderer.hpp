@@ -27,6 +27,15 @@ struct FixContext {
   std::optional<ModelSpec> model;  ///< --model
   double gpu_memory_bytes = 0;     ///< --gpu: usable memory of one GPU; 0 when unknown
 
+  /// The roles the run is known to have or lack (its config, or what its log shows); nullopt:
+  /// unknown. A fix for a role the run lacks is not offered, nor, when the failed phase is
+  /// unknown, one for a role it is not known to have.
+  std::optional<bool> has_critic;
+  std::optional<bool> has_reference;
+  /// The rollout engine runs with vLLM's or SGLang's sleep mode (verl's free_cache_engine, on by
+  /// default): fixes that conflict with it (expandable segments) are not offered.
+  bool sleep_mode_engine = false;
+
   /// The run as the cost model sees it (--config with --model and --gpu): predicted peaks.
   struct Job {
     Strategy strategy;

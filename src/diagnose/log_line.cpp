@@ -79,6 +79,7 @@ bool take_glog(std::string_view text, std::size_t& pos, LinePrefix& prefix) {
   const bool bracketed = text[pos] == '[';
   std::size_t p = pos + (bracketed ? 1 : 0);
   if (p >= text.size() || (text[p] != 'I' && text[p] != 'W' && text[p] != 'E' && text[p] != 'F')) return false;
+  const std::size_t p0 = p;
   const auto month = digits(text, p + 1, 2);
   const auto day = digits(text, p + 3, 2);
   if (!month || !day || p + 5 >= text.size() || text[p + 5] != ' ') return false;
@@ -88,6 +89,8 @@ bool take_glog(std::string_view text, std::size_t& pos, LinePrefix& prefix) {
   const std::size_t end = after_bracket(text, p);
   if (end == std::string_view::npos) return false;
   prefix.time_seconds = calendar_seconds(*month, *day, *clock);
+  if (text[p0] == 'E' || text[p0] == 'F') prefix.level = LogLevel::error;
+  if (text[p0] == 'W') prefix.level = LogLevel::warning;
   pos = end;
   return true;
 }
@@ -105,14 +108,43 @@ bool take_iso(std::string_view text, std::size_t& pos, LinePrefix& prefix) {
   const auto clock = clock_at(text, p);
   if (!clock) return false;
   if (bracketed) {
-    p = after_bracket(text, p);
-    if (p == std::string_view::npos) return false;
+    const std::size_t end = after_bracket(text, p);
+    if (end == std::string_view::npos) return false;
+    // SGLang: "[2025-02-24 14:09:34 DP1 TP14]" names the tensor-parallel rank.
+    const std::size_t tp = text.substr(p, end - p).find(" TP");
+    if (tp != std::string_view::npos) {
+      int rank = 0;
+      std::size_t q = p + tp + 3;
+      const std::size_t first = q;
+      while (q < end && is_digit(text[q])) rank = rank * 10 + (text[q++] - '0');
+      if (q > first) prefix.rank = rank;
+    }
+    p = end;
   } else {
     while (p < text.size() && text[p] != ' ' && text[p] != '\t' && text[p] != ']') ++p;  // zone, "Z"
   }
   prefix.time_seconds = calendar_seconds(*month, *day, *clock);
   pos = p;
   return true;
+}
+
+LogLevel level_of(std::string_view word) {
+  if (word == "ERROR" || word == "CRITICAL" || word == "FATAL") return LogLevel::error;
+  if (word == "WARNING" || word == "WARN") return LogLevel::warning;
+  if (word == "INFO") return LogLevel::info;
+  if (word == "DEBUG") return LogLevel::debug;
+  return LogLevel::none;
+}
+
+/// After vLLM's stamp: " [core.py:123]" (v1) or " llm_engine.py:73]" (older) names the source.
+std::size_t skip_source_location(std::string_view text, std::size_t pos) {
+  std::size_t p = pos;
+  while (p < text.size() && text[p] == ' ') ++p;
+  const std::size_t close = text.find(']', p);
+  if (close == std::string_view::npos || close - p > 80) return pos;
+  const std::string_view location = text.substr(p, close - p);
+  if (location.find(' ') != std::string_view::npos || location.find(".py:") == std::string_view::npos) return pos;
+  return close + 1;
 }
 
 /// vLLM: "INFO 11-27 18:02:10 [core.py:123] ".
@@ -129,7 +161,8 @@ bool take_vllm(std::string_view text, std::size_t& pos, LinePrefix& prefix) {
     const auto clock = clock_at(text, p);
     if (!clock) return false;
     prefix.time_seconds = calendar_seconds(*month, *day, *clock);
-    pos = p;
+    prefix.level = level_of(level.substr(0, level.size() - 1));
+    pos = skip_source_location(text, p);
     return true;
   }
   return false;
@@ -176,7 +209,7 @@ bool take_ray(std::string_view text, std::size_t& pos, LinePrefix& prefix) {
   if (name.empty()) return false;
   for (const char c : name) {
     const bool alnum = (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || is_digit(c);
-    if (!(alnum || c == '_' || c == '.' || c == ':')) return false;
+    if (!(alnum || c == '_' || c == '.' || c == ':' || c == '[' || c == ']' || c == '=' || c == '-')) return false;
   }
   if (space == std::string_view::npos) {
     if (name != "raylet" && name != "gcs_server" && name != "autoscaler") return false;
@@ -193,8 +226,81 @@ bool take_ray(std::string_view text, std::size_t& pos, LinePrefix& prefix) {
                                                                             : ip_end - ip_at - 3);
     }
   }
-  prefix.source = name.starts_with("pid=") ? std::string_view{} : name;
+  // "(VllmWorker rank=2 pid=7)", "(MegatronPolicyWorker[rank=8] pid=7, ip=…)".
+  if (const std::size_t rank_at = inside.find("rank="); rank_at != std::string_view::npos) {
+    int rank = 0;
+    std::size_t q = rank_at + 5;
+    const std::size_t first = q;
+    while (q < inside.size() && is_digit(inside[q])) rank = rank * 10 + (inside[q++] - '0');
+    if (q > first) prefix.rank = rank;
+  }
+  const std::string_view base = name.substr(0, name.find('['));
+  prefix.source = base.starts_with("pid=") || base.starts_with("rank=") ? std::string_view{} : base;
   pos = close + 1;
+  return true;
+}
+
+/// srun --label: "15: "; mpirun --tag-output: "[1,3]<stdout>:" (the second number is the rank).
+bool take_launcher_label(std::string_view text, std::size_t& pos, LinePrefix& prefix) {
+  std::size_t p = pos;
+  if (text[p] == '[') {
+    const std::size_t comma = text.find(',', p);
+    const std::size_t tag = text.find("]<std", p);
+    if (comma == std::string_view::npos || tag == std::string_view::npos || tag - p > 16 || comma > tag) return false;
+    const std::size_t colon = text.find(">:", tag);
+    if (colon == std::string_view::npos || colon - tag > 8) return false;
+    int rank = 0;
+    for (std::size_t q = comma + 1; q < tag; ++q) {
+      if (!is_digit(text[q])) return false;
+      rank = rank * 10 + (text[q] - '0');
+    }
+    prefix.rank = rank;
+    pos = colon + 2;
+    return true;
+  }
+  while (p < text.size() && p - pos < 6 && is_digit(text[p])) ++p;
+  if (p == pos || p + 1 >= text.size() || text[p] != ':' || text[p + 1] != ' ') return false;
+  pos = p + 2;
+  return true;
+}
+
+/// A level word before the message: "| ERROR | stderr | " (FastChat), "ERROR:torch…:" (Python's
+/// default format), "ERROR worker.py:12 -- " (Ray); "[WARNING|logging.py:329] " is left to the message.
+bool take_level(std::string_view text, std::size_t& pos, LinePrefix& prefix) {
+  std::size_t p = pos;
+  const bool piped = text[p] == '|';
+  if (piped) {
+    ++p;
+    while (p < text.size() && text[p] == ' ') ++p;
+  }
+  std::size_t end = p;
+  while (end < text.size() && text[end] >= 'A' && text[end] <= 'Z') ++end;
+  const LogLevel level = level_of(text.substr(p, end - p));
+  if (level == LogLevel::none || end >= text.size()) return false;
+  if (piped) {
+    std::size_t q = end;
+    while (q < text.size() && text[q] == ' ') ++q;
+    if (q >= text.size() || text[q] != '|') return false;
+    ++q;
+    // FastChat names the stream next: "| stderr | ".
+    for (const std::string_view stream : {std::string_view(" stderr |"), std::string_view(" stdout |")}) {
+      if (text.substr(q, stream.size()) == stream) q += stream.size();
+    }
+    prefix.level = level;
+    pos = q;
+    return true;
+  }
+  if (text[end] == ' ') {
+    // Python logging as Ray writes it: "ERROR trial_runner.py:1062 -- message".
+    const std::string_view next = text.substr(end + 1, text.find(' ', end + 1) - end - 1);
+    if (next.find(".py:") == std::string_view::npos) return false;
+    prefix.level = level;
+    pos = end + 1;
+    return true;
+  }
+  if (text[end] != ':' || end + 1 >= text.size() || text[end + 1] == ' ') return false;
+  prefix.level = level;
+  pos = end + 1;
   return true;
 }
 
@@ -238,17 +344,29 @@ std::string_view clean_line(std::string_view raw, std::string& scratch) {
 }
 
 LinePrefix parse_prefix(std::string_view line) {
+  static constexpr std::string_view kBoxBorder = "\u2502";  // rich's traceback frame, k8s log viewers
   LinePrefix prefix;
   std::size_t pos = 0;
-  for (int round = 0; round < 6; ++round) {
+  for (int round = 0; round < 8; ++round) {
     while (pos < line.size() && (line[pos] == ' ' || line[pos] == '\t')) ++pos;
+    if (line.substr(pos, kBoxBorder.size()) == kBoxBorder) {
+      pos += kBoxBorder.size();
+      continue;
+    }
+    if (round == 0 && line.substr(pos, 3) == "| [") {  // CI log viewers: "  | [2025-03-10T15:07:20Z] …"
+      pos += 2;
+      continue;
+    }
     if (pos >= line.size()) break;
     if (!(take_ray(line, pos, prefix) || take_rank(line, pos, prefix) || take_glog(line, pos, prefix) ||
-          take_iso(line, pos, prefix) || take_vllm(line, pos, prefix) || take_dmesg(line, pos, prefix))) {
+          take_iso(line, pos, prefix) || take_vllm(line, pos, prefix) || take_dmesg(line, pos, prefix) ||
+          take_launcher_label(line, pos, prefix) || take_level(line, pos, prefix))) {
       break;
     }
   }
-  prefix.body = trim(line.substr(std::min(pos, line.size())));
+  std::string_view body = trim(line.substr(std::min(pos, line.size())));
+  if (body.ends_with(kBoxBorder)) body = trim(body.substr(0, body.size() - kBoxBorder.size()));
+  prefix.body = body;
   return prefix;
 }
 

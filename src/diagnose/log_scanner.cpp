@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <charconv>
 #include <cmath>
+#include <cstring>
 // GCC 12 reports false -Wmaybe-uninitialized positives inside libstdc++'s <regex> when built with
 // -fsanitize (std::function moved in _NFA::_M_insert_*); silenced for that header only.
 #pragma GCC diagnostic push
@@ -12,10 +13,12 @@
 #include <unordered_map>
 
 #include "core/units.hpp"
+#include "diagnose/error_events.hpp"
 #include "diagnose/line_reader.hpp"
 #include "diagnose/literal_matcher.hpp"
 #include "diagnose/log_line.hpp"
 #include "diagnose/phase.hpp"
+#include "diagnose/python_literal.hpp"
 #include "diagnose/signature.hpp"
 
 namespace meshplan {
@@ -30,6 +33,10 @@ constexpr std::size_t kRegexWindow = 4096;      ///< regexes see at most this mu
 constexpr int kDistinctPerSignatureAndFile = 4;  ///< further distinct messages are only counted
 constexpr std::size_t kMaxRanksKept = 64;
 constexpr std::size_t kMaxStreams = 10000;
+constexpr std::size_t kBinaryProbeBytes = 64 * 1024;  ///< NUL bytes in this head of a file: not a log
+constexpr std::size_t kMaxConfigBytes = 4 << 20;      ///< verl's printed config is read up to this size
+constexpr std::int64_t kSmiRows = 40;                 ///< an nvidia-smi table's rows follow its header
+constexpr std::int64_t kPhaseAdoptionLines = 50;      ///< a Ray wrapper names the phase of an error this close
 
 /// The signature table compiled once: literals deduplicated into one matcher, regexes compiled.
 struct Tables {
@@ -37,6 +44,7 @@ struct Tables {
   std::vector<std::vector<std::size_t>> signatures_of;  ///< literal -> signatures needing it
   std::vector<std::vector<std::uint32_t>> literals_of;  ///< signature -> its literals
   std::vector<int> marker_of;                           ///< literal -> phase marker, -1 if none
+  std::vector<int> fact_of;                             ///< literal -> fact marker, -1 if none
   std::vector<bool> anchor;                             ///< literal lets a line through the filter
   std::vector<std::optional<std::regex>> patterns;
   std::uint32_t traceback = 0, overrides = 0, metric = 0;
@@ -48,6 +56,7 @@ struct Tables {
     literals.push_back(literal);
     signatures_of.emplace_back();
     marker_of.push_back(-1);
+    fact_of.push_back(-1);
     anchor.push_back(false);
     return static_cast<std::uint32_t>(literals.size() - 1);
   }
@@ -59,13 +68,14 @@ const Tables& tables() {
     const auto all = signatures();
     for (std::size_t s = 0; s < all.size(); ++s) {
       t.literals_of.emplace_back();
+      t.patterns.emplace_back();
+      if (all[s].match == MatchKind::shape) continue;  // error_events.cpp reads these
       for (const std::string_view literal : all[s].literals) {
         const std::uint32_t id = t.intern(literal);
         if (literal == all[s].literals.front()) t.anchor[id] = true;  // a match needs its first literal
         t.signatures_of[id].push_back(s);
         t.literals_of[s].push_back(id);
       }
-      t.patterns.emplace_back();
       if (!all[s].pattern.empty()) {
         t.patterns.back().emplace(all[s].pattern.begin(), all[s].pattern.end(), std::regex::ECMAScript);
       }
@@ -74,6 +84,12 @@ const Tables& tables() {
     for (std::size_t m = 0; m < markers.size(); ++m) {
       const std::uint32_t id = t.intern(markers[m].literal);
       t.marker_of[id] = static_cast<int>(m);
+      t.anchor[id] = true;
+    }
+    const auto facts = fact_markers();
+    for (std::size_t f = 0; f < facts.size(); ++f) {
+      const std::uint32_t id = t.intern(facts[f].literal);
+      t.fact_of[id] = static_cast<int>(f);
       t.anchor[id] = true;
     }
     const auto structural = [&t](std::string_view literal) {
@@ -111,6 +127,11 @@ std::optional<double> size_in_gib(std::string_view text) {
     case 'T': return *amount * 1024.0;
     default: return *amount / kGiB;
   }
+}
+
+/// The phase a marker index names; "" for -1.
+std::string_view phase_name(std::span<const PhaseMarker> markers, int marker) {
+  return marker < 0 ? std::string_view{} : markers[static_cast<std::size_t>(marker)].phase;
 }
 
 double round2(double value) { return std::round(value * 100.0) / 100.0; }
@@ -154,6 +175,26 @@ std::int64_t take_ray_repeat(std::string_view& text) {
   return std::max<std::int64_t>(count, 1);
 }
 
+/// '{' minus '}' outside quoted strings: how much a line of a printed dict opens.
+int brace_delta(std::string_view text) {
+  int delta = 0;
+  char quote = '\0';
+  for (std::size_t i = 0; i < text.size(); ++i) {
+    const char c = text[i];
+    if (quote != '\0') {
+      if (c == '\\') ++i;
+      else if (c == quote) quote = '\0';
+    } else if (c == '\'' || c == '"') {
+      quote = c;
+    } else if (c == '{') {
+      ++delta;
+    } else if (c == '}') {
+      --delta;
+    }
+  }
+  return delta;
+}
+
 /// The rank a line speaks for: its "[rank3]:" prefix, else a "[Rank 3]" in the message (NCCL).
 int rank_of(const LinePrefix& prefix, std::string_view body) {
   if (prefix.rank >= 0) return prefix.rank;
@@ -194,6 +235,114 @@ struct LogScanner::State {
   std::map<std::pair<std::size_t, std::size_t>, std::pair<int, std::size_t>> kept;  ///< (sig, file) -> count, first
   std::string scratch;
   std::string fold_key;
+  ErrorTracker errors;
+  std::vector<ErrorEvent> finished;
+  std::string last_line;  ///< the file's last non-blank line (a log that stops in NCCL's setup)
+  std::int64_t last_line_number = 0;
+  // verl's printed config, read over the lines it spans.
+  bool capturing = false;
+  std::int64_t capture_pid = -1;
+  int capture_depth = 0;
+  std::string config_text;
+  Evidence config_evidence;
+  std::int64_t smi_rows_left = 0;
+  std::map<std::int64_t, std::size_t> last_event_of_pid;  ///< pid -> index of its latest event
+
+  /// The phase marker of a stream; a "[rank3]:" line falls back to its process' unranked lines
+  /// (the traceback frames often lack the prefix the error line has).
+  int marker_of(std::pair<std::int64_t, int> stream) const {
+    auto it = stream_marker.find(stream);
+    if (it == stream_marker.end() && stream.second >= 0) it = stream_marker.find({stream.first, -1});
+    return it == stream_marker.end() ? -1 : it->second;
+  }
+
+  /// Folds the event into an identical earlier one (other ranks, repeats) or keeps it.
+  void add(ScanOutput& output, LogEvent event, std::string_view body, std::int64_t repeats) {
+    s_fold_key(event.signature, event.file_index, body);
+    if (const auto it = folded.find(fold_key); it != folded.end()) {
+      LogEvent& earlier = output.events[it->second];
+      earlier.occurrences += repeats;
+      if (event.rank >= 0 && earlier.ranks.size() < kMaxRanksKept &&
+          std::find(earlier.ranks.begin(), earlier.ranks.end(), event.rank) == earlier.ranks.end()) {
+        earlier.ranks.push_back(event.rank);
+      }
+      return;
+    }
+    auto& [kept_count, first_index] = kept[{event.signature, event.file_index}];
+    if (kept_count >= kDistinctPerSignatureAndFile) {
+      output.events[first_index].occurrences += repeats;
+      return;
+    }
+    event.occurrences = repeats;
+    if (event.rank >= 0) event.ranks.push_back(event.rank);
+    event.category = std::string(signatures()[event.signature].category);
+    const std::string_view group = phase_group(event.phase);
+    for (const PhaseRule& rule : signatures()[event.signature].phase_rules) {
+      if (rule.phase_group == group) event.category = std::string(rule.category);
+    }
+    if (kept_count++ == 0) first_index = output.events.size();
+    folded.emplace(fold_key, output.events.size());
+    if (last_event_of_pid.size() >= kMaxStreams) last_event_of_pid.clear();
+    last_event_of_pid[event.pid] = output.events.size();
+    output.events.push_back(std::move(event));
+  }
+
+  /// Ray names the failed method after the error ("Unhandled error …: ray::WorkerDict.
+  /// actor_rollout_generate_sequences()"): a process' latest event without a phase, a few lines
+  /// up, takes that phase and the category its phase rules give.
+  void adopt_phase(ScanOutput& output, std::int64_t pid, std::int64_t line, std::string_view phase) {
+    const auto it = last_event_of_pid.find(pid);
+    if (it == last_event_of_pid.end()) return;
+    LogEvent& event = output.events[it->second];
+    if (!event.phase.empty() || line - event.line > kPhaseAdoptionLines) return;
+    event.phase = std::string(phase);
+    const std::string_view group = phase_group(event.phase);
+    for (const PhaseRule& rule : signatures()[event.signature].phase_rules) {
+      if (rule.phase_group == group) event.category = std::string(rule.category);
+    }
+  }
+
+  /// Numbers differ between ranks: every digit run folds to '#'.
+  void s_fold_key(std::size_t signature, std::size_t file_index, std::string_view body) {
+    fold_key.assign(std::to_string(signature)).append("|").append(std::to_string(file_index)).append("|");
+    for (const char c : body.substr(0, 240)) {
+      const bool digit = c >= '0' && c <= '9';
+      if (!digit) {
+        fold_key.push_back(c);
+      } else if (fold_key.back() != '#') {
+        fold_key.push_back('#');
+      }
+    }
+  }
+
+  void add_errors(ScanOutput& output, std::size_t file_index) {
+    for (ErrorEvent& error : finished) {
+      LogEvent event;
+      event.signature = error.signature;
+      event.file_index = file_index;
+      event.line = error.line;
+      event.text = std::move(error.evidence);
+      event.time_seconds = error.time_seconds;
+      event.rank = error.rank;
+      event.pid = error.pid;
+      event.phase = std::move(error.phase);
+      event.numbers = std::move(error.numbers);
+      add(output, std::move(event), error.body, 1);
+    }
+    finished.clear();
+  }
+
+  /// One more line of verl's printed config; true while the dict is still open.
+  bool capture(std::string_view body, RunFacts& facts) {
+    config_text.append(" ").append(body);
+    capture_depth += brace_delta(body);
+    if (capture_depth > 0 && config_text.size() < kMaxConfigBytes) return true;
+    facts.resolved_config = flatten_python_dict(config_text);
+    if (!facts.resolved_config.empty()) facts.resolved_config_line = config_evidence;
+    config_text.clear();
+    capturing = false;
+    return false;
+  }
 };
 
 LogScanner::LogScanner() : state_(std::make_unique<State>()) { state_->seen.assign(tables().literals.size(), 0); }
@@ -203,15 +352,45 @@ Status LogScanner::scan(std::istream& in, std::string_view file_name) {
   const Tables& t = tables();
   const auto all = signatures();
   const auto markers = phase_markers();
+  const auto facts = fact_markers();
   State& s = *state_;
   const std::size_t file_index = output_.files.size();
   output_.files.emplace_back(file_name);
   s.stream_marker.clear();
+  s.last_line.clear();
+  s.last_event_of_pid.clear();
+  s.capturing = false;
+  s.smi_rows_left = 0;
   std::optional<double> last_time;
+  std::size_t bytes_probed = 0;
+  bool binary = false;
+  std::int64_t text_lines = 0;
+  RunFacts& run = output_.facts;
   LineReader reader(in);
   std::string_view raw;
   while (reader.next(raw)) {
+    if (bytes_probed < kBinaryProbeBytes) {
+      binary = binary || std::memchr(raw.data(), '\0', raw.size()) != nullptr;
+      bytes_probed += raw.size() + 1;
+    }
     const std::string_view line = clean_line(raw, s.scratch);
+    const LinePrefix prefix = parse_prefix(line);
+    if (prefix.time_seconds) last_time = prefix.time_seconds;
+    const std::int64_t line_number = reader.line_number();
+    if (prefix.body.empty()) continue;
+    ++text_lines;
+    s.last_line.assign(line);
+    s.last_line_number = line_number;
+    if (s.capturing && prefix.pid == s.capture_pid && s.capture(prefix.body, run)) continue;
+    if (!run.verl && !prefix.source.empty()) read_process_name(prefix.source, run);
+    if (s.smi_rows_left > 0) {
+      --s.smi_rows_left;
+      if (auto name = smi_gpu_name(prefix.body); name && run.gpu_names.size() < 8 &&
+                                                 std::find(run.gpu_names.begin(), run.gpu_names.end(), *name) ==
+                                                     run.gpu_names.end()) {
+        run.gpu_names.push_back(std::move(*name));
+      }
+    }
     s.hits.clear();
     t.matcher->scan(line, [&](std::uint32_t id) {
       if (s.seen[id] == 0) {
@@ -219,18 +398,19 @@ Status LogScanner::scan(std::istream& in, std::string_view file_name) {
         s.hits.push_back(id);
       }
     });
-    const LinePrefix prefix = parse_prefix(line);
-    if (prefix.time_seconds) last_time = prefix.time_seconds;
-    if (s.hits.empty()) continue;
-    const std::int64_t line_number = reader.line_number();
     const auto evidence_text = [&] { return std::string(line.substr(0, kEvidenceChars)); };
+    const std::pair<std::int64_t, int> stream{prefix.pid, prefix.rank};
+    if (s.hits.empty()) {
+      s.errors.line(prefix, line, line_number, last_time, phase_name(markers, s.marker_of(stream)), false, s.finished);
+      if (!s.finished.empty()) s.add_errors(output_, file_index);
+      continue;
+    }
 
     if (s.seen[t.metric] != 0 &&
         output_.metrics.add(prefix.body, Evidence{std::string(file_name), line_number, evidence_text()})) {
       for (const std::uint32_t id : s.hits) s.seen[id] = 0;
       continue;  // metric names (timing_s/update_actor) are not phase markers
     }
-    const std::pair<std::int64_t, int> stream{prefix.pid, prefix.rank};
     if (s.seen[t.traceback] != 0) s.stream_marker.erase(stream);
     int marker = -1;
     std::size_t best_signature = all.size();
@@ -239,6 +419,19 @@ Status LogScanner::scan(std::istream& in, std::string_view file_name) {
         line.find(", in ") != std::string_view::npos || line.find("ray::") != std::string_view::npos;
     for (const std::uint32_t id : s.hits) {
       if (names_a_call) marker = std::max(marker, t.marker_of[id]);
+      if (const int fact = t.fact_of[id]; fact >= 0) {
+        const FactMarker& fact_marker = facts[static_cast<std::size_t>(fact)];
+        read_fact(fact_marker.kind, prefix.body, run);
+        if (fact_marker.kind == FactKind::nvidia_smi) s.smi_rows_left = kSmiRows;
+        if (fact_marker.kind == FactKind::resolved_config && !s.capturing && run.resolved_config.empty()) {
+          const std::size_t at = prefix.body.find(kResolvedConfigStart);
+          s.capturing = true;
+          s.capture_pid = prefix.pid;
+          s.capture_depth = 0;
+          s.config_evidence = Evidence{std::string(file_name), line_number, evidence_text()};
+          s.capture(prefix.body.substr(at), run);
+        }
+      }
       for (const std::size_t candidate : t.signatures_of[id]) {
         if (candidate >= best_signature) continue;
         const auto& needed = t.literals_of[candidate];
@@ -257,6 +450,9 @@ Status LogScanner::scan(std::istream& in, std::string_view file_name) {
                               markers[static_cast<std::size_t>(current->second)].group == "training" &&
                               markers[static_cast<std::size_t>(marker)].group == "training";
       if (!keep_outer) s.stream_marker[stream] = marker;
+      if (line.find("ray::") != std::string_view::npos) {
+        s.adopt_phase(output_, prefix.pid, line_number, markers[static_cast<std::size_t>(marker)].phase);
+      }
     }
     if (s.seen[t.overrides] != 0) {
       const std::size_t at = prefix.body.find(kOverridesLiteral);
@@ -268,36 +464,15 @@ Status LogScanner::scan(std::istream& in, std::string_view file_name) {
       }
     }
     for (const std::uint32_t id : s.hits) s.seen[id] = 0;
+    const std::string_view phase = phase_name(markers, s.marker_of(stream));
+    s.errors.line(prefix, line, line_number, last_time, phase, best_signature < all.size(), s.finished);
+    if (!s.finished.empty()) s.add_errors(output_, file_index);
     if (best_signature == all.size()) continue;
 
-    // An event: fold it into an identical earlier one, or keep it.
+    // An event of a literal signature.
     const Signature& signature = all[best_signature];
     std::string_view body = prefix.body;
     const std::int64_t repeats = take_ray_repeat(body);
-    const int rank = rank_of(prefix, body);
-    s.fold_key.assign(std::to_string(best_signature)).append("|").append(std::to_string(file_index)).append("|");
-    for (const char c : body.substr(0, 240)) {  // numbers differ between ranks: fold every digit run to '#'
-      const bool digit = c >= '0' && c <= '9';
-      if (!digit) {
-        s.fold_key.push_back(c);
-      } else if (s.fold_key.back() != '#') {
-        s.fold_key.push_back('#');
-      }
-    }
-    if (const auto it = s.folded.find(s.fold_key); it != s.folded.end()) {
-      LogEvent& event = output_.events[it->second];
-      event.occurrences += repeats;
-      if (rank >= 0 && event.ranks.size() < kMaxRanksKept &&
-          std::find(event.ranks.begin(), event.ranks.end(), rank) == event.ranks.end()) {
-        event.ranks.push_back(rank);
-      }
-      continue;
-    }
-    auto& [kept_count, first_index] = s.kept[{best_signature, file_index}];
-    if (kept_count >= kDistinctPerSignatureAndFile) {
-      output_.events[first_index].occurrences += repeats;
-      continue;
-    }
     LogEvent event;
     event.signature = best_signature;
     event.file_index = file_index;
@@ -305,24 +480,30 @@ Status LogScanner::scan(std::istream& in, std::string_view file_name) {
     event.text = evidence_text();
     event.time_seconds = last_time;
     event.pid = prefix.pid;
-    event.occurrences = repeats;
+    event.rank = rank_of(prefix, body);
+    event.phase = std::string(phase);
     if (t.patterns[best_signature]) event.numbers = extract_numbers(signature, *t.patterns[best_signature], body);
-    event.rank = rank;
-    if (rank >= 0) event.ranks.push_back(rank);
-    if (const auto it = s.stream_marker.find(stream); it != s.stream_marker.end()) {
-      event.phase = std::string(markers[static_cast<std::size_t>(it->second)].phase);
-    }
-    event.category = std::string(signature.category);
-    const std::string_view group = phase_group(event.phase);
-    for (const PhaseRule& rule : signature.phase_rules) {
-      if (rule.phase_group == group) event.category = std::string(rule.category);
-    }
-    if (kept_count++ == 0) first_index = output_.events.size();
-    s.folded.emplace(s.fold_key, output_.events.size());
-    output_.events.push_back(std::move(event));
+    s.add(output_, std::move(event), body, repeats);
+  }
+  s.errors.finish(s.finished);
+  s.add_errors(output_, file_index);
+  if (s.capturing) s.capture("}", run);
+  // A log that stops in NCCL's INFO lines, without an error: the run hung there.
+  if (const LinePrefix last = parse_prefix(s.last_line); last.body.find("NCCL INFO") != std::string_view::npos) {
+    LogEvent event;
+    event.signature = signature_index("log_ends_in_nccl");
+    event.file_index = file_index;
+    event.line = s.last_line_number;
+    event.text = s.last_line.substr(0, kEvidenceChars);
+    event.time_seconds = last_time;
+    event.pid = last.pid;
+    event.rank = last.rank;
+    s.add(output_, std::move(event), "", 1);
   }
   output_.lines_read += reader.line_number();
   if (reader.failed()) return Error{std::string(file_name), static_cast<int>(reader.line_number()), "", "read error"};
+  if (binary) return Error{std::string(file_name), 0, "", "is a binary file (NUL bytes), not a text log"};
+  if (text_lines == 0) return Error{std::string(file_name), 0, "", "holds no text lines (an empty log)"};
   return Ok{};
 }
 

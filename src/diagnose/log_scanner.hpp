@@ -2,7 +2,8 @@
 // Streams logs through the signature table: every line is cleaned and prefix-parsed, a single
 // multi-literal pass (LiteralMatcher) picks the few lines that can match anything, and only those
 // reach the regexes. Tracks, per process stream, the phase the latest traceback frames point at,
-// the Hydra override list, and verl's step metrics. Memory stays bounded: identical messages are
+// the Hydra override list, verl's step metrics and the run's facts (run_facts.hpp); the error lines
+// no signature explains become shape or unclassified events (error_events.hpp). Memory stays bounded: identical messages are
 // folded and at most a few distinct ones are kept per signature and file.
 #include <cstdint>
 #include <istream>
@@ -15,6 +16,7 @@
 
 #include "core/result.hpp"
 #include "diagnose/diagnosis.hpp"
+#include "diagnose/run_facts.hpp"
 #include "diagnose/step_metrics.hpp"
 
 namespace meshplan {
@@ -25,6 +27,7 @@ struct ScanOutput {
   std::map<std::string, std::string, std::less<>> overrides;  ///< Hydra "Error executing job with overrides"
   std::optional<Evidence> overrides_line;
   StepMetrics metrics;
+  RunFacts facts;
   std::int64_t lines_read = 0;
 };
 
@@ -35,7 +38,8 @@ class LogScanner {
   LogScanner(const LogScanner&) = delete;
   LogScanner& operator=(const LogScanner&) = delete;
 
-  /// Reads one log to its end. An Error only when the stream fails; unknown content is not an error.
+  /// Reads one log to its end. An Error when the stream fails or holds no log: empty, only blank
+  /// lines, or binary (NUL bytes); unknown content is not an error.
   Status scan(std::istream& in, std::string_view file_name);
 
   const ScanOutput& output() const { return output_; }

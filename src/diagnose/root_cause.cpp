@@ -111,6 +111,45 @@ std::string where(const Diagnosis& diagnosis) {
   return fmt::format("{}:{}", first.file, first.line);
 }
 
+std::optional<bool> config_flag(const FixContext& context, std::string_view key) {
+  const auto it = context.config.find(key);
+  if (it == context.config.end()) return std::nullopt;
+  return it->second == "True" || it->second == "true";
+}
+
+/// What the run has, from its config (verl/trainer/ppo/ray_trainer.py: a critic only for GAE
+/// advantages unless critic.enable; a reference policy for a KL loss or KL in the reward) and from
+/// what its log shows.
+void infer_run_roles(const RunFacts& facts, FixContext& context) {
+  if (const auto it = context.config.find("algorithm.adv_estimator"); it != context.config.end()) {
+    context.has_critic = it->second == "gae" || config_flag(context, "critic.enable").value_or(false);
+  }
+  if (facts.critic) context.has_critic = true;
+  const auto kl_loss = config_flag(context, "actor_rollout_ref.actor.use_kl_loss");
+  const auto kl_reward = config_flag(context, "algorithm.use_kl_in_reward");
+  if (kl_loss && kl_reward) context.has_reference = *kl_loss || *kl_reward;
+  // verl's rollout defaults to vLLM with free_cache_engine=True: both vLLM and SGLang then run
+  // with sleep mode (verl/workers/rollout/vllm_rollout, sglang_rollout).
+  const bool verl_run = facts.verl || context.config.count("actor_rollout_ref.rollout.name") > 0;
+  const auto name = context.config.find("actor_rollout_ref.rollout.name");
+  const bool sleeping_engine = name == context.config.end() || name->second == "vllm" || name->second == "sglang";
+  const bool cache_freed = config_flag(context, "actor_rollout_ref.rollout.free_cache_engine").value_or(true);
+  context.sleep_mode_engine = facts.sleep_mode || (verl_run && sleeping_engine && cache_freed);
+}
+
+/// "(run facts from the log: NCCL 2.21.5+cuda12.4 over NET/IB …; GPUs NVIDIA H100 80GB HBM3)".
+std::optional<std::string> facts_note(const RunFacts& facts) {
+  std::vector<std::string> parts;
+  if (!facts.nccl_version.empty()) parts.push_back(fmt::format("NCCL {}", facts.nccl_version));
+  if (!facts.nccl_networks.empty()) parts.push_back(fmt::format("NCCL network: {}", fmt::join(facts.nccl_networks, "; ")));
+  if (!facts.gpu_names.empty()) parts.push_back(fmt::format("GPUs: {}", fmt::join(facts.gpu_names, ", ")));
+  if (!facts.driver_version.empty()) {
+    parts.push_back(fmt::format("driver {} (CUDA {})", facts.driver_version, facts.cuda_version));
+  }
+  if (parts.empty()) return std::nullopt;
+  return fmt::format("run facts from the log: {}", fmt::join(parts, "; "));
+}
+
 std::string summarize(const DiagnosisReport& report) {
   if (report.diagnoses.empty()) return "No failure signature found.";
   const Diagnosis& root = report.diagnoses.front();
@@ -133,10 +172,15 @@ DiagnosisReport build_report(const ScanOutput& scan, FixContext context) {
   report.lines_read = scan.lines_read;
   const bool had_config = !context.config.empty();
   for (const auto& [key, value] : scan.overrides) context.config.emplace(key, value);
+  for (const auto& [key, value] : scan.facts.resolved_config) context.config.emplace(key, value);
+  infer_run_roles(scan.facts, context);
+  if (auto note = facts_note(scan.facts)) report.notes.push_back(std::move(*note));
   if (!context.config_source.empty()) {
-    report.notes.push_back(fmt::format("fixes computed for the config in {}", context.config_source));
-  }
-  if (!had_config && scan.overrides_line) {
+    report.notes.push_back(fmt::format("fixes computed for {}", context.config_source));
+  } else if (!had_config && scan.facts.resolved_config_line) {
+    report.notes.push_back(fmt::format("fixes computed for verl's printed config at {}:{}",
+                                       scan.facts.resolved_config_line->file, scan.facts.resolved_config_line->line));
+  } else if (!had_config && scan.overrides_line) {
     report.notes.push_back(fmt::format("fixes computed from the Hydra overrides at {}:{}",
                                        scan.overrides_line->file, scan.overrides_line->line));
   }
@@ -173,12 +217,23 @@ DiagnosisReport build_report(const ScanOutput& scan, FixContext context) {
   const auto position = [&](std::size_t event_index) {
     return static_cast<std::size_t>(std::find(order.begin(), order.end(), event_index) - order.begin());
   };
+  // An error no signature explains is the root cause only when no known failure is found; known
+  // failures are ranked among themselves by time.
+  const auto unclassified = [&](std::size_t g) { return groups[g].category == "unclassified"; };
   std::size_t root = 0;
   bool root_is_primary = false;
-  for (std::size_t g = 0; g < groups.size(); ++g) {
-    if (!groups[g].first_primary) continue;
-    if (!root_is_primary || position(*groups[g].first_primary) < position(*groups[root].first_primary)) root = g;
-    root_is_primary = true;
+  for (const bool known : {true, false}) {
+    for (std::size_t g = 0; g < groups.size(); ++g) {
+      if (!groups[g].first_primary || unclassified(g) == known) continue;
+      if (!root_is_primary || position(*groups[g].first_primary) < position(*groups[root].first_primary)) root = g;
+      root_is_primary = true;
+    }
+    if (root_is_primary) break;
+  }
+  if (!root_is_primary) {  // only echoes: the earliest one, a known failure's echo first
+    for (std::size_t g = 0; g < groups.size(); ++g) {
+      if (unclassified(root) && !unclassified(g)) root = g;
+    }
   }
 
   Diagnosis root_diagnosis = diagnose_group(scan, groups[root], context);
@@ -187,6 +242,12 @@ DiagnosisReport build_report(const ScanOutput& scan, FixContext context) {
   std::vector<Diagnosis> consequences;
   for (std::size_t g = 0; g < groups.size(); ++g) {
     if (g == root) continue;
+    // Unexplained errors after a known root cause, and echoes, add nothing to it.
+    if (unclassified(g) && (!groups[g].first_primary || !unclassified(root))) {
+      const bool earlier = groups[g].first_primary && groups[root].first_primary &&
+                           position(*groups[g].first_primary) < position(*groups[root].first_primary);
+      if (!earlier) continue;
+    }
     Diagnosis diagnosis = diagnose_group(scan, groups[g], context);
     if (root_is_primary && !groups[g].first_primary) {
       diagnosis.consequence = true;

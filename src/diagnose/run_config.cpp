@@ -21,6 +21,17 @@ Result<RunConfig> read_run_config(std::string_view text, const std::string& file
   return run;
 }
 
+Result<RunConfig> run_config_from_values(const std::map<std::string, std::string, std::less<>>& values,
+                                         const std::string& source) {
+  std::string script = "python3 -m verl.trainer.main_ppo";
+  for (const auto& [key, value] : values) {
+    const bool plain = value.find_first_of("'\n{}") == std::string::npos && key.find_first_of("'\n ") == std::string::npos;
+    if (plain && !key.starts_with("hydra.")) script += " \\\n    '" + key + "=" + value + "'";
+  }
+  script += "\n";
+  return read_run_config(script, source);
+}
+
 std::vector<std::string> verl_base_config_keys() {
   const auto base = embedded_verl_base("ppo_trainer");
   return base.ok() ? leaf_keys(*base) : std::vector<std::string>{};

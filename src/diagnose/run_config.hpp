@@ -21,6 +21,12 @@ struct RunConfig {
 /// Reads one launch script or YAML config; an Error when it is unusable (check's exit-2 cases).
 Result<RunConfig> read_run_config(std::string_view text, const std::string& file_name);
 
+/// The run's config from the values its log printed (verl's resolved config, or the Hydra override
+/// list of a failed start), composed as check composes a launch with those overrides: verl's
+/// defaults fill what the log did not print. Values a shell word cannot carry are left out.
+Result<RunConfig> run_config_from_values(const std::map<std::string, std::string, std::less<>>& values,
+                                         const std::string& source);
+
 /// Every key of verl's embedded base config (ppo_trainer), for "did you mean" without --config.
 std::vector<std::string> verl_base_config_keys();
 

@@ -42,6 +42,9 @@ struct FixTemplate {
   /// "KEY=VALUE": with a config that sets KEY, kept only when it is VALUE (else `generic` says when
   /// it applies).
   std::string_view only_if = {};
+  /// "sleep_mode": not offered when the run's rollout engine uses vLLM's or SGLang's sleep mode
+  /// (their memory pools assert against PYTORCH_CUDA_ALLOC_CONF=expandable_segments:True).
+  std::string_view conflicts_with = {};
 };
 
 /// The category a signature falls into when the phase it happened in belongs to `phase_group`.
@@ -49,6 +52,11 @@ struct PhaseRule {
   std::string_view phase_group;  ///< "rollout" or "training" (phase.cpp)
   std::string_view category;
 };
+
+/// How a signature is found. `literal`: its literals on any line, then its regex reads the
+/// numbers. `shape`: its regex, case-insensitive, on an error line that no literal signature
+/// explained ("Class: message" and the lines that continue the message; error_line.hpp).
+enum class MatchKind { literal, shape };
 
 struct Signature {
   std::string_view id;        ///< stable, snake_case
@@ -65,6 +73,7 @@ struct Signature {
   std::string_view detail;   ///< the same with {n:…} / {phase} placeholders; "" = summary only
   std::vector<FixTemplate> fixes;  ///< specific fixes, before the category's general ones
   std::string_view example;        ///< a real-format line this signature must match (its test)
+  MatchKind match = MatchKind::literal;
 };
 
 struct Category {

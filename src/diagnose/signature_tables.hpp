@@ -1,6 +1,7 @@
 #pragma once
-// The three parts of the signature table (one file per area, joined in signatures.cpp in this
-// order; inside a line the first matching signature wins, so specific ones come first).
+// The parts of the signature table (one file per area, joined in signatures.cpp in this order;
+// inside a line the first matching signature wins, so specific ones come first; the shape
+// signatures come last and see only the error lines no literal signature explained).
 #include <vector>
 
 #include "diagnose/signature.hpp"
@@ -13,10 +14,12 @@ namespace signature_words {
 using enum CaptureKind;
 using enum FixKind;
 using enum EventRole;
+using enum MatchKind;
 }  // namespace signature_words
 
 std::vector<Signature> memory_signatures();   ///< GPU and host memory (signatures_memory.cpp)
 std::vector<Signature> runtime_signatures();  ///< NCCL, devices, resources, checkpoints
 std::vector<Signature> config_signatures();   ///< parallel sizes, batches, keys, lengths
+std::vector<Signature> shape_signatures();    ///< error message shapes, then unclassified (signatures_shape.cpp)
 
 }  // namespace meshplan

@@ -30,7 +30,8 @@ std::vector<Signature> memory_signatures() {
       env,
       "PYTORCH_CUDA_ALLOC_CONF=expandable_segments:True  # {n:reserved_unallocated_gib} GiB were reserved but "
       "unallocated (fragmentation)",
-      "PYTORCH_CUDA_ALLOC_CONF=expandable_segments:True  # less fragmentation in the caching allocator"};
+      "PYTORCH_CUDA_ALLOC_CONF=expandable_segments:True  # less fragmentation in the caching allocator", "", "", "",
+      "sleep_mode"};
   return {
       {"torch_cuda_oom", "oom_training", primary, {"CUDA out of memory. Tried to allocate", "total capacity of"},
        kTorchOom,
@@ -147,6 +148,20 @@ std::vector<Signature> memory_signatures() {
          "  # was {cfg:actor_rollout_ref.rollout.gpu_memory_utilization}; SGLang's mem_fraction_static",
          "actor_rollout_ref.rollout.gpu_memory_utilization=<higher>  # SGLang's mem_fraction_static"}},
        "RuntimeError: Not enough memory. Please try to increase --mem-fraction-static."},
+      {"sglang_negative_profiled_tokens", "rollout_memory_budget", primary, {"is larger than the profiled value -"},
+       R"(max_total_tokens=(\d+) is larger than the profiled value (-\d+))",
+       {{"max_total_tokens", number}, {"profiled_tokens", number}}, {},
+       "SGLang profiled a negative KV-cache budget: after the weights, mem_fraction_static leaves no memory for "
+       "the KV cache.",
+       "SGLang profiled a KV-cache budget of {n:profiled_tokens} tokens: after the weights, mem_fraction_static "
+       "leaves no memory for the KV cache.",
+       {{override_line,
+         "actor_rollout_ref.rollout.gpu_memory_utilization={d:gmu_raise}"
+         "  # was {cfg:actor_rollout_ref.rollout.gpu_memory_utilization}; SGLang's mem_fraction_static",
+         "actor_rollout_ref.rollout.gpu_memory_utilization=<higher>  # SGLang's mem_fraction_static (or more GPUs "
+         "per engine: a larger TP)"}},
+       "[2025-07-02 07:41:59 DP0 TP0] max_total_tokens=131072 is larger than the profiled value -561981. Use the "
+       "profiled value instead."},
       {"kernel_oom_kill", "host_oom", primary, {"ut of memory: Killed process"},
        R"(Killed process (\d+) \(([^)]*)\) total-vm:(\d+)kB, anon-rss:(\d+)kB)",
        {{"killed_pid", number}, {"killed_process", text}, {"total_vm_gib", kib_as_gib}, {"anon_rss_gib", kib_as_gib}},
@@ -179,12 +194,26 @@ std::vector<Signature> memory_signatures() {
        "Ray killed workers because the node ran out of host memory.", "", {},
        "(raylet) [2024-11-27 18:02:11] 1 Workers (tasks / actors) killed due to memory pressure (OOM), 0 Workers "
        "crashed due to other reasons at node (ID: 6e1c, IP: 10.0.0.12) over the last time period."},
+      {"ray_task_actor_died", "host_oom", consequence, {"RayTaskError(ActorDiedError)"},
+       R"(ray::(\w+(?:\.\w+)?)\(\))", {{"ray_task", text}}, {},
+       "A Ray task failed because an actor it called died without a Python error (most often the OOM killer).",
+       "Ray task {n:ray_task} failed because an actor it called died without a Python error (most often the OOM "
+       "killer).",
+       {},
+       "ray.exceptions.RayTaskError(ActorDiedError): ray::main_task() (pid=7890, ip=10.120.7.57)"},
       {"ray_actor_died", "host_oom", consequence, {"The actor died unexpectedly before finishing this task"}, "",
        {}, {},
        "A Ray worker process died without a Python error; verl's maintainers find this is usually host memory "
        "(killed by the OOM killer), sometimes a crash (SIGSEGV) or a broken multi-node network.",
        "", {},
        "ray.exceptions.ActorDiedError: The actor died unexpectedly before finishing this task."},
+      {"ray_worker_process_died", "host_oom", consequence, {"The actor is dead because its worker process has died"},
+       "", {}, {},
+       "A Ray worker process died without a Python error; Ray names the OOM killer (host memory) as the first "
+       "likely cause, then ray stop --force or a crash (SIGSEGV).",
+       "", {},
+       "The actor is dead because its worker process has died. Worker exit type: SYSTEM_ERROR Worker exit detail: "
+       "Worker unexpectedly exits with a connection error code 2. End of file."},
       {"ray_worker_died", "host_oom", consequence,
        {"A worker died or was killed while executing a task by an unexpected system error"}, "", {}, {},
        "A Ray worker died from a system error (most often the OOM killer).", "", {},

@@ -70,6 +70,17 @@ std::vector<Signature> runtime_signatures() {
        "An NCCL socket closed: the peer exited or the network dropped the connection.", "", {},
        "node1:183006:183220 [1] misc/socket.cc:518 NCCL WARN Net : Call to recv from 10.200.84.247<58355> "
        "failed : Broken pipe"},
+      {"duplicate_gpu", "device_visibility", primary, {"Duplicate GPU detected"},
+       R"(rank (\d+) and rank (\d+) both on CUDA device (\w+))",
+       {{"rank_a", number}, {"rank_b", number}, {"cuda_device", text}}, {},
+       "Two ranks were placed on the same GPU: NCCL refuses one communicator with duplicate devices "
+       "(nccl/src/init.cc).",
+       "Ranks {n:rank_a} and {n:rank_b} were both placed on CUDA device {n:cuda_device}.",
+       {{action, "give every rank its own GPU: no fixed torch.cuda.set_device index, no CUDA_VISIBLE_DEVICES override "
+                 "inside workers; with verl, Ray assigns the GPUs (a Ray older than 2.40 was reported to place ranks "
+                 "on one GPU, verl issue #161)", ""}},
+       "smc-gpu-03:29880:30398 [0] init.cc:497 NCCL WARN Duplicate GPU detected : rank 2 and rank 0 both on CUDA "
+       "device 1000"},
       {"no_cuda_gpus", "device_visibility", primary, {"No CUDA GPUs are available"}, "", {}, {},
        "The process sees no GPU: CUDA_VISIBLE_DEVICES is empty or wrong, or Ray gave the worker no GPU.", "", {},
        "RuntimeError: No CUDA GPUs are available"},
@@ -123,6 +134,15 @@ std::vector<Signature> runtime_signatures() {
         {action, "join the missing nodes (ray start --address=<head>:6379 --num-gpus=<n>) or stop the other Ray "
                  "job holding the GPUs", ""}},
        "ValueError: Total available GPUs 8.0 is less than total desired GPUs 16"},
+      {"ray_cluster_only_has", "resources", primary, {"but the cluster only has"},
+       R"(You asked for ([\d.]+) cpu and ([\d.]+) gpu per trial, but the cluster only has ([\d.]+) cpu and ([\d.]+) gpu)",
+       {{"requested_cpus", number}, {"requested_gpus", number}, {"available_cpus", number}, {"available_gpus", number}},
+       {}, "Ray's cluster has fewer GPUs or CPUs than one trial asks for (the trial stays pending).",
+       "A trial asks for {n:requested_gpus} GPUs and {n:requested_cpus} CPUs; the cluster has {n:available_gpus} GPUs "
+       "and {n:available_cpus} CPUs.",
+       {},
+       "2024-12-27 12:22:27,422\tWARNING trial_executor.py:305 -- Ignore this message if the cluster is autoscaling. "
+       "You asked for 5.0 cpu and 2.0 gpu per trial, but the cluster only has 72.0 cpu and 1.0 gpu."},
       {"ray_register_worker", "resources", primary, {"Unable to register worker with raylet"}, "", {}, {},
        "Ray could not start its worker processes: it starts one per CPU core it sees, more than the job's CPU "
        "allocation (e.g. SLURM) allows.",
@@ -141,6 +161,14 @@ std::vector<Signature> runtime_signatures() {
        {{action, "free space in trainer.default_local_dir and /tmp/ray; limit checkpoints with "
                  "trainer.max_actor_ckpt_to_keep=<n>", ""}},
        "OSError: [Errno 28] No space left on device"},
+      {"dist_checkpoint_list_mismatch", "checkpoint_mismatch", primary,
+       {"Cannot merge two lists with different lengths"}, R"(encountered at level \('(\w+)')", {{"section", text}},
+       {},
+       "Megatron's distributed checkpoint holds state whose per-rank layout differs from this run's "
+       "(megatron/core/dist_checkpointing/dict_utils.py merge): the parallel layout or the optimizer sharding changed.",
+       "", {},
+       "ValueError: Cannot merge two lists with different lengths (1 and N, encountered at level ('optimizer', 0, "
+       "'param_state', 0))"},
       {"state_dict_size_mismatch", "checkpoint_mismatch", primary, {"size mismatch for "},
        R"(size mismatch for ([\w.]+): copying a param with shape torch\.Size\(\[([\d, ]*)\]\) from checkpoint, the shape in current model is torch\.Size\(\[([\d, ]*)\]\))",
        {{"parameter", text}, {"checkpoint_shape", text}, {"model_shape", text}}, {},

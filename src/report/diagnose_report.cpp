@@ -84,7 +84,8 @@ std::string diagnosis_json(const DiagnosisReport& report) {
                          {"numbers", numbers},
                          {"fixes", fixes}});
   }
-  nlohmann::json out = {{"diagnoses", diagnoses}, {"summary", report.summary}};
+  // docs/json.md: `meshplan diagnose --json` (schema_version 1).
+  nlohmann::json out = {{"schema_version", 1}, {"diagnoses", diagnoses}, {"summary", report.summary}};
   return out.dump(2) + "\n";
 }
 
