@@ -122,7 +122,17 @@ void ErrorTracker::line(const LinePrefix& prefix, std::string_view cleaned, std:
     if (pending_) close(out);
     return;
   }
-  const std::optional<ErrorLine> error = body.empty() ? std::nullopt : find_error(body, prefix.level);
+  // Lines a logger marked INFO, DEBUG or WARNING report no error; the rest need one of these
+  // words before find_error looks closer (most lines of a 1 GB log stop here).
+  const bool quiet = prefix.level == LogLevel::info || prefix.level == LogLevel::debug ||
+                     prefix.level == LogLevel::warning;
+  const bool candidate = !quiet && !body.empty() &&
+                         (prefix.level == LogLevel::error || body.find("rror") != std::string_view::npos ||
+                          body.find("xception") != std::string_view::npos ||
+                          body.find("NCCL") != std::string_view::npos ||
+                          body.find("ssertion") != std::string_view::npos ||
+                          body.find("creation task") != std::string_view::npos);
+  const std::optional<ErrorLine> error = candidate ? find_error(body, prefix.level) : std::nullopt;
   if (pending_) {
     const bool ends = error || body.starts_with("Traceback") || body.starts_with("The above exception") ||
                       body.starts_with("During handling");
