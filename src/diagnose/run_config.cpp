@@ -1,7 +1,7 @@
 #include "diagnose/run_config.hpp"
 
-#include "verl/config_loader.hpp"
-#include "verl/verl_launch.hpp"
+#include "verl/hydra/config_loader.hpp"
+#include "verl/hydra/verl_launch.hpp"
 
 namespace meshplan {
 

@@ -6,7 +6,7 @@
 #include <string_view>
 #include <vector>
 
-#include "verl/finding.hpp"
+#include "verl/rules/finding.hpp"
 
 namespace meshplan {
 

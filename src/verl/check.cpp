@@ -2,12 +2,12 @@
 
 #include <algorithm>
 
-#include "verl/config_loader.hpp"
-#include "verl/megatron_arguments.hpp"
-#include "verl/model_fit.hpp"
-#include "verl/to_strategy.hpp"
-#include "verl/passthrough_rules.hpp"
-#include "verl/verl_rules.hpp"
+#include "verl/hydra/config_loader.hpp"
+#include "verl/rules/megatron_arguments.hpp"
+#include "verl/fit/model_fit.hpp"
+#include "verl/fit/to_strategy.hpp"
+#include "verl/rules/passthrough_rules.hpp"
+#include "verl/rules/verl_rules.hpp"
 
 namespace meshplan {
 namespace {

@@ -7,7 +7,7 @@
 #include "core/result.hpp"
 #include "hardware/gpu_spec.hpp"
 #include "model/model_spec.hpp"
-#include "verl/verl_launch.hpp"
+#include "verl/hydra/verl_launch.hpp"
 
 namespace meshplan {
 

@@ -1,0 +1,26 @@
+#pragma once
+// The findings that need the model (and the GPU): the strategy rules of strategy/validate.hpp
+// that depend on the model's shape, mapped back to verl keys, and the memory fit of every RL
+// phase from the memory model (cost/memory_estimate.hpp).
+#include <optional>
+#include <vector>
+
+#include "hardware/gpu_spec.hpp"
+#include "model/model_spec.hpp"
+#include "verl/fit/to_strategy.hpp"
+#include "verl/hydra/verl_launch.hpp"
+
+namespace meshplan {
+
+/// The model named by actor_rollout_ref.model.path's last path component, if it is a preset.
+std::optional<ModelSpec> model_from_path(const std::string& model_path);
+
+/// strategy/validate rules that depend on the model (tp.divides-heads, pp.divides-layers, ...).
+std::vector<Finding> check_model_shape(const VerlLaunch& launch, const VerlJob& job, const ModelSpec& model);
+
+/// Memory per RL phase on `gpu` (nodes and GPUs per node from trainer.*): an error when a phase
+/// does not fit, a warning under 5% headroom. Rule ids start with `memory`.
+std::vector<Finding> check_memory_fit(const VerlLaunch& launch, const VerlJob& job, const ModelSpec& model,
+                                      const GpuSpec& gpu);
+
+}  // namespace meshplan

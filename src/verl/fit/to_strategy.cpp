@@ -1,0 +1,98 @@
+#include "verl/fit/to_strategy.hpp"
+
+#include "verl/rules/rule_support.hpp"
+
+namespace meshplan {
+namespace {
+
+int as_int(const ConfigView& v, const std::string& key, long long fallback) {
+  return static_cast<int>(v.integer(key).value_or(fallback));
+}
+
+void map_megatron(const ConfigView& v, Strategy& s) {
+  s.backend = Backend::megatron;
+  s.tp = as_int(v, A("megatron.tensor_model_parallel_size"), 1);
+  s.pp = as_int(v, A("megatron.pipeline_model_parallel_size"), 1);
+  s.cp = as_int(v, A("megatron.context_parallel_size"), 1);
+  s.ep = as_int(v, A("megatron.expert_model_parallel_size"), 1);
+  s.etp = v.is_null(A("megatron.expert_tensor_parallel_size")) ? s.tp : as_int(v, A("megatron.expert_tensor_parallel_size"), s.tp);
+  s.vpp = v.is_null(A("megatron.virtual_pipeline_model_parallel_size"))
+              ? 1
+              : as_int(v, A("megatron.virtual_pipeline_model_parallel_size"), 1);
+  s.sequence_parallel = v.boolean(A("megatron.sequence_parallel")).value_or(false) && s.tp > 1;
+  s.distributed_optimizer = v.boolean(A("megatron.use_distributed_optimizer")).value_or(true);
+  s.offload.params = v.boolean(A("megatron.param_offload")).value_or(false);
+  s.offload.grads = v.boolean(A("megatron.grad_offload")).value_or(false);
+  s.offload.optimizer = v.boolean(A("megatron.optimizer_offload")).value_or(false);
+  const std::string granularity = v.text(A("megatron.override_transformer_config.recompute_granularity")).value_or("");
+  s.recompute = granularity == "full" ? Recompute::full : granularity == "selective" ? Recompute::selective : Recompute::none;
+  s.recompute_method = v.text(A("megatron.override_transformer_config.recompute_method")).value_or("") == "block"
+                           ? RecomputeMethod::block
+                           : RecomputeMethod::uniform;
+  s.recompute_num_layers = as_int(v, A("megatron.override_transformer_config.recompute_num_layers"), 0);
+  s.first_stage_layers = as_int(v, A("megatron.override_transformer_config.num_layers_in_first_pipeline_stage"), 0);
+  s.last_stage_layers = as_int(v, A("megatron.override_transformer_config.num_layers_in_last_pipeline_stage"), 0);
+}
+
+void map_fsdp(const ConfigView& v, Strategy& s) {
+  s.backend = Backend::fsdp;
+  s.zero = ZeroStage::zero3;  // FSDP FULL_SHARD (verl fsdp_workers.py)
+  s.ulysses_sp = static_cast<int>(v.actor_sp());
+  const long long fsdp_size = v.integer(A("fsdp_config.fsdp_size")).value_or(-1);
+  s.fsdp_shard_size = fsdp_size > 0 && fsdp_size < v.n_gpus() ? static_cast<int>(fsdp_size) : 0;
+  s.offload.params = v.boolean(A("fsdp_config.param_offload")).value_or(false);
+  s.offload.optimizer = v.boolean(A("fsdp_config.optimizer_offload")).value_or(false);
+  s.recompute = v.boolean("actor_rollout_ref.model.enable_gradient_checkpointing").value_or(false) ? Recompute::full
+                                                                                                  : Recompute::none;
+}
+
+void map_rollout(const ConfigView& v, Workload& w) {
+  RlSettings& rl = w.rl;
+  rl.engine = v.text(R("name")).value_or("vllm") == "sglang" ? RolloutEngine::sglang : RolloutEngine::vllm;
+  rl.rollout_tp = as_int(v, R("tensor_model_parallel_size"), 1);
+  rl.n = as_int(v, R("n"), 1);
+  rl.prompt_len = v.integer(R("prompt_length")).value_or(v.integer("data.max_prompt_length").value_or(512));
+  rl.response_len = v.integer(R("response_length")).value_or(v.integer("data.max_response_length").value_or(512));
+  rl.gpu_memory_utilization = v.number(R("gpu_memory_utilization")).value_or(0.5);
+  rl.ppo_mini_batch = as_int(v, A("ppo_mini_batch_size"), 0);
+  rl.ppo_micro_batch_per_gpu = as_int(v, A("ppo_micro_batch_size_per_gpu"), 0);
+  rl.log_prob_micro_batch_per_gpu = as_int(v, R("log_prob_micro_batch_size_per_gpu"), 0);
+  rl.use_dynamic_bsz = v.dynamic_bsz();
+  rl.ppo_max_token_len_per_gpu = v.integer(A("ppo_max_token_len_per_gpu")).value_or(0);
+  rl.log_prob_max_token_len_per_gpu = v.integer(R("log_prob_max_token_len_per_gpu")).value_or(0);
+  rl.ppo_epochs = as_int(v, A("ppo_epochs"), 1);
+  rl.use_reference = v.uses_reference();
+  rl.use_critic = v.uses_critic();
+  rl.entropy_chunking = v.boolean(A("entropy_from_logits_with_chunking")).value_or(false) ||
+                        v.boolean(A("fsdp_config.entropy_from_logits_with_chunking")).value_or(false);
+  rl.free_cache_engine = v.boolean(R("free_cache_engine")).value_or(true);
+  rl.enforce_eager = v.boolean(R("enforce_eager")).value_or(false);
+  w.seq_len = rl.prompt_len + rl.response_len;
+}
+
+}  // namespace
+
+VerlJob verl_to_strategy(const ConfigNode& config) {
+  const ConfigView v(config, nullptr);
+  VerlJob job;
+  job.nnodes = as_int(v, "trainer.nnodes", 1);
+  job.gpus_per_node = as_int(v, "trainer.n_gpus_per_node", 8);
+  Strategy& s = job.strategy;
+  if (v.megatron()) {
+    map_megatron(v, s);
+  } else {
+    map_fsdp(v, s);
+  }
+  const long long model_parallel = std::int64_t{s.tp} * s.pp * s.cp;
+  s.dp = model_parallel > 0 ? static_cast<int>(v.n_gpus() / model_parallel) : 1;
+  s.micro_batch = std::max(1, as_int(v, A("ppo_micro_batch_size_per_gpu"), 1));
+  s.lora.rank = as_int(v, "actor_rollout_ref.model.lora_rank", 0);
+  Workload& w = job.workload;
+  w.kind = WorkloadKind::rl;
+  w.global_batch = v.integer("data.train_batch_size").value_or(0);
+  map_rollout(v, w);
+  if (const ConfigNode* path = find_path(config, "actor_rollout_ref.model.path")) job.model_path = path->text;
+  return job;
+}
+
+}  // namespace meshplan

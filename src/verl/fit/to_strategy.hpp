@@ -1,0 +1,23 @@
+#pragma once
+// The mapping from a resolved verl config to meshplan's Strategy + Workload (the contract the
+// cost model, the planner and the strategy rules share). Values a script left unknown fall back
+// to verl's defaults; `unknown_keys` lists them.
+#include <string>
+#include <vector>
+
+#include "strategy/strategy.hpp"
+#include "verl/hydra/config_node.hpp"
+
+namespace meshplan {
+
+struct VerlJob {
+  Strategy strategy;
+  Workload workload;
+  int nnodes = 1;
+  int gpus_per_node = 8;
+  std::string model_path;  ///< actor_rollout_ref.model.path as written (may hold $VARS)
+};
+
+VerlJob verl_to_strategy(const ConfigNode& config);
+
+}  // namespace meshplan

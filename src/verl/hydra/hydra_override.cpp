@@ -1,0 +1,216 @@
+#include "verl/hydra/hydra_override.hpp"
+
+#include <cctype>
+
+#include "core/text.hpp"
+#include "verl/hydra/hydra_value.hpp"
+
+namespace meshplan {
+namespace {
+
+bool valid_key(std::string_view key) {
+  if (key.empty() || key.front() == '.' || key.back() == '.') return false;
+  for (char c : key) {
+    if (!std::isalnum(static_cast<unsigned char>(c)) && c != '_' && c != '.' && c != '-' && c != '/' && c != '@') {
+      return false;
+    }
+  }
+  return key.find("..") == std::string_view::npos;
+}
+
+Finding hydra_finding(const Override& o, std::string rule, std::string message, std::vector<std::string> fix) {
+  Finding finding;
+  finding.severity = Severity::error;
+  finding.rule = std::move(rule);
+  finding.keys = {o.key};
+  finding.value = o.has_value ? o.value.to_text() : "";
+  finding.message = std::move(message);
+  finding.fix = std::move(fix);
+  finding.location = o.location;
+  return finding;
+}
+
+std::string value_part(const Override& o) {
+  const std::size_t eq = o.text.find('=');
+  return eq == std::string::npos ? "" : o.text.substr(eq + 1);
+}
+
+// Merges `value` into `target` as OmegaConf.update(merge=True) does for dicts.
+void merge_into(ConfigNode& target, const ConfigNode& value) {
+  if (target.is_map() && value.is_map()) {
+    for (const auto& [name, child] : value.entries) {
+      ConfigNode* existing = target.child(name);
+      if (existing != nullptr) {
+        merge_into(*existing, child);
+      } else {
+        target.set_child(name, child);
+      }
+    }
+    target.origin = value.origin;
+    return;
+  }
+  target = value;
+}
+
+void stamp_origin(ConfigNode& node, const SourceLocation& where) {
+  node.origin = where;
+  for (auto& item : node.items) stamp_origin(item, where);
+  for (auto& [name, child] : node.entries) stamp_origin(child, where);
+}
+
+}  // namespace
+
+Result<Override> parse_override(std::string_view word, const SourceLocation& where,
+                                const std::optional<std::string>& unknown_reason) {
+  Override o;
+  o.text = std::string(word);
+  o.location = where;
+  std::string_view rest = word;
+  if (rest.rfind("++", 0) == 0) {
+    o.kind = OverrideKind::force;
+    rest.remove_prefix(2);
+  } else if (rest.rfind("+", 0) == 0) {
+    o.kind = OverrideKind::add;
+    rest.remove_prefix(1);
+  } else if (rest.rfind("~", 0) == 0) {
+    o.kind = OverrideKind::remove;
+    rest.remove_prefix(1);
+  }
+  const std::size_t eq = rest.find('=');
+  o.key = std::string(rest.substr(0, eq));
+  if (!valid_key(o.key)) {
+    return Error{where.file, where.line, o.key, "'" + o.text + "' is not a Hydra override (expected key=value)"};
+  }
+  if (eq == std::string_view::npos) {
+    if (o.kind != OverrideKind::remove) {
+      return Error{where.file, where.line, o.key, "'" + o.text + "' has no '=': Hydra overrides are key=value"};
+    }
+    return o;
+  }
+  o.has_value = true;
+  if (unknown_reason) {
+    o.value = ConfigNode::make_unknown(*unknown_reason);
+  } else {
+    auto value = parse_override_value(rest.substr(eq + 1));
+    if (!value.ok()) return Error{where.file, where.line, o.key, value.error().message};
+    o.value = std::move(value.value());
+  }
+  stamp_origin(o.value, where);
+  return o;
+}
+
+std::optional<std::string> nearest_config_key(const ConfigNode& root, std::string_view dotted) {
+  const std::vector<std::string> parts = split_key(dotted);
+  // First a sibling of the deepest existing parent, then any key of the whole config.
+  const ConfigNode* parent = &root;
+  std::string prefix;
+  std::size_t depth = 0;
+  while (depth + 1 < parts.size()) {
+    const ConfigNode* next = parent->child(parts[depth]);
+    if (next == nullptr || !next->is_map()) break;
+    parent = next;
+    prefix += parts[depth] + ".";
+    ++depth;
+  }
+  std::vector<std::string> siblings;
+  for (const auto& entry : parent->entries) siblings.push_back(entry.first);
+  if (auto near = nearest_match(parts[depth], siblings)) {
+    std::string suggestion = prefix + *near;
+    for (std::size_t i = depth + 1; i < parts.size(); ++i) suggestion += "." + parts[i];
+    if (find_path(root, suggestion) != nullptr) return suggestion;
+    return prefix + *near;
+  }
+  // Elsewhere in the config: a key whose last part is (nearly) the same, e.g. fsdp_size under
+  // fsdp_config; the closest full path among those.
+  const std::vector<std::string> all = leaf_keys(root);
+  std::vector<std::string> leaves;
+  for (const std::string& key : all) leaves.push_back(key.substr(key.rfind('.') + 1));
+  const auto leaf = nearest_match(parts.back(), leaves);
+  if (!leaf) return std::nullopt;
+  std::optional<std::string> best;
+  std::size_t best_distance = std::string::npos;
+  for (std::size_t i = 0; i < all.size(); ++i) {
+    if (leaves[i] != *leaf) continue;
+    const std::size_t distance = edit_distance(dotted, all[i]);
+    if (distance < best_distance) {
+      best_distance = distance;
+      best = all[i];
+    }
+  }
+  return best;
+}
+
+std::optional<Finding> apply_override(ConfigNode& root, const Override& o) {
+  const std::vector<std::string> parts = split_key(o.key);
+  const bool creates = o.kind == OverrideKind::add || o.kind == OverrideKind::force;
+  ConfigNode* parent = &root;
+  bool parent_reached = true;
+  for (std::size_t i = 0; i + 1 < parts.size() && parent_reached; ++i) {
+    ConfigNode* next = parent->child(parts[i]);
+    if (next == nullptr && creates) next = &parent->set_child(parts[i], ConfigNode::make_map());
+    if (next != nullptr && next->kind == NodeKind::null && creates) *next = ConfigNode::make_map();
+    if (next == nullptr || !next->is_map()) {
+      parent_reached = false;
+    } else {
+      parent = next;
+    }
+  }
+  const std::string& leaf = parts.back();
+  ConfigNode* existing = parent_reached ? parent->child(leaf) : nullptr;
+  switch (o.kind) {
+    case OverrideKind::assign: {
+      if (existing != nullptr) {
+        merge_into(*existing, o.value);
+        return std::nullopt;
+      }
+      // A section with `_target_` is instantiated as a class: adding a key with '+' would only
+      // move the failure there, so '+' is offered for plain dicts only.
+      const bool instantiated = parent_reached && parent->child("_target_") != nullptr;
+      std::vector<std::string> fix;
+      if (!instantiated) fix.push_back("+" + o.text);
+      std::string message = "'" + o.key + "' is not in verl's config: Hydra (struct mode) stops before verl starts "
+                            "(\"Could not override '" + o.key + "'. Key '" + leaf + "' is not in struct\")";
+      if (auto near = nearest_config_key(root, o.key)) {
+        message += "; did you mean '" + *near + "'?";
+        fix.insert(fix.begin(), *near + "=" + value_part(o));
+      } else if (instantiated) {
+        message += "; its section is built as " + parent->child("_target_")->text + ", which has no such field";
+      } else {
+        message += "; to add a new key use +" + o.key + "=...";
+      }
+      return hydra_finding(o, "hydra.unknown-key", message, fix);
+    }
+    case OverrideKind::add:
+      // Hydra 1.3 (_apply_overrides_to_config): '+' may set a key whose value is null, or merge
+      // a dict/list into it; only a non-null existing value is an error.
+      if (existing != nullptr && existing->kind != NodeKind::null && !o.value.is_map() &&
+          o.value.kind != NodeKind::list) {
+        return hydra_finding(o, "hydra.append-existing",
+                             "'" + o.key + "' already exists: Hydra stops before verl starts (\"Could not append to "
+                             "config. An item is already at '" + o.key + "'\"); drop the '+' or use '++'",
+                             {o.text.substr(1)});
+      }
+      [[fallthrough]];
+    case OverrideKind::force:
+      if (!parent_reached) {
+        return hydra_finding(o, "hydra.not-a-dict", "cannot add '" + o.key + "': a parent of it is not a dict", {});
+      }
+      if (existing != nullptr) {
+        merge_into(*existing, o.value);
+      } else {
+        parent->set_child(leaf, o.value);
+      }
+      return std::nullopt;
+    case OverrideKind::remove:
+      if (existing == nullptr) {
+        return hydra_finding(o, "hydra.delete-missing",
+                             "cannot delete '" + o.key + "': Hydra stops before verl starts (\"Could not delete "
+                             "from config. '" + o.key + "' does not exist.\")", {});
+      }
+      parent->remove_child(leaf);
+      return std::nullopt;
+  }
+  return std::nullopt;
+}
+
+}  // namespace meshplan

@@ -1,0 +1,51 @@
+#pragma once
+// Reading a verl launch end to end: shell script and/or YAML config and/or override lines ->
+// Hydra composition over verl's base config (struct mode) -> OmegaConf resolution. The result
+// is the config verl's TaskRunner would see, plus every finding met on the way. Also used by
+// `diagnose --config`.
+#include <map>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "core/result.hpp"
+#include "verl/hydra/config_node.hpp"
+#include "verl/shell/launch.hpp"
+
+namespace meshplan {
+
+struct InputText {
+  std::string file_name;
+  std::string text;
+};
+
+struct VerlReadOptions {
+  std::optional<std::string> config_name;           ///< --config-name (wins over the script's)
+  std::map<std::string, std::string> config_texts;   ///< --verl-config DIR: config name -> YAML text
+  std::vector<std::string> set_overrides;            ///< --set key=value, applied last
+  std::map<std::string, std::string> environment;    ///< --env VAR=value, set before the script
+  int launch_index = 0;  ///< which verl launch of the scripts (in order) to compose: one per branch of an if
+};
+
+struct VerlLaunch {
+  std::string config_name;          ///< ppo_trainer | ppo_megatron_trainer | a user's config
+  ConfigNode config;                ///< composed and resolved
+  std::vector<Finding> findings;    ///< shell.*, hydra.*, config.* findings
+  std::vector<Launch> megatron;     ///< Megatron-LM launches found in the scripts
+  std::map<std::string, ShellArgument> environment;  ///< exported variables at the verl launch
+  std::map<std::string, SourceLocation> set_at;      ///< override key -> where it was written
+  SourceLocation location;          ///< the verl launch command (or the first input)
+  bool has_verl_launch = false;
+  int verl_launch_count = 0;        ///< verl launches in the scripts; read again with launch_index for each
+};
+
+/// Reads the inputs in order (YAML configs merge, scripts and override lines apply their
+/// overrides; --set last). Errors (exit 2) only for unusable input: unreadable YAML, no
+/// launch, a config name that is not available.
+Result<VerlLaunch> read_verl_launch(const std::vector<InputText>& inputs, const VerlReadOptions& options);
+
+/// Convenience for one script.
+Result<VerlLaunch> read_verl_launch(std::string_view text, const std::string& file_name,
+                                    const VerlReadOptions& options = {});
+
+}  // namespace meshplan

@@ -1,0 +1,129 @@
+#include "verl/rules/megatron_arguments.hpp"
+
+#include <fmt/format.h>
+
+#include <map>
+
+#include "strategy/pipeline_split.hpp"
+
+namespace meshplan {
+namespace {
+
+struct MegatronArgs {
+  std::map<std::string, ShellArgument> values;  ///< "--flag" -> value ("" for a bare flag)
+
+  std::optional<long long> integer(const std::string& flag) const {
+    const auto it = values.find(flag);
+    if (it == values.end() || it->second.unknown) return std::nullopt;
+    try {
+      std::size_t used = 0;
+      const long long value = std::stoll(it->second.text, &used);
+      if (used == it->second.text.size()) return value;
+    } catch (const std::exception&) {
+    }
+    return std::nullopt;
+  }
+  bool has(const std::string& flag) const { return values.count(flag) > 0; }
+  SourceLocation where(const std::string& flag) const {
+    const auto it = values.find(flag);
+    return it == values.end() ? SourceLocation{} : it->second.location;
+  }
+};
+
+MegatronArgs parse(const Launch& launch) {
+  MegatronArgs args;
+  for (std::size_t i = 0; i < launch.arguments.size(); ++i) {
+    const ShellArgument& arg = launch.arguments[i];
+    if (arg.text.rfind("--", 0) != 0) continue;
+    const std::size_t eq = arg.text.find('=');
+    if (eq != std::string::npos) {
+      args.values[arg.text.substr(0, eq)] = ShellArgument{arg.text.substr(eq + 1), arg.unknown, arg.location};
+    } else if (i + 1 < launch.arguments.size() && launch.arguments[i + 1].text.rfind("--", 0) != 0) {
+      args.values[arg.text] = launch.arguments[++i];
+    } else {
+      args.values[arg.text] = ShellArgument{"", std::nullopt, arg.location};
+    }
+  }
+  return args;
+}
+
+void divides(const MegatronArgs& args, std::vector<Finding>& out, const std::string& rule, const std::string& count_flag,
+             const std::string& size_flag, const std::string& what) {
+  const auto count = args.integer(count_flag);
+  const auto size = args.integer(size_flag);
+  if (!count || !size || *size <= 1 || *count % *size == 0) return;
+  Finding finding;
+  finding.severity = Severity::error;
+  finding.rule = rule;
+  finding.keys = {count_flag, size_flag};
+  finding.value = std::to_string(*size);
+  finding.message = fmt::format("{} {} = {} is not divisible by {} = {}: Megatron-LM stops in validate_args / "
+                                "TransformerConfig before training",
+                                what, count_flag, *count, size_flag, *size);
+  finding.location = args.where(size_flag);
+  out.push_back(std::move(finding));
+}
+
+// A finding about flags, located at the first flag that was given.
+Finding flag_finding(const MegatronArgs& args, Severity severity, const std::string& rule,
+                     std::vector<std::string> flags, const std::string& message) {
+  Finding finding;
+  finding.severity = severity;
+  finding.rule = rule;
+  finding.location = args.where(flags.front());
+  finding.keys = std::move(flags);
+  finding.message = message;
+  return finding;
+}
+
+// An uneven split: the stages without their own count share the rest evenly
+// (strategy/pipeline_split.hpp mirrors Megatron-core's arithmetic).
+void uneven_pipeline(const MegatronArgs& args, std::vector<Finding>& out) {
+  const auto layers = args.integer("--num-layers");
+  const auto pp = args.integer("--pipeline-model-parallel-size");
+  if (!layers || !pp) return;
+  Strategy strategy;
+  strategy.pp = static_cast<int>(*pp);
+  strategy.first_stage_layers = static_cast<int>(args.integer("--decoder-first-pipeline-num-layers").value_or(0));
+  strategy.last_stage_layers = static_cast<int>(args.integer("--decoder-last-pipeline-num-layers").value_or(0));
+  if (stage_layer_counts(*layers, strategy)) return;
+  out.push_back(flag_finding(
+      args, Severity::error, "megatron.pp-layers",
+      {"--decoder-first-pipeline-num-layers", "--decoder-last-pipeline-num-layers", "--num-layers",
+       "--pipeline-model-parallel-size"},
+      fmt::format("--num-layers {} minus first stage {} and last stage {} cannot be shared evenly by the other "
+                  "pipeline stages of --pipeline-model-parallel-size {}: Megatron-core's TransformerConfig stops "
+                  "before training",
+                  *layers, strategy.first_stage_layers, strategy.last_stage_layers, *pp)));
+}
+
+}  // namespace
+
+std::vector<Finding> check_megatron_arguments(const Launch& launch) {
+  const MegatronArgs args = parse(launch);
+  std::vector<Finding> out;
+  divides(args, out, "megatron.tp-heads", "--num-attention-heads", "--tensor-model-parallel-size", "attention heads");
+  divides(args, out, "megatron.tp-query-groups", "--num-query-groups", "--tensor-model-parallel-size", "query groups");
+  if (args.has("--decoder-first-pipeline-num-layers") || args.has("--decoder-last-pipeline-num-layers")) {
+    uneven_pipeline(args, out);
+  } else {
+    divides(args, out, "megatron.pp-layers", "--num-layers", "--pipeline-model-parallel-size", "layers");
+  }
+  divides(args, out, "megatron.ep-experts", "--num-experts", "--expert-model-parallel-size", "experts");
+  divides(args, out, "megatron.global-batch-micro", "--global-batch-size", "--micro-batch-size", "global batch");
+  const bool interleaved =
+      args.has("--num-layers-per-virtual-pipeline-stage") || args.has("--virtual-pipeline-model-parallel-size");
+  if (interleaved && args.integer("--pipeline-model-parallel-size").value_or(1) <= 1) {
+    out.push_back(flag_finding(args, Severity::error, "megatron.vpp-needs-pp",
+                               {"--virtual-pipeline-model-parallel-size", "--pipeline-model-parallel-size"},
+                               "pipeline-model-parallel size should be greater than 1 with interleaved schedule"));
+  }
+  if (args.has("--sequence-parallel") && args.integer("--tensor-model-parallel-size").value_or(1) <= 1) {
+    out.push_back(flag_finding(args, Severity::warning, "megatron.sequence-parallel-tp1",
+                               {"--sequence-parallel", "--tensor-model-parallel-size"},
+                               "--sequence-parallel with tensor parallel size 1 does nothing (Megatron-LM turns it off)"));
+  }
+  return out;
+}
+
+}  // namespace meshplan

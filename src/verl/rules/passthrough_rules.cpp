@@ -1,0 +1,195 @@
+#include "verl/rules/passthrough_rules.hpp"
+
+#include <nlohmann/json.hpp>
+
+#include <array>
+
+#include "core/text.hpp"
+#include "verl/schema/embedded_json.hpp"
+
+namespace meshplan {
+namespace {
+
+// A dictionary verl hands to a library's dataclass as keyword arguments, and that dataclass's
+// fields: name -> type (data/verl/megatron_core_fields.json, one version), or name -> {"type", "since"?,
+// "until"?} over the ordered versions read (data/verl/engine_args.json).
+struct FieldTable {
+  const nlohmann::json& fields;
+  const nlohmann::json* versions;  ///< [{"label", ...}] oldest first; null for a one-version table
+  std::string dataclass;           ///< short name, e.g. "TransformerConfig"
+  std::string library;             ///< e.g. "Megatron-core's TransformerConfig"
+  std::string versions_read;       ///< e.g. "megatron-core 0.20.0", "v0.8.5..v0.12.0"
+  std::string consequence;         ///< what happens when verl passes an unknown name
+  std::string unknown_rule;
+  bool command_line = false;  ///< passed as a command line (vLLM), not as keyword arguments
+};
+
+struct Dictionary {
+  std::string_view suffix;  ///< key under the section
+  std::string_view table;   ///< table in megatron_core_fields.json
+  std::string_view dataclass;
+};
+
+constexpr std::array<Dictionary, 3> kDictionaries = {{
+    {"megatron.override_transformer_config", "transformer_config", "TransformerConfig"},
+    {"optim.override_optimizer_config", "optimizer_config", "OptimizerConfig"},
+    {"megatron.override_ddp_config", "ddp_config", "DistributedDataParallelConfig"},
+}};
+constexpr std::array<std::string_view, 3> kSections = {"actor_rollout_ref.actor.", "actor_rollout_ref.ref.",
+                                                       "critic."};
+constexpr std::string_view kEngineKwargs = "actor_rollout_ref.rollout.engine_kwargs";
+
+// Field types: bool, int, float, str, list, dict, any; a trailing '?' also allows null.
+bool type_matches(const std::string& type, const ConfigNode& value) {
+  const bool nullable = !type.empty() && type.back() == '?';
+  const std::string base = nullable ? type.substr(0, type.size() - 1) : type;
+  if (value.kind == NodeKind::null) return nullable || base == "any";
+  if (value.kind == NodeKind::unknown || base == "any") return true;
+  if (base == "bool") return value.kind == NodeKind::boolean;
+  if (base == "int") return value.kind == NodeKind::integer;
+  if (base == "float") return value.is_number();
+  if (base == "str") return value.kind == NodeKind::string;
+  if (base == "list") return value.kind == NodeKind::list;
+  if (base == "dict") return value.is_map();
+  return true;
+}
+
+// verl turns engine_kwargs.vllm into `vllm serve`'s command line (build_cli_args_from_config in
+// verl/workers/rollout/vllm_rollout/utils.py): a None is dropped and a list becomes the values of one
+// nargs option, so there null always passes and one value passes for a list.
+bool value_fits(const std::string& type, const ConfigNode& value, bool command_line) {
+  if (command_line && (value.kind == NodeKind::null || ((type == "list" || type == "list?") &&
+                                                        value.kind != NodeKind::list && !value.is_map()))) {
+    return true;
+  }
+  return type_matches(type, value);
+}
+
+// The type of a field entry; a field of several versions has the type of the newest version that has it.
+std::string field_type(const nlohmann::json& entry) {
+  return entry.is_string() ? entry.get<std::string>() : entry.value("type", "any");
+}
+
+std::size_t version_index(const nlohmann::json& versions, const std::string& label) {
+  for (std::size_t i = 0; i < versions.size(); ++i) {
+    if (versions[i].value("label", "") == label) return i;
+  }
+  return versions.size();
+}
+
+// For a field that only some of the versions read have: "v0.4.6.post5..v0.5.6 only, not in
+// main@001067ff or newer"; empty when every version read has it.
+std::string version_limits(const nlohmann::json& entry, const nlohmann::json* versions) {
+  if (versions == nullptr || versions->empty() || !entry.is_object()) return "";
+  const std::string since = entry.value("since", ""), until = entry.value("until", "");
+  if (since.empty() && until.empty()) return "";
+  const std::size_t first = since.empty() ? 0 : version_index(*versions, since);
+  const std::size_t last = until.empty() ? versions->size() - 1 : version_index(*versions, until);
+  if (first >= versions->size() || last >= versions->size()) return "";
+  auto label = [&](std::size_t i) { return (*versions)[i].value("label", ""); };
+  std::string text = first == last ? label(first) : label(first) + ".." + label(last);
+  text += " only, not in ";
+  if (first > 0) text += label(first - 1) + " or older";
+  if (first > 0 && last + 1 < versions->size()) text += " nor ";
+  if (last + 1 < versions->size()) text += label(last + 1) + " or newer";
+  return text;
+}
+
+std::string describe_type(const std::string& type) {
+  return !type.empty() && type.back() == '?' ? type.substr(0, type.size() - 1) + " or null" : type;
+}
+
+// Every entry of the dictionary at `key` must be a field of `table`, with a value of its type.
+void check_fields(const ConfigNode& dictionary, const std::string& key, const FieldTable& table,
+                  std::vector<Finding>& out) {
+  std::vector<std::string> names;
+  for (const auto& [name, unused] : table.fields.items()) names.push_back(name);
+  for (const auto& [field, value] : dictionary.entries) {
+    Finding finding;
+    finding.severity = Severity::error;
+    finding.keys = {key + "." + field};
+    finding.value = value.to_text();
+    finding.location = value.origin;
+    if (!table.fields.contains(field)) {
+      finding.rule = table.unknown_rule;
+      finding.message = "'" + field + "' is not a field of " + table.library + " (" + table.versions_read +
+                        "): " + table.consequence;
+      finding.fix = {"~" + key + "." + field};
+      if (auto near = nearest_match(field, names)) {
+        finding.message += "; did you mean '" + *near + "'?";
+        // Offer the rename only when the value suits the field it would become.
+        if (value_fits(field_type(table.fields[*near]), value, table.command_line)) {
+          finding.fix.insert(finding.fix.begin(), "+" + key + "." + *near + "=" + value.to_text());
+        }
+      }
+      out.push_back(std::move(finding));
+    } else if (const std::string type = field_type(table.fields[field]);
+               !value_fits(type, value, table.command_line)) {
+      finding.rule = "passthrough.field-type";
+      finding.message = "'" + field + "' of " + table.dataclass + " is " + describe_type(type) + ", not '" +
+                        value.to_text() + "'";
+      out.push_back(std::move(finding));
+    } else if (const std::string limits = version_limits(table.fields[field], table.versions);
+               !limits.empty()) {
+      // Right for some versions of the library: a false error on a working launch is worse than a
+      // missed one, so this only informs.
+      finding.severity = Severity::info;
+      finding.rule = table.unknown_rule + "-version";
+      finding.message = "'" + field + "' is a field of " + table.library + " " + limits +
+                        ": on a version without it, " + table.consequence;
+      out.push_back(std::move(finding));
+    }
+  }
+}
+
+void check_megatron_dictionaries(const VerlLaunch& launch, std::vector<Finding>& out) {
+  const nlohmann::json& megatron = embedded_json("verl/megatron_core_fields.json");
+  const std::string version = megatron.value("megatron_core_version", "?");
+  for (std::string_view section : kSections) {
+    for (const Dictionary& dictionary : kDictionaries) {
+      const std::string key = std::string(section) + std::string(dictionary.suffix);
+      const ConfigNode* node = find_path(launch.config, key);
+      if (node == nullptr || !node->is_map() || !megatron.contains(dictionary.table)) continue;
+      const std::string dataclass(dictionary.dataclass);
+      check_fields(*node, key,
+                   {megatron[std::string(dictionary.table)], nullptr, dataclass,
+                    "Megatron-core's " + dataclass, "megatron-core " + version,
+                    "building it in the Megatron worker fails with TypeError: unexpected keyword argument",
+                    "passthrough.unknown-field", false},
+                   out);
+    }
+  }
+}
+
+// rollout.engine_kwargs.<engine>: verl passes these to the engine (`vllm serve`'s command line, SGLang's
+// ServerArgs; data/verl/engine_args.json, read at several releases); a name that no
+// release read has is an error, one that only some have is an info; engines without a table are not checked.
+void check_engine_kwargs(const VerlLaunch& launch, std::vector<Finding>& out) {
+  const ConfigNode* kwargs = find_path(launch.config, kEngineKwargs);
+  if (kwargs == nullptr || !kwargs->is_map()) return;
+  const nlohmann::json& engines = embedded_json("verl/engine_args.json");
+  for (const auto& [engine, arguments] : kwargs->entries) {
+    if (!engines.contains(engine) || !arguments.is_map()) continue;
+    const nlohmann::json& table = engines[engine];
+    const nlohmann::json& versions = table["versions"];
+    const std::string versions_read =
+        versions.empty() ? "?"
+                         : versions.front().value("label", "?") + ".." + versions.back().value("label", "?");
+    check_fields(arguments, std::string(kEngineKwargs) + "." + engine,
+                 {table["arguments"], &versions, table.value("dataclass", "?"), table.value("library", "?"),
+                  versions_read, "the rollout server fails when it starts inside the rollout worker",
+                  "passthrough.engine-argument", table.value("passed_as", "") == "command line"},
+                 out);
+  }
+}
+
+}  // namespace
+
+std::vector<Finding> check_passthrough_dictionaries(const VerlLaunch& launch) {
+  std::vector<Finding> out;
+  check_engine_kwargs(launch, out);
+  check_megatron_dictionaries(launch, out);
+  return out;
+}
+
+}  // namespace meshplan

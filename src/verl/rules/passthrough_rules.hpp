@@ -1,0 +1,22 @@
+#pragma once
+// Free-form dictionaries verl passes through to other libraries, checked against the field
+// tables of those libraries (data/verl/megatron_core_fields.json, data/verl/engine_args.json), and
+// the environment variables NCCL / PyTorch / CUDA / vLLM / Megatron read (data/verl/env_vars.json).
+#include <vector>
+
+#include "verl/hydra/verl_launch.hpp"
+
+namespace meshplan {
+
+/// megatron.override_transformer_config, optim.override_optimizer_config and
+/// megatron.override_ddp_config (actor, ref, critic) vs Megatron-core's dataclass fields, and
+/// rollout.engine_kwargs.vllm / .sglang vs `vllm serve`'s options / SGLang's ServerArgs read at the
+/// releases verl supports: unknown names and wrongly typed values are errors; for the engines, a
+/// name that only some of the releases read have is an info naming them.
+std::vector<Finding> check_passthrough_dictionaries(const VerlLaunch& launch);
+
+/// Exported variables of the checked families: unknown -> warning, malformed -> error
+/// (implemented in verl/env_rules.cpp).
+std::vector<Finding> check_environment(const std::map<std::string, ShellArgument>& environment);
+
+}  // namespace meshplan

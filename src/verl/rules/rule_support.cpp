@@ -1,0 +1,137 @@
+#include "verl/rules/rule_support.hpp"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+
+#include "core/text.hpp"
+
+namespace meshplan {
+
+const ConfigNode* ConfigView::leaf(std::string_view key) const {
+  const ConfigNode* node = find_path(config_, key);
+  if (node != nullptr && node->kind == NodeKind::unknown && unknown_key_.empty()) unknown_key_ = std::string(key);
+  return node;
+}
+
+std::optional<long long> ConfigView::integer(std::string_view key) const {
+  const ConfigNode* node = leaf(key);
+  if (node == nullptr) return std::nullopt;
+  if (node->kind == NodeKind::integer) return node->integer;
+  if (node->kind == NodeKind::floating && node->floating == static_cast<double>(static_cast<long long>(node->floating))) {
+    return static_cast<long long>(node->floating);
+  }
+  return std::nullopt;
+}
+
+std::optional<double> ConfigView::number(std::string_view key) const {
+  const ConfigNode* node = leaf(key);
+  if (node == nullptr || !node->is_number()) return std::nullopt;
+  return node->as_double();
+}
+
+std::optional<bool> ConfigView::boolean(std::string_view key) const {
+  const ConfigNode* node = leaf(key);
+  if (node == nullptr) return std::nullopt;
+  if (node->kind == NodeKind::null) return false;
+  if (node->kind == NodeKind::boolean) return node->boolean;
+  return std::nullopt;
+}
+
+std::optional<std::string> ConfigView::text(std::string_view key) const {
+  const ConfigNode* node = leaf(key);
+  if (node == nullptr || node->kind == NodeKind::unknown || node->kind == NodeKind::null) return std::nullopt;
+  return node->kind == NodeKind::string ? node->text : node->to_text();
+}
+
+bool ConfigView::is_null(std::string_view key) const {
+  const ConfigNode* node = leaf(key);
+  return node == nullptr || node->kind == NodeKind::null;
+}
+
+bool ConfigView::megatron() const { return text(A("strategy")).value_or("") == "megatron"; }
+
+long long ConfigView::n_gpus() const {
+  return integer("trainer.nnodes").value_or(0) * integer("trainer.n_gpus_per_node").value_or(0);
+}
+
+long long ConfigView::model_parallel() const {
+  if (!megatron()) return 1;
+  return integer(A("megatron.tensor_model_parallel_size")).value_or(1) *
+         integer(A("megatron.pipeline_model_parallel_size")).value_or(1) *
+         integer(A("megatron.context_parallel_size")).value_or(1);
+}
+
+long long ConfigView::actor_sp() const {
+  if (megatron()) return 1;
+  return std::max(1LL, integer(A("ulysses_sequence_parallel_size")).value_or(1));
+}
+
+long long ConfigView::actor_dp() const {
+  const long long divisor = megatron() ? model_parallel() : actor_sp();
+  return divisor > 0 ? n_gpus() / divisor : 0;
+}
+
+bool ConfigView::dynamic_bsz() const { return boolean(A("use_dynamic_bsz")).value_or(false); }
+
+bool ConfigView::uses_reference() const {
+  return boolean("algorithm.use_kl_in_reward").value_or(false) || boolean(A("use_kl_loss")).value_or(false);
+}
+
+bool ConfigView::uses_critic() const {
+  // verl/trainer/ppo/utils.py: need_critic
+  if (!is_null("critic.enable")) return boolean("critic.enable").value_or(false);
+  return text("algorithm.adv_estimator").value_or("") == "gae";
+}
+
+long long ConfigView::sequence_width() const {
+  return integer(R("prompt_length")).value_or(0) + integer(R("response_length")).value_or(0);
+}
+
+std::optional<RuleHit> one_of(const ConfigView& v, const std::string& key, std::span<const std::string_view> allowed,
+                              const std::string& what, std::string_view when) {
+  const ConfigNode* node = v.node(key);
+  if (node == nullptr || node->kind == NodeKind::null) return std::nullopt;
+  const auto value = v.text(key);
+  if (!value || std::find(allowed.begin(), allowed.end(), *value) != allowed.end()) return std::nullopt;
+  std::vector<std::string> names(allowed.begin(), allowed.end());
+  std::string list;
+  for (const auto& name : names) list += (list.empty() ? "" : ", ") + name;
+  RuleHit hit{*value, fmt::format("{} '{}' is not one of {{{}}}; {}", what, *value, list, when), {}};
+  if (auto near = nearest_match(*value, names)) hit.fix = {key + "=" + *near};
+  return hit;
+}
+
+std::optional<RuleHit> exactly_one_of(const ConfigView& v, const std::string& section, const std::string& global_key,
+                                      const std::string& per_gpu_key, const std::string& label, std::string_view when) {
+  const bool global_set = !v.is_null(section + global_key);
+  const bool per_gpu_set = !v.is_null(section + per_gpu_key);
+  if (global_set && per_gpu_set) {
+    return RuleHit{v.text(section + global_key).value_or("?"),
+                   fmt::format("[{}] You have set both '{}' AND '{}' (the former is deprecated); {}", label,
+                               section + global_key, section + per_gpu_key, when),
+                   {section + global_key + "=null",
+                    section + per_gpu_key + "=" + v.text(section + per_gpu_key).value_or("1")}};
+  }
+  if (!global_set && !per_gpu_set) {
+    return RuleHit{"null",
+                   fmt::format("[{}] Please set at least one of '{}' or '{}'; {}", label, section + global_key,
+                               section + per_gpu_key, when),
+                   {section + per_gpu_key + "=1"}};
+  }
+  return std::nullopt;
+}
+
+long long ConfigView::rollout_world() const {
+  return integer(R("tensor_model_parallel_size")).value_or(1) * integer(R("data_parallel_size")).value_or(1) *
+         integer(R("pipeline_model_parallel_size")).value_or(1);
+}
+
+bool ConfigView::megatron_critic() const { return uses_critic() && text("critic.strategy").value_or("") == "megatron"; }
+
+long long round_up_to_multiple(long long value, long long multiple) {
+  if (multiple <= 0) return value;
+  return ((value + multiple - 1) / multiple) * multiple;
+}
+
+}  // namespace meshplan

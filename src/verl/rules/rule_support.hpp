@@ -1,0 +1,100 @@
+#pragma once
+// What a verl rule sees: typed reads of the resolved config that remember when a value was not
+// known statically (the rule is then skipped with an info finding), and the model if known.
+#include <optional>
+#include <span>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "model/model_spec.hpp"
+#include "verl/hydra/config_node.hpp"
+
+namespace meshplan {
+
+class ConfigView {
+ public:
+  ConfigView(const ConfigNode& config, const ModelSpec* model) : config_(config), model_(model) {}
+
+  std::optional<long long> integer(std::string_view key) const;
+  std::optional<double> number(std::string_view key) const;
+  std::optional<bool> boolean(std::string_view key) const;  ///< null reads as false
+  std::optional<std::string> text(std::string_view key) const;
+  bool is_null(std::string_view key) const;  ///< missing or null
+  const ConfigNode* node(std::string_view key) const { return find_path(config_, key); }
+  const ModelSpec* model() const { return model_; }
+
+  // Derived quantities (verl-rules.md notation).
+  bool megatron() const;                    ///< A.strategy == megatron
+  long long n_gpus() const;                 ///< N = nnodes * n_gpus_per_node (0 if unknown)
+  long long model_parallel() const;         ///< TP * PP * CP (Megatron), 1 otherwise
+  long long actor_sp() const;               ///< Ulysses SP (FSDP), 1 for Megatron
+  long long actor_dp() const;               ///< N / (TP*PP*CP) or N / sp
+  bool dynamic_bsz() const;
+  bool uses_reference() const;              ///< use_kl_in_reward or use_kl_loss
+  bool uses_critic() const;                 ///< critic.enable, else adv_estimator == gae
+  long long sequence_width() const;         ///< rollout prompt_length + response_length
+  long long rollout_world() const;          ///< one rollout replica: R.TP * R.DP * R.PP
+  bool megatron_critic() const;             ///< a critic is used and its strategy is megatron
+
+  /// The first key whose value was unknown since the last reset ("" when none).
+  const std::string& unknown_key() const { return unknown_key_; }
+  void reset_unknown() const { unknown_key_.clear(); }
+
+ private:
+  const ConfigNode* leaf(std::string_view key) const;
+  const ConfigNode& config_;
+  const ModelSpec* model_;
+  mutable std::string unknown_key_;
+};
+
+/// A rule's verdict: what was found, what verl would do, and the override lines that fix it.
+struct RuleHit {
+  std::string value;
+  std::string message;
+  std::vector<std::string> fix;
+};
+
+using RuleCheck = std::optional<RuleHit> (*)(const ConfigView&);
+
+struct VerlRule {
+  std::string_view id;
+  Severity severity;
+  std::vector<std::string_view> keys;
+  RuleCheck check;
+  bool needs_model = false;
+};
+
+const std::vector<VerlRule>& batch_rules();
+const std::vector<VerlRule>& layout_rules();
+const std::vector<VerlRule>& option_rules();
+const std::vector<VerlRule>& role_rules();
+const std::vector<VerlRule>& megatron_rules();
+const std::vector<VerlRule>& dispatch_rules();
+const std::vector<VerlRule>& feature_rules();
+
+inline constexpr const char* kA = "actor_rollout_ref.actor.";
+inline constexpr const char* kR = "actor_rollout_ref.rollout.";
+inline constexpr const char* kRef = "actor_rollout_ref.ref.";
+
+/// "actor_rollout_ref.actor." + suffix.
+inline std::string A(std::string_view suffix) { return std::string(kA) + std::string(suffix); }
+inline std::string R(std::string_view suffix) { return std::string(kR) + std::string(suffix); }
+inline std::string REF(std::string_view suffix) { return std::string(kRef) + std::string(suffix); }
+
+inline constexpr const char* kAtStartUp = "would fail at start-up (validate_config / dataclass __post_init__)";
+
+/// The value of `key` when it is set (not null) and not one of `allowed`: "<what> '<value>' is not
+/// one of {...}; <when>", with the nearest allowed name as fix.
+std::optional<RuleHit> one_of(const ConfigView& v, const std::string& key, std::span<const std::string_view> allowed,
+                              const std::string& what, std::string_view when = kAtStartUp);
+
+/// verl's "exactly one of the deprecated global and the per-GPU micro batch" check
+/// (verl/utils/config.py: check_mutually_exclusive; R13-R15, R21, R24): `section` + each key.
+std::optional<RuleHit> exactly_one_of(const ConfigView& v, const std::string& section, const std::string& global_key,
+                                      const std::string& per_gpu_key, const std::string& label, std::string_view when);
+
+/// The smallest multiple of `multiple` that is >= `value` (for suggested fixes).
+long long round_up_to_multiple(long long value, long long multiple);
+
+}  // namespace meshplan

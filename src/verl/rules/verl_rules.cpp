@@ -1,0 +1,87 @@
+#include "verl/rules/verl_rules.hpp"
+
+#include "verl/rules/passthrough_rules.hpp"
+#include "verl/rules/rule_support.hpp"
+
+namespace meshplan {
+namespace {
+
+std::vector<const std::vector<VerlRule>*> all_tables() {
+  return {&option_rules(), &batch_rules(),    &layout_rules(),  &role_rules(),
+          &megatron_rules(), &dispatch_rules(), &feature_rules()};
+}
+
+// Where to point: the last place any of the rule's keys was set; the launch otherwise.
+SourceLocation location_of(const VerlLaunch& launch, const std::vector<std::string_view>& keys) {
+  SourceLocation best = launch.location;
+  bool found = false;
+  for (std::string_view key : keys) {
+    const auto it = launch.set_at.find(std::string(key));
+    if (it != launch.set_at.end() && (!found || it->second.line >= best.line)) {
+      best = it->second;
+      found = true;
+    }
+  }
+  return best;
+}
+
+}  // namespace
+
+std::vector<Finding> check_verl_rules(const VerlLaunch& launch, const ModelSpec* model) {
+  std::vector<Finding> findings;
+  const ConfigView view(launch.config, model);
+  bool skipped_for_model = false;
+  for (const auto* table : all_tables()) {
+    for (const VerlRule& rule : *table) {
+      if (rule.needs_model && model == nullptr) {
+        skipped_for_model = true;
+        continue;
+      }
+      view.reset_unknown();
+      std::optional<RuleHit> hit = rule.check(view);
+      if (!hit) {
+        if (!view.unknown_key().empty()) {
+          Finding skipped;
+          skipped.severity = Severity::info;
+          skipped.rule = std::string(rule.id);
+          skipped.keys = {view.unknown_key()};
+          skipped.message = "skipped: the value of " + view.unknown_key() + " is not known statically (" +
+                            find_path(launch.config, view.unknown_key())->text + ")";
+          skipped.location = location_of(launch, {view.unknown_key()});
+          findings.push_back(std::move(skipped));
+        }
+        continue;
+      }
+      Finding finding;
+      finding.severity = rule.severity;
+      finding.rule = std::string(rule.id);
+      finding.keys.assign(rule.keys.begin(), rule.keys.end());
+      finding.value = std::move(hit->value);
+      finding.message = std::move(hit->message);
+      finding.fix = std::move(hit->fix);
+      finding.location = location_of(launch, rule.keys);
+      findings.push_back(std::move(finding));
+    }
+  }
+  if (skipped_for_model) {
+    Finding info;
+    info.severity = Severity::info;
+    info.rule = "model.unknown";
+    info.keys = {"actor_rollout_ref.model.path"};
+    info.message = "model-shape rules (heads, layers, experts, max_model_len) skipped: no --model given and the model "
+                   "path matches no embedded preset";
+    findings.push_back(std::move(info));
+  }
+  for (Finding& finding : check_passthrough_dictionaries(launch)) findings.push_back(std::move(finding));
+  return findings;
+}
+
+std::vector<std::string> verl_rule_ids() {
+  std::vector<std::string> ids;
+  for (const auto* table : all_tables()) {
+    for (const VerlRule& rule : *table) ids.emplace_back(rule.id);
+  }
+  return ids;
+}
+
+}  // namespace meshplan

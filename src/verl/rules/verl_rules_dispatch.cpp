@@ -1,0 +1,202 @@
+// Data-dispatch rules (../shared/docs/verl-rules.md R67-R70): how the training batch of
+// data.train_batch_size * rollout.n samples is split over the actor's DP ranks at the first
+// step, and the new engine workers' consistency checks. Only what batch sizes and GPU counts
+// decide; filtered batches (DAPO-style recipes) depend on the data and are not checked.
+#include <fmt/format.h>
+
+#include <numeric>
+
+#include "verl/rules/rule_support.hpp"
+
+namespace meshplan {
+namespace {
+
+constexpr const char* kFirstStep = "would fail at the first training step";
+constexpr const char* kEngine = "would fail in the engine worker (use_legacy_worker_impl=disable)";
+
+struct BatchSplit {
+  long long samples = 0;  ///< data.train_batch_size * rollout.n
+  long long dp = 0;       ///< the actor's DP ranks
+  long long prompts = 0;  ///< data.train_batch_size
+  long long n = 0;
+};
+
+std::optional<BatchSplit> batch_split(const ConfigView& v) {
+  const auto train = v.integer("data.train_batch_size");
+  const auto n = v.integer(R("n"));
+  const long long dp = v.actor_dp();
+  if (!train || !n || dp <= 0 || *train <= 0 || *n <= 0) return std::nullopt;
+  return BatchSplit{*train * *n, dp, *train, *n};
+}
+
+std::string train_fix(const BatchSplit& split, long long multiple_of_samples) {
+  return fmt::format(
+      "data.train_batch_size={}",
+      round_up_to_multiple(split.prompts, multiple_of_samples / std::gcd(multiple_of_samples, split.n)));
+}
+
+// R68 (verl/protocol.py: DataProto.chunk): without balance_batch the batch is chunked evenly over
+// the DP ranks. Without dynamic bsz validate_config's R8 (batch.train-divisible) already demands
+// more at start-up, so this rule only speaks for use_dynamic_bsz=True.
+std::optional<RuleHit> equal_chunks(const ConfigView& v) {
+  if (!v.dynamic_bsz() || v.boolean("trainer.balance_batch").value_or(true)) return std::nullopt;
+  const auto split = batch_split(v);
+  if (!split || split->samples % split->dp == 0) return std::nullopt;
+  return RuleHit{
+      std::to_string(split->prompts),
+      fmt::format("only support equal chunk. Got size of DataProto {} and chunk {} (train_batch_size * "
+                  "rollout.n over the actor's DP ranks); {}",
+                  split->samples, split->dp, kFirstStep),
+      {train_fix(*split, split->dp)}};
+}
+
+// R69 (verl/utils/seqlen_balancing.py: get_seqlen_balanced_partitions, ray_trainer._balance_batch):
+// balance_batch partitions the batch into dp equal parts; with use_prefix_grouper the prompts
+// (uid groups) must split evenly too. R8 covers the sample count without dynamic bsz.
+std::optional<RuleHit> balance_batch_partitions(const ConfigView& v) {
+  if (!v.boolean("trainer.balance_batch").value_or(true)) return std::nullopt;
+  const auto split = batch_split(v);
+  if (!split) return std::nullopt;
+  if (v.boolean(A("use_prefix_grouper")).value_or(false)) {
+    // Group-level balancing: one uid per prompt, so train_batch_size groups over dp ranks.
+    if (split->prompts % split->dp == 0) return std::nullopt;
+    return RuleHit{
+        std::to_string(split->prompts),
+        fmt::format("PrefixGrouper with balance_batch requires num_uid_groups ({}) % dp_size ({}) == 0; {}",
+                    split->prompts, split->dp, kFirstStep),
+        {fmt::format("data.train_batch_size={}", round_up_to_multiple(split->prompts, split->dp))}};
+  }
+  if (!v.dynamic_bsz() || split->samples % split->dp == 0) return std::nullopt;
+  return RuleHit{
+      std::to_string(split->prompts),
+      fmt::format("balance_batch: {} % {} != 0 (train_batch_size * rollout.n over the actor's DP ranks); {}",
+                  split->samples, split->dp, kFirstStep),
+      {train_fix(*split, split->dp)}};
+}
+
+// R70 (verl/protocol.py: DataProto.make_iterator, used by megatron_actor.py /
+// megatron_critic.py make_minibatch_iterator): each DP rank's share of the batch
+// (train_batch_size * n / dp) must be a whole number of its normalised mini batches (mini * n // dp).
+std::optional<RuleHit> mini_iterator(const ConfigView& v, const std::string& mini_key, long long n,
+                                     long long dp) {
+  const auto train = v.integer("data.train_batch_size");
+  const auto mini = v.integer(mini_key);
+  if (!train || !mini || n <= 0 || dp <= 0 || (*train * n) % dp != 0) return std::nullopt;
+  const long long local = *train * n / dp;
+  const long long mini_local = (*mini * n) / dp;
+  if (mini_local <= 0 || local % mini_local == 0) return std::nullopt;
+  return RuleHit{
+      std::to_string(*mini),
+      fmt::format("{} % {} != 0: each DP rank's {} samples (= {} * {} / dp {}) do not split into mini "
+                  "batches of {} (= {} {} * {} // dp {}); {}",
+                  local, mini_local, local, *train, n, dp, mini_local, mini_key, *mini, n, dp, kFirstStep),
+      {fmt::format("{}={}", mini_key, *train)}};
+}
+
+std::optional<RuleHit> megatron_mini_iterator(const ConfigView& v) {
+  if (v.megatron()) {
+    if (auto hit = mini_iterator(v, A("ppo_mini_batch_size"), v.integer(R("n")).value_or(0), v.actor_dp()))
+      return hit;
+  }
+  if (!v.megatron_critic()) return std::nullopt;
+  // megatron_workers.py CriticWorker: dp_c = N // (critic TP * PP * CP), n = critic.rollout_n.
+  const long long mp = v.integer("critic.megatron.tensor_model_parallel_size").value_or(1) *
+                       v.integer("critic.megatron.pipeline_model_parallel_size").value_or(1) *
+                       v.integer("critic.megatron.context_parallel_size").value_or(1);
+  if (mp <= 0) return std::nullopt;
+  return mini_iterator(v, "critic.ppo_mini_batch_size", v.integer("critic.rollout_n").value_or(0),
+                       v.n_gpus() / mp);
+}
+
+bool engine_workers(const ConfigView& v) {
+  return v.text("trainer.use_legacy_worker_impl").value_or("auto") == "disable";
+}
+
+// R67 (verl/workers/engine_workers.py): the engine computes log-probs with the actor's batching.
+std::optional<RuleHit> engine_dynamic_agrees(const ConfigView& v) {
+  if (!engine_workers(v)) return std::nullopt;
+  const bool actor = v.dynamic_bsz();
+  const auto rollout = v.boolean(R("log_prob_use_dynamic_bsz"));
+  if (!rollout || *rollout == actor) return std::nullopt;
+  return RuleHit{
+      fmt::format("{}", *rollout),
+      fmt::format(
+          "the engine asserts actor.use_dynamic_bsz ({}) == rollout.log_prob_use_dynamic_bsz ({}); {}", actor,
+          *rollout, kEngine),
+      {fmt::format("{}={}", R("log_prob_use_dynamic_bsz"), actor ? "True" : "False")}};
+}
+
+// R67 (engine_workers.py: ActorRolloutRefWorker.init_model): the engine reads the per-GPU micro batches (or,
+// with dynamic bsz, the token budgets) only.
+std::optional<RuleHit> engine_micro_or_budget(const ConfigView& v) {
+  if (!engine_workers(v)) return std::nullopt;
+  const bool dynamic = v.dynamic_bsz();
+  const std::vector<std::string> keys =
+      dynamic ? std::vector<std::string>{R("log_prob_max_token_len_per_gpu"), A("ppo_max_token_len_per_gpu")}
+              : std::vector<std::string>{R("log_prob_micro_batch_size_per_gpu"),
+                                         A("ppo_micro_batch_size_per_gpu")};
+  for (const std::string& key : keys) {
+    if (!v.is_null(key)) continue;
+    return RuleHit{"null",
+                   fmt::format("the engine needs {} ({}); the deprecated global sizes are not read; {}", key,
+                               dynamic ? "use_dynamic_bsz=True" : "use_dynamic_bsz=False", kEngine),
+                   {fmt::format("{}={}", key, dynamic ? 2 * v.sequence_width() : 1)}};
+  }
+  return std::nullopt;
+}
+
+// R67 (engine_workers.py: TrainingWorker.train_mini_batch): the global mini batch
+// ppo_mini_batch_size * rollout.n is split evenly over the engine's DP ranks.
+std::optional<RuleHit> engine_mini_divisible(const ConfigView& v) {
+  if (!engine_workers(v)) return std::nullopt;
+  const auto mini = v.integer(A("ppo_mini_batch_size"));
+  const auto n = v.integer(R("n"));
+  const long long dp = v.actor_dp();
+  if (!mini || !n || dp <= 0 || (*mini * *n) % dp == 0) return std::nullopt;
+  return RuleHit{
+      std::to_string(*mini),
+      fmt::format("Got mini_batch_size={} and self.engine.get_data_parallel_size()={} (ppo_mini_batch_size * "
+                  "rollout.n must divide evenly); {}",
+                  *mini * *n, dp, kEngine),
+      {fmt::format("{}={}", A("ppo_mini_batch_size"), round_up_to_multiple(*mini, dp / std::gcd(dp, *n)))}};
+}
+
+}  // namespace
+
+const std::vector<VerlRule>& dispatch_rules() {
+  static const std::vector<VerlRule> rules = {
+      {"dispatch.equal-chunks",
+       Severity::error,
+       {"data.train_batch_size", "actor_rollout_ref.rollout.n", "trainer.balance_batch"},
+       equal_chunks},
+      {"dispatch.balance-batch-partitions",
+       Severity::error,
+       {"data.train_batch_size", "actor_rollout_ref.rollout.n", "trainer.balance_batch",
+        "actor_rollout_ref.actor.use_prefix_grouper"},
+       balance_batch_partitions},
+      {"dispatch.megatron-mini-iterator",
+       Severity::error,
+       {"data.train_batch_size", "actor_rollout_ref.actor.ppo_mini_batch_size",
+        "actor_rollout_ref.rollout.n"},
+       megatron_mini_iterator},
+      {"engine.log-prob-dynamic-agrees",
+       Severity::error,
+       {"actor_rollout_ref.actor.use_dynamic_bsz", "actor_rollout_ref.rollout.log_prob_use_dynamic_bsz"},
+       engine_dynamic_agrees},
+      {"engine.micro-or-budget",
+       Severity::error,
+       {"actor_rollout_ref.actor.ppo_micro_batch_size_per_gpu",
+        "actor_rollout_ref.rollout.log_prob_micro_batch_size_per_gpu",
+        "actor_rollout_ref.actor.ppo_max_token_len_per_gpu",
+        "actor_rollout_ref.rollout.log_prob_max_token_len_per_gpu"},
+       engine_micro_or_budget},
+      {"engine.mini-divisible",
+       Severity::error,
+       {"actor_rollout_ref.actor.ppo_mini_batch_size", "actor_rollout_ref.rollout.n",
+        "trainer.use_legacy_worker_impl"},
+       engine_mini_divisible},
+  };
+  return rules;
+}
+
+}  // namespace meshplan

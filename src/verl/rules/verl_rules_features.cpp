@@ -1,0 +1,326 @@
+// Feature and option rules (../shared/docs/verl-rules.md R19, R30, R32, R33, R35, R54, R55, R59,
+// R75, R77, R78): options that only work with another option, a backend or a value range.
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <array>
+
+#include "verl/rules/rule_support.hpp"
+
+namespace meshplan {
+namespace {
+
+constexpr const char* kInWorker = "would fail when the Ray workers build the model";
+constexpr const char* kServer = "would fail when the vLLM rollout servers launch (vllm_async_server.py)";
+constexpr const char* kFirstStep = "would fail at the first training step";
+constexpr const char* kRewardManager =
+    "would fail when the DAPO reward manager is built (before the first step)";
+
+bool fsdp_critic(const ConfigView& v) { return v.uses_critic() && !v.megatron_critic(); }
+
+// R19 (verl/workers/rollout/vllm_rollout/utils.py: get_vllm_max_lora_rank): vLLM's largest
+// allowed max_lora_rank, vllm/config/lora.py MaxLoRARanks = {1, 8, 16, 32, 64, 128, 256, 320, 512}.
+constexpr long long kVllmMaxLoraRank = 512;
+
+std::optional<RuleHit> vllm_lora_rank(const ConfigView& v) {
+  if (v.text(R("name")).value_or("") != "vllm") return std::nullopt;
+  // verl/utils/config.py: model.lora.rank (0 when model.lora.merge), else model.lora_rank.
+  std::string key = "actor_rollout_ref.model.lora.rank";
+  long long rank =
+      v.boolean("actor_rollout_ref.model.lora.merge").value_or(false) ? 0 : v.integer(key).value_or(0);
+  if (rank <= 0) {
+    key = "actor_rollout_ref.model.lora_rank";
+    rank = v.integer(key).value_or(0);
+  }
+  if (rank <= kVllmMaxLoraRank) return std::nullopt;
+  return RuleHit{
+      std::to_string(rank),
+      fmt::format("lora_rank must be less than or equal to {}, but got {} (vLLM's largest max_lora_rank); "
+                  "would fail at start-up in validate_config()",
+                  kVllmMaxLoraRank, rank),
+      {fmt::format("{}={}", key, kVllmMaxLoraRank)}};
+}
+
+// R30 (verl/workers/config/rollout.py: TraceConfig.__post_init__).
+std::optional<RuleHit> trace_max_samples(const ConfigView& v) {
+  const auto value = v.integer(R("trace.max_samples_per_step_per_worker"));
+  if (!value || *value >= 0) return std::nullopt;
+  return RuleHit{
+      std::to_string(*value),
+      fmt::format("`max_samples_per_step_per_worker` must be a non-negative integer or null; {}", kAtStartUp),
+      {R("trace.max_samples_per_step_per_worker") + "=null"}};
+}
+
+// R32 (verl/workers/config/engine.py: FSDPEngineConfig.__post_init__) for actor and critic.
+std::optional<RuleHit> fsdp_engine_strategy(const ConfigView& v) {
+  static constexpr std::array<std::string_view, 2> kStrategies = {"fsdp", "fsdp2"};
+  if (!v.megatron()) {
+    if (auto hit = one_of(v, A("fsdp_config.strategy"), kStrategies, "strategy not supported:")) return hit;
+  }
+  if (!fsdp_critic(v)) return std::nullopt;
+  return one_of(v, "critic.model.fsdp_config.strategy", kStrategies, "strategy not supported:");
+}
+
+// R33 / R59 (verl/workers/config/optimizer.py: FSDPOptimizerConfig.__post_init__, and
+// fsdp_workers.py "LR scheduler type ... is not supported"): FSDP schedulers are constant/cosine.
+// A non-null deprecated warmup_style is checked and then replaces lr_scheduler_type.
+std::optional<RuleHit> fsdp_scheduler(const ConfigView& v) {
+  static constexpr std::array<std::string_view, 2> kTypes = {"constant", "cosine"};
+  std::vector<std::string> sections;
+  if (!v.megatron()) sections.push_back(A("optim."));
+  if (fsdp_critic(v)) sections.emplace_back("critic.optim.");
+  for (const std::string& section : sections) {
+    const std::string key =
+        section + (v.is_null(section + "warmup_style") ? "lr_scheduler_type" : "warmup_style");
+    if (auto hit = one_of(v, key, kTypes, "LR scheduler type")) return hit;
+  }
+  return std::nullopt;
+}
+
+// R35 (verl/utils/profiler/config.py: TorchProfilerToolConfig / NPUToolConfig __post_init__):
+// every entry of a profiler's contents list must be supported; NPU levels likewise.
+std::optional<RuleHit> unsupported_content(const ConfigView& v, const std::string& key,
+                                           std::span<const std::string_view> allowed) {
+  const ConfigNode* list = v.node(key);
+  if (list == nullptr || list->kind != NodeKind::list) return std::nullopt;
+  for (const ConfigNode& item : list->items) {
+    if (item.kind != NodeKind::string) continue;
+    if (std::find(allowed.begin(), allowed.end(), item.text) != allowed.end()) continue;
+    std::string names;
+    for (std::string_view name : allowed) names += (names.empty() ? "" : ", ") + std::string(name);
+    return RuleHit{item.text,
+                   fmt::format("Profiler contents only supports [{}], but gets {} ({}); {}", names, item.text,
+                               key, kAtStartUp),
+                   {}};
+  }
+  return std::nullopt;
+}
+
+std::optional<RuleHit> profiler_contents(const ConfigView& v) {
+  static constexpr std::array<std::string_view, 7> kTorch = {
+      "cuda", "cpu", "memory", "shapes", "stack", "profile-by-stage", "merge-profiles"};
+  static constexpr std::array<std::string_view, 6> kNpu = {"npu",    "cpu",    "memory",
+                                                           "shapes", "module", "stack"};
+  static constexpr std::array<std::string_view, 4> kLevels = {"level_none", "level0", "level1", "level2"};
+  for (const std::string& section : {A("profiler.tool_config."), REF("profiler.tool_config."),
+                                     std::string("critic.profiler.tool_config.")}) {
+    if (auto hit = unsupported_content(v, section + "torch.contents", kTorch)) return hit;
+    if (auto hit = unsupported_content(v, section + "npu.contents", kNpu)) return hit;
+    if (auto hit = one_of(v, section + "npu.level", kLevels, "NPU profiler level")) return hit;
+  }
+  return std::nullopt;
+}
+
+// R35 (verl/utils/profiler/config.py: TorchMemoryToolConfig; ray_trainer.init_workers for nsys).
+std::optional<RuleHit> profiler_limits(const ConfigView& v) {
+  for (const char* name : {"trace_alloc_max_entries", "stack_depth"}) {
+    const std::string key = std::string("global_profiler.global_tool_config.torch_memory.") + name;
+    const auto value = v.integer(key);
+    if (!value || *value > 0) continue;
+    return RuleHit{std::to_string(*value),
+                   fmt::format("torch_memory {} must be > 0; {}", name, kAtStartUp),
+                   {key + (std::string(name) == "stack_depth" ? "=32" : "=100000")}};
+  }
+  if (v.text("global_profiler.tool").value_or("") != "nsys" || v.is_null("global_profiler.steps"))
+    return std::nullopt;
+  if (!v.is_null("global_profiler.global_tool_config.nsys.worker_nsight_options")) return std::nullopt;
+  return RuleHit{"null",
+                 "worker_nsight_options must be set when using nsys with profile_steps; would fail in "
+                 "RayPPOTrainer.init_workers",
+                 {}};
+}
+
+// R54 (vllm_async_server.py: launch_servers): a replica over several nodes without rollout DP
+// needs vLLM >= 0.11.1 (a version question, hence a warning).
+std::optional<RuleHit> vllm_multinode_tp(const ConfigView& v) {
+  if (v.text(R("name")).value_or("") != "vllm") return std::nullopt;
+  const long long per_node = v.integer("trainer.n_gpus_per_node").value_or(0);
+  const long long replica = v.rollout_world();
+  if (per_node <= 0 || replica <= per_node || v.integer(R("data_parallel_size")).value_or(1) > 1)
+    return std::nullopt;
+  return RuleHit{
+      std::to_string(replica),
+      fmt::format(
+          "a rollout replica of {} GPUs spans {} nodes with data_parallel_size 1: \"For multi-node MP "
+          "Executor, either (1) set data_parallel_size > 1 or (2) upgrade vLLM to >= 0.11.1\"; {} "
+          "with an older vLLM",
+          replica, replica / per_node, kServer),
+      {}};
+}
+
+// R55 (vllm_async_server.py): with expert parallelism the GPUs a replica uses per node
+// (replica.py: gpus_per_replica_node = min(n_gpus_per_node, replica world)) must tile into TP groups.
+// A replica within one node always does; a multi-node one needs n_gpus_per_node % TP == 0.
+std::optional<RuleHit> vllm_expert_layout(const ConfigView& v) {
+  if (v.text(R("name")).value_or("") != "vllm" || v.integer(R("expert_parallel_size")).value_or(1) <= 1) {
+    return std::nullopt;
+  }
+  const long long per_node = std::min(v.integer("trainer.n_gpus_per_node").value_or(0), v.rollout_world());
+  const long long tp = v.integer(R("tensor_model_parallel_size")).value_or(1);
+  if (per_node <= 0 || tp <= 0 || per_node % tp == 0) return std::nullopt;
+  return RuleHit{
+      std::to_string(tp),
+      fmt::format(
+          "gpus_per_node should be divisible by tensor_model_parallel_size ({} GPUs of the replica per "
+          "node % TP {} != 0) with expert_parallel_size > 1; {}",
+          per_node, tp, kServer),
+      {}};
+}
+
+// R59 (fsdp_workers.py: _build_model_optimizer): TiledMLP needs FSDP2; MTP is Megatron-only.
+std::optional<RuleHit> fsdp_feature_gates(const ConfigView& v) {
+  if (!v.megatron()) {
+    if (v.boolean("actor_rollout_ref.model.tiled_mlp.enabled").value_or(false) &&
+        v.text(A("strategy")).value_or("fsdp") != "fsdp2") {
+      return RuleHit{"true",
+                     fmt::format("TiledMLP requires FSDP2. Set `{}strategy=fsdp2`; {}", kA, kInWorker),
+                     {A("strategy") + "=fsdp2"}};
+    }
+    if (v.boolean("actor_rollout_ref.model.mtp.enable").value_or(false)) {
+      return RuleHit{"true",
+                     fmt::format("Right now, MTP is not supported in FSDP; {}", kInWorker),
+                     {"actor_rollout_ref.model.mtp.enable=False"}};
+    }
+  }
+  if (fsdp_critic(v) && v.boolean("critic.model.tiled_mlp.enabled").value_or(false) &&
+      v.text("critic.strategy").value_or("fsdp") != "fsdp2") {
+    return RuleHit{"true",
+                   fmt::format("TiledMLP requires FSDP2. Set `critic.strategy=fsdp2`; {}", kInWorker),
+                   {"critic.strategy=fsdp2"}};
+  }
+  return std::nullopt;
+}
+
+// R75 (verl/trainer/ppo/ray_trainer.py: compute_advantage, dp_actor.py): optimal-token baselines need
+// sum(pi^2) from the actor, which the fused kernels and the prefix grouper cannot provide.
+std::optional<RuleHit> estimator_prerequisites(const ConfigView& v) {
+  const std::string estimator = v.text("algorithm.adv_estimator").value_or("");
+  const bool sum_pi = v.boolean(A("calculate_sum_pi_squared")).value_or(false);
+  if ((estimator == "optimal_token_baseline" || estimator == "tir_optimal_token_baseline") && !sum_pi) {
+    return RuleHit{
+        "false",
+        fmt::format("Step-dependent optimal baseline ({}) requires sum_pi_squared from actor. Please set "
+                    "actor.calculate_sum_pi_squared=True in config; {}",
+                    estimator, kFirstStep),
+        {A("calculate_sum_pi_squared") + "=True"}};
+  }
+  if (!sum_pi || v.megatron()) return std::nullopt;
+  // dp_actor.py: DataParallelPPOActor.__init__ (FSDP actor).
+  for (const std::string& key :
+       {std::string("actor_rollout_ref.model.use_fused_kernels"), A("use_prefix_grouper")}) {
+    if (!v.boolean(key).value_or(false)) continue;
+    return RuleHit{
+        "true",
+        fmt::format("calculate_sum_pi_squared is not supported with {}=True; would fail when the FSDP "
+                    "actor is built (dp_actor.py)",
+                    key),
+        {key + "=False"}};
+  }
+  return std::nullopt;
+}
+
+// R77 (verl/workers/reward_manager/dapo.py and experimental/reward_loop/reward_manager/dapo.py,
+// both __init__): once reward_kwargs.overlong_buffer_cfg is given (enabled or not), max_resp_len
+// must be given and >= overlong_buffer_cfg.len. The suggested buffer is a fifth of the budget, as
+// in the DAPO paper (arXiv:2503.14476 §3.4: 4,096 soft-punish tokens of 20,480).
+std::optional<RuleHit> dapo_overlong(const ConfigView& v) {
+  const std::string kwargs = "reward_model.reward_kwargs.";
+  if (v.text("reward_model.reward_manager").value_or("") != "dapo" ||
+      v.is_null(kwargs + "overlong_buffer_cfg")) {
+    return std::nullopt;
+  }
+  const auto buffer = v.integer(kwargs + "overlong_buffer_cfg.len");
+  const std::string key = kwargs + "max_resp_len";
+  const auto max_resp = v.integer(key);
+  if (!buffer || (max_resp && *max_resp >= *buffer)) return std::nullopt;
+  if (!max_resp && !v.is_null(key)) return std::nullopt;  // set, but not statically known
+  RuleHit hit{
+      max_resp ? std::to_string(*max_resp) : "null",
+      max_resp ? fmt::format("max_resp_len must be larger than overlong_buffer.len: max_resp_len {} < {}; {}",
+                             *max_resp, *buffer, kRewardManager)
+               : fmt::format("max_resp_len must be provided if overlong_buffer_cfg is set, but got None; {}",
+                             kRewardManager),
+      {}};
+  const long long budget = max_resp ? *max_resp : v.integer("data.max_response_length").value_or(*buffer);
+  if (!max_resp) hit.fix.push_back(fmt::format("{}{}={}", v.node(key) == nullptr ? "+" : "", key, budget));
+  if (budget < *buffer) hit.fix.push_back(fmt::format("{}overlong_buffer_cfg.len={}", kwargs, budget / 5));
+  return hit;
+}
+
+// R78 (verl/experimental/agent_loop/agent_loop.py): verl registers single_turn_agent and
+// tool_agent; other names must come from agent_loop_config_path or user code (hence a warning).
+// A dataset's own agent_name column is not visible statically.
+std::optional<RuleHit> agent_loop_name(const ConfigView& v) {
+  if (!v.is_null(R("agent.agent_loop_config_path"))) return std::nullopt;
+  static constexpr std::array<std::string_view, 2> kLoops = {"single_turn_agent", "tool_agent"};
+  auto hit = one_of(v, R("agent.default_agent_loop"), kLoops, "Agent loop", "verl registers only these");
+  if (!hit) return hit;
+  hit->message +=
+      "; would fail at the first generate unless your code or agent_loop_config_path registers it";
+  if (hit->fix.empty()) hit->fix = {R("agent.default_agent_loop") + "=single_turn_agent"};
+  return hit;
+}
+
+}  // namespace
+
+const std::vector<VerlRule>& feature_rules() {
+  static const std::vector<VerlRule> rules = {
+      {"rollout.vllm-lora-rank",
+       Severity::error,
+       {"actor_rollout_ref.model.lora_rank", "actor_rollout_ref.model.lora.rank",
+        "actor_rollout_ref.rollout.name"},
+       vllm_lora_rank},
+      {"rollout.trace-max-samples",
+       Severity::error,
+       {"actor_rollout_ref.rollout.trace.max_samples_per_step_per_worker"},
+       trace_max_samples},
+      {"fsdp.engine-strategy",
+       Severity::error,
+       {"actor_rollout_ref.actor.fsdp_config.strategy", "critic.model.fsdp_config.strategy"},
+       fsdp_engine_strategy},
+      {"fsdp.lr-scheduler",
+       Severity::error,
+       {"actor_rollout_ref.actor.optim.lr_scheduler_type", "actor_rollout_ref.actor.optim.warmup_style",
+        "critic.optim.lr_scheduler_type", "critic.optim.warmup_style"},
+       fsdp_scheduler},
+      {"profiler.contents",
+       Severity::error,
+       {"actor_rollout_ref.actor.profiler.tool_config", "actor_rollout_ref.ref.profiler.tool_config",
+        "critic.profiler.tool_config"},
+       profiler_contents},
+      {"profiler.tool-limits",
+       Severity::error,
+       {"global_profiler.global_tool_config.torch_memory", "global_profiler.tool", "global_profiler.steps"},
+       profiler_limits},
+      {"rollout.vllm-multinode-tp",
+       Severity::warning,
+       {"actor_rollout_ref.rollout.tensor_model_parallel_size",
+        "actor_rollout_ref.rollout.data_parallel_size", "trainer.n_gpus_per_node"},
+       vllm_multinode_tp},
+      {"rollout.vllm-expert-layout",
+       Severity::error,
+       {"actor_rollout_ref.rollout.expert_parallel_size",
+        "actor_rollout_ref.rollout.tensor_model_parallel_size", "trainer.n_gpus_per_node"},
+       vllm_expert_layout},
+      {"fsdp.feature-gates",
+       Severity::error,
+       {"actor_rollout_ref.model.tiled_mlp.enabled", "actor_rollout_ref.model.mtp.enable",
+        "critic.model.tiled_mlp.enabled"},
+       fsdp_feature_gates},
+      {"algorithm.estimator-prerequisites",
+       Severity::error,
+       {"algorithm.adv_estimator", "actor_rollout_ref.actor.calculate_sum_pi_squared"},
+       estimator_prerequisites},
+      {"reward.dapo-overlong",
+       Severity::error,
+       {"reward_model.reward_kwargs.overlong_buffer_cfg.len", "reward_model.reward_kwargs.max_resp_len"},
+       dapo_overlong},
+      {"rollout.agent-loop-name",
+       Severity::warning,
+       {"actor_rollout_ref.rollout.agent.default_agent_loop"},
+       agent_loop_name},
+  };
+  return rules;
+}
+
+}  // namespace meshplan

@@ -1,0 +1,191 @@
+// Parallel-layout rules (../shared/docs/verl-rules.md R12, R28, R29, R44, R51-R53, R56, R62):
+// how actor, ref and rollout tile the N = nnodes * n_gpus_per_node colocated GPUs, and how
+// the rollout must fit the model. Heads/layers/experts vs TP/PP/EP/SP are strategy/validate's
+// rules, applied through model_fit.cpp.
+#include <fmt/format.h>
+
+#include "verl/rules/rule_support.hpp"
+
+namespace meshplan {
+namespace {
+
+constexpr const char* kInWorker = "would fail when the Ray workers build their device mesh / parallel groups";
+
+std::optional<RuleHit> rollout_divides_world(const ConfigView& v) {
+  const long long gpus = v.n_gpus(), world = v.rollout_world();
+  if (gpus <= 0 || world <= 0 || gpus % world == 0) return std::nullopt;
+  return RuleHit{std::to_string(world),
+                 fmt::format("rollout world_size: {} is not divisible by infer_world_size: {} (rollout TP*DP*PP); {}",
+                             gpus, world, "would fail in _build_rollout inside the actor worker"),
+                 {}};
+}
+
+std::optional<RuleHit> replica_whole_nodes(const ConfigView& v) {
+  const long long world = v.rollout_world();
+  const long long per_node = v.integer("trainer.n_gpus_per_node").value_or(0);
+  if (world <= 0 || per_node <= 0) return std::nullopt;
+  const long long g = std::min(per_node, world);
+  if (world % g == 0) return std::nullopt;
+  return RuleHit{std::to_string(world),
+                 fmt::format("world_size {} must be divisible by gpus_per_node {}: a rollout replica larger than a node "
+                             "must span whole nodes; would fail in RolloutReplica.__init__",
+                             world, g),
+                 {}};
+}
+
+std::optional<RuleHit> rollout_expert_parallel(const ConfigView& v) {
+  const long long ep = v.integer(R("expert_parallel_size")).value_or(1);
+  const long long tp_dp = v.integer(R("tensor_model_parallel_size")).value_or(1) * v.integer(R("data_parallel_size")).value_or(1);
+  if (ep <= 1 || ep == tp_dp) return std::nullopt;
+  return RuleHit{std::to_string(ep),
+                 "expert_parallel_size must be equal to tensor_model_parallel_size * data_parallel_size; would fail in "
+                 "RolloutConfig.__post_init__ at start-up",
+                 {fmt::format("{}={}", R("expert_parallel_size"), tp_dp)}};
+}
+
+std::optional<RuleHit> rollout_pipeline(const ConfigView& v) {
+  const long long pp = v.integer(R("pipeline_model_parallel_size")).value_or(1);
+  if (pp <= 1) return std::nullopt;
+  return RuleHit{std::to_string(pp),
+                 fmt::format("Current rollout self.name='{}' not implemented pipeline_model_parallel_size > 1 yet "
+                             "(NotImplementedError in RolloutConfig.__post_init__ at start-up)",
+                             v.text(R("name")).value_or("vllm")),
+                 {R("pipeline_model_parallel_size") + "=1"}};
+}
+
+std::optional<RuleHit> megatron_vpp_needs_pp(const ConfigView& v) {
+  if (!v.megatron() || v.is_null(A("megatron.virtual_pipeline_model_parallel_size"))) return std::nullopt;
+  const auto vpp = v.integer(A("megatron.virtual_pipeline_model_parallel_size"));
+  const long long pp = v.integer(A("megatron.pipeline_model_parallel_size")).value_or(1);
+  if (!vpp || *vpp <= 1 || pp > 1) return std::nullopt;
+  return RuleHit{std::to_string(*vpp),
+                 fmt::format("pipeline-model-parallel size should be greater than 1 with interleaved schedule; {}", kInWorker),
+                 {A("megatron.virtual_pipeline_model_parallel_size") + "=null"}};
+}
+
+std::optional<RuleHit> megatron_expert_divides(const ConfigView& v) {
+  if (!v.megatron()) return std::nullopt;
+  const long long gpus = v.n_gpus();
+  const long long tp = v.integer(A("megatron.tensor_model_parallel_size")).value_or(1);
+  const long long ep = v.integer(A("megatron.expert_model_parallel_size")).value_or(1);
+  const long long pp = v.integer(A("megatron.pipeline_model_parallel_size")).value_or(1);
+  const long long etp = v.is_null(A("megatron.expert_tensor_parallel_size"))
+                            ? tp
+                            : v.integer(A("megatron.expert_tensor_parallel_size")).value_or(tp);
+  const long long size = etp * ep * pp;
+  if (gpus <= 0 || size <= 0 || gpus % size == 0) return std::nullopt;
+  return RuleHit{std::to_string(ep),
+                 fmt::format("world_size ({}) is not divisible by expert_tensor_model_pipeline_parallel size ({} = ETP {} * "
+                             "EP {} * PP {}); {} (Megatron-core initialize_model_parallel)",
+                             gpus, size, etp, ep, pp, kInWorker),
+                 {}};
+}
+
+std::optional<RuleHit> ulysses_divides_world(const ConfigView& v) {
+  if (v.megatron()) return std::nullopt;
+  const long long sp = v.actor_sp(), gpus = v.n_gpus();
+  if (gpus <= 0 || gpus % sp == 0) return std::nullopt;
+  return RuleHit{std::to_string(sp),
+                 fmt::format("the FSDP device mesh (N // sp, sp) needs N ({}) divisible by ulysses_sequence_parallel_size "
+                             "({}); {}",
+                             gpus, sp, kInWorker),
+                 {}};
+}
+
+std::optional<RuleHit> fsdp_size_divides_world(const ConfigView& v) {
+  if (v.megatron()) return std::nullopt;
+  const auto size = v.integer(A("fsdp_config.fsdp_size"));
+  const long long gpus = v.n_gpus();
+  if (!size || *size <= 0 || gpus <= 0 || *size >= gpus || gpus % *size == 0) return std::nullopt;
+  return RuleHit{std::to_string(*size),
+                 fmt::format("fsdp_size {} builds a ({} // {}, {}) HSDP mesh, which needs N ({}) divisible by it; {}", *size,
+                             gpus, *size, *size, gpus, kInWorker),
+                 {A("fsdp_config.fsdp_size") + "=-1"}};
+}
+
+std::optional<RuleHit> ulysses_needs_remove_padding(const ConfigView& v) {
+  if (v.megatron() || v.actor_sp() <= 1) return std::nullopt;
+  if (v.boolean("actor_rollout_ref.model.use_remove_padding").value_or(false)) return std::nullopt;
+  return RuleHit{"false",
+                 "When using sequence parallelism for actor/ref policy, you must enable `use_remove_padding`; would fail "
+                 "at start-up in validate_config()",
+                 {"actor_rollout_ref.model.use_remove_padding=True"}};
+}
+
+std::optional<RuleHit> rollout_tp_vs_heads(const ConfigView& v) {
+  const ModelSpec* model = v.model();
+  if (model == nullptr) return std::nullopt;
+  const long long tp = v.integer(R("tensor_model_parallel_size")).value_or(1);
+  const long long heads = model->attention.num_heads;
+  if (tp <= 1 || heads % tp == 0) return std::nullopt;
+  return RuleHit{std::to_string(tp),
+                 fmt::format("{} has {} attention heads, not divisible by rollout tensor_model_parallel_size {}: the vLLM/"
+                             "SGLang server fails to start inside the rollout worker",
+                             model->name, heads, tp),
+                 {}};
+}
+
+std::optional<RuleHit> max_model_len_vs_model(const ConfigView& v) {
+  const ModelSpec* model = v.model();
+  const auto len = v.integer(R("max_model_len"));
+  if (model == nullptr || !len || model->max_position_embeddings <= 0 || *len <= model->max_position_embeddings) {
+    return std::nullopt;
+  }
+  return RuleHit{std::to_string(*len),
+                 fmt::format("max_model_len ({}) should be less than or equal to max_position_embeddings ({}); would fail "
+                             "when the rollout server starts",
+                             *len, model->max_position_embeddings),
+                 {fmt::format("{}={}", R("max_model_len"), model->max_position_embeddings)}};
+}
+
+std::optional<RuleHit> max_model_len_budget(const ConfigView& v) {
+  const auto len = v.integer(R("max_model_len"));
+  const long long width = v.sequence_width();
+  if (!len || width <= 0 || *len >= width) return std::nullopt;
+  return RuleHit{std::to_string(*len),
+                 fmt::format("max_model_len {} < prompt_length + response_length ({}): long prompts fail and responses are "
+                             "cut at generation time",
+                             *len, width),
+                 {fmt::format("{}={}", R("max_model_len"), width)}};
+}
+
+}  // namespace
+
+const std::vector<VerlRule>& layout_rules() {
+  static const std::vector<VerlRule> rules = {
+      {"rollout.tp-divides-gpus", Severity::error,
+       {"actor_rollout_ref.rollout.tensor_model_parallel_size", "trainer.n_gpus_per_node", "trainer.nnodes"},
+       rollout_divides_world},
+      {"rollout.replica-whole-nodes", Severity::error,
+       {"actor_rollout_ref.rollout.tensor_model_parallel_size", "trainer.n_gpus_per_node"}, replica_whole_nodes},
+      {"rollout.expert-parallel", Severity::error,
+       {"actor_rollout_ref.rollout.expert_parallel_size", "actor_rollout_ref.rollout.tensor_model_parallel_size"},
+       rollout_expert_parallel},
+      {"rollout.pipeline-parallel", Severity::error, {"actor_rollout_ref.rollout.pipeline_model_parallel_size"},
+       rollout_pipeline},
+      {"megatron.vpp-needs-pp", Severity::error,
+       {"actor_rollout_ref.actor.megatron.virtual_pipeline_model_parallel_size",
+        "actor_rollout_ref.actor.megatron.pipeline_model_parallel_size"},
+       megatron_vpp_needs_pp},
+      {"megatron.expert-divides-gpus", Severity::error,
+       {"actor_rollout_ref.actor.megatron.expert_model_parallel_size",
+        "actor_rollout_ref.actor.megatron.expert_tensor_parallel_size", "trainer.n_gpus_per_node"},
+       megatron_expert_divides},
+      {"fsdp.ulysses-divides-gpus", Severity::error,
+       {"actor_rollout_ref.actor.ulysses_sequence_parallel_size", "trainer.n_gpus_per_node"}, ulysses_divides_world},
+      {"fsdp.fsdp-size-divides-gpus", Severity::error, {"actor_rollout_ref.actor.fsdp_config.fsdp_size"},
+       fsdp_size_divides_world},
+      {"fsdp.ulysses-needs-remove-padding", Severity::error,
+       {"actor_rollout_ref.actor.ulysses_sequence_parallel_size", "actor_rollout_ref.model.use_remove_padding"},
+       ulysses_needs_remove_padding},
+      {"model.rollout-tp-heads", Severity::error, {"actor_rollout_ref.rollout.tensor_model_parallel_size"},
+       rollout_tp_vs_heads, true},
+      {"model.max-model-len", Severity::error, {"actor_rollout_ref.rollout.max_model_len"}, max_model_len_vs_model, true},
+      {"rollout.max-model-len-budget", Severity::warning,
+       {"actor_rollout_ref.rollout.max_model_len", "data.max_prompt_length", "data.max_response_length"},
+       max_model_len_budget},
+  };
+  return rules;
+}
+
+}  // namespace meshplan

@@ -1,0 +1,242 @@
+// Megatron-only worker rules (../shared/docs/verl-rules.md R45-R48, R65, R66): what
+// megatron_workers.py and megatron_actor.py assert when the Ray workers build the model and at the
+// first update. The parallel-group rules (R7, R44) live with the batch and layout rules.
+#include <fmt/format.h>
+
+#include "verl/rules/rule_support.hpp"
+
+namespace meshplan {
+namespace {
+
+constexpr const char* kInWorker = "would fail in the Megatron worker (inside Ray, after the model download)";
+constexpr const char* kFirstUpdate = "would fail at the first actor update (megatron_actor.py)";
+
+// R45 (megatron_actor.py: MegatronPPOActor._validate_config): Megatron has no Ulysses SP; the
+// Megatron YAML has no such key, so only a '+'-added value can trip it.
+std::optional<RuleHit> no_ulysses(const ConfigView& v) {
+  if (!v.megatron()) return std::nullopt;
+  const auto sp = v.integer(A("ulysses_sequence_parallel_size"));
+  if (!sp || *sp == 1) return std::nullopt;
+  return RuleHit{std::to_string(*sp),
+                 fmt::format("the Megatron actor asserts ulysses_sequence_parallel_size == 1 (use "
+                             "megatron.context_parallel_size for long sequences); {}",
+                             kInWorker),
+                 {"~" + A("ulysses_sequence_parallel_size")}};
+}
+
+// R45 (megatron_actor.py / megatron_critic.py: _validate_config): shuffling the mini-batches
+// needs a seed.
+std::optional<RuleHit> shuffle_needs_seed(const ConfigView& v) {
+  std::vector<std::string> sections;
+  if (v.megatron()) sections.emplace_back(kA);
+  if (v.megatron_critic()) sections.emplace_back("critic.");
+  for (const std::string& section : sections) {
+    if (!v.boolean(section + "shuffle").value_or(false) || !v.is_null(section + "data_loader_seed")) continue;
+    return RuleHit{"null",
+                   fmt::format("If shuffle dataloader, seed must be manually set ({}data_loader_seed); {}",
+                               section, kInWorker),
+                   {section + "data_loader_seed=42"}};
+  }
+  return std::nullopt;
+}
+
+// R46 (megatron_workers.py: MegatronWorker._init_hf_config_and_tf_config): MTP goes through
+// mbridge only.
+std::optional<RuleHit> mtp_needs_mbridge(const ConfigView& v) {
+  if (!v.megatron() || !v.boolean("actor_rollout_ref.model.mtp.enable").value_or(false)) return std::nullopt;
+  for (const char* flag : {"use_mbridge", "vanilla_mbridge"}) {
+    const std::string key = A(std::string("megatron.") + flag);
+    if (v.boolean(key).value_or(true)) continue;
+    return RuleHit{"false", fmt::format("MTP requires {} to be True; {}", flag, kInWorker), {key + "=True"}};
+  }
+  return std::nullopt;
+}
+
+// R46 (megatron_workers.py: _init_hf_config_and_tf_config): the model must have MTP layers
+// (hf_config.num_nextn_predict_layers > 0).
+std::optional<RuleHit> mtp_needs_layers(const ConfigView& v) {
+  const ModelSpec* model = v.model();
+  if (!v.megatron() || model == nullptr || !v.boolean("actor_rollout_ref.model.mtp.enable").value_or(false)) {
+    return std::nullopt;
+  }
+  if (model->num_mtp_layers > 0) return std::nullopt;
+  return RuleHit{
+      "true",
+      fmt::format("MTP requires at least one nextn_predict_layer: {} has num_nextn_predict_layers 0; {}",
+                  model->name, kInWorker),
+      {"actor_rollout_ref.model.mtp.enable=False"}};
+}
+
+// R46 (megatron_workers.py: _init_hf_config_and_tf_config): float16 only through mbridge.
+std::optional<RuleHit> fp16_needs_mbridge(const ConfigView& v) {
+  if (!v.megatron() || v.text(A("megatron.dtype")).value_or("") != "float16") return std::nullopt;
+  if (v.boolean(A("megatron.use_mbridge")).value_or(true)) return std::nullopt;
+  return RuleHit{"false",
+                 fmt::format("fp16 mode requires use_mbridge to be True; {}", kInWorker),
+                 {A("megatron.use_mbridge") + "=True"}};
+}
+
+// R46 (verl/workers/config/megatron_peft.py): Megatron LoRA needs the Megatron-Bridge path,
+// i.e. use_mbridge=True and vanilla_mbridge=False (the YAML default is vanilla_mbridge=True).
+std::optional<RuleHit> lora_needs_bridge(const ConfigView& v) {
+  if (!v.megatron() || v.integer("actor_rollout_ref.model.lora.rank").value_or(0) <= 0) return std::nullopt;
+  const bool mbridge = v.boolean(A("megatron.use_mbridge")).value_or(true);
+  const bool vanilla = v.boolean(A("megatron.vanilla_mbridge")).value_or(true);
+  if (mbridge && !vanilla) return std::nullopt;
+  RuleHit hit{fmt::format("use_mbridge={} vanilla_mbridge={}", mbridge, vanilla),
+              fmt::format("LoRA/PEFT only supported via Megatron-Bridge (model.lora.rank > 0 needs "
+                          "megatron.use_mbridge=True and megatron.vanilla_mbridge=False); {}",
+                          kInWorker),
+              {}};
+  if (vanilla) hit.fix.push_back(A("megatron.vanilla_mbridge") + "=False");
+  if (!mbridge) hit.fix.push_back(A("megatron.use_mbridge") + "=True");
+  return hit;
+}
+
+// R47 (megatron_workers.py, ref role): a ref that loads weights needs an actor that does too.
+std::optional<RuleHit> ref_load_weight(const ConfigView& v) {
+  if (!v.megatron() || !v.uses_reference() || !v.boolean(REF("load_weight")).value_or(false))
+    return std::nullopt;
+  if (v.boolean(A("load_weight")).value_or(true)) return std::nullopt;
+  return RuleHit{
+      "false",
+      fmt::format("the ref worker asserts actor.load_weight == ref.load_weight (True); {}", kInWorker),
+      {A("load_weight") + "=True"}};
+}
+
+// R48 (megatron_workers.py, ref role): the ref needs a log-prob micro batch even with dynamic
+// bsz; without dynamic bsz validate_config's R13 (batch.ref-log-prob-micro-exclusive) fires first.
+std::optional<RuleHit> ref_micro_set(const ConfigView& v) {
+  if (!v.megatron() || !v.uses_reference() || !v.dynamic_bsz()) return std::nullopt;
+  if (!v.is_null(REF("log_prob_micro_batch_size")) || !v.is_null(REF("log_prob_micro_batch_size_per_gpu"))) {
+    return std::nullopt;
+  }
+  return RuleHit{"null",
+                 fmt::format("in the ref policy configuration, `log_prob_micro_batch_size_per_gpu` and "
+                             "`log_prob_micro_batch_size` should not be None at the same time (also with "
+                             "use_dynamic_bsz); {}",
+                             kInWorker),
+                 {REF("log_prob_micro_batch_size_per_gpu") + "=1"}};
+}
+
+// R65 (megatron_actor.py / megatron_critic.py): dynamic bsz needs every token budget it uses.
+std::optional<RuleHit> dynamic_needs_budget(const ConfigView& v) {
+  if (!v.megatron()) return std::nullopt;
+  const std::vector<std::pair<bool, std::string>> budgets = {
+      {v.dynamic_bsz(), A("ppo_max_token_len_per_gpu")},
+      {v.boolean(R("log_prob_use_dynamic_bsz")).value_or(false), R("log_prob_max_token_len_per_gpu")},
+      {v.uses_reference() && v.boolean(REF("log_prob_use_dynamic_bsz")).value_or(false),
+       REF("log_prob_max_token_len_per_gpu")},
+      {v.megatron_critic() && v.boolean("critic.use_dynamic_bsz").value_or(false),
+       "critic.ppo_max_token_len_per_gpu"}};
+  for (const auto& [dynamic, key] : budgets) {
+    if (!dynamic || !v.is_null(key)) continue;
+    return RuleHit{"null",
+                   fmt::format("max_token_len must be set when use_dynamic_bsz is True ({} is null); {}", key,
+                               kFirstUpdate),
+                   {fmt::format("{}={}", key, 2 * v.sequence_width())}};
+  }
+  return std::nullopt;
+}
+
+// R66 (megatron_actor.py: forward_backward_batch; seqlen_balancing.py: rearrange_micro_batches;
+// megatron/core/pipeline_parallel/schedules.py: forward_backward_pipelining_with_interleaving).
+// With VPP the M micro-batches of a mini batch are scheduled in groups of
+// G = microbatch_group_size_per_vp_stage (TransformerConfig default: PP). Megatron-core needs
+// PP <= G <= M and M % G either 0 or >= PP. Without dynamic bsz M = ceil(mini_local / micro);
+// with dynamic bsz verl rounds M up to a multiple of G and asserts M <= the sequences held.
+std::optional<RuleHit> vpp_micro_batches(const ConfigView& v) {
+  if (!v.megatron() || v.integer(A("megatron.virtual_pipeline_model_parallel_size")).value_or(1) <= 1) {
+    return std::nullopt;
+  }
+  const long long pp = v.integer(A("megatron.pipeline_model_parallel_size")).value_or(1);
+  const long long group =
+      v.integer(A("megatron.override_transformer_config.microbatch_group_size_per_vp_stage")).value_or(pp);
+  const auto mini = v.integer(A("ppo_mini_batch_size"));
+  const auto n = v.integer(R("n"));
+  const long long dp = v.actor_dp();
+  if (pp <= 1 || group <= 0 || !mini || !n || dp <= 0) return std::nullopt;
+  const long long local = (*mini * *n) / dp;
+  if (v.dynamic_bsz()) {
+    if (local >= group) return std::nullopt;
+    return RuleHit{
+        std::to_string(local),
+        fmt::format("the local mini batch holds {} sequences (= {} * {} // dp {}) but VPP needs at least "
+                    "microbatch_group_size_per_vp_stage = {} micro-batches: verl's num_micro_batches <= "
+                    "len(seq_len_effective) assertion fails; {}",
+                    local, *mini, *n, dp, group, kFirstUpdate),
+        {fmt::format("{}={}", A("ppo_mini_batch_size"), round_up_to_multiple(group * dp, *n) / *n)}};
+  }
+  const auto micro = v.integer(A("ppo_micro_batch_size_per_gpu"));
+  if (!micro || *micro <= 0 || local <= 0) return std::nullopt;
+  const long long count = (local + *micro - 1) / *micro;
+  const long long remainder = count % group;
+  if (group >= pp && group <= count && (remainder == 0 || remainder >= pp)) return std::nullopt;
+  return RuleHit{
+      std::to_string(*micro),
+      fmt::format("{} micro-batches per mini batch (ceil({} / micro {})) do not fit Megatron-core's "
+                  "interleaved (VPP) schedule with pipeline_model_parallel_size {} and "
+                  "microbatch_group_size_per_vp_stage {}: it needs PP <= group <= M and M % group either 0 "
+                  "or >= PP; {}",
+                  count, local, *micro, pp, group, kFirstUpdate),
+      {}};
+}
+
+}  // namespace
+
+const std::vector<VerlRule>& megatron_rules() {
+  static const std::vector<VerlRule> rules = {
+      {"megatron.no-ulysses",
+       Severity::error,
+       {"actor_rollout_ref.actor.ulysses_sequence_parallel_size"},
+       no_ulysses},
+      {"megatron.shuffle-needs-seed",
+       Severity::error,
+       {"actor_rollout_ref.actor.shuffle", "actor_rollout_ref.actor.data_loader_seed", "critic.shuffle",
+        "critic.data_loader_seed"},
+       shuffle_needs_seed},
+      {"megatron.mtp-needs-mbridge",
+       Severity::error,
+       {"actor_rollout_ref.model.mtp.enable", "actor_rollout_ref.actor.megatron.use_mbridge",
+        "actor_rollout_ref.actor.megatron.vanilla_mbridge"},
+       mtp_needs_mbridge},
+      {"model.mtp-needs-nextn-layers",
+       Severity::error,
+       {"actor_rollout_ref.model.mtp.enable"},
+       mtp_needs_layers,
+       true},
+      {"megatron.fp16-needs-mbridge",
+       Severity::error,
+       {"actor_rollout_ref.actor.megatron.dtype", "actor_rollout_ref.actor.megatron.use_mbridge"},
+       fp16_needs_mbridge},
+      {"megatron.lora-needs-bridge",
+       Severity::error,
+       {"actor_rollout_ref.model.lora.rank", "actor_rollout_ref.actor.megatron.use_mbridge",
+        "actor_rollout_ref.actor.megatron.vanilla_mbridge"},
+       lora_needs_bridge},
+      {"megatron.ref-load-weight",
+       Severity::error,
+       {"actor_rollout_ref.ref.load_weight", "actor_rollout_ref.actor.load_weight"},
+       ref_load_weight},
+      {"megatron.ref-micro-set",
+       Severity::error,
+       {"actor_rollout_ref.ref.log_prob_micro_batch_size",
+        "actor_rollout_ref.ref.log_prob_micro_batch_size_per_gpu"},
+       ref_micro_set},
+      {"megatron.dynamic-needs-budget",
+       Severity::error,
+       {"actor_rollout_ref.actor.ppo_max_token_len_per_gpu",
+        "actor_rollout_ref.rollout.log_prob_max_token_len_per_gpu",
+        "actor_rollout_ref.ref.log_prob_max_token_len_per_gpu", "critic.ppo_max_token_len_per_gpu"},
+       dynamic_needs_budget},
+      {"megatron.vpp-micro-batches",
+       Severity::error,
+       {"actor_rollout_ref.actor.megatron.virtual_pipeline_model_parallel_size",
+        "actor_rollout_ref.actor.ppo_micro_batch_size_per_gpu",
+        "actor_rollout_ref.actor.ppo_mini_batch_size"},
+       vpp_micro_batches},
+  };
+  return rules;
+}
+
+}  // namespace meshplan

@@ -1,0 +1,244 @@
+// Option-value rules (../shared/docs/verl-rules.md R3, R4, R18, R22, R23, R26, R27, R31, R34,
+// R37, R40, R42, R43, R57, R58, R63, R71-R74, R76) and value ranges: names verl looks up in
+// registries, removed options, options that need another one.
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <array>
+#include <cmath>
+
+#include "verl/rules/rule_support.hpp"
+
+namespace meshplan {
+namespace {
+
+std::optional<RuleHit> rollout_name(const ConfigView& v) {
+  const ConfigNode* node = v.node(R("name"));
+  if (node != nullptr && node->kind == NodeKind::missing) {
+    return RuleHit{"???",
+                   "Missing mandatory value: actor_rollout_ref.rollout.name (OmegaConf MissingMandatoryValue when verl "
+                   "reads it at start-up)",
+                   {R("name") + "=vllm"}};
+  }
+  static constexpr std::array<std::string_view, 3> kEngines = {"vllm", "sglang", "trtllm"};
+  return one_of(v, R("name"), kEngines, "rollout engine");
+}
+
+std::optional<RuleHit> rollout_mode(const ConfigView& v) {
+  if (v.text(R("mode")).value_or("async") != "sync") return std::nullopt;
+  return RuleHit{"sync",
+                 "Rollout mode 'sync' has been removed (ValueError in RolloutConfig.__post_init__ at start-up)",
+                 {R("mode") + "=async"}};
+}
+
+std::optional<RuleHit> gpu_memory_utilization(const ConfigView& v) {
+  const auto value = v.number(R("gpu_memory_utilization"));
+  if (!value || (*value > 0 && *value <= 1)) return std::nullopt;
+  return RuleHit{fmt::format("{}", *value),
+                 "gpu_memory_utilization must be in (0, 1]: it is the fraction of GPU memory the rollout engine may take "
+                 "(vLLM rejects other values when the server starts)",
+                 {R("gpu_memory_utilization") + "=0.6"}};
+}
+
+std::optional<RuleHit> loss_agg_mode(const ConfigView& v) {
+  static constexpr std::array<std::string_view, 4> kModes = {"token-mean", "seq-mean-token-sum", "seq-mean-token-mean",
+                                                             "seq-mean-token-sum-norm"};
+  return one_of(v, A("loss_agg_mode"), kModes, "Invalid loss_agg_mode:");
+}
+
+std::optional<RuleHit> adv_estimator(const ConfigView& v) {
+  static constexpr std::array<std::string_view, 13> kEstimators = {
+      "gae", "grpo", "reinforce_plus_plus", "reinforce_plus_plus_baseline", "remax", "rloo", "opo", "grpo_passk", "gpg",
+      "rloo_vectorized", "grpo_vectorized", "optimal_token_baseline", "tir_optimal_token_baseline"};
+  return one_of(v, "algorithm.adv_estimator", kEstimators, "Unknown advantage estimator");
+}
+
+std::optional<RuleHit> policy_loss(const ConfigView& v) {
+  static constexpr std::array<std::string_view, 9> kModes = {"vanilla", "gspo", "sapo", "gpg", "clip_cov", "kl_cov",
+                                                             "geo_mean", "cispo", "bypass_mode"};
+  return one_of(v, A("policy_loss.loss_mode"), kModes, "Unsupported loss mode:");
+}
+
+std::optional<RuleHit> clip_ratio_c(const ConfigView& v) {
+  const auto value = v.number(A("clip_ratio_c"));
+  if (!value || *value > 1.0) return std::nullopt;
+  return RuleHit{fmt::format("{}", *value),
+                 fmt::format("The lower bound of the clip_ratio_c for dual-clip PPO should be greater than 1.0, but get the "
+                             "value: {}; would fail at the first actor update",
+                             *value),
+                 {A("clip_ratio_c") + "=3.0"}};
+}
+
+std::optional<RuleHit> kl_type(const ConfigView& v, const std::string& key, bool used) {
+  if (!used) return std::nullopt;
+  auto value = v.text(key);
+  if (!value) return std::nullopt;
+  std::string base = *value;
+  if (!base.empty() && base.back() == '+') base.pop_back();
+  static constexpr std::array<std::string_view, 7> kTypes = {"kl", "k1", "abs", "mse", "k2", "low_var_kl", "k3"};
+  if (std::find(kTypes.begin(), kTypes.end(), base) != kTypes.end()) return std::nullopt;
+  return RuleHit{*value, "KL estimator '" + *value + "' is not implemented (NotImplementedError at the first step)",
+                 {key + "=low_var_kl"}};
+}
+
+std::optional<RuleHit> kl_loss_type(const ConfigView& v) {
+  return kl_type(v, A("kl_loss_type"), v.boolean(A("use_kl_loss")).value_or(false));
+}
+std::optional<RuleHit> kl_penalty(const ConfigView& v) {
+  return kl_type(v, "algorithm.kl_penalty", v.boolean("algorithm.use_kl_in_reward").value_or(false));
+}
+
+std::optional<RuleHit> actor_strategy(const ConfigView& v) {
+  static constexpr std::array<std::string_view, 3> kStrategies = {"fsdp", "fsdp2", "megatron"};
+  return one_of(v, A("strategy"), kStrategies, "actor strategy");
+}
+
+std::optional<RuleHit> megatron_dtype(const ConfigView& v) {
+  if (!v.megatron()) return std::nullopt;
+  static constexpr std::array<std::string_view, 2> kDtypes = {"bfloat16", "float16"};
+  return one_of(v, A("megatron.dtype"), kDtypes, "megatron dtype");
+}
+
+std::optional<RuleHit> hybrid_engine(const ConfigView& v) {
+  if (v.boolean("actor_rollout_ref.hybrid_engine").value_or(true)) return std::nullopt;
+  return RuleHit{"false", "Currently, only support hybrid engine (RayPPOTrainer.__init__ at start-up)",
+                 {"actor_rollout_ref.hybrid_engine=True"}};
+}
+
+std::optional<RuleHit> val_temperature(const ConfigView& v) {
+  if (!v.boolean(R("val_kwargs.do_sample")).value_or(false)) return std::nullopt;
+  const auto temperature = v.number(R("temperature"));
+  if (!temperature || *temperature > 0) return std::nullopt;
+  return RuleHit{fmt::format("{}", *temperature),
+                 "validation gen temperature should be greater than 0 when enabling do_sample (validate_config checks "
+                 "rollout.temperature, not val_kwargs.temperature)",
+                 {R("temperature") + "=1.0"}};
+}
+
+std::optional<RuleHit> router_replay(const ConfigView& v) {
+  static constexpr std::array<std::string_view, 3> kModes = {"disabled", "R2", "R3"};
+  return one_of(v, A("router_replay.mode"), kModes, "Invalid router_replay mode:");
+}
+
+
+std::optional<RuleHit> reward_manager(const ConfigView& v) {
+  if (v.text("reward_manager.source").value_or("register") != "register") return std::nullopt;
+  static constexpr std::array<std::string_view, 4> kManagers = {"naive", "batch", "dapo", "prime"};
+  auto hit = one_of(v, "reward_manager.name", kManagers, "Reward manager is not registered:");
+  if (!hit) return hit;
+  // Users set it through reward_model.reward_manager (reward_manager.name interpolates it);
+  // recipes may register their own manager on import, hence a warning.
+  hit->message += " unless your code registers '" + hit->value + "' itself";
+  for (std::string& line : hit->fix) line = "reward_model.reward_manager" + line.substr(line.find('='));
+  return hit;
+}
+
+std::optional<RuleHit> resume_mode(const ConfigView& v) {
+  static constexpr std::array<std::string_view, 3> kModes = {"disable", "auto", "resume_path"};
+  return one_of(v, "trainer.resume_mode", kModes, "Invalid resume_mode:");
+}
+
+std::optional<RuleHit> quantization(const ConfigView& v) {
+  const bool sglang = v.text(R("name")).value_or("") == "sglang";
+  static constexpr std::array<std::string_view, 2> kVllm = {"fp8", "torchao"};
+  static constexpr std::array<std::string_view, 1> kSglang = {"fp8"};
+  return sglang ? one_of(v, R("quantization"), kSglang, "SGLang rollout quantization")
+                : one_of(v, R("quantization"), kVllm, "vLLM rollout quantization");
+}
+
+std::optional<RuleHit> prometheus_needs_stats(const ConfigView& v) {
+  if (!v.boolean(R("prometheus.enable")).value_or(false) || !v.boolean(R("disable_log_stats")).value_or(false)) {
+    return std::nullopt;
+  }
+  return RuleHit{"true", "PROMETHEUS needs disable_log_stats==False, but it is currently True (agent loop start-up)",
+                 {R("disable_log_stats") + "=False"}};
+}
+
+std::optional<RuleHit> truncation(const ConfigView& v) {
+  static constexpr std::array<std::string_view, 4> kModes = {"left", "right", "middle", "error"};
+  return one_of(v, "data.truncation", kModes, "Unknown truncation method");
+}
+
+std::optional<RuleHit> legacy_worker_impl(const ConfigView& v) {
+  static constexpr std::array<std::string_view, 3> kModes = {"auto", "enable", "disable"};
+  return one_of(v, "trainer.use_legacy_worker_impl", kModes, "Invalid use_legacy_worker_impl:");
+}
+
+std::optional<RuleHit> critic_strategy(const ConfigView& v) {
+  if (!v.uses_critic()) return std::nullopt;
+  static constexpr std::array<std::string_view, 3> kStrategies = {"fsdp", "fsdp2", "megatron"};
+  return one_of(v, "critic.strategy", kStrategies, "critic strategy");
+}
+
+std::optional<RuleHit> critic_ulysses_padding(const ConfigView& v) {
+  const std::string strategy = v.text("critic.strategy").value_or("fsdp");
+  if (!v.uses_critic() || strategy == "megatron") return std::nullopt;
+  if (v.integer("critic.ulysses_sequence_parallel_size").value_or(1) <= 1) return std::nullopt;
+  if (v.boolean("critic.model.use_remove_padding").value_or(false)) return std::nullopt;
+  return RuleHit{"false",
+                 "When using sequence parallelism for critic, you must enable `use_remove_padding` "
+                 "(FSDPCriticConfig.__post_init__ at start-up)",
+                 {"critic.model.use_remove_padding=True"}};
+}
+
+std::optional<RuleHit> curriculum_workers(const ConfigView& v) {
+  if (v.is_null("data.sampler.class_path")) return std::nullopt;
+  const auto workers = v.integer("data.dataloader_num_workers");
+  if (!workers || *workers == 0) return std::nullopt;
+  return RuleHit{std::to_string(*workers),
+                 "If using curriculum, num_workers must be 0 to prevent data caching (create_rl_sampler at start-up)",
+                 {"data.dataloader_num_workers=0"}};
+}
+
+std::optional<RuleHit> rollout_correction(const ConfigView& v) {
+  static constexpr std::array<std::string_view, 2> kLevels = {"token", "sequence"};
+  if (auto hit = one_of(v, "algorithm.rollout_correction.rollout_is", kLevels, "Invalid rollout_is:")) return hit;
+  if (!v.boolean("algorithm.rollout_correction.bypass_mode").value_or(false)) return std::nullopt;
+  if (v.boolean(R("calculate_log_probs")).value_or(false)) return std::nullopt;
+  return RuleHit{"true",
+                 "bypass_mode=True requires rollout_log_probs in batch. Ensure rollout worker is configured to "
+                 "calculate_log_probs=true (fails at the first step)",
+                 {R("calculate_log_probs") + "=True"}};
+}
+
+}  // namespace
+
+const std::vector<VerlRule>& option_rules() {
+  static const std::vector<VerlRule> rules = {
+      {"rollout.name", Severity::error, {"actor_rollout_ref.rollout.name"}, rollout_name},
+      {"rollout.mode-sync-removed", Severity::error, {"actor_rollout_ref.rollout.mode"}, rollout_mode},
+      {"rollout.gpu-memory-utilization", Severity::error, {"actor_rollout_ref.rollout.gpu_memory_utilization"},
+       gpu_memory_utilization},
+      {"actor.loss-agg-mode", Severity::error, {"actor_rollout_ref.actor.loss_agg_mode"}, loss_agg_mode},
+      {"algorithm.adv-estimator", Severity::error, {"algorithm.adv_estimator"}, adv_estimator},
+      {"actor.policy-loss", Severity::error, {"actor_rollout_ref.actor.policy_loss.loss_mode"}, policy_loss},
+      {"actor.clip-ratio-c", Severity::error, {"actor_rollout_ref.actor.clip_ratio_c"}, clip_ratio_c},
+      {"actor.kl-loss-type", Severity::error, {"actor_rollout_ref.actor.kl_loss_type"}, kl_loss_type},
+      {"algorithm.kl-penalty", Severity::error, {"algorithm.kl_penalty"}, kl_penalty},
+      {"actor.strategy", Severity::error, {"actor_rollout_ref.actor.strategy"}, actor_strategy},
+      {"megatron.dtype", Severity::error, {"actor_rollout_ref.actor.megatron.dtype"}, megatron_dtype},
+      {"trainer.hybrid-engine", Severity::error, {"actor_rollout_ref.hybrid_engine"}, hybrid_engine},
+      {"rollout.val-temperature", Severity::error,
+       {"actor_rollout_ref.rollout.val_kwargs.do_sample", "actor_rollout_ref.rollout.temperature"}, val_temperature},
+      {"actor.router-replay-mode", Severity::error, {"actor_rollout_ref.actor.router_replay.mode"}, router_replay},
+      {"reward.manager-registered", Severity::warning, {"reward_model.reward_manager", "reward_manager.name"},
+       reward_manager},
+      {"trainer.resume-mode", Severity::error, {"trainer.resume_mode"}, resume_mode},
+      {"rollout.quantization", Severity::error, {"actor_rollout_ref.rollout.quantization"}, quantization},
+      {"rollout.prometheus-needs-stats", Severity::error,
+       {"actor_rollout_ref.rollout.prometheus.enable", "actor_rollout_ref.rollout.disable_log_stats"},
+       prometheus_needs_stats},
+      {"data.truncation", Severity::error, {"data.truncation"}, truncation},
+      {"trainer.legacy-worker-impl", Severity::error, {"trainer.use_legacy_worker_impl"}, legacy_worker_impl},
+      {"critic.strategy", Severity::error, {"critic.strategy"}, critic_strategy},
+      {"critic.ulysses-needs-remove-padding", Severity::error,
+       {"critic.ulysses_sequence_parallel_size", "critic.model.use_remove_padding"}, critic_ulysses_padding},
+      {"data.curriculum-workers", Severity::error, {"data.sampler.class_path", "data.dataloader_num_workers"},
+       curriculum_workers},
+      {"algorithm.rollout-correction", Severity::error,
+       {"algorithm.rollout_correction.rollout_is", "algorithm.rollout_correction.bypass_mode"}, rollout_correction},
+  };
+  return rules;
+}
+
+}  // namespace meshplan

@@ -1,0 +1,106 @@
+// Rules of the roles beside the actor: critic and legacy reward model (../shared/docs/verl-rules.md
+// R15, R17, R25, R38). The critic's R16/R24 and token budgets live with the batch rules.
+#include <fmt/format.h>
+
+#include "verl/rules/rule_support.hpp"
+
+namespace meshplan {
+namespace {
+
+constexpr const char* kAtStart =
+    "would fail at start-up in validate_config() (TaskRunner.run), before any GPU work";
+
+bool critic_static_batch(const ConfigView& v) {
+  return v.uses_critic() && !v.boolean("critic.use_dynamic_bsz").value_or(false) &&
+         !v.is_null("critic.ppo_micro_batch_size");
+}
+
+// R15 (verl/utils/config.py: validate_config): the legacy reward-model worker needs exactly one
+// of micro_batch_size / micro_batch_size_per_gpu unless it batches by tokens or runs in the
+// reward loop (use_reward_loop defaults to True at b178a3cd).
+std::optional<RuleHit> reward_micro_exclusive(const ConfigView& v) {
+  if (!v.boolean("reward_model.enable").value_or(false) ||
+      v.boolean("reward_model.use_dynamic_bsz").value_or(false) ||
+      v.boolean("reward_model.use_reward_loop").value_or(true)) {
+    return std::nullopt;
+  }
+  return exactly_one_of(v, "reward_model.", "micro_batch_size", "micro_batch_size_per_gpu", "reward_model",
+                        kAtStart);
+}
+
+// R17 (verl/workers/config/critic.py: FSDPCriticConfig.validate): the deprecated global micro
+// batch is divided by dp = N / sp, so it must cover every GPU.
+std::optional<RuleHit> critic_deprecated_micro_covers_gpus(const ConfigView& v) {
+  if (!critic_static_batch(v) || v.megatron_critic()) return std::nullopt;
+  const auto micro = v.integer("critic.ppo_micro_batch_size");
+  const long long sp = std::max(1LL, v.integer("critic.ulysses_sequence_parallel_size").value_or(1));
+  const long long gpus = v.n_gpus();
+  if (!micro || gpus <= 0 || *micro * sp >= gpus) return std::nullopt;
+  return RuleHit{
+      std::to_string(*micro),
+      fmt::format("critic.ppo_micro_batch_size ({}) * ulysses_sequence_parallel_size ({}) must be >= n_gpus "
+                  "({}); {}",
+                  *micro, sp, gpus, kAtStart),
+      {"critic.ppo_micro_batch_size=null", "critic.ppo_micro_batch_size_per_gpu=1"}};
+}
+
+// R25 (verl/workers/config/critic.py: CriticConfig.__post_init__): the deprecated global micro
+// batch must divide the (global) critic mini batch.
+std::optional<RuleHit> critic_deprecated_micro_divides_mini(const ConfigView& v) {
+  if (!critic_static_batch(v)) return std::nullopt;
+  const auto micro = v.integer("critic.ppo_micro_batch_size");
+  const auto mini = v.integer("critic.ppo_mini_batch_size");
+  if (!micro || !mini || *micro <= 0 || *mini % *micro == 0) return std::nullopt;
+  return RuleHit{
+      std::to_string(*micro),
+      fmt::format("[critic] ppo_mini_batch_size ({}) must be divisible by ppo_micro_batch_size ({}); {}",
+                  *mini, *micro, kAtStart),
+      {"critic.ppo_micro_batch_size=null", "critic.ppo_micro_batch_size_per_gpu=1"}};
+}
+
+// R38 (verl/trainer/main_ppo.py: TaskRunner.init_resource_pool_mgr): a separate reward pool
+// needs a positive size; reward_model.nnodes defaults to 0.
+std::optional<RuleHit> reward_pool_sizes(const ConfigView& v) {
+  if (!v.boolean("reward_model.enable_resource_pool").value_or(false)) return std::nullopt;
+  for (const char* key : {"n_gpus_per_node", "nnodes"}) {
+    const std::string full = std::string("reward_model.") + key;
+    const auto value = v.integer(full);
+    if (!value || *value > 0) continue;
+    return RuleHit{
+        std::to_string(*value),
+        fmt::format(
+            "config.{} must be greater than 0 when reward_model.enable_resource_pool=True; would fail "
+            "at start-up in init_resource_pool_mgr (TaskRunner.run)",
+            full),
+        {fmt::format("{}={}", full,
+                     std::string(key) == "nnodes" ? 1 : v.integer("trainer.n_gpus_per_node").value_or(8))}};
+  }
+  return std::nullopt;
+}
+
+}  // namespace
+
+const std::vector<VerlRule>& role_rules() {
+  static const std::vector<VerlRule> rules = {
+      {"reward.micro-exclusive",
+       Severity::error,
+       {"reward_model.micro_batch_size", "reward_model.micro_batch_size_per_gpu",
+        "reward_model.use_reward_loop"},
+       reward_micro_exclusive},
+      {"critic.deprecated-micro-covers-gpus",
+       Severity::error,
+       {"critic.ppo_micro_batch_size", "critic.ulysses_sequence_parallel_size", "trainer.n_gpus_per_node"},
+       critic_deprecated_micro_covers_gpus},
+      {"critic.deprecated-micro-divides-mini",
+       Severity::error,
+       {"critic.ppo_micro_batch_size", "critic.ppo_mini_batch_size"},
+       critic_deprecated_micro_divides_mini},
+      {"reward.pool-sizes",
+       Severity::error,
+       {"reward_model.enable_resource_pool", "reward_model.n_gpus_per_node", "reward_model.nnodes"},
+       reward_pool_sizes},
+  };
+  return rules;
+}
+
+}  // namespace meshplan

@@ -1,0 +1,139 @@
+#include "verl/shell/launch.hpp"
+
+#include <algorithm>
+#include <array>
+
+namespace meshplan {
+namespace {
+
+constexpr std::array<std::string_view, 6> kPrefixes = {"nohup", "exec", "time", "env", "stdbuf", "srun"};
+// torchrun options that take no value (torch/distributed/run.py).
+constexpr std::array<std::string_view, 6> kTorchrunFlags = {"--standalone", "--no-python", "--no_python",
+                                                            "--run-path", "--run_path", "--module"};
+
+std::string basename(const std::string& path) {
+  const std::size_t slash = path.rfind('/');
+  return slash == std::string::npos ? path : path.substr(slash + 1);
+}
+
+bool is_python(const std::string& word) {
+  const std::string name = basename(word);
+  return name == "python" || name.rfind("python3", 0) == 0;
+}
+
+bool ends_with(const std::string& text, std::string_view suffix) {
+  return text.size() >= suffix.size() && text.compare(text.size() - suffix.size(), suffix.size(), suffix) == 0;
+}
+
+// Index of the entry (module name or script) in args starting at `i`, or npos.
+std::size_t entry_index(const std::vector<ShellArgument>& args, std::size_t i, bool& is_module) {
+  while (i < args.size() && std::find(kPrefixes.begin(), kPrefixes.end(), basename(args[i].text)) != kPrefixes.end()) {
+    ++i;
+    while (i < args.size() && (args[i].text.find('=') != std::string::npos || args[i].text.rfind("-", 0) == 0)) ++i;
+  }
+  if (i >= args.size()) return std::string::npos;
+  const std::string name = basename(args[i].text);
+  if (name == "ray") {
+    for (std::size_t k = i + 1; k < args.size(); ++k) {
+      if (args[k].text == "--") return entry_index(args, k + 1, is_module);
+    }
+    return std::string::npos;
+  }
+  const bool torchrun = name == "torchrun";
+  if (!torchrun && !is_python(args[i].text)) {
+    // A wrapper in front of the interpreter (`uv run --extra vllm python3 -m ...`,
+    // `conda run -n env python ...`): the launch starts at the interpreter.
+    for (std::size_t k = i + 1; k < args.size(); ++k) {
+      if (is_python(args[k].text) || basename(args[k].text) == "torchrun") return entry_index(args, k, is_module);
+    }
+    // A launcher held in a variable whose value is not known statically ("${LAUNCH[@]}" -m ...).
+    if (args[i].unknown) {
+      for (std::size_t k = i + 1; k + 1 < args.size(); ++k) {
+        if (args[k].text == "-m") {
+          is_module = true;
+          return k + 1;
+        }
+      }
+    }
+    return std::string::npos;
+  }
+  for (std::size_t k = i + 1; k < args.size(); ++k) {
+    const std::string& arg = args[k].text;
+    if (arg == "-m" || (torchrun && arg == "--module")) {
+      is_module = true;
+      return k + 1 < args.size() ? k + 1 : std::string::npos;
+    }
+    if (arg.rfind("-", 0) == 0) {
+      const bool takes_value = torchrun ? (arg.find('=') == std::string::npos &&
+                                           std::find(kTorchrunFlags.begin(), kTorchrunFlags.end(), arg) == kTorchrunFlags.end())
+                                        : (arg == "-X" || arg == "-W" || arg == "-c");
+      if (takes_value) ++k;
+      continue;
+    }
+    is_module = false;
+    return k;
+  }
+  return std::string::npos;
+}
+
+void take_hydra_flags(Launch& launch, const std::vector<ShellArgument>& args, std::size_t start) {
+  for (std::size_t k = start; k < args.size(); ++k) {
+    const std::string& arg = args[k].text;
+    auto value_of = [&](std::string_view long_name, std::string_view short_name) -> std::optional<std::string> {
+      if (arg == long_name || arg == short_name) {
+        if (k + 1 < args.size()) return args[++k].text;
+        return std::string();
+      }
+      const std::string with_eq = std::string(long_name) + "=";
+      if (arg.rfind(with_eq, 0) == 0) return arg.substr(with_eq.size());
+      return std::nullopt;
+    };
+    if (auto name = value_of("--config-name", "-cn")) {
+      launch.config_name = *name;
+    } else if (auto path = value_of("--config-path", "-cp")) {
+      launch.config_path = *path;
+    } else {
+      launch.arguments.push_back(args[k]);
+    }
+  }
+}
+
+}  // namespace
+
+std::vector<Launch> find_launches(const ShellScript& script) {
+  std::vector<Launch> launches;
+  for (const ShellInvocation& call : script.invocations) {
+    bool is_module = false;
+    const std::size_t entry = entry_index(call.args, 0, is_module);
+    if (entry == std::string::npos) continue;
+    Launch launch;
+    launch.entry = call.args[entry].text;
+    launch.environment = call.environment;
+    launch.location = call.location;
+    launch.uses_script_arguments = call.uses_script_arguments;
+    const std::string script_name = basename(launch.entry);
+    if (launch.entry == "verl.trainer.main_ppo" || ends_with(launch.entry, "verl/trainer/main_ppo.py")) {
+      launch.kind = LaunchKind::verl_ppo;
+      take_hydra_flags(launch, call.args, entry + 1);
+    } else if (script_name.rfind("pretrain_", 0) == 0 && ends_with(script_name, ".py")) {
+      launch.kind = LaunchKind::megatron;
+      launch.arguments.assign(call.args.begin() + static_cast<std::ptrdiff_t>(entry) + 1, call.args.end());
+    } else if (is_module || ends_with(script_name, ".py")) {
+      launch.kind = LaunchKind::other_trainer;
+    } else {
+      continue;
+    }
+    launches.push_back(std::move(launch));
+  }
+  return launches;
+}
+
+Launch launch_from_override_lines(const std::vector<ShellArgument>& lines) {
+  Launch launch;
+  launch.entry = "verl.trainer.main_ppo";
+  if (!lines.empty()) launch.location = lines.front().location;
+  take_hydra_flags(launch, lines, 0);
+  return launch;
+}
+
+}  // namespace meshplan

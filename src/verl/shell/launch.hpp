@@ -1,0 +1,32 @@
+#pragma once
+// Finds trainer launches among a script's invocations: `python3 -m verl.trainer.main_ppo`,
+// `.../verl/trainer/main_ppo.py`, `torchrun [opts] -m ...`, `ray job submit ... -- ...`,
+// with `nohup`/`exec`/`env` prefixes; and Megatron-LM `pretrain_*.py` launches.
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "verl/shell/shell_script.hpp"
+
+namespace meshplan {
+
+enum class LaunchKind { verl_ppo, megatron, other_trainer };
+
+struct Launch {
+  LaunchKind kind = LaunchKind::verl_ppo;
+  std::string entry;                      ///< module or script, e.g. verl.trainer.main_ppo
+  std::optional<std::string> config_name; ///< --config-name / -cn
+  std::optional<std::string> config_path; ///< --config-path / -cp
+  std::vector<ShellArgument> arguments;   ///< overrides (verl) or flags (Megatron), in order
+  std::map<std::string, ShellArgument> environment;
+  SourceLocation location;
+  bool uses_script_arguments = false;
+};
+
+/// Every launch in the script, in order (usually one).
+std::vector<Launch> find_launches(const ShellScript& script);
+
+/// A launch read from plain override lines (a file of `key=value` lines, or --set flags).
+Launch launch_from_override_lines(const std::vector<ShellArgument>& lines);
+
+}  // namespace meshplan

@@ -1,0 +1,340 @@
+#include "verl/shell/shell_expansion.hpp"
+
+#include <algorithm>
+#include <cctype>
+
+namespace meshplan {
+namespace {
+
+bool is_name_char(char c) { return std::isalnum(static_cast<unsigned char>(c)) || c == '_'; }
+
+// Index just past the construct opened at `open` ("${" or "$(" or "$(("), honouring nesting and quotes.
+std::size_t construct_end(std::string_view text, std::size_t open, char open_char, char close_char) {
+  int depth = 0;
+  for (std::size_t i = open; i < text.size(); ++i) {
+    const char c = text[i];
+    if (c == '\\') {
+      ++i;
+    } else if (c == '\'' && open_char == '(') {
+      const std::size_t end = text.find('\'', i + 1);
+      if (end == std::string_view::npos) return text.size();
+      i = end;
+    } else if (c == open_char) {
+      ++depth;
+    } else if (c == close_char && --depth == 0) {
+      return i + 1;
+    }
+  }
+  return text.size();
+}
+
+class Expander {
+ public:
+  Expander(ShellVariables& variables, bool split) : variables_(variables), split_(split) {}
+
+  ShellExpansion run(std::string_view word) {
+    fields_.push_back({});
+    bool any_quoted = false;
+    std::size_t i = 0;
+    while (i < word.size()) {
+      const char c = word[i];
+      if (c == '\'') {
+        const std::size_t end = word.find('\'', i + 1);
+        append(word.substr(i + 1, end == std::string_view::npos ? word.npos : end - i - 1));
+        any_quoted = true;
+        i = end == std::string_view::npos ? word.size() : end + 1;
+      } else if (c == '"') {
+        any_quoted = true;
+        i = double_quoted(word, i + 1);
+      } else if (c == '\\') {
+        if (i + 1 < word.size()) append(word.substr(i + 1, 1));
+        i += 2;
+      } else if (c == '$' || c == '`') {
+        i = dollar(word, i, /*quoted=*/false);
+      } else {
+        append(word.substr(i, 1));
+        ++i;
+      }
+    }
+    // Empty fields left by splitting disappear; a quoted "" stays one empty argument, but
+    // "$@" and "${A[@]}" of nothing produce no argument at all.
+    const bool vanishing = word == "\"$@\"" || (word.rfind("\"${", 0) == 0 && word.size() > 7 &&
+                                                word.substr(word.size() - 5) == "[@]}\"");
+    if (!any_quoted || fields_.size() > 1 || vanishing) {
+      std::erase_if(fields_, [](const ShellField& f) { return f.text.empty() && !f.unknown; });
+    }
+    result_.fields = std::move(fields_);
+    return std::move(result_);
+  }
+
+ private:
+  void append(std::string_view text) { fields_.back().text += text; }
+
+  void append_unknown(std::string_view rendered, const std::string& why) {
+    fields_.back().text += rendered;
+    if (!fields_.back().unknown) fields_.back().unknown = why;
+  }
+
+  // Appends an expansion result; unquoted results are split on blanks (IFS default).
+  void append_value(const std::string& value, bool quoted) {
+    if (quoted || !split_) {
+      fields_.back().text += value;
+      return;
+    }
+    std::size_t i = 0;
+    while (i < value.size()) {
+      if (value[i] == ' ' || value[i] == '\t' || value[i] == '\n') {
+        if (!fields_.back().text.empty() || fields_.back().unknown) fields_.push_back({});
+        ++i;
+        continue;
+      }
+      fields_.back().text += value[i++];
+    }
+  }
+
+  std::size_t double_quoted(std::string_view word, std::size_t i) {
+    while (i < word.size() && word[i] != '"') {
+      const char c = word[i];
+      if (c == '\\' && i + 1 < word.size() && std::string_view("$`\"\\").find(word[i + 1]) != std::string_view::npos) {
+        fields_.back().text += word[i + 1];
+        i += 2;
+      } else if (c == '$' || c == '`') {
+        i = dollar(word, i, /*quoted=*/true);
+      } else {
+        fields_.back().text += c;
+        ++i;
+      }
+    }
+    return i + 1;
+  }
+
+  std::size_t dollar(std::string_view word, std::size_t i, bool quoted) {
+    if (word[i] == '`') {
+      const std::size_t end = word.find('`', i + 1);
+      const std::size_t stop = end == std::string_view::npos ? word.size() : end + 1;
+      append_unknown(word.substr(i, stop - i), "command substitution " + std::string(word.substr(i, stop - i)) +
+                                                   " is never run");
+      return stop;
+    }
+    const char next = i + 1 < word.size() ? word[i + 1] : '\0';
+    if (next == '(' && i + 2 < word.size() && word[i + 2] == '(') {
+      const std::size_t end = construct_end(word, i + 1, '(', ')');
+      const std::string_view inner = word.substr(i + 3, end >= i + 5 ? end - i - 5 : 0);
+      std::string why;
+      // Inner $var / ${var} expand first, then the arithmetic.
+      ShellExpansion expanded = expand_shell_word(inner, variables_, false);
+      std::string text = expanded.fields.empty() ? "" : expanded.fields[0].text;
+      if (!expanded.fields.empty() && expanded.fields[0].unknown) {
+        append_unknown(word.substr(i, end - i), *expanded.fields[0].unknown);
+      } else if (auto value = evaluate_arithmetic(text, variables_, why)) {
+        append_value(std::to_string(*value), quoted);
+      } else {
+        append_unknown(word.substr(i, end - i), "arithmetic " + std::string(word.substr(i, end - i)) + ": " + why);
+      }
+      return end;
+    }
+    if (next == '(') {
+      const std::size_t end = construct_end(word, i + 1, '(', ')');
+      const std::string rendered(word.substr(i, end - i));
+      append_unknown(rendered, "command substitution " + rendered + " is never run");
+      return end;
+    }
+    if (next == '{') {
+      const std::size_t end = construct_end(word, i + 1, '{', '}');
+      braced(word.substr(i + 2, end - i - 3), std::string(word.substr(i, end - i)), quoted);
+      return end;
+    }
+    if (next == '@' || next == '*') {
+      result_.used_positional_all = true;
+      return i + 2;
+    }
+    if (next == '#') {
+      append_value("0", quoted);
+      return i + 2;
+    }
+    if (std::isdigit(static_cast<unsigned char>(next))) {
+      positional(std::string(1, next), "$" + std::string(1, next));
+      return i + 2;
+    }
+    if (next == '$' || next == '?' || next == '!' || next == '-') {
+      append_unknown(word.substr(i, 2), "$" + std::string(1, next) + " is only known at run time");
+      return i + 2;
+    }
+    std::size_t end = i + 1;
+    while (end < word.size() && is_name_char(word[end])) ++end;
+    if (end == i + 1) {
+      append("$");
+      return i + 1;
+    }
+    const std::string name(word.substr(i + 1, end - i - 1));
+    variable(name, "$" + name, quoted);
+    return end;
+  }
+
+  void positional(const std::string& index, const std::string& rendered) {
+    if (index == "0") {
+      append_unknown(rendered, "$0 is the script's path at run time");
+      return;
+    }
+    // check runs the script without arguments: positional parameters are unset.
+    (void)rendered;
+  }
+
+  void variable(const std::string& name, const std::string& rendered, bool quoted) {
+    const auto it = variables_.find(name);
+    if (it == variables_.end()) {
+      append_unknown(rendered, "$" + name + " is not set in the script (it would come from the environment)");
+      return;
+    }
+    if (it->second.unknown) {
+      append_unknown(rendered, *it->second.unknown);
+      return;
+    }
+    append_value(it->second.values.empty() ? "" : it->second.values.front(), quoted);
+  }
+
+  const ShellVariable* lookup(const std::string& name) const {
+    const auto it = variables_.find(name);
+    return it == variables_.end() ? nullptr : &it->second;
+  }
+
+  // ${...} bodies: NAME, NAME:-d, NAME-d, NAME:=d, NAME=d, NAME:+a, NAME[@], NAME[i], #NAME, #NAME[@].
+  void braced(std::string_view body, const std::string& rendered, bool quoted) {
+    if (!body.empty() && body[0] == '#') {
+      std::string name(body.substr(1));
+      const bool array_count = name.size() > 3 && name.compare(name.size() - 3, 3, "[@]") == 0;
+      if (array_count) name.resize(name.size() - 3);
+      const ShellVariable* var = lookup(name);
+      if (var == nullptr || var->unknown) {
+        append_unknown(rendered, "${" + std::string(body) + "} is not known statically");
+        return;
+      }
+      append_value(std::to_string(array_count ? var->values.size()
+                                              : (var->values.empty() ? 0 : var->values.front().size())),
+                   quoted);
+      return;
+    }
+    std::size_t name_end = 0;
+    while (name_end < body.size() && is_name_char(body[name_end])) ++name_end;
+    const std::string name(body.substr(0, name_end));
+    std::string_view rest = body.substr(name_end);
+    if (name.empty()) {
+      append_unknown(rendered, "${" + std::string(body) + "} is not supported");
+      return;
+    }
+    if (!rest.empty() && rest[0] == '[') {
+      array_element(name, rest, rendered, quoted);
+      return;
+    }
+    const bool positional_param = std::isdigit(static_cast<unsigned char>(name[0]));
+    const ShellVariable* var = positional_param ? nullptr : lookup(name);
+    const bool colon = !rest.empty() && rest[0] == ':';
+    std::string_view op = colon ? rest.substr(1) : rest;
+    const bool is_set = var != nullptr;
+    const bool is_null = var != nullptr && !var->unknown && (var->values.empty() || var->values.front().empty());
+    if (rest.empty()) {
+      if (positional_param) return positional(name, rendered);
+      return variable(name, rendered, quoted);
+    }
+    const char kind = op.empty() ? '\0' : op[0];
+    const std::string_view operand = op.empty() ? op : op.substr(1);
+    if (kind != '-' && kind != '=' && kind != '+' && kind != '?') {
+      append_unknown(rendered, "${" + std::string(body) + "} (pattern or case operations) is not evaluated");
+      return;
+    }
+    if (var != nullptr && var->unknown && kind != '+') {
+      append_unknown(rendered, *var->unknown);
+      return;
+    }
+    const bool use_operand = (kind == '+') ? (is_set && !(colon && is_null)) : (!is_set || (colon && is_null));
+    if (kind == '+') {
+      if (use_operand) expand_into(operand, quoted);
+      return;
+    }
+    if (!use_operand) return variable(name, rendered, quoted);
+    if (kind == '?') {
+      append_unknown(rendered, "${" + std::string(body) + "}: bash would stop with an error (unset)");
+      return;
+    }
+    const ShellField value = expand_operand(operand);
+    if (kind == '=' && !positional_param) {
+      ShellVariable& assigned = variables_[name];
+      assigned.values = {value.text};
+      assigned.unknown = value.unknown;
+    }
+    if (value.unknown) {
+      append_unknown(value.text, *value.unknown);
+    } else {
+      append_value(value.text, quoted);
+    }
+  }
+
+  ShellField expand_operand(std::string_view operand) {
+    ShellExpansion inner = expand_shell_word(operand, variables_, false);
+    ShellField joined;
+    for (const ShellField& field : inner.fields) {
+      joined.text += field.text;
+      if (field.unknown && !joined.unknown) joined.unknown = field.unknown;
+    }
+    return joined;
+  }
+
+  void expand_into(std::string_view operand, bool quoted) {
+    const ShellField value = expand_operand(operand);
+    if (value.unknown) {
+      append_unknown(value.text, *value.unknown);
+    } else {
+      append_value(value.text, quoted);
+    }
+  }
+
+  void array_element(const std::string& name, std::string_view subscript, const std::string& rendered, bool quoted) {
+    const ShellVariable* var = lookup(name);
+    if (var == nullptr || var->unknown) {
+      append_unknown(rendered, var == nullptr ? "array " + name + " is not set in the script" : *var->unknown);
+      return;
+    }
+    if (subscript == "[@]" || subscript == "[*]") {
+      // "${A[@]}": one field per element; unquoted: each element is split again.
+      for (std::size_t k = 0; k < var->values.size(); ++k) {
+        if (k > 0) {
+          if (quoted && subscript == "[@]") {
+            fields_.push_back({});
+          } else {
+            append_value(" ", quoted);
+          }
+        }
+        if (k < var->lines.size()) fields_.back().line = var->lines[k];
+        if (k < var->element_unknown.size() && var->element_unknown[k]) {
+          append_unknown(var->values[k], *var->element_unknown[k]);
+        } else {
+          append_value(var->values[k], quoted);
+        }
+      }
+      return;
+    }
+    std::string why;
+    const std::string index_text(subscript.substr(1, subscript.size() - 2));
+    const auto index = evaluate_arithmetic(index_text, variables_, why);
+    if (!index || *index < 0 || static_cast<std::size_t>(*index) >= var->values.size()) {
+      if (!index) {
+        append_unknown(rendered, "index of " + rendered + ": " + why);
+      }
+      return;
+    }
+    append_value(var->values[static_cast<std::size_t>(*index)], quoted);
+  }
+
+  ShellVariables& variables_;
+  bool split_;
+  std::vector<ShellField> fields_;
+  ShellExpansion result_;
+};
+
+}  // namespace
+
+ShellExpansion expand_shell_word(std::string_view word, ShellVariables& variables, bool split) {
+  return Expander(variables, split).run(word);
+}
+
+}  // namespace meshplan

@@ -1,0 +1,317 @@
+#include "verl/shell/shell_script.hpp"
+
+#include <algorithm>
+#include <array>
+#include <cctype>
+
+#include "verl/shell/shell_lexer.hpp"
+
+namespace meshplan {
+namespace {
+
+// Blocks that are not evaluated (an `if` inside one is skipped with it).
+constexpr std::array<std::string_view, 5> kBlockOpeners = {"if", "for", "while", "until", "case"};
+constexpr std::array<std::string_view, 3> kBlockClosers = {"fi", "done", "esac"};
+
+bool same_value(const ShellVariable& a, const ShellVariable& b) {
+  return a.values == b.values && a.exported == b.exported && a.unknown == b.unknown &&
+         a.element_unknown == b.element_unknown;
+}
+constexpr std::array<std::string_view, 6> kDeclarations = {"export", "declare", "typeset", "local", "readonly",
+                                                            "unset"};
+
+// Length of the NAME in "NAME=..." / "NAME+=..." (0 when the word is not an assignment).
+std::size_t assignment_name_length(std::string_view word) {
+  if (word.empty() || !(std::isalpha(static_cast<unsigned char>(word[0])) || word[0] == '_')) return 0;
+  std::size_t i = 0;
+  while (i < word.size() && (std::isalnum(static_cast<unsigned char>(word[i])) || word[i] == '_')) ++i;
+  if (i < word.size() && word[i] == '=') return i;
+  if (i + 1 < word.size() && word[i] == '+' && word[i + 1] == '=') return i;
+  return 0;
+}
+
+class Walker {
+ public:
+  Walker(const std::string& file, const std::map<std::string, std::string>& environment) : file_(file) {
+    for (const auto& [name, value] : environment) {
+      ShellVariable& variable = variables_[name];
+      variable.values = {value};
+      variable.exported = true;
+      variable.location = SourceLocation{"--env", 0};
+    }
+  }
+
+  ShellScript run(std::string_view text) {
+    ShellLexResult lexed = lex_shell(text, file_);
+    result_.findings = std::move(lexed.findings);
+    for (const ShellCommand& command : lexed.commands) evaluate(command);
+    return std::move(result_);
+  }
+
+ private:
+  void note(int line, Severity severity, const std::string& message) {
+    Finding finding;
+    finding.severity = severity;
+    finding.rule = "shell.unsupported";
+    finding.message = message;
+    finding.location = SourceLocation{file_, line};
+    result_.findings.push_back(std::move(finding));
+  }
+
+  // An if/elif/else block whose branches are all evaluated: each branch starts from the variables
+  // before the block; afterwards a variable keeps its value only where every path agrees.
+  struct IfBlock {
+    int line = 0;
+    ShellVariables before;
+    std::vector<ShellVariables> ends;  ///< the variables at the end of each branch
+    bool has_else = false;
+  };
+
+  void evaluate(const ShellCommand& command) {
+    const std::string& first = command.words.front().text;
+    const bool opener =
+        std::find(kBlockOpeners.begin(), kBlockOpeners.end(), first) != kBlockOpeners.end() || first == "function";
+    const bool closer = std::find(kBlockClosers.begin(), kBlockClosers.end(), first) != kBlockClosers.end();
+    if (skipped_depth_ > 0) {
+      skipped_depth_ += opener ? 1 : closer ? -1 : 0;
+      return;
+    }
+    if (first == "if" && !command.conditional) {
+      ifs_.push_back(IfBlock{command.line, variables_, {}, false});  // the condition is not evaluated
+      return;
+    }
+    if (!ifs_.empty() && (first == "elif" || first == "else")) {
+      ifs_.back().ends.push_back(variables_);
+      variables_ = ifs_.back().before;
+      ifs_.back().has_else = ifs_.back().has_else || first == "else";
+      if (first == "else") evaluate_rest(command);
+      return;
+    }
+    if (first == "then") {
+      evaluate_rest(command);
+      return;
+    }
+    if (first == "fi" && !ifs_.empty()) {
+      close_if();
+      return;
+    }
+    if (opener) {
+      skipped_depth_ = 1;
+      note(command.line, Severity::info,
+           "'" + first + "' block is not evaluated: assignments and commands inside it are skipped");
+      return;
+    }
+    if (closer) return;  // a stray closer
+    if (command.conditional) {
+      note(command.line, Severity::info,
+           "a command after '&&' or '||' runs only depending on the previous one; it is not evaluated");
+      return;
+    }
+    std::size_t i = 0;
+    std::vector<std::pair<std::string, ShellArgument>> prefix;
+    while (i < command.words.size() && assignment_name_length(command.words[i].text) > 0) {
+      prefix.push_back(assignment(command.words[i]));
+      ++i;
+    }
+    if (i == command.words.size()) {
+      for (auto& [name, value] : prefix) set_variable(name, value, false);
+      return;
+    }
+    const std::string& verb = command.words[i].text;
+    if (std::find(kDeclarations.begin(), kDeclarations.end(), verb) != kDeclarations.end()) {
+      declaration(command, i);
+      return;
+    }
+    if (verb == "set" || verb == "shopt" || verb == "cd" || verb == "pushd" || verb == "popd") return;  // no effect here
+    if (verb == "source" || verb == ".") {
+      note(command.line, Severity::info,
+           "'" + verb + "' is not followed: variables set by the sourced file are unknown");
+      return;
+    }
+    invocation(command, i, prefix);
+  }
+
+  // `then cmd` / `else cmd` on one line: the words after the keyword are a command of their own.
+  void evaluate_rest(const ShellCommand& command) {
+    if (command.words.size() < 2) return;
+    ShellCommand rest = command;
+    rest.words.erase(rest.words.begin());
+    rest.line = rest.words.front().line;
+    evaluate(rest);
+  }
+
+  void close_if() {
+    IfBlock block = std::move(ifs_.back());
+    ifs_.pop_back();
+    block.ends.push_back(variables_);
+    if (!block.has_else) block.ends.push_back(block.before);  // no branch taken
+    ShellVariables merged = block.ends.front();
+    for (std::size_t k = 1; k < block.ends.size(); ++k) {
+      for (const auto& [name, variable] : block.ends[k]) merged.try_emplace(name, variable);
+    }
+    for (auto& [name, variable] : merged) {
+      const bool agreed = std::all_of(block.ends.begin(), block.ends.end(), [&](const ShellVariables& end) {
+        const auto it = end.find(name);
+        return it != end.end() && same_value(it->second, variable);
+      });
+      if (agreed) continue;
+      const std::string why =
+          "$" + name + " is set differently in the branches of the if at line " + std::to_string(block.line);
+      if (keep_common_elements(name, variable, block.ends, why)) continue;
+      variable.values = {""};
+      variable.lines.clear();
+      variable.element_unknown.clear();
+      variable.unknown = why;
+      for (const ShellVariables& end : block.ends) {
+        const auto it = end.find(name);
+        if (it != end.end()) variable.exported = variable.exported || it->second.exported;
+      }
+    }
+    variables_ = std::move(merged);
+  }
+
+  // An array that every path starts with the same known elements and some paths extend
+  // (`A+=(...)` in a branch): the common elements stay known, the rest is one unknown element.
+  static bool keep_common_elements(const std::string& name, ShellVariable& variable,
+                                   const std::vector<ShellVariables>& ends, const std::string& why) {
+    std::size_t common = std::string::npos;
+    for (const ShellVariables& end : ends) {
+      const auto it = end.find(name);
+      if (it == end.end() || it->second.unknown || it->second.lines.empty()) return false;  // not an array everywhere
+      const std::vector<std::string>& values = it->second.values;
+      const std::vector<std::string>& first = ends.front().at(name).values;
+      std::size_t same = 0;
+      while (same < values.size() && same < first.size() && values[same] == first[same]) ++same;
+      common = std::min(common, same);
+    }
+    if (common == 0 || common == std::string::npos) return false;
+    variable.values.resize(common);
+    variable.lines.resize(common);
+    variable.element_unknown.resize(common);
+    variable.values.push_back("${" + name + "[@]}");
+    variable.lines.push_back(variable.lines.back());
+    variable.element_unknown.push_back(why);
+    variable.unknown.reset();
+    return true;
+  }
+
+  std::pair<std::string, ShellArgument> assignment(const ShellWord& word) {
+    const std::size_t name_length = assignment_name_length(word.text);
+    const std::string name = word.text.substr(0, name_length);
+    const bool append = word.text[name_length] == '+';
+    std::string_view value = std::string_view(word.text).substr(name_length + (append ? 2 : 1));
+    ShellArgument argument;
+    argument.location = SourceLocation{file_, word.line};
+    if (!value.empty() && value.front() == '(' && value.back() == ')') {
+      array_assignment(name, value.substr(1, value.size() - 2), word.line, append);
+      argument.text = "(array)";
+      return {"", argument};
+    }
+    ShellExpansion expanded = expand_shell_word(value, variables_, false);
+    for (const ShellField& field : expanded.fields) {
+      argument.text += field.text;
+      if (field.unknown && !argument.unknown) argument.unknown = field.unknown;
+    }
+    if (append) {
+      const auto it = variables_.find(name);
+      if (it != variables_.end() && !it->second.values.empty()) argument.text = it->second.values.front() + argument.text;
+    }
+    return {name, argument};
+  }
+
+  void array_assignment(const std::string& name, std::string_view body, int line, bool append) {
+    ShellLexResult lexed = lex_shell(body, file_);
+    ShellVariable& variable = variables_[name];
+    if (!append) {
+      variable.values.clear();
+      variable.lines.clear();
+      variable.element_unknown.clear();
+    }
+    variable.unknown.reset();
+    variable.location = SourceLocation{file_, line};
+    for (const ShellCommand& element_line : lexed.commands) {
+      for (const ShellWord& word : element_line.words) {
+        ShellExpansion expanded = expand_shell_word(word.text, variables_, true);
+        for (const ShellField& field : expanded.fields) {
+          variable.values.push_back(field.text);
+          variable.element_unknown.push_back(field.unknown);
+          variable.lines.push_back(line + word.line - 1);
+        }
+      }
+    }
+  }
+
+  void set_variable(const std::string& name, const ShellArgument& value, bool exported) {
+    if (name.empty()) return;  // arrays are stored by array_assignment
+    ShellVariable& variable = variables_[name];
+    variable.values = {value.text};
+    variable.lines.clear();
+    variable.element_unknown.clear();
+    variable.unknown = value.unknown;
+    variable.location = value.location;
+    variable.exported = variable.exported || exported;
+  }
+
+  void declaration(const ShellCommand& command, std::size_t verb_index) {
+    const std::string& verb = command.words[verb_index].text;
+    bool exported = verb == "export";
+    for (std::size_t k = verb_index + 1; k < command.words.size(); ++k) {
+      const ShellWord& word = command.words[k];
+      if (!word.text.empty() && word.text[0] == '-') {
+        if (word.text.find('x') != std::string::npos) exported = true;
+        continue;
+      }
+      if (verb == "unset") {
+        variables_.erase(word.text);
+      } else if (assignment_name_length(word.text) > 0) {
+        auto [name, value] = assignment(word);
+        set_variable(name, value, exported);
+      } else if (exported) {
+        variables_[word.text].exported = true;
+        if (variables_[word.text].location.line == 0) variables_[word.text].location = SourceLocation{file_, word.line};
+      }
+    }
+  }
+
+  void invocation(const ShellCommand& command, std::size_t start,
+                  const std::vector<std::pair<std::string, ShellArgument>>& prefix) {
+    ShellInvocation call;
+    call.location = SourceLocation{file_, command.line};
+    for (std::size_t k = start; k < command.words.size(); ++k) {
+      const ShellWord& word = command.words[k];
+      ShellExpansion expanded = expand_shell_word(word.text, variables_, true);
+      call.uses_script_arguments = call.uses_script_arguments || expanded.used_positional_all;
+      for (ShellField& field : expanded.fields) {
+        call.args.push_back(ShellArgument{std::move(field.text), std::move(field.unknown),
+                                          SourceLocation{file_, field.line > 0 ? field.line : word.line}});
+      }
+    }
+    for (const auto& [name, variable] : variables_) {
+      if (!variable.exported || (variable.values.empty() && !variable.unknown)) continue;
+      ShellArgument value;
+      value.text = variable.values.empty() ? "" : variable.values.front();
+      value.unknown = variable.unknown;
+      value.location = variable.location;
+      call.environment[name] = value;
+    }
+    for (const auto& [name, value] : prefix) {
+      if (!name.empty()) call.environment[name] = value;
+    }
+    result_.invocations.push_back(std::move(call));
+  }
+
+  const std::string& file_;
+  ShellVariables variables_;
+  ShellScript result_;
+  std::vector<IfBlock> ifs_;  ///< open if blocks, innermost last
+  int skipped_depth_ = 0;     ///< > 0 inside a block that is not evaluated
+};
+
+}  // namespace
+
+ShellScript evaluate_shell_script(std::string_view text, const std::string& file_name,
+                                  const std::map<std::string, std::string>& environment) {
+  return Walker(file_name, environment).run(text);
+}
+
+}  // namespace meshplan

@@ -1,0 +1,93 @@
+// Hydra defaults-list composition on a hand-made config tree shaped like verl's
+// (verl/trainer/config of releases after b178a3cd: model_engine chooses the actor config).
+#include <doctest/doctest.h>
+
+#include "verl/check.hpp"
+#include "verl/hydra/hydra_compose.hpp"
+
+namespace meshplan {
+namespace {
+
+const std::map<std::string, std::string>& tree() {
+  static const std::map<std::string, std::string> texts = {
+      {"trainer", "defaults:\n  - engine: dp\n  - actor@a.actor: ${engine}_actor\n  - extra\n  - _self_\ntop: 1\n"},
+      {"engine/dp", "# @package _global_\nengine: dp\n"},
+      {"engine/mg", "# @package _global_\nengine: mg\n"},
+      {"actor/base", "lr: 1\nname: base\n"},
+      {"actor/dp_actor", "defaults:\n  - ../optim@optim: adam\n  - base\n  - _self_\nname: dp\n"},
+      {"actor/mg_actor", "defaults:\n  - ../optim@optim: adam\n  - base\n  - _self_\nname: mg\nmegatron:\n  tp: 1\n"},
+      {"optim/adam", "beta: 0.9\n"},
+      {"extra", "x: 2\ntop: 0\n"},
+      {"mg_trainer", "defaults:\n  - trainer\n  - override engine: mg\n  - _self_\n"},
+      {"loop", "defaults:\n  - loop\n"},
+  };
+  return texts;
+}
+
+std::string text_at(const ConfigNode& root, const std::string& path) {
+  const ConfigNode* node = find_path(root, path);
+  return node == nullptr ? "<none>" : node->to_text();
+}
+
+}  // namespace
+
+TEST_CASE("Hydra composition: packages, relative groups, same-group configs, _self_ last") {
+  // trainer: engine dp (global package) -> a.actor = actor/dp_actor, which pulls optim/adam at
+  // a.actor.optim and actor/base at a.actor, then its own name; extra at the root; then trainer's
+  // own top: 1 wins over extra's top: 0.
+  auto composed = compose_hydra_config(tree(), "trainer", {});
+  REQUIRE(composed.ok());
+  CHECK(text_at(*composed, "engine") == "dp");
+  CHECK(text_at(*composed, "a.actor.name") == "dp");
+  CHECK(text_at(*composed, "a.actor.lr") == "1");
+  CHECK(text_at(*composed, "a.actor.optim.beta") == "0.9");
+  CHECK(text_at(*composed, "a.actor.megatron.tp") == "<none>");
+  CHECK(text_at(*composed, "x") == "2");
+  CHECK(text_at(*composed, "top") == "1");
+}
+
+TEST_CASE("Hydra composition: a group choice from the command line or an override entry") {
+  auto chosen = compose_hydra_config(tree(), "trainer", {{"engine", "mg"}});
+  REQUIRE(chosen.ok());
+  CHECK(text_at(*chosen, "engine") == "mg");
+  CHECK(text_at(*chosen, "a.actor.name") == "mg");
+  CHECK(text_at(*chosen, "a.actor.megatron.tp") == "1");
+  auto overridden = compose_hydra_config(tree(), "mg_trainer", {});
+  REQUIRE(overridden.ok());
+  CHECK(text_at(*overridden, "a.actor.name") == "mg");
+}
+
+TEST_CASE("Hydra composition: a missing option or a cycle is an error, not a crash") {
+  auto missing = compose_hydra_config(tree(), "trainer", {{"engine", "tpu"}});
+  REQUIRE_FALSE(missing.ok());
+  CHECK(missing.error().message == "config 'engine/tpu' is not in the directory");
+  auto cycle = compose_hydra_config(tree(), "loop", {});
+  REQUIRE_FALSE(cycle.ok());
+  CHECK(cycle.error().message == "the defaults lists include each other");
+  CHECK(is_config_group(tree(), "engine"));
+  CHECK_FALSE(is_config_group(tree(), "extra"));
+}
+
+TEST_CASE("check --verl-config: a group choice on the command line selects configs, it is not a key") {
+  CheckOptions options;
+  options.read.config_texts = {
+      {"ppo_trainer", "defaults:\n  - model_engine: dp\n  - actor@actor_rollout_ref.actor: ${model_engine}_actor\n"
+                      "  - _self_\ntrainer:\n  nnodes: 1\n"},
+      {"model_engine/dp", "# @package _global_\nmodel_engine: dp\n"},
+      {"model_engine/megatron", "# @package _global_\nmodel_engine: megatron\n"},
+      {"actor/dp_actor", "strategy: fsdp\n"},
+      {"actor/megatron_actor", "strategy: megatron\nmegatron:\n  param_offload: false\n"},
+  };
+  const std::string override_line = " actor_rollout_ref.actor.megatron.param_offload=True\n";
+  auto chosen = check_launch(
+      {InputText{"run.sh", "python3 -m verl.trainer.main_ppo model_engine=megatron" + override_line}}, options);
+  REQUIRE(chosen.ok());
+  for (const Finding& f : chosen->findings) CHECK_MESSAGE(f.rule != "hydra.unknown-key", f.message);
+  auto default_engine = check_launch({InputText{"run.sh", "python3 -m verl.trainer.main_ppo" + override_line}}, options);
+  REQUIRE(default_engine.ok());
+  int unknown = 0;
+  for (const Finding& f : default_engine->findings) unknown += f.rule == "hydra.unknown-key" ? 1 : 0;
+  CHECK(unknown == 1);
+}
+
+}  // namespace meshplan

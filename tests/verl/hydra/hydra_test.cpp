@@ -1,0 +1,128 @@
+// Hydra override semantics (Hydra 1.3 struct mode) and OmegaConf interpolation on small trees.
+#include <doctest/doctest.h>
+
+#include "verl/hydra/config_loader.hpp"
+#include "verl/hydra/hydra_override.hpp"
+#include "verl/hydra/hydra_value.hpp"
+#include "verl/hydra/interpolation.hpp"
+
+namespace meshplan {
+namespace {
+
+ConfigNode tree(const std::string& yaml) {
+  auto parsed = config_from_yaml(yaml, "t.yaml");
+  REQUIRE(parsed.ok());
+  return parsed.value();
+}
+
+std::optional<Finding> apply(ConfigNode& root, const std::string& word) {
+  auto parsed = parse_override(word, SourceLocation{"run.sh", 3});
+  REQUIRE_MESSAGE(parsed.ok(), word);
+  return apply_override(root, parsed.value());
+}
+
+}  // namespace
+
+TEST_CASE("override values are typed as Hydra types them") {
+  CHECK(parse_override_value("True")->kind == NodeKind::boolean);
+  CHECK(parse_override_value("True")->boolean);
+  CHECK(parse_override_value("1e-6")->kind == NodeKind::floating);
+  CHECK(parse_override_value("1e-6")->floating == doctest::Approx(1e-6));
+  CHECK(parse_override_value("1_000")->integer == 1000);
+  CHECK(parse_override_value("-3")->integer == -3);
+  CHECK(parse_override_value("null")->kind == NodeKind::null);
+  CHECK(parse_override_value("inf")->kind == NodeKind::floating);
+  CHECK(parse_override_value("fsdp2")->text == "fsdp2");
+  CHECK(parse_override_value("")->kind == NodeKind::string);
+  const auto list = parse_override_value("[\"console\",\"wandb\"]");
+  REQUIRE(list->kind == NodeKind::list);
+  CHECK(list->items.size() == 2);
+  CHECK(list->items[1].text == "wandb");
+  const auto dict = parse_override_value("{a: 1, b: [x, y]}");
+  REQUIRE(dict->is_map());
+  CHECK(dict->child("a")->integer == 1);
+  CHECK(dict->child("b")->items.size() == 2);
+  CHECK(parse_override_value("'quoted: 1'")->text == "quoted: 1");
+  CHECK(parse_override_value("${a.b}")->text == "${a.b}");
+  CHECK_FALSE(parse_override_value("a,b").ok());  // a sweep needs --multirun
+  CHECK_FALSE(parse_override_value("[1, 2").ok());
+}
+
+TEST_CASE("key=v on an existing key assigns; on an unknown key it is Hydra's struct error with a suggestion") {
+  ConfigNode root = tree("trainer:\n  nnodes: 1\n  n_gpus_per_node: 8\n");
+  CHECK_FALSE(apply(root, "trainer.nnodes=2"));
+  CHECK(find_path(root, "trainer.nnodes")->integer == 2);
+  CHECK(find_path(root, "trainer.nnodes")->origin.line == 3);
+  const auto finding = apply(root, "trainer.n_gpu_per_node=4");
+  REQUIRE(finding);
+  CHECK(finding->rule == "hydra.unknown-key");
+  CHECK(finding->message.find("Key 'n_gpu_per_node' is not in struct") != std::string::npos);
+  CHECK(finding->fix[0] == "trainer.n_gpus_per_node=4");
+  CHECK(finding->fix[1] == "+trainer.n_gpu_per_node=4");
+}
+
+TEST_CASE("+key adds and fails on a non-null key; ++ forces; ~ deletes") {
+  ConfigNode root = tree("a:\n  b: 1\n  c: null\n  d: {}\n");
+  const auto exists = apply(root, "+a.b=2");
+  REQUIRE(exists);
+  CHECK(exists->rule == "hydra.append-existing");
+  CHECK(exists->fix[0] == "a.b=2");
+  CHECK_FALSE(apply(root, "+a.c=5"));  // null: Hydra 1.3 lets '+' set it
+  CHECK(find_path(root, "a.c")->integer == 5);
+  CHECK_FALSE(apply(root, "+a.d.e.f=x"));  // creates the missing dicts
+  CHECK(find_path(root, "a.d.e.f")->text == "x");
+  CHECK(apply(root, "a.d.g=1")->rule == "hydra.unknown-key");  // children of {} need '+'
+  CHECK_FALSE(apply(root, "++a.b=3"));
+  CHECK(find_path(root, "a.b")->integer == 3);
+  CHECK_FALSE(apply(root, "++a.new=4"));
+  CHECK_FALSE(apply(root, "~a.b"));
+  CHECK(find_path(root, "a.b") == nullptr);
+  CHECK(apply(root, "~a.b")->rule == "hydra.delete-missing");
+}
+
+TEST_CASE("malformed overrides are errors naming the word") {
+  CHECK_FALSE(parse_override("a.b", SourceLocation{}).ok());
+  CHECK_FALSE(parse_override("=1", SourceLocation{}).ok());
+  CHECK_FALSE(parse_override("a..b=1", SourceLocation{}).ok());
+}
+
+TEST_CASE("OmegaConf interpolations resolve: absolute, relative, oc.select with default, embedded") {
+  ConfigNode root = tree(
+      "data:\n  max_prompt_length: 512\n"
+      "rollout:\n  prompt_length: ${oc.select:data.max_prompt_length,256}\n"
+      "  missing: ${oc.select:data.nothing,7}\n"
+      "  none: ${oc.select:data.nothing, null}\n"
+      "critic:\n  ppo_micro_batch_size: 4\n  ppo_micro_batch_size_per_gpu: ${oc.select:.ppo_micro_batch_size,null}\n"
+      "  forward: ${.ppo_micro_batch_size_per_gpu}\n"
+      "trainer:\n  project: p\n  dir: ckpt/${trainer.project}/${data.max_prompt_length}\n");
+  CHECK(resolve_interpolations(root).empty());
+  CHECK(find_path(root, "rollout.prompt_length")->integer == 512);
+  CHECK(find_path(root, "rollout.missing")->integer == 7);
+  CHECK(find_path(root, "rollout.none")->kind == NodeKind::null);
+  CHECK(find_path(root, "critic.ppo_micro_batch_size_per_gpu")->integer == 4);
+  CHECK(find_path(root, "critic.forward")->integer == 4);
+  CHECK(find_path(root, "trainer.dir")->text == "ckpt/p/512");
+}
+
+TEST_CASE("a missing interpolation target and a cycle are findings") {
+  ConfigNode root = tree("a: ${b.c}\nx: ${y}\ny: ${x}\n");
+  const std::vector<Finding> findings = resolve_interpolations(root);
+  REQUIRE(findings.size() >= 2);
+  CHECK(findings[0].rule == "config.interpolation");
+  CHECK(findings[0].keys[0] == "a");
+}
+
+TEST_CASE("the embedded schema is verl b178a3cd's base configs") {
+  CHECK(embedded_verl_source().find("b178a3cd56f58b2d502255daba591e92833930a7") != std::string::npos);
+  auto fsdp = embedded_verl_base("ppo_trainer");
+  REQUIRE(fsdp.ok());
+  CHECK(find_path(*fsdp, "actor_rollout_ref.actor.strategy")->text == "fsdp");
+  CHECK(find_path(*fsdp, "actor_rollout_ref.rollout.name")->kind == NodeKind::missing);  // `???`
+  CHECK(find_path(*fsdp, "actor_rollout_ref.actor.optim.lr")->floating == doctest::Approx(1e-6));
+  auto megatron = embedded_verl_base("ppo_megatron_trainer");
+  REQUIRE(megatron.ok());
+  CHECK(find_path(*megatron, "actor_rollout_ref.actor.megatron.tensor_model_parallel_size")->integer == 1);
+  CHECK_FALSE(embedded_verl_base("gsm8k_multiturn_grpo").ok());
+}
+
+}  // namespace meshplan

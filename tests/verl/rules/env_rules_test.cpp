@@ -1,0 +1,239 @@
+// Environment variables of a launch script against data/verl/env_vars.json: a variable no reader
+// of its family knows is a warning ("has no effect"), a value its reader cannot parse is an error.
+#include <doctest/doctest.h>
+
+#include <nlohmann/json.hpp>
+
+#include <map>
+#include <set>
+#include <string>
+
+#include "verl/schema/embedded_json.hpp"
+#include "verl/schema/env_value_check.hpp"
+#include "verl/rules/passthrough_rules.hpp"
+
+namespace meshplan {
+namespace {
+
+// check_environment on NAME=value pairs, findings by variable name.
+std::map<std::string, Finding> findings_for(const std::map<std::string, std::string>& assignments) {
+  std::map<std::string, ShellArgument> environment;
+  int line = 1;
+  for (const auto& [name, value] : assignments) {
+    environment[name] = ShellArgument{value, std::nullopt, SourceLocation{"run.sh", line++}};
+  }
+  std::map<std::string, Finding> by_name;
+  for (Finding& finding : check_environment(environment)) by_name[finding.keys[0]] = std::move(finding);
+  return by_name;
+}
+
+std::string rule_of(const std::map<std::string, Finding>& findings, const std::string& name) {
+  const auto found = findings.find(name);
+  return found == findings.end() ? "" : found->second.rule;
+}
+
+}  // namespace
+
+TEST_CASE("NCCL_*: the seed articles' variables, real ones pass, invented and removed ones have no effect") {
+  const auto findings = findings_for({
+      {"NCCL_COMPRESS", "1"},              // seed article: invented
+      {"NCCL_IB_HCA", "mlx5_0"},           // seed article: real (ncclGetEnv)
+      {"NCCL_P2P_LEVEL", "NVL"},           // seed article: real, a path type
+      {"NCCL_NET_GDR_LEVEL", "3"},         // seed article: real, legacy integer form
+      {"NCCL_IB_TIMEOUT_MS", "5000"},      // was in the old table: no NCCL version reads it
+      {"NCCL_LL_THRESHOLD", "0"},          // env.rst: removed in NCCL 2.5
+      {"NCCL_IBEXT_DISABLE", "1"},         // verl examples: read by nccl-rdma-sharp-plugins
+      {"NCCL_ASYNC_ERROR_HANDLING", "1"},  // deprecated alias PyTorch still reads
+      {"NCCL_SHM_USE_CUDA_MEMCPY", "1"},   // NCCL_PARAM up to v2.30.3
+      {"NCCL_BUFFSIZE", "0x400000"},       // strtoll base 0 takes hexadecimal
+      {"NCCL_P2P_DISABLE", "true"},        // strtoll reads "true" as 0: P2P stays on
+      {"NCCL_DEBUG", "INFO"},
+  });
+  CHECK(findings.size() == 4);
+  REQUIRE(findings.count("NCCL_COMPRESS") == 1);
+  const Finding& compress = findings.at("NCCL_COMPRESS");
+  CHECK(compress.severity == Severity::warning);
+  CHECK(compress.rule == "env.unknown");
+  CHECK(compress.message ==
+        "NCCL_COMPRESS has no effect: no reader of NCCL_* variables knows it (NCCL 2.21-2.30, the "
+        "nccl-rdma-sharp "
+        "net plugin, PyTorch ProcessGroupNCCL aliases)");
+  CHECK(compress.fix == std::vector<std::string>{"unset NCCL_COMPRESS"});
+  CHECK(compress.location.line ==
+        3);  // run.sh lines follow name order: ASYNC_ERROR_HANDLING, BUFFSIZE, COMPRESS
+  CHECK(rule_of(findings, "NCCL_IB_TIMEOUT_MS") == "env.unknown");
+  CHECK(findings.at("NCCL_IB_TIMEOUT_MS").message.find("did you mean NCCL_IB_TIMEOUT?") != std::string::npos);
+  CHECK(rule_of(findings, "NCCL_LL_THRESHOLD") == "env.unknown");
+  const Finding& p2p = findings.at("NCCL_P2P_DISABLE");
+  CHECK(p2p.severity == Severity::error);
+  CHECK(p2p.rule == "env.malformed");
+  CHECK(p2p.message ==
+        "NCCL_P2P_DISABLE=true is malformed: expects an integer (NCCL reads anything else as 0 or stops at "
+        "it)");
+}
+
+TEST_CASE("TORCH_NCCL_*: getCvarBool words pass, anything else is an error") {
+  const auto findings = findings_for({
+      {"TORCH_NCCL_AVOID_RECORD_STREAMS", "1"},
+      {"TORCH_NCCL_ENABLE_MONITORING", "yes"},
+      {"TORCH_NCCL_ASYNC_ERROR_HANDLING", "3"},
+      {"TORCH_NCCL_DUMP_ON_TIMEOUT", "maybe"},
+      {"TORCH_NCCL_TRACE_BUFFER_SIZE", "2k"},
+      {"TORCH_NCCL_ABORT_IN_DESTROY_PG", "1"},  // not in ProcessGroupNCCL.hpp any more
+      {"TORCH_NCCL_COMPRESS", "1"},             // invented
+  });
+  CHECK(findings.size() == 4);
+  CHECK(findings.at("TORCH_NCCL_DUMP_ON_TIMEOUT").message ==
+        "TORCH_NCCL_DUMP_ON_TIMEOUT=maybe is malformed: expects 1/0, y/n, yes/no, t/f or true/false (PyTorch "
+        "stops "
+        "with 'Invalid value')");
+  CHECK(findings.at("TORCH_NCCL_TRACE_BUFFER_SIZE").message ==
+        "TORCH_NCCL_TRACE_BUFFER_SIZE=2k is malformed: expects a decimal integer");
+  CHECK(rule_of(findings, "TORCH_NCCL_ABORT_IN_DESTROY_PG") == "env.unknown");
+  CHECK(rule_of(findings, "TORCH_NCCL_COMPRESS") == "env.unknown");
+}
+
+TEST_CASE("CUDA_*: CUDA_VISIBLE_DEVICES syntax of the CUDA Programming Guide") {
+  const auto findings = findings_for({
+      {"CUDA_DEVICE_MAX_CONNECTIONS", "1"},
+      {"CUDA_LAUNCH_BLOCKING_SYNC", "1"},  // was in the old table: not a CUDA variable
+      {"CUDA_VISIBLE_DEVICES", "0,1,x"},
+      {"CUDA_DEVICE_ORDER", "BUS_ID"},
+      {"CUDA_MODULE_LOADING", "LAZY"},
+      {"CUDA_LAUNCH_BLOCKING", "true"},  // PyTorch's check_env and the guide: 0 or 1
+  });
+  CHECK(findings.size() == 4);
+  CHECK(rule_of(findings, "CUDA_LAUNCH_BLOCKING_SYNC") == "env.unknown");
+  CHECK(findings.at("CUDA_LAUNCH_BLOCKING_SYNC").message.find("did you mean CUDA_LAUNCH_BLOCKING?") !=
+        std::string::npos);
+  CHECK(findings.at("CUDA_VISIBLE_DEVICES").message ==
+        "CUDA_VISIBLE_DEVICES=0,1,x is malformed: expects comma-separated device indices or GPU-/MIG- UUIDs, "
+        "not 'x'");
+  CHECK(findings.at("CUDA_DEVICE_ORDER").message ==
+        "CUDA_DEVICE_ORDER=BUS_ID is malformed: expects one of FASTEST_FIRST|PCI_BUS_ID");
+  CHECK(findings.at("CUDA_LAUNCH_BLOCKING").message ==
+        "CUDA_LAUNCH_BLOCKING=true is malformed: expects 0 or 1");
+  // Empty (no device), a negative index that ends the list, UUIDs and MIG instances are all valid.
+  for (const char* devices :
+       {"", "0,2,-1,1", "GPU-8932f937,GPU-8932f937-d72c", "MIG-GPU-8932f937-d72c-4106/1/2"}) {
+    CHECK_MESSAGE(env_value_problem("devices", devices).empty(), devices);
+  }
+}
+
+TEST_CASE("PYTORCH_CUDA_ALLOC_CONF: exactly the allocator's option keys and value syntax") {
+  const auto findings = findings_for({
+      {"PYTORCH_CUDA_ALLOC_CONF", "expandable_segment:True"},
+      {"PYTORCH_ALLOC_CONF", "expandable_segments:True"},
+  });
+  CHECK(findings.size() == 1);
+  CHECK(findings.at("PYTORCH_CUDA_ALLOC_CONF").message ==
+        "PYTORCH_CUDA_ALLOC_CONF=expandable_segment:True is malformed: 'expandable_segment' is not an "
+        "allocator "
+        "option; did you mean 'expandable_segments'?");
+  // Accepted by c10/core/AllocatorConfig.cpp and c10/cuda/CUDAAllocatorConfig.cpp.
+  for (const char* ok : {"expandable_segments:True", "max_split_size_mb:256", "backend:cudaMallocAsync",
+                         "garbage_collection_threshold:0.6, max_split_size_mb:128",
+                         "roundup_power2_divisions:4", "roundup_power2_divisions:[256:1,512:2,1024:4,>:8]",
+                         "pinned_use_cuda_host_register:True,pinned_num_register_threads:8",
+                         "release_lock_on_cudamalloc:False", "per_process_memory_fraction:0.5",
+                         "pinned_use_background_threads:True", "max_non_split_rounding_mb:512"}) {
+    CHECK_MESSAGE(env_value_problem("alloc_conf", ok).empty(), ok);
+  }
+  CHECK(env_value_problem("alloc_conf", "expandable_segments:true") ==
+        "'expandable_segments:true': expandable_segments expects one of True|False");
+  CHECK(env_value_problem("alloc_conf", "max_split_size_mb:10") ==
+        "'max_split_size_mb:10': max_split_size_mb must be >= 20");
+  CHECK(env_value_problem("alloc_conf", "garbage_collection_threshold:1.0") ==
+        "'garbage_collection_threshold:1.0': garbage_collection_threshold must be < 1");
+  CHECK(env_value_problem("alloc_conf", "roundup_power2_divisions:3") ==
+        "'roundup_power2_divisions:3': roundup_power2_divisions expects a power of two or [size:N,...]");
+  CHECK(env_value_problem("alloc_conf", "roundup_power2_divisions:[256:3]") ==
+        "'roundup_power2_divisions:[256:3]': roundup_power2_divisions '256:3' is not size:divisions with "
+        "powers of two");
+  CHECK(env_value_problem("alloc_conf", "backend:async") ==
+        "'backend:async': backend expects one of native|cudaMallocAsync");
+  CHECK(env_value_problem("alloc_conf", "max_split_size_mb") == "'max_split_size_mb' has no ':value'");
+}
+
+TEST_CASE("VLLM_*: each variable parsed the way vllm/envs.py parses it") {
+  const auto findings = findings_for({
+      {"VLLM_USE_V1", "true"},       // bool(int(...)): ValueError
+      {"VLLM_USE_MODELSCOPE", "1"},  // compared with "true": "1" means false
+      {"VLLM_ATTENTION_BACKEND", "FLASH_ATTN"},
+      {"VLLM_ALLREDUCE_USE_SYMM_MEM", "0"},
+      {"VLLM_ALLOW_LONG_MAX_MODEL_LEN", "true"},
+      {"VLLM_TP", "4"},                       // a script variable, not read by vLLM
+      {"VLLM_ASCEND_ENABLE_FLASHCOMM", "1"},  // vllm-ascend: not checked
+  });
+  CHECK(findings.size() == 3);
+  CHECK(findings.at("VLLM_USE_V1").message == "VLLM_USE_V1=true is malformed: expects 0 or 1");
+  CHECK(findings.at("VLLM_USE_MODELSCOPE").message ==
+        "VLLM_USE_MODELSCOPE=1 is malformed: expects true or false (vLLM compares the value with 'true', so "
+        "'1' "
+        "means false)");
+  CHECK(rule_of(findings, "VLLM_TP") == "env.unknown");
+}
+
+TEST_CASE("MEGATRON_*: the seed article's MEGATRON_HETEROGENEOUS has no effect") {
+  const auto findings = findings_for({
+      {"MEGATRON_HETEROGENEOUS", "True"},
+      {"MEGATRON_NVSHMEM_ALLOW_UNSUPPORTED_VERSION", "1"},
+      {"HOME", "/root"},  // not a checked family
+  });
+  CHECK(findings.size() == 1);
+  CHECK(findings.at("MEGATRON_HETEROGENEOUS").message ==
+        "MEGATRON_HETEROGENEOUS has no effect: no reader of MEGATRON_* variables knows it (Megatron-LM "
+        "(megatron-core 0.20.0))");
+}
+
+TEST_CASE("every variable meshplan plan writes (src/report/emit_env.cpp) is real and well-formed") {
+  CHECK(findings_for({{"CUDA_DEVICE_MAX_CONNECTIONS", "1"},
+                      {"TORCH_NCCL_ASYNC_ERROR_HANDLING", "1"},
+                      {"NCCL_DEBUG", "WARN"},
+                      {"NCCL_SOCKET_IFNAME", "eth0"},
+                      {"NCCL_P2P_DISABLE", "1"},
+                      {"PYTORCH_CUDA_ALLOC_CONF", "expandable_segments:True"}})
+            .empty());
+}
+
+TEST_CASE("a value that is not known statically is not judged") {
+  std::map<std::string, ShellArgument> environment;
+  environment["NCCL_P2P_DISABLE"] = ShellArgument{"$(detect)", std::string("command substitution"), {}};
+  CHECK(check_environment(environment).empty());
+}
+
+TEST_CASE("env_vars.json: every family names its sources and uses known value types") {
+  const nlohmann::json& table = embedded_json("verl/env_vars.json");
+  REQUIRE(table.contains("families"));
+  const std::set<std::string> types = {"string", "int",        "c_int",        "float",   "bool",
+                                       "yes_no", "true_false", "flag_or_word", "devices", "alloc_conf"};
+  const std::set<std::string> prefixes = {
+      "NCCL_", "TORCH_NCCL_", "CUDA_", "PYTORCH_CUDA_ALLOC_CONF", "PYTORCH_ALLOC_CONF", "VLLM_", "MEGATRON_"};
+  std::set<std::string> seen;
+  std::size_t variables = 0;
+  for (const auto& [prefix, family] : table["families"].items()) {
+    seen.insert(prefix);
+    CHECK(!family["readers_summary"].get<std::string>().empty());
+    REQUIRE(!family["readers"].empty());
+    for (const auto& reader : family["readers"]) {
+      CHECK(reader["source"].get<std::string>().size() > 20);
+      for (const auto& [name, type] : reader["variables"].items()) {
+        ++variables;
+        CHECK_MESSAGE(name.rfind(prefix, 0) == 0, name);
+        const std::string kind = type.get<std::string>();
+        CHECK_MESSAGE((types.count(kind) == 1 || kind.rfind("enum:", 0) == 0), name);
+      }
+    }
+  }
+  CHECK(seen == prefixes);
+  CHECK(variables == 451);  // 274 NCCL_ + 27 TORCH_NCCL_ + 19 CUDA_ + 2 allocator + 128 VLLM_ + 1 MEGATRON_
+  for (const auto& [option, spec] : table["alloc_conf_options"]["options"].items()) {
+    const std::string kind = spec["type"].get<std::string>();
+    CHECK_MESSAGE((kind == "int" || kind == "float" || kind == "power_of_2" || kind == "roundup_divisions" ||
+                   kind.rfind("enum:", 0) == 0),
+                  option);
+  }
+  CHECK(table["alloc_conf_options"]["options"].size() == 13);
+}
+
+}  // namespace meshplan

@@ -1,0 +1,38 @@
+// Megatron-LM's uneven pipeline split flags (--decoder-first/last-pipeline-num-layers).
+#include <doctest/doctest.h>
+
+#include "verl/check_support.hpp"
+
+namespace meshplan {
+namespace {
+
+CheckReport check_pretrain(const std::string& split_flags) {
+  const std::string script =
+      "torchrun --nproc_per_node 8 pretrain_gpt.py \\\n"
+      "  --num-layers 61 --pipeline-model-parallel-size 8 \\\n"
+      "  " + split_flags + "\n";
+  auto report = check_launch({InputText{"pretrain.sh", script}}, CheckOptions{});
+  REQUIRE(report.ok());
+  return *report;
+}
+
+}  // namespace
+
+TEST_CASE("Megatron-LM: an uneven split passes when the middle stages share the rest evenly") {
+  // 61 - 6 - 7 = 48 layers over 6 middle stages: 8 each (verl's DeepSeek-V3 example split).
+  CHECK(check_pretrain("--decoder-first-pipeline-num-layers 6 --decoder-last-pipeline-num-layers 7").errors == 0);
+  // Only the last stage given: 61 - 5 = 56 over the 7 other stages: 8 each.
+  CHECK(check_pretrain("--decoder-last-pipeline-num-layers 5").errors == 0);
+}
+
+TEST_CASE("Megatron-LM: an uneven split that leaves an uneven rest is an error; no split at all is too") {
+  // 61 - 5 - 5 = 51 over 6 middle stages: not whole.
+  const CheckReport uneven = check_pretrain("--decoder-first-pipeline-num-layers 5 --decoder-last-pipeline-num-layers 5");
+  const auto findings = test::findings_of(uneven, "megatron.pp-layers");
+  REQUIRE(findings.size() == 1);
+  CHECK(findings[0].message.find("--num-layers 61 minus first stage 5 and last stage 5") == 0);
+  // 61 % 8 without a split.
+  CHECK(test::findings_of(check_pretrain("--micro-batch-size 1"), "megatron.pp-layers").size() == 1);
+}
+
+}  // namespace meshplan

@@ -1,0 +1,127 @@
+// Pass-through dictionaries, Megatron-LM arguments and the memory fit (engine arguments:
+// engine_args_test.cpp; environment variables: env_rules_test.cpp).
+#include <doctest/doctest.h>
+
+#include "verl/check_support.hpp"
+#include "hardware/gpu_catalog.hpp"
+#include "model/config_reader.hpp"
+#include "model/model_presets.hpp"
+#include "verl/rules/passthrough_rules.hpp"
+
+namespace meshplan {
+namespace {
+
+ModelSpec preset(const std::string& name) {
+  auto model = parse_model_config(*find_model_preset_config(name), name);
+  REQUIRE(model.ok());
+  return model.value();
+}
+
+GpuSpec gpu(const std::string& name) {
+  auto catalog = parse_gpu_catalog(builtin_gpu_catalog_text(), "gpus.json");
+  REQUIRE(catalog.ok());
+  auto found = find_gpu(catalog.value(), name);
+  REQUIRE(found.ok());
+  return found.value();
+}
+
+}  // namespace
+
+TEST_CASE("override_transformer_config keys are Megatron-core TransformerConfig fields") {
+  const auto base = test::megatron_baseline();
+  const CheckReport ok = test::check_lines(
+      test::with(base, {"+actor_rollout_ref.actor.megatron.override_transformer_config.moe_permute_fusion=True",
+                        "actor_rollout_ref.actor.megatron.override_transformer_config.recompute_num_layers=2"}),
+      "ppo_megatron_trainer");
+  CHECK(test::findings_of(ok, "passthrough.unknown-field").empty());
+  CHECK(test::findings_of(ok, "passthrough.field-type").empty());
+  // The seed article's invented layernorm_fusion.
+  const CheckReport bad = test::check_lines(
+      test::with(base, {"+actor_rollout_ref.actor.megatron.override_transformer_config.layernorm_fusion=True",
+                        "+actor_rollout_ref.actor.optim.override_optimizer_config.optimizer_cpu_offlaod=True",
+                        "+actor_rollout_ref.actor.megatron.override_ddp_config.overlap_grad_reduce=yes"}),
+      "ppo_megatron_trainer");
+  const auto unknown = test::findings_of(bad, "passthrough.unknown-field");
+  REQUIRE(unknown.size() == 2);
+  CHECK(unknown[0].message.find("'layernorm_fusion' is not a field of Megatron-core's TransformerConfig") == 0);
+  CHECK(unknown[1].message.find("did you mean 'optimizer_cpu_offload'?") != std::string::npos);
+  CHECK(unknown[1].fix[0] == "+actor_rollout_ref.actor.optim.override_optimizer_config.optimizer_cpu_offload=true");
+  const auto type = test::findings_of(bad, "passthrough.field-type");
+  REQUIRE(type.size() == 1);
+  CHECK(type[0].message == "'overlap_grad_reduce' of DistributedDataParallelConfig is bool, not 'yes'");
+}
+
+TEST_CASE("Megatron-LM pretrain_gpt.py arguments get the Megatron subset") {
+  const std::string script =
+      "torchrun --nproc_per_node 8 pretrain_gpt.py \\\n"
+      "  --tensor-model-parallel-size 3 --num-attention-heads 32 --num-query-groups 8 \\\n"
+      "  --pipeline-model-parallel-size 1 --num-layers-per-virtual-pipeline-stage 2 \\\n"
+      "  --num-layers 30 --global-batch-size 64 --micro-batch-size 4\n";
+  auto report = check_launch({InputText{"pretrain.sh", script}}, CheckOptions{});
+  REQUIRE(report.ok());
+  CHECK(test::findings_of(*report, "megatron.tp-heads").size() == 1);       // 32 % 3
+  CHECK(test::findings_of(*report, "megatron.tp-query-groups").size() == 1);  // 8 % 3
+  CHECK(test::findings_of(*report, "megatron.vpp-needs-pp").size() == 1);
+  CHECK(test::findings_of(*report, "megatron.global-batch-micro").empty());  // 64 % 4 == 0
+  CHECK(report->errors == 3);
+}
+
+TEST_CASE("model-shape rules come from strategy/validate, mapped to verl keys") {
+  CheckOptions options;
+  options.model = preset("qwen2.5-7b-instruct");  // 28 heads, 4 KV heads, 28 layers
+  const CheckReport report = test::check_lines(
+      test::with(test::megatron_baseline(), {"actor_rollout_ref.actor.megatron.tensor_model_parallel_size=8",
+                                             "actor_rollout_ref.actor.megatron.expert_model_parallel_size=2"}),
+      "ppo_megatron_trainer", options);
+  CHECK(test::findings_of(report, "model.tp.divides-heads").size() == 1);  // 28 % 8
+  CHECK(test::findings_of(report, "model.ep.requires-moe").size() == 1);   // dense model
+  const auto heads = test::findings_of(report, "model.tp.divides-heads");
+  CHECK(heads[0].keys[0] == "actor_rollout_ref.actor.megatron.tensor_model_parallel_size");
+}
+
+TEST_CASE("the model comes from actor_rollout_ref.model.path when it names a preset") {
+  const CheckReport report = test::check_lines(test::with(
+      test::fsdp_baseline(),
+      {"actor_rollout_ref.model.path=/models/Qwen/Qwen2.5-7B-Instruct", "actor_rollout_ref.rollout.tensor_model_parallel_size=8"}));
+  CHECK(test::findings_of(report, "model.rollout-tp-heads").size() == 1);
+  CHECK(test::findings_of(report, "model.unknown").empty());
+}
+
+TEST_CASE("memory fit per RL phase: a 7B FSDP actor on one 40 GB GPU does not fit, a 0.5B one does") {
+  // 7B x (2 bf16 weights + 2 grads + 12 fp32 Adam) = ~114 GB of states on one GPU: no room.
+  CheckOptions big;
+  big.model = preset("qwen2.5-7b-instruct");
+  big.gpu = gpu("A100-40GB");
+  const std::vector<std::string> one_gpu = {"trainer.n_gpus_per_node=1",
+                                            "actor_rollout_ref.rollout.tensor_model_parallel_size=1"};
+  const CheckReport oom = test::check_lines(test::with(test::fsdp_baseline(), one_gpu), "ppo_trainer", big);
+  const auto phases = test::findings_of(oom, "memory.phase-oom");
+  REQUIRE(!phases.empty());
+  CHECK(phases[0].severity == Severity::error);
+  CHECK(phases[0].message.find("would OOM in the") != std::string::npos);
+  CHECK(!phases[0].fix.empty());
+  // Every suggested knob is a real verl key.
+  for (const Finding& finding : oom.findings) {
+    if (finding.rule.rfind("memory", 0) != 0) continue;
+    const CheckReport applied = test::check_lines(test::with(test::with(test::fsdp_baseline(), one_gpu), finding.fix));
+    for (const Finding& f : applied.findings) CHECK_MESSAGE(f.rule.rfind("hydra.", 0) != 0, f.message);
+  }
+
+  CheckOptions small;
+  small.model = preset("qwen2.5-0.5b");
+  small.gpu = gpu("H100-80GB");
+  const CheckReport fits = test::check_lines(test::fsdp_baseline(), "ppo_trainer", small);
+  CHECK(test::findings_of(fits, "memory.phase-oom").empty());
+  CHECK(test::findings_of(fits, "memory.low-headroom").empty());
+}
+
+TEST_CASE("--cluster must agree with trainer.nnodes x n_gpus_per_node") {
+  CheckOptions options;
+  options.model = preset("qwen2.5-0.5b");
+  options.gpu = gpu("H100-80GB");
+  options.cluster_gpus = 16;
+  const CheckReport report = test::check_lines(test::fsdp_baseline(), "ppo_trainer", options);
+  CHECK(test::findings_of(report, "memory.cluster-mismatch").size() == 1);
+}
+
+}  // namespace meshplan

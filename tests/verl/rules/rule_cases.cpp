@@ -1,0 +1,48 @@
+#include "rule_cases.hpp"
+
+#include <doctest/doctest.h>
+
+#include "verl/check_support.hpp"
+#include "model/config_reader.hpp"
+#include "model/model_presets.hpp"
+
+namespace meshplan::test {
+
+CheckOptions with_qwen_7b() {
+  CheckOptions options;
+  auto model = parse_model_config(*find_model_preset_config("qwen2.5-7b-instruct"), "qwen2.5-7b-instruct");
+  REQUIRE(model.ok());
+  options.model = model.value();
+  return options;
+}
+
+void check_rule_case(const RuleCase& c) {
+  const std::string rule = c.rule;
+  CAPTURE(rule);
+  const CheckOptions model = with_qwen_7b();
+  const std::string config = c.megatron ? "ppo_megatron_trainer" : "ppo_trainer";
+  const auto base = c.megatron ? megatron_baseline() : fsdp_baseline();
+
+  const CheckReport quiet = check_lines(with(base, c.passing), config, model);
+  for (const Finding& f : findings_of(quiet, c.rule)) CHECK_MESSAGE(false, "near miss fires: " << f.message);
+
+  const CheckReport report = check_lines(with(base, c.failing), config, model);
+  const std::vector<Finding> hits = findings_of(report, c.rule);
+  REQUIRE(hits.size() == 1);
+  CHECK(hits[0].severity == c.severity);
+  REQUIRE(!hits[0].keys.empty());
+  CHECK(hits[0].keys[0] == std::string(c.key));
+  CHECK_MESSAGE(hits[0].message.find(c.message) != std::string::npos, hits[0].message);
+  if (std::string(c.fix).empty()) {
+    CHECK(hits[0].fix.empty());
+    return;
+  }
+  REQUIRE(!hits[0].fix.empty());
+  CHECK(hits[0].fix[0] == c.fix);
+  // The fix lines, applied together, are valid overrides of verl's config and remove the finding.
+  const CheckReport fixed = check_lines(with(with(base, c.failing), hits[0].fix), config, model);
+  for (const Finding& f : fixed.findings) CHECK_MESSAGE(f.rule.rfind("hydra.", 0) != 0, f.message);
+  CHECK(findings_of(fixed, c.rule).empty());
+}
+
+}  // namespace meshplan::test

@@ -1,0 +1,214 @@
+// The static shell parser, one construct at a time, checked against what bash does with it.
+#include <doctest/doctest.h>
+
+#include "verl/shell/launch.hpp"
+#include "verl/shell/shell_lexer.hpp"
+#include "verl/shell/shell_script.hpp"
+
+namespace meshplan {
+namespace {
+
+ShellScript run_script(const std::string& text, const std::map<std::string, std::string>& env = {}) {
+  return evaluate_shell_script(text, "run.sh", env);
+}
+
+// The expanded arguments of the last invocation.
+std::vector<std::string> last_args(const ShellScript& script) {
+  std::vector<std::string> out;
+  if (script.invocations.empty()) return out;
+  for (const ShellArgument& arg : script.invocations.back().args) out.push_back(arg.text);
+  return out;
+}
+
+bool has_rule(const std::vector<Finding>& findings, const std::string& rule) {
+  for (const Finding& f : findings) {
+    if (f.rule == rule) return true;
+  }
+  return false;
+}
+
+}  // namespace
+
+TEST_CASE("comments, quotes and continuations") {
+  const ShellScript s = run_script(
+      "# a comment\n"
+      "echo 'single $X' \"double\" a\\ b \\\n"
+      "   tail # trailing comment\n");
+  CHECK(last_args(s) == std::vector<std::string>{"echo", "single $X", "double", "a b", "tail"});
+  CHECK(s.invocations.back().args.back().location.line == 3);
+  CHECK(s.findings.empty());
+}
+
+TEST_CASE("assignments, export, defaults and := assignment") {
+  const ShellScript s = run_script(
+      "A=1\nexport B=two\nC=${UNSET:-fallback}\nD=${A:-x}\nE=${NEW:=made}\n"
+      "python3 x.py $A $B $C $D $E $NEW\n");
+  CHECK(last_args(s) == std::vector<std::string>{"python3", "x.py", "1", "two", "fallback", "1", "made", "made"});
+  CHECK(s.invocations.back().environment.count("B") == 1);
+  CHECK(s.invocations.back().environment.count("A") == 0);
+}
+
+TEST_CASE("positional parameters: unset when checking, so ${1:-x} takes its default and $@ is empty") {
+  const ShellScript s = run_script("ENGINE=${1:-vllm}\npython3 x.py engine=$ENGINE \"$@\" $@\n");
+  CHECK(last_args(s) == std::vector<std::string>{"python3", "x.py", "engine=vllm"});
+  CHECK(s.invocations.back().uses_script_arguments);
+}
+
+TEST_CASE("arrays and \"${A[@]}\" keep one argument per element, with the element's line") {
+  const ShellScript s = run_script(
+      "ARGS=(\n  a=1   # first\n  \"b=two words\"\n)\nARGS+=(c=3)\n"
+      "python3 x.py \"${ARGS[@]}\" ${#ARGS[@]} ${ARGS[1]}\n");
+  CHECK(last_args(s) == std::vector<std::string>{"python3", "x.py", "a=1", "b=two words", "c=3", "3", "b=two", "words"});
+  CHECK(s.invocations.back().args[2].location.line == 2);
+  CHECK(s.invocations.back().args[3].location.line == 3);
+}
+
+TEST_CASE("arithmetic $(( )) is evaluated: (2048 + 8192) * 2 = 20480, 7 / 2 = 3, 2 ** 10 = 1024") {
+  const ShellScript s = run_script(
+      "P=$((1024 * 2))\nR=$((1024 * 8))\nT=$(((P + R) * 2))\npython3 x.py $T $((7 / 2)) $(( 2 ** 10 )) $((P % 1000))\n");
+  CHECK(last_args(s) == std::vector<std::string>{"python3", "x.py", "20480", "3", "1024", "48"});
+}
+
+TEST_CASE("$(...) and backticks are never run: the value is unknown") {
+  const ShellScript s = run_script("N=$(nvidia-smi -L | wc -l)\npython3 x.py n=$N m=`hostname` k=$HOME/x\n");
+  const auto& args = s.invocations.back().args;
+  REQUIRE(args.size() == 5);
+  CHECK(args[2].text == "n=$N");  // unknown parts are shown as written
+  CHECK(args[2].unknown->find("$(nvidia-smi -L | wc -l) is never run") != std::string::npos);
+  CHECK(args[3].unknown.has_value());
+  CHECK(args[4].unknown->find("HOME") != std::string::npos);
+}
+
+TEST_CASE("a backslash followed by blanks ends the command exactly as bash does") {
+  // The line after the break is a command of its own: bash would try to run `trainer.b=2`.
+  const ShellScript s = run_script("python3 -m verl.trainer.main_ppo a.x=1 \\  \n    trainer.b=2 \\\n    c.d=3\n");
+  REQUIRE(s.invocations.size() == 2);
+  CHECK(last_args(s) == std::vector<std::string>{"trainer.b=2", "c.d=3"});
+  CHECK(s.invocations.front().args.back().text == " ");  // bash passes a literal blank argument
+  REQUIRE(has_rule(s.findings, "shell.broken-continuation"));
+  CHECK(s.findings.front().location.line == 1);
+}
+
+TEST_CASE("a comment inside a continuation ends the command") {
+  const ShellScript s = run_script("python3 -m m a.x=1 \\\n    # b.y=2 \\\n    c.z=3\n");
+  REQUIRE(s.invocations.size() == 2);
+  CHECK(last_args(s) == std::vector<std::string>{"c.z=3"});
+  CHECK(has_rule(s.findings, "shell.broken-continuation"));
+}
+
+TEST_CASE("every branch of an if is walked; afterwards a variable is known only where all paths agree") {
+  // X is 2 in the then-branch and 1 when no branch runs (no else): unknown after the block.
+  // Y is 5 in both branches of an if/else: known. The launch in each branch is found.
+  const ShellScript s = run_script(
+      "X=1\n"
+      "if [ -z \"$A\" ]; then\n"
+      "  X=2\n"
+      "  python3 -m verl.trainer.main_ppo a=$X\n"
+      "fi\n"
+      "if [ \"$B\" == fsdp ]; then Y=5; python3 -m verl.trainer.main_ppo b=1\n"
+      "elif [ \"$B\" == megatron ]; then\n"
+      "  Y=5\n"
+      "else\n"
+      "  Y=5\n"
+      "  python3 -m verl.trainer.main_ppo c=1\n"
+      "fi\n"
+      "python3 x.py $X $Y\n");
+  REQUIRE(s.invocations.size() == 4);
+  CHECK(s.invocations[0].args.back().text == "a=2");
+  CHECK_FALSE(s.invocations[0].args.back().unknown.has_value());
+  CHECK(s.invocations[1].args.back().text == "b=1");
+  CHECK(s.invocations[2].args.back().text == "c=1");
+  const auto& last = s.invocations[3].args;
+  REQUIRE(last.size() == 4);
+  REQUIRE(last[2].unknown.has_value());
+  CHECK(*last[2].unknown == "$X is set differently in the branches of the if at line 2");
+  CHECK(last[3].text == "5");
+  CHECK_FALSE(last[3].unknown.has_value());
+  CHECK_FALSE(has_rule(s.findings, "shell.unsupported"));
+}
+
+TEST_CASE("an array extended in one branch keeps the elements every path shares") {
+  // EXTRA starts (model_engine=megatron); one branch appends more: after the if, the first element
+  // is known and the rest is one unknown element.
+  const ShellScript s = run_script(
+      "EXTRA=(model_engine=megatron)\nif [ -n \"$NPU\" ]; then\n  EXTRA+=(a.b=1)\nfi\n"
+      "python3 x.py \"${EXTRA[@]}\"\n");
+  const auto& args = s.invocations.back().args;
+  REQUIRE(args.size() == 4);
+  CHECK(args[2].text == "model_engine=megatron");
+  CHECK_FALSE(args[2].unknown.has_value());
+  REQUIRE(args[3].unknown.has_value());
+  CHECK(*args[3].unknown == "$EXTRA is set differently in the branches of the if at line 2");
+}
+
+TEST_CASE("loops and && / || branches are reported, not evaluated") {
+  const ShellScript s = run_script(
+      "X=1\nfor n in 1 2; do\n  if true; then X=4; fi\n  X=2\ndone\n[ -n \"$Z\" ] && X=3\npython3 x.py $X\n");
+  CHECK(last_args(s) == std::vector<std::string>{"python3", "x.py", "1"});
+  CHECK(has_rule(s.findings, "shell.unsupported"));
+}
+
+TEST_CASE("launchers behind a wrapper or in a variable set per branch are found") {
+  // uv run (verl's newer examples) in front of the interpreter.
+  auto uv = find_launches(run_script("uv run --frozen --extra vllm python3 -m verl.trainer.main_ppo a.b=1\n"));
+  REQUIRE(uv.size() == 1);
+  CHECK(uv[0].kind == LaunchKind::verl_ppo);
+  // LAUNCH is (python3) or (uv run ... python3) depending on a branch: unknown, but "-m" follows it.
+  auto branch = find_launches(run_script(
+      "LAUNCH=(python3)\nif [ -n \"$UV\" ]; then\n  LAUNCH=(uv run --frozen python3)\nfi\n"
+      "\"${LAUNCH[@]}\" -m verl.trainer.main_ppo a.b=1\n"));
+  REQUIRE(branch.size() == 1);
+  CHECK(branch[0].kind == LaunchKind::verl_ppo);
+  CHECK(branch[0].arguments.back().text == "a.b=1");
+  // An unknown command without "-m" is not guessed to be a launch.
+  CHECK(find_launches(run_script("CMD=$(which trainer)\n$CMD a.b=1\n")).empty());
+}
+
+TEST_CASE("an unterminated quote is reported") {
+  const ShellScript s = run_script("python3 x.py 'a=1\n");
+  CHECK(has_rule(s.findings, "shell.unterminated"));
+}
+
+TEST_CASE("redirections and here-documents are dropped; set -x is harmless") {
+  const ShellScript s = run_script("set -x\ncat <<EOF > cfg.yaml\na: 1\nEOF\npython3 x.py a=1 2>&1 | tee log.txt\n");
+  REQUIRE(s.invocations.size() == 3);
+  CHECK(s.invocations[2].args[0].text == "tee");
+  CHECK(last_args(ShellScript{{s.invocations[1]}, {}}) == std::vector<std::string>{"python3", "x.py", "a=1"});
+}
+
+TEST_CASE("--env values are seen by the script and exported") {
+  const ShellScript s = run_script("N=${NNODES:-1}\npython3 x.py $N\n", {{"NNODES", "4"}});
+  CHECK(last_args(s) == std::vector<std::string>{"python3", "x.py", "4"});
+  CHECK(s.invocations.back().environment.count("NNODES") == 1);
+}
+
+TEST_CASE("launchers: python3 -m, torchrun, ray job submit --, and Megatron-LM pretrain_gpt.py") {
+  const auto launch_of = [](const std::string& text) {
+    return find_launches(evaluate_shell_script(text, "run.sh", {}));
+  };
+  auto plain = launch_of("PYTHONUNBUFFERED=1 python3 -m verl.trainer.main_ppo --config-name=ppo_megatron_trainer a=1\n");
+  REQUIRE(plain.size() == 1);
+  CHECK(plain[0].kind == LaunchKind::verl_ppo);
+  CHECK(*plain[0].config_name == "ppo_megatron_trainer");
+  CHECK(plain[0].arguments.size() == 1);
+  CHECK(plain[0].environment.count("PYTHONUNBUFFERED") == 1);
+
+  auto torchrun = launch_of("torchrun --nnodes 2 --nproc_per_node=8 --standalone -m verl.trainer.main_ppo a=1 b=2\n");
+  REQUIRE(torchrun.size() == 1);
+  CHECK(torchrun[0].arguments.size() == 2);
+
+  auto ray = launch_of("ray job submit --address http://x:8265 --runtime-env=r.yaml --no-wait -- "
+                       "python3 -m verl.trainer.main_ppo -cn ppo_trainer a=1\n");
+  REQUIRE(ray.size() == 1);
+  CHECK(*ray[0].config_name == "ppo_trainer");
+
+  auto megatron = launch_of("torchrun --nproc_per_node 8 pretrain_gpt.py --tensor-model-parallel-size 2\n");
+  REQUIRE(megatron.size() == 1);
+  CHECK(megatron[0].kind == LaunchKind::megatron);
+  CHECK(megatron[0].arguments.size() == 2);
+
+  auto nothing = launch_of("echo hello\nmkdir -p x\n");
+  CHECK(nothing.empty());
+}
+
+}  // namespace meshplan
