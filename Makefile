@@ -9,7 +9,7 @@ CMAKE_GEN  := -G Ninja
 export CCACHE_BASEDIR := $(CURDIR)
 export CCACHE_NOHASHDIR := 1
 
-.PHONY: all deps build test test-release test-asan demo bench clean test-browser
+.PHONY: all deps build test test-release test-asan demo bench clean test-browser dist test-dist
 
 all: build
 
@@ -49,10 +49,27 @@ test-browser: build
 	  --screenshot=$(abspath $(BUILD))/plan.png file://$(abspath $(BUILD))/plan.html
 	python3 scripts/png_not_blank.py $(BUILD)/plan.png
 
+# A static x86-64 binary (static glibc, libstdc++, yaml-cpp and zlib from Debian; fmt's compiled
+# part from its headers) and a wheel holding it, built offline with Debian's python3-wheel.
+# The Release objects are reused: only the link differs.
+DIST    ?= dist
+VERSION := $(shell grep -m1 '^project' CMakeLists.txt | grep -o 'VERSION [0-9.]*' | cut -d' ' -f2)
+LIBDIR  := /usr/lib/x86_64-linux-gnu
+dist: build
+	@./scripts/install-deps.sh dist
+	mkdir -p $(DIST)
+	rm -f $(DIST)/meshplan-*.whl
+	$(CXX) -std=c++20 -O2 -Isrc -static -s -pthread -o $(DIST)/meshplan src/main.cpp packaging/fmt_library.cpp \
+	  $(BUILD)/libmeshplan_cli.a $(BUILD)/libmeshplan_core.a $(LIBDIR)/libyaml-cpp.a $(LIBDIR)/libz.a
+	/usr/bin/python3 packaging/build_wheel.py $(DIST)/meshplan $(VERSION) $(DIST)
+
+test-dist: dist
+	packaging/test_dist.sh $(DIST)
+
 bench: deps
 	cmake -S . -B $(BUILD) $(CMAKE_GEN) -DCMAKE_BUILD_TYPE=Release -DMESHPLAN_BENCH=ON
 	cmake --build $(BUILD) -j $(JOBS)
 	@for b in $(BUILD)/bench/*; do echo "== $$b"; $$b --benchmark_min_time=0.2 || exit 1; done
 
 clean:
-	rm -rf $(BUILD) $(ASAN_BUILD)
+	rm -rf $(BUILD) $(ASAN_BUILD) $(DIST)

@@ -4,6 +4,7 @@
 #include <ostream>
 
 #include "cli/command.hpp"
+#include "cli/version.hpp"
 
 namespace meshplan {
 
@@ -11,7 +12,7 @@ int run_cli(const std::vector<std::string>& args, std::ostream& out, std::ostrea
   CLI::App app{"meshplan: plan, check and debug distributed training configurations "
                "(verl, Megatron-LM)", "meshplan"};
   app.require_subcommand(1);
-  app.set_version_flag("--version", "meshplan 0.1.0");
+  app.set_version_flag("--version", version_text);
   CommandContext context{out, err, terminal, 0};
 
   register_model_command(app, context);

@@ -17,6 +17,7 @@
 #include "report/plan_report.hpp"
 #include "search/real_cost_model.hpp"
 #include "search/rule_binding.hpp"
+#include "search/search_space.hpp"
 #include "search/sized_cluster.hpp"
 
 namespace meshplan {
@@ -184,7 +185,11 @@ void run_plan(const PlanOptions& options, CommandContext& context) {
                                  heterogeneous->gain_over_alone * 100, used.groups.front().gpu.id);
     } else {
       const Cluster launch_cluster = first_gpus(used, winner.gpus);
-      context.out << emit(LaunchSpec{*model, model_path, winner.strategy, winner.workload, launch_cluster,
+      // The search took the dtype every GPU of the cluster supports; this launch runs on
+      // launch_cluster alone, so it takes the best dtype of those GPUs (bf16 on A100s beside V100s).
+      Strategy strategy = winner.strategy;
+      strategy.compute_dtype = common_compute_dtype(launch_cluster);
+      context.out << emit(LaunchSpec{*model, model_path, strategy, winner.workload, launch_cluster,
                                      view.data_loader.workers},
                           *format);
       context.err << fmt::format("meshplan: emitted the winner: {} ({:.0f} tokens/s, peak {:.1f} GiB)\n",

@@ -31,6 +31,7 @@ void read_gpt2_shape(const ConfigFields& config, ModelSpec& model) {
   attention.qkv_bias = true;
   attention.o_bias = true;
   model.dense_mlp.intermediate_size = config.positive_or("n_inner", 4 * model.hidden_size, kMaxWidth);
+  model.norm_eps = config.number_or("layer_norm_epsilon", 1e-5);  // GPT2Config default
 }
 
 void read_gpt_neox_shape(const ConfigFields& config, ModelSpec& model) {
@@ -43,6 +44,10 @@ void read_gpt_neox_shape(const ConfigFields& config, ModelSpec& model) {
   model.attention.qkv_bias = bias;
   model.attention.o_bias = bias;
   model.dense_mlp.intermediate_size = config.positive("intermediate_size", kMaxWidth);
+  // GPTNeoXConfig: rotary_emb_base (10000), rotary_pct (0.25) of each head rotated, layer_norm_eps (1e-5).
+  model.rope.theta = config.number_or("rotary_emb_base", 10000.0);
+  model.rope.fraction = config.number_or("rotary_pct", 0.25);
+  model.norm_eps = config.number_or("layer_norm_eps", 1e-5);
 }
 
 }  // namespace

@@ -210,6 +210,16 @@ bool ConfigFields::flag_or(std::string_view key, bool fallback) const {
   return value->get<bool>();
 }
 
+double ConfigFields::number_or(std::string_view key, double fallback) const {
+  const json* value = value_at(document_->root, path_, key);
+  if (value == nullptr || value->is_null()) return fallback;
+  if (!value->is_number() || !std::isfinite(value->get<double>())) {
+    fail(key, fmt::format("must be a number, got {}", describe(*value)));
+    return fallback;
+  }
+  return value->get<double>();
+}
+
 std::string ConfigFields::text_or_empty(std::string_view key) const {
   const json* value = value_at(document_->root, path_, key);
   if (value == nullptr || value->is_null()) return "";

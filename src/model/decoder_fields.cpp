@@ -15,6 +15,32 @@ void read_decoder_shape(const ConfigFields& config, bool tie_default, ModelSpec&
   model.norm = NormKind::rms_norm;
   model.position = PositionKind::rope;
   model.num_dense_layers = model.num_layers;
+  read_rope_and_norm(config, model);
+}
+
+void read_rope_and_norm(const ConfigFields& config, ModelSpec& model) {
+  model.norm_eps = config.number_or("rms_norm_eps", 1e-6);
+  RopeSpec& rope = model.rope;
+  // transformers >= 5 keeps rope_theta and the scaling in one rope_parameters object.
+  const bool parameters = config.has("rope_parameters");
+  if (!parameters) rope.theta = config.number_or("rope_theta", 10000.0);
+  if (!parameters && !config.has("rope_scaling")) return;
+  const ConfigFields scaling = config.section(parameters ? "rope_parameters" : "rope_scaling");
+  if (parameters) rope.theta = scaling.number_or("rope_theta", 10000.0);
+  // modeling_rope_utils.py: the type is rope_type, or the legacy `type`; "default" means none.
+  std::string type = scaling.text_or_empty("rope_type");
+  if (type.empty()) type = scaling.text_or_empty("type");
+  rope.mrope_section = scaling.integers("mrope_section", kMaxWidth);
+  if (!rope.mrope_section.empty()) type = "mrope";
+  rope.scaling = type == "default" ? "" : type;
+  rope.factor = scaling.number_or("factor", 1.0);
+  rope.low_freq_factor = scaling.number_or("low_freq_factor", 1.0);
+  rope.high_freq_factor = scaling.number_or("high_freq_factor", 4.0);
+  rope.original_max_positions = scaling.count_or("original_max_position_embeddings", 0, kMaxPositions);
+  rope.beta_fast = scaling.number_or("beta_fast", 32.0);
+  rope.beta_slow = scaling.number_or("beta_slow", 1.0);
+  rope.mscale = scaling.number_or("mscale", 1.0);
+  rope.mscale_all_dim = scaling.number_or("mscale_all_dim", 0.0);
 }
 
 void read_standard_attention(const ConfigFields& config, ModelSpec& model) {

@@ -12,6 +12,10 @@ namespace meshplan {
 /// RMSNorm and rotary positions; every layer dense until a MoE reader says otherwise.
 void read_decoder_shape(const ConfigFields& config, bool tie_default, ModelSpec& model);
 
+/// rope_theta and rope_scaling (or transformers 5's rope_parameters) into model.rope, and
+/// rms_norm_eps (absent: 1e-6, LlamaConfig's and Qwen2Config's default) into model.norm_eps.
+void read_rope_and_norm(const ConfigFields& config, ModelSpec& model);
+
 /// num_attention_heads, num_key_value_heads (absent: = heads), head_dim (absent or null:
 /// hidden / heads, which must divide). kv heads must divide the heads.
 void read_standard_attention(const ConfigFields& config, ModelSpec& model);

@@ -68,13 +68,26 @@ void read_deepseek(const ConfigFields& config, std::string_view /*model_type*/, 
     moe.shared_intermediate_size = moe.num_shared_experts * moe.expert_intermediate_size;
     check_experts_per_token(config, "num_experts_per_tok", moe);
     for (std::int64_t layer = 0; layer < model.num_layers; ++layer) {
-      if (is_moe_layer(layer, first_dense, frequency)) ++moe.num_moe_layers;
+      moe.layer_is_moe.push_back(is_moe_layer(layer, first_dense, frequency));
+      if (moe.layer_is_moe.back()) ++moe.num_moe_layers;
+    }
+    // MoEGate: scoring_func softmax (V2) or sigmoid (V3); topk_method greedy, group_limited_greedy
+    // or noaux_tc (groups, and a score correction bias for noaux_tc); norm_topk_prob and
+    // routed_scaling_factor (DeepseekV2Config / DeepseekV3Config defaults: false, 1.0).
+    moe.score = config.text_or_empty("scoring_func") == "sigmoid" ? RouterScore::sigmoid : RouterScore::softmax;
+    moe.normalize_top_k = config.flag_or("norm_topk_prob", false);
+    moe.routed_scaling_factor = config.number_or("routed_scaling_factor", 1.0);
+    const std::string topk_method = config.text_or_empty("topk_method");
+    moe.expert_bias = topk_method == "noaux_tc";
+    const std::int64_t groups = config.positive_or("n_group", 1, kMaxWidth);
+    if (topk_method != "greedy" && !topk_method.empty() && groups > 1) {
+      moe.num_groups = groups;
+      moe.group_top_k = config.positive_or("topk_group", 1, kMaxWidth);
     }
     moe.routed_expert_params = params_product({3, h, moe.expert_intermediate_size});
     moe.shared_expert_params = params_product({3, h, moe.shared_intermediate_size});
     // MoEGate weight (experts x hidden); noaux_tc adds e_score_correction_bias (one per expert).
-    const bool noaux = config.text_or_empty("topk_method") == "noaux_tc";
-    moe.router_params = params_product({moe.num_experts, h}) + (noaux ? moe.num_experts : 0);
+    moe.router_params = params_product({moe.num_experts, h}) + (moe.expert_bias ? moe.num_experts : 0);
     model.num_dense_layers = model.num_layers - moe.num_moe_layers;
     model.moe = moe;
   }

@@ -6,6 +6,7 @@
 #include <cstdint>
 #include <optional>
 #include <string>
+#include <vector>
 
 namespace meshplan {
 
@@ -38,6 +39,8 @@ struct MlpSpec {
   bool bias = false;
 };
 
+enum class RouterScore { softmax, sigmoid };  ///< config.json scoring_func
+
 struct MoeSpec {
   std::int64_t num_experts = 0;               ///< routed experts per MoE layer
   std::int64_t experts_per_token = 0;         ///< top-k
@@ -49,6 +52,34 @@ struct MoeSpec {
   std::int64_t router_params = 0;             ///< per MoE layer: gate weight (+ bias, + noaux_tc
                                               ///< e_score_correction_bias)
   std::int64_t shared_expert_params = 0;      ///< per MoE layer, all shared experts (+ their gate)
+  // Routing (Hugging Face MoE gates: MixtralSparseMoeBlock, Qwen2MoeSparseMoeBlock, DeepSeek MoEGate,
+  // GptOssTopKRouter):
+  RouterScore score = RouterScore::softmax;
+  bool normalize_top_k = true;         ///< top-k weights renormalized to sum 1 (norm_topk_prob)
+  double routed_scaling_factor = 1.0;  ///< DeepSeek routed_scaling_factor
+  std::int64_t num_groups = 0;         ///< group-limited routing: n_group (0: none)
+  std::int64_t group_top_k = 0;        ///< topk_group
+  bool expert_bias = false;            ///< noaux_tc e_score_correction_bias
+  bool router_bias = false;            ///< gpt-oss router bias
+  bool shared_expert_gate = false;     ///< Qwen2-MoE sigmoid gate on the shared expert
+  std::vector<bool> layer_is_moe;      ///< one entry per decoder layer (MTP excluded)
+};
+
+/// Rotary positions as config.json gives them (rope_theta, rope_scaling); Hugging Face
+/// modeling_rope_utils.py names.
+struct RopeSpec {
+  double theta = 10000.0;                   ///< rope_theta
+  double fraction = 1.0;                    ///< share of head_dim that is rotated (GPT-NeoX rotary_pct)
+  std::string scaling;                      ///< rope_scaling type: "" (none), llama3, yarn, linear, mrope, ...
+  double factor = 1.0;
+  double low_freq_factor = 1.0;             ///< llama3
+  double high_freq_factor = 4.0;            ///< llama3
+  std::int64_t original_max_positions = 0;  ///< llama3 / yarn original_max_position_embeddings
+  double beta_fast = 32.0;                  ///< yarn
+  double beta_slow = 1.0;                   ///< yarn
+  double mscale = 1.0;                      ///< DeepSeek yarn (absent: 1, as Hugging Face's get_mscale)
+  double mscale_all_dim = 0.0;              ///< DeepSeek yarn (absent: 0)
+  std::vector<std::int64_t> mrope_section;  ///< Qwen2.5-VL multimodal rope sections
 };
 
 struct VisionSpec {
@@ -96,7 +127,9 @@ struct ModelSpec {
   std::int64_t max_position_embeddings = 0;
   bool tie_word_embeddings = false;
   NormKind norm = NormKind::rms_norm;
+  double norm_eps = 1e-6;               ///< rms_norm_eps / layer_norm_epsilon
   PositionKind position = PositionKind::rope;
+  RopeSpec rope;                        ///< meaningful when position == rope
 
   AttentionSpec attention;
   MlpSpec dense_mlp;                    ///< MLP of the dense layers

@@ -11,15 +11,15 @@ namespace {
 
 /// Qwen2-MoE / Qwen3-MoE layer placement (modeling_qwen2_moe.py, modeling_qwen3_moe.py):
 /// layer i is sparse when it is not in mlp_only_layers and (i + 1) % decoder_sparse_step == 0.
-std::int64_t count_qwen_moe_layers(const ConfigFields& config, std::int64_t num_layers) {
+std::vector<bool> qwen_moe_layers(const ConfigFields& config, std::int64_t num_layers) {
   const std::int64_t step = config.positive_or("decoder_sparse_step", 1, kMaxLayers);
   const std::vector<std::int64_t> dense_only = config.integers("mlp_only_layers", kMaxLayers);
-  std::int64_t moe_layers = 0;
+  std::vector<bool> sparse;
   for (std::int64_t layer = 0; layer < num_layers; ++layer) {
     const bool listed_dense = std::find(dense_only.begin(), dense_only.end(), layer) != dense_only.end();
-    if (!listed_dense && (layer + 1) % step == 0) ++moe_layers;
+    sparse.push_back(!listed_dense && (layer + 1) % step == 0);
   }
-  return moe_layers;
+  return sparse;
 }
 
 }  // namespace
@@ -34,13 +34,18 @@ void read_moe_decoder(const ConfigFields& config, std::string_view model_type, M
     moe.num_experts = config.positive("num_local_experts", kMaxWidth);
     moe.expert_intermediate_size = config.positive("intermediate_size", kMaxWidth);
     moe.num_moe_layers = model.num_layers;
+    moe.layer_is_moe.assign(static_cast<std::size_t>(model.num_layers), true);
     model.num_dense_layers = 0;
   } else {
     // Some re-saved Qwen3-VL-MoE text configs name the expert count num_local_experts.
     const bool local_name = !config.has("num_experts") && config.has("num_local_experts");
     moe.num_experts = config.positive(local_name ? "num_local_experts" : "num_experts", kMaxWidth);
     moe.expert_intermediate_size = config.positive("moe_intermediate_size", kMaxWidth);
-    moe.num_moe_layers = count_qwen_moe_layers(config, model.num_layers);
+    moe.layer_is_moe = qwen_moe_layers(config, model.num_layers);
+    moe.num_moe_layers = std::count(moe.layer_is_moe.begin(), moe.layer_is_moe.end(), true);
+    // Qwen2MoeConfig / Qwen3MoeConfig default norm_topk_prob to false: softmax over every expert,
+    // then the top-k weights as they are.
+    moe.normalize_top_k = config.flag_or("norm_topk_prob", false);
     model.num_dense_layers = model.num_layers - moe.num_moe_layers;
     if (model.num_dense_layers > 0) read_gated_mlp(config, model);
   }
@@ -48,6 +53,7 @@ void read_moe_decoder(const ConfigFields& config, std::string_view model_type, M
   if (model_type == "qwen2_moe") {
     // One shared expert of shared_expert_intermediate_size plus its sigmoid gate (hidden -> 1).
     moe.num_shared_experts = 1;
+    moe.shared_expert_gate = true;
     moe.shared_intermediate_size = config.positive("shared_expert_intermediate_size", kMaxWidth);
     moe.shared_expert_params = params_sum({params_product({3, h, moe.shared_intermediate_size}), h});
   }

@@ -1,7 +1,10 @@
-// Megatron-LM pretrain_gpt.py arguments (megatron/training/arguments.py names) under torchrun.
+// Megatron-LM pretrain_gpt.py launch (megatron/training/arguments.py names) under torchrun: the
+// model as the Hugging Face config builds it (megatron_model_args), the plan's layout, and the
+// switches behind the time estimate's assumptions.
 #include <fmt/format.h>
 
 #include "report/launch.hpp"
+#include "report/megatron_model_args.hpp"
 
 namespace meshplan {
 namespace {
@@ -12,41 +15,13 @@ std::string gpu_names(const Cluster& cluster) {
   return names;
 }
 
-}  // namespace
-
-std::string emit_megatron(const LaunchSpec& launch) {
+void parallel_args(const LaunchSpec& launch, std::vector<std::string>& args) {
   const ModelSpec& m = launch.model;
   const Strategy& s = launch.strategy;
-  const Workload& w = launch.workload;
-  const NodeGroup& group = launch.cluster.groups.front();
-  std::vector<std::string> args;
   auto arg = [&](const std::string& name, const std::string& value = "") {
     args.push_back(value.empty() ? name : name + " " + value);
   };
-  // Model shape.
-  arg("--num-layers", std::to_string(m.num_layers));
-  arg("--hidden-size", std::to_string(m.hidden_size));
-  arg("--num-attention-heads", std::to_string(m.attention.num_heads));
-  if (m.attention.num_kv_heads != m.attention.num_heads) {
-    arg("--group-query-attention");
-    arg("--num-query-groups", std::to_string(m.attention.num_kv_heads));
-  }
-  if (m.attention.head_dim > 0) arg("--kv-channels", std::to_string(m.attention.head_dim));
-  arg("--ffn-hidden-size", std::to_string(m.dense_mlp.intermediate_size));
-  if (m.dense_mlp.gated) arg("--swiglu");
-  arg("--normalization", m.norm == NormKind::rms_norm ? "RMSNorm" : "LayerNorm");
-  arg("--position-embedding-type", m.position == PositionKind::rope ? "rope" : "learned_absolute");
-  if (!m.tie_word_embeddings) arg("--untie-embeddings-and-output-weights");
-  if (m.attention.qkv_bias) arg("--add-qkv-bias");
-  if (!m.dense_mlp.bias) arg("--disable-bias-linear");
-  if (m.moe) {
-    arg("--num-experts", std::to_string(m.moe->num_experts));
-    arg("--moe-router-topk", std::to_string(m.moe->experts_per_token));
-    arg("--moe-ffn-hidden-size", std::to_string(m.moe->expert_intermediate_size));
-  }
-  arg("--seq-length", std::to_string(w.seq_len));
-  arg("--max-position-embeddings", std::to_string(std::max(m.max_position_embeddings, w.seq_len)));
-  // Parallelism.
+  arg("--seq-length", std::to_string(launch.workload.seq_len));
   arg("--tensor-model-parallel-size", std::to_string(s.tp));
   arg("--pipeline-model-parallel-size", std::to_string(s.pp));
   if (s.vpp > 1) arg("--num-layers-per-virtual-pipeline-stage", std::to_string(m.num_layers / (s.pp * s.vpp)));
@@ -59,9 +34,14 @@ std::string emit_megatron(const LaunchSpec& launch) {
   }
   if (s.sequence_parallel) arg("--sequence-parallel");
   if (s.distributed_optimizer) arg("--use-distributed-optimizer");
-  // Batch and memory.
+  // The time estimate's overlaps (cost/parallel_comm.cpp): gradient reduce-scatter / all-reduce
+  // in buckets during the backward, parameter all-gather during the next forward (the latter
+  // needs the distributed optimizer: arguments.py validate_args), TP comm overlap (userbuffers).
+  if (launch.time.overlap_grad_reduce) arg("--overlap-grad-reduce");
+  if (launch.time.overlap_param_gather && s.distributed_optimizer) arg("--overlap-param-gather");
+  if (launch.time.tp_comm_overlap && s.tp > 1 && s.sequence_parallel) arg("--tp-comm-overlap");
   arg("--micro-batch-size", std::to_string(s.micro_batch));
-  arg("--global-batch-size", std::to_string(w.global_batch));
+  arg("--global-batch-size", std::to_string(launch.workload.global_batch));
   if (s.recompute == Recompute::selective) arg("--recompute-granularity", "selective");
   if (s.recompute == Recompute::full) {
     arg("--recompute-granularity", "full");
@@ -72,10 +52,40 @@ std::string emit_megatron(const LaunchSpec& launch) {
     arg("--optimizer-cpu-offload");
     arg("--optimizer-offload-fraction", fmt::format("{:g}", s.offload.optimizer_fraction));
   }
-  arg(s.compute_dtype == Dtype::fp16 ? "--fp16" : "--bf16");
+  if (s.compute_dtype == Dtype::fp8) {
+    // FP8 GEMMs with bf16 elsewhere: Megatron-LM examples/llama/train_llama3_8b_h100_fp8.sh.
+    arg("--bf16");
+    arg("--fp8-format", "hybrid");
+    arg("--fp8-recipe", "delayed");
+  } else {
+    arg(s.compute_dtype == Dtype::fp16 ? "--fp16" : "--bf16");
+  }
+}
+
+// Data, tokenizer, checkpoints and optimizer: variables with the defaults of Megatron-LM's
+// examples/llama/train_llama3_8b_h100_fp8.sh (AdamW, cosine decay, warm-up in samples).
+constexpr const char* kRunArgs[] = {
+    "--tokenizer-type HuggingFaceTokenizer", "--tokenizer-model \"$TOKENIZER_MODEL\"",
+    "--data-path \"$DATA_PATH\"", "--split 99,1,0",
+    "--save \"$CHECKPOINT_DIR\"", "--load \"$CHECKPOINT_DIR\"", "--save-interval \"$SAVE_INTERVAL\"",
+    "--train-samples \"$TRAIN_SAMPLES\"", "--lr-warmup-samples \"$LR_WARMUP_SAMPLES\"",
+    "--lr-decay-samples \"$TRAIN_SAMPLES\"", "--lr \"$LR\"", "--min-lr \"$MIN_LR\"", "--lr-decay-style cosine",
+    "--weight-decay 0.1", "--adam-beta1 0.9", "--adam-beta2 0.95", "--clip-grad 1.0",
+    "--log-interval 1", "--eval-interval 100", "--eval-iters 32"};
+
+}  // namespace
+
+std::string emit_megatron(const LaunchSpec& launch) {
+  const ModelSpec& m = launch.model;
+  const NodeGroup& group = launch.cluster.groups.front();
+  const MegatronModelArgs model = megatron_model_args(m, launch.strategy.tp, launch.workload.seq_len);
+  std::vector<std::string> args = model.args;
+  parallel_args(launch, args);
+  args.insert(args.end(), std::begin(kRunArgs), std::end(kRunArgs));
   std::string text = fmt::format(
-      "# Megatron-LM arguments generated by `meshplan plan` for {} on {} GPUs ({}).\n"
-      "# Run on every node with NODE_RANK and MASTER_ADDR set; add data, tokenizer and optimizer flags.\n",
+      "#!/usr/bin/env bash\n"
+      "# Megatron-LM launch generated by `meshplan plan` for {} on {} GPUs ({}).\n"
+      "# Run on every node with NODE_RANK and MASTER_ADDR set, from a Megatron-LM checkout.\n",
       m.name, launch.cluster.total_gpus(), gpu_names(launch.cluster));
   if (launch.cluster.heterogeneous()) {
     // Megatron-core orders ranks tp-cp-ep-dp-pp (parallel_state.initialize_model_parallel): the
@@ -88,9 +98,21 @@ std::string emit_megatron(const LaunchSpec& launch) {
       node += g.nodes;
     }
   }
-  if (s.offload.params || s.offload.grads) {
+  for (const std::string& note : model.notes) text += "# Not as in config.json: " + note + ".\n";
+  if (launch.strategy.offload.params || launch.strategy.offload.grads) {
     text += "# pretrain_gpt.py has no parameter/gradient offload: that part of the plan applies to verl only.\n";
   }
+  text += fmt::format(
+      "set -euo pipefail\n\n"
+      "DATA_PATH=${{DATA_PATH:-data/{0}_text_document}}  # preprocessed with tools/preprocess_data.py\n"
+      "TOKENIZER_MODEL=${{TOKENIZER_MODEL:-{1}}}\n"
+      "CHECKPOINT_DIR=${{CHECKPOINT_DIR:-checkpoints/{0}}}\n"
+      "SAVE_INTERVAL=${{SAVE_INTERVAL:-1000}}\n"
+      "TRAIN_SAMPLES=${{TRAIN_SAMPLES:-1949218748}}\n"
+      "LR_WARMUP_SAMPLES=${{LR_WARMUP_SAMPLES:-3906252}}\n"
+      "LR=${{LR:-0.00015}}\n"
+      "MIN_LR=${{MIN_LR:-0.00001}}\n\n",
+      m.name, launch.model_path);
   text += fmt::format("torchrun --nnodes {} --nproc-per-node {} --node-rank \"$NODE_RANK\" \\\n"
                       "    --master-addr \"$MASTER_ADDR\" --master-port 6000 \\\n    pretrain_gpt.py",
                       launch.cluster.total_gpus() / group.gpus_per_node, group.gpus_per_node);

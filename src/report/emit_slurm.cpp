@@ -32,6 +32,7 @@ std::string emit_slurm(const LaunchSpec& launch) {
                   "srun --nodes=\"$SLURM_NNODES\" --ntasks-per-node=1 \\\n"
                   "    bash -c 'NODE_RANK=$SLURM_NODEID exec bash megatron_launch.sh'\n";
   }
+  text += "\n" + verl_variables(launch) + "\n";
   text += fmt::format(
       "ray_port=6379\n"
       "srun --nodes=1 --ntasks=1 -w \"$head_node\" \\\n"

@@ -4,6 +4,7 @@
 #include <string>
 #include <vector>
 
+#include "cost/time_estimate.hpp"
 #include "hardware/cluster.hpp"
 #include "model/model_spec.hpp"
 #include "strategy/strategy.hpp"
@@ -17,15 +18,20 @@ struct LaunchSpec {
   const Workload& workload;
   const Cluster& cluster;       ///< the GPUs the plan uses (whole nodes)
   int dataloader_workers = 0;   ///< 0: leave verl's default
+  TimeOptions time{};           ///< what the time estimate assumed (overlaps): the launch sets it
 };
 
 enum class EmitFormat { verl, megatron, env, slurm };
 
 /// verl Hydra overrides (key=value), in the order a person reads them.
 std::vector<std::string> verl_overrides(const LaunchSpec& launch);
+/// Shell assignments with defaults for the run's own inputs (data files, model path, learning
+/// rate, reward, logger) that verl_overrides refers to as "$NAME".
+std::string verl_variables(const LaunchSpec& launch);
 /// A bash script running `python3 -m verl.trainer.main_ppo` with the overrides ("$@" appended).
 std::string emit_verl(const LaunchSpec& launch);
-/// Megatron-LM `pretrain_gpt.py` arguments under torchrun, one per line.
+/// A bash script: data, tokenizer, checkpoint and optimizer settings as variables, then
+/// Megatron-LM `pretrain_gpt.py` under torchrun, one argument per line.
 std::string emit_megatron(const LaunchSpec& launch);
 /// `export` lines for the topology, each preceded by a comment saying why.
 std::string emit_env(const LaunchSpec& launch);

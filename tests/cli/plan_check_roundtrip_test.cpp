@@ -60,4 +60,73 @@ TEST_CASE("an uneven pipeline split (61 layers on PP=8) is emitted with '+' over
   CHECK(refused.out.find("first stage 5 + last stage 5 layers leave 51 of 61 layers") != std::string::npos);
 }
 
+TEST_CASE("plan --emit verl: FSDP and Megatron x vLLM and SGLang launches check with no error and no warning") {
+  struct Case {
+    const char* model;
+    const char* cluster;
+    const char* backend;
+    const char* engine;
+  };
+  for (const Case c : {Case{"qwen2.5-7b-instruct", "1x8xH100-80GB", "fsdp", "vllm"},
+                       Case{"qwen2.5-7b-instruct", "1x8xH100-80GB", "megatron", "sglang"},
+                       Case{"llama-3.1-8b", "2x8xA100-80GB", "megatron", "vllm"},
+                       Case{"qwen3-8b", "1x8xA100-80GB", "fsdp", "sglang"},
+                       Case{"qwen3-30b-a3b", "2x8xH100-80GB", "megatron", "vllm"}}) {
+    CAPTURE(c.model);
+    CAPTURE(c.backend);
+    CAPTURE(c.engine);
+    const test::CliRun emitted = test::run({"plan", "--model", c.model, "--cluster", c.cluster, "--workload", "rl",
+                                            "--global-batch", "256", "--mini-batch", "64", "--rollout-n", "4",
+                                            "--rollout-engine", c.engine, "--fix", std::string("backend=") + c.backend,
+                                            "--emit", "verl"});
+    REQUIRE_MESSAGE(emitted.exit_code == 0, emitted.err);
+    for (const char* variable : {"TRAIN_FILES=", "VAL_FILES=", "MODEL_PATH=", "LR=", "LOGGER=", "REWARD_FUNCTION_PATH="}) {
+      CHECK_MESSAGE(emitted.out.find(std::string("\n") + variable) != std::string::npos, variable);
+    }
+    CHECK(emitted.out.find(std::string("actor_rollout_ref.rollout.name=") + c.engine) != std::string::npos);
+    const test::CliRun check = check_script(emitted.out, c.model, "matrix");
+    CHECK_MESSAGE(check.exit_code == 0, check.out);
+    CHECK_MESSAGE(check.out.find("0 error(s), 0 warning(s)") != std::string::npos, check.out);
+  }
+}
+
+TEST_CASE("plan --emit slurm: check reads the verl launch inside the sbatch script, clean") {
+  const test::CliRun emitted = test::run({"plan", "--model", "qwen2.5-7b-instruct", "--cluster", "2x8xH100-80GB",
+                                          "--workload", "rl", "--global-batch", "256", "--mini-batch", "64",
+                                          "--rollout-n", "4", "--emit", "slurm"});
+  REQUIRE_MESSAGE(emitted.exit_code == 0, emitted.err);
+  CHECK(emitted.out.find("ray start --head") != std::string::npos);
+  CHECK(emitted.out.find("ray job submit") != std::string::npos);
+  const test::CliRun check = check_script(emitted.out, "qwen2.5-7b-instruct", "slurm");
+  CHECK_MESSAGE(check.exit_code == 0, check.out);
+  CHECK_MESSAGE(check.out.find("0 error(s), 0 warning(s)") != std::string::npos, check.out);
+  CHECK(check.out.find("trainer.nnodes") == std::string::npos);  // no finding names the node count
+
+  // The same launch with a broken batch is found inside the sbatch script.
+  std::string broken = emitted.out;
+  const std::string key = "data.train_batch_size=256";
+  broken.replace(broken.find(key), key.size(), "data.train_batch_size=7");
+  const test::CliRun refused = check_script(broken, "qwen2.5-7b-instruct", "slurm_broken");
+  CHECK(refused.exit_code == 1);
+}
+
+TEST_CASE("plan --emit verl on A100 + V100: the launch for the A100s alone runs bf16") {
+  // The search runs fp16 on the whole cluster (V100 has no bf16); the verl launch runs on the
+  // A100 group alone, whose best dtype is bf16.
+  const test::CliRun run = test::run({"plan", "--model", "qwen2.5-7b-instruct", "--cluster",
+                                      "2x8xA100-80GB+2x8xV100-32GB", "--workload", "rl", "--emit", "verl"});
+  REQUIRE_MESSAGE(run.exit_code == 0, run.err);
+  CHECK(run.out.find("dtype=bfloat16") != std::string::npos);
+  CHECK(run.out.find("=float16") == std::string::npos);
+}
+
+TEST_CASE("plan --emit megatron for pretraining: check reads the torchrun launch, clean") {
+  const test::CliRun emitted = test::run({"plan", "--model", "llama-3.1-8b", "--cluster", "2x8xH100-PCIE",
+                                          "--workload", "pretrain", "--global-batch", "256", "--emit", "megatron"});
+  REQUIRE_MESSAGE(emitted.exit_code == 0, emitted.err);
+  const test::CliRun check = check_script(emitted.out, "llama-3.1-8b", "pretrain");
+  CHECK_MESSAGE(check.exit_code == 0, check.out);
+  CHECK_MESSAGE(check.out.find("0 error(s), 0 warning(s)") != std::string::npos, check.out);
+}
+
 }  // namespace meshplan

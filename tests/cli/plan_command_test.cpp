@@ -133,7 +133,8 @@ TEST_CASE("plan --html writes the report; --emit prints only the launch") {
   const test::CliRun emitted = test::run(plan_args({"--emit", "verl", "--model-path", "Qwen/Qwen2.5-7B-Instruct"}));
   REQUIRE(emitted.exit_code == 0);
   CHECK(emitted.out.rfind("#!/usr/bin/env bash\n", 0) == 0);
-  CHECK(emitted.out.find("actor_rollout_ref.model.path=Qwen/Qwen2.5-7B-Instruct") != std::string::npos);
+  CHECK(emitted.out.find("MODEL_PATH=${MODEL_PATH:-Qwen/Qwen2.5-7B-Instruct}\n") != std::string::npos);
+  CHECK(emitted.out.find("actor_rollout_ref.model.path=\"$MODEL_PATH\"") != std::string::npos);
   CHECK(emitted.out.find("trainer.n_gpus_per_node=8") != std::string::npos);
   CHECK(emitted.err.find("emitted the winner") != std::string::npos);
 }

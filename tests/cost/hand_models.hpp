@@ -80,6 +80,13 @@ inline ModelSpec qwen25_7b() {
 /// 32000, untied. attention 2*4096^2 + 2*4096*1024 = 41,943,040; expert 3*4096*14336
 /// = 176,160,768; router 8*4096 = 32,768; norms 8,192 -> 1,451,270,144/layer; x32
 /// = 46,440,644,608 + 262,144,000 + 4,096 = 46,702,792,704 (the published 46.7B).
+/// MoeSpec::layer_is_moe of `dense` dense layers followed by `moe` MoE layers.
+inline std::vector<bool> dense_then_moe(std::size_t dense, std::size_t moe) {
+  std::vector<bool> layers(dense, false);
+  layers.insert(layers.end(), moe, true);
+  return layers;
+}
+
 inline ModelSpec mixtral_8x7b() {
   ModelSpec m = untied_model({.name = "mixtral-8x7b", .hidden = 4096, .layers = 32, .vocab = 32000,
                               .attention = {AttentionKind::standard, 32, 8, 128},
@@ -87,7 +94,8 @@ inline ModelSpec mixtral_8x7b() {
                               .attention_per_layer = 41943040, .norms_per_layer = 8192,
                               .dense_mlp_per_layer = 0, .embedding = 131072000, .total = 46702792704});
   m.moe = MoeSpec{.num_experts = 8, .experts_per_token = 2, .expert_intermediate_size = 14336,
-                  .num_moe_layers = 32, .routed_expert_params = 176160768, .router_params = 32768};
+                  .num_moe_layers = 32, .routed_expert_params = 176160768, .router_params = 32768,
+                  .layer_is_moe = dense_then_moe(0, 32)};
   m.params.attention = 32LL * 41943040;
   m.params.routed_experts = 32LL * 8 * 176160768;
   m.params.routers = 32LL * 32768;
@@ -110,7 +118,8 @@ inline ModelSpec deepseek_v2_lite() {
                               .dense_mlp_per_layer = 67239936, .embedding = 209715200, .total = 15706484224});
   m.moe = MoeSpec{.num_experts = 64, .experts_per_token = 6, .expert_intermediate_size = 1408,
                   .num_shared_experts = 2, .shared_intermediate_size = 2816, .num_moe_layers = 26,
-                  .routed_expert_params = 8650752, .router_params = 131072, .shared_expert_params = 17301504};
+                  .routed_expert_params = 8650752, .router_params = 131072, .shared_expert_params = 17301504,
+                  .normalize_top_k = false, .layer_is_moe = dense_then_moe(1, 26)};
   m.active_params = m.total_params - 26LL * 58 * 8650752;
   return m;
 }

@@ -1,0 +1,3 @@
+from meshplan import main
+
+main()
