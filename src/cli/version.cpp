@@ -5,7 +5,7 @@
 #include <nlohmann/json.hpp>
 
 #include "data/embedded.hpp"
-#include "verl/config_loader.hpp"
+#include "verl/hydra/config_loader.hpp"
 
 namespace meshplan {
 namespace {
