@@ -175,6 +175,17 @@ std::int64_t take_ray_repeat(std::string_view& text) {
   return std::max<std::int64_t>(count, 1);
 }
 
+/// A signature's category after its phase rules (an OOM in the rollout is oom_rollout).
+std::string category_in_phase(std::size_t signature, std::string_view phase) {
+  const Signature& known = signatures()[signature];
+  std::string category(known.category);
+  const std::string_view group = phase_group(phase);
+  for (const PhaseRule& rule : known.phase_rules) {
+    if (rule.phase_group == group) category = std::string(rule.category);
+  }
+  return category;
+}
+
 /// '{' minus '}' outside quoted strings: how much a line of a printed dict opens.
 int brace_delta(std::string_view text) {
   int delta = 0;
@@ -275,11 +286,7 @@ struct LogScanner::State {
     }
     event.occurrences = repeats;
     if (event.rank >= 0) event.ranks.push_back(event.rank);
-    event.category = std::string(signatures()[event.signature].category);
-    const std::string_view group = phase_group(event.phase);
-    for (const PhaseRule& rule : signatures()[event.signature].phase_rules) {
-      if (rule.phase_group == group) event.category = std::string(rule.category);
-    }
+    event.category = category_in_phase(event.signature, event.phase);
     if (kept_count++ == 0) first_index = output.events.size();
     folded.emplace(fold_key, output.events.size());
     if (last_event_of_pid.size() >= kMaxStreams) last_event_of_pid.clear();
@@ -296,10 +303,7 @@ struct LogScanner::State {
     LogEvent& event = output.events[it->second];
     if (!event.phase.empty() || line - event.line > kPhaseAdoptionLines) return;
     event.phase = std::string(phase);
-    const std::string_view group = phase_group(event.phase);
-    for (const PhaseRule& rule : signatures()[event.signature].phase_rules) {
-      if (rule.phase_group == group) event.category = std::string(rule.category);
-    }
+    event.category = category_in_phase(event.signature, event.phase);
   }
 
   /// Numbers differ between ranks: every digit run folds to '#'.
