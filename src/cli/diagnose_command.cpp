@@ -83,6 +83,11 @@ std::optional<ModelSpec> model_from_config(const std::map<std::string, std::stri
   return std::move(*model);
 }
 
+/// The run as the cost model sees it: the config's strategy on its nodes of the given GPU.
+FixContext::Job job_on(const VerlJob& job, const GpuSpec& gpu) {
+  return FixContext::Job{job.strategy, job.workload, Cluster{{NodeGroup{job.nnodes, job.gpus_per_node, gpu}}}};
+}
+
 /// Without --config: the config the log printed (verl's resolved config, else the Hydra
 /// overrides), composed with verl's defaults; the model and GPU it names when not given.
 void use_run_facts(const ScanOutput& scan, std::optional<GpuSpec>& gpu, FixContext& fix_context) {
@@ -104,10 +109,7 @@ void use_run_facts(const ScanOutput& scan, std::optional<GpuSpec>& gpu, FixConte
                                           where->line);
   fix_context.known_keys = std::move(run->keys);
   if (!fix_context.model) fix_context.model = model_from_config(fix_context.config);
-  if (fix_context.model && gpu) {
-    const VerlJob& job = run->job;
-    fix_context.job = FixContext::Job{job.strategy, job.workload, Cluster{{NodeGroup{job.nnodes, job.gpus_per_node, *gpu}}}};
-  }
+  if (fix_context.model && gpu) fix_context.job = job_on(run->job, *gpu);
 }
 
 void run_diagnose(const DiagnoseOptions& options, CommandContext& context) {
@@ -141,10 +143,7 @@ void run_diagnose(const DiagnoseOptions& options, CommandContext& context) {
     if (Status status = scan_log(scanner, path); !status.ok()) return context.fail(status.error());
   }
   use_run_facts(scanner.output(), gpu, fix_context);
-  if (run && fix_context.model && gpu) {
-    const VerlJob& job = run->job;
-    fix_context.job = FixContext::Job{job.strategy, job.workload, Cluster{{NodeGroup{job.nnodes, job.gpus_per_node, *gpu}}}};
-  }
+  if (run && fix_context.model && gpu) fix_context.job = job_on(run->job, *gpu);
   const DiagnosisReport report = build_report(scanner.output(), std::move(fix_context));
   context.out << (options.json ? diagnosis_json(report) : diagnosis_text(report));
   context.exit_code = report.failure_found ? 1 : 0;

@@ -134,8 +134,8 @@ void ErrorTracker::line(const LinePrefix& prefix, std::string_view cleaned, std:
                           body.find("creation task") != std::string_view::npos);
   const std::optional<ErrorLine> error = candidate ? find_error(body, prefix.level) : std::nullopt;
   if (pending_) {
-    const bool ends = error || body.starts_with("Traceback") || body.starts_with("The above exception") ||
-                      body.starts_with("During handling");
+    const bool ends = error || body.find("Traceback (most recent call last)") != std::string_view::npos ||
+                      body.starts_with("The above exception") || body.starts_with("During handling");
     if (ends) {
       close(out);
     } else if (!body.empty()) {
@@ -159,6 +159,7 @@ void ErrorTracker::line(const LinePrefix& prefix, std::string_view cleaned, std:
   next.echo = error->echo;
   next.text = fmt::format("{}: {}", next.kind, error->message.substr(0, kTextChars));
   event.numbers["exception"] = NumberValue{0, next.kind, true};
+  event.numbers["message"] = NumberValue{0, std::string(error->message.substr(0, kMessageChars)), true};
   if (const auto frame = last_frame_.find(prefix.pid); frame != last_frame_.end()) {
     event.numbers["raised_in"] = NumberValue{0, frame->second, true};
     const std::string& framework = last_framework_[prefix.pid];
@@ -181,8 +182,6 @@ void ErrorTracker::close(std::vector<ErrorEvent>& out) {
   Pending& pending = *pending_;
   const ShapeTable& table = shapes();
   pending.event.signature = pending.echo ? table.echo : classify_error_text(pending.text);
-  const std::string_view message = std::string_view(pending.text).substr(pending.kind.size() + 2);
-  pending.event.numbers["message"] = NumberValue{0, std::string(message.substr(0, kMessageChars)), true};
   out.push_back(std::move(pending.event));
   pending_.reset();
 }

@@ -175,6 +175,17 @@ std::int64_t take_ray_repeat(std::string_view& text) {
   return std::max<std::int64_t>(count, 1);
 }
 
+/// A signature's category after its phase rules (an OOM in the rollout is oom_rollout).
+std::string category_in_phase(std::size_t signature, std::string_view phase) {
+  const Signature& known = signatures()[signature];
+  std::string category(known.category);
+  const std::string_view group = phase_group(phase);
+  for (const PhaseRule& rule : known.phase_rules) {
+    if (rule.phase_group == group) category = std::string(rule.category);
+  }
+  return category;
+}
+
 /// '{' minus '}' outside quoted strings: how much a line of a printed dict opens.
 int brace_delta(std::string_view text) {
   int delta = 0;
@@ -247,13 +258,18 @@ struct LogScanner::State {
   Evidence config_evidence;
   std::int64_t smi_rows_left = 0;
   std::map<std::int64_t, std::size_t> last_event_of_pid;  ///< pid -> index of its latest event
+  int file_marker = -1;  ///< the file's latest phase marker, and its line
+  std::int64_t file_marker_line = 0;
 
   /// The phase marker of a stream; a "[rank3]:" line falls back to its process' unranked lines
   /// (the traceback frames often lack the prefix the error line has).
-  int marker_of(std::pair<std::int64_t, int> stream) const {
+  int marker_of(std::pair<std::int64_t, int> stream, std::int64_t line) const {
     auto it = stream_marker.find(stream);
     if (it == stream_marker.end() && stream.second >= 0) it = stream_marker.find({stream.first, -1});
-    return it == stream_marker.end() ? -1 : it->second;
+    if (it != stream_marker.end()) return it->second;
+    // A line of no process with a phase of its own (an error printed without the prefix its
+    // process' lines carry) takes the phase the file announced just before.
+    return line - file_marker_line <= kPhaseAdoptionLines ? file_marker : -1;
   }
 
   /// Folds the event into an identical earlier one (other ranks, repeats) or keeps it.
@@ -275,11 +291,7 @@ struct LogScanner::State {
     }
     event.occurrences = repeats;
     if (event.rank >= 0) event.ranks.push_back(event.rank);
-    event.category = std::string(signatures()[event.signature].category);
-    const std::string_view group = phase_group(event.phase);
-    for (const PhaseRule& rule : signatures()[event.signature].phase_rules) {
-      if (rule.phase_group == group) event.category = std::string(rule.category);
-    }
+    event.category = category_in_phase(event.signature, event.phase);
     if (kept_count++ == 0) first_index = output.events.size();
     folded.emplace(fold_key, output.events.size());
     if (last_event_of_pid.size() >= kMaxStreams) last_event_of_pid.clear();
@@ -296,10 +308,7 @@ struct LogScanner::State {
     LogEvent& event = output.events[it->second];
     if (!event.phase.empty() || line - event.line > kPhaseAdoptionLines) return;
     event.phase = std::string(phase);
-    const std::string_view group = phase_group(event.phase);
-    for (const PhaseRule& rule : signatures()[event.signature].phase_rules) {
-      if (rule.phase_group == group) event.category = std::string(rule.category);
-    }
+    event.category = category_in_phase(event.signature, event.phase);
   }
 
   /// Numbers differ between ranks: every digit run folds to '#'.
@@ -359,6 +368,7 @@ Status LogScanner::scan(std::istream& in, std::string_view file_name) {
   s.stream_marker.clear();
   s.last_line.clear();
   s.last_event_of_pid.clear();
+  s.file_marker = -1;
   s.capturing = false;
   s.smi_rows_left = 0;
   std::optional<double> last_time;
@@ -401,7 +411,8 @@ Status LogScanner::scan(std::istream& in, std::string_view file_name) {
     const auto evidence_text = [&] { return std::string(line.substr(0, kEvidenceChars)); };
     const std::pair<std::int64_t, int> stream{prefix.pid, prefix.rank};
     if (s.hits.empty()) {
-      s.errors.line(prefix, line, line_number, last_time, phase_name(markers, s.marker_of(stream)), false, s.finished);
+      s.errors.line(prefix, line, line_number, last_time, phase_name(markers, s.marker_of(stream, line_number)), false,
+                    s.finished);
       if (!s.finished.empty()) s.add_errors(output_, file_index);
       continue;
     }
@@ -411,14 +422,21 @@ Status LogScanner::scan(std::istream& in, std::string_view file_name) {
       for (const std::uint32_t id : s.hits) s.seen[id] = 0;
       continue;  // metric names (timing_s/update_actor) are not phase markers
     }
-    if (s.seen[t.traceback] != 0) s.stream_marker.erase(stream);
+    if (s.seen[t.traceback] != 0) {  // a new traceback starts without the old frames' phase
+      s.stream_marker.erase(stream);
+      s.file_marker = -1;
+    }
     int marker = -1;
     std::size_t best_signature = all.size();
-    // Phase markers count in traceback frames and Ray method names, not in arbitrary text.
+    // Phase markers count in traceback frames and Ray method names (engines announce theirs in
+    // messages), not in arbitrary text.
     const bool names_a_call =
         line.find(", in ") != std::string_view::npos || line.find("ray::") != std::string_view::npos;
     for (const std::uint32_t id : s.hits) {
-      if (names_a_call) marker = std::max(marker, t.marker_of[id]);
+      const int hit_marker = t.marker_of[id];
+      if (hit_marker >= 0 && (names_a_call || markers[static_cast<std::size_t>(hit_marker)].message)) {
+        marker = std::max(marker, hit_marker);
+      }
       if (const int fact = t.fact_of[id]; fact >= 0) {
         const FactMarker& fact_marker = facts[static_cast<std::size_t>(fact)];
         read_fact(fact_marker.kind, prefix.body, run);
@@ -450,6 +468,8 @@ Status LogScanner::scan(std::istream& in, std::string_view file_name) {
                               markers[static_cast<std::size_t>(current->second)].group == "training" &&
                               markers[static_cast<std::size_t>(marker)].group == "training";
       if (!keep_outer) s.stream_marker[stream] = marker;
+      s.file_marker = marker;
+      s.file_marker_line = line_number;
       if (line.find("ray::") != std::string_view::npos) {
         s.adopt_phase(output_, prefix.pid, line_number, markers[static_cast<std::size_t>(marker)].phase);
       }
@@ -464,7 +484,7 @@ Status LogScanner::scan(std::istream& in, std::string_view file_name) {
       }
     }
     for (const std::uint32_t id : s.hits) s.seen[id] = 0;
-    const std::string_view phase = phase_name(markers, s.marker_of(stream));
+    const std::string_view phase = phase_name(markers, s.marker_of(stream, line_number));
     s.errors.line(prefix, line, line_number, last_time, phase, best_signature < all.size(), s.finished);
     if (!s.finished.empty()) s.add_errors(output_, file_index);
     if (best_signature == all.size()) continue;

@@ -27,6 +27,13 @@ constexpr std::array kMarkers = {
     PhaseMarker{", in launch_server", "rollout_engine_start", "rollout"},
     PhaseMarker{", in init_memory_pool", "rollout_engine_start", "rollout"},
     PhaseMarker{", in _build_rollout", "rollout_engine_start", "rollout"},
+    // The inference engines' warm-up messages (vllm/worker/model_runner.py capture_model,
+    // vllm/worker/worker.py determine_num_available_blocks, vllm/v1/worker/gpu_model_runner.py,
+    // sglang/srt/model_executor/cuda_graph_runner.py).
+    PhaseMarker{"Capturing cudagraphs", "rollout_engine_start", "rollout", true},
+    PhaseMarker{"Memory profiling takes", "rollout_engine_start", "rollout", true},
+    PhaseMarker{"Graph capturing finished", "rollout_engine_start", "rollout", true},
+    PhaseMarker{"Capture cuda graph begin", "rollout_engine_start", "rollout", true},
     PhaseMarker{", in load_checkpoint", "checkpoint_load", "checkpoint"},
     PhaseMarker{", in _load_checkpoint", "checkpoint_load", "checkpoint"},
     PhaseMarker{", in load_state_dict", "checkpoint_load", "checkpoint"},

@@ -11,6 +11,9 @@ struct PhaseMarker {
   std::string_view literal;  ///< occurs in a frame ("in update_actor") or a Ray method name
   std::string_view phase;    ///< stable phase id
   std::string_view group;    ///< "training", "rollout", "checkpoint" or "startup"
+  /// An engine's own log message announcing the phase (vLLM's "Capturing cudagraphs"): counts on
+  /// any line, not only in traceback frames and Ray method names.
+  bool message = false;
 };
 
 std::span<const PhaseMarker> phase_markers();

@@ -140,13 +140,19 @@ void infer_run_roles(const RunFacts& facts, FixContext& context) {
 /// "(run facts from the log: NCCL 2.21.5+cuda12.4 over NET/IB …; GPUs NVIDIA H100 80GB HBM3)".
 std::optional<std::string> facts_note(const RunFacts& facts) {
   std::vector<std::string> parts;
+  std::vector<std::string_view> frameworks;
+  if (facts.verl) frameworks.push_back("verl");
+  if (facts.vllm) frameworks.push_back("vLLM");
+  if (facts.sglang) frameworks.push_back("SGLang");
+  if (facts.sleep_mode) frameworks.push_back("sleep mode");
+  if (!frameworks.empty()) parts.push_back(fmt::format("{}", fmt::join(frameworks, " + ")));
   if (!facts.nccl_version.empty()) parts.push_back(fmt::format("NCCL {}", facts.nccl_version));
   if (!facts.nccl_networks.empty()) parts.push_back(fmt::format("NCCL network: {}", fmt::join(facts.nccl_networks, "; ")));
   if (!facts.gpu_names.empty()) parts.push_back(fmt::format("GPUs: {}", fmt::join(facts.gpu_names, ", ")));
   if (!facts.driver_version.empty()) {
     parts.push_back(fmt::format("driver {} (CUDA {})", facts.driver_version, facts.cuda_version));
   }
-  if (parts.empty()) return std::nullopt;
+  if (parts.size() <= (frameworks.empty() ? 0U : 1U)) return std::nullopt;  // frameworks alone say little
   return fmt::format("run facts from the log: {}", fmt::join(parts, "; "));
 }
 

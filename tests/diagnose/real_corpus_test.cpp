@@ -74,7 +74,7 @@ TEST_CASE("real corpus: the right root cause with a fix naming the right knob fo
     } else {
       MESSAGE(entry["file"].get<std::string>() << ": expected " << entry["category"].get<std::string>() << " with '"
                                                 << entry["fix"].get<std::string>() << "', got " << outcome.got
-                                                << (outcome.category ? " without that fix" : ""));
+                                                << std::string(outcome.category ? " without that fix" : ""));
     }
   }
   for (const auto& [category, counts] : per_category) {

@@ -1,5 +1,4 @@
 #include <doctest/doctest.h>
-#include <unistd.h>
 
 #include <filesystem>
 #include <fstream>
@@ -35,35 +34,12 @@ TEST_CASE("smi_gpu_name reads nvidia-smi rows, not its header") {
   CHECK_FALSE(smi_gpu_name("| NVIDIA-SMI 550.54.15              Driver Version: 550.54.15      CUDA Version: 12.4 |"));
 }
 
-namespace {
-
-// verl's start-up print of its resolved config (main_ppo.py: pprint(OmegaConf.to_container(...)))
-// as Ray forwards it, an nvidia-smi paste, NCCL's banner and network lines, then an OOM.
-constexpr std::string_view kRunLog =
-    "| NVIDIA-SMI 550.54.15              Driver Version: 550.54.15      CUDA Version: 12.4     |\n"
-    "| GPU  Name                 Persistence-M | Bus-Id          Disp.A | Volatile Uncorr. ECC |\n"
-    "|   0  NVIDIA A100-SXM4-80GB          On  |   00000000:07:00.0 Off |                    0 |\n"
-    "(TaskRunner pid=2718) {'actor_rollout_ref': {'actor': {'ppo_micro_batch_size_per_gpu': 16,\n"
-    "(TaskRunner pid=2718)                                  'ppo_mini_batch_size': 64,\n"
-    "(TaskRunner pid=2718)                                  'use_kl_loss': True},\n"
-    "(TaskRunner pid=2718)                        'model': {'path': 'Qwen/Qwen2.5-7B-Instruct'},\n"
-    "(TaskRunner pid=2718)                        'rollout': {'name': 'vllm',\n"
-    "(TaskRunner pid=2718)                                    'tensor_model_parallel_size': 2}},\n"
-    "(TaskRunner pid=2718)  'algorithm': {'adv_estimator': 'grpo'},\n"
-    "(TaskRunner pid=2718)  'data': {'max_prompt_length': 1024, 'max_response_length': 2048, 'train_batch_size': 256},\n"
-    "(TaskRunner pid=2718)  'trainer': {'n_gpus_per_node': 8, 'nnodes': 1}}\n"
-    "(WorkerDict pid=3144) gpu2:3144:3144 [0] NCCL INFO NET/IB : Using [0]mlx5_0:1/IB ; OOB ib0:10.0.0.2<0>\n"
-    "(WorkerDict pid=3144) NCCL version 2.21.5+cuda12.4\n"
-    "(WorkerDict pid=3144) Traceback (most recent call last):\n"
-    "(WorkerDict pid=3144)   File \"/verl/verl/workers/fsdp_workers.py\", line 640, in update_actor\n"
-    "(WorkerDict pid=3144) torch.OutOfMemoryError: CUDA out of memory. Tried to allocate 9.28 GiB. GPU 0 has a total "
-    "capacity of 79.11 GiB of which 3.02 GiB is free.\n";
-
-}  // namespace
 
 TEST_CASE("the scanner reads the run's facts: config, NCCL, GPUs, frameworks") {
+  // verl's start-up print of its resolved config (main_ppo.py: pprint(OmegaConf.to_container(...)))
+  // as Ray forwards it, an nvidia-smi paste, NCCL's banner and network lines, then an OOM.
   LogScanner scanner;
-  std::istringstream log{std::string(kRunLog)};
+  std::istringstream log{test::file_text(test::fixture("logs/run_facts_verl_oom.log"))};
   REQUIRE(scanner.scan(log, "run.log").ok());
   const RunFacts& facts = scanner.output().facts;
   CHECK(facts.verl);
@@ -80,8 +56,7 @@ TEST_CASE("the scanner reads the run's facts: config, NCCL, GPUs, frameworks") {
 }
 
 TEST_CASE("diagnose without --config/--model/--gpu computes the fixes from the log's own facts") {
-  const auto path = std::filesystem::temp_directory_path() / ("meshplan_facts_" + std::to_string(getpid()) + ".log");
-  std::ofstream(path) << kRunLog;
+  const auto path = test::fixture("logs/run_facts_verl_oom.log");
   const test::CliRun run = test::run({"diagnose", path.string()});
   CHECK(run.exit_code == 1);
   CHECK(run.out.find("fixes computed for verl's printed config at " + path.string() + ":4 (with verl's defaults)") != std::string::npos);
@@ -94,7 +69,6 @@ TEST_CASE("diagnose without --config/--model/--gpu computes the fixes from the l
   CHECK(run.out.find("predicted by the memory model: update_actor peak ") != std::string::npos);
   CHECK(run.out.find("expandable_segments") == std::string::npos);  // verl + vLLM: sleep mode
   CHECK(run.out.find("critic.") == std::string::npos);              // GRPO: no critic
-  std::filesystem::remove(path);
 }
 
 }  // namespace meshplan
