@@ -4,6 +4,8 @@
 
 #include "hardware/cluster_spec.hpp"
 #include "hardware/gpu_catalog.hpp"
+#include "model/config_reader.hpp"
+#include "model/model_presets.hpp"
 #include "model/param_count.hpp"
 
 #include <cstring>
@@ -55,6 +57,23 @@ std::string string_field(const json& object, const char* key) {
 
 bool contains(const std::string& text, const char* needle) { return text.find(needle) != std::string::npos; }
 
+/// Rows that name a published model without giving its shape, and the preset with that shape.
+constexpr std::pair<const char*, const char*> kNamedModels[] = {
+    {"Qwen3_30B_a3B", "qwen3-30b-a3b"},
+    {"Qwen3_235B_a22B", "qwen3-235b-a22b"},
+};
+
+std::optional<ModelSpec> preset_model(const std::string& model_name) {
+  for (const auto& [name, preset] : kNamedModels) {
+    if (model_name != name) continue;
+    const auto config = find_model_preset_config(preset);
+    if (!config) return std::nullopt;
+    auto model = parse_model_config(*config, preset);
+    if (model) return std::move(model.value());
+  }
+  return std::nullopt;
+}
+
 /// One row, or the reason it cannot be built.
 Result<CalibrationRun> build_run(const json& row, const EfficiencyConstants& constants) {
   CalibrationRun run;
@@ -70,14 +89,20 @@ Result<CalibrationRun> build_run(const json& row, const EfficiencyConstants& con
   const auto heads = int_field(arch, "num_attention_heads");
   const auto vocab = int_field(arch, "vocab_size");
   const auto seq = int_field(arch, "seq_len");
-  if (!layers || !hidden || !heads || !vocab || !seq) return Error{"", 0, run.id, "model shape not published"};
-  if (arch.contains("moe") && !arch["moe"].is_null()) return Error{"", 0, run.id, "MoE shape not recorded"};
   const std::string name = string_field(row, "model_name");
-  const std::int64_t ffn = int_field(arch, "ffn_hidden_size").value_or(4 * *hidden);
-  if (contains(name, "LLAMA")) {
-    run.model = llama_model_spec(*layers, *hidden, *heads, int_field(arch, "num_kv_heads").value_or(*heads), ffn, *vocab);
+  if (auto preset = preset_model(name)) {
+    // A published model without its shape in the row (NeMo's MoE rows): the preset has it.
+    if (!seq) return Error{"", 0, run.id, "sequence length not published"};
+    run.model = std::move(*preset);
   } else {
-    run.model = gpt_model_spec(*layers, *hidden, *heads, ffn, *vocab, *seq);
+    if (!layers || !hidden || !heads || !vocab || !seq) return Error{"", 0, run.id, "model shape not published"};
+    if (arch.contains("moe") && !arch["moe"].is_null()) return Error{"", 0, run.id, "MoE shape not recorded"};
+    const std::int64_t ffn = int_field(arch, "ffn_hidden_size").value_or(4 * *hidden);
+    if (contains(name, "LLAMA")) {
+      run.model = llama_model_spec(*layers, *hidden, *heads, int_field(arch, "num_kv_heads").value_or(*heads), ffn, *vocab);
+    } else {
+      run.model = gpt_model_spec(*layers, *hidden, *heads, ffn, *vocab, *seq);
+    }
   }
 
   // Selene / DGX A100 (A100-SXM4-80GB) and DGX H100 (H100 SXM5): 8 GPUs and 8 NICs per node.
@@ -111,7 +136,7 @@ Result<CalibrationRun> build_run(const json& row, const EfficiencyConstants& con
   }
   strategy.dp = static_cast<int>(*gpus / (strategy.tp * strategy.pp * strategy.cp));
   strategy.vpp = static_cast<int>(std::max<std::int64_t>(1, int_field(row, "vpp").value_or(1)));
-  strategy.ep = 1;
+  strategy.ep = static_cast<int>(int_field(row, "ep").value_or(1));
   strategy.micro_batch = static_cast<int>(int_field(row, "micro_batch").value_or(1));
   strategy.sequence_parallel = source->overlaps && strategy.tp > 1;
   strategy.recompute = source->recompute;
@@ -130,6 +155,9 @@ Result<CalibrationRun> build_run(const json& row, const EfficiencyConstants& con
   run.options.tp_comm_overlap = source->overlaps;
   run.options.overlap_grad_reduce = source->overlaps;
   run.options.overlap_param_gather = source->overlaps;
+  // ZeRO-3 / "FSDP" rows ran Megatron's model code (DeepSpeed ZeRO-3 around Megatron layers in
+  // Narayanan 2021; Megatron-FSDP in NeMo), not Hugging Face modeling.
+  run.options.hf_modeling = false;
 
   const json& measured = row.contains("measured") ? row["measured"] : json::object();
   run.metric = source->metric;
