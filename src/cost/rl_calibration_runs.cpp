@@ -48,17 +48,6 @@ constexpr std::pair<const char*, const char*> kModelPresets[] = {
     {"Qwen2.5-7B", "qwen2.5-7b-instruct"}, {"Qwen3-8B", "qwen3-8b"},
 };
 
-std::optional<std::int64_t> int_at(const json& object, const char* key) {
-  const auto it = object.find(key);
-  if (it == object.end() || !it->is_number()) return std::nullopt;
-  return it->get<std::int64_t>();
-}
-
-std::string text_at(const json& object, const char* key) {
-  const auto it = object.find(key);
-  return it != object.end() && it->is_string() ? it->get<std::string>() : std::string();
-}
-
 const json& object_at(const json& object, const char* key) {
   static const json empty = json::object();
   const auto it = object.find(key);
@@ -94,7 +83,7 @@ Result<GpuSpec> gpu_for(const std::string& gpu_type) {
 
 Result<RlCalibrationRun> build_rl_run(const json& row, const EfficiencyConstants& constants) {
   RlCalibrationRun run;
-  run.id = text_at(row, "id");
+  run.id = json_string(row, "id");
   const RlSourceConventions* source = nullptr;
   for (const RlSourceConventions& candidate : kRlSources) {
     if (run.id.rfind(candidate.id_prefix, 0) == 0) source = &candidate;
@@ -102,13 +91,13 @@ Result<RlCalibrationRun> build_rl_run(const json& row, const EfficiencyConstants
   const auto skip = [&](const std::string& reason) { return Error{"", 0, run.id, reason}; };
   if (source == nullptr) return skip("unknown source (no conventions recorded for it)");
   run.source = source->source;
-  if (text_at(row, "mode") != "colocated_sync") return skip("not colocated and synchronous");
-  auto model = preset_for(text_at(row, "model"));
+  if (json_string(row, "mode") != "colocated_sync") return skip("not colocated and synchronous");
+  auto model = preset_for(json_string(row, "model"));
   if (!model) return skip(model.error().message);
   run.model = std::move(model.value());
-  auto gpu = gpu_for(text_at(row, "gpu_type"));
+  auto gpu = gpu_for(json_string(row, "gpu_type"));
   if (!gpu) return skip(gpu.error().message);
-  const auto gpus = int_at(row, "num_gpus");
+  const auto gpus = json_int(row, "num_gpus");
   if (!gpus || *gpus <= 0) return skip("num_gpus not stated");
   // Nodes of the GPU's server, or the NVLink domain (NVL72); fewer GPUs per node when the count
   // does not fill them (128 GB200 = 2 racks of 64).
@@ -118,16 +107,16 @@ Result<RlCalibrationRun> build_rl_run(const json& row, const EfficiencyConstants
 
   Strategy& strategy = run.strategy;
   const json& parallel = object_at(row, "actor_parallel");
-  const std::string backend = text_at(row, "train_backend");
-  const auto tp = int_at(parallel, "tp");
-  const auto pp = int_at(parallel, "pp");
+  const std::string backend = json_string(row, "train_backend");
+  const auto tp = json_int(parallel, "tp");
+  const auto pp = json_int(parallel, "pp");
   if (backend.rfind("megatron", 0) == 0) {
     if (!tp || !pp) return skip("actor TP/PP not stated");
     strategy.backend = Backend::megatron;
     strategy.tp = static_cast<int>(*tp);
     strategy.pp = static_cast<int>(*pp);
-    strategy.cp = static_cast<int>(int_at(parallel, "cp").value_or(1));
-    strategy.ep = static_cast<int>(int_at(parallel, "ep").value_or(1));
+    strategy.cp = static_cast<int>(json_int(parallel, "cp").value_or(1));
+    strategy.ep = static_cast<int>(json_int(parallel, "ep").value_or(1));
     strategy.sequence_parallel = strategy.tp > 1;
   } else {
     return skip("actor layout not stated for backend '" + backend + "'");
@@ -138,14 +127,14 @@ Result<RlCalibrationRun> build_rl_run(const json& row, const EfficiencyConstants
 
   RlSettings& rl = run.workload.rl;
   run.workload.kind = WorkloadKind::rl;
-  const auto rollout_tp = int_at(row, "rollout_tp");
+  const auto rollout_tp = json_int(row, "rollout_tp");
   if (!rollout_tp) return skip("rollout TP not stated");
   rl.rollout_tp = static_cast<int>(*rollout_tp);
-  rl.engine = text_at(row, "rollout_engine") == "sglang" ? RolloutEngine::sglang : RolloutEngine::vllm;
+  rl.engine = json_string(row, "rollout_engine") == "sglang" ? RolloutEngine::sglang : RolloutEngine::vllm;
   rl.gpu_memory_utilization = source->gpu_memory_utilization;
-  const auto n = int_at(row, "rollout_n");
-  const auto batch = int_at(row, "train_batch_size");
-  const auto mini = int_at(row, "ppo_mini_batch_size");
+  const auto n = json_int(row, "rollout_n");
+  const auto batch = json_int(row, "train_batch_size");
+  const auto mini = json_int(row, "ppo_mini_batch_size");
   if (!n || !batch || !mini) return skip("train batch, rollout.n or mini-batch not stated");
   rl.n = static_cast<int>(*n);
   run.workload.global_batch = *batch;
@@ -153,8 +142,8 @@ Result<RlCalibrationRun> build_rl_run(const json& row, const EfficiencyConstants
 
   const json& other = object_at(row, "other_config");
   if (source->lengths_are_totals) {
-    const auto max_total = int_at(other, "T_max_seq_len");
-    const auto mean_total = int_at(other, "G_avg_seq_len");
+    const auto max_total = json_int(other, "T_max_seq_len");
+    const auto mean_total = json_int(other, "G_avg_seq_len");
     if (!max_total || !mean_total) return skip("sequence lengths not stated");
     rl.prompt_len = rl.mean_prompt_len = source->mean_prompt_tokens;
     rl.response_len = *max_total - rl.prompt_len;
@@ -162,16 +151,16 @@ Result<RlCalibrationRun> build_rl_run(const json& row, const EfficiencyConstants
   } else {
     const json& prompt = object_at(row, "prompt_len");
     const json& response = object_at(row, "response_len");
-    const auto prompt_max = int_at(prompt, "max");
-    const auto response_max = int_at(response, "max");
+    const auto prompt_max = json_int(prompt, "max");
+    const auto response_max = json_int(response, "max");
     if (!prompt_max || !response_max) return skip("maximum prompt or response length not stated");
     rl.prompt_len = *prompt_max;
     rl.response_len = *response_max;
     // The step scales with the mean response; RL responses average 0.1-0.8 of their maximum
     // (and grow during a run), so a row without it cannot be predicted.
-    const auto response_mean = int_at(response, "mean");
+    const auto response_mean = json_int(response, "mean");
     if (!response_mean) return skip("mean response length not stated");
-    rl.mean_prompt_len = int_at(prompt, "mean").value_or(std::min(source->mean_prompt_tokens, *prompt_max));
+    rl.mean_prompt_len = json_int(prompt, "mean").value_or(std::min(source->mean_prompt_tokens, *prompt_max));
     rl.mean_response_len = *response_mean;
   }
   run.workload.seq_len = rl.prompt_len + rl.response_len;
@@ -179,7 +168,7 @@ Result<RlCalibrationRun> build_rl_run(const json& row, const EfficiencyConstants
     rl.use_dynamic_bsz = true;
     rl.ppo_max_token_len_per_gpu = rl.log_prob_max_token_len_per_gpu = run.workload.seq_len;
   }
-  const std::string micro = text_at(row, "micro_batches");
+  const std::string micro = json_string(row, "micro_batches");
   if (auto update = number_after(micro, "ppo_micro_batch_size_per_gpu")) rl.ppo_micro_batch_per_gpu = *update;
   if (auto log_prob = number_after(micro, "log_prob micro")) rl.log_prob_micro_batch_per_gpu = *log_prob;
 
@@ -197,19 +186,8 @@ Result<RlCalibrationRun> build_rl_run(const json& row, const EfficiencyConstants
 
 Result<RlCalibrationSet> read_rl_calibration_runs(std::string_view json_text, const std::string& file_name,
                                                   const EfficiencyConstants& constants) {
-  const json rows = json::parse(json_text, nullptr, false);
-  if (rows.is_discarded() || !rows.is_array()) return Error{file_name, 0, "", "expected a JSON array of RL runs"};
-  RlCalibrationSet set;
-  for (const json& row : rows) {
-    if (!row.is_object()) return Error{file_name, 0, "", "every RL run must be a JSON object"};
-    Result<RlCalibrationRun> run = build_rl_run(row, constants);
-    if (run) {
-      set.runs.push_back(std::move(run.value()));
-    } else {
-      set.skipped.push_back({run.error().key, run.error().message});
-    }
-  }
-  return set;
+  return read_calibration_rows<RlCalibrationRun>(json_text, file_name, "RL runs",
+                                                 [&](const json& row) { return build_rl_run(row, constants); });
 }
 
 }  // namespace meshplan

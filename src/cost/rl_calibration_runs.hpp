@@ -23,10 +23,7 @@ struct RlCalibrationRun {
   double measured_step_s = 0;
 };
 
-struct RlCalibrationSet {
-  std::vector<RlCalibrationRun> runs;
-  std::vector<SkippedRun> skipped;
-};
+using RlCalibrationSet = CalibrationRows<RlCalibrationRun>;
 
 /// Parses the RL-runs JSON. Rows that are not colocated and synchronous, or that leave the model,
 /// the GPUs, the layout or the lengths unstated, are listed in `skipped` with the reason.
