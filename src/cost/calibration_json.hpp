@@ -3,6 +3,7 @@
 // absent, and the array of rows, each turned into a run or skipped with the reason.
 #include <nlohmann/json.hpp>
 
+#include <cstddef>
 #include <cstdint>
 #include <optional>
 #include <string>
@@ -33,6 +34,17 @@ inline std::optional<double> json_number(const nlohmann::json& object, const cha
 inline std::string json_string(const nlohmann::json& object, const char* key) {
   const auto it = object.find(key);
   return it != object.end() && it->is_string() ? it->get<std::string>() : std::string();
+}
+
+/// The conventions of the source a row id starts with (each table entry has `id_prefix`);
+/// null for a source with no conventions recorded.
+template <class Source, std::size_t N>
+const Source* source_of(const std::string& id, const Source (&sources)[N]) {
+  const Source* found = nullptr;
+  for (const Source& candidate : sources) {
+    if (id.rfind(candidate.id_prefix, 0) == 0) found = &candidate;
+  }
+  return found;
 }
 
 template <class Run>

@@ -61,10 +61,7 @@ std::optional<ModelSpec> preset_model(const std::string& model_name) {
 Result<CalibrationRun> build_run(const json& row, const EfficiencyConstants& constants) {
   CalibrationRun run;
   run.id = json_string(row, "id");
-  const SourceConventions* source = nullptr;
-  for (const SourceConventions& candidate : kSources) {
-    if (run.id.rfind(candidate.id_prefix, 0) == 0) source = &candidate;
-  }
+  const SourceConventions* source = source_of(run.id, kSources);
   if (source == nullptr) return Error{"", 0, run.id, "unknown source (no conventions recorded for it)"};
   const json& arch = row.contains("arch") ? row["arch"] : json::object();
   const auto layers = json_int(arch, "num_layers");

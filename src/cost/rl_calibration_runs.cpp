@@ -84,10 +84,7 @@ Result<GpuSpec> gpu_for(const std::string& gpu_type) {
 Result<RlCalibrationRun> build_rl_run(const json& row, const EfficiencyConstants& constants) {
   RlCalibrationRun run;
   run.id = json_string(row, "id");
-  const RlSourceConventions* source = nullptr;
-  for (const RlSourceConventions& candidate : kRlSources) {
-    if (run.id.rfind(candidate.id_prefix, 0) == 0) source = &candidate;
-  }
+  const RlSourceConventions* source = source_of(run.id, kRlSources);
   const auto skip = [&](const std::string& reason) { return Error{"", 0, run.id, reason}; };
   if (source == nullptr) return skip("unknown source (no conventions recorded for it)");
   run.source = source->source;
