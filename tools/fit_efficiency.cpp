@@ -155,7 +155,7 @@ void cross_validate(const char* title, const std::vector<Row>& rows, const Effic
                     const Knob (&knobs)[N]) {
   std::set<std::string> sources;
   for (const Row& row : rows) sources.insert(row.source);
-  std::cout << "\n" << title << ": leave one source out\n\n| held-out source | rows | median |error| | max |error| |\n"
+  std::cout << "\n" << title << ": leave one source out\n\n| held-out source | rows | median abs. error | max abs. error |\n"
             << "|---|---|---|---|\n";
   std::vector<double> held_out;
   std::vector<double> held_out_unfitted;  // rows no fit uses (MoE training): their error held out
