@@ -1,84 +1,109 @@
-// Fits the global constants of the time model (cost/efficiency.hpp) on the published runs and
-// prints them with the per-row error table. Build and run: tools/fit_efficiency.sh.
-// The fit minimises the mean squared log error of the predicted metric over every row, by
-// coordinate descent over a log-spaced grid of each constant in turn (a few thousand estimates).
+// Fits the global constants of the time model (cost/efficiency.hpp) and prints them with the
+// per-row error tables and the leave-one-source-out cross-validation. Build and run:
+// tools/fit_efficiency.sh. Two stages: the training constants on the published training runs,
+// then the RL constants on the measured RL runs with the training constants fixed. Each fit
+// minimises the mean squared log error by coordinate descent over a grid of each constant.
 #include <algorithm>
 #include <cmath>
 #include <fstream>
+#include <functional>
 #include <iostream>
+#include <map>
+#include <set>
 #include <sstream>
 #include <vector>
 
 #include "cost/calibration_runs.hpp"
+#include "cost/rl_calibration_runs.hpp"
 
 namespace {
 
 using meshplan::CalibrationRun;
 using meshplan::EfficiencyConstants;
+using meshplan::RlCalibrationRun;
 
-std::vector<double> relative_errors(std::vector<CalibrationRun>& runs, const EfficiencyConstants& constants) {
-  std::vector<double> errors;
+struct Knob {
+  const char* name;
+  double EfficiencyConstants::*field;
+  double low, high;
+};
+
+// The training constants; nvlink_efficiency is measured (gpus.md), hf_elementwise_factor counted.
+const Knob kTrainingKnobs[] = {
+    {"gemm_peak_fraction_ampere", &EfficiencyConstants::gemm_peak_fraction_ampere, 0.4, 0.95},
+    {"gemm_peak_fraction_hopper", &EfficiencyConstants::gemm_peak_fraction_hopper, 0.4, 0.95},
+    {"gemm_half_size", &EfficiencyConstants::gemm_half_size, 4, 1024},
+    {"attention_relative_efficiency", &EfficiencyConstants::attention_relative_efficiency, 0.2, 1.0},
+    {"elementwise_passes", &EfficiencyConstants::elementwise_passes, 4, 200},
+    {"nic_efficiency", &EfficiencyConstants::nic_efficiency, 0.2, 1.0},
+    {"tp_overlap_hidden", &EfficiencyConstants::tp_overlap_hidden, 0.0, 1.0},
+    {"overlap_efficiency", &EfficiencyConstants::overlap_efficiency, 0.0, 1.0},
+    {"fp8_relative_efficiency", &EfficiencyConstants::fp8_relative_efficiency, 0.4, 1.0},
+};
+
+// The RL constants, fit with the training constants fixed.
+const Knob kRlKnobs[] = {
+    {"engine_step_seconds", &EfficiencyConstants::engine_step_seconds, 0.0, 0.01},
+    {"decode_layer_seconds", &EfficiencyConstants::decode_layer_seconds, 0.0, 0.003},
+    {"decode_hbm_efficiency", &EfficiencyConstants::decode_hbm_efficiency, 0.5, 0.9},
+};
+
+/// One row of either kind: its source, its id and a prediction error for given constants.
+struct Row {
+  std::string id;
+  std::string source;
+  std::function<double(const EfficiencyConstants&)> error;  ///< predicted / measured - 1
+  bool fitted = true;  ///< false: evaluated, not fit (MoE training rows, docs/accuracy.md)
+};
+
+std::vector<Row> training_rows(std::vector<CalibrationRun>& runs) {
+  std::vector<Row> rows;
   for (CalibrationRun& run : runs) {
-    run.options.constants = constants;
-    const meshplan::TimeEstimate estimate =
-        meshplan::estimate_time(run.model, run.cluster, run.strategy, run.workload, run.options, nullptr);
-    errors.push_back(meshplan::predicted_metric(run, estimate) / run.published - 1.0);
+    const std::string source = run.id.substr(0, run.id.find('_', run.id.find('_') + 1));
+    rows.push_back({run.id, source.rfind("narayanan", 0) == 0 ? "narayanan2021" : source,
+                    [&run](const EfficiencyConstants& constants) {
+                      run.options.constants = constants;
+                      const meshplan::TimeEstimate estimate = meshplan::estimate_time(
+                          run.model, run.cluster, run.strategy, run.workload, run.options, nullptr);
+                      return meshplan::predicted_metric(run, estimate) / run.published - 1.0;
+                    },
+                    !run.model.moe.has_value()});
   }
-  return errors;
+  return rows;
 }
 
-double loss(std::vector<CalibrationRun>& runs, const EfficiencyConstants& constants) {
+std::vector<Row> rl_rows(std::vector<RlCalibrationRun>& runs) {
+  std::vector<Row> rows;
+  for (RlCalibrationRun& run : runs) {
+    rows.push_back({run.id, run.source, [&run](const EfficiencyConstants& constants) {
+                      run.options.constants = constants;
+                      const meshplan::TimeEstimate estimate = meshplan::estimate_time(
+                          run.model, run.cluster, run.strategy, run.workload, run.options, nullptr);
+                      return estimate.step_seconds / run.measured_step_s - 1.0;
+                    }});
+  }
+  return rows;
+}
+
+double loss(const std::vector<const Row*>& rows, const EfficiencyConstants& constants) {
   // Mean squared log error, plus a penalty on rows beyond 18% so that no row is sacrificed.
   double sum = 0;
-  for (double error : relative_errors(runs, constants)) {
-    const double log_error = std::fabs(std::log1p(error));
+  for (const Row* row : rows) {
+    const double log_error = std::fabs(std::log1p(row->error(constants)));
     sum += log_error * log_error + 4.0 * std::pow(std::max(0.0, log_error - 0.18), 2);
   }
-  return sum / static_cast<double>(runs.size());
+  return rows.empty() ? 0.0 : sum / static_cast<double>(rows.size());
 }
 
-}  // namespace
-
-int main(int argc, char** argv) {
-  const std::string path = argc > 1 ? argv[1] : "tests/fixtures/published_runs.json";
-  std::ifstream file(path);
-  if (!file) {
-    std::cerr << "fit_efficiency: cannot read " << path << "\n";
-    return 2;
-  }
-  std::stringstream text;
-  text << file.rdbuf();
-  EfficiencyConstants constants = meshplan::fitted_efficiency_constants();
-  auto set = meshplan::read_calibration_runs(text.str(), path, constants);
-  if (!set) {
-    std::cerr << "fit_efficiency: " << set.error().to_string() << "\n";
-    return 2;
-  }
-  std::vector<CalibrationRun>& runs = set->runs;
-  // The fitted constants; nvlink_efficiency and fp8_relative_efficiency are measured (gpus.md).
-  struct Knob {
-    const char* name;
-    double EfficiencyConstants::*field;
-    double low, high;
-  };
-  const Knob knobs[] = {
-      {"gemm_peak_fraction_ampere", &EfficiencyConstants::gemm_peak_fraction_ampere, 0.4, 0.95},
-      {"gemm_peak_fraction_hopper", &EfficiencyConstants::gemm_peak_fraction_hopper, 0.4, 0.95},
-      {"gemm_half_size", &EfficiencyConstants::gemm_half_size, 4, 1024},
-      {"attention_relative_efficiency", &EfficiencyConstants::attention_relative_efficiency, 0.2, 1.0},
-      {"elementwise_passes", &EfficiencyConstants::elementwise_passes, 4, 200},
-      {"nic_efficiency", &EfficiencyConstants::nic_efficiency, 0.2, 1.0},
-      {"tp_overlap_hidden", &EfficiencyConstants::tp_overlap_hidden, 0.0, 1.0},
-      {"overlap_efficiency", &EfficiencyConstants::overlap_efficiency, 0.0, 1.0},
-      {"fp8_relative_efficiency", &EfficiencyConstants::fp8_relative_efficiency, 0.4, 1.0},
-  };
-  double best = loss(runs, constants);
+template <std::size_t N>
+EfficiencyConstants fit(const std::vector<const Row*>& rows, EfficiencyConstants constants, const Knob (&knobs)[N]) {
+  double best = loss(rows, constants);
   for (int sweep = 0; sweep < 6; ++sweep) {
     for (const Knob& knob : knobs) {
       for (int i = 0; i <= 60; ++i) {
         EfficiencyConstants trial = constants;
         trial.*knob.field = knob.low + (knob.high - knob.low) * i / 60.0;
-        const double value = loss(runs, trial);
+        const double value = loss(rows, trial);
         if (value < best) {
           best = value;
           constants = trial;
@@ -86,20 +111,125 @@ int main(int argc, char** argv) {
       }
     }
   }
-  std::cout << "fitted constants (rms log error " << std::sqrt(best) << "):\n";
-  for (const Knob& knob : knobs) std::cout << "  " << knob.name << " = " << constants.*knob.field << "\n";
-  const std::vector<double> errors = relative_errors(runs, constants);
-  std::cout << "\n| run | published | predicted | error |\n|---|---|---|---|\n";
-  std::vector<double> absolute;
-  for (std::size_t i = 0; i < runs.size(); ++i) {
-    const double published = runs[i].published;
-    std::cout << "| " << runs[i].id << " | " << published << " | " << published * (1 + errors[i]) << " | "
-              << std::round(errors[i] * 1000) / 10 << "% |\n";
-    absolute.push_back(std::fabs(errors[i]));
+  return constants;
+}
+
+std::string percent(double fraction) {
+  std::ostringstream out;
+  out << std::round(fraction * 1000) / 10 << "%";
+  return out.str();
+}
+
+struct Summary {
+  double median = 0, max = 0;
+};
+
+Summary summarise(std::vector<double> errors) {
+  for (double& e : errors) e = std::fabs(e);
+  std::sort(errors.begin(), errors.end());
+  if (errors.empty()) return {};
+  return {errors[errors.size() / 2], errors.back()};
+}
+
+/// The error table of `rows` with `constants`; returns the errors.
+std::vector<double> print_errors(const std::vector<Row>& rows, const EfficiencyConstants& constants) {
+  std::cout << "\n| run | error |\n|---|---|\n";
+  std::vector<double> errors;
+  for (const Row& row : rows) {
+    errors.push_back(row.error(constants));
+    std::cout << "| " << row.id << " | " << percent(errors.back()) << " |\n";
   }
-  std::sort(absolute.begin(), absolute.end());
-  std::cout << "\nmedian |error| " << absolute[absolute.size() / 2] * 100 << "%, max " << absolute.back() * 100
-            << "%, rows " << runs.size() << ", skipped " << set->skipped.size() << "\n";
-  for (const auto& skipped : set->skipped) std::cout << "  skipped " << skipped.id << ": " << skipped.reason << "\n";
+  std::vector<double> fitted;
+  for (std::size_t i = 0; i < rows.size(); ++i) {
+    if (rows[i].fitted) fitted.push_back(errors[i]);
+  }
+  const Summary s = summarise(fitted);
+  std::cout << "\nfitted rows: median |error| " << percent(s.median) << ", max " << percent(s.max) << ", rows "
+            << fitted.size() << " of " << rows.size() << "\n";
+  return errors;
+}
+
+/// Leave one source out: refit `knobs` on the other sources, predict the held-out one.
+template <std::size_t N>
+void cross_validate(const char* title, const std::vector<Row>& rows, const EfficiencyConstants& base,
+                    const Knob (&knobs)[N]) {
+  std::set<std::string> sources;
+  for (const Row& row : rows) sources.insert(row.source);
+  std::cout << "\n" << title << ": leave one source out\n\n| held-out source | rows | median abs. error | max abs. error |\n"
+            << "|---|---|---|---|\n";
+  std::vector<double> held_out;
+  std::vector<double> held_out_unfitted;  // rows no fit uses (MoE training): their error held out
+  for (const std::string& source : sources) {
+    std::vector<const Row*> training;
+    std::vector<const Row*> testing;
+    for (const Row& row : rows) {
+      if (row.source == source) {
+        testing.push_back(&row);
+      } else if (row.fitted) {
+        training.push_back(&row);
+      }
+    }
+    const EfficiencyConstants constants = training.empty() ? base : fit(training, base, knobs);
+    std::vector<double> errors;
+    for (const Row* row : testing) {
+      errors.push_back(row->error(constants));
+      (row->fitted ? held_out : held_out_unfitted).push_back(errors.back());
+    }
+    const Summary s = summarise(errors);
+    std::cout << "| " << source << " | " << testing.size() << " | " << percent(s.median) << " | " << percent(s.max)
+              << " |\n";
+  }
+  const Summary all = summarise(held_out);
+  std::cout << "| all fitted rows, each held out with its source | " << held_out.size() << " | "
+            << percent(all.median) << " | " << percent(all.max) << " |\n";
+  if (!held_out_unfitted.empty()) {
+    const Summary unfitted = summarise(held_out_unfitted);
+    std::cout << "| rows no fit uses (MoE training) | " << held_out_unfitted.size() << " | "
+              << percent(unfitted.median) << " | " << percent(unfitted.max) << " |\n";
+  }
+}
+
+std::string read(const std::string& path) {
+  std::ifstream file(path);
+  std::stringstream text;
+  text << file.rdbuf();
+  return text.str();
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  const std::string training_path = argc > 1 ? argv[1] : "tests/fixtures/published_runs.json";
+  const std::string rl_path = argc > 2 ? argv[2] : "tests/fixtures/rl_runs.json";
+  const EfficiencyConstants start = meshplan::fitted_efficiency_constants();
+  auto training_set = meshplan::read_calibration_runs(read(training_path), training_path, start);
+  auto rl_set = meshplan::read_rl_calibration_runs(read(rl_path), rl_path, start);
+  if (!training_set || !rl_set) {
+    std::cerr << "fit_efficiency: "
+              << (training_set ? rl_set.error().to_string() : training_set.error().to_string()) << "\n";
+    return 2;
+  }
+  const std::vector<Row> training = training_rows(training_set->runs);
+  const std::vector<Row> rl = rl_rows(rl_set->runs);
+  std::vector<const Row*> all_training;
+  for (const Row& row : training) {
+    if (row.fitted) all_training.push_back(&row);
+  }
+  std::vector<const Row*> all_rl;
+  for (const Row& row : rl) all_rl.push_back(&row);
+
+  const EfficiencyConstants trained = fit(all_training, start, kTrainingKnobs);
+  const EfficiencyConstants constants = fit(all_rl, trained, kRlKnobs);
+  std::cout << "fitted constants:\n";
+  for (const Knob& knob : kTrainingKnobs) std::cout << "  " << knob.name << " = " << constants.*knob.field << "\n";
+  for (const Knob& knob : kRlKnobs) std::cout << "  " << knob.name << " = " << constants.*knob.field << "\n";
+
+  std::cout << "\ntraining rows (" << training_path << ")";
+  print_errors(training, constants);
+  for (const auto& skipped : training_set->skipped) std::cout << "  skipped " << skipped.id << ": " << skipped.reason << "\n";
+  std::cout << "\nRL rows (" << rl_path << ")";
+  print_errors(rl, constants);
+  cross_validate("training", training, start, kTrainingKnobs);
+  cross_validate("RL", rl, trained, kRlKnobs);
   return 0;
 }

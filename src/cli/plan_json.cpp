@@ -59,7 +59,7 @@ json estimate_json(const PlanCandidate& c, const ModelSpec& model, const Cluster
                     {"tokens_per_second_per_gpu", time.tokens_per_second_per_gpu},
                     {"model_tflops_per_gpu", time.model_tflops_per_gpu},
                     {"hardware_tflops_per_gpu", time.hardware_tflops_per_gpu}, {"mfu", time.mfu},
-                    {"comm_fraction", time.comm_fraction}}}};
+                    {"actor_update_mfu", time.actor_update_mfu}, {"comm_fraction", time.comm_fraction}}}};
 }
 
 json point_json(const PlanCandidate& c) {

@@ -4,6 +4,8 @@
 
 #include "hardware/cluster_spec.hpp"
 #include "hardware/gpu_catalog.hpp"
+#include "model/config_reader.hpp"
+#include "model/model_presets.hpp"
 #include "model/param_count.hpp"
 
 #include <cstring>
@@ -36,69 +38,72 @@ constexpr SourceConventions kSources[] = {
     {"nemo_bridge", PublishedMetric::tokens_per_second_per_gpu, Dtype::bf16, Recompute::none, true, true, true},
 };
 
-std::optional<std::int64_t> int_field(const json& object, const char* key) {
-  const auto it = object.find(key);
-  if (it == object.end() || !it->is_number()) return std::nullopt;
-  return it->get<std::int64_t>();
-}
-
-std::optional<double> number_field(const json& object, const char* key) {
-  const auto it = object.find(key);
-  if (it == object.end() || !it->is_number()) return std::nullopt;
-  return it->get<double>();
-}
-
-std::string string_field(const json& object, const char* key) {
-  const auto it = object.find(key);
-  return it != object.end() && it->is_string() ? it->get<std::string>() : std::string();
-}
-
 bool contains(const std::string& text, const char* needle) { return text.find(needle) != std::string::npos; }
+
+/// Rows that name a published model without giving its shape, and the preset with that shape.
+constexpr std::pair<const char*, const char*> kNamedModels[] = {
+    {"Qwen3_30B_a3B", "qwen3-30b-a3b"},
+    {"Qwen3_235B_a22B", "qwen3-235b-a22b"},
+};
+
+std::optional<ModelSpec> preset_model(const std::string& model_name) {
+  for (const auto& [name, preset] : kNamedModels) {
+    if (model_name != name) continue;
+    const auto config = find_model_preset_config(preset);
+    if (!config) return std::nullopt;
+    auto model = parse_model_config(*config, preset);
+    if (model) return std::move(model.value());
+  }
+  return std::nullopt;
+}
 
 /// One row, or the reason it cannot be built.
 Result<CalibrationRun> build_run(const json& row, const EfficiencyConstants& constants) {
   CalibrationRun run;
-  run.id = string_field(row, "id");
-  const SourceConventions* source = nullptr;
-  for (const SourceConventions& candidate : kSources) {
-    if (run.id.rfind(candidate.id_prefix, 0) == 0) source = &candidate;
-  }
+  run.id = json_string(row, "id");
+  const SourceConventions* source = source_of(run.id, kSources);
   if (source == nullptr) return Error{"", 0, run.id, "unknown source (no conventions recorded for it)"};
   const json& arch = row.contains("arch") ? row["arch"] : json::object();
-  const auto layers = int_field(arch, "num_layers");
-  const auto hidden = int_field(arch, "hidden_size");
-  const auto heads = int_field(arch, "num_attention_heads");
-  const auto vocab = int_field(arch, "vocab_size");
-  const auto seq = int_field(arch, "seq_len");
-  if (!layers || !hidden || !heads || !vocab || !seq) return Error{"", 0, run.id, "model shape not published"};
-  if (arch.contains("moe") && !arch["moe"].is_null()) return Error{"", 0, run.id, "MoE shape not recorded"};
-  const std::string name = string_field(row, "model_name");
-  const std::int64_t ffn = int_field(arch, "ffn_hidden_size").value_or(4 * *hidden);
-  if (contains(name, "LLAMA")) {
-    run.model = llama_model_spec(*layers, *hidden, *heads, int_field(arch, "num_kv_heads").value_or(*heads), ffn, *vocab);
+  const auto layers = json_int(arch, "num_layers");
+  const auto hidden = json_int(arch, "hidden_size");
+  const auto heads = json_int(arch, "num_attention_heads");
+  const auto vocab = json_int(arch, "vocab_size");
+  const auto seq = json_int(arch, "seq_len");
+  const std::string name = json_string(row, "model_name");
+  if (auto preset = preset_model(name)) {
+    // A published model without its shape in the row (NeMo's MoE rows): the preset has it.
+    if (!seq) return Error{"", 0, run.id, "sequence length not published"};
+    run.model = std::move(*preset);
   } else {
-    run.model = gpt_model_spec(*layers, *hidden, *heads, ffn, *vocab, *seq);
+    if (!layers || !hidden || !heads || !vocab || !seq) return Error{"", 0, run.id, "model shape not published"};
+    if (arch.contains("moe") && !arch["moe"].is_null()) return Error{"", 0, run.id, "MoE shape not recorded"};
+    const std::int64_t ffn = json_int(arch, "ffn_hidden_size").value_or(4 * *hidden);
+    if (contains(name, "LLAMA")) {
+      run.model = llama_model_spec(*layers, *hidden, *heads, json_int(arch, "num_kv_heads").value_or(*heads), ffn, *vocab);
+    } else {
+      run.model = gpt_model_spec(*layers, *hidden, *heads, ffn, *vocab, *seq);
+    }
   }
 
   // Selene / DGX A100 (A100-SXM4-80GB) and DGX H100 (H100 SXM5): 8 GPUs and 8 NICs per node.
-  const std::string gpu_type = string_field(row, "gpu_type");
+  const std::string gpu_type = json_string(row, "gpu_type");
   auto gpu = find_gpu(builtin_gpu_catalog(), contains(gpu_type, "A100") ? "A100-80GB" : "H100-80GB");
   if (!gpu) return Error{"", 0, run.id, gpu.error().message};
-  const auto gpus = int_field(row, "num_gpus");
+  const auto gpus = json_int(row, "num_gpus");
   if (!gpus) return Error{"", 0, run.id, "num_gpus not published"};
   run.cluster.groups.push_back(make_node_group(static_cast<int>((*gpus + 7) / 8), 8, *gpu));
 
   Strategy& strategy = run.strategy;
-  const std::string sharding = string_field(row, "optimizer_sharding");
-  const auto dp = int_field(row, "dp");
-  strategy.cp = static_cast<int>(int_field(row, "cp").value_or(1));
+  const std::string sharding = json_string(row, "optimizer_sharding");
+  const auto dp = json_int(row, "dp");
+  strategy.cp = static_cast<int>(json_int(row, "cp").value_or(1));
   if (sharding == "ZeRO-3" || sharding == "FSDP") {
     strategy.backend = Backend::fsdp;
     strategy.zero = ZeroStage::zero3;
   }
-  if (auto tp = int_field(row, "tp"); tp && int_field(row, "pp")) {
+  if (auto tp = json_int(row, "tp"); tp && json_int(row, "pp")) {
     strategy.tp = static_cast<int>(*tp);
-    strategy.pp = static_cast<int>(*int_field(row, "pp"));
+    strategy.pp = static_cast<int>(*json_int(row, "pp"));
   } else if (strategy.zero == ZeroStage::zero3) {
     strategy.tp = strategy.pp = 1;  // "ZeRO-3 without model parallelism" (Narayanan 2021 Table 2)
   } else if (dp) {
@@ -110,18 +115,18 @@ Result<CalibrationRun> build_run(const json& row, const EfficiencyConstants& con
     return Error{"", 0, run.id, "parallel layout not published"};
   }
   strategy.dp = static_cast<int>(*gpus / (strategy.tp * strategy.pp * strategy.cp));
-  strategy.vpp = static_cast<int>(std::max<std::int64_t>(1, int_field(row, "vpp").value_or(1)));
-  strategy.ep = 1;
-  strategy.micro_batch = static_cast<int>(int_field(row, "micro_batch").value_or(1));
+  strategy.vpp = static_cast<int>(std::max<std::int64_t>(1, json_int(row, "vpp").value_or(1)));
+  strategy.ep = static_cast<int>(json_int(row, "ep").value_or(1));
+  strategy.micro_batch = static_cast<int>(json_int(row, "micro_batch").value_or(1));
   strategy.sequence_parallel = source->overlaps && strategy.tp > 1;
   strategy.recompute = source->recompute;
   strategy.distributed_optimizer = source->distributed_optimizer;
-  const std::string precision = string_field(row, "precision");
+  const std::string precision = json_string(row, "precision");
   strategy.compute_dtype = contains(precision, "FP8") ? Dtype::fp8 : source->default_dtype;
 
   run.workload.kind = WorkloadKind::pretrain;
   run.workload.seq_len = *seq;
-  const auto batch = int_field(row, "global_batch");
+  const auto batch = json_int(row, "global_batch");
   if (!batch) return Error{"", 0, run.id, "global batch not published"};
   run.workload.global_batch = *batch;
 
@@ -130,11 +135,14 @@ Result<CalibrationRun> build_run(const json& row, const EfficiencyConstants& con
   run.options.tp_comm_overlap = source->overlaps;
   run.options.overlap_grad_reduce = source->overlaps;
   run.options.overlap_param_gather = source->overlaps;
+  // ZeRO-3 / "FSDP" rows ran Megatron's model code (DeepSpeed ZeRO-3 around Megatron layers in
+  // Narayanan 2021; Megatron-FSDP in NeMo), not Hugging Face modeling.
+  run.options.hf_modeling = false;
 
   const json& measured = row.contains("measured") ? row["measured"] : json::object();
   run.metric = source->metric;
   const char* key = run.metric == PublishedMetric::tokens_per_second_per_gpu ? "tokens_per_sec_per_gpu" : "tflops_per_gpu";
-  const auto value = number_field(measured, key);
+  const auto value = json_number(measured, key);
   if (!value) return Error{"", 0, run.id, std::string("measured.") + key + " not published"};
   run.published = *value;
   return run;
@@ -185,21 +193,8 @@ ModelSpec llama_model_spec(std::int64_t layers, std::int64_t hidden, std::int64_
 
 Result<CalibrationSet> read_calibration_runs(std::string_view json_text, const std::string& file_name,
                                              const EfficiencyConstants& constants) {
-  const json rows = json::parse(json_text, nullptr, false);
-  if (rows.is_discarded() || !rows.is_array()) {
-    return Error{file_name, 0, "", "expected a JSON array of published runs"};
-  }
-  CalibrationSet set;
-  for (const json& row : rows) {
-    if (!row.is_object()) return Error{file_name, 0, "", "every published run must be a JSON object"};
-    Result<CalibrationRun> run = build_run(row, constants);
-    if (run) {
-      set.runs.push_back(std::move(run.value()));
-    } else {
-      set.skipped.push_back({run.error().key, run.error().message});
-    }
-  }
-  return set;
+  return read_calibration_rows<CalibrationRun>(json_text, file_name, "published runs",
+                                               [&](const json& row) { return build_run(row, constants); });
 }
 
 double predicted_metric(const CalibrationRun& run, const TimeEstimate& estimate) {

@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "core/result.hpp"
+#include "cost/calibration_json.hpp"
 #include "cost/step_time.hpp"
 
 namespace meshplan {
@@ -29,15 +30,7 @@ struct CalibrationRun {
   double published = 0;
 };
 
-struct SkippedRun {
-  std::string id;
-  std::string reason;
-};
-
-struct CalibrationSet {
-  std::vector<CalibrationRun> runs;
-  std::vector<SkippedRun> skipped;
-};
+using CalibrationSet = CalibrationRows<CalibrationRun>;
 
 /// Parses the published-runs JSON. `constants` go into every run's TimeOptions.
 /// Rows without a model shape or a parallel layout are listed in `skipped` with the reason.

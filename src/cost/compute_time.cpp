@@ -105,9 +105,21 @@ StageCompute stage_compute(const ModelSpec& model, const NodeGroup& node, const 
   }
   // Memory-bound kernels: norms, dropout, residuals, activation, bias (Korthikanti's 34·s·b·h
   // activation bytes are written and read); sequence parallel splits them over TP.
+  // Hugging Face modeling code (the FSDP backend) runs RMSNorm, SwiGLU and rotary as separate
+  // eager kernels (transformers models/qwen2/modeling_qwen2.py: Qwen2RMSNorm upcasts to fp32,
+  // pow, mean, rsqrt, mul, cast, mul) where Megatron-core calls one fused TE kernel each.
   const double elementwise_split = strategy.sequence_parallel ? t : 1.0;
-  const double elementwise_s = constants.elementwise_passes * tokens * h * kActivationBytes * layers_per_stage /
-                               elementwise_split / gpu.memory_bandwidth_Bps;
+  const double hf_factor = strategy.backend == Backend::fsdp && options.hf_modeling ? constants.hf_elementwise_factor : 1.0;
+  double elementwise_s = hf_factor * constants.elementwise_passes * tokens * h * kActivationBytes * layers_per_stage /
+                         elementwise_split / gpu.memory_bandwidth_Bps;
+  // MoE token permutation (Megatron-core moe_utils.permute / unpermute): each token's hidden state
+  // is read once and written k times in expert order, then read k times and written once.
+  if (model.moe && model.moe->num_moe_layers > 0) {
+    const double k = static_cast<double>(model.moe->experts_per_token);
+    const double moe_layers = static_cast<double>(model.moe->num_moe_layers) * layer_share;
+    elementwise_s += (2.0 * k + 2.0) * tokens * h * kActivationBytes * moe_layers / elementwise_split /
+                     gpu.memory_bandwidth_Bps;
+  }
 
   StageCompute stage;
   stage.layers_forward_s = dense_s + expert_s + attention_s + elementwise_s;
@@ -143,7 +155,7 @@ StageCompute stage_compute(const ModelSpec& model, const NodeGroup& node, const 
                       fmt::format("causal={}, flash={}", causal, options.flash_attention),
                       "Narayanan 2021 Eq. 3 (full s×s counted); FlashAttention computes the causal half"});
     trace->push_back({"time/compute/elementwise", elementwise_s, "seconds",
-                      "passes * tokens * h * 2 B * L_stage / (SP ? t : 1) / HBM_Bps",
+                      "(hf ? hf_factor : 1) * passes * tokens * h * 2 B * L_stage / (SP ? t : 1) / HBM_Bps + MoE permute (2k+2) * tokens * h * 2 B",
                       fmt::format("passes={}, tokens={:.0f}, h={}, HBM={:.4g} B/s", constants.elementwise_passes,
                                   tokens, model.hidden_size, gpu.memory_bandwidth_Bps),
                       "Korthikanti et al. 2022 Table 2 (34·s·b·h activation bytes per layer)"});

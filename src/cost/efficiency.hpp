@@ -33,6 +33,21 @@ struct EfficiencyConstants {
   /// FP8 GEMMs reach this fraction of what a bf16 GEMM reaches of its own peak, casts included
   /// (fit; H100 GEMM alone: measured 1382/1979 fp8 vs ~0.8 bf16, gpus.md).
   double fp8_relative_efficiency = 0.0;
+  /// RL rollout: host time of one engine step that the GPU waits for (vLLM V1 EngineCore /
+  /// SGLang Scheduler loop: scheduling, sampling, detokenizing, the Python around the model call).
+  double engine_step_seconds = 0.0;
+  /// RL decode: the shortest time one decoder layer takes per step however little it reads (its
+  /// chain of small kernels and, under TP, its all-reduces: latency, not bandwidth).
+  double decode_layer_seconds = 0.0;
+  /// RL decode: achieved fraction of the HBM datasheet rate while the engine streams weights and
+  /// KV cache (paged attention and fused MoE kernels at small batch; STREAM triad reaches 0.85).
+  double decode_hbm_efficiency = 0.0;
+  /// RL: bytes of the whole model per second that the trainer-to-engine weight update moves
+  /// (NeMo RL refit / verl sharding managers: every full tensor gathered and loaded once).
+  double weight_sync_Bps = 0.0;
+  /// Memory-bound traffic of Hugging Face modeling code (FSDP backend: RMSNorm, SwiGLU and
+  /// rotary as separate eager PyTorch kernels) relative to Megatron-core's fused kernels.
+  double hf_elementwise_factor = 1.0;
 };
 
 /// The fitted constants (docs/accuracy.md, tools/fit_efficiency.sh).

@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <cmath>
 
 #include "cost/compute_time.hpp"
 #include "cost/step_time.hpp"
@@ -12,9 +13,6 @@
 namespace meshplan {
 namespace {
 
-// Sustained fraction of the HBM datasheet rate a streaming kernel reaches (gpus.md, measured
-// STREAM triad: A100 1.70/2.04 TB/s = 0.83, H100 2.97/3.35 = 0.89).
-constexpr double kHbmEfficiency = 0.85;
 // Without CUDA graphs (rollout.enforce_eager) every decode step launches ~10 kernels per layer
 // at ~5 µs each (CUDA launch latency); with graphs this overhead is negligible.
 constexpr double kEagerLaunchSecondsPerLayer = 50e-6;
@@ -38,6 +36,22 @@ int update_micro_batch(const Strategy& strategy, const RlSettings& rl, std::int6
 
 }  // namespace
 
+// Each token picks k of E experts; with uniform routing an expert is left untouched with
+// probability (1 - k/E)^C (vLLM fused_moe reads only the experts that have tokens:
+// moe_align_block_size).
+double decode_weight_bytes(const ModelSpec& model, double concurrent, int rollout_tp) {
+  double params = static_cast<double>(model.total_params);
+  if (model.moe && model.moe->num_experts > 0) {
+    const MoeSpec& moe = *model.moe;
+    const double experts = static_cast<double>(moe.num_experts);
+    const double routed =
+        static_cast<double>(moe.num_moe_layers) * experts * static_cast<double>(moe.routed_expert_params);
+    const double untouched = std::pow(1.0 - static_cast<double>(moe.experts_per_token) / experts, concurrent);
+    params -= routed * untouched;
+  }
+  return params * kWeightBytes / rollout_tp;
+}
+
 RolloutTime rollout_time(const ModelSpec& model, const NodeGroup& node, const Strategy& actor,
                          const RlSettings& rl, std::int64_t sequences, std::int64_t kv_limited_sequences,
                          const EfficiencyConstants& constants, Trace* trace) {
@@ -54,7 +68,7 @@ RolloutTime rollout_time(const ModelSpec& model, const NodeGroup& node, const St
 
   const GpuSpec& gpu = node.gpu;
   const double peak = compute_peak_flops(gpu, Dtype::bf16);
-  const double hbm = gpu.memory_bandwidth_Bps * kHbmEfficiency;
+  const double hbm = gpu.memory_bandwidth_Bps * constants.decode_hbm_efficiency;
   const double h = static_cast<double>(model.hidden_size);
   // Expected real lengths (mean_*; 0: the maxima) set the work; the longest response sets how
   // long the last sequences of the replica keep decoding.
@@ -65,36 +79,65 @@ RolloutTime rollout_time(const ModelSpec& model, const NodeGroup& node, const St
 
   // Prefill: every prompt token once through the model, compute-bound (Pope et al. 2022,
   // "Efficiently Scaling Transformer Inference" §2: prefill is FLOP-bound, decode memory-bound).
+  // Chunked prefill: a step schedules at most max_num_batched_tokens tokens (vLLM v1
+  // core/sched/scheduler.py Scheduler.schedule token_budget; SGLang chunked_prefill_size).
   const double prompt_tokens = static_cast<double>(per_replica) * prompt;
-  const double prefill_eff = gemm_efficiency(node, Dtype::bf16, h / rollout_tp, prompt * concurrent, constants);
+  const double chunk = std::min(prompt * static_cast<double>(concurrent),
+                                static_cast<double>(std::max<std::int64_t>(rl.max_num_batched_tokens, 1)));
+  const double prefill_eff = gemm_efficiency(node, Dtype::bf16, h / rollout_tp, chunk, constants);
   rollout.prefill_s = forward_flops_per_token(model, static_cast<std::int64_t>(prompt)).total() * prompt_tokens /
                       rollout_tp / (peak * prefill_eff);
 
-  // Decode: each step reads this shard's weights (all experts once enough tokens are in flight)
-  // and the KV cache of every sequence in flight, at the mean context prompt + response/2.
-  const double c = static_cast<double>(concurrent);
+  // Decode: each step reads this shard's weights (of the routed experts, those its tokens
+  // select) and the KV cache of every sequence in flight, at the mean context prompt + response/2.
   const double context = prompt + response / 2.0;
-  const double weights_read = std::min(static_cast<double>(model.total_params),
-                                       static_cast<double>(model.active_params) * c) * kWeightBytes / rollout_tp;
-  const double kv_read = c * context * kv_bytes_per_token(model, rollout_tp);
-  const double memory_s = (weights_read + kv_read) / hbm;
-  const double decode_eff = gemm_efficiency(node, Dtype::bf16, h / rollout_tp, c, constants);
-  const double compute_s =
-      forward_flops_per_token(model, static_cast<std::int64_t>(context)).total() * c / rollout_tp / (peak * decode_eff);
-  // Two TP all-reduces of the in-flight tokens' hidden states per layer per step.
-  const double tp_s = 2.0 * static_cast<double>(model.num_layers) * all_reduce_seconds(c * h * 2.0, rollout_tp, tp_link);
-  const double launch_s = rl.enforce_eager ? kEagerLaunchSecondsPerLayer * static_cast<double>(model.num_layers) : 0.0;
-  const double step_s = std::max(memory_s, compute_s) + tp_s + launch_s;
-  // Continuous batching: C slots decode the replica's sequences × mean response tokens, then the
-  // longest responses run on alone for (longest − mean) more steps.
-  const double steps = static_cast<double>(per_replica) * response / c + (longest - response);
-  rollout.decode_s = steps * step_s;
+  const double layers = static_cast<double>(model.num_layers);
+  const std::int64_t context_tokens = static_cast<std::int64_t>(context);
+  const auto decode_step = [&](double c, double& weights_read, double& kv_read) {
+    weights_read = decode_weight_bytes(model, c, rollout_tp);
+    kv_read = c * context * kv_bytes_per_token(model, rollout_tp);
+    const double memory_s = (weights_read + kv_read) / hbm;
+    const double decode_eff = gemm_efficiency(node, Dtype::bf16, h / rollout_tp, c, constants);
+    const double compute_s =
+        forward_flops_per_token(model, context_tokens).total() * c / rollout_tp / (peak * decode_eff);
+    // Two TP all-reduces of the in-flight tokens' hidden states per layer per step.
+    const double tp_s = 2.0 * layers * all_reduce_seconds(c * h * 2.0, rollout_tp, tp_link);
+    const double launch_s = rl.enforce_eager ? kEagerLaunchSecondsPerLayer * layers : 0.0;
+    // A layer never runs faster than its kernel chain (constants.decode_layer_seconds).
+    const double floor_s = layers * constants.decode_layer_seconds;
+    const double gpu_step_s = std::max({memory_s, compute_s, floor_s}) + tp_s + launch_s;
+    // The engine's host work per step (constants.engine_step_seconds): vLLM's EngineCore runs it
+    // between model steps (v1/engine/core.py EngineCore.step: schedule, execute_model,
+    // update_from_output); SGLang's overlap scheduler prepares the next batch while the GPU runs
+    // this one (srt/managers/scheduler.py event_loop_overlap), so only the longer of the two counts.
+    return rl.engine == RolloutEngine::sglang ? std::max(gpu_step_s, constants.engine_step_seconds)
+                                              : gpu_step_s + constants.engine_step_seconds;
+  };
+  const double c = static_cast<double>(concurrent);
+  double weights_read = 0, kv_read = 0, tail_weights = 0, tail_kv = 0;
+  const double step_s = decode_step(c, weights_read, kv_read);
+  // The longest responses run on almost alone: one sequence per step.
+  const double tail_step_s = decode_step(1.0, tail_weights, tail_kv);
+  // Continuous batching: C slots decode the replica's sequences x mean response tokens, then the
+  // longest responses run on alone for (longest - mean) more steps.
+  const double steps = static_cast<double>(per_replica) * response / c;
+  rollout.decode_s = steps * step_s + (longest - response) * tail_step_s;
 
   // Weight sync (verl sharding manager): each GPU receives its rollout shard of the weights,
   // gathered from the training layout across the actor's model-parallel group.
   const LinkPath sync_link = group_link(node, {actor.tp * actor.pp, 1}, constants.nvlink_efficiency,
                                         constants.nic_efficiency);
-  rollout.weight_sync_s = p2p_seconds(static_cast<double>(model.total_params) * kWeightBytes / rollout_tp, sync_link);
+  // The link bounds the shard's arrival; the update code moves every full tensor of the model
+  // once (gathered over the training layout, then loaded), at constants.weight_sync_Bps.
+  const double shard_bytes = rollout_weight_bytes(model, rollout_tp);
+  const double model_bytes = static_cast<double>(model.total_params) * kWeightBytes;
+  rollout.weight_sync_s = std::max(p2p_seconds(shard_bytes, sync_link),
+                                   constants.weight_sync_Bps > 0 ? model_bytes / constants.weight_sync_Bps : 0.0);
+  // Sleep mode (rollout.free_cache_engine): vLLM sleep(level=1) copies the weights to pinned host
+  // memory and wake_up copies them back (vllm/device_allocator/cumem.py CuMemAllocator).
+  if (rl.free_cache_engine && gpu.host_to_device_Bps > 0) {
+    rollout.wake_sleep_s = 2.0 * shard_bytes / gpu.host_to_device_Bps;
+  }
 
   if (trace) {
     trace->push_back({"time/gen/prefill", rollout.prefill_s, "seconds",
@@ -103,13 +146,17 @@ RolloutTime rollout_time(const ModelSpec& model, const NodeGroup& node, const St
                                   rl.prompt_len),
                       "Pope et al. 2022 §2 (prefill is compute-bound)"});
     trace->push_back({"time/gen/decode", rollout.decode_s, "seconds",
-                      "(sequences*mean_response/C + longest-mean) * (max(bytes(weights/tp + C*ctx*kv)/HBM, flops/peak) + TP AR)",
-                      fmt::format("C={}, waves={}, weights={:.4g} B, kv={:.4g} B, HBM={:.4g} B/s, step={:.4g} s",
-                                  concurrent, rollout.waves, weights_read, kv_read, hbm, step_s),
+                      "sequences*mean_response/C * step(C) + (longest-mean) * step(1); step(c) = max(bytes(weights/tp + c*ctx*kv)/HBM, flops/peak, L*layer_s) + TP AR + engine",
+                      fmt::format("C={}, waves={}, weights={:.4g} B, kv={:.4g} B, HBM={:.4g} B/s, step={:.4g} s, tail step={:.4g} s",
+                                  concurrent, rollout.waves, weights_read, kv_read, hbm, step_s, tail_step_s),
                       "Pope et al. 2022 §2; vLLM KV accounting (formulas.md)"});
     trace->push_back({"time/gen/weight_sync", rollout.weight_sync_s, "seconds",
-                      "params * 2 B / rollout_tp / link_Bps", fmt::format("link={:.4g} B/s", sync_link.bandwidth_Bps),
-                      "verl sharding manager (Megatron/FSDP -> vLLM)"});
+                      "max(rollout shard bytes / link_Bps, model bytes / weight_sync_Bps)",
+                      fmt::format("shard={:.4g} B, link={:.4g} B/s, sync rate={:.4g} B/s", shard_bytes,
+                                  sync_link.bandwidth_Bps, constants.weight_sync_Bps),
+                      "verl sharding manager (Megatron/FSDP -> vLLM); docs/accuracy.md"});
+    trace->push_back({"time/gen/wake_sleep", rollout.wake_sleep_s, "seconds", "2 * shard bytes / host_to_device_Bps",
+                      "", "vLLM sleep mode level 1 (weights to pinned host memory and back)"});
   }
   return rollout;
 }

@@ -17,13 +17,18 @@ namespace meshplan {
 /// The rollout (generation) of one step, per inference replica of `rollout_tp` GPUs.
 struct RolloutTime {
   double weight_sync_s = 0;  ///< resharding the actor's weights into the engine (inside gen)
+  double wake_sleep_s = 0;   ///< the engine's weights back from host memory and out again
   double prefill_s = 0;      ///< prompt tokens, compute-bound
   double decode_s = 0;       ///< response tokens, memory-bandwidth-bound
   std::int64_t concurrent_sequences = 0;  ///< sequences decoded together per replica
   std::int64_t waves = 0;                 ///< rounds of C sequences the replica's share takes
 
-  double total() const { return weight_sync_s + prefill_s + decode_s; }
+  double total() const { return weight_sync_s + wake_sleep_s + prefill_s + decode_s; }
 };
+
+/// Weight bytes one decode step of `concurrent` sequences reads on one GPU of a replica: every
+/// dense weight, and of the routed experts only those the step's tokens select (bf16).
+double decode_weight_bytes(const ModelSpec& model, double concurrent, int rollout_tp);
 
 /// `sequences` responses (mean length rl.mean_response_len, at most rl.response_len) after prompts
 /// of rl.mean_prompt_len tokens, spread over world/rollout_tp replicas; `kv_limited_sequences` is

@@ -17,6 +17,9 @@ struct TimeOptions {
   bool tp_comm_overlap = false;       ///< Megatron --tp-comm-overlap
   bool overlap_grad_reduce = true;    ///< Megatron --overlap-grad-reduce (FSDP always prefetches)
   bool overlap_param_gather = true;   ///< Megatron --overlap-param-gather
+  /// The FSDP backend runs Hugging Face modeling code (verl's FSDP workers, fsdp_sft_trainer);
+  /// false: Megatron's own model code under ZeRO-3 (Narayanan et al. 2021 Table 2).
+  bool hf_modeling = true;
   /// RL rollout: sequences one inference replica can decode at once, as the memory model's KV
   /// budget allows (0: not limited by memory, only by the batch).
   std::int64_t rollout_concurrent_sequences = 0;

@@ -11,7 +11,8 @@
 namespace meshplan {
 
 // Sanity bounds on counts (a larger value is a typo, not a cluster).
-inline constexpr int kMaxGpusPerNode = 64;
+// The largest NVLink domain sold as one "node": GB200/GB300 NVL72 (72 GPUs on NVLink switches).
+inline constexpr int kMaxGpusPerNode = 72;
 inline constexpr int kMaxNodes = 100000;
 
 /// A node group with every link default taken from its GPU's catalog entry.

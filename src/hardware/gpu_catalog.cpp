@@ -8,6 +8,7 @@
 
 #include "core/text.hpp"
 #include "data/embedded.hpp"
+#include "hardware/cluster_spec.hpp"
 #include "hardware/yaml_fields.hpp"
 
 namespace meshplan {
@@ -125,7 +126,7 @@ Result<GpuSpec> read_gpu(const YAML::Node& node, std::string_view file, std::siz
   MESHPLAN_READ(gpu.intra_node_Bps, reader.number("intra_node_Bps", 1, kMaxBandwidthBps));
   MESHPLAN_READ(gpu.intra_node_pair_Bps, reader.number("intra_node_pair_Bps", 1, gpu.intra_node_Bps));
   MESHPLAN_READ(gpu.nvswitch, reader.boolean("nvswitch"));
-  MESHPLAN_READ(whole, reader.integer("gpus_per_node", 1, 64));
+  MESHPLAN_READ(whole, reader.integer("gpus_per_node", 1, kMaxGpusPerNode));
   gpu.gpus_per_node = static_cast<int>(whole);
   MESHPLAN_READ(gpu.nic_Bps, reader.number("nic_Bps", 1, kMaxBandwidthBps));
   MESHPLAN_READ(gpu.host_to_device_Bps, reader.number("host_to_device_Bps", 1, kMaxBandwidthBps));

@@ -174,8 +174,12 @@ std::string top_table_html(const PlanView& view) {
                         plan_phase_name(c.peak_phase), c.step_seconds, c.tokens_per_second,
                         c.time.update_mfu > 0 ? fmt::format("{:.0f}%", c.time.update_mfu * 100) : "-");
   }
-  return "<table id=\"top-plans\"><tr><th>#</th><th>plan</th><th>GPUs</th><th>peak GiB</th><th>phase</th>"
-         "<th>step s</th><th>tokens/s</th><th>MFU</th></tr>\n" + rows + "</table>\n";
+  // RL plans show the actor update's MFU (verl perf/mfu/actor), as the text table does.
+  const char* mfu = view.workload_name == "rl" ? "update MFU" : "MFU";
+  return fmt::format("<table id=\"top-plans\"><tr><th>#</th><th>plan</th><th>GPUs</th><th>peak GiB</th><th>phase</th>"
+                     "<th>step s</th><th>tokens/s</th><th>{}</th></tr>\n",
+                     mfu) +
+         rows + "</table>\n";
 }
 
 }  // namespace

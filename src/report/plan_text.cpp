@@ -60,7 +60,8 @@ std::string top_table(const PlanView& view) {
   if (rl) {
     for (const char* name : {"rollout TP", "gmu", "lp mb"}) columns.push_back({name, Align::right});
   }
-  for (const char* name : {"peak GiB", "in phase", "step s", "tokens/s", "tok/s/GPU", "MFU", "comm"}) {
+  // RL plans show the actor update's MFU (verl perf/mfu/actor), not the whole step's.
+  for (const char* name : {"peak GiB", "in phase", "step s", "tokens/s", "tok/s/GPU", rl ? "update MFU" : "MFU", "comm"}) {
     columns.push_back({name, std::string(name) == "in phase" ? Align::left : Align::right});
   }
   std::vector<std::vector<std::string>> rows;

@@ -52,7 +52,7 @@ std::string render_time_text(const TimeEstimate& estimate) {
   text += "\n";
   text += render_table({{"where the time goes", Align::left}, {"seconds", Align::right}, {"share", Align::right}}, parts);
   text += fmt::format(
-      "\nThroughput: {:.0f} tokens/s/GPU; model {:.1f} TFLOP/s/GPU (MFU {}), hardware {:.1f} TFLOP/s/GPU "
+      "\nThroughput: {:.0f} tokens/s/GPU; model {:.1f} TFLOP/s/GPU (whole-step MFU {}), hardware {:.1f} TFLOP/s/GPU "
       "(with recomputation); exposed communication {} of the step\n",
       estimate.tokens_per_second_per_gpu, estimate.model_tflops_per_gpu, percent(estimate.mfu),
       estimate.hardware_tflops_per_gpu, percent(estimate.comm_fraction));

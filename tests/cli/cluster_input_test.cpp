@@ -28,7 +28,7 @@ TEST_CASE("--cluster takes a spec string or a YAML/JSON file") {
 TEST_CASE("--cluster errors name the flag for specs and file:line:key for files") {
   auto spec = load("4x0xA100");
   REQUIRE_FALSE(spec.ok());
-  CHECK(spec.error().to_string() == "--cluster: cluster group '4x0xA100': GPUs per node must be 1..64, got 0");
+  CHECK(spec.error().to_string() == "--cluster: cluster group '4x0xA100': GPUs per node must be 1..72, got 0");
   auto missing = load("no_such_cluster.yaml");
   REQUIRE_FALSE(missing.ok());
   CHECK(missing.error().file == "no_such_cluster.yaml");

@@ -80,5 +80,25 @@ TEST_CASE("pretraining estimate: TP overlap flag hides TP communication") {
   CHECK(hidden < tp);
 }
 
+TEST_CASE("estimate accepts GB200 NVL72 layouts: expert parallelism across a 64-GPU NVLink domain") {
+  // NeMo RL v0.6 performance summary, DeepSeek-V3 GRPO on 128 GB200 (2 racks of 64 used GPUs):
+  // training TP 1, PP 8 (61 layers: 7 on the first stage, 6 on the last), EP 16; generation TP 32
+  // (rl_runs.json nemorl_v06_gb200_deepseek_v3_128gpu_on). Exit 0 or 1 (fits or not), never 2.
+  const std::vector<std::string> args = {
+      "estimate", "--model", "deepseek-v3", "--cluster", "2x64xGB200-NVL72", "--workload", "rl", "--pp", "8",
+      "--first-stage-layers", "7", "--last-stage-layers", "6", "--ep", "16", "--rollout-tp", "32", "--rollout-n", "16", "--global-batch", "32", "--mini-batch", "32",
+      "--prompt-len", "256", "--response-len", "1280", "--mean-response-len", "455", "--json"};
+  const auto run = test::run(args);
+  REQUIRE(run.exit_code != 2);
+  const nlohmann::json json = nlohmann::json::parse(run.out);
+  CHECK(json["cluster"]["gpu"] == "GB200-NVL72");
+  CHECK(json["cluster"]["gpus"] == 128);
+  // EP 16 stays inside the 64-GPU NVLink domain: the all-to-all runs at NVLink speed.
+  CHECK(json["time"]["step_seconds"].get<double>() > 0.0);
+  // A 73-GPU NVLink domain does not exist.
+  const auto too_big = test::run({"estimate", "--model", "deepseek-v3", "--cluster", "1x73xGB200-NVL72"});
+  CHECK(too_big.exit_code == 2);
+}
+
 }  // namespace
 }  // namespace meshplan

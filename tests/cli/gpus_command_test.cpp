@@ -23,7 +23,7 @@ TEST_CASE("meshplan gpus --json has explicit units and the derivations") {
   REQUIRE(run.exit_code == 0);
   const nlohmann::json json = nlohmann::json::parse(run.out);
   CHECK(json["schema"] == "meshplan-gpus/1");
-  REQUIRE(json["gpus"].size() == 18);
+  REQUIRE(json["gpus"].size() == 19);
   const nlohmann::json& h20 = json["gpus"][7];
   CHECK(h20["id"] == "H20-96GB");
   CHECK(h20["bf16_flops"].get<double>() == 148e12);

@@ -10,21 +10,30 @@
 namespace meshplan {
 namespace {
 
-/// Predicts every buildable row with the fitted constants; returns the absolute relative errors.
-std::vector<double> calibration_errors(const std::filesystem::path& path) {
+/// What the time model reaches on NeMo's MoE training rows today (docs/accuracy.md), with margin.
+constexpr double kMoeTrainingErrorBound = 1.7;
+
+/// Predicts every buildable row with the fitted constants; returns the absolute relative errors
+/// of the dense rows (the fit's rows) and of the MoE rows (evaluated, not fit: docs/accuracy.md).
+struct CalibrationErrors {
+  std::vector<double> dense;
+  std::vector<double> moe;
+};
+
+CalibrationErrors calibration_errors(const std::filesystem::path& path) {
   auto set = read_calibration_runs(test::file_text(path), path.string(), fitted_efficiency_constants());
   REQUIRE(set.ok());
-  std::vector<double> errors;
+  CalibrationErrors errors;
   std::ostringstream table;
   table << "predicted vs published (" << path.filename().string() << ")\n";
   for (const CalibrationRun& run : set->runs) {
     const TimeEstimate estimate = estimate_time(run.model, run.cluster, run.strategy, run.workload, run.options, nullptr);
     const double predicted = predicted_metric(run, estimate);
     const double error = predicted / run.published - 1.0;
-    errors.push_back(std::fabs(error));
+    (run.model.moe ? errors.moe : errors.dense).push_back(std::fabs(error));
     table << "  " << run.id << ": published " << run.published << ", predicted " << predicted << ", error "
-          << std::round(error * 1000) / 10 << "%\n";
-    CHECK_MESSAGE(std::fabs(error) <= 0.25, run.id << " is off by " << error * 100 << "%");
+          << std::round(error * 1000) / 10 << "%" << (run.model.moe ? " (MoE, not fit)" : "") << "\n";
+    if (!run.model.moe) CHECK_MESSAGE(std::fabs(error) <= 0.25, run.id << " is off by " << error * 100 << "%");
   }
   for (const SkippedRun& skipped : set->skipped) table << "  skipped " << skipped.id << ": " << skipped.reason << "\n";
   MESSAGE(table.str());
@@ -32,13 +41,16 @@ std::vector<double> calibration_errors(const std::filesystem::path& path) {
 }
 
 void check_accuracy(const std::filesystem::path& path) {
-  std::vector<double> errors = calibration_errors(path);
-  REQUIRE(errors.size() >= 30);
-  std::sort(errors.begin(), errors.end());
-  const double median = errors[errors.size() / 2];
-  MESSAGE("median |error| " << median * 100 << "%, max " << errors.back() * 100 << "%");
+  CalibrationErrors errors = calibration_errors(path);
+  REQUIRE(errors.dense.size() >= 30);
+  std::sort(errors.dense.begin(), errors.dense.end());
+  const double median = errors.dense[errors.dense.size() / 2];
+  MESSAGE("dense rows: median |error| " << median * 100 << "%, max " << errors.dense.back() * 100 << "%");
   CHECK(median <= 0.10);
-  CHECK(errors.back() <= 0.25);
+  CHECK(errors.dense.back() <= 0.25);
+  // MoE training is not calibrated yet (docs/accuracy.md): its rows are held to what the model
+  // reaches today so that a change that makes them worse is seen.
+  for (double error : errors.moe) CHECK(error <= kMoeTrainingErrorBound);
 }
 
 TEST_CASE("calibration: published runs in the project's fixture are predicted within 10% median, 25% max") {
@@ -77,7 +89,16 @@ TEST_CASE("calibration rows: conventions of each source") {
   CHECK(llama.strategy.vpp == 5);
   // Llama 3 70B: 70.6B parameters (Llama 3 paper Table 3 shape, untied head).
   CHECK(static_cast<double>(llama.model.total_params) == doctest::Approx(70.55e9).epsilon(0.005));
-  CHECK(set->skipped.size() == 5);
+  // NeMo's MoE rows name the model without its shape; the preset gives it (30.53B, 128 experts).
+  const CalibrationRun& moe = find("nemo_bridge_25.11_h100_Qwen3_30B_a3B_16gpu_FP8-CS");
+  REQUIRE(moe.model.moe);
+  CHECK(moe.model.moe->num_experts == 128);
+  CHECK(moe.model.total_params == 30532122624);
+  CHECK(moe.strategy.ep == 8);
+  CHECK(moe.strategy.pp == 2);
+  CHECK(moe.strategy.dp == 8);  // EP folds into DP: 16 / (TP 1 x PP 2)
+  // Skipped: the two GPT-3 strong-scaling rows and GPT-OSS-120B (no shape, no preset).
+  CHECK(set->skipped.size() == 3);
 }
 
 TEST_CASE("calibration rows: malformed files are errors") {

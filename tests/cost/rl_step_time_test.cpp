@@ -1,10 +1,13 @@
 #include <doctest/doctest.h>
 
+#include <cmath>
 #include <string>
 
 #include "cost/rl_step_time.hpp"
 #include "cost/step_time.hpp"
 #include "cost/time_fixtures.hpp"
+#include "model/config_reader.hpp"
+#include "model/model_presets.hpp"
 
 namespace meshplan {
 namespace {
@@ -23,16 +26,42 @@ Workload rl_workload() {
 
 TEST_CASE("decode is memory-bound: weights + KV of the batch read once per generated token") {
   // Tiny GPT, 27,267,072 params in bf16 = 54,534,144 B; 4 sequences at mean context
-  // 128 + 256/2 = 256 tokens x 8192 B = 8,388,608 B of KV per step; HBM 2.039e12 x 0.85.
-  // 256 steps x 62,922,752 B / 1.73315e12 B/s = 9.2941e-3 s.
+  // 128 + 256/2 = 256 tokens x 8192 B = 8,388,608 B of KV per step, read at HBM 2.039e12 x the
+  // decode efficiency; each of the 256 steps also waits for the engine's host work (vLLM).
   const ModelSpec model = test::tiny_gpt();
   CHECK(model.total_params == 27267072);
   const Workload workload = rl_workload();
-  const RolloutTime rollout = rollout_time(model, test::a100_node(), Strategy{}, workload.rl, 4, 0,
-                                           test::simple_options().constants, nullptr);
+  EfficiencyConstants k = test::simple_options().constants;
+  k.decode_layer_seconds = 0;  // no per-layer floor: the step is the bytes it reads
+  const RolloutTime rollout = rollout_time(model, test::a100_node(), Strategy{}, workload.rl, 4, 0, k, nullptr);
   CHECK(rollout.concurrent_sequences == 4);
   CHECK(rollout.waves == 1);
-  CHECK(rollout.decode_s == doctest::Approx(256 * 62922752.0 / (2.039e12 * 0.85)).epsilon(1e-6));
+  CHECK(rollout.decode_s ==
+        doctest::Approx(256 * (62922752.0 / (2.039e12 * k.decode_hbm_efficiency) + k.engine_step_seconds)).epsilon(1e-6));
+
+  SUBCASE("a per-layer floor of 1 ms sets the step of a model that reads little") {
+    k.decode_layer_seconds = 1e-3;  // 2 layers: 2 ms per step, above the 51 us of bytes at k.decode_hbm_efficiency
+    const RolloutTime floored = rollout_time(model, test::a100_node(), Strategy{}, workload.rl, 4, 0, k, nullptr);
+    CHECK(floored.decode_s == doctest::Approx(256 * (2e-3 + k.engine_step_seconds)).epsilon(1e-6));
+  }
+
+  SUBCASE("the longest response runs on alone after the batch's mean") {
+    RlSettings tail = workload.rl;
+    tail.mean_response_len = 128;  // mean 128 of at most 256: 4 x 128 / 4 = 128 steps of 4, then 128 steps of 1
+    const RolloutTime rollout_tail = rollout_time(model, test::a100_node(), Strategy{}, tail, 4, 0, k, nullptr);
+    // Context 128 + 128/2 = 192 tokens x 8192 B of KV per sequence.
+    const double step4 = (54534144.0 + 4 * 192 * 8192.0) / (2.039e12 * k.decode_hbm_efficiency) + k.engine_step_seconds;
+    const double step1 = (54534144.0 + 192 * 8192.0) / (2.039e12 * k.decode_hbm_efficiency) + k.engine_step_seconds;
+    CHECK(rollout_tail.decode_s == doctest::Approx(128 * step4 + 128 * step1).epsilon(1e-6));
+  }
+
+  SUBCASE("SGLang's overlap scheduler hides the host work behind the GPU step") {
+    RlSettings sglang = workload.rl;
+    sglang.engine = RolloutEngine::sglang;
+    const RolloutTime overlapped = rollout_time(model, test::a100_node(), Strategy{}, sglang, 4, 0, k, nullptr);
+    const double gpu_step = 62922752.0 / (2.039e12 * k.decode_hbm_efficiency);
+    CHECK(overlapped.decode_s == doctest::Approx(256 * std::max(gpu_step, k.engine_step_seconds)).epsilon(1e-6));
+  }
 
   SUBCASE("a KV budget of 2 sequences decodes in two waves") {
     const RolloutTime limited = rollout_time(model, test::a100_node(), Strategy{}, workload.rl, 4, 2,
@@ -42,6 +71,22 @@ TEST_CASE("decode is memory-bound: weights + KV of the batch read once per gener
     // Each wave reads the weights 256 times again: slower than one wave of 4.
     CHECK(limited.decode_s > rollout.decode_s * 1.5);
   }
+}
+
+TEST_CASE("MoE decode reads only the experts the step's tokens select") {
+  // Qwen3-30B-A3B: 48 MoE layers of 128 experts, top-8. One token reads (1 - (120/128)^1) = 8/128
+  // of the routed experts: exactly the active parameters (3,353,032,704 x 2 B). 1000 tokens
+  // touch all but (120/128)^1000 ~ 1e-28 of them: the whole model (30,532,122,624 x 2 B).
+  const auto config = find_model_preset_config("qwen3-30b-a3b");
+  REQUIRE(config);
+  const auto model = parse_model_config(*config, "qwen3-30b-a3b");
+  REQUIRE(model.ok());
+  CHECK(decode_weight_bytes(*model, 1, 1) == doctest::Approx(3353032704.0 * 2));
+  CHECK(decode_weight_bytes(*model, 1000, 2) == doctest::Approx(30532122624.0 * 2 / 2));
+  // 16 tokens: 1 - (15/16)^16 = 0.6439 of each layer's experts.
+  const double routed = 48.0 * 128 * model->moe->routed_expert_params;
+  const double expected = (30532122624.0 - routed * std::pow(120.0 / 128.0, 16)) * 2;
+  CHECK(decode_weight_bytes(*model, 16, 1) == doctest::Approx(expected));
 }
 
 TEST_CASE("an RL step reports verl's phases and sums them") {

@@ -48,9 +48,9 @@ TEST_CASE("a heterogeneous spec joins groups with '+' (case-insensitive names, a
 }
 
 TEST_CASE("bad cluster specs say what is wrong") {
-  CHECK(message_of(spec("4x0xA100")) == "cluster group '4x0xA100': GPUs per node must be 1..64, got 0");
+  CHECK(message_of(spec("4x0xA100")) == "cluster group '4x0xA100': GPUs per node must be 1..72, got 0");
   CHECK(message_of(spec("0x8xA100")) == "cluster group '0x8xA100': node count must be 1..100000, got 0");
-  CHECK(message_of(spec("1x65xA100")).find("must be 1..64, got 65") != std::string::npos);
+  CHECK(message_of(spec("1x73xA100")).find("must be 1..72, got 73") != std::string::npos);
   CHECK(message_of(spec("100001x8xA100")).find("1..100000") != std::string::npos);
   CHECK(message_of(spec("axbxc")).find("node count 'a' is not a whole number") != std::string::npos);
   CHECK(message_of(spec("4x8")).find("is not NODESxGPUSxTYPE") != std::string::npos);

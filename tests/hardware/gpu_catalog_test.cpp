@@ -37,7 +37,7 @@ TEST_CASE("the embedded catalog parses and has every GPU the issue names") {
   REQUIRE_MESSAGE(parsed.ok(), (parsed.ok() ? "" : parsed.error().to_string()));
   CHECK(parsed->size() == builtin_gpu_catalog().size());
   for (const char* id : {"A100-40GB", "A100-80GB", "A100-80GB-PCIE", "A800-80GB", "H100-80GB", "H100-PCIE",
-                         "H800-80GB", "H20-96GB", "H200-141GB", "B200", "V100-16GB", "V100-32GB", "L40S", "L20",
+                         "H800-80GB", "H20-96GB", "H200-141GB", "B200", "GB200-NVL72", "V100-16GB", "V100-32GB", "L40S", "L20",
                          "A10", "RTX-4090", "MI300X", "Ascend-910B"}) {
     CHECK_MESSAGE(find_gpu(builtin_gpu_catalog(), id).ok(), id);
   }
@@ -52,6 +52,11 @@ TEST_CASE("catalog values match published figures (gpus.md) and avoid the sparse
   CHECK(gpu("H100-80GB").fp8_flops == 1979e12);
   CHECK(gpu("H100-PCIE").bf16_flops == 756e12);  // trap 3: PCIe is a different part
   CHECK(gpu("H20-96GB").bf16_flops == 148e12);   // trap 4: ~15% of H100
+  // GB200 NVL72: 720 PF FP8 per 72-GPU rack with sparsity = 5 PF dense per GPU; BF16 2.5 PF dense
+  // (faster than HGX B200's 2.25); the NVLink domain of 72 GPUs is the node.
+  CHECK(gpu("GB200-NVL72").fp8_flops == 5e15);
+  CHECK(gpu("GB200-NVL72").bf16_flops == 2.5e15);
+  CHECK(gpu("GB200-NVL72").gpus_per_node == 72);
   // L40S: 362.05 dense; 183 is the TF32 rate, 733 the sparse/FP8 rate (trap 2).
   CHECK(gpu("L40S").bf16_flops == 362.05e12);
   CHECK(gpu("L40S").tf32_flops == 183e12);
