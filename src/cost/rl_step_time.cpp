@@ -7,6 +7,7 @@
 #include "cost/compute_time.hpp"
 #include "cost/step_time.hpp"
 #include "model/flops.hpp"
+#include "model/kv_cache.hpp"
 #include "cost/rollout_memory.hpp"
 
 namespace meshplan {
@@ -76,7 +77,8 @@ RolloutTime rollout_time(const ModelSpec& model, const NodeGroup& node, const St
   const double context = prompt + response / 2.0;
   const double weights_read = std::min(static_cast<double>(model.total_params),
                                        static_cast<double>(model.active_params) * c) * kWeightBytes / rollout_tp;
-  const double kv_read = c * context * kv_bytes_per_token(model, rollout_tp);
+  const double kv_read =
+      c * kv_cache_shape(model, int(kWeightBytes), rollout_tp).bytes_per_sequence(static_cast<std::int64_t>(context));
   const double memory_s = (weights_read + kv_read) / hbm;
   const double decode_eff = gemm_efficiency(node, Dtype::bf16, h / rollout_tp, c, constants);
   const double compute_s =
