@@ -29,7 +29,7 @@ void list_presets(CommandContext& context) {
       context.fail(model.error());
       return;
     }
-    context.out << fmt::format("  {:<26} {:<12} {:>10} total  {:>10} active\n", name, model->model_type,
+    context.out << fmt::format("  {:<28} {:<12} {:>10} total  {:>10} active\n", name, model->model_type,
                                human_count(model->total_params), human_count(model->active_params));
   }
 }

@@ -12,6 +12,7 @@ namespace {
 nlohmann::json breakdown_json(const ParamBreakdown& p) {
   return {{"embedding", p.embedding},       {"lm_head", p.lm_head},
           {"position_embedding", p.position_embedding}, {"attention", p.attention},
+          {"linear_attention", p.linear_attention},
           {"layer_norms", p.layer_norms},   {"final_norm", p.final_norm},
           {"dense_mlp", p.dense_mlp},       {"shared_experts", p.shared_experts},
           {"routed_experts", p.routed_experts}, {"routers", p.routers},
@@ -30,6 +31,21 @@ nlohmann::json moe_json(const ModelSpec& model) {
           {"shared_experts", moe.num_shared_experts},
           {"shared_expert_params_per_layer", moe.shared_expert_params},
           {"router_params_per_layer", moe.router_params}};
+}
+
+nlohmann::json linear_attention_json(const ModelSpec& model) {
+  if (!model.linear_attention) return nullptr;
+  const LinearAttentionSpec& l = *model.linear_attention;
+  return {{"kind", l.kind == LinearAttentionKind::lightning ? "lightning" : "gated_delta_net"},
+          {"layers", l.num_layers},
+          {"key_heads", l.num_key_heads},
+          {"value_heads", l.num_value_heads},
+          {"key_head_dim", l.key_head_dim},
+          {"value_head_dim", l.value_head_dim},
+          {"conv_kernel_size", l.conv_kernel_size},
+          {"params_per_layer", l.params_per_layer},
+          {"state_bytes_per_sequence",
+           kv_cache_shape(model, kReportKvBytesPerElement, 1).state_bytes_per_sequence}};
 }
 
 }  // namespace
@@ -56,6 +72,7 @@ std::string model_json(const ModelSpec& model, std::int64_t seq_len) {
       {"vocab_size", model.vocab_size},
       {"tie_word_embeddings", model.tie_word_embeddings},
       {"moe", moe_json(model)},
+      {"linear_attention", linear_attention_json(model)},
       {"kv_cache_bytes_per_token", kv_cache_bytes_per_token(model, kReportKvBytesPerElement)},
       {"kv_cache_dtype", "bf16"},
       {"train_flops_per_token", train_flops_per_token(model, seq_len)},

@@ -26,12 +26,25 @@ std::string attention_line(const ModelSpec& model) {
                                  a.head_dim);
   if (a.qkv_bias) line += a.o_bias ? ", q/k/v/o bias" : ", q/k/v bias";
   if (a.qk_norm) line += ", q/k norm";
+  if (a.output_gate) line += ", output gate";
   if (a.sinks) line += ", sinks";
   if (a.sliding_window > 0) {
     line += fmt::format(", sliding window {} on {} of {} layers", a.sliding_window, a.num_sliding_layers,
                         model.num_layers);
   }
+  if (model.linear_attention) line += fmt::format(" (on {} of {} layers)", model.num_attention_layers(), model.num_layers);
   return line;
+}
+
+std::string linear_attention_line(const LinearAttentionSpec& l, std::int64_t num_layers) {
+  if (l.kind == LinearAttentionKind::lightning) {
+    return fmt::format("lightning attention: {} heads, head_dim {}, on {} of {} layers ({} params each)",
+                       l.num_value_heads, l.value_head_dim, l.num_layers, num_layers, human_count(l.params_per_layer));
+  }
+  return fmt::format("Gated DeltaNet: {} key heads x {}, {} value heads x {}, conv {}, on {} of {} layers ({} params "
+                     "each)",
+                     l.num_key_heads, l.key_head_dim, l.num_value_heads, l.value_head_dim, l.conv_kernel_size,
+                     l.num_layers, num_layers, human_count(l.params_per_layer));
 }
 
 std::string kv_cache_line(const ModelSpec& model) {
@@ -41,17 +54,19 @@ std::string kv_cache_line(const ModelSpec& model) {
       a.kind == AttentionKind::mla
           ? fmt::format("{} layers x ({} latent + {} rope) x 2 B", model.num_layers, a.kv_lora_rank,
                         a.qk_rope_head_dim)
-          : fmt::format("2 x {} layers x {} kv heads x {} x 2 B", model.num_layers, a.num_kv_heads, a.head_dim);
+          : fmt::format("2 x {} layers x {} kv heads x {} x 2 B", model.num_attention_layers(), a.num_kv_heads,
+                        a.head_dim);
   return fmt::format("{} bytes/token ({:.1f} KiB) in bf16 = {}", bytes, static_cast<double>(bytes) / kKiB, formula);
 }
 
 void print_breakdown(const ModelSpec& model, std::ostream& out) {
   const ParamBreakdown& p = model.params;
-  const std::array<std::pair<const char*, std::int64_t>, 11> rows{{
+  const std::array<std::pair<const char*, std::int64_t>, 12> rows{{
       {"embedding", p.embedding},
       {"lm_head", p.lm_head},
       {"position_embedding", p.position_embedding},
       {"attention", p.attention},
+      {"linear_attention", p.linear_attention},
       {"layer_norms", p.layer_norms},
       {"final_norm", p.final_norm},
       {"dense_mlp", p.dense_mlp},
@@ -95,6 +110,7 @@ void print_model_table(const ModelSpec& model, std::int64_t seq_len, std::ostrea
   row("Hidden", fmt::format("{} ({})", model.hidden_size,
                             model.norm == NormKind::rms_norm ? "RMSNorm" : "LayerNorm"));
   row("Attention", attention_line(model));
+  if (model.linear_attention) row("Linear attn", linear_attention_line(*model.linear_attention, model.num_layers));
   if (model.num_dense_layers > 0) {
     row("MLP", fmt::format("{} ffn {}{}", model.dense_mlp.gated ? "SwiGLU" : "GeLU",
                            model.dense_mlp.intermediate_size, model.dense_mlp.bias ? ", bias" : ""));
@@ -124,6 +140,12 @@ void print_model_table(const ModelSpec& model, std::int64_t seq_len, std::ostrea
                       human_count(model.params.mtp),
                       model.num_mtp_layers > 0 ? fmt::format(" ({} MTP layer(s))", model.num_mtp_layers) : ""));
   row("KV cache", kv_cache_line(model));
+  if (model.linear_attention) {
+    const KvCacheShape shape = kv_cache_shape(model, kReportKvBytesPerElement, 1);
+    row("", fmt::format("+ {:.0f} bytes/sequence ({:.2f} MiB) of linear-attention state: conv + recurrent, {} layers",
+                        shape.state_bytes_per_sequence, shape.state_bytes_per_sequence / kMiB,
+                        model.linear_attention->num_layers));
+  }
   const ForwardFlops forward = forward_flops_per_token(model, seq_len);
   row("Train FLOPs", fmt::format("{:.3e} per token at seq {} (text tokens; no recomputation)",
                                  train_flops_per_token(model, seq_len), seq_len));

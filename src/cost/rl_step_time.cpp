@@ -8,6 +8,7 @@
 #include "cost/compute_time.hpp"
 #include "cost/step_time.hpp"
 #include "model/flops.hpp"
+#include "model/kv_cache.hpp"
 #include "cost/rollout_memory.hpp"
 
 namespace meshplan {
@@ -95,7 +96,7 @@ RolloutTime rollout_time(const ModelSpec& model, const NodeGroup& node, const St
   const std::int64_t context_tokens = static_cast<std::int64_t>(context);
   const auto decode_step = [&](double c, double& weights_read, double& kv_read) {
     weights_read = decode_weight_bytes(model, c, rollout_tp);
-    kv_read = c * context * kv_bytes_per_token(model, rollout_tp);
+    kv_read = c * kv_cache_shape(model, int(kWeightBytes), rollout_tp).bytes_per_sequence(context_tokens);
     const double memory_s = (weights_read + kv_read) / hbm;
     const double decode_eff = gemm_efficiency(node, Dtype::bf16, h / rollout_tp, c, constants);
     const double compute_s =

@@ -33,12 +33,7 @@ double engine_workspace_bytes(const ModelSpec& model, const RlSettings& rl) {
 }  // namespace
 
 double kv_bytes_per_token(const ModelSpec& model, int rollout_tp) {
-  const double whole = double(kv_cache_bytes_per_token(model, int(kEngineDtypeBytes)));
-  const AttentionSpec& a = model.attention;
-  if (a.kind == AttentionKind::mla || a.num_kv_heads <= 0) return whole;  // the latent is not split by TP
-  const std::int64_t tp = std::max(rollout_tp, 1);
-  const std::int64_t heads_per_rank = (a.num_kv_heads + tp - 1) / tp;
-  return whole * double(heads_per_rank) / double(a.num_kv_heads);
+  return kv_cache_shape(model, int(kEngineDtypeBytes), rollout_tp).bytes_per_token_bound();
 }
 
 double rollout_weight_bytes(const ModelSpec& model, int rollout_tp) {
@@ -61,10 +56,15 @@ RolloutMemory rollout_memory(const ModelSpec& model, const Workload& w, int worl
 
   RolloutCapacity& c = m.capacity;
   c.replicas = world / std::max(rl.rollout_tp, 1);
-  c.kv_bytes_per_token = kv_bytes_per_token(model, rl.rollout_tp);
+  c.tokens_per_sequence = rl.prompt_len + rl.response_len;
+  // Per token of a full-length sequence: sliding layers capped at the window, linear-attention
+  // state once per sequence (model/kv_cache.hpp, vLLM's hybrid allocator).
+  const KvCacheShape shape = kv_cache_shape(model, int(kEngineDtypeBytes), rl.rollout_tp);
+  c.kv_bytes_per_token = c.tokens_per_sequence > 0
+                             ? shape.bytes_per_sequence(c.tokens_per_sequence) / double(c.tokens_per_sequence)
+                             : shape.bytes_per_token_bound();
   c.kv_cache_bytes = m.kv_cache;
   c.kv_tokens_per_replica = c.kv_bytes_per_token > 0 ? std::int64_t(m.kv_cache / c.kv_bytes_per_token) : 0;
-  c.tokens_per_sequence = rl.prompt_len + rl.response_len;
   const std::int64_t held = c.tokens_per_sequence > 0 ? c.kv_tokens_per_replica / c.tokens_per_sequence : 0;
   c.concurrent_sequences_per_replica = std::min<std::int64_t>(held, rl.max_num_seqs);
   c.sequences_per_step = std::int64_t(rl.n) * w.global_batch;

@@ -14,7 +14,8 @@ inline constexpr double kCudaGraphBytes = 0.5 * kGiB;
 
 /// KV bytes per token on one GPU of a replica: 2 * L * ceil(kv_heads / TP) * head_dim * 2 bytes
 /// (vLLM replicates KV heads when TP > kv_heads); MLA caches the latent, not split by TP:
-/// L * (kv_lora_rank + qk_rope_head_dim) * 2 bytes (formulas.md).
+/// L * (kv_lora_rank + qk_rope_head_dim) * 2 bytes (formulas.md). L counts the attention layers
+/// only (KvCacheShape::bytes_per_token_bound: no window cap, no linear-attention state).
 double kv_bytes_per_token(const ModelSpec& model, int rollout_tp);
 
 /// Engine weights on one GPU: 2 bytes x (params - norms) / TP + norms (norms replicated).

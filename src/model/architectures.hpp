@@ -22,6 +22,14 @@ void read_moe_decoder(const ConfigFields& config, std::string_view model_type, M
 void read_deepseek(const ConfigFields& config, std::string_view model_type, ModelSpec& model);
 /// gpt_oss: sinks, biases, alternating sliding window, expert and router biases.
 void read_gpt_oss(const ConfigFields& config, std::string_view model_type, ModelSpec& model);
+/// qwen3_next, qwen3_5_text, qwen3_5_moe_text: Gated DeltaNet + gated attention hybrids.
+void read_qwen3_next(const ConfigFields& config, std::string_view model_type, ModelSpec& model);
+/// minimax, minimax_m1: lightning attention hybrid with a Mixtral-style MoE.
+void read_minimax(const ConfigFields& config, std::string_view model_type, ModelSpec& model);
+/// glm4_moe: GQA with q/k/v bias, DeepSeek-V3-style MoE, MTP layers.
+void read_glm4_moe(const ConfigFields& config, std::string_view model_type, ModelSpec& model);
+/// gemma2, gemma3_text: sandwich norms, GeGLU, interleaved sliding-window layers.
+void read_gemma(const ConfigFields& config, std::string_view model_type, ModelSpec& model);
 /// qwen2_5_vl, qwen3_vl, qwen3_vl_moe: vision tower + merger(s) + language model.
 void read_vision_language(const ConfigFields& config, std::string_view model_type, ModelSpec& model);
 /// gpt2, gpt_neox: LayerNorm with bias, 4h GeLU MLP with bias, biased attention.

@@ -4,6 +4,8 @@
 
 #include <algorithm>
 
+#include "model/param_count.hpp"
+
 namespace meshplan {
 
 void read_decoder_shape(const ConfigFields& config, bool tie_default, ModelSpec& model) {
@@ -69,19 +71,47 @@ void read_standard_attention(const ConfigFields& config, ModelSpec& model) {
   }
 }
 
-std::int64_t count_sliding_layers(const ConfigFields& config, std::int64_t num_layers) {
+std::int64_t count_layer_type(const ConfigFields& config, std::int64_t num_layers, std::string_view type) {
   if (!config.has("layer_types")) return -1;
   const std::vector<std::string> types = config.texts("layer_types");
   if (!config.failed() && static_cast<std::int64_t>(types.size()) != num_layers) {
     config.fail("layer_types", fmt::format("has {} entries for {} layers", types.size(), num_layers));
   }
-  return std::count(types.begin(), types.end(), "sliding_attention");
+  return std::count(types.begin(), types.end(), type);
+}
+
+std::int64_t count_sliding_layers(const ConfigFields& config, std::int64_t num_layers) {
+  return count_layer_type(config, num_layers, "sliding_attention");
+}
+
+std::vector<bool> qwen_moe_layers(const ConfigFields& config, std::int64_t num_layers) {
+  const std::int64_t step = config.positive_or("decoder_sparse_step", 1, kMaxLayers);
+  const std::vector<std::int64_t> dense_only = config.integers("mlp_only_layers", kMaxLayers);
+  std::vector<bool> sparse;
+  for (std::int64_t layer = 0; layer < num_layers; ++layer) {
+    const bool listed_dense = std::find(dense_only.begin(), dense_only.end(), layer) != dense_only.end();
+    sparse.push_back(!listed_dense && (layer + 1) % step == 0);
+  }
+  return sparse;
 }
 
 void check_experts_per_token(const ConfigFields& config, std::string_view key, const MoeSpec& moe) {
   if (!config.failed() && moe.experts_per_token > moe.num_experts) {
     config.fail(key, fmt::format("top-{} routing exceeds the {} experts", moe.experts_per_token, moe.num_experts));
   }
+}
+
+MoeSpec read_deepseek_style_experts(const ConfigFields& config, std::int64_t hidden, std::int64_t shared_default) {
+  MoeSpec moe;
+  moe.num_experts = config.positive("n_routed_experts", kMaxWidth);
+  moe.experts_per_token = config.positive("num_experts_per_tok", kMaxWidth);
+  moe.expert_intermediate_size = config.positive("moe_intermediate_size", kMaxWidth);
+  moe.num_shared_experts = config.count_or("n_shared_experts", shared_default, kMaxWidth);
+  moe.shared_intermediate_size = moe.num_shared_experts * moe.expert_intermediate_size;
+  check_experts_per_token(config, "num_experts_per_tok", moe);
+  moe.routed_expert_params = params_product({3, hidden, moe.expert_intermediate_size});
+  moe.shared_expert_params = params_product({3, hidden, moe.shared_intermediate_size});
+  return moe;
 }
 
 void read_gated_mlp(const ConfigFields& config, ModelSpec& model) {

@@ -20,12 +20,25 @@ void read_rope_and_norm(const ConfigFields& config, ModelSpec& model);
 /// hidden / heads, which must divide). kv heads must divide the heads.
 void read_standard_attention(const ConfigFields& config, ModelSpec& model);
 
-/// Layers in `layer_types` whose type is "sliding_attention" (Hugging Face's per-layer list;
-/// it must have one entry per layer), or -1 when the config has no such list.
+/// Layers in `layer_types` whose type is `type` (Hugging Face's per-layer list; it must have one
+/// entry per layer), or -1 when the config has no such list.
+std::int64_t count_layer_type(const ConfigFields& config, std::int64_t num_layers, std::string_view type);
+/// count_layer_type(config, num_layers, "sliding_attention").
 std::int64_t count_sliding_layers(const ConfigFields& config, std::int64_t num_layers);
+
+/// Qwen2-MoE / Qwen3-MoE / Qwen3-Next layer placement (modeling_qwen2_moe.py, modeling_qwen3_moe.py,
+/// modeling_qwen3_next.py): layer i is sparse when it is not in mlp_only_layers and
+/// (i + 1) % decoder_sparse_step == 0 (default 1). One entry per layer: true where sparse.
+std::vector<bool> qwen_moe_layers(const ConfigFields& config, std::int64_t num_layers);
 
 /// Records an error on `key` when the top-k exceeds the routed expert count.
 void check_experts_per_token(const ConfigFields& config, std::string_view key, const MoeSpec& moe);
+
+/// DeepSeek-style experts (DeepSeek-V2/V3, GLM-4.5): n_routed_experts, num_experts_per_tok,
+/// moe_intermediate_size and n_shared_experts (absent: `shared_default`) SwiGLU experts of that
+/// width on `hidden` features, with the sizes of one routed expert and of the shared ones filled
+/// in; layer counts and the router are the caller's.
+MoeSpec read_deepseek_style_experts(const ConfigFields& config, std::int64_t hidden, std::int64_t shared_default);
 
 /// The dense MLP of llama-style layers: SwiGLU with `intermediate_size`, bias from `mlp_bias`.
 void read_gated_mlp(const ConfigFields& config, ModelSpec& model);

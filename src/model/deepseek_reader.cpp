@@ -1,4 +1,5 @@
-// DeepSeek-V2 / V3: multi-head latent attention, shared + routed experts, first dense layers,
+// DeepSeek-V2 / V3 / V3.2 and Kimi K2 (DeepSeek-V3 layers under model_type kimi_k2): multi-head
+// latent attention (V3.2: plus its lightning indexer), shared + routed experts, first dense layers,
 // noaux_tc router bias and multi-token-prediction layers.
 // Sources: DeepSeek-V2 paper (arXiv 2405.04434) §2.1-2.2; DeepSeek-V3 report (arXiv 2412.19437)
 // §2.1-2.2; Hugging Face modeling_deepseek.py (DeepseekV2Attention, DeepseekV2MoE, MoEGate).
@@ -21,6 +22,11 @@ void read_mla(const ConfigFields& config, ModelSpec& model) {
   a.qk_rope_head_dim = config.positive("qk_rope_head_dim", kMaxWidth);
   a.v_head_dim = config.positive("v_head_dim", kMaxWidth);
   a.head_dim = a.qk_nope_head_dim + a.qk_rope_head_dim;
+  if (config.has("index_n_heads")) {  // deepseek_v32: DeepSeek Sparse Attention's indexer
+    a.index_heads = config.positive("index_n_heads", kMaxWidth);
+    a.index_head_dim = config.positive("index_head_dim", kMaxWidth);
+    if (!config.failed() && a.q_lora_rank == 0) config.fail("q_lora_rank", "the indexer (index_n_heads) needs a q_lora_rank");
+  }
   if (config.flag_or("attention_bias", false)) {
     config.fail("attention_bias", "true is not supported for MLA (no published DeepSeek model has it)");
   }
@@ -32,20 +38,10 @@ bool is_moe_layer(std::int64_t layer, std::int64_t first_dense, std::int64_t fre
   return layer >= first_dense && layer % frequency == 0;
 }
 
-/// One MTP module (DeepSeek-V3 report §2.2, Fig. 3): RMSNorms of the hidden state and of the
-/// next token's embedding (enorm, hnorm), the projection eh_proj (2h -> h), one decoder layer
-/// and the output head's norm. Embedding and output head are shared with the main model.
-std::int64_t mtp_module_params(const ModelSpec& model, bool moe_layer) {
-  const std::int64_t h = model.hidden_size;
-  std::int64_t layer = params_sum({model.attention_params_per_layer, model.norm_params_per_layer});
-  if (moe_layer && model.moe) {
-    const MoeSpec& moe = *model.moe;
-    layer = params_sum({layer, params_product({moe.num_experts, moe.routed_expert_params}),
-                        moe.shared_expert_params, moe.router_params});
-  } else {
-    layer = params_sum({layer, model.dense_mlp_params_per_layer});
-  }
-  return params_sum({layer, 2 * h, params_product({2, h, h}), h});
+/// The decoder layer inside one MTP module (DeepSeek-V3 report §2.2, Fig. 3).
+std::int64_t mtp_layer_params(const ModelSpec& model, bool moe_layer) {
+  const std::int64_t layer = params_sum({model.attention_params_per_layer, model.norm_params_per_layer});
+  return params_sum({layer, moe_layer && model.moe ? moe_layer_params(*model.moe) : model.dense_mlp_params_per_layer});
 }
 
 }  // namespace
@@ -60,13 +56,7 @@ void read_deepseek(const ConfigFields& config, std::string_view /*model_type*/, 
   model.num_mtp_layers = config.count_or("num_nextn_predict_layers", 0, kMaxLayers);
   const bool has_experts = config.has("n_routed_experts");
   if (has_experts) {
-    MoeSpec moe;
-    moe.num_experts = config.positive("n_routed_experts", kMaxWidth);
-    moe.experts_per_token = config.positive("num_experts_per_tok", kMaxWidth);
-    moe.expert_intermediate_size = config.positive("moe_intermediate_size", kMaxWidth);
-    moe.num_shared_experts = config.count_or("n_shared_experts", 0, kMaxWidth);
-    moe.shared_intermediate_size = moe.num_shared_experts * moe.expert_intermediate_size;
-    check_experts_per_token(config, "num_experts_per_tok", moe);
+    MoeSpec moe = read_deepseek_style_experts(config, h, 0);
     for (std::int64_t layer = 0; layer < model.num_layers; ++layer) {
       moe.layer_is_moe.push_back(is_moe_layer(layer, first_dense, frequency));
       if (moe.layer_is_moe.back()) ++moe.num_moe_layers;
@@ -84,8 +74,6 @@ void read_deepseek(const ConfigFields& config, std::string_view /*model_type*/, 
       moe.num_groups = groups;
       moe.group_top_k = config.positive_or("topk_group", 1, kMaxWidth);
     }
-    moe.routed_expert_params = params_product({3, h, moe.expert_intermediate_size});
-    moe.shared_expert_params = params_product({3, h, moe.shared_intermediate_size});
     // MoEGate weight (experts x hidden); noaux_tc adds e_score_correction_bias (one per expert).
     moe.router_params = params_product({moe.num_experts, h}) + (moe.expert_bias ? moe.num_experts : 0);
     model.num_dense_layers = model.num_layers - moe.num_moe_layers;
@@ -94,7 +82,8 @@ void read_deepseek(const ConfigFields& config, std::string_view /*model_type*/, 
   count_params(model);
   for (std::int64_t k = 0; k < model.num_mtp_layers; ++k) {
     const bool moe_layer = has_experts && is_moe_layer(model.num_layers + k, first_dense, frequency);
-    model.params.mtp = params_sum({model.params.mtp, mtp_module_params(model, moe_layer)});
+    model.params.mtp =
+        params_sum({model.params.mtp, mtp_module_params(model.hidden_size, mtp_layer_params(model, moe_layer))});
   }
 }
 

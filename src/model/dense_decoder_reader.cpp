@@ -1,4 +1,4 @@
-// llama-style decoders: llama, mistral, qwen2, qwen3 (the MoE readers reuse the layer shape).
+// llama-style decoders: llama, mistral, qwen2, qwen3, seed_oss (the MoE readers reuse the layer shape).
 #include <array>
 
 #include "model/architectures.hpp"
@@ -13,24 +13,27 @@ namespace {
 struct LlamaStyleFamily {
   std::string_view model_type;
   bool qkv_bias_always;       ///< Qwen2 / Qwen2-MoE / Qwen2.5-VL: bias on q, k, v (not o)
-  bool bias_from_config;      ///< llama, qwen3: `attention_bias` biases q, k, v and o
+  bool bias_from_config;      ///< llama, qwen3, seed_oss: `attention_bias` biases q, k, v
+  std::string_view o_bias_key;  ///< the key that biases o ("" : none)
   bool qk_norm;               ///< Qwen3: q_norm and k_norm
   bool window_needs_switch;   ///< Qwen: `sliding_window` applies only with use_sliding_window
 };
 
 // Sources: transformers models/{llama,mistral,mixtral,qwen2,qwen2_moe,qwen3,qwen3_moe,
-// qwen2_5_vl,qwen3_vl,qwen3_vl_moe}/modeling_*.py (attention __init__ and layer_types).
+// qwen2_5_vl,qwen3_vl,qwen3_vl_moe,seed_oss}/modeling_*.py (attention __init__ and layer_types;
+// SeedOssAttention: o_proj bias from attention_out_bias).
 constexpr std::array kFamilies{
-    LlamaStyleFamily{"llama", false, true, false, false},
-    LlamaStyleFamily{"mistral", false, false, false, false},
-    LlamaStyleFamily{"mixtral", false, false, false, false},
-    LlamaStyleFamily{"qwen2", true, false, false, true},
-    LlamaStyleFamily{"qwen2_moe", true, false, false, true},
-    LlamaStyleFamily{"qwen2_5_vl", true, false, false, true},
-    LlamaStyleFamily{"qwen3", false, true, true, true},
-    LlamaStyleFamily{"qwen3_moe", false, true, true, true},
-    LlamaStyleFamily{"qwen3_vl", false, true, true, true},
-    LlamaStyleFamily{"qwen3_vl_moe", false, true, true, true},
+    LlamaStyleFamily{"llama", false, true, "attention_bias", false, false},
+    LlamaStyleFamily{"mistral", false, false, "", false, false},
+    LlamaStyleFamily{"mixtral", false, false, "", false, false},
+    LlamaStyleFamily{"qwen2", true, false, "", false, true},
+    LlamaStyleFamily{"qwen2_moe", true, false, "", false, true},
+    LlamaStyleFamily{"qwen2_5_vl", true, false, "", false, true},
+    LlamaStyleFamily{"qwen3", false, true, "attention_bias", true, true},
+    LlamaStyleFamily{"qwen3_moe", false, true, "attention_bias", true, true},
+    LlamaStyleFamily{"qwen3_vl", false, true, "attention_bias", true, true},
+    LlamaStyleFamily{"qwen3_vl_moe", false, true, "attention_bias", true, true},
+    LlamaStyleFamily{"seed_oss", false, true, "attention_out_bias", false, false},
 };
 
 const LlamaStyleFamily& family_of(std::string_view model_type) {
@@ -66,7 +69,7 @@ void read_llama_style_layers(const ConfigFields& config, std::string_view model_
   read_standard_attention(config, model);
   const bool config_bias = family.bias_from_config && config.flag_or("attention_bias", false);
   model.attention.qkv_bias = family.qkv_bias_always || config_bias;
-  model.attention.o_bias = config_bias;
+  model.attention.o_bias = !family.o_bias_key.empty() && config.flag_or(family.o_bias_key, false);
   model.attention.qk_norm = family.qk_norm;
   read_sliding_window(config, family, model);
 }

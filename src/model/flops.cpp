@@ -6,12 +6,12 @@ namespace meshplan {
 
 ForwardFlops forward_flops_per_token(const ModelSpec& model, std::int64_t seq_len) {
   const AttentionSpec& attention = model.attention;
-  const double layers = static_cast<double>(model.num_layers);
+  const double layers = static_cast<double>(model.num_attention_layers());
   const double s = static_cast<double>(seq_len);
   ForwardFlops flops;
   // Every weight is used once per token in a matmul: 2 FLOPs per parameter (Kaplan et al.
   // 2020, "C_forward = 2N"). Biases and norms are included; they are < 0.1% of the total.
-  flops.attention_projections = 2.0 * static_cast<double>(model.params.attention);
+  flops.attention_projections = 2.0 * static_cast<double>(model.params.attention + model.params.linear_attention);
   // Scores QK^T: s * qk_dim MACs per head per token; attention x V: s * v_dim MACs per head.
   // Megatron counts the full s x s matrix (Narayanan 2021 Eq. 3: the 12*s*h term of
   // 72*B*s*L*h^2*(s/(6h)) is 3 passes x 2 FLOPs x 2 matmuls x s*h).
@@ -27,6 +27,17 @@ ForwardFlops forward_flops_per_token(const ModelSpec& model, std::int64_t seq_le
   const double window_keys = attention.sliding_window > 0 ? std::min(s, static_cast<double>(attention.sliding_window)) : s;
   const double keys_summed_over_layers = (layers - sliding_layers) * s + sliding_layers * window_keys;
   flops.attention_scores = 2.0 * keys_summed_over_layers * heads * (qk_dim + v_dim);
+  if (model.linear_attention) {
+    // A linear-attention layer reads and updates a fixed value_dim x key_dim state per value head,
+    // whatever the context: S k (2 dv dk), the rank-1 update (dv dk), S q (2 dv dk) = 5 dv dk per
+    // head per token in the recurrent form, as verl counts Gated DeltaNet for MFU
+    // (verl/utils/flops_counter.py, Qwen3-Next); the chunked kernel computes the same result.
+    // Lightning attention (MiniMax) keeps the same kind of head_dim x head_dim state per head and is
+    // counted alike.
+    const LinearAttentionSpec& linear = *model.linear_attention;
+    flops.attention_scores += 5.0 * static_cast<double>(linear.num_layers * linear.num_value_heads) *
+                              static_cast<double>(linear.value_head_dim * linear.key_head_dim);
+  }
   double mlp_params = static_cast<double>(model.params.dense_mlp);
   if (model.moe) {
     const MoeSpec& moe = *model.moe;

@@ -9,8 +9,9 @@ namespace meshplan {
 
 /// Forward-pass FLOPs per token, by component, summed over all decoder layers.
 struct ForwardFlops {
-  double attention_projections = 0;  ///< q/k/v/o (MLA: every low-rank projection)
-  double attention_scores = 0;       ///< QK^T and attention x V at the sequence length
+  double attention_projections = 0;  ///< q/k/v/o (MLA: every low-rank projection; linear attention's)
+  double attention_scores = 0;       ///< QK^T and attention x V at the sequence length (+ linear
+                                     ///< attention's state reads and updates)
   double mlp = 0;                    ///< dense MLPs + shared experts + top-k routed experts + routers
   double lm_head = 0;                ///< output projection to the vocabulary
   double vision = 0;                 ///< vision tower, per image token it produces (0: text only)
@@ -22,7 +23,8 @@ struct ForwardFlops {
 /// Attention scores follow Megatron's convention (Narayanan et al. 2021, Eq. 3; Korthikanti
 /// et al. 2022 §6): the full s x s score matrix is counted (no causal halving):
 /// 2 * s * heads * (qk_head_dim + v_head_dim) per layer; a sliding-window layer scores
-/// min(s, window) keys instead of s.
+/// min(s, window) keys instead of s; a linear-attention layer (hybrid models) costs
+/// 5 x value_heads x value_dim x key_dim, independent of s (verl flops_counter.py).
 ForwardFlops forward_flops_per_token(const ModelSpec& model, std::int64_t seq_len);
 
 /// Training FLOPs per token without recomputation: 3 x forward (backward = 2 x forward).

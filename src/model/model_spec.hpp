@@ -29,8 +29,33 @@ struct AttentionSpec {
   bool o_bias = false;             ///< bias on the output projection
   bool qk_norm = false;            ///< Qwen3 q_norm / k_norm (RMSNorm of head_dim)
   bool sinks = false;              ///< gpt-oss attention sinks (one per head)
+  bool output_gate = false;        ///< Qwen3-Next gated attention: q_proj also emits a sigmoid
+                                   ///< gate per head (heads x head_dim more q_proj outputs)
+  // DeepSeek-V3.2 sparse attention: the lightning indexer of each layer (0: none).
+  std::int64_t index_heads = 0;         ///< index_n_heads
+  std::int64_t index_head_dim = 0;      ///< index_head_dim
   std::int64_t sliding_window = 0;      ///< 0: every layer attends to the full sequence
   std::int64_t num_sliding_layers = 0;  ///< layers that use the window (gpt-oss: alternate ones)
+};
+
+/// The token mixer of the linear-attention layers of a hybrid model (the other layers use
+/// `attention`). Their state per sequence is fixed, whatever the context length.
+enum class LinearAttentionKind {
+  gated_delta_net,  ///< Qwen3-Next / Qwen3.5 Gated DeltaNet: short conv + delta-rule state
+  lightning,        ///< MiniMax lightning attention: one head_dim x head_dim state per head
+};
+
+struct LinearAttentionSpec {
+  LinearAttentionKind kind = LinearAttentionKind::gated_delta_net;
+  std::int64_t num_layers = 0;       ///< decoder layers with this mixer (MTP excluded)
+  std::int64_t num_key_heads = 0;    ///< GDN linear_num_key_heads (lightning: = value heads)
+  std::int64_t num_value_heads = 0;  ///< GDN linear_num_value_heads; lightning num_attention_heads
+  std::int64_t key_head_dim = 0;
+  std::int64_t value_head_dim = 0;
+  std::int64_t conv_kernel_size = 0;        ///< GDN linear_conv_kernel_dim; 0: no short conv
+  int state_bytes_per_element = 0;          ///< recurrent state: 0 = the engine's dtype; 4 when the
+                                            ///< config keeps it in fp32 (mamba_ssm_dtype)
+  std::int64_t params_per_layer = 0;        ///< one layer's mixer (projections, conv, norms)
 };
 
 struct MlpSpec {
@@ -105,7 +130,8 @@ struct ParamBreakdown {
   std::int64_t embedding = 0;       ///< input token embedding
   std::int64_t lm_head = 0;         ///< 0 when tied to the embedding
   std::int64_t position_embedding = 0;  ///< learned positions (classic GPT)
-  std::int64_t attention = 0;       ///< all layers: projections, biases, q/k norms, sinks, MLA norms
+  std::int64_t attention = 0;       ///< softmax-attention layers: projections, biases, q/k norms, sinks, MLA norms
+  std::int64_t linear_attention = 0;  ///< linear-attention layers of a hybrid model
   std::int64_t layer_norms = 0;     ///< all layers' pre-attention and pre-MLP norms
   std::int64_t final_norm = 0;
   std::int64_t dense_mlp = 0;       ///< MLPs of the dense layers
@@ -128,6 +154,7 @@ struct ModelSpec {
   bool tie_word_embeddings = false;
   NormKind norm = NormKind::rms_norm;
   double norm_eps = 1e-6;               ///< rms_norm_eps / layer_norm_epsilon
+  std::int64_t norms_per_layer = 2;     ///< 2: pre-attention + pre-MLP; 4: Gemma 2/3 sandwich norms
   PositionKind position = PositionKind::rope;
   RopeSpec rope;                        ///< meaningful when position == rope
 
@@ -136,10 +163,12 @@ struct ModelSpec {
   std::int64_t num_dense_layers = 0;    ///< layers with dense_mlp (= num_layers for dense models)
   std::optional<MoeSpec> moe;           ///< nullopt for dense models
   std::optional<VisionSpec> vision;     ///< nullopt for text-only models
-  std::int64_t num_mtp_layers = 0;      ///< DeepSeek-V3 num_nextn_predict_layers
+  std::optional<LinearAttentionSpec> linear_attention;  ///< hybrid models only
+  std::int64_t num_mtp_layers = 0;      ///< DeepSeek-V3 num_nextn_predict_layers, Qwen3.5 mtp_num_hidden_layers
 
   // Per-layer unique parameter counts, for sharding in the cost model.
-  std::int64_t attention_params_per_layer = 0;  ///< as ParamBreakdown::attention / num_layers
+  std::int64_t attention_params_per_layer = 0;  ///< (ParamBreakdown::attention + linear_attention) / num_layers
+                                                ///< (a hybrid model's mean token mixer, rounded down)
   std::int64_t norm_params_per_layer = 0;       ///< the layer's two norms
   std::int64_t dense_mlp_params_per_layer = 0;  ///< one dense layer's MLP
 
@@ -148,6 +177,10 @@ struct ModelSpec {
   std::int64_t active_params = 0;  ///< per token: total - moe_layers*(experts-topk)*expert
 
   bool is_moe() const { return moe.has_value(); }
+  /// Layers whose token mixer is softmax attention (all but the linear-attention ones).
+  std::int64_t num_attention_layers() const {
+    return num_layers - (linear_attention ? linear_attention->num_layers : 0);
+  }
 };
 
 }  // namespace meshplan

@@ -1,28 +1,9 @@
 // Mixture-of-experts llama-style decoders: mixtral, qwen2_moe, qwen3_moe.
-#include <algorithm>
-
 #include "model/architectures.hpp"
 #include "model/decoder_fields.hpp"
 #include "model/param_count.hpp"
 
 namespace meshplan {
-
-namespace {
-
-/// Qwen2-MoE / Qwen3-MoE layer placement (modeling_qwen2_moe.py, modeling_qwen3_moe.py):
-/// layer i is sparse when it is not in mlp_only_layers and (i + 1) % decoder_sparse_step == 0.
-std::vector<bool> qwen_moe_layers(const ConfigFields& config, std::int64_t num_layers) {
-  const std::int64_t step = config.positive_or("decoder_sparse_step", 1, kMaxLayers);
-  const std::vector<std::int64_t> dense_only = config.integers("mlp_only_layers", kMaxLayers);
-  std::vector<bool> sparse;
-  for (std::int64_t layer = 0; layer < num_layers; ++layer) {
-    const bool listed_dense = std::find(dense_only.begin(), dense_only.end(), layer) != dense_only.end();
-    sparse.push_back(!listed_dense && (layer + 1) % step == 0);
-  }
-  return sparse;
-}
-
-}  // namespace
 
 void read_moe_decoder(const ConfigFields& config, std::string_view model_type, ModelSpec& model) {
   read_llama_style_layers(config, model_type, model);

@@ -45,7 +45,14 @@ std::int64_t mla_params(std::int64_t hidden, const AttentionSpec& a) {
   const std::int64_t kv_a_norm = a.kv_lora_rank;
   const std::int64_t kv_b = params_product({a.kv_lora_rank, a.num_heads, a.qk_nope_head_dim + a.v_head_dim});
   const std::int64_t o = params_product({a.num_heads, a.v_head_dim, hidden});
-  return params_sum({q, kv_a, kv_a_norm, kv_b, o});
+  // DeepSeek-V3.2 lightning indexer (inference/model.py Indexer): wq_b (q_lora_rank -> heads x dim),
+  // wk (hidden -> dim), k_norm (LayerNorm: weight + bias), weights_proj (hidden -> heads); no biases.
+  const std::int64_t indexer =
+      a.index_heads == 0 ? 0
+                         : params_sum({params_product({a.q_lora_rank, a.index_heads, a.index_head_dim}),
+                                       params_product({hidden, a.index_head_dim}), 2 * a.index_head_dim,
+                                       params_product({hidden, a.index_heads})});
+  return params_sum({q, kv_a, kv_a_norm, kv_b, o, indexer});
 }
 
 }  // namespace
@@ -54,19 +61,48 @@ std::int64_t attention_params(std::int64_t hidden, const AttentionSpec& a) {
   if (a.kind == AttentionKind::mla) return mla_params(hidden, a);
   const std::int64_t q_width = params_product({a.num_heads, a.head_dim});
   const std::int64_t kv_width = params_product({a.num_kv_heads, a.head_dim});
-  const std::int64_t q_and_o = params_product({2, hidden, q_width});
+  // Gated attention (Qwen3-Next): q_proj emits q and a gate of the same width.
+  const std::int64_t q_proj = params_product({a.output_gate ? 2 : 1, hidden, q_width});
+  const std::int64_t o_proj = params_product({hidden, q_width});
   const std::int64_t k_and_v = params_product({2, hidden, kv_width});
   const std::int64_t qkv_bias = a.qkv_bias ? q_width + 2 * kv_width : 0;
   const std::int64_t o_bias = a.o_bias ? hidden : 0;
   const std::int64_t qk_norm = a.qk_norm ? 2 * a.head_dim : 0;  // Qwen3 q_norm, k_norm
   const std::int64_t sinks = a.sinks ? a.num_heads : 0;         // gpt-oss: one per head
-  return params_sum({q_and_o, k_and_v, qkv_bias, o_bias, qk_norm, sinks});
+  return params_sum({q_proj, o_proj, k_and_v, qkv_bias, o_bias, qk_norm, sinks});
+}
+
+std::int64_t linear_attention_params(std::int64_t hidden, const LinearAttentionSpec& l) {
+  const std::int64_t key_width = params_product({l.num_key_heads, l.key_head_dim});
+  const std::int64_t value_width = params_product({l.num_value_heads, l.value_head_dim});
+  if (l.kind == LinearAttentionKind::lightning) {
+    // MiniMaxLightningAttention (transformers modeling_minimax.py): qkv_proj (h -> 3 x heads x d),
+    // output_gate (h -> heads x d), RMSNorm over heads x d, out_proj (heads x d -> h); no biases.
+    return params_sum({params_product({hidden, key_width + key_width + value_width}),
+                       params_product({hidden, value_width}), value_width, params_product({value_width, hidden})});
+  }
+  // Qwen3NextGatedDeltaNet (transformers modular_qwen3_next.py): in_proj_qkvz (h -> 2 key + 2 value
+  // widths), in_proj_ba (h -> 2 x value heads), depthwise conv1d over q, k, v (no bias), dt_bias and
+  // A_log (one per value head), the gated RMSNorm over value_head_dim, out_proj (value width -> h).
+  const std::int64_t conv_channels = 2 * key_width + value_width;
+  return params_sum({params_product({hidden, 2 * key_width + 2 * value_width}),
+                     params_product({hidden, 2 * l.num_value_heads}), params_product({conv_channels, l.conv_kernel_size}),
+                     2 * l.num_value_heads, l.value_head_dim, params_product({value_width, hidden})});
+}
+
+std::int64_t moe_layer_params(const MoeSpec& moe) {
+  return params_sum({params_product({moe.num_experts, moe.routed_expert_params}), moe.shared_expert_params,
+                     moe.router_params});
+}
+
+std::int64_t mtp_module_params(std::int64_t hidden, std::int64_t decoder_layer_params) {
+  return params_sum({decoder_layer_params, 2 * hidden, params_product({2, hidden, hidden}), hidden});
 }
 
 void count_params(ModelSpec& model) {
   const std::int64_t h = model.hidden_size;
-  model.attention_params_per_layer = attention_params(h, model.attention);
-  model.norm_params_per_layer = 2 * norm_params(model.norm, h);
+  const std::int64_t attention_layer = attention_params(h, model.attention);
+  model.norm_params_per_layer = model.norms_per_layer * norm_params(model.norm, h);
   model.dense_mlp_params_per_layer = mlp_params(h, model.dense_mlp);
 
   ParamBreakdown& p = model.params;
@@ -74,7 +110,15 @@ void count_params(ModelSpec& model) {
   p.lm_head = model.tie_word_embeddings ? 0 : p.embedding;
   p.position_embedding =
       model.position == PositionKind::learned ? params_product({model.max_position_embeddings, h}) : 0;
-  p.attention = params_product({model.num_layers, model.attention_params_per_layer});
+  p.attention = params_product({model.num_attention_layers(), attention_layer});
+  p.linear_attention = 0;
+  if (model.linear_attention) {
+    LinearAttentionSpec& linear = *model.linear_attention;
+    linear.params_per_layer = linear_attention_params(h, linear);
+    p.linear_attention = params_product({linear.num_layers, linear.params_per_layer});
+  }
+  model.attention_params_per_layer =
+      model.num_layers > 0 ? params_sum({p.attention, p.linear_attention}) / model.num_layers : 0;
   p.layer_norms = params_product({model.num_layers, model.norm_params_per_layer});
   p.final_norm = norm_params(model.norm, h);
   p.dense_mlp = params_product({model.num_dense_layers, model.dense_mlp_params_per_layer});
@@ -89,7 +133,7 @@ void count_params(ModelSpec& model) {
                                moe.routed_expert_params});
   }
   p.vision = model.vision ? model.vision->params : 0;
-  model.total_params = params_sum({p.embedding, p.lm_head, p.position_embedding, p.attention, p.layer_norms,
+  model.total_params = params_sum({p.embedding, p.lm_head, p.position_embedding, p.attention, p.linear_attention, p.layer_norms,
                                    p.final_norm, p.dense_mlp, p.shared_experts, p.routed_experts, p.routers,
                                    p.vision});
   model.active_params = model.total_params - inactive;

@@ -27,6 +27,18 @@ std::int64_t mlp_params(std::int64_t hidden, const MlpSpec& mlp);
 /// One decoder layer's attention block: projections, biases, q/k norms, sinks, MLA norms.
 std::int64_t attention_params(std::int64_t hidden, const AttentionSpec& attention);
 
+/// One linear-attention layer's token mixer (Gated DeltaNet or lightning attention).
+std::int64_t linear_attention_params(std::int64_t hidden, const LinearAttentionSpec& linear);
+
+/// One MoE layer's experts, shared experts and router (all experts, not only the active ones).
+std::int64_t moe_layer_params(const MoeSpec& moe);
+
+/// One multi-token-prediction module around a decoder layer of `decoder_layer_params`: the norms
+/// of the hidden state and of the next token's embedding, the projection 2h -> h and the output
+/// norm (DeepSeek-V3 report §2.2 Fig. 3: enorm, hnorm, eh_proj; Qwen3-Next / Qwen3.5 mtp.*:
+/// pre_fc_norm_embedding, pre_fc_norm_hidden, fc, norm). Embedding and LM head are shared.
+std::int64_t mtp_module_params(std::int64_t hidden, std::int64_t decoder_layer_params);
+
 /// Fills the per-layer counts, `params`, `total_params` and `active_params` from the shape.
 /// MoE sizes (routed_expert_params, router_params, shared_expert_params), the vision tower's
 /// `params` and `params.mtp` must already be set.

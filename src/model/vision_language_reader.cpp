@@ -2,7 +2,8 @@
 // Sources: transformers models/qwen2_5_vl/modeling_qwen2_5_vl.py (Qwen2_5_VisionPatchEmbed,
 // Qwen2_5_VLVisionBlock, Qwen2_5_VLPatchMerger) and models/qwen3_vl/modeling_qwen3_vl.py
 // (Qwen3VLVisionPatchEmbed, pos_embed, Qwen3VLVisionBlock, Qwen3VLVisionPatchMerger,
-// deepstack_merger_list).
+// deepstack_merger_list); models/qwen3_5/modular_qwen3_5.py (Qwen3_5VisionConfig: the Qwen3-VL
+// tower without deepstack mergers; the language model is the Qwen3-Next-style hybrid).
 #include "model/architectures.hpp"
 #include "model/param_count.hpp"
 
@@ -80,7 +81,8 @@ void read_vision_language(const ConfigFields& config, std::string_view model_typ
   const ConfigFields vision = config.section("vision_config");
   if (config.failed()) return;
   const std::int64_t lm_hidden = text.positive("hidden_size", kMaxWidth);
-  VisionSpec tower = read_tower_shape(vision, qwen2_5 ? "qwen2_5_vl" : "qwen3_vl", lm_hidden);
+  const bool qwen3_5 = model_type == "qwen3_5" || model_type == "qwen3_5_moe";
+  VisionSpec tower = read_tower_shape(vision, qwen2_5 ? "qwen2_5_vl" : (qwen3_5 ? "qwen3_5" : "qwen3_vl"), lm_hidden);
   if (config.failed()) return;
   if (qwen2_5) {
     count_qwen2_5_vl_tower(tower);
@@ -88,7 +90,9 @@ void read_vision_language(const ConfigFields& config, std::string_view model_typ
     count_qwen3_vl_tower(vision, tower);
   }
   model.vision = tower;
-  if (model_type == "qwen3_vl_moe") {
+  if (qwen3_5) {
+    read_qwen3_next(text, model_type, model);
+  } else if (model_type == "qwen3_vl_moe") {
     read_moe_decoder(text, model_type, model);
   } else {
     read_dense_decoder(text, model_type, model);
@@ -96,7 +100,9 @@ void read_vision_language(const ConfigFields& config, std::string_view model_typ
   // tie_word_embeddings of the whole model sits at the top level when both carry it.
   if (config.has("tie_word_embeddings")) {
     model.tie_word_embeddings = config.flag_or("tie_word_embeddings", false);
+    const std::int64_t mtp = model.params.mtp;
     count_params(model);
+    model.params.mtp = mtp;
   }
 }
 

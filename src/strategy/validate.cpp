@@ -35,6 +35,17 @@ std::string values_where(std::int64_t limit, Predicate ok) {
 std::int64_t world(const Inputs& in) { return in.c.total_gpus(); }
 std::int64_t kv_heads(const Inputs& in) { return in.m.attention.num_kv_heads; }
 std::int64_t heads(const Inputs& in) { return in.m.attention.num_heads; }
+/// Key and value heads of the linear-attention layers (0, 0 for models without them).
+std::int64_t linear_key_heads(const Inputs& in) {
+  return in.m.linear_attention ? in.m.linear_attention->num_key_heads : 0;
+}
+std::int64_t linear_value_heads(const Inputs& in) {
+  return in.m.linear_attention ? in.m.linear_attention->num_value_heads : 0;
+}
+/// `tp` splits the linear-attention heads evenly (trivially true without such layers).
+bool divides_linear_heads(const Inputs& in, std::int64_t tp) {
+  return !in.m.linear_attention || (divides(tp, linear_key_heads(in)) && divides(tp, linear_value_heads(in)));
+}
 bool is_rl(const Inputs& in) { return in.w.kind == WorkloadKind::rl; }
 int ppo_micro(const Inputs& in) {
   return in.w.rl.ppo_micro_batch_per_gpu > 0 ? in.w.rl.ppo_micro_batch_per_gpu : in.s.micro_batch;
@@ -68,7 +79,10 @@ std::int64_t micro_batches_per_update(const Inputs& in) {
 bool rollout_tp_valid(const Inputs& in, std::int64_t rtp) {
   const std::int64_t per_node = in.c.groups.empty() ? 0 : in.c.groups.front().gpus_per_node;
   const bool tiles = rtp <= per_node ? divides(rtp, per_node) : divides(per_node, rtp) && divides(rtp, world(in));
-  return rtp >= 1 && tiles && divides(rtp, heads(in)) && (divides(rtp, kv_heads(in)) || divides(kv_heads(in), rtp));
+  // vLLM gated_delta_net_state_shape: divide(num_v_heads, tp) asserts; qwen3_next.py shards the
+  // key heads as num_k_heads // tp.
+  return rtp >= 1 && tiles && divides(rtp, heads(in)) && (divides(rtp, kv_heads(in)) || divides(kv_heads(in), rtp)) &&
+         divides_linear_heads(in, rtp);
 }
 
 /// The planner's uneven split of the strategy's pipeline without interleaving (for advice).
@@ -86,7 +100,7 @@ struct Rule {
 };
 
 // Evaluation order: cheapest and most basic first, so `first_violation` prunes early.
-const std::array<Rule, 21> kRules{{
+const std::array<Rule, 22> kRules{{
     {{"strategy.positive", "every parallel size and the micro-batch are at least 1", "Megatron arguments.py"},
      [](const Inputs& in) {
        const Strategy& s = in.s;
@@ -150,6 +164,16 @@ const std::array<Rule, 21> kRules{{
      [](const Inputs& in, Violation& v) {
        v.message = fmt::format("TP={} does not divide {} KV heads", in.s.tp, kv_heads(in));
        v.valid = "TP in " + values_where(kv_heads(in), [&](std::int64_t t) { return divides(t, kv_heads(in)); });
+     }},
+    {{"tp.divides-linear-heads", "TP divides the linear-attention key and value heads (hybrid models)",
+      "Megatron-core ssm/gated_delta_net.py GatedDeltaNet (num_value_heads // tp, qk_dim // tp per rank)"},
+     [](const Inputs& in) { return !divides_linear_heads(in, in.s.tp); },
+     [](const Inputs& in, Violation& v) {
+       v.message = fmt::format("TP={} does not divide the {} key and {} value heads of the linear-attention layers",
+                               in.s.tp, linear_key_heads(in), linear_value_heads(in));
+       v.valid = "TP in " + values_where(linear_key_heads(in), [&](std::int64_t t) {
+                   return divides_linear_heads(in, t) && divides(t, heads(in)) && divides(t, kv_heads(in));
+                 });
      }},
     {{"pp.divides-layers",
       "PP x VPP divides the number of layers, or the first/last stages' own layer counts leave the middle "
@@ -304,7 +328,7 @@ const std::array<Rule, 21> kRules{{
       "rollout TP tiles the nodes (divides the GPUs per node, or is a multiple of it that divides the GPUs) "
       "and the attention heads",
       "verl vLLM rollout (R52: world % rollout TP; R53: a replica larger than a node spans whole nodes; "
-      "R55); vLLM heads % tp"},
+      "R55); vLLM heads % tp, linear-attention heads % tp (mamba_utils.gated_delta_net_state_shape)"},
      [](const Inputs& in) { return is_rl(in) && !rollout_tp_valid(in, in.w.rl.rollout_tp); },
      [](const Inputs& in, Violation& v) {
        const int per_node = in.c.groups.empty() ? 0 : in.c.groups.front().gpus_per_node;

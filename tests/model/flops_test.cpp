@@ -30,6 +30,18 @@ TEST_CASE("sliding-window layers score min(seq, window) keys") {
   CHECK(forward_flops_per_token(*model, 64).attention_scores == doctest::Approx(4096));
 }
 
+TEST_CASE("linear-attention layers: a fixed state per token, only the full layers grow with the context") {
+  // Qwen3-Next: 12 full layers x 2 x s x 16 heads x (256 + 256), plus 36 GDN layers x
+  // 5 x 32 value heads x 128 x 128 (verl flops_counter.py): at s = 4096 that is
+  // 805,306,368 + 94,371,840; at s = 8192 only the first term doubles.
+  Result<ModelSpec> model = parse_model_config(*find_model_preset_config("qwen3-next-80b-a3b-instruct"), "q3n");
+  REQUIRE(model.ok());
+  CHECK(forward_flops_per_token(*model, 4096).attention_scores == doctest::Approx(805306368.0 + 94371840.0));
+  CHECK(forward_flops_per_token(*model, 8192).attention_scores == doctest::Approx(2 * 805306368.0 + 94371840.0));
+  // Projections: 2 x (gated attention + Gated DeltaNet parameters) = 2 x 1,541,026,560.
+  CHECK(forward_flops_per_token(*model, 4096).attention_projections == doctest::Approx(3082053120.0));
+}
+
 TEST_CASE("vision FLOPs: the tower runs per patch (merge^2 per token), the mergers once per token") {
   Result<ModelSpec> model =
       parse_model_config(*find_model_preset_config("qwen2.5-vl-7b-instruct"), "qwen2.5-vl-7b-instruct");

@@ -40,6 +40,8 @@ TEST_CASE("every preset parses and gives its exact total and active counts") {
   const ExpectedCounts expected[] = {
       {"deepseek-v2-lite", 15706484224, 2661150208},
       {"deepseek-v3", 671026419200, 37552297472},
+      {"gemma-3-1b-it", 999885952, 999885952},
+      {"glm-4.5-air", 106852251264, 13424129664},
       {"gpt-oss-20b", 20914757184, 4187440704},
       {"gpt2", 124439808, 124439808},
       {"llama-3.1-70b", 70553706496, 70553706496},
@@ -53,6 +55,9 @@ TEST_CASE("every preset parses and gives its exact total and active counts") {
       {"qwen3-235b-a22b", 235093634560, 22190763520},
       {"qwen3-30b-a3b", 30532122624, 3353032704},
       {"qwen3-8b", 8190735360, 8190735360},
+      {"qwen3-next-80b-a3b-instruct", 79674391296, 3874929408},
+      {"qwen3.5-9b", 9409813744, 9409813744},
+      {"seed-oss-36b-instruct", 36151104512, 36151104512},
   };
   CHECK(model_preset_names().size() == std::size(expected));
   for (const ExpectedCounts& e : expected) {

@@ -63,6 +63,34 @@ TEST_CASE("TP must divide heads and KV heads; the valid values are listed") {
   CHECK(first_violation(layout(8, 1, 1), qwen25_7b_shape(), nodes_of_8(1), Workload{}) == "tp.divides-heads");
 }
 
+TEST_CASE("a hybrid model's TP and rollout TP must divide its linear-attention heads") {
+  // 16 heads, 16 KV heads (TP 8 divides both) but linear attention with 12 key and 24 value heads:
+  // Megatron's GatedDeltaNet and vLLM's gated_delta_net_state_shape split them by TP. Valid TP
+  // divide 16, 16, 12 and 24: {1, 2, 4}.
+  ModelSpec model = qwen25_7b_shape();
+  model.attention.num_heads = 16;
+  model.attention.num_kv_heads = 16;
+  LinearAttentionSpec linear;
+  linear.num_layers = 21;
+  linear.num_key_heads = 12;
+  linear.num_value_heads = 24;
+  model.linear_attention = linear;
+  const auto violations = validate_strategy(layout(8, 1, 1), model, nodes_of_8(1), Workload{});
+  REQUIRE(violations.size() == 1);
+  CHECK(violations[0].rule == "tp.divides-linear-heads");
+  CHECK(violations[0].message == "TP=8 does not divide the 12 key and 24 value heads of the linear-attention layers");
+  CHECK(violations[0].valid == "TP in {1, 2, 4}");
+  CHECK(validate_strategy(layout(4, 1, 2), model, nodes_of_8(1), Workload{}).empty());
+  Workload rl;
+  rl.kind = WorkloadKind::rl;
+  rl.global_batch = 64;
+  rl.rl.ppo_mini_batch = 16;
+  rl.rl.rollout_tp = 8;
+  CHECK(first_violation(layout(4, 1, 2), model, nodes_of_8(1), rl) == "rl.rollout-tp");
+  rl.rl.rollout_tp = 4;
+  CHECK(first_violation(layout(4, 1, 2), model, nodes_of_8(1), rl).empty());
+}
+
 TEST_CASE("PP x VPP must divide the layers; VPP needs PP > 1") {
   Strategy strategy = layout(1, 8, 1);  // 28 layers % 8 != 0
   auto violations = validate_strategy(strategy, qwen25_7b_shape(), nodes_of_8(1), Workload{});
@@ -211,7 +239,7 @@ TEST_CASE("VPP > 1 needs the micro-batches of an update in whole groups of PP") 
 
 TEST_CASE("every rule id is unique and documented") {
   const auto& rules = strategy_rules();
-  CHECK(rules.size() == 21);
+  CHECK(rules.size() == 22);
   for (std::size_t i = 0; i < rules.size(); ++i) {
     CHECK_FALSE(rules[i].description.empty());
     CHECK_FALSE(rules[i].source.empty());

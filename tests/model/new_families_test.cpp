@@ -1,0 +1,102 @@
+// Gemma 2/3, GLM-4.5, DeepSeek-V3.2 and Kimi K2 readers: exact counts against the Hugging Face
+// Hub's safetensors totals (https://huggingface.co/api/models/<repo>?expand[]=safetensors), or a
+// hand-worked count from the modeling code.
+#include <doctest/doctest.h>
+
+#include <string>
+
+#include "model/config_reader.hpp"
+#include "model/model_presets.hpp"
+#include "parsed_model.hpp"
+
+namespace meshplan {
+
+using test::parsed_model;
+using test::preset_model;
+
+TEST_CASE("gemma3_text: Gemma-3-1B, 999,885,952 parameters (google/gemma-3-1b-it safetensors total)") {
+  // embedding 262144 x 1152 (tied) = 301,989,888; per layer: q 1152 x 1024 + k, v 2 x 1152 x 256
+  // + o 1024 x 1152 + q/k norms 2 x 256 = 2,949,632, GeGLU 3 x 1152 x 6912 = 23,887,872, four norms
+  // 4 x 1152; 26 layers x 26,842,112 + final norm 1152.
+  const ModelSpec model = preset_model("gemma-3-1b-it");
+  CHECK(model.total_params == 999885952);
+  CHECK(model.tie_word_embeddings);
+  CHECK(model.norm_params_per_layer == 4 * 1152);
+  // sliding_window_pattern 6: layers 5, 11, 17, 23 global, the other 22 slide over 512 tokens.
+  CHECK(model.attention.num_sliding_layers == 22);
+  CHECK(model.attention.sliding_window == 512);
+}
+
+TEST_CASE("gemma2: Gemma-2-2B, 2,614,341,888 parameters (google/gemma-2-2b-it safetensors total)") {
+  // Config shapes of google/gemma-2-2b-it. Embedding 256000 x 2304 = 589,824,000 (tied); per layer
+  // attention 3 x 4,718,592 (q, k+v, o), GeGLU 3 x 2304 x 9216 = 63,700,992, four norms 9216;
+  // 26 x 77,865,984 + 2304. No q/k norms in Gemma 2; every other layer slides (4096).
+  const ModelSpec model = parsed_model(R"({"model_type": "gemma2", "architectures": ["Gemma2ForCausalLM"],
+    "hidden_size": 2304, "intermediate_size": 9216, "num_hidden_layers": 26, "num_attention_heads": 8,
+    "num_key_value_heads": 4, "head_dim": 256, "vocab_size": 256000, "sliding_window": 4096,
+    "max_position_embeddings": 8192})", "gemma-2-2b.json");
+  CHECK(model.total_params == 2614341888);
+  CHECK(!model.attention.qk_norm);
+  CHECK(model.attention.num_sliding_layers == 13);
+}
+
+TEST_CASE("glm4_moe: GLM-4.5-Air, 106,852,251,264 + MTP; the Hub's 110,468,824,832 adds its duplicated tables") {
+  // Independent counts (Hub safetensors totals): PrimeIntellect/INTELLECT-3 (GLM-4.5-Air layers,
+  // no MTP) 106,852,251,264; zai-org/GLM-4.5-Air 110,468,824,832, whose MTP layer also stores its
+  // own copies of the embedding and the output head (vLLM glm4_moe_mtp.py: embed_tokens,
+  // shared_head.head): 106,852,251,264 + 2,375,059,584 MTP + 2 x 151552 x 4096 = 110,468,824,832.
+  const ModelSpec model = preset_model("glm-4.5-air");
+  CHECK(model.total_params == 106852251264);
+  CHECK(model.params.mtp == 2375059584);
+  CHECK(model.total_params + model.params.mtp + model.params.embedding + model.params.lm_head == 110468824832);
+  // Active: total - 45 MoE layers x (128 - 8) x 3 x 4096 x 1408.
+  CHECK(model.active_params == 106852251264 - 45LL * 120 * 17301504);
+  CHECK(model.moe->num_moe_layers == 45);
+  CHECK(model.attention.qkv_bias);
+  CHECK(!model.attention.o_bias);
+}
+
+TEST_CASE("deepseek_v32: the lightning indexer adds 13,959,424 parameters per layer to DeepSeek-V3") {
+  // DeepSeek-V3.2-Exp config = DeepSeek-V3's shapes + index_n_heads 64, index_head_dim 128
+  // (inference/model.py Indexer): wq_b 1536 x 64 x 128 = 12,582,912, wk 7168 x 128 = 917,504,
+  // k_norm (LayerNorm) 2 x 128, weights_proj 7168 x 64 = 458,752.
+  std::string v3(*find_model_preset_config("deepseek-v3"));
+  const ModelSpec base = parsed_model(v3, "deepseek-v3");
+  const std::string key = "\"model_type\": \"deepseek_v3\"";
+  const std::size_t at = v3.find(key);
+  REQUIRE(at != std::string::npos);
+  v3.replace(at, key.size(), R"("model_type": "deepseek_v32", "index_n_heads": 64, "index_head_dim": 128)");
+  const ModelSpec model = parsed_model(v3, "deepseek-v32.json");
+  CHECK(model.model_type == "deepseek_v32");
+  CHECK(model.total_params - base.total_params == 61 * 13959424LL);
+  CHECK(model.params.mtp - base.params.mtp == 13959424);
+}
+
+TEST_CASE("kimi_k2: DeepSeek-V3 layers under its own model_type") {
+  std::string v3(*find_model_preset_config("deepseek-v3"));
+  const std::string key = "\"model_type\": \"deepseek_v3\"";
+  const std::size_t at = v3.find(key);
+  REQUIRE(at != std::string::npos);
+  v3.replace(at, key.size(), R"("model_type": "kimi_k2")");
+  const ModelSpec model = parsed_model(v3, "kimi.json");
+  CHECK(model.model_type == "kimi_k2");
+  CHECK(model.total_params == 671026419200);  // the deepseek-v3 preset's count: same reader
+}
+
+}  // namespace meshplan
+
+namespace meshplan {
+
+TEST_CASE("seed_oss: Seed-OSS-36B, 36,151,104,512 parameters (ByteDance-Seed/Seed-OSS-36B-Instruct total)") {
+  // embedding + untied head 2 x 155136 x 5120 = 1,588,592,640; per layer: q 5120 x 10240 + bias,
+  // k, v 2 x 5120 x 1024 + biases, o 10240 x 5120 without bias (attention_out_bias false)
+  // = 115,355,648; SwiGLU 3 x 5120 x 27648 = 424,673,280; norms 10240; 64 layers + final 5120.
+  Result<ModelSpec> model =
+      parse_model_config(*find_model_preset_config("seed-oss-36b-instruct"), "seed-oss-36b-instruct");
+  REQUIRE(model.ok());
+  CHECK(model->total_params == 36151104512);
+  CHECK(model->attention.qkv_bias);
+  CHECK(!model->attention.o_bias);
+}
+
+}  // namespace meshplan
