@@ -25,6 +25,7 @@ void read_glm4_moe(const ConfigFields& config, std::string_view /*model_type*/, 
   MoeSpec moe = read_deepseek_style_experts(config, h, 1);  // Glm4MoeConfig: n_shared_experts=1
   const std::int64_t first_dense = std::min(config.count_or("first_k_dense_replace", 1, kMaxLayers), model.num_layers);
   moe.num_moe_layers = model.num_layers - first_dense;
+  for (std::int64_t layer = 0; layer < model.num_layers; ++layer) moe.layer_is_moe.push_back(layer >= first_dense);
   moe.router_params = params_sum({params_product({moe.num_experts, h}), moe.num_experts});  // + correction bias
   model.num_dense_layers = first_dense;
   model.moe = moe;

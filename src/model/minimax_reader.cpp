@@ -51,6 +51,7 @@ void read_minimax(const ConfigFields& config, std::string_view /*model_type*/, M
   moe.expert_intermediate_size = config.positive("intermediate_size", kMaxWidth);
   check_experts_per_token(config, "num_experts_per_tok", moe);
   moe.num_moe_layers = model.num_layers;
+  moe.layer_is_moe.assign(static_cast<std::size_t>(model.num_layers), true);
   moe.routed_expert_params = params_product({3, h, moe.expert_intermediate_size});
   moe.router_params = params_product({moe.num_experts, h});
   model.moe = moe;
