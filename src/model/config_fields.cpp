@@ -210,6 +210,16 @@ bool ConfigFields::flag_or(std::string_view key, bool fallback) const {
   return value->get<bool>();
 }
 
+double ConfigFields::fraction_or(std::string_view key, double fallback) const {
+  const json* value = value_at(document_->root, path_, key);
+  if (value == nullptr || value->is_null()) return fallback;
+  if (!value->is_number() || value->get<double>() < 0 || value->get<double>() > 1) {
+    fail(key, fmt::format("must be a number between 0 and 1, got {}", value->dump()));
+    return fallback;
+  }
+  return value->get<double>();
+}
+
 std::string ConfigFields::text_or_empty(std::string_view key) const {
   const json* value = value_at(document_->root, path_, key);
   if (value == nullptr || value->is_null()) return "";

@@ -38,6 +38,8 @@ class ConfigFields {
   /// An integer in [0, max], or `fallback` when absent or null.
   std::int64_t count_or(std::string_view key, std::int64_t fallback, std::int64_t max) const;
   bool flag_or(std::string_view key, bool fallback) const;
+  /// A number in [0, 1] (a rate such as a dropout probability), or `fallback` when absent or null.
+  double fraction_or(std::string_view key, double fallback) const;
   /// A string, or "" when absent or null; a non-string is an error.
   std::string text_or_empty(std::string_view key) const;
   /// A list of integers in [0, max] (absent or null: empty).
