@@ -207,13 +207,18 @@ MemoryFix evaluate(const std::vector<std::string>& lines, const VerlJob& job, co
   fix.peak_bytes = e.peak_bytes;
   fix.peak_phase = e.peak().kind;
   fix.fits = e.peak_bytes <= capacity && !e.kv_cache_exhausted && !e.kv_below_one_sequence;
-  TimeOptions time;
-  time.rollout_concurrent_sequences = e.rollout.concurrent_sequences_per_replica;
-  fix.step_seconds = estimate_time(model, cluster, job.strategy, job.workload, time, nullptr).step_seconds;
+  fix.step_seconds = job_step_seconds(job, model, cluster);
   return fix;
 }
 
 }  // namespace
+
+double job_step_seconds(const VerlJob& job, const ModelSpec& model, const Cluster& cluster) {
+  const MemoryEstimate e = estimate_memory(model, cluster, job.strategy, job.workload, MemoryOptions{}, nullptr);
+  TimeOptions time;
+  time.rollout_concurrent_sequences = e.rollout.concurrent_sequences_per_replica;
+  return estimate_time(model, cluster, job.strategy, job.workload, time, nullptr).step_seconds;
+}
 
 std::vector<MemoryFix> memory_fixes(const VerlJob& job, const ModelSpec& model, const Cluster& cluster,
                                     double capacity_bytes) {

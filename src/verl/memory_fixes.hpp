@@ -26,6 +26,9 @@ struct MemoryFix {
 std::vector<MemoryFix> memory_fixes(const VerlJob& job, const ModelSpec& model, const Cluster& cluster,
                                     double capacity_bytes);
 
+/// The job's step time, its rollout decoding as many sequences at once as its KV budget holds.
+double job_step_seconds(const VerlJob& job, const ModelSpec& model, const Cluster& cluster);
+
 /// "key=value -> peak X GiB in phase (fits), step time +Y%" for a finding's message.
 std::string describe_fix(const MemoryFix& fix, double baseline_step_seconds);
 

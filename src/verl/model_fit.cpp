@@ -8,7 +8,6 @@
 #include "core/units.hpp"
 #include "cost/memory_estimate.hpp"
 #include "cost/memory_tiers.hpp"
-#include "cost/step_time.hpp"
 #include "verl/memory_fixes.hpp"
 #include "model/config_reader.hpp"
 #include "model/model_presets.hpp"
@@ -56,9 +55,7 @@ void attach_fixes(Finding& finding, const VerlJob& job, const ModelSpec& model, 
     finding.message += "; no single verl setting fixes it (re-estimated): more GPUs or a larger rollout/actor split";
     return;
   }
-  TimeOptions time;
-  const double baseline =
-      estimate_time(model, cluster, job.strategy, job.workload, time, nullptr).step_seconds;
+  const double baseline = job_step_seconds(job, model, cluster);
   std::vector<std::string> described;
   for (const MemoryFix& fix : fixes) {
     described.push_back(describe_fix(fix, baseline));
