@@ -24,6 +24,8 @@ struct CheckArguments {
   std::string verl_config;
   std::string config_name;
   bool json = false;
+  std::int64_t mean_prompt_len = 0;
+  std::int64_t mean_response_len = 0;
 };
 
 // Every *.yaml below DIR by its path without the suffix ("ppo_trainer", "actor/dp_actor",
@@ -99,6 +101,8 @@ void run_check(const CheckArguments& args, CommandContext& context) {
   options.read.environment = parse_env(args.env, env_error);
   if (!env_error.message.empty()) return context.fail(env_error);
   options.read.set_overrides = args.set;
+  options.mean_prompt_len = args.mean_prompt_len;
+  options.mean_response_len = args.mean_response_len;
   if (!args.config_name.empty()) options.read.config_name = args.config_name;
   if (!args.verl_config.empty()) {
     auto texts = read_config_dir(args.verl_config);
@@ -158,6 +162,12 @@ void register_check_command(CLI::App& app, CommandContext& context) {
   command->add_option("--env", args->env, "an environment variable VAR=value set before the script")->take_all();
   command->add_option("--verl-config", args->verl_config, "your verl config directory (instead of the embedded schema)");
   command->add_option("--config-name", args->config_name, "base config: ppo_trainer | ppo_megatron_trainer | yours");
+  command->add_option("--mean-prompt-len", args->mean_prompt_len,
+                      "expected real prompt tokens for the memory fit (default: a quarter of the maximum)")
+      ->check(CLI::PositiveNumber);
+  command->add_option("--mean-response-len", args->mean_response_len,
+                      "expected real response tokens for the memory fit (default: a quarter of the maximum)")
+      ->check(CLI::PositiveNumber);
   command->add_flag("--json", args->json, "findings as JSON");
   command->callback([args, &context] { run_check(*args, context); });
 }

@@ -14,6 +14,7 @@
 #include "cli/estimate_flags.hpp"
 #include "cli/model_input.hpp"
 #include "core/units.hpp"
+#include "cost/memory_tiers.hpp"
 #include "cost/step_time.hpp"
 #include "cost/verl_metrics.hpp"
 #include "report/memory_json.hpp"
@@ -99,8 +100,9 @@ nlohmann::json estimate_json(const ModelSpec& model, const Cluster& cluster, con
 }
 
 void print_text(const ModelSpec& model, const Cluster& cluster, const EstimateInputs& in,
-                const MemoryEstimate& e, const TimeEstimate& time, const Trace* trace, const Trace* time_trace,
+                const MemoryTiers& tiers, const TimeEstimate& time, const Trace* trace, const Trace* time_trace,
                 std::ostream& out) {
+  const MemoryEstimate& e = tiers.expected;
   out << fmt::format("Model {} ({:.2f}B parameters) on {} GPUs ({}, {:.2f} GiB usable each), workload {}\n",
                      model.name, double(model.total_params) / 1e9, cluster.total_gpus(),
                      cluster.groups.front().gpu.id, bytes_to_gib(e.capacity_bytes),
@@ -114,6 +116,7 @@ void print_text(const ModelSpec& model, const Cluster& cluster, const EstimateIn
                        bytes_to_gib(e.host_bytes_per_node));
   }
   out << "Verdict: " << memory_verdict(e) << "\n";
+  if (in.workload.kind == WorkloadKind::rl) out << render_length_tier(tiers) << "\n";
   out << "\n" << render_time_text(time);
   if (trace != nullptr) out << "\n" << render_memory_trace(*trace);
   if (time_trace != nullptr) out << "\n" << render_time_explain(*time_trace);
@@ -139,7 +142,7 @@ void run_estimate(const CLI::App& command, const EstimateFlags& flags, CommandCo
   if (!cluster) return context.fail(cluster.error());
   const Result<ModelSpec> model = load_model_argument(flags.model);
   if (!model) return context.fail(model.error());
-  const Result<EstimateInputs> inputs = estimate_inputs(command, flags, *cluster);
+  const Result<EstimateInputs> inputs = estimate_inputs(command, flags, *model, *cluster);
   if (!inputs) return context.fail(inputs.error());
   const std::vector<Violation> violations =
       validate_strategy(inputs->strategy, *model, *cluster, inputs->workload);
@@ -167,8 +170,17 @@ void run_estimate(const CLI::App& command, const EstimateFlags& flags, CommandCo
       estimate_memory(*model, *cluster, inputs->strategy, inputs->workload, inputs->options, explain);
   const TimeEstimate time = estimate_time(*model, *cluster, inputs->strategy, inputs->workload,
                                           time_options(flags, *inputs, e), time_explain);
+  const MemoryTiers tiers =
+      memory_tiers(*model, *cluster, inputs->strategy, inputs->workload, inputs->options, e.capacity_bytes);
   if (flags.json) {
     nlohmann::json j = estimate_json(*model, *cluster, *inputs, e);
+    j["memory"]["tier"] = memory_tier_name(tiers.tier);
+    if (inputs->workload.kind == WorkloadKind::rl) {
+      j["memory"]["at_max_length"] = {{"peak_bytes", tiers.worst.peak_bytes},
+                                      {"peak_phase", memory_phase_name(tiers.worst.peak().kind)},
+                                      {"fits", tiers.worst.fits},
+                                      {"tipping_mean_response_len", tiers.tipping_mean_response_len}};
+    }
     j["time"] = time_to_json(time);
     if (!flags.measured.empty()) {
       j["measured"] = {{"file", flags.measured}, {"steps", measured->steps}, {"steps_used", measured->steps_used},
@@ -180,12 +192,13 @@ void run_estimate(const CLI::App& command, const EstimateFlags& flags, CommandCo
     }
     context.out << j.dump(2) << "\n";
   } else {
-    print_text(*model, *cluster, *inputs, e, time, explain, time_explain, context.out);
+    print_text(*model, *cluster, *inputs, tiers, time, explain, time_explain, context.out);
     if (!flags.measured.empty()) {
       context.out << "\n" << render_measured_comparison(time, *measured, bytes_to_gib(e.peak_bytes));
     }
   }
-  context.exit_code = e.fits ? kExitOk : kExitNo;
+  // Exit 1 only when it does not fit at the expected lengths (docs/memory-model.md "Verdict tiers").
+  context.exit_code = tiers.tier == MemoryTier::does_not_fit ? kExitNo : kExitOk;
 }
 
 }  // namespace

@@ -6,6 +6,7 @@
 #include <algorithm>
 
 #include "core/units.hpp"
+#include "cost/memory_tiers.hpp"
 
 namespace meshplan {
 namespace {
@@ -102,12 +103,14 @@ void fill_rl(const CLI::App& command, const EstimateFlags& f, const Cluster& clu
   rl.enforce_eager = f.enforce_eager;
   rl.ref_param_offload = f.ref_offload;
   rl.use_remove_padding = !f.no_remove_padding;
-  rl.mean_prompt_len = f.mean_prompt_len;
-  rl.mean_response_len = f.mean_response_len;
-  if (!given(command, "--mean-prompt-len") && !given(command, "--mean-response-len")) {
-    in.chosen.push_back(
-        "trainer micro-batches hold max-length sequences (worst case; --mean-response-len for real lengths)");
-  }
+  rl.mean_prompt_len = std::min(f.mean_prompt_len, rl.prompt_len);
+  rl.mean_response_len = std::min(f.mean_response_len, rl.response_len);
+  rl = with_expected_lengths(rl);
+  note("--mean-prompt-len", fmt::format("expected prompt {} tokens (a quarter of the maximum, as in verl's GSM8K "
+                                        "examples; the verdict also checks the maximum)",
+                                        rl.mean_prompt_len));
+  note("--mean-response-len", fmt::format("expected response {} tokens (a quarter of the maximum)",
+                                          rl.mean_response_len));
 }
 
 /// An option that accepts only a number > 0.
@@ -215,7 +218,7 @@ void add_estimate_flags(CLI::App& c, EstimateFlags& f) {
   c.add_flag("--no-overlap-param-gather", f.no_overlap_param_gather, "parameter all-gather before the forward");
 }
 
-Result<EstimateInputs> estimate_inputs(const CLI::App& command, const EstimateFlags& f,
+Result<EstimateInputs> estimate_inputs(const CLI::App& command, const EstimateFlags& f, const ModelSpec& model,
                                        const Cluster& cluster) {
   EstimateInputs in;
   Strategy& s = in.strategy;
@@ -228,6 +231,13 @@ Result<EstimateInputs> estimate_inputs(const CLI::App& command, const EstimateFl
   s.cp = f.cp;
   s.ep = f.ep;
   s.etp = f.etp;
+  if (!given(command, "--etp") && model.is_moe()) {
+    // Megatron-core TransformerConfig: expert_tensor_parallel_size None -> tensor_model_parallel_size.
+    s.etp = s.tp;
+    in.chosen.push_back(fmt::format("expert TP = TP = {} (Megatron-core: an unset expert_tensor_parallel_size "
+                                    "takes tensor_model_parallel_size)",
+                                    s.tp));
+  }
   s.sequence_parallel = f.sequence_parallel;
   s.micro_batch = f.micro_batch;
   if (!given(command, "--micro-batch")) in.chosen.push_back("micro-batch 1 (default)");

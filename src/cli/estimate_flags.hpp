@@ -7,6 +7,7 @@
 #include "core/result.hpp"
 #include "cost/memory_estimate.hpp"
 #include "hardware/cluster.hpp"
+#include "model/model_spec.hpp"
 #include "strategy/strategy.hpp"
 
 namespace CLI {
@@ -52,8 +53,9 @@ struct EstimateInputs {
   std::vector<std::string> chosen;  ///< defaults taken, e.g. "DP derived from the cluster = 32"
 };
 
-/// Builds the inputs from the flags for `cluster` (DP derives from its GPU count). Errors name the flag.
-Result<EstimateInputs> estimate_inputs(const CLI::App& command, const EstimateFlags& flags,
+/// Builds the inputs from the flags for `model` on `cluster` (DP derives from its GPU count; an
+/// MoE model's expert TP from TP). Errors name the flag.
+Result<EstimateInputs> estimate_inputs(const CLI::App& command, const EstimateFlags& flags, const ModelSpec& model,
                                        const Cluster& cluster);
 
 }  // namespace meshplan

@@ -3,6 +3,10 @@
 #include <CLI/CLI.hpp>
 #include <fmt/format.h>
 
+#include <algorithm>
+
+#include "cost/memory_tiers.hpp"
+
 namespace meshplan {
 
 void add_plan_flags(CLI::App& command, PlanOptions& o) {
@@ -21,6 +25,11 @@ void add_plan_flags(CLI::App& command, PlanOptions& o) {
   command.add_option("--rollout-n", o.rollout_n, "rl: rollout.n, responses per prompt");
   command.add_option("--prompt-len", o.prompt_len, "rl: data.max_prompt_length");
   command.add_option("--response-len", o.response_len, "rl: data.max_response_length");
+  command.add_option("--mean-prompt-len", o.mean_prompt_len,
+                     "rl: expected real prompt tokens (default: a quarter of --prompt-len)");
+  command.add_option("--mean-response-len", o.mean_response_len,
+                     "rl: expected real response tokens (default: a quarter of --response-len); the headroom "
+                     "applies here, the maximum lengths are shown");
   command.add_option("--mini-batch", o.mini_batch, "rl: actor.ppo_mini_batch_size in prompts (default: global batch)");
   command.add_option("--gpu-memory-utilization", o.gpu_memory_utilization, "rl: pin rollout.gpu_memory_utilization");
   command.add_option("--rollout-engine", o.rollout_engine, "rl: vllm | sglang");
@@ -79,6 +88,13 @@ Result<Workload> plan_workload(const PlanOptions& o, const ModelSpec& model) {
     rl.prompt_len = o.prompt_len;
     rl.response_len = o.response_len;
     rl.ppo_mini_batch = static_cast<int>(o.mini_batch);
+    if (o.mean_prompt_len < 0 || o.mean_response_len < 0) {
+      return Error{"", 0, o.mean_prompt_len < 0 ? "--mean-prompt-len" : "--mean-response-len", "must be positive"};
+    }
+    // use_remove_padding (verl's default): micro-batches hold the expected real lengths.
+    rl.mean_prompt_len = std::min(o.mean_prompt_len, o.prompt_len);
+    rl.mean_response_len = std::min(o.mean_response_len, o.response_len);
+    rl = with_expected_lengths(rl);
     w.seq_len = o.prompt_len + o.response_len;
   }
   return w;

@@ -31,6 +31,8 @@ struct PlanOptions {
   int rollout_n = 1;
   std::int64_t prompt_len = 1024;
   std::int64_t response_len = 1024;
+  std::int64_t mean_prompt_len = 0;    ///< rl: expected real prompt tokens (0: a quarter of --prompt-len)
+  std::int64_t mean_response_len = 0;  ///< rl: expected real response tokens (0: a quarter of --response-len)
   std::int64_t mini_batch = 0;
   std::optional<double> gpu_memory_utilization;
   std::string rollout_engine = "vllm";

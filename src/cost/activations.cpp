@@ -25,6 +25,8 @@ LayerShape attention_shape(const ModelSpec& model) {
   LayerShape shape;
   shape.hidden = double(model.hidden_size);
   shape.heads = double(a.num_heads);
+  shape.attention_dropout = model.attention_dropout > 0;
+  shape.hidden_dropout = model.hidden_dropout > 0;
   if (a.kind == AttentionKind::mla) {
     const double qk = double(a.qk_nope_head_dim + a.qk_rope_head_dim);
     shape.q_width = shape.heads * qk;
@@ -81,19 +83,22 @@ double layer_activation_bytes(const LayerShape& shape, const LayerSplit& split, 
   double replicated = 0;  // LayerNorm inputs, QKV/fc1 inputs, dropout masks (Korthikanti: 10sbh)
   double sharded = 0;     // split by TP (Korthikanti: 24sbh + 5as^2b)
   double unsplit = 0;     // MLA latents, routed experts (already per rank)
+  // Dropout (Table 2 assumes it on): the config's rates, or every mask with options.dropout.
+  const bool hidden_dropout = options.dropout || shape.hidden_dropout;
+  const bool attention_dropout = options.dropout || shape.attention_dropout;
   // Attention block (§4.1): norm input 2sbh, shared QKV input 2sbh, Q and K for QK^T,
   // V, the output projection input, dropout mask sbh.
-  replicated += 2.0 * sb * h + 2.0 * sb * h + (options.dropout ? sb * h : 0.0);
+  replicated += 2.0 * sb * h + 2.0 * sb * h + (hidden_dropout ? sb * h : 0.0);
   sharded += 2.0 * sb * (shape.q_width + shape.k_width) + 2.0 * sb * shape.v_width + 2.0 * sb * shape.o_width;
   unsplit += 2.0 * sb * shape.latent_width;
   if (options.flash_attention) {
     sharded += 4.0 * shape.heads * sb;  // FlashAttention keeps only the fp32 row log-sum-exp
   } else if (recompute != Recompute::selective) {
     // softmax output 2as^2b (+ dropout mask as^2b + dropout output 2as^2b) = 5as^2b
-    sharded += (options.dropout ? 5.0 : 2.0) * shape.heads * s * kv_s * b;
+    sharded += (attention_dropout ? 5.0 : 2.0) * shape.heads * s * kv_s * b;
   }
   // MLP block: norm input 2sbh, fc1 input 2sbh, inner activations, dropout mask sbh.
-  replicated += 2.0 * sb * h + 2.0 * sb * h + (options.dropout ? sb * h : 0.0);
+  replicated += 2.0 * sb * h + 2.0 * sb * h + (hidden_dropout ? sb * h : 0.0);
   sharded += sb * mlp_inner_bytes_per_token(shape.ffn, shape.gated);
   if (shape.experts > 0) {
     // Routed tokens (top-k x capacity) through the experts: permuted input 2h, inner activations
@@ -109,12 +114,14 @@ double layer_activation_bytes(const LayerShape& shape, const LayerSplit& split, 
 double microbatches_in_flight(const Strategy& s, PipelineStage stage, std::int64_t microbatches) {
   if (s.pp <= 1) return 1.0;
   const double p = s.pp;
+  // 1F1B: stage r runs p - r warm-up forwards before its first backward (Megatron-core
+  // schedules.py forward_backward_pipelining_without_interleaving num_warmup_microbatches + 1).
+  const double r = pipeline_stage_index(s, stage);
   if (s.vpp > 1) {
     const double penalty = 1.0 + (p - 1.0) / (p * s.vpp);
-    return (stage == PipelineStage::first ? p : 1.0) * penalty;
+    return (stage == PipelineStage::last ? 1.0 : p - r) * penalty;
   }
-  if (stage == PipelineStage::last) return 1.0;
-  return std::min(p, double(std::max<std::int64_t>(microbatches, 1)));
+  return std::min(p - r, double(std::max<std::int64_t>(microbatches, 1)));
 }
 
 double stage_activation_bytes(const ModelSpec& model, const Strategy& s, PipelineStage stage,
@@ -148,13 +155,23 @@ double stage_activation_bytes(const ModelSpec& model, const Strategy& s, Pipelin
       working = recomputed > 0 ? largest_full : 0.0;
     }
   }
-  const double ids = stage == PipelineStage::first ? kInputIdBytes * mb.seq_tokens * mb.sequences : 0.0;
+  // First stage: the int64 input ids and, with embedding dropout, its 1-byte mask (÷ TP with SP)
+  // (Megatron-LM theoretical_memory_usage.py: 8sbp + sbhp; Korthikanti §4.3).
+  const bool embedding_dropout = options.dropout || model.embedding_dropout > 0;
+  const double sp_split = s.sequence_parallel && s.tp > 1 ? double(s.tp) : 1.0;
+  const double ids = stage == PipelineStage::first
+                         ? kInputIdBytes * mb.seq_tokens * mb.sequences +
+                               (embedding_dropout ? mb.seq_tokens * mb.sequences * double(model.hidden_size) / sp_split
+                                                  : 0.0)
+                         : 0.0;
   const double in_flight = microbatches_in_flight(s, stage, mb.microbatches);
   const double bytes = in_flight * (stored + ids) + working;
   trace_bytes(
       trace,
-      stage == PipelineStage::first ? "memory/activations/first_stage" : "memory/activations/last_stage",
-      bytes, "in_flight * (layers * per_layer(recompute) + 8*s*b ids) + recompute_working",
+      stage == PipelineStage::first    ? "memory/activations/first_stage"
+      : stage == PipelineStage::middle ? "memory/activations/middle_stage"
+                                       : "memory/activations/last_stage",
+      bytes, "in_flight * (layers * per_layer(recompute) + 8*s*b ids [+ s*b*h/sp embedding dropout mask]) + recompute_working",
       "Korthikanti et al. 2022 §4 / Table 2 (per tensor); Narayanan et al. 2021 §2.2 (in flight)", [&] {
         return fmt::format(
             "s={:.6g} b={:.6g} h={} dense_layers={} moe_layers={} tp={} sp={} cp={} "

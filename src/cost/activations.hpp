@@ -23,6 +23,8 @@ struct LayerShape {
   double experts = 0;           ///< routed experts (0: dense layer)
   double routed_per_token = 0;  ///< top-k x capacity factor
   double expert_ffn = 0;
+  bool attention_dropout = false;  ///< config.json attention dropout rate > 0 (masks on the scores)
+  bool hidden_dropout = false;     ///< hidden / residual dropout rate > 0 (two sbh masks per layer)
 };
 
 LayerShape dense_layer_shape(const ModelSpec& model);

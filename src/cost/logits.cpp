@@ -14,6 +14,11 @@ constexpr double kCrossEntropyBytes = 2.0 + 4.0;       // bf16 logits + fp32 sof
 constexpr double kVerlLogProbBytes = 4.0 + 2.0 + 1.0;  // verl perf_tuning.rst (formulas.md)
 constexpr double kLogitsDtypeBytes = 2.0;              // logits in the compute dtype
 constexpr double kVerlChunkBytes = kVerlLogProbBytes - kLogitsDtypeBytes;  // fp32 work per chunked element
+// verl's fused kernels (model.use_fused_kernels; utils/experimental/torch_functional.py
+// FusedLinearForPPO, chunk_size 512): no [tokens, vocab] logits; each 512-token chunk computes
+// fp32 logits, log-softmax and probabilities (3 x 4 bytes per element) and frees them.
+constexpr double kFusedChunkTokens = 512;
+constexpr double kFusedChunkElementBytes = 3 * 4.0;
 
 }  // namespace
 
@@ -41,6 +46,13 @@ double logits_bytes(const ModelSpec& model, const Strategy& s, double tokens, Lo
     const double bytes = head_input + 4.0 * tokens;
     trace_bytes(trace, "memory/values", bytes, "2*tokens*h + 4*tokens",
                 "verl critic value head (fp32 values)", [&] { return fmt::format("tokens={:.6g}", tokens); });
+    return bytes;
+  }
+  if (rl.use_fused_kernels && !megatron) {
+    const double bytes = head_input + std::min(tokens, kFusedChunkTokens) * vocab_rank * kFusedChunkElementBytes;
+    trace_bytes(trace, "memory/logits", bytes, "2*tokens*h + 12 * min(512, tokens) * V",
+                "verl FusedLinearForPPO (use_fused_kernels): one 512-token chunk of fp32 logits at a time",
+                [&] { return fmt::format("tokens={:.6g} h={} V={:.6g}", tokens, model.hidden_size, vocab_rank); });
     return bytes;
   }
   double elements_bytes = tokens * vocab_rank * logit_element_bytes(kind);

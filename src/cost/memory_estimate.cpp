@@ -89,7 +89,7 @@ MemoryEstimate estimate_memory(const ModelSpec& model, const Cluster& cluster, c
     }
   }
   e.headroom_bytes = e.capacity_bytes - e.peak_bytes;
-  e.fits = e.headroom_bytes >= 0 && !e.kv_cache_exhausted;
+  e.fits = e.headroom_bytes >= 0 && !e.kv_cache_exhausted && !e.kv_below_one_sequence;
   return e;
 }
 

@@ -77,6 +77,11 @@ struct RolloutCapacity {
   std::int64_t sequences_per_step = 0;                ///< n x train_batch_size
   std::int64_t kv_tokens_needed = 0;                  ///< sequences_per_step x tokens_per_sequence
   bool kv_holds_all = false;                          ///< every sequence of the step fits in the KV at once
+  std::int64_t max_model_len = 0;                     ///< the engine's max_model_len (verl: prompt + response)
+  /// vLLM refuses to start when one max_model_len sequence does not fit in the KV cache
+  /// (vllm/v1/core/kv_cache_utils.py check_enough_kv_cache_memory).
+  bool holds_one_sequence = true;
+  double gpu_memory_utilization_for_one_sequence = 0;  ///< the smallest that holds one (vLLM)
 };
 
 struct MemoryEstimate {
@@ -88,6 +93,7 @@ struct MemoryEstimate {
   double headroom_bytes = 0;        ///< capacity - peak (negative: OOM)
   bool fits = false;                ///< peak <= capacity and (RL) the engine has room for a KV cache
   bool kv_cache_exhausted = false;  ///< RL: the engine's budget leaves no KV cache (vLLM refuses to start)
+  bool kv_below_one_sequence = false;  ///< RL (vLLM): KV holds less than one max_model_len sequence
   RolloutCapacity rollout;          ///< RL only
   double host_bytes_per_node = 0;   ///< offloaded states (and sleeping engine weights) in host RAM
 
@@ -99,7 +105,7 @@ struct MemoryOptions {
   double overhead_bytes = -1;   ///< < 0: CUDA context + NCCL from the documented constants
   double fragmentation = -1;    ///< < 0: kDefaultFragmentation; else fraction of torch allocations
   bool flash_attention = true;  ///< attention scores never stored (FlashAttention); false: Table 2's 5as/h
-  bool dropout = false;         ///< store dropout masks (GPT-2/3 style); modern LLMs train with p = 0
+  bool dropout = false;         ///< store every dropout mask (GPT-2/3 style) whatever the model's rates
   double moe_capacity_factor = 1.0;  ///< tokens per expert relative to a uniform routing
 };
 

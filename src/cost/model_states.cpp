@@ -123,15 +123,32 @@ double largest_layer_params(const ModelSpec& model) {
   return largest;
 }
 
+int pipeline_stage_index(const Strategy& s, PipelineStage stage) {
+  if (s.pp <= 1 || stage == PipelineStage::first) return 0;
+  return stage == PipelineStage::middle ? std::min(1, s.pp - 1) : s.pp - 1;
+}
+
 StageLayers stage_layers(const ModelSpec& model, const Strategy& s, PipelineStage stage) {
-  const std::int64_t layers = s.pp <= 1 ? model.num_layers : layers_per_stage(model, s);
   const std::int64_t dense_total = model.num_layers - moe_layer_count(model);
-  std::int64_t dense = dense_total;
-  if (s.pp > 1) {
-    dense = stage == PipelineStage::first
-                ? std::min(dense_total, layers)
-                : std::max<std::int64_t>(0, dense_total - (model.num_layers - layers));
+  if (s.pp <= 1) return StageLayers{dense_total, model.num_layers - dense_total};
+  // Each stage its own count (Megatron-core transformer_block.py get_num_layers_to_build); a
+  // split Megatron would refuse gets ceil(L / PP) everywhere (strategy rules report it).
+  const auto counts = stage_layer_counts(model.num_layers, s);
+  const std::int64_t even = layers_per_stage(model, s);
+  std::int64_t layers = even;
+  std::int64_t before = 0;  // decoder layers on the stages before this one
+  if (counts) {
+    layers = stage == PipelineStage::first ? counts->first
+             : stage == PipelineStage::last ? counts->last
+                                            : counts->middle;
+    before = stage == PipelineStage::first ? 0
+             : stage == PipelineStage::last ? model.num_layers - counts->last
+                                            : counts->first;
+  } else {
+    before = std::min<std::int64_t>(model.num_layers, even * pipeline_stage_index(s, stage));
+    layers = std::min(even, model.num_layers - before);
   }
+  const std::int64_t dense = std::clamp<std::int64_t>(dense_total - before, 0, layers);
   return StageLayers{dense, layers - dense};
 }
 

@@ -10,7 +10,14 @@
 
 namespace meshplan {
 
-enum class PipelineStage : std::uint8_t { first, last };
+/// The stages whose memory can be the largest: the first (embedding, the most micro-batches in
+/// flight), the second (`middle`: the most loaded stage between first and last, one micro-batch
+/// fewer in flight than the first under 1F1B, and the middle stages' layer count of an uneven
+/// split) and the last (LM head, logits).
+enum class PipelineStage : std::uint8_t { first, middle, last };
+
+/// Index of `stage` in the pipeline: 0, 1 or PP - 1.
+int pipeline_stage_index(const Strategy& strategy, PipelineStage stage);
 
 /// Parameters held by one rank, by the group their optimizer states are sharded over.
 struct RankParams {
@@ -23,12 +30,12 @@ struct RankParams {
 std::int64_t megatron_padded_vocab(std::int64_t vocab, int tp);
 
 /// Decoder layers on the most loaded stage: L / PP for an even split, the largest stage of an
-/// uneven one (strategy/pipeline_split.hpp). The memory model gives every stage this many layers,
-/// an upper bound for first and last stages that hold fewer.
+/// uneven one (strategy/pipeline_split.hpp).
 std::int64_t layers_per_stage(const ModelSpec& model, const Strategy& strategy);
 
-/// Decoder layers of each kind on one rank of `stage`. Dense layers come first (DeepSeek's
-/// first_k_dense_replace), so the first stage holds them; PP = 1 holds every layer.
+/// Decoder layers of each kind on one rank of `stage`, each stage its own count of the split
+/// (first / middle / last of an uneven one). Dense layers come first (DeepSeek's
+/// first_k_dense_replace), so the first stages hold them; PP = 1 holds every layer.
 struct StageLayers {
   std::int64_t dense = 0;
   std::int64_t moe = 0;

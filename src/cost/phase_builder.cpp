@@ -12,7 +12,7 @@ void add_step_activations(PhaseMemory& phase, const ModelSpec& model, const Stra
                           Trace* trace) {
   const bool first = s.pp <= 1 || stage == PipelineStage::first;
   const bool last = s.pp <= 1 || stage == PipelineStage::last;
-  phase.stage = stage == PipelineStage::first ? 0 : s.pp - 1;
+  phase.stage = pipeline_stage_index(s, stage);
   phase[MemoryComponent::activations] += in.forward_only
                                              ? forward_only_activation_bytes(model, s, in.mb, options, trace)
                                              : stage_activation_bytes(model, s, stage, in.mb, options, trace);

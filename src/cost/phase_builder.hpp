@@ -32,18 +32,22 @@ double add_model_states(PhaseMemory& phase, const ModelSpec& model, const Strate
 void finish_phase(PhaseMemory& phase, int processes, int communicators, const MemoryOptions& options,
                   Trace* trace);
 
-/// Builds the phase for the first and the last pipeline stage (once when PP = 1) and keeps the
-/// larger; with a trace, the winner is rebuilt once with tracing so each term is recorded once.
+/// Builds the phase for the first, the second (PP > 2) and the last pipeline stage (once when
+/// PP = 1), each with its own layers, and keeps the largest; with a trace, the winner is rebuilt
+/// once with tracing so each term is recorded once.
 template <class Build>
 PhaseMemory most_loaded_stage(const Strategy& strategy, Trace* trace, Build&& build) {
+  PipelineStage best_stage = PipelineStage::first;
   PhaseMemory best = build(PipelineStage::first, nullptr);
-  if (strategy.pp > 1) {
-    PhaseMemory last = build(PipelineStage::last, nullptr);
-    if (last.peak_bytes() > best.peak_bytes()) best = last;
+  for (PipelineStage stage : {PipelineStage::middle, PipelineStage::last}) {
+    if (strategy.pp <= (stage == PipelineStage::middle ? 2 : 1)) continue;
+    PhaseMemory other = build(stage, nullptr);
+    if (other.peak_bytes() > best.peak_bytes()) {
+      best = other;
+      best_stage = stage;
+    }
   }
-  if (trace != nullptr) {
-    best = build(best.stage == 0 ? PipelineStage::first : PipelineStage::last, trace);
-  }
+  if (trace != nullptr) best = build(best_stage, trace);
   return best;
 }
 

@@ -106,7 +106,7 @@ void add_neighbours(const Rl& r, PhaseMemory& phase, PipelineStage stage, bool w
 PhaseMemory rollout_phase(const Rl& r, PipelineStage stage) {
   PhaseMemory phase;
   phase.kind = MemoryPhaseKind::rollout;
-  phase.stage = stage == PipelineStage::first ? 0 : r.s.pp - 1;
+  phase.stage = pipeline_stage_index(r.s, stage);
   add_states(phase, resident(r, model_state_bytes(r.model, r.s, stage, OffloadMode::own_phase, nullptr)));
   add_neighbours(r, phase, stage, true, true);
   phase[C::rollout_weights] = r.engine.weights;
@@ -140,8 +140,11 @@ PhaseMemory log_prob_phase(const Rl& r, PipelineStage stage, MemoryPhaseKind kin
   in.mb = micro_batch(r, r.rl.log_prob_micro_batch_per_gpu,
                       r.rl.log_prob_max_token_len_per_gpu > 0 ? r.rl.log_prob_max_token_len_per_gpu
                                                               : r.rl.ppo_max_token_len_per_gpu);
-  // The old log-prob pass also computes the entropy (a metric); the reference only log-probs.
-  in.loss = kind == MemoryPhaseKind::old_log_prob ? LossKind::verl_log_prob_entropy : LossKind::verl_log_prob;
+  // The old log-prob pass also computes the entropy (a metric) except under LoRA
+  // (fsdp_workers.py / megatron_workers.py compute_log_prob: calculate_entropy = not is_lora);
+  // the reference only log-probs.
+  const bool entropy = kind == MemoryPhaseKind::old_log_prob && r.s.lora.rank == 0;
+  in.loss = entropy ? LossKind::verl_log_prob_entropy : LossKind::verl_log_prob;
   in.forward_only = true;
   in.images = double(r.w.images_per_sample) * in.mb.sequences;
   in.image_pixels = double(r.w.image_pixels);
@@ -172,21 +175,52 @@ PhaseMemory update_phase(const Rl& r, PipelineStage stage, bool critic, Trace* t
   return phase;
 }
 
-// Weight sync: the actor is loaded, the engine wakes its weights (not yet its KV cache), and
-// each layer is gathered to full size on its way (verl per-tensor / layered summon).
+// The largest single tensor the weight sync materialises at full size: the (padded) vocabulary
+// matrix, the fused QKV, the MLP's fc1, or one routed expert's fc1 gathered over EP (Megatron
+// per_tensor_generator all-gathers one local expert's weight across the EP group).
+double largest_synced_tensor_params(const ModelSpec& model, const Strategy& s) {
+  const double h = double(model.hidden_size);
+  const AttentionSpec& a = model.attention;
+  const double vocab = double(s.backend == Backend::megatron ? megatron_padded_vocab(model.vocab_size, s.tp)
+                                                            : model.vocab_size);
+  double largest = vocab * h;
+  largest = std::max(largest, h * double((a.num_heads + 2 * a.num_kv_heads) * a.head_dim));
+  const double ffn_width = (model.dense_mlp.gated ? 2.0 : 1.0) * double(model.dense_mlp.intermediate_size);
+  largest = std::max(largest, h * ffn_width);
+  if (model.moe) {
+    const double expert_fc1 = 2.0 * double(model.moe->expert_intermediate_size) * h;
+    const double gathered = s.backend == Backend::megatron ? double(std::max(s.ep, 1)) : 1.0;
+    largest = std::max(largest, expert_fc1 * gathered);
+  }
+  return largest;
+}
+
+// Weight sync (verl rollout_mode): the actor's weights are loaded, the engine wakes its weights
+// (resume(tags=["weights"]), not yet its KV cache), and the trainer streams full tensors through
+// one bucket of rollout.checkpoint_engine.update_weights_bucket_megabytes (vLLM: a CUDA-IPC
+// buffer, vllm_rollout.py ServerAdapter.update_weights; SGLang: get_named_tensor_buckets).
+// FSDP gathers each fp32 shard to a full tensor and casts it to bf16 (4 + 2 bytes per element)
+// and has already offloaded its own weights when param_offload is set (fsdp_workers.py
+// rollout_mode); Megatron all-gathers bf16 TP shards and concatenates them (2 + 2 bytes,
+// megatron_utils.py per_tensor_generator) with its weights on the GPU.
 PhaseMemory weight_sync_phase(const Rl& r, PipelineStage stage) {
   PhaseMemory phase;
   phase.kind = MemoryPhaseKind::weight_sync;
-  phase.stage = stage == PipelineStage::first ? 0 : r.s.pp - 1;
+  phase.stage = pipeline_stage_index(r.s, stage);
   const ModelStateBytes own = model_state_bytes(r.model, r.s, stage, OffloadMode::own_phase, nullptr);
   ModelStateBytes actor = resident(r, own);
-  actor.weights = own.weights;
-  actor.lora_adapters = own.lora_adapters;
+  const bool fsdp = r.s.backend == Backend::fsdp;
+  if (!(fsdp && r.s.offload.params)) {
+    actor.weights = own.weights;
+    actor.lora_adapters = own.lora_adapters;
+  }
   add_states(phase, actor);
   add_neighbours(r, phase, stage, true, true);
   phase[C::rollout_weights] = r.engine.weights;
   phase[C::cuda_graphs] = r.engine.cuda_graphs;
-  phase[C::resharding_buffer] = 2.0 * largest_layer_params(r.model);
+  const double transient_bytes_per_element = fsdp ? 4.0 + 2.0 : 2.0 + 2.0;
+  phase[C::resharding_buffer] = double(r.rl.weight_sync_bucket_bytes) +
+                                transient_bytes_per_element * largest_synced_tensor_params(r.model, r.s);
   return phase;
 }
 
@@ -223,6 +257,7 @@ void add_rl_phases(MemoryEstimate& e, const ModelSpec& model, const Strategy& s,
   r.engine = rollout_memory(model, w, s.world_size(), e.capacity_bytes, resident_other, trace);
   e.rollout = r.engine.capacity;
   e.kv_cache_exhausted = r.engine.kv_cache <= 0;
+  e.kv_below_one_sequence = !e.kv_cache_exhausted && !r.engine.capacity.holds_one_sequence;
 
   int count = 0;
   auto push = [&](PhaseMemory phase, Trace* t) {

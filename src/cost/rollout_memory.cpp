@@ -70,6 +70,14 @@ RolloutMemory rollout_memory(const ModelSpec& model, const Workload& w, int worl
   c.sequences_per_step = std::int64_t(rl.n) * w.global_batch;
   c.kv_tokens_needed = c.sequences_per_step * c.tokens_per_sequence;
   c.kv_holds_all = c.kv_tokens_per_replica * std::int64_t(c.replicas) >= c.kv_tokens_needed;
+  // vLLM's start-up check (vllm/v1/core/kv_cache_utils.py check_enough_kv_cache_memory): the KV
+  // cache must hold one max_model_len sequence; verl sets max_model_len = prompt + response unless
+  // rollout.max_model_len is given (vllm_async_server.py). SGLang starts and caps request lengths.
+  c.max_model_len = rl.max_model_len > 0 ? rl.max_model_len : c.tokens_per_sequence;
+  const double one_sequence = double(c.max_model_len) * c.kv_bytes_per_token;
+  c.holds_one_sequence = !vllm || m.kv_cache >= one_sequence;
+  c.gpu_memory_utilization_for_one_sequence =
+      capacity > 0 ? (m.weights + m.workspace + one_sequence) / capacity : 0.0;
 
   trace_bytes(trace, "memory/rollout/weights", m.weights, "2 * ((params - norms) / rollout_tp + norms)",
               "vLLM/SGLang tensor-parallel linear and vocab layers (norms replicated)",
@@ -88,9 +96,9 @@ RolloutMemory rollout_memory(const ModelSpec& model, const Workload& w, int worl
               [&] {
                 return fmt::format(
                     "utilization={} capacity={:.6g} resident_other={:.6g} kv_per_token={:.6g} "
-                    "kv_tokens={} concurrent_sequences={} needed_tokens={}",
+                    "kv_tokens={} concurrent_sequences={} needed_tokens={} max_model_len={} holds_one={}",
                     rl.gpu_memory_utilization, capacity, other, c.kv_bytes_per_token, c.kv_tokens_per_replica,
-                    c.concurrent_sequences_per_replica, c.kv_tokens_needed);
+                    c.concurrent_sequences_per_replica, c.kv_tokens_needed, c.max_model_len, c.holds_one_sequence);
               });
   trace_bytes(trace, "memory/rollout/cuda_graphs", m.cuda_graphs, "0.5 GiB unless enforce_eager",
               "vLLM 'Graph capturing finished ... took X GiB' (assumed constant)",

@@ -220,6 +220,15 @@ double ConfigFields::number_or(std::string_view key, double fallback) const {
   return value->get<double>();
 }
 
+double ConfigFields::fraction_or(std::string_view key, double fallback) const {
+  const double value = number_or(key, fallback);
+  if (value < 0 || value > 1) {
+    fail(key, fmt::format("must be a number between 0 and 1, got {}", value));
+    return fallback;
+  }
+  return value;
+}
+
 std::string ConfigFields::text_or_empty(std::string_view key) const {
   const json* value = value_at(document_->root, path_, key);
   if (value == nullptr || value->is_null()) return "";

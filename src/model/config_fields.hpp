@@ -40,6 +40,8 @@ class ConfigFields {
   bool flag_or(std::string_view key, bool fallback) const;
   /// A finite number, or `fallback` when absent or null; a non-number is an error.
   double number_or(std::string_view key, double fallback) const;
+  /// A number in [0, 1] (a rate such as a dropout probability), or `fallback` when absent or null.
+  double fraction_or(std::string_view key, double fallback) const;
   /// A string, or "" when absent or null; a non-string is an error.
   std::string text_or_empty(std::string_view key) const;
   /// A list of integers in [0, max] (absent or null: empty).

@@ -62,6 +62,14 @@ const Architecture* find_architecture(std::string_view model_type, std::string_v
   return nullptr;
 }
 
+// Dropout rates under their Hugging Face names (Llama/Qwen attention_dropout, Megatron-style
+// hidden_dropout, GPT-2 attn_pdrop / resid_pdrop / embd_pdrop); absent = 0.
+void read_dropout(const ConfigFields& config, ModelSpec& model) {
+  model.attention_dropout = config.fraction_or("attention_dropout", config.fraction_or("attn_pdrop", 0.0));
+  model.hidden_dropout = config.fraction_or("hidden_dropout", config.fraction_or("resid_pdrop", 0.0));
+  model.embedding_dropout = config.fraction_or("embd_pdrop", 0.0);
+}
+
 }  // namespace
 
 std::vector<std::string> supported_model_types() {
@@ -97,6 +105,7 @@ Result<ModelSpec> parse_model_config(std::string_view json_text, std::string_vie
   }
   model.model_type = std::string(architecture->model_type);
   architecture->read(config, model.model_type, model);
+  read_dropout(config.has("text_config") ? config.section("text_config") : config, model);
   if (config.failed()) return config.error();
   if (model.total_params >= kMaxParams) {
     config.fail("hidden_size", fmt::format("the sizes give over {:.0e} parameters; a size is absurd",

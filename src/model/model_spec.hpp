@@ -165,6 +165,11 @@ struct ModelSpec {
   std::optional<VisionSpec> vision;     ///< nullopt for text-only models
   std::optional<LinearAttentionSpec> linear_attention;  ///< hybrid models only
   std::int64_t num_mtp_layers = 0;      ///< DeepSeek-V3 num_nextn_predict_layers, Qwen3.5 mtp_num_hidden_layers
+  // Dropout rates of config.json (0 for modern LLMs): attention_dropout / GPT-2 attn_pdrop on the
+  // attention probabilities, hidden_dropout / resid_pdrop after attention and MLP, embd_pdrop.
+  double attention_dropout = 0;
+  double hidden_dropout = 0;
+  double embedding_dropout = 0;
 
   // Per-layer unique parameter counts, for sharding in the cost model.
   std::int64_t attention_params_per_layer = 0;  ///< (ParamBreakdown::attention + linear_attention) / num_layers

@@ -60,6 +60,15 @@ std::string memory_verdict(const MemoryEstimate& e) {
         "start); raise --gpu-memory-utilization or --rollout-tp. Peak {} GiB in phase {} of {} GiB.",
         gib(e.peak_bytes), phase, gib(e.capacity_bytes));
   }
+  if (e.kv_below_one_sequence) {
+    const RolloutCapacity& r = e.rollout;
+    return fmt::format(
+        "does not fit: the rollout KV cache holds {} tokens per replica, less than one max_model_len sequence of {} "
+        "tokens ({} GiB of KV): vLLM refuses to start (vllm/v1/core/kv_cache_utils.py "
+        "check_enough_kv_cache_memory); --gpu-memory-utilization {:.2f} holds one. Peak {} GiB in phase {}.",
+        r.kv_tokens_per_replica, r.max_model_len, gib(double(r.max_model_len) * r.kv_bytes_per_token),
+        std::ceil(r.gpu_memory_utilization_for_one_sequence * 100.0) / 100.0, gib(e.peak_bytes), phase);
+  }
   if (!e.fits) {
     return fmt::format("OOM by {} GiB in phase {} on rank {} (pipeline stage {}): peak {} GiB of {} GiB",
                        gib(-e.headroom_bytes), phase, peak.stage, peak.stage, gib(e.peak_bytes),
@@ -67,6 +76,33 @@ std::string memory_verdict(const MemoryEstimate& e) {
   }
   return fmt::format("fits: peak {} GiB in phase {} on pipeline stage {}, {} GiB of {} GiB free (headroom)",
                      gib(e.peak_bytes), phase, peak.stage, gib(e.headroom_bytes), gib(e.capacity_bytes));
+}
+
+const char* memory_tier_name(MemoryTier tier) {
+  switch (tier) {
+    case MemoryTier::fits:
+      return "fits";
+    case MemoryTier::fits_expected:
+      return "fits_expected";
+    case MemoryTier::does_not_fit:
+      return "does_not_fit";
+  }
+  return "does_not_fit";
+}
+
+std::string render_length_tier(const MemoryTiers& t) {
+  const MemoryEstimate& w = t.worst;
+  if (t.tier == MemoryTier::fits_expected) {
+    return fmt::format(
+        "Warning: at the maximum lengths (every response reaching the limit) the {} phase needs {} GiB of {} GiB: "
+        "OOM{}",
+        memory_phase_name(w.peak().kind), gib(w.peak_bytes), gib(w.capacity_bytes),
+        t.tipping_mean_response_len > 0
+            ? fmt::format("; it tips over at a mean response length of {} tokens", t.tipping_mean_response_len)
+            : std::string(" with the longest prompts"));
+  }
+  return fmt::format("At the maximum lengths: peak {} GiB in phase {}{}", gib(w.peak_bytes),
+                     memory_phase_name(w.peak().kind), w.peak_bytes <= w.capacity_bytes ? " (fits)" : " (OOM)");
 }
 
 std::string render_rollout_capacity(const MemoryEstimate& e, int rollout_tp) {

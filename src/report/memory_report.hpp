@@ -4,6 +4,7 @@
 #include <string>
 
 #include "cost/memory_estimate.hpp"
+#include "cost/memory_tiers.hpp"
 #include "cost/trace.hpp"
 
 namespace meshplan {
@@ -13,6 +14,13 @@ std::string render_memory_phases(const MemoryEstimate& estimate);
 
 /// "fits (peak ... in phase P on stage S, headroom ...)" or "OOM by X GiB in phase P on rank R ...".
 std::string memory_verdict(const MemoryEstimate& estimate);
+
+/// "fits" | "fits_expected" | "does_not_fit" (JSON memory.tier).
+const char* memory_tier_name(MemoryTier tier);
+
+/// RL: the line under the verdict for every sequence at its maximum length (the warning tier,
+/// with the mean response length where it tips over).
+std::string render_length_tier(const MemoryTiers& tiers);
 
 /// RL: replicas, KV budget, tokens and concurrent sequences it holds vs what the step needs;
 /// host RAM per node.

@@ -39,8 +39,15 @@ std::string_view time_component_name(TimeComponent component);
 PlanPhase phase_of(TimeComponent component);
 
 /// Per-GPU memory of the most loaded rank, per phase (0 for a phase the workload lacks).
+/// The start-up rule a rollout option breaks when its engine's KV cache cannot hold one
+/// max_model_len sequence (vLLM refuses to start; docs/memory-model.md "Engine start-up").
+inline constexpr std::string_view kKvBelowOneSequenceRule = "rl.kv-below-max-model-len";
+
 struct PlanMemory {
   std::array<double, kPlanPhaseCount> peak_bytes{};
+  /// A rule only the memory model can decide (kKvBelowOneSequenceRule), broken by the rollout
+  /// settings of the workload; empty when none. The search applies it to rollout options.
+  std::string_view broken_rule;
   double of(PlanPhase phase) const { return peak_bytes[static_cast<std::size_t>(phase)]; }
 };
 

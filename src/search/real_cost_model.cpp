@@ -65,10 +65,10 @@ CostModel real_cost_model(const ModelSpec& model, const Cluster& cluster, const 
       double& slot = memory.peak_bytes[static_cast<std::size_t>(plan_phase_of(phase.kind))];
       slot = std::max(slot, phase.peak_bytes());
     }
-    if (estimate.kv_cache_exhausted) {
-      // vLLM refuses to start without room for a KV cache: the rollout option cannot run.
-      double& rollout = memory.peak_bytes[static_cast<std::size_t>(PlanPhase::rollout)];
-      rollout = std::max(rollout, estimate.capacity_bytes) + 1;
+    if (estimate.kv_cache_exhausted || estimate.kv_below_one_sequence) {
+      // vLLM refuses to start without room for one max_model_len sequence in its KV cache
+      // (vllm/v1/core/kv_cache_utils.py check_enough_kv_cache_memory): the rollout option cannot run.
+      memory.broken_rule = kKvBelowOneSequenceRule;
     }
     return memory;
   };

@@ -87,6 +87,11 @@ class Searcher {
     probe.workload = option.workload;
     option.values = dimension_values(probe);
     option.memory = cost_.memory(option.strategy, option.workload);
+    if (phase == PlanPhase::rollout && !option.memory.broken_rule.empty()) {
+      --options.passed_rules;
+      ++options.rejected_by_rule[std::string(option.memory.broken_rule)];
+      return;
+    }
     option.peak_bytes = option.memory.of(phase);
     if (option.peak_bytes > usable_bytes_) {
       if (option.peak_bytes < options.least_peak_bytes) {

@@ -84,6 +84,7 @@ struct RlSettings {
   bool entropy_in_update = false;        ///< actor.entropy_coeff != 0 or actor.calculate_entropy
   bool entropy_chunking = false;         ///< actor.entropy_from_logits_with_chunking
   std::int64_t entropy_chunk_tokens = 2048;
+  bool use_fused_kernels = false;        ///< model.use_fused_kernels: log-probs/entropy from the hidden states in chunks
   bool free_cache_engine = true;         ///< rollout.free_cache_engine (sleep mode between phases)
   bool enforce_eager = false;            ///< no CUDA graphs in the rollout engine
   int max_num_seqs = 256;                ///< rollout.max_num_seqs (engine batch limit)
@@ -92,6 +93,9 @@ struct RlSettings {
   bool use_remove_padding = true;        ///< model.use_remove_padding: micro-batches hold real tokens only
   std::int64_t mean_prompt_len = 0;      ///< expected real prompt tokens (0: prompt_len, the worst case)
   std::int64_t mean_response_len = 0;    ///< expected real response tokens (0: response_len)
+  std::int64_t max_model_len = 0;        ///< rollout.max_model_len (0: prompt_len + response_len, as verl sets it)
+  /// rollout.checkpoint_engine.update_weights_bucket_megabytes << 20 (verl default 2048 MB)
+  std::int64_t weight_sync_bucket_bytes = std::int64_t{2048} << 20;
 };
 
 struct Workload {

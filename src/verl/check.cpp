@@ -38,7 +38,11 @@ std::vector<Finding> memory_findings(const VerlLaunch& launch, const VerlJob& jo
     out.push_back(std::move(note));
     return out;
   }
-  for (Finding& finding : check_memory_fit(launch, job, model, *options.gpu)) out.push_back(std::move(finding));
+  VerlJob at_lengths = job;
+  RlSettings& rl = at_lengths.workload.rl;
+  if (options.mean_prompt_len > 0) rl.mean_prompt_len = std::min(options.mean_prompt_len, rl.prompt_len);
+  if (options.mean_response_len > 0) rl.mean_response_len = std::min(options.mean_response_len, rl.response_len);
+  for (Finding& finding : check_memory_fit(launch, at_lengths, model, *options.gpu)) out.push_back(std::move(finding));
   return out;
 }
 

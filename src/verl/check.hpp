@@ -1,5 +1,6 @@
 #pragma once
 // `check` as a library call: read the launch, run every rule table, count the findings.
+#include <cstdint>
 #include <optional>
 #include <string>
 #include <vector>
@@ -16,6 +17,8 @@ struct CheckOptions {
   std::optional<ModelSpec> model;  ///< --model; else the preset named by actor_rollout_ref.model.path
   std::optional<GpuSpec> gpu;      ///< --gpu / --cluster: enables the memory fit
   int cluster_gpus = 0;            ///< --cluster: its GPU count, which must match trainer.* (0: not given)
+  std::int64_t mean_prompt_len = 0;    ///< --mean-prompt-len: expected real prompt tokens (0: the default)
+  std::int64_t mean_response_len = 0;  ///< --mean-response-len
 };
 
 struct CheckReport {

@@ -1,11 +1,14 @@
 #include "verl/fit/model_fit.hpp"
 
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 
 #include <array>
 
 #include "core/units.hpp"
 #include "cost/memory_estimate.hpp"
+#include "cost/memory_tiers.hpp"
+#include "verl/memory_fixes.hpp"
 #include "model/config_reader.hpp"
 #include "model/model_presets.hpp"
 #include "strategy/validate.hpp"
@@ -29,44 +32,44 @@ constexpr std::array<ShapeRule, 6> kShapeRules = {{
     {"ulysses.divides-heads", {"actor_rollout_ref.actor.ulysses_sequence_parallel_size", ""}},
 }};
 
-// The knob that relieves each phase, as override lines.
-std::vector<std::string> knobs_for(MemoryPhaseKind kind, const VerlJob& job) {
-  const bool megatron = job.strategy.backend == Backend::megatron;
-  switch (kind) {
-    case MemoryPhaseKind::rollout:
-      return {fmt::format("actor_rollout_ref.rollout.gpu_memory_utilization={:.2f}",
-                          std::max(0.1, job.workload.rl.gpu_memory_utilization - 0.1)),
-              fmt::format("actor_rollout_ref.rollout.tensor_model_parallel_size={}", job.workload.rl.rollout_tp * 2)};
-    case MemoryPhaseKind::old_log_prob:
-    case MemoryPhaseKind::ref_log_prob:
-      if (megatron) {
-        return {"actor_rollout_ref.rollout.log_prob_micro_batch_size_per_gpu=1",
-                "actor_rollout_ref.ref.log_prob_micro_batch_size_per_gpu=1"};
-      }
-      return {"actor_rollout_ref.rollout.log_prob_micro_batch_size_per_gpu=1",
-              "actor_rollout_ref.ref.log_prob_micro_batch_size_per_gpu=1",
-              "actor_rollout_ref.actor.entropy_from_logits_with_chunking=True"};
-    case MemoryPhaseKind::update_actor:
-    case MemoryPhaseKind::update_critic:
-    case MemoryPhaseKind::train:
-      if (megatron) {
-        return {"actor_rollout_ref.actor.ppo_micro_batch_size_per_gpu=1",
-                "actor_rollout_ref.actor.megatron.param_offload=True",
-                "actor_rollout_ref.actor.megatron.optimizer_offload=True"};
-      }
-      return {"actor_rollout_ref.actor.ppo_micro_batch_size_per_gpu=1",
-              "actor_rollout_ref.model.enable_gradient_checkpointing=True",
-              "actor_rollout_ref.actor.fsdp_config.optimizer_offload=True"};
-    default:
-      return {fmt::format("actor_rollout_ref.rollout.gpu_memory_utilization={:.2f}",
-                          std::max(0.1, job.workload.rl.gpu_memory_utilization - 0.1))};
-  }
-}
-
 SourceLocation first_set(const VerlLaunch& launch, std::string_view key) {
   const auto it = launch.set_at.find(std::string(key));
   return it == launch.set_at.end() ? launch.location : it->second;
 }
+
+Cluster cluster_of(const VerlJob& job, const GpuSpec& gpu) {
+  Cluster cluster;
+  NodeGroup group;
+  group.nodes = job.nnodes;
+  group.gpus_per_node = job.gpus_per_node;
+  group.gpu = gpu;
+  cluster.groups.push_back(group);
+  return cluster;
+}
+
+// "fixes, re-estimated (cheapest step time first): ..." and the override lines of every fix.
+void attach_fixes(Finding& finding, const VerlJob& job, const ModelSpec& model, const Cluster& cluster,
+                  double capacity) {
+  const std::vector<MemoryFix> fixes = memory_fixes(job, model, cluster, capacity);
+  if (fixes.empty()) {
+    finding.message += "; no single verl setting fixes it (re-estimated): more GPUs or a larger rollout/actor split";
+    return;
+  }
+  const double baseline = job_step_seconds(job, model, cluster);
+  std::vector<std::string> described;
+  for (const MemoryFix& fix : fixes) {
+    described.push_back(describe_fix(fix, baseline));
+    for (const std::string& line : fix.overrides) finding.fix.push_back(line);
+  }
+  finding.message += fmt::format("; re-estimated fixes, cheapest first: {}", fmt::join(described, "; "));
+}
+
+std::string lengths_note(const RlSettings& rl) {
+  return fmt::format("at the expected lengths (prompt {}, response {} tokens; --mean-prompt-len / "
+                     "--mean-response-len)",
+                     rl.mean_prompt_len, rl.mean_response_len);
+}
+
 
 }  // namespace
 
@@ -84,11 +87,7 @@ std::optional<ModelSpec> model_from_path(const std::string& model_path) {
 }
 
 std::vector<Finding> check_model_shape(const VerlLaunch& launch, const VerlJob& job, const ModelSpec& model) {
-  Cluster cluster;
-  NodeGroup group;
-  group.nodes = job.nnodes;
-  group.gpus_per_node = job.gpus_per_node;
-  cluster.groups.push_back(group);
+  const Cluster cluster = cluster_of(job, GpuSpec{});
   // verl leaves expert_tensor_parallel_size null, which Megatron-core reads as TP for MoE layers;
   // a dense model has no expert layers, so ETP is 1 for it.
   Strategy strategy = job.strategy;
@@ -112,51 +111,99 @@ std::vector<Finding> check_model_shape(const VerlLaunch& launch, const VerlJob& 
   return out;
 }
 
+
 std::vector<Finding> check_memory_fit(const VerlLaunch& launch, const VerlJob& job, const ModelSpec& model,
                                       const GpuSpec& gpu) {
-  Cluster cluster;
-  NodeGroup group;
-  group.nodes = job.nnodes;
-  group.gpus_per_node = job.gpus_per_node;
-  group.gpu = gpu;
-  cluster.groups.push_back(group);
-  const MemoryEstimate estimate = estimate_memory(model, cluster, job.strategy, job.workload, MemoryOptions{}, nullptr);
+  const Cluster cluster = cluster_of(job, gpu);
+  const double capacity = double(gpu.memory_bytes);
+  const MemoryTiers tiers = memory_tiers(model, cluster, job.strategy, job.workload, MemoryOptions{}, capacity);
+  const MemoryEstimate& expected = tiers.expected;
+  const RlSettings& rl = job.workload.rl;
   std::vector<Finding> out;
   const SourceLocation where = first_set(launch, "trainer.n_gpus_per_node");
-  for (int i = 0; i < estimate.phase_count; ++i) {
-    const PhaseMemory& phase = estimate.phases[i];
-    const double peak = phase.peak_bytes();
-    const double headroom = estimate.capacity_bytes - peak;
-    if (headroom >= 0.05 * estimate.capacity_bytes) continue;
-    Finding finding;
-    finding.severity = headroom < 0 ? Severity::error : Severity::warning;
-    finding.rule = headroom < 0 ? "memory.phase-oom" : "memory.low-headroom";
-    finding.keys = {"trainer.n_gpus_per_node", "actor_rollout_ref.rollout.gpu_memory_utilization",
-                    "actor_rollout_ref.actor.ppo_micro_batch_size_per_gpu"};
-    finding.value = fmt::format("{:.1f} GiB", bytes_to_gib(peak));
-    finding.message = fmt::format(
-        "the {} phase needs {:.1f} GiB per GPU of {}'s {:.1f} GiB ({}): {}", memory_phase_name(phase.kind),
-        bytes_to_gib(peak), gpu.id, bytes_to_gib(estimate.capacity_bytes),
-        headroom < 0 ? fmt::format("{:.1f} GiB short", bytes_to_gib(-headroom))
-                     : fmt::format("only {:.1f}% headroom", 100.0 * headroom / estimate.capacity_bytes),
-        headroom < 0 ? fmt::format("would OOM in the {} phase", memory_phase_name(phase.kind))
-                     : "fragmentation or a long batch may push it over");
-    finding.fix = knobs_for(phase.kind, job);
-    finding.location = where;
-    out.push_back(std::move(finding));
-  }
-  if (estimate.kv_cache_exhausted) {
+  const std::vector<std::string> keys = {"trainer.n_gpus_per_node", "actor_rollout_ref.rollout.gpu_memory_utilization",
+                                         "actor_rollout_ref.actor.ppo_micro_batch_size_per_gpu"};
+  if (expected.kv_cache_exhausted || expected.kv_below_one_sequence) {
+    const RolloutCapacity& c = expected.rollout;
     Finding finding;
     finding.severity = Severity::error;
-    finding.rule = "memory.no-kv-cache";
-    finding.keys = {"actor_rollout_ref.rollout.gpu_memory_utilization"};
-    finding.value = fmt::format("{}", job.workload.rl.gpu_memory_utilization);
-    finding.message = "the rollout engine's budget (gpu_memory_utilization x GPU memory) leaves no room for a KV cache "
-                      "after its weights: vLLM stops at start-up (\"No available memory for the cache blocks\")";
-    finding.fix = {fmt::format("actor_rollout_ref.rollout.gpu_memory_utilization={:.2f}",
-                               std::min(0.9, job.workload.rl.gpu_memory_utilization + 0.1)),
-                   fmt::format("actor_rollout_ref.rollout.tensor_model_parallel_size={}", job.workload.rl.rollout_tp * 2)};
+    finding.rule = expected.kv_cache_exhausted ? "memory.no-kv-cache" : "memory.kv-below-max-model-len";
+    finding.keys = {"actor_rollout_ref.rollout.gpu_memory_utilization", "actor_rollout_ref.rollout.max_model_len"};
+    finding.value = fmt::format("{}", rl.gpu_memory_utilization);
+    finding.message =
+        expected.kv_cache_exhausted
+            ? "the rollout engine's budget (gpu_memory_utilization x GPU memory) leaves no room for a KV cache after "
+              "its weights: vLLM stops at start-up (\"No available memory for the cache blocks\")"
+            : fmt::format(
+                  "the rollout engine's KV cache holds {} tokens per replica, less than one max_model_len sequence "
+                  "({} tokens, {:.2f} GiB of KV): vLLM refuses to start (vllm/v1/core/kv_cache_utils.py "
+                  "check_enough_kv_cache_memory: the KV cache needed for max seq len is larger than the available "
+                  "KV cache memory); gpu_memory_utilization >= {:.2f} holds one",
+                  c.kv_tokens_per_replica, c.max_model_len,
+                  bytes_to_gib(double(c.max_model_len) * c.kv_bytes_per_token),
+                  c.gpu_memory_utilization_for_one_sequence);
+    attach_fixes(finding, job, model, cluster, capacity);
     finding.location = first_set(launch, "actor_rollout_ref.rollout.gpu_memory_utilization");
+    out.push_back(std::move(finding));
+  }
+  // Error tier: the phases that do not fit at the expected lengths, reported once at the peak.
+  std::vector<std::string> over;
+  for (int i = 0; i < expected.phase_count; ++i) {
+    const PhaseMemory& phase = expected.phases[i];
+    if (phase.peak_bytes() > capacity && i != expected.peak_phase) {
+      over.push_back(fmt::format("{} {:.1f} GiB", memory_phase_name(phase.kind), bytes_to_gib(phase.peak_bytes())));
+    }
+  }
+  if (expected.peak_bytes > capacity) {
+    const char* phase = memory_phase_name(expected.peak().kind);
+    Finding finding;
+    finding.severity = Severity::error;
+    finding.rule = "memory.phase-oom";
+    finding.keys = keys;
+    finding.value = fmt::format("{:.1f} GiB", bytes_to_gib(expected.peak_bytes));
+    finding.message = fmt::format(
+        "the {} phase needs {:.1f} GiB per GPU of {}'s {:.1f} GiB {}{}: would OOM in the {} phase{}", phase,
+        bytes_to_gib(expected.peak_bytes), gpu.id, bytes_to_gib(capacity), lengths_note(rl),
+        rl.use_dynamic_bsz ? " and the dynamic-bsz token budgets" : "", phase,
+        over.empty() ? "" : fmt::format(" (also over: {})", fmt::join(over, ", ")));
+    attach_fixes(finding, job, model, cluster, capacity);
+    finding.location = where;
+    out.push_back(std::move(finding));
+    return out;
+  }
+  if (tiers.tier == MemoryTier::fits_expected) {
+    const char* phase = memory_phase_name(tiers.worst.peak().kind);
+    Finding finding;
+    finding.severity = Severity::warning;
+    finding.rule = "memory.oom-at-max-length";
+    finding.keys = {"data.max_response_length", "data.max_prompt_length"};
+    finding.value = fmt::format("{:.1f} GiB", bytes_to_gib(tiers.worst.peak_bytes));
+    finding.message = fmt::format(
+        "fits {} (peak {:.1f} GiB in {}), but the {} phase needs {:.1f} GiB of {:.1f} GiB when every sequence "
+        "reaches its maximum length; {}",
+        lengths_note(rl), bytes_to_gib(expected.peak_bytes), memory_phase_name(expected.peak().kind), phase,
+        bytes_to_gib(tiers.worst.peak_bytes), bytes_to_gib(capacity),
+        tiers.tipping_mean_response_len > 0
+            ? fmt::format("it tips over at a mean response length of {} tokens", tiers.tipping_mean_response_len)
+            : std::string("only the longest prompts tip it over"));
+    VerlJob worst = job;
+    worst.workload.rl.mean_prompt_len = 0;
+    worst.workload.rl.mean_response_len = 0;
+    attach_fixes(finding, worst, model, cluster, capacity);
+    finding.location = where;
+    out.push_back(std::move(finding));
+  } else if (capacity - expected.peak_bytes < 0.05 * capacity) {
+    Finding finding;
+    finding.severity = Severity::warning;
+    finding.rule = "memory.low-headroom";
+    finding.keys = keys;
+    finding.value = fmt::format("{:.1f} GiB", bytes_to_gib(expected.peak_bytes));
+    finding.message = fmt::format(
+        "the {} phase needs {:.1f} GiB per GPU of {}'s {:.1f} GiB {}: only {:.1f}% headroom; fragmentation or a "
+        "long batch may push it over",
+        memory_phase_name(expected.peak().kind), bytes_to_gib(expected.peak_bytes), gpu.id, bytes_to_gib(capacity),
+        lengths_note(rl), 100.0 * (capacity - expected.peak_bytes) / capacity);
+    finding.location = where;
     out.push_back(std::move(finding));
   }
   return out;

@@ -1,5 +1,6 @@
 #include "verl/fit/to_strategy.hpp"
 
+#include "cost/memory_tiers.hpp"
 #include "verl/rules/rule_support.hpp"
 
 namespace meshplan {
@@ -55,8 +56,6 @@ void map_rollout(const ConfigView& v, Workload& w) {
   rl.response_len = v.integer(R("response_length")).value_or(v.integer("data.max_response_length").value_or(512));
   rl.gpu_memory_utilization = v.number(R("gpu_memory_utilization")).value_or(0.5);
   rl.ppo_mini_batch = as_int(v, A("ppo_mini_batch_size"), 0);
-  rl.ppo_micro_batch_per_gpu = as_int(v, A("ppo_micro_batch_size_per_gpu"), 0);
-  rl.log_prob_micro_batch_per_gpu = as_int(v, R("log_prob_micro_batch_size_per_gpu"), 0);
   rl.use_dynamic_bsz = v.dynamic_bsz();
   rl.ppo_max_token_len_per_gpu = v.integer(A("ppo_max_token_len_per_gpu")).value_or(0);
   rl.log_prob_max_token_len_per_gpu = v.integer(R("log_prob_max_token_len_per_gpu")).value_or(0);
@@ -65,9 +64,32 @@ void map_rollout(const ConfigView& v, Workload& w) {
   rl.use_critic = v.uses_critic();
   rl.entropy_chunking = v.boolean(A("entropy_from_logits_with_chunking")).value_or(false) ||
                         v.boolean(A("fsdp_config.entropy_from_logits_with_chunking")).value_or(false);
+  // dp_actor.update_policy: calculate_entropy = calculate_entropy or entropy_coeff != 0.
+  rl.entropy_in_update =
+      v.boolean(A("calculate_entropy")).value_or(false) || v.number(A("entropy_coeff")).value_or(0.0) != 0.0;
+  rl.use_fused_kernels = v.boolean("actor_rollout_ref.model.use_fused_kernels").value_or(false);
+  rl.use_remove_padding = v.boolean("actor_rollout_ref.model.use_remove_padding").value_or(true);
+  rl.ref_param_offload = v.boolean(REF("fsdp_config.param_offload")).value_or(false) ||
+                         v.boolean(REF("megatron.param_offload")).value_or(false);
   rl.free_cache_engine = v.boolean(R("free_cache_engine")).value_or(true);
   rl.enforce_eager = v.boolean(R("enforce_eager")).value_or(false);
+  rl.max_num_seqs = as_int(v, R("max_num_seqs"), rl.max_num_seqs);
+  rl.max_num_batched_tokens = v.integer(R("max_num_batched_tokens")).value_or(rl.max_num_batched_tokens);
+  rl.max_model_len = v.integer(R("max_model_len")).value_or(0);
+  rl.weight_sync_bucket_bytes =
+      v.integer(R("checkpoint_engine.update_weights_bucket_megabytes")).value_or(2048) << 20;
   w.seq_len = rl.prompt_len + rl.response_len;
+  // Expected real lengths (use_remove_padding): a launch does not say them; the documented
+  // default (cost/memory_tiers.hpp) until --mean-prompt-len / --mean-response-len replace it.
+  rl = with_expected_lengths(rl);
+}
+
+// Global micro-batch sizes (the deprecated *_micro_batch_size keys) are divided by the actor's
+// data-parallel size (fsdp_workers.py / megatron_workers.py _normalize; verl-rules.md §0).
+int per_gpu(const ConfigView& v, const std::string& per_gpu_key, const std::string& global_key, long long dp) {
+  if (const auto value = v.integer(per_gpu_key)) return static_cast<int>(*value);
+  const long long global = v.integer(global_key).value_or(0);
+  return dp > 0 ? static_cast<int>(global / dp) : 0;
 }
 
 }  // namespace
@@ -85,12 +107,21 @@ VerlJob verl_to_strategy(const ConfigNode& config) {
   }
   const long long model_parallel = std::int64_t{s.tp} * s.pp * s.cp;
   s.dp = model_parallel > 0 ? static_cast<int>(v.n_gpus() / model_parallel) : 1;
-  s.micro_batch = std::max(1, as_int(v, A("ppo_micro_batch_size_per_gpu"), 1));
   s.lora.rank = as_int(v, "actor_rollout_ref.model.lora_rank", 0);
+  if (const auto targets = v.text("actor_rollout_ref.model.target_modules")) s.lora.target_modules = {*targets};
   Workload& w = job.workload;
   w.kind = WorkloadKind::rl;
   w.global_batch = v.integer("data.train_batch_size").value_or(0);
   map_rollout(v, w);
+  const long long dp = v.actor_dp();
+  RlSettings& rl = w.rl;
+  rl.ppo_micro_batch_per_gpu = per_gpu(v, A("ppo_micro_batch_size_per_gpu"), A("ppo_micro_batch_size"), dp);
+  rl.log_prob_micro_batch_per_gpu =
+      per_gpu(v, R("log_prob_micro_batch_size_per_gpu"), R("log_prob_micro_batch_size"), dp);
+  s.micro_batch = std::max(1, rl.ppo_micro_batch_per_gpu);
+  job.global_ppo_micro_batch = !v.integer(A("ppo_micro_batch_size_per_gpu")) && v.integer(A("ppo_micro_batch_size"));
+  job.global_log_prob_micro_batch =
+      !v.integer(R("log_prob_micro_batch_size_per_gpu")) && v.integer(R("log_prob_micro_batch_size"));
   if (const ConfigNode* path = find_path(config, "actor_rollout_ref.model.path")) job.model_path = path->text;
   return job;
 }

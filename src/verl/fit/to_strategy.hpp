@@ -16,6 +16,10 @@ struct VerlJob {
   int nnodes = 1;
   int gpus_per_node = 8;
   std::string model_path;  ///< actor_rollout_ref.model.path as written (may hold $VARS)
+  /// The launch sets the deprecated global ppo_micro_batch_size / log_prob_micro_batch_size
+  /// (a fix must change that key: verl rejects both forms together).
+  bool global_ppo_micro_batch = false;
+  bool global_log_prob_micro_batch = false;
 };
 
 VerlJob verl_to_strategy(const ConfigNode& config);
