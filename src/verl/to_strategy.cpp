@@ -91,6 +91,9 @@ VerlJob verl_to_strategy(const ConfigNode& config) {
   w.kind = WorkloadKind::rl;
   w.global_batch = v.integer("data.train_batch_size").value_or(0);
   map_rollout(v, w);
+  w.rl.ref_param_offload = v.boolean(v.megatron() ? "actor_rollout_ref.ref.megatron.param_offload"
+                                                  : "actor_rollout_ref.ref.fsdp_config.param_offload")
+                               .value_or(false);
   if (const ConfigNode* path = find_path(config, "actor_rollout_ref.model.path")) job.model_path = path->text;
   return job;
 }
