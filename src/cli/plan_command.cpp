@@ -202,7 +202,19 @@ void run_plan(const PlanOptions& options, CommandContext& context) {
     if (!html) return context.fail(Error{options.html, 0, "--html", "cannot write the HTML report"});
   }
   if (format && !result.top.empty()) {
-    const PlanCandidate& winner = result.top.front();
+    // A diff of the script's overrides keeps its backend (its config name, ppo_trainer or
+    // ppo_megatron_trainer, decides which keys exist): the best plan of that backend.
+    const PlanCandidate* chosen = &result.top.front();
+    if (*from && *format == EmitFormat::verl && chosen->strategy.backend != (*from)->strategy.backend) {
+      for (const Alternative& alternative : result.alternatives) {
+        if (alternative.candidate.strategy.backend != (*from)->strategy.backend) continue;
+        context.err << fmt::format("meshplan: the best plan ({}) changes the backend, which overrides cannot; "
+                                   "this is the best plan of the script's backend ({} its speed)\n",
+                                   describe_strategy(*chosen), speedup_text(*view.baseline, alternative.candidate));
+        chosen = &alternative.candidate;
+      }
+    }
+    const PlanCandidate& winner = *chosen;
     const std::string model_path = !options.model_path.empty() ? options.model_path
                                    : *from                    ? (*from)->model_path
                                                               : options.model;
