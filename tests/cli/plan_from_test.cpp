@@ -8,6 +8,8 @@
 #include <cctype>
 #include <filesystem>
 #include <map>
+#include <nlohmann/json.hpp>
+#include <sstream>
 
 #include "cli/plan_from.hpp"
 #include "core/units.hpp"
@@ -17,6 +19,7 @@
 #include "search/rule_binding.hpp"
 #include "search/search.hpp"
 #include "test_support.hpp"
+#include "verl/check.hpp"
 #include "verl/to_strategy.hpp"
 #include "verl/verl_example_scripts.hpp"
 
@@ -178,6 +181,54 @@ TEST_CASE("plan --from: DeepSeek-V3 GRPO on 32x8 H800 with run_deepseek671b_math
     return;
   }
   FAIL("the DeepSeek-V3 example is not in the corpus");
+}
+
+}  // namespace meshplan
+
+namespace meshplan {
+
+TEST_CASE("plan --from on the command line: baseline in text and JSON, the diff applies cleanly, bad input exits 2") {
+  const std::string script = test::fixture("verl/clean_grpo.sh").string();
+  const test::CliRun text = test::run({"plan", "--from", script, "--gpu", "H100", "--top", "2"});
+  REQUIRE_MESSAGE(text.exit_code == 0, text.err);
+  CHECK(text.out.find("your launch (" + script + "): backend=fsdp") != std::string::npos);
+  CHECK(text.out.find("vs yours") != std::string::npos);
+
+  const test::CliRun with_json = test::run({"plan", "--from", script, "--gpu", "H100", "--json", "--top", "2"});
+  REQUIRE(with_json.exit_code == 0);
+  const nlohmann::json out = nlohmann::json::parse(with_json.out);
+  const nlohmann::json& baseline = out["baseline"];
+  CHECK(baseline["strategy"]["micro_batch"] == 4);  // the script's ppo_micro_batch_size_per_gpu
+  CHECK(baseline["strategy"]["rl"]["gpu_memory_utilization"] == 0.5);
+  CHECK(baseline["outside_space"].empty());
+  CHECK(baseline["fits"].is_boolean());
+  CHECK(baseline["estimate"]["memory"].contains("phases"));
+  CHECK(out["cluster"] == "1x8xH100-80GB");
+  for (const auto& candidate : out["candidates"]) {
+    CHECK(candidate["speedup_over_baseline"].get<double>() ==
+          doctest::Approx(baseline["step_seconds"].get<double>() / candidate["step_seconds"].get<double>()));
+  }
+  if (baseline["fits"].get<bool>()) CHECK(out["candidates"][0]["speedup_over_baseline"].get<double>() >= 1.0);
+
+  // The diff, applied to the script as overrides, composes without a Hydra error.
+  const test::CliRun diff = test::run({"plan", "--from", script, "--gpu", "H100", "--emit", "verl"});
+  REQUIRE(diff.exit_code == 0);
+  CHECK(diff.out.rfind("# meshplan plan --from", 0) == 0);
+  CheckOptions options;
+  std::istringstream lines(diff.out);
+  for (std::string line; std::getline(lines, line);) {
+    if (line.empty() || line[0] == '#' || line[0] == '~') continue;
+    options.read.set_overrides.push_back(line.substr(0, line.find("  #")));
+  }
+  CHECK(!options.read.set_overrides.empty());
+  const Result<CheckReport> report = check_launch({InputText{script, test::file_text(script)}}, options);
+  REQUIRE(report.ok());
+  for (const Finding& finding : report->findings) CHECK_MESSAGE(finding.rule.rfind("hydra.", 0) != 0, finding.message);
+
+  CHECK(test::run({"plan", "--from", script}).exit_code == 2);  // no GPU named
+  CHECK(test::run({"plan", "--from", "no-such-script.sh", "--gpu", "H100"}).exit_code == 2);
+  CHECK(test::run({"plan", "--cluster", "1x8xH100-80GB"}).exit_code == 2);  // no --model, no --from
+  CHECK(test::run({"plan", "--model", "qwen2.5-0.5b", "--cluster", "1x8xH100-80GB", "--gpu", "H100"}).exit_code == 2);
 }
 
 }  // namespace meshplan
