@@ -11,10 +11,12 @@
 #include "cli/cluster_input.hpp"
 #include "cli/command.hpp"
 #include "cli/model_input.hpp"
+#include "cli/plan_from.hpp"
 #include "cli/plan_json.hpp"
 #include "cli/plan_options.hpp"
 #include "report/launch.hpp"
 #include "report/plan_report.hpp"
+#include "search/baseline.hpp"
 #include "search/real_cost_model.hpp"
 #include "search/rule_binding.hpp"
 #include "search/search_space.hpp"
@@ -31,6 +33,7 @@ struct SearchSetup {
   SpaceOptions space_options;
   SearchOptions search_options;
   std::optional<Dtype> dtype;  ///< heterogeneous: the dtype every group supports
+  const PlanLaunch* from = nullptr;  ///< --from: its layout's values join the search space
 };
 
 struct SearchRun {
@@ -44,6 +47,7 @@ Result<SearchRun> run_search(const SearchSetup& setup, const Cluster& cluster) {
   Result<SearchSpace> space = build_search_space(setup.model, cluster, setup.workload, setup.space_options);
   if (!space) return space.error();
   if (setup.dtype) space->compute_dtype = *setup.dtype;
+  if (setup.from) include_in_space(*space, setup.from->strategy, setup.from->workload, setup.model.num_layers);
   SearchRun run{{}, real_cost_model(setup.model, cluster, MemoryOptions{}, TimeOptions{}), std::move(*space),
                 validate_rule_check(setup.model, cluster)};
   run.result = search_plans(setup.model, run.space, setup.workload, run.cost, run.check, setup.search_options);
@@ -73,15 +77,36 @@ std::function<void(std::size_t, std::size_t)> progress_printer(CommandContext& c
   };
 }
 
+// --from: the launch script read through check's parser.
+Result<std::optional<PlanLaunch>> read_from(const PlanOptions& options, const std::vector<GpuSpec>& catalog) {
+  if (options.from.empty()) {
+    if (options.model.empty() || options.cluster.empty()) {
+      return Error{"", 0, options.model.empty() ? "--model" : "--cluster",
+                   "required (or --from SCRIPT, which gives the model and the cluster)"};
+    }
+    if (!options.gpu.empty()) return Error{"", 0, "--gpu", "applies with --from only (else --cluster names the GPUs)"};
+    return std::optional<PlanLaunch>();
+  }
+  Result<std::string> text = read_text_file(options.from);
+  if (!text) return text.error();
+  Result<PlanLaunch> launch = read_plan_launch({InputText{options.from, std::move(text.value())}}, VerlReadOptions{},
+                                               PlanLaunchArguments{options.model, options.gpu, options.cluster}, catalog);
+  if (!launch) return launch.error();
+  return std::optional<PlanLaunch>(std::move(launch.value()));
+}
+
 void run_plan(const PlanOptions& options, CommandContext& context) {
-  const Result<ModelSpec> model = load_model_argument(options.model);
-  if (!model) return context.fail(model.error());
   const auto catalog = load_gpu_catalog_argument(options.gpu_catalog);
   if (!catalog) return context.fail(catalog.error());
-  const Result<Cluster> cluster = load_cluster_argument(options.cluster, *catalog);
+  const Result<std::optional<PlanLaunch>> from = read_from(options, *catalog);
+  if (!from) return context.fail(from.error());
+  const Result<ModelSpec> model = *from ? Result<ModelSpec>((*from)->model) : load_model_argument(options.model);
+  if (!model) return context.fail(model.error());
+  const Result<Cluster> cluster = *from ? Result<Cluster>((*from)->cluster) : load_cluster_argument(options.cluster, *catalog);
   if (!cluster) return context.fail(cluster.error());
-  const Result<Workload> workload = plan_workload(options, *model);
+  Result<Workload> workload = plan_workload(options, *model);  // validates the flags
   if (!workload) return context.fail(workload.error());
+  if (*from) workload = (*from)->workload;
   const Result<Fixes> fixes = plan_fixes(options);
   if (!fixes) return context.fail(fixes.error());
   const Result<Objective> objective = plan_objective(options);
@@ -96,7 +121,8 @@ void run_plan(const PlanOptions& options, CommandContext& context) {
 
   const auto start = Clock::now();
   SearchSetup setup{*model, *workload, {options.allow_cross_node_tp, *objective == Objective::gpus, *fixes},
-                    {*objective, options.headroom, options.top, progress_printer(context, start)}, std::nullopt};
+                    {*objective, options.headroom, options.top, progress_printer(context, start)}, std::nullopt,
+                    *from ? &**from : nullptr};
   // Heterogeneous clusters: plan each group alone (in the dtype all groups support), then the
   // cross-group options are derived from those plans.
   Cluster used = *cluster;
@@ -130,8 +156,8 @@ void run_plan(const PlanOptions& options, CommandContext& context) {
 
   PlanView view;
   view.model_name = model->name;
-  view.cluster_text = options.cluster;
-  view.workload_name = options.workload;
+  view.cluster_text = *from ? (*from)->cluster_text : options.cluster;
+  view.workload_name = *from ? "rl" : options.workload;
   view.objective_name = options.objective;
   view.headroom = options.headroom;
   view.capacity_bytes = main_run->cost.capacity_bytes;
@@ -139,6 +165,13 @@ void run_plan(const PlanOptions& options, CommandContext& context) {
   view.heterogeneous = heterogeneous;
   for (const PlanCandidate& candidate : result.top) {
     view.top_memory.push_back(main_run->cost.breakdown(candidate.strategy, candidate.workload));
+  }
+  if (*from) {
+    const PlanLaunch& launch = **from;
+    view.baseline = LaunchBaseline{
+        options.from,
+        evaluate_baseline(launch.strategy, launch.workload, main_run->cost, main_run->check, result.usable_bytes),
+        outside_space(main_run->space, launch.strategy, launch.workload, model->num_layers)};
   }
   if (result.closest_miss) view.remedies = remedies_for(*result.closest_miss, main_run->cost, result.usable_bytes);
   if (options.explain || options.json) {
@@ -170,8 +203,22 @@ void run_plan(const PlanOptions& options, CommandContext& context) {
     if (!html) return context.fail(Error{options.html, 0, "--html", "cannot write the HTML report"});
   }
   if (format && !result.top.empty()) {
-    const PlanCandidate& winner = result.top.front();
-    const std::string model_path = options.model_path.empty() ? options.model : options.model_path;
+    // A diff of the script's overrides keeps its backend (its config name, ppo_trainer or
+    // ppo_megatron_trainer, decides which keys exist): the best plan of that backend.
+    const PlanCandidate* chosen = &result.top.front();
+    if (*from && *format == EmitFormat::verl && chosen->strategy.backend != (*from)->strategy.backend) {
+      for (const Alternative& alternative : result.alternatives) {
+        if (alternative.candidate.strategy.backend != (*from)->strategy.backend) continue;
+        context.err << fmt::format("meshplan: the best plan ({}) changes the backend, which overrides cannot; "
+                                   "this is the best plan of the script's backend ({} its speed)\n",
+                                   describe_strategy(*chosen), speedup_text(*view.baseline, alternative.candidate));
+        chosen = &alternative.candidate;
+      }
+    }
+    const PlanCandidate& winner = *chosen;
+    const std::string model_path = !options.model_path.empty() ? options.model_path
+                                   : *from                    ? (*from)->model_path
+                                                              : options.model;
     // A cross-group pipeline is a torchrun launch (stage k on group k by NODE_RANK); verl's Ray
     // workers are not placed by GPU type, so a verl launch uses the best group alone.
     const std::optional<Strategy> across =
@@ -189,9 +236,13 @@ void run_plan(const PlanOptions& options, CommandContext& context) {
       // launch_cluster alone, so it takes the best dtype of those GPUs (bf16 on A100s beside V100s).
       Strategy strategy = winner.strategy;
       strategy.compute_dtype = common_compute_dtype(launch_cluster);
-      context.out << emit(LaunchSpec{*model, model_path, strategy, winner.workload, launch_cluster,
-                                     view.data_loader.workers},
-                          *format);
+      const LaunchSpec spec{*model, model_path, strategy, winner.workload, launch_cluster, view.data_loader.workers};
+      if (*from && *format == EmitFormat::verl) {
+        context.out << verl_override_diff(**from, spec, options.from, view.baseline->baseline.candidate.step_seconds /
+                                                                          winner.step_seconds);
+      } else {
+        context.out << emit(spec, *format);
+      }
       context.err << fmt::format("meshplan: emitted the winner: {} ({:.0f} tokens/s, peak {:.1f} GiB)\n",
                                  describe_strategy(winner), winner.tokens_per_second, winner.peak_bytes / (1 << 30));
       if (heterogeneous && heterogeneous->choice != "alone") {

@@ -34,7 +34,8 @@ json strategy_json(const PlanCandidate& c) {
                {"ppo_micro_batch_size_per_gpu", rl.ppo_micro_batch_per_gpu},
                {"log_prob_micro_batch_size_per_gpu", rl.log_prob_micro_batch_per_gpu},
                {"use_dynamic_bsz", rl.use_dynamic_bsz}, {"ppo_max_token_len_per_gpu", rl.ppo_max_token_len_per_gpu},
-               {"log_prob_max_token_len_per_gpu", rl.log_prob_max_token_len_per_gpu}};
+               {"log_prob_max_token_len_per_gpu", rl.log_prob_max_token_len_per_gpu},
+               {"ref_param_offload", rl.ref_param_offload}};
   }
   return j;
 }
@@ -85,6 +86,20 @@ std::string plan_json(const PlanJsonInputs& in) {
     candidates.push_back(entry);
   }
   out["candidates"] = candidates;
+  if (view.baseline) {
+    const PlanCandidate& b = view.baseline->baseline.candidate;
+    for (std::size_t i = 0; i < r.top.size(); ++i) {
+      candidates[i]["speedup_over_baseline"] = r.top[i].step_seconds > 0 ? b.step_seconds / r.top[i].step_seconds : 0;
+    }
+    out["candidates"] = candidates;
+    json baseline = point_json(b);
+    baseline["source"] = view.baseline->source;
+    baseline["estimate"] = estimate_json(b, in.model, in.cluster);
+    baseline["fits"] = view.baseline->baseline.fits;
+    baseline["broken_rule"] = view.baseline->baseline.broken_rule;
+    baseline["outside_space"] = view.baseline->outside_space;
+    out["baseline"] = baseline;
+  }
   json pareto = json::array();
   for (const PlanCandidate& c : r.pareto) pareto.push_back(point_json(c));
   out["pareto"] = pareto;

@@ -10,9 +10,12 @@
 namespace meshplan {
 
 void add_plan_flags(CLI::App& command, PlanOptions& o) {
-  command.add_option("--model", o.model, "preset name, config.json or its directory")->required();
+  command.add_option("--from", o.from,
+                     "a verl launch script: model, cluster, workload and its own layout (the baseline) come from it");
+  command.add_option("--gpu", o.gpu, "with --from: the GPU type (default: the one named in the script or its path)");
+  command.add_option("--model", o.model, "preset name, config.json or its directory (with --from: instead of the script's)");
   command.add_option("--model-path", o.model_path, "model path or HF id written into emitted launches (default: --model)");
-  command.add_option("--cluster", o.cluster, "NODESxGPUSxTYPE[+...] or a cluster YAML/JSON file")->required();
+  command.add_option("--cluster", o.cluster, "NODESxGPUSxTYPE[+...] or a cluster YAML/JSON file");
   command.add_option("--gpu-catalog", o.gpu_catalog, "GPU catalog file instead of the built-in one");
   command.add_option("--workload", o.workload, "pretrain | sft | rl");
   command.add_option("--seq-len", o.seq_len, "tokens per sequence (pretrain/sft; rl: prompt + response)");

@@ -16,6 +16,8 @@ class App;
 namespace meshplan {
 
 struct PlanOptions {
+  std::string from;        ///< --from: a verl launch script (model, cluster, workload and the baseline)
+  std::string gpu;         ///< --gpu: the GPU type for --from
   std::string model;
   std::string model_path;  ///< what the emitted launch loads; default: the --model argument
   std::string cluster;

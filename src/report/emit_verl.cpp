@@ -16,7 +16,7 @@ void add(std::vector<std::string>& out, const std::string& key, const std::strin
   out.push_back(key + "=" + value);
 }
 
-void add_megatron(std::vector<std::string>& o, const Strategy& s) {
+void add_megatron(std::vector<std::string>& o, const Strategy& s, const RlSettings& rl) {
   const std::string m = "actor_rollout_ref.actor.megatron.";
   add(o, m + "tensor_model_parallel_size", std::to_string(s.tp));
   add(o, m + "pipeline_model_parallel_size", std::to_string(s.pp));
@@ -43,10 +43,10 @@ void add_megatron(std::vector<std::string>& o, const Strategy& s) {
     add(o, t + "recompute_method", s.recompute_method == RecomputeMethod::block ? "block" : "uniform");
     add(o, t + "recompute_num_layers", std::to_string(s.recompute_num_layers));
   }
-  add(o, "actor_rollout_ref.ref.megatron.param_offload", flag(s.offload.params));
+  add(o, "actor_rollout_ref.ref.megatron.param_offload", flag(rl.ref_param_offload));
 }
 
-void add_fsdp(std::vector<std::string>& o, const Strategy& s) {
+void add_fsdp(std::vector<std::string>& o, const Strategy& s, const RlSettings& rl) {
   const std::string f = "actor_rollout_ref.actor.fsdp_config.";
   add(o, "actor_rollout_ref.actor.strategy", "fsdp");
   add(o, f + "fsdp_size", s.fsdp_shard_size > 0 ? std::to_string(s.fsdp_shard_size) : "-1");
@@ -57,7 +57,7 @@ void add_fsdp(std::vector<std::string>& o, const Strategy& s) {
   // Ulysses SP needs remove-padding (verl-rules R12).
   add(o, "actor_rollout_ref.model.use_remove_padding", flag(true));
   add(o, "actor_rollout_ref.model.enable_gradient_checkpointing", flag(s.recompute != Recompute::none));
-  add(o, "actor_rollout_ref.ref.fsdp_config.param_offload", flag(s.offload.params));
+  add(o, "actor_rollout_ref.ref.fsdp_config.param_offload", flag(rl.ref_param_offload));
 }
 
 }  // namespace
@@ -97,8 +97,8 @@ std::vector<std::string> verl_overrides(const LaunchSpec& launch) {
   // The reference model is loaded for the KL loss (verl-rules R13: need_reference_policy).
   add(o, "actor_rollout_ref.actor.use_kl_loss", flag(rl.use_reference));
   if (rl.entropy_chunking) add(o, "actor_rollout_ref.actor.entropy_from_logits_with_chunking", flag(true));
-  if (s.backend == Backend::megatron) add_megatron(o, s);
-  if (s.backend == Backend::fsdp) add_fsdp(o, s);
+  if (s.backend == Backend::megatron) add_megatron(o, s, rl);
+  if (s.backend == Backend::fsdp) add_fsdp(o, s, rl);
   add(o, "actor_rollout_ref.rollout.name", rl.engine == RolloutEngine::sglang ? "sglang" : "vllm");
   add(o, "actor_rollout_ref.rollout.tensor_model_parallel_size", std::to_string(rl.rollout_tp));
   add(o, "actor_rollout_ref.rollout.gpu_memory_utilization", fmt::format("{:.2f}", rl.gpu_memory_utilization));

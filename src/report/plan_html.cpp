@@ -206,6 +206,14 @@ std::string render_plan_html(const PlanView& view) {
                                  "searched {} candidates in {:.0f} ms, {} fit.</p>\n",
                                  escape(view.model_name), escape(view.cluster_text), escape(view.workload_name),
                                  escape(view.objective_name), view.headroom * 100, r.searched, view.elapsed_ms, r.feasible);
+  if (view.baseline) {
+    const PlanCandidate& b = view.baseline->baseline.candidate;
+    body += fmt::format("<p id=\"baseline\">Your launch ({}): {}: {:.2f} s/step, peak {:.1f} GiB in {}, {}.{}</p>\n",
+                        escape(view.baseline->source), escape(describe_strategy(b)), b.step_seconds,
+                        bytes_to_gib(b.peak_bytes), plan_phase_name(b.peak_phase),
+                        view.baseline->baseline.fits ? "fits" : "does not fit",
+                        r.top.empty() ? "" : " Best plan: " + speedup_text(*view.baseline, r.top.front()) + " its speed.");
+  }
   if (r.top.empty()) body += "<p class=\"nofit\">Nothing fits: see the closest miss in the terminal report.</p>\n";
   body += "<section id=\"plans\"><h2>Top plans</h2>\n" + top_table_html(view) + "</section>\n";
   body += "<section id=\"memory\"><h2>Memory per GPU by phase (GiB; line: usable memory)</h2>\n" +

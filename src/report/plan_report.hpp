@@ -6,12 +6,20 @@
 #include <vector>
 
 #include "search/advice.hpp"
+#include "search/baseline.hpp"
 #include "search/data_loader.hpp"
 #include "search/explain.hpp"
 #include "search/heterogeneous.hpp"
 #include "search/search.hpp"
 
 namespace meshplan {
+
+/// `plan --from SCRIPT`: the script's own layout, estimated.
+struct LaunchBaseline {
+  std::string source;                      ///< the script as given
+  Baseline baseline;
+  std::vector<std::string> outside_space;  ///< its settings the search cannot express (empty: none)
+};
 
 struct PlanView {
   std::string model_name;
@@ -28,7 +36,11 @@ struct PlanView {
   DataLoaderNeed data_loader;
   std::optional<HeterogeneousPlan> heterogeneous;
   std::optional<int> min_gpus;
+  std::optional<LaunchBaseline> baseline;  ///< with --from
 };
+
+/// "1.23x": the baseline's step time over the candidate's (how much faster the candidate is).
+std::string speedup_text(const LaunchBaseline& baseline, const PlanCandidate& candidate);
 
 /// One-line strategy description: "megatron TP=2 PP=1 ... mb=2 recompute=selective ...".
 std::string describe_strategy(const PlanCandidate& candidate);

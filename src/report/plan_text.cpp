@@ -64,6 +64,7 @@ std::string top_table(const PlanView& view) {
   for (const char* name : {"peak GiB", "in phase", "step s", "tokens/s", "tok/s/GPU", rl ? "update MFU" : "MFU", "comm"}) {
     columns.push_back({name, std::string(name) == "in phase" ? Align::left : Align::right});
   }
+  if (view.baseline) columns.push_back({"vs yours", Align::right});
   std::vector<std::vector<std::string>> rows;
   for (std::size_t i = 0; i < view.result->top.size(); ++i) {
     const PlanCandidate& c = view.result->top[i];
@@ -74,7 +75,7 @@ std::string top_table(const PlanView& view) {
         std::to_string(s.tp), std::to_string(s.pp), std::to_string(s.vpp), std::to_string(s.cp), std::to_string(s.ep),
         std::to_string(s.dp), std::to_string(s.micro_batch),
         std::string(recompute_choice_name(static_cast<RecomputeChoice>(values[static_cast<std::size_t>(Dimension::recompute)]))),
-        std::string(offload_choice_name(static_cast<OffloadChoice>(values[static_cast<std::size_t>(Dimension::offload)])))};
+        offload_choice_name(static_cast<OffloadChoice>(values[static_cast<std::size_t>(Dimension::offload)]))};
     if (rl) {
       row.push_back(std::to_string(c.workload.rl.rollout_tp));
       row.push_back(fmt::format("{:.2f}", c.workload.rl.gpu_memory_utilization));
@@ -87,6 +88,7 @@ std::string top_table(const PlanView& view) {
     row.push_back(thousands(c.tokens_per_second / std::max(1, c.gpus)));
     row.push_back(c.time.update_mfu > 0 ? fmt::format("{:.0f}%", c.time.update_mfu * 100) : "-");
     row.push_back(fmt::format("{:.0f}%", comm_fraction(c) * 100));
+    if (view.baseline) row.push_back(speedup_text(*view.baseline, c));
     rows.push_back(std::move(row));
   }
   return render_table(columns, rows);
@@ -119,6 +121,26 @@ std::string pareto_section(const PlanView& view) {
   return text + render_table({{"peak GiB", Align::right}, {"tokens/s", Align::right}, {"plan"}}, rows);
 }
 
+// "your launch (run.sh): megatron TP=1 PP=16 ...: 312.4 s/step, 40,110 tokens/s, peak 70.2 GiB in
+// rollout: fits", then what the search cannot express of it.
+std::string baseline_section(const PlanView& view, bool colour) {
+  const LaunchBaseline& launch = *view.baseline;
+  const PlanCandidate& c = launch.baseline.candidate;
+  std::string verdict = launch.baseline.fits
+                            ? paint("fits", kGreen, colour)
+                            : paint(fmt::format("does not fit ({} GiB usable)", gib(view.result->usable_bytes)), kRed, colour);
+  if (!launch.baseline.broken_rule.empty()) verdict += paint("; breaks " + launch.baseline.broken_rule, kRed, colour);
+  std::string text = fmt::format("\nyour launch ({}): {}\n  {:.2f} s/step, {} tokens/s, peak {} GiB in {}: {}\n",
+                                 launch.source, describe_strategy(c), c.step_seconds, thousands(c.tokens_per_second),
+                                 gib(c.peak_bytes), plan_phase_name(c.peak_phase), verdict);
+  if (!launch.outside_space.empty()) {
+    std::string settings;
+    for (const std::string& s : launch.outside_space) settings += (settings.empty() ? "" : ", ") + s;
+    text += "  the search cannot express (compared only as the baseline): " + settings + "\n";
+  }
+  return text;
+}
+
 std::string no_fit_section(const PlanView& view, bool colour) {
   const SearchResult& r = *view.result;
   std::string text = paint("\nnothing fits", kRed, colour);
@@ -127,7 +149,11 @@ std::string no_fit_section(const PlanView& view, bool colour) {
   text += fmt::format(". Closest miss: {}\n  peak {} GiB in phase {}, usable {} GiB: over by {} GiB\n",
                       describe_strategy(miss), gib(miss.peak_bytes), plan_phase_name(miss.peak_phase), gib(r.usable_bytes),
                       gib(miss.peak_bytes - r.usable_bytes));
-  text += "what would make it fit (each change alone, re-estimated):\n";
+  text += "what would make it fit (each change alone, re-estimated; only those that lower the peak):\n";
+  if (view.remedies.empty()) {
+    text += "  nothing tried lowers the peak (more GPUs, offload, full recompute, micro-batch 1, rollout TP, gmu): "
+            "a smaller model or larger GPUs\n";
+  }
   for (const Remedy& remedy : view.remedies) {
     text += fmt::format("  {} {:<70} peak {} GiB\n", remedy.fits ? paint("fits", kGreen, colour) : "  no",
                         remedy.change, gib(remedy.peak_bytes));
@@ -168,8 +194,14 @@ double comm_fraction(const PlanCandidate& c) {
   return c.step_seconds > 0 ? comm / c.step_seconds : 0;
 }
 
+std::string speedup_text(const LaunchBaseline& baseline, const PlanCandidate& candidate) {
+  const double base = baseline.baseline.candidate.step_seconds;
+  return candidate.step_seconds > 0 && base > 0 ? fmt::format("{:.2f}x", base / candidate.step_seconds) : "-";
+}
+
 std::string render_plan_text(const PlanView& view, bool colour) {
   std::string text = summary(view);
+  if (view.baseline) text += baseline_section(view, colour);
   if (view.min_gpus) text += fmt::format("smallest GPU count that fits: {}\n", *view.min_gpus);
   if (view.result->top.empty()) return text + no_fit_section(view, colour);
   text += "\n" + top_table(view);

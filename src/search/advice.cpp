@@ -18,9 +18,13 @@ double peak_of(const PlanMemory& memory) {
 
 std::vector<Remedy> remedies_for(const PlanCandidate& closest, const CostModel& cost, double usable_bytes) {
   std::vector<Remedy> remedies;
+  // Only a change whose re-estimate fits or shrinks the shortfall is advice (issue 17): one that
+  // raises the peak is left out, whatever the intuition behind it.
   auto add = [&](std::string change, const Strategy& strategy, const Workload& workload) {
     const double peak = peak_of(cost.memory(strategy, workload));
-    remedies.push_back(Remedy{std::move(change), peak, peak <= usable_bytes});
+    if (peak <= usable_bytes || peak < closest.peak_bytes) {
+      remedies.push_back(Remedy{std::move(change), peak, peak <= usable_bytes});
+    }
   };
   for (int factor : {2, 4, 8}) {
     Strategy more = closest.strategy;
@@ -29,8 +33,10 @@ std::vector<Remedy> remedies_for(const PlanCandidate& closest, const CostModel& 
   }
   if (!closest.strategy.offload.params) {
     Strategy offload = closest.strategy;
-    offload.offload = to_offload(OffloadChoice::all);
-    add("offload params, grads and optimizer states to the host (offload=all)", offload, closest.workload);
+    Workload workload = closest.workload;
+    apply_offload(offload, workload, OffloadChoice::all);
+    add("offload params, grads, optimizer states and the reference model to the host (offload=all)", offload,
+        workload);
   }
   if (closest.strategy.recompute != Recompute::full) {
     Strategy recompute = closest.strategy;

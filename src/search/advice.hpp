@@ -18,8 +18,8 @@ struct Remedy {
   bool fits = false;
 };
 
-/// Remedies for `closest` in the order a user would try them; `usable_bytes` is the capacity
-/// after headroom.
+/// Remedies for `closest` in the order a user would try them, each re-estimated; only those that
+/// fit or lower the peak are returned. `usable_bytes` is the capacity after headroom.
 std::vector<Remedy> remedies_for(const PlanCandidate& closest, const CostModel& cost, double usable_bytes);
 
 /// Smallest GPU count for which `fits(gpus)` holds: powers of two below a node, then whole

@@ -20,11 +20,6 @@ RecomputeChoice recompute_choice(const Strategy& strategy) {
                                                              : RecomputeChoice::full_uniform;
 }
 
-OffloadChoice offload_choice(const Offload& offload) {
-  if (offload.params) return OffloadChoice::all;
-  return offload.optimizer ? OffloadChoice::optimizer : OffloadChoice::none;
-}
-
 }  // namespace
 
 std::string_view dimension_name(Dimension dimension) {
@@ -40,7 +35,7 @@ DimensionValues dimension_values(const PlanCandidate& candidate) {
   const RlSettings& rl = candidate.workload.rl;
   const bool is_rl = candidate.workload.kind == WorkloadKind::rl;
   return DimensionValues{static_cast<int>(s.backend), s.tp, s.pp, s.vpp, s.cp, s.ep, s.etp, s.ulysses_sp,
-                         static_cast<int>(offload_choice(s.offload)), s.micro_batch,
+                         static_cast<int>(offload_choice(s.offload, is_rl && rl.ref_param_offload)), s.micro_batch,
                          static_cast<int>(recompute_choice(s)), is_rl ? rl.rollout_tp : 0,
                          is_rl ? static_cast<int>(std::lround(rl.gpu_memory_utilization * 100)) : 0,
                          is_rl ? rl.log_prob_micro_batch_per_gpu : 0};

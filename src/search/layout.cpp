@@ -2,6 +2,8 @@
 
 #include <algorithm>
 
+#include "strategy/pipeline_split.hpp"
+
 namespace meshplan {
 namespace {
 
@@ -28,8 +30,17 @@ void add_megatron_layouts(const SearchSpace& space, int world, std::vector<Layou
               if (tp == 1) sps = {false};  // Megatron turns SP off at TP = 1 (verl-rules R31)
               for (bool sp : sps) {
                 for (bool distopt : space.distributed_optimizer) {
-                  layouts.push_back(Layout{world, Backend::megatron, tp, pp, vpp, cp, ep, etp, dp, sp,
-                                           distopt, 1, 0});
+                  const Layout layout{world, Backend::megatron, tp, pp, vpp, cp, ep, etp, dp, sp, distopt, 1, 0,
+                                      false, 0, 0};
+                  if (pp == 1 || space.balanced_split) layouts.push_back(layout);
+                  if (pp == 1) continue;
+                  for (const auto& [first, last] : space.stage_splits) {
+                    Layout split = layout;
+                    split.split_given = true;
+                    split.first_stage_layers = first;
+                    split.last_stage_layers = last;
+                    layouts.push_back(split);
+                  }
                 }
               }
             }
@@ -45,7 +56,8 @@ void add_fsdp_layouts(const SearchSpace& space, int world, std::vector<Layout>& 
   for (int ulysses : space.ulysses) {
     for (int shard : space.fsdp_shard_size) {
       if (shard >= world) continue;  // HSDP over the whole world is plain full sharding (shard 0)
-      layouts.push_back(Layout{world, Backend::fsdp, 1, 1, 1, 1, 1, 1, world, false, true, ulysses, shard});
+      layouts.push_back(
+          Layout{world, Backend::fsdp, 1, 1, 1, 1, 1, 1, world, false, true, ulysses, shard, false, 0, 0});
     }
   }
 }
@@ -63,7 +75,7 @@ std::vector<Layout> enumerate_layouts(const SearchSpace& space) {
   return layouts;
 }
 
-Strategy layout_strategy(const Layout& layout, Dtype compute_dtype) {
+Strategy layout_strategy(const Layout& layout, Dtype compute_dtype, std::int64_t num_layers) {
   Strategy strategy;
   strategy.backend = layout.backend;
   strategy.tp = layout.tp;
@@ -79,6 +91,12 @@ Strategy layout_strategy(const Layout& layout, Dtype compute_dtype) {
   strategy.ulysses_sp = layout.ulysses;
   strategy.fsdp_shard_size = layout.fsdp_shard_size;
   strategy.compute_dtype = compute_dtype;
+  if (layout.split_given) {
+    strategy.first_stage_layers = layout.first_stage_layers;
+    strategy.last_stage_layers = layout.last_stage_layers;
+  } else {
+    apply_balanced_split(strategy, num_layers);
+  }
   return strategy;
 }
 
@@ -119,6 +137,16 @@ Workload with_rl_settings(const Workload& base, bool dynamic_bsz, int micro_batc
     rl.log_prob_max_token_len_per_gpu = log_prob_micro_batch * width;
   }
   return workload;
+}
+
+void set_token_budgets(Workload& workload, Strategy* strategy, std::int64_t ppo_tokens, std::int64_t log_prob_tokens) {
+  RlSettings& rl = workload.rl;
+  const std::int64_t width = std::max<std::int64_t>(1, rl.prompt_len + rl.response_len);
+  rl.ppo_max_token_len_per_gpu = ppo_tokens;
+  rl.log_prob_max_token_len_per_gpu = log_prob_tokens;
+  rl.ppo_micro_batch_per_gpu = static_cast<int>(std::max<std::int64_t>(1, ppo_tokens / width));
+  rl.log_prob_micro_batch_per_gpu = static_cast<int>(std::max<std::int64_t>(1, log_prob_tokens / width));
+  if (strategy) strategy->micro_batch = rl.ppo_micro_batch_per_gpu;
 }
 
 }  // namespace meshplan

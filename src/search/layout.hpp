@@ -2,6 +2,7 @@
 // A parallel layout: the part of a strategy that decides how the model is cut across GPUs
 // (backend, TP/PP/VPP/CP/EP/ETP/DP, sequence parallel, optimizer sharding, FSDP groups). The
 // search enumerates layouts first (cheap rules prune them) and then the per-phase options.
+#include <cstdint>
 #include <vector>
 
 #include "search/search_space.hpp"
@@ -16,6 +17,9 @@ struct Layout {
   bool distributed_optimizer = true;
   int ulysses = 1;
   int fsdp_shard_size = 0;
+  /// PP > 1: explicit first/last stage layers (split_given), else the planner's balanced split.
+  bool split_given = false;
+  int first_stage_layers = 0, last_stage_layers = 0;
 };
 
 /// Every factorisation of each world size into the space's values, Megatron layouts first.
@@ -23,8 +27,9 @@ struct Layout {
 /// everything else is left to the rules.
 std::vector<Layout> enumerate_layouts(const SearchSpace& space);
 
-/// The strategy of a layout with micro-batch 1, no recompute, no offload.
-Strategy layout_strategy(const Layout& layout, Dtype compute_dtype);
+/// The strategy of a layout with micro-batch 1, no recompute, no offload; the pipeline split is
+/// the layout's own or, when it gives none, the balanced one (strategy/pipeline_split.hpp).
+Strategy layout_strategy(const Layout& layout, Dtype compute_dtype, std::int64_t num_layers);
 
 /// Applies a recompute choice; `full_block` recomputes the first half of each model chunk's
 /// layers (layers per chunk = num_layers / (pp * vpp)).
@@ -35,5 +40,9 @@ void apply_recompute(Strategy& strategy, RecomputeChoice choice, std::int64_t nu
 /// width (verl-rules §0, R64).
 Workload with_rl_settings(const Workload& base, bool dynamic_bsz, int micro_batch, int rollout_tp, double gmu,
                           int log_prob_micro_batch);
+
+/// With dynamic batch sizes: explicit token budgets (actor update, log-prob passes) and the
+/// micro-batches they hold at the padded width (at least 1).
+void set_token_budgets(Workload& workload, Strategy* strategy, std::int64_t ppo_tokens, std::int64_t log_prob_tokens);
 
 }  // namespace meshplan

@@ -61,7 +61,10 @@ void set(Strategy& s, RlSettings& rl, Dimension dimension, int value) {
     case Dimension::ep: s.ep = value; break;
     case Dimension::ulysses: s.ulysses_sp = value; break;
     case Dimension::micro_batch: s.micro_batch = value; break;
-    case Dimension::offload: s.offload = to_offload(static_cast<OffloadChoice>(value)); break;
+    case Dimension::offload:
+      s.offload = to_offload(static_cast<OffloadChoice>(value));
+      rl.ref_param_offload = (value & static_cast<int>(OffloadChoice::ref)) != 0;
+      break;
     case Dimension::rollout_tp: rl.rollout_tp = value; break;
     case Dimension::gpu_memory_utilization: rl.gpu_memory_utilization = value / 100.0; break;
     case Dimension::log_prob_micro_batch: rl.log_prob_micro_batch_per_gpu = value; break;
@@ -150,12 +153,23 @@ std::vector<Neighbour> neighbours_of(const PlanCandidate& winner, const Neighbou
         neighbours.push_back(neighbour);
         continue;
       }
-      apply_balanced_split(strategy, search.num_layers);
+      // The winner's own pipeline split stays while its stages do.
+      if (strategy.pp != winner.strategy.pp || strategy.vpp != winner.strategy.vpp) {
+        apply_balanced_split(strategy, search.num_layers);
+      }
       const auto choice = dimension == Dimension::recompute ? static_cast<RecomputeChoice>(value) : recompute;
       apply_recompute(strategy, choice, search.num_layers);  // full_block's count follows PP x VPP
-      const Workload workload =
+      Workload workload =
           with_rl_settings(winner.workload, search.space.dynamic_bsz, strategy.micro_batch, settings.rollout_tp,
                            settings.gpu_memory_utilization, settings.log_prob_micro_batch_per_gpu);
+      workload.rl.ref_param_offload = settings.ref_param_offload;
+      if (search.space.dynamic_bsz && rl) {  // token budgets other than the one changed stay the winner's
+        const RlSettings& won = winner.workload.rl;
+        if (dimension != Dimension::micro_batch) workload.rl.ppo_max_token_len_per_gpu = won.ppo_max_token_len_per_gpu;
+        if (dimension != Dimension::log_prob_micro_batch) {
+          workload.rl.log_prob_max_token_len_per_gpu = won.log_prob_max_token_len_per_gpu;
+        }
+      }
       neighbour.broken_rule = search.check(strategy, workload);
       if (!neighbour.broken_rule.empty() && dimension != Dimension::vpp && strategy.vpp > 1) {
         // A new PP (or TP/CP compensated by PP) may not take the winner's interleaving: try without.

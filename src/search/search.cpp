@@ -5,7 +5,6 @@
 
 #include "search/layout.hpp"
 #include "search/pareto.hpp"
-#include "strategy/pipeline_split.hpp"
 
 namespace meshplan {
 namespace {
@@ -35,7 +34,9 @@ class Searcher {
            const CostModel& cost, const RuleCheck& check, const SearchOptions& options)
       : model_(model), space_(space), workload_(workload), cost_(cost), check_(check), options_(options),
         usable_bytes_(cost.capacity_bytes * (1.0 - options.headroom)),
-        tokens_per_step_(tokens_per_step(workload)), rl_(workload.kind == WorkloadKind::rl) {}
+        tokens_per_step_(tokens_per_step(workload)), rl_(workload.kind == WorkloadKind::rl),
+        train_batches_(space.dynamic_bsz && rl_ ? space.ppo_token_budgets : widen(space.micro_batch)),
+        log_prob_batches_(space.dynamic_bsz ? space.log_prob_token_budgets : widen(space.log_prob_micro_batch)) {}
 
   SearchResult run() {
     const std::vector<Layout> layouts = enumerate_layouts(space_);
@@ -66,7 +67,32 @@ class Searcher {
     return rl_ ? static_cast<std::int64_t>(space_.rollout_tp.size() * space_.gpu_memory_utilization.size()) : 1;
   }
   std::int64_t log_prob_option_count() const {
-    return rl_ ? static_cast<std::int64_t>(space_.log_prob_micro_batch.size()) : 1;
+    return rl_ ? static_cast<std::int64_t>(log_prob_batches().size()) : 1;
+  }
+
+  // The actor's micro-batch choices: micro-batches, or with dynamic batch sizes token budgets.
+  const std::vector<std::int64_t>& train_batches() const { return train_batches_; }
+  const std::vector<std::int64_t>& log_prob_batches() const { return log_prob_batches_; }
+
+  static std::vector<std::int64_t> widen(const std::vector<int>& values) {
+    return std::vector<std::int64_t>(values.begin(), values.end());
+  }
+
+  // One actor-update or log-prob choice on top of `workload` (and the strategy's micro-batch).
+  void set_train_batch(Strategy& strategy, Workload& workload, std::int64_t batch) const {
+    if (space_.dynamic_bsz && rl_) {
+      set_token_budgets(workload, &strategy, batch, workload.rl.log_prob_max_token_len_per_gpu);
+    } else {
+      strategy.micro_batch = static_cast<int>(batch);
+      if (rl_) workload.rl.ppo_micro_batch_per_gpu = static_cast<int>(batch);
+    }
+  }
+  void set_log_prob_batch(Workload& workload, std::int64_t batch) const {
+    if (space_.dynamic_bsz) {
+      set_token_budgets(workload, nullptr, workload.rl.ppo_max_token_len_per_gpu, batch);
+    } else {
+      workload.rl.log_prob_micro_batch_per_gpu = static_cast<int>(batch);
+    }
   }
 
   Workload with_rl(const Workload& base, int micro_batch, int rollout_tp, double gmu, int log_prob_micro) const {
@@ -110,59 +136,57 @@ class Searcher {
   }
 
   void search_layout(const Layout& layout) {
-    Strategy base = layout_strategy(layout, space_.compute_dtype);
-    apply_balanced_split(base, model_.num_layers);
-    const Workload base_workload = with_rl(workload_, space_.micro_batch.front(),
-                                           rl_ ? space_.rollout_tp.front() : 1,
-                                           rl_ ? space_.gpu_memory_utilization.front() : 0,
-                                           rl_ ? space_.log_prob_micro_batch.front() : 0);
+    Strategy base = layout_strategy(layout, space_.compute_dtype, model_.num_layers);
+    base.lora = space_.lora;
+    Workload base_workload = with_rl(workload_, space_.micro_batch.front(), rl_ ? space_.rollout_tp.front() : 1,
+                                     rl_ ? space_.gpu_memory_utilization.front() : 0,
+                                     rl_ ? space_.log_prob_micro_batch.front() : 0);
+    set_train_batch(base, base_workload, train_batches().front());
+    if (rl_) set_log_prob_batch(base_workload, log_prob_batches().front());
     const std::vector<RecomputeChoice> recomputes = recompute_choices(layout.backend);
-    const std::int64_t train_count = static_cast<std::int64_t>(space_.micro_batch.size() * recomputes.size());
+    const std::int64_t train_count = static_cast<std::int64_t>(train_batches().size() * recomputes.size());
     const std::int64_t per_offload = train_count * rollout_option_count() * log_prob_option_count();
     const std::int64_t layout_size = per_offload * static_cast<std::int64_t>(space_.offload.size());
     result_.searched += layout_size;
-    Strategy first = base;
-    first.micro_batch = space_.micro_batch.front();
-    if (const std::string_view rule = check_(first, base_workload); !rule.empty()) {
+    if (const std::string_view rule = check_(base, base_workload); !rule.empty()) {
       result_.rejected[std::string(rule)] += layout_size;
       return;
     }
     for (OffloadChoice offload : space_.offload) {
       Strategy with_offload = base;
-      with_offload.offload = to_offload(offload);
-      search_offload(with_offload, base_workload, recomputes);
+      Workload offload_workload = base_workload;
+      apply_offload(with_offload, offload_workload, offload);
+      search_offload(with_offload, offload_workload, recomputes);
     }
   }
 
   void search_offload(const Strategy& base, const Workload& base_workload,
                       const std::vector<RecomputeChoice>& recomputes) {
     PhaseOptions train;
-    for (int micro : space_.micro_batch) {
+    for (std::int64_t batch : train_batches()) {
       for (RecomputeChoice recompute : recomputes) {
         Strategy strategy = base;
-        strategy.micro_batch = micro;
+        Workload workload = base_workload;
+        set_train_batch(strategy, workload, batch);
         apply_recompute(strategy, recompute, model_.num_layers);
-        const RlSettings& rl = base_workload.rl;
-        evaluate(train, PlanPhase::update, std::move(strategy),
-                 with_rl(base_workload, micro, rl.rollout_tp, rl.gpu_memory_utilization,
-                         rl.log_prob_micro_batch_per_gpu));
+        evaluate(train, PlanPhase::update, std::move(strategy), std::move(workload));
       }
     }
     PhaseOptions rollout;
     PhaseOptions log_prob;
     if (rl_) {
-      const RlSettings& rl = base_workload.rl;
       for (int rollout_tp : space_.rollout_tp) {
         for (double gmu : space_.gpu_memory_utilization) {
-          evaluate(rollout, PlanPhase::rollout, base,
-                   with_rl(base_workload, rl.ppo_micro_batch_per_gpu, rollout_tp, gmu,
-                           rl.log_prob_micro_batch_per_gpu));
+          Workload workload = base_workload;
+          workload.rl.rollout_tp = rollout_tp;
+          workload.rl.gpu_memory_utilization = gmu;
+          evaluate(rollout, PlanPhase::rollout, base, std::move(workload));
         }
       }
-      for (int micro : space_.log_prob_micro_batch) {
-        evaluate(log_prob, PlanPhase::log_prob, base,
-                 with_rl(base_workload, rl.ppo_micro_batch_per_gpu, rl.rollout_tp, rl.gpu_memory_utilization,
-                         micro));
+      for (std::int64_t batch : log_prob_batches()) {
+        Workload workload = base_workload;
+        set_log_prob_batch(workload, batch);
+        evaluate(log_prob, PlanPhase::log_prob, base, std::move(workload));
       }
     } else {
       rollout.fitting.push_back(PhaseOption{base, base_workload, {}, {}, 0, 0, {}});
@@ -197,9 +221,12 @@ class Searcher {
   PlanCandidate build(const PhaseOption& train, const PhaseOption& rollout, const PhaseOption& log_prob) const {
     PlanCandidate candidate;
     candidate.strategy = train.strategy;
-    candidate.workload = with_rl(train.workload, train.strategy.micro_batch, rollout.workload.rl.rollout_tp,
-                                 rollout.workload.rl.gpu_memory_utilization,
-                                 log_prob.workload.rl.log_prob_micro_batch_per_gpu);
+    candidate.workload = train.workload;
+    RlSettings& rl = candidate.workload.rl;
+    rl.rollout_tp = rollout.workload.rl.rollout_tp;
+    rl.gpu_memory_utilization = rollout.workload.rl.gpu_memory_utilization;
+    rl.log_prob_micro_batch_per_gpu = log_prob.workload.rl.log_prob_micro_batch_per_gpu;
+    rl.log_prob_max_token_len_per_gpu = log_prob.workload.rl.log_prob_max_token_len_per_gpu;
     candidate.gpus = train.strategy.world_size();
     const std::array<const PhaseOption*, kPlanPhaseCount> by_phase = {&rollout, &log_prob, &train};
     for (std::size_t p = 0; p < kPlanPhaseCount; ++p) {
@@ -313,6 +340,8 @@ class Searcher {
   const double usable_bytes_;
   const double tokens_per_step_;
   const bool rl_;
+  const std::vector<std::int64_t> train_batches_;
+  const std::vector<std::int64_t> log_prob_batches_;
   SearchResult result_;
   std::vector<PlanCandidate> top_;
   ParetoFrontier pareto_;

@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <array>
 #include <charconv>
 
 #include "core/text.hpp"
@@ -19,13 +20,18 @@ const std::vector<int> kVirtualStages = {1, 2, 4};
 const std::vector<int> kContextParallel = {1, 2, 4, 8};
 const std::vector<int> kUlysses = {1, 2, 4, 8};
 const std::vector<int> kLogProbMicroBatches = {1, 4, 16};
-// verl's default is 0.5 (rollout.gpu_memory_utilization); its examples use 0.4-0.9.
-const std::vector<double> kGpuMemoryUtilization = {0.5, 0.6, 0.7, 0.8, 0.9};
+// verl's default is 0.5 (rollout.gpu_memory_utilization); its examples use 0.4-0.9, 0.85 in the
+// large-model scripts (../shared/verl/examples_overrides.jsonl: 0.6, 0.8, 0.5, 0.7 most often).
+const std::vector<double> kGpuMemoryUtilization = {0.4, 0.5, 0.6, 0.7, 0.8, 0.85, 0.9};
+constexpr std::array<std::pair<OffloadChoice, std::string_view>, 4> kOffloadItems = {{
+    {OffloadChoice::params, "params"}, {OffloadChoice::grads, "grads"}, {OffloadChoice::optimizer, "optimizer"},
+    {OffloadChoice::ref, "ref"}}};
 
 const std::vector<std::pair<std::string, std::string>> kDimensions = {
     {"backend", "megatron|fsdp"}, {"gpus", "int"}, {"tp", "int"}, {"pp", "int"}, {"vpp", "int"},
     {"cp", "int"}, {"ep", "int"}, {"etp", "int"}, {"dp", "int"}, {"sp", "0|1"}, {"distopt", "0|1"},
-    {"ulysses", "int"}, {"fsdp_shard", "int"}, {"offload", "none|optimizer|all"}, {"mb", "int"},
+    {"ulysses", "int"}, {"fsdp_shard", "int"}, {"offload", "none|all|params+grads+optimizer+ref (any of them)"},
+    {"first_stage", "int"}, {"last_stage", "int"}, {"mb", "int"},
     {"recompute", "none|selective|full_uniform|full_block"}, {"rollout_tp", "int"},
     {"gmu", "number in (0,1)"}, {"lp_mb", "int"}, {"dynamic_bsz", "0|1"}};
 
@@ -66,6 +72,7 @@ std::optional<double> parse_fraction(const std::string& text) {
 
 bool value_matches(const std::string& kind, const std::string& value) {
   if (kind == "int") return parse_positive_int(value).has_value();
+  if (kind.rfind("none|all|", 0) == 0) return parse_offload_choice(value).has_value();
   if (kind == "number in (0,1)") return parse_fraction(value).has_value();
   for (const std::string& choice : split(kind, '|')) {
     if (choice == value) return true;
@@ -92,20 +99,50 @@ Dtype common_compute_dtype(const Cluster& cluster) {
   return Dtype::bf16;
 }
 
-std::string_view offload_choice_name(OffloadChoice choice) {
-  switch (choice) {
-    case OffloadChoice::none: return "none";
-    case OffloadChoice::optimizer: return "optimizer";
-    case OffloadChoice::all: return "all";
+std::string offload_choice_name(OffloadChoice choice) {
+  if (choice == OffloadChoice::none) return "none";
+  if (choice == OffloadChoice::all) return "all";
+  std::string name;
+  for (const auto& [item, item_name] : kOffloadItems) {
+    if ((static_cast<int>(choice) & static_cast<int>(item)) != 0) name += (name.empty() ? "" : "+") + std::string(item_name);
   }
-  return "?";
+  return name;
+}
+
+std::optional<OffloadChoice> parse_offload_choice(const std::string& text) {
+  if (text == "none") return OffloadChoice::none;
+  if (text == "all") return OffloadChoice::all;
+  int bits = 0;
+  for (const std::string& part : split(text, '+')) {
+    const auto item = std::find_if(kOffloadItems.begin(), kOffloadItems.end(),
+                                   [&](const auto& entry) { return entry.second == part; });
+    if (item == kOffloadItems.end()) return std::nullopt;
+    bits |= static_cast<int>(item->first);
+  }
+  return static_cast<OffloadChoice>(bits);
 }
 
 Offload to_offload(OffloadChoice choice) {
+  const auto has = [&](OffloadChoice item) { return (static_cast<int>(choice) & static_cast<int>(item)) != 0; };
   Offload offload;
-  offload.optimizer = choice != OffloadChoice::none;
-  offload.params = offload.grads = choice == OffloadChoice::all;
+  offload.params = has(OffloadChoice::params);
+  offload.grads = has(OffloadChoice::grads);
+  offload.optimizer = has(OffloadChoice::optimizer);
   return offload;
+}
+
+OffloadChoice offload_choice(const Offload& offload, bool ref_param_offload) {
+  int bits = 0;
+  if (offload.params) bits |= static_cast<int>(OffloadChoice::params);
+  if (offload.grads) bits |= static_cast<int>(OffloadChoice::grads);
+  if (offload.optimizer) bits |= static_cast<int>(OffloadChoice::optimizer);
+  if (ref_param_offload) bits |= static_cast<int>(OffloadChoice::ref);
+  return static_cast<OffloadChoice>(bits);
+}
+
+void apply_offload(Strategy& strategy, Workload& workload, OffloadChoice choice) {
+  strategy.offload = to_offload(choice);
+  workload.rl.ref_param_offload = (static_cast<int>(choice) & static_cast<int>(OffloadChoice::ref)) != 0;
 }
 
 std::string_view recompute_choice_name(RecomputeChoice choice) {
@@ -210,10 +247,12 @@ Result<SearchSpace> build_search_space(const ModelSpec& model, const Cluster& cl
   apply_int_fix(fixes, "fsdp_shard", space.fsdp_shard_size);
   apply_bool_fix(fixes, "sp", space.sequence_parallel);
   apply_bool_fix(fixes, "distopt", space.distributed_optimizer);
-  if (fixes.contains("offload")) {
-    const std::string& value = fixes.at("offload");
-    space.offload = {value == "all" ? OffloadChoice::all
-                     : value == "optimizer" ? OffloadChoice::optimizer : OffloadChoice::none};
+  if (fixes.contains("offload")) space.offload = {*parse_offload_choice(fixes.at("offload"))};
+  if (fixes.contains("first_stage") || fixes.contains("last_stage")) {
+    const int first = fixes.contains("first_stage") ? fixed_int(fixes, "first_stage") : 0;
+    const int last = fixes.contains("last_stage") ? fixed_int(fixes, "last_stage") : 0;
+    space.stage_splits = {{first, last}};
+    space.balanced_split = false;
   }
   if (fixes.contains("recompute")) {
     for (RecomputeChoice choice : {RecomputeChoice::none, RecomputeChoice::selective,
@@ -232,6 +271,11 @@ Result<SearchSpace> build_search_space(const ModelSpec& model, const Cluster& cl
   if (fixes.contains("gmu")) space.gpu_memory_utilization = {*parse_fraction(fixes.at("gmu"))};
   space.compute_dtype = common_compute_dtype(cluster);
   space.dynamic_bsz = fixes.contains("dynamic_bsz") ? fixes.at("dynamic_bsz") == "1" : workload.rl.use_dynamic_bsz;
+  if (space.dynamic_bsz) {
+    const std::int64_t width = workload.rl.prompt_len + workload.rl.response_len;
+    for (int micro : space.micro_batch) space.ppo_token_budgets.push_back(micro * width);
+    for (int micro : space.log_prob_micro_batch) space.log_prob_token_budgets.push_back(micro * width);
+  }
   return space;
 }
 

@@ -2,9 +2,11 @@
 // The values the planner tries for every dimension of a strategy, and `--fix` pins.
 // Which combinations are valid is decided by the rule table (strategy/validate), not here:
 // the space only lists candidate values, in the order the search visits them.
+#include <cstdint>
 #include <map>
 #include <optional>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "core/result.hpp"
@@ -14,10 +16,20 @@
 
 namespace meshplan {
 
-/// Offload choices the planner tries (verl: param_offload / grad_offload / optimizer_offload).
-enum class OffloadChoice { none, optimizer, all };
-std::string_view offload_choice_name(OffloadChoice choice);
+/// Offload choices the planner tries, item by item: a set of these bits (verl's actor
+/// param_offload / grad_offload / optimizer_offload and the reference model's param_offload,
+/// `actor_rollout_ref.{actor,ref}.{megatron,fsdp_config}.*_offload`). `all` is every item.
+enum class OffloadChoice : int { none = 0, params = 1, grads = 2, optimizer = 4, ref = 8, all = 15 };
+/// "none", "all", or the items joined by '+': "params+optimizer+ref".
+std::string offload_choice_name(OffloadChoice choice);
+/// The inverse of offload_choice_name; nullopt for an unknown item.
+std::optional<OffloadChoice> parse_offload_choice(const std::string& text);
+/// The actor's part of a choice (the ref bit goes to RlSettings::ref_param_offload).
 Offload to_offload(OffloadChoice choice);
+/// The choice of an actor offload and the reference model's param_offload.
+OffloadChoice offload_choice(const Offload& offload, bool ref_param_offload);
+/// Sets the actor's offload and the reference model's param_offload of one choice.
+void apply_offload(Strategy& strategy, Workload& workload, OffloadChoice choice);
 
 /// Recompute choices: none, selective (core attention), full uniform (every layer, one at a
 /// time), full block (the first half of each stage's layers; Megatron --recompute-method block).
@@ -28,6 +40,10 @@ struct SearchSpace {
   std::vector<int> world_sizes;  ///< GPUs used (the whole cluster unless searching for fewer)
   std::vector<Backend> backends;
   std::vector<int> tp, pp, vpp, cp, ep, etp;
+  /// Explicit (first, last) stage layer counts tried besides the balanced split for PP > 1
+  /// (Megatron num_layers_in_first/last_pipeline_stage; 0 = that stage not set).
+  std::vector<std::pair<int, int>> stage_splits;
+  bool balanced_split = true;  ///< also the planner's split (apply_balanced_split); off when pinned
   std::vector<int> dp;  ///< empty: any (dp is derived from the world size)
   std::vector<bool> sequence_parallel;      ///< tried when tp > 1
   std::vector<bool> distributed_optimizer;  ///< Megatron
@@ -39,7 +55,11 @@ struct SearchSpace {
   std::vector<int> rollout_tp;              ///< rl only
   std::vector<double> gpu_memory_utilization;
   std::vector<int> log_prob_micro_batch;
-  bool dynamic_bsz = false;  ///< emit token budgets (micro x seq_len) instead of micro-batches
+  bool dynamic_bsz = false;  ///< token budgets instead of micro-batches (verl use_dynamic_bsz)
+  /// With dynamic_bsz: actor.ppo_max_token_len_per_gpu and log_prob_max_token_len_per_gpu values
+  /// tried (by default the micro-batches times the padded sequence width, verl-rules §0 R64).
+  std::vector<std::int64_t> ppo_token_budgets, log_prob_token_budgets;
+  Lora lora;  ///< the adapters every candidate trains (a setting of the job, not searched)
   Dtype compute_dtype = Dtype::bf16;  ///< one every GPU of the cluster supports
 };
 

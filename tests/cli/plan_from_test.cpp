@@ -1,0 +1,234 @@
+// `plan --from SCRIPT` (issue 17): a verl launch read through check's parser becomes the
+// planner's inputs and its own layout the baseline. Over every verl example launch whose model is
+// a preset and whose GPU is named in its path or text (../shared/verl/examples_overrides.jsonl,
+// verl b178a3cd): candidates are found, the launch is inside the search space, and the best plan is
+// predicted at least as fast as the launch.
+#include <doctest/doctest.h>
+
+#include <cctype>
+#include <filesystem>
+#include <map>
+#include <nlohmann/json.hpp>
+#include <sstream>
+
+#include "cli/plan_from.hpp"
+#include "core/units.hpp"
+#include "hardware/gpu_catalog.hpp"
+#include "search/baseline.hpp"
+#include "search/real_cost_model.hpp"
+#include "search/rule_binding.hpp"
+#include "search/search.hpp"
+#include "test_support.hpp"
+#include "verl/check.hpp"
+#include "verl/to_strategy.hpp"
+#include "verl/verl_example_scripts.hpp"
+
+namespace meshplan {
+namespace {
+
+struct Planned {
+  SearchResult result;
+  Baseline baseline;
+  std::vector<std::string> outside;
+  std::vector<PhaseBreakdown> baseline_memory;
+};
+
+// What `plan --from` does after reading the launch (cli/plan_command.cpp: run_search + baseline).
+Planned plan_launch(const PlanLaunch& launch) {
+  Result<SearchSpace> space = build_search_space(launch.model, launch.cluster, launch.workload, SpaceOptions{});
+  REQUIRE(space.ok());
+  include_in_space(*space, launch.strategy, launch.workload, launch.model.num_layers);
+  const CostModel cost = real_cost_model(launch.model, launch.cluster, MemoryOptions{}, TimeOptions{});
+  const RuleCheck check = validate_rule_check(launch.model, launch.cluster);
+  Planned planned;
+  planned.result = search_plans(launch.model, *space, launch.workload, cost, check, SearchOptions{});
+  planned.baseline = evaluate_baseline(launch.strategy, launch.workload, cost, check, planned.result.usable_bytes);
+  planned.outside = outside_space(*space, launch.strategy, launch.workload, launch.model.num_layers);
+  planned.baseline_memory = cost.breakdown(launch.strategy, launch.workload);
+  return planned;
+}
+
+// The largest memory component of the baseline's peak phase: the term to look at when the
+// launch (which its authors ran) is predicted not to fit.
+std::string term_at_fault(const Planned& planned) {
+  const PhaseBreakdown* peak = nullptr;
+  for (const PhaseBreakdown& phase : planned.baseline_memory) {
+    if (!peak || phase.peak_bytes > peak->peak_bytes) peak = &phase;
+  }
+  if (!peak) return "?";
+  std::pair<std::string, double> largest{"?", 0};
+  for (const auto& component : peak->components) {
+    if (component.second > largest.second) largest = component;
+  }
+  return peak->name + "/" + largest.first;
+}
+
+// tests/fixtures/models/<repo name, lower case> for the launch's model path (SOURCES.md there).
+std::string fixture_model(const std::vector<InputText>& inputs, const VerlReadOptions& read) {
+  const Result<VerlLaunch> launch = read_verl_launch(inputs, read);
+  if (!launch.ok()) return "";
+  std::string name = verl_to_strategy(launch->config).model_path;
+  name = name.substr(name.rfind('/') + 1);
+  for (char& c : name) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+  const std::filesystem::path dir = test::fixture("models") / name;
+  return !name.empty() && std::filesystem::exists(dir / "config.json") ? dir.string() : "";
+}
+
+}  // namespace
+
+TEST_CASE("plan --from: the GPU named in the path wins over the text; several names are an error") {
+  const std::vector<GpuSpec>& catalog = builtin_gpu_catalog();
+  const auto from_path = gpu_named_in("examples/tuning/70b/qwen2-70b_grpo_32_h800_fsdp_vllm.sh", "# H100", catalog);
+  REQUIRE(from_path.ok());
+  REQUIRE(from_path->has_value());
+  CHECK((*from_path)->id == "H800-80GB");
+  const auto from_text = gpu_named_in("run_deepseek671b_math_megatron_80gb.sh", "# 256 H100(80GB)\nNODES=32", catalog);
+  REQUIRE(from_text.ok());
+  REQUIRE(from_text->has_value());
+  CHECK((*from_text)->id == "H100-80GB");
+  const auto none = gpu_named_in("run.sh", "NODES=4090", catalog);  // a bare number is not a GPU
+  REQUIRE(none.ok());
+  CHECK_FALSE(none->has_value());
+  CHECK_FALSE(gpu_named_in("a100_vs_h100.sh", "", catalog).ok());
+}
+
+TEST_CASE("plan --from over verl's example launches: never worse than what verl's authors ship") {
+  const auto path = test::shared_file("verl/examples_overrides.jsonl");
+  if (!path) return;
+  const std::map<std::string, std::string> unrebuildable = test::unrebuildable_example_launches();
+  int planned_count = 0, fitting = 0;
+  std::string not_fitting;
+  for (const test::ExampleLaunch& example : test::example_launches(*path)) {
+    if (unrebuildable.count(example.source)) continue;
+    const std::vector<InputText> inputs = {InputText{example.source, example.script}};
+    Result<PlanLaunch> launch = read_plan_launch(inputs, example.options.read, PlanLaunchArguments{}, builtin_gpu_catalog());
+    if (!launch.ok() && launch.error().key == "actor_rollout_ref.model.path") {
+      // Not a preset: the config.json of the same Hugging Face repo among the test fixtures, if any.
+      const std::string fixture = fixture_model(inputs, example.options.read);
+      if (!fixture.empty()) {
+        launch = read_plan_launch(inputs, example.options.read, PlanLaunchArguments{fixture, "", ""}, builtin_gpu_catalog());
+      }
+    }
+    if (!launch.ok()) continue;  // no preset or fixture model, or no GPU named: outside this corpus
+    if (launch->strategy.world_size() != launch->cluster.total_gpus()) continue;  // check reports these
+    ++planned_count;
+    const Planned planned = plan_launch(*launch);
+    INFO(example.source);
+    CHECK_MESSAGE(planned.outside.empty(), "outside the space: " << planned.outside.front());
+    CHECK(planned.baseline.broken_rule.empty());
+    if (planned.result.top.empty()) {
+      CHECK_MESSAGE(false, "no candidate fits");
+      continue;
+    }
+    const PlanCandidate& best = planned.result.top.front();
+    if (planned.baseline.fits) {
+      ++fitting;
+      CHECK(best.step_seconds <= planned.baseline.candidate.step_seconds * (1 + 1e-9));
+    } else {
+      not_fitting += "\n  " + example.source + ": " + term_at_fault(planned) + " " +
+                     std::to_string(bytes_to_gib(planned.baseline.candidate.peak_bytes)) + " GiB";
+    }
+    MESSAGE(example.source << ": baseline " << planned.baseline.candidate.step_seconds << " s ("
+                           << std::string(planned.baseline.fits ? "fits" : "does not fit") << "), best "
+                           << best.step_seconds
+                           << " s");
+  }
+  MESSAGE(planned_count << " launches planned, " << fitting << " predicted to fit; not fitting:" << not_fitting);
+  CHECK(planned_count >= 10);
+}
+
+TEST_CASE("plan --from: DeepSeek-V3 GRPO on 32x8 H800 with run_deepseek671b_math_megatron_80gb.sh") {
+  const auto path = test::shared_file("verl/examples_overrides.jsonl");
+  if (!path) return;
+  for (const test::ExampleLaunch& example : test::example_launches(*path)) {
+    if (example.source != "examples/grpo_trainer/run_deepseek671b_math_megatron_80gb.sh") continue;
+    // What the script computes in shell and the record keeps unexpanded: its token budgets,
+    // (2048 + 4096) x 1 and x 3, and its offloads (ACTOR_*_OFFLOAD default to ALL_OFFLOAD=True).
+    VerlReadOptions read = example.options.read;
+    read.set_overrides = {"actor_rollout_ref.actor.megatron.param_offload=True",
+                          "actor_rollout_ref.actor.megatron.grad_offload=True",
+                          "actor_rollout_ref.actor.megatron.optimizer_offload=True",
+                          "actor_rollout_ref.actor.ppo_max_token_len_per_gpu=6144",
+                          "actor_rollout_ref.rollout.log_prob_max_token_len_per_gpu=18432",
+                          "actor_rollout_ref.ref.log_prob_max_token_len_per_gpu=18432"};
+    const Result<PlanLaunch> launch =
+        read_plan_launch({InputText{example.source, example.script}}, read,
+                         PlanLaunchArguments{"deepseek-v3", "H800-80GB", ""}, builtin_gpu_catalog());
+    REQUIRE_MESSAGE(launch.ok(), launch.error().to_string());
+    // The script's layout: TP1 PP16 with a 4/1-layer first/last stage, EP16, ETP1, every offload,
+    // full uniform recompute, rollout TP32, gmu 0.8, dynamic batch sizes of 1x / 3x the width.
+    const Strategy& s = launch->strategy;
+    CHECK(s.tp == 1);
+    CHECK(s.pp == 16);
+    CHECK(s.first_stage_layers == 4);
+    CHECK(s.last_stage_layers == 1);
+    CHECK(s.ep == 16);
+    CHECK(s.etp == 1);
+    CHECK(s.dp == 16);
+    CHECK(offload_choice(s.offload, launch->workload.rl.ref_param_offload) == OffloadChoice::all);
+    CHECK(launch->workload.rl.rollout_tp == 32);
+    CHECK(launch->workload.rl.ppo_max_token_len_per_gpu == 6144);
+    CHECK(launch->workload.rl.log_prob_max_token_len_per_gpu == 18432);
+    CHECK(launch->cluster_text == "32x8xH800-80GB");
+    const Planned planned = plan_launch(*launch);
+    CHECK(planned.outside.empty());
+    REQUIRE(!planned.result.top.empty());
+    CHECK(planned.result.top.front().step_seconds <= planned.baseline.candidate.step_seconds * (1 + 1e-9));
+    MESSAGE("baseline " << planned.baseline.candidate.step_seconds << " s, peak "
+                        << bytes_to_gib(planned.baseline.candidate.peak_bytes) << " GiB ("
+                        << (planned.baseline.fits ? "fits" : term_at_fault(planned)) << "); best "
+                        << planned.result.top.front().step_seconds << " s");
+    return;
+  }
+  FAIL("the DeepSeek-V3 example is not in the corpus");
+}
+
+}  // namespace meshplan
+
+namespace meshplan {
+
+TEST_CASE("plan --from on the command line: baseline in text and JSON, the diff applies cleanly, bad input exits 2") {
+  const std::string script = test::fixture("verl/clean_grpo.sh").string();
+  const test::CliRun text = test::run({"plan", "--from", script, "--gpu", "H100", "--top", "2"});
+  REQUIRE_MESSAGE(text.exit_code == 0, text.err);
+  CHECK(text.out.find("your launch (" + script + "): backend=fsdp") != std::string::npos);
+  CHECK(text.out.find("vs yours") != std::string::npos);
+
+  const test::CliRun with_json = test::run({"plan", "--from", script, "--gpu", "H100", "--json", "--top", "2"});
+  REQUIRE(with_json.exit_code == 0);
+  const nlohmann::json out = nlohmann::json::parse(with_json.out);
+  const nlohmann::json& baseline = out["baseline"];
+  CHECK(baseline["strategy"]["micro_batch"] == 4);  // the script's ppo_micro_batch_size_per_gpu
+  CHECK(baseline["strategy"]["rl"]["gpu_memory_utilization"] == 0.5);
+  CHECK(baseline["outside_space"].empty());
+  CHECK(baseline["fits"].is_boolean());
+  CHECK(baseline["estimate"]["memory"].contains("phases"));
+  CHECK(out["cluster"] == "1x8xH100-80GB");
+  for (const auto& candidate : out["candidates"]) {
+    CHECK(candidate["speedup_over_baseline"].get<double>() ==
+          doctest::Approx(baseline["step_seconds"].get<double>() / candidate["step_seconds"].get<double>()));
+  }
+  if (baseline["fits"].get<bool>()) CHECK(out["candidates"][0]["speedup_over_baseline"].get<double>() >= 1.0);
+
+  // The diff, applied to the script as overrides, composes without a Hydra error.
+  const test::CliRun diff = test::run({"plan", "--from", script, "--gpu", "H100", "--emit", "verl"});
+  REQUIRE(diff.exit_code == 0);
+  CHECK(diff.out.rfind("# meshplan plan --from", 0) == 0);
+  CheckOptions options;
+  std::istringstream lines(diff.out);
+  for (std::string line; std::getline(lines, line);) {
+    if (line.empty() || line[0] == '#' || line[0] == '~') continue;
+    options.read.set_overrides.push_back(line.substr(0, line.find("  #")));
+  }
+  CHECK(!options.read.set_overrides.empty());
+  const Result<CheckReport> report = check_launch({InputText{script, test::file_text(script)}}, options);
+  REQUIRE(report.ok());
+  for (const Finding& finding : report->findings) CHECK_MESSAGE(finding.rule.rfind("hydra.", 0) != 0, finding.message);
+
+  CHECK(test::run({"plan", "--from", script}).exit_code == 2);  // no GPU named
+  CHECK(test::run({"plan", "--from", "no-such-script.sh", "--gpu", "H100"}).exit_code == 2);
+  CHECK(test::run({"plan", "--cluster", "1x8xH100-80GB"}).exit_code == 2);  // no --model, no --from
+  CHECK(test::run({"plan", "--model", "qwen2.5-0.5b", "--cluster", "1x8xH100-80GB", "--gpu", "H100"}).exit_code == 2);
+}
+
+}  // namespace meshplan
