@@ -237,13 +237,12 @@ def main():
         print(f"{len(MUTATIONS)} mutations")
         return 0
 
+    # A private copy of the sources (the work tree is never modified), built in tree/build so that
+    # the compiler sees the same relative paths as in the work tree's build/ and ccache hits.
     tree = os.path.join(args.build, "tree")
-    build = os.path.join(args.build, "build")
+    build = os.path.join(tree, "build")
     os.makedirs(args.build, exist_ok=True)
-    # A private copy of the sources: the work tree is never modified.
-    if os.path.exists(tree):
-        shutil.rmtree(tree)
-    shutil.copytree(ROOT, tree, ignore=shutil.ignore_patterns(".git", "build*"))
+    shutil.copytree(ROOT, tree, ignore=shutil.ignore_patterns(".git", "build*"), dirs_exist_ok=True)
     # The tests find ../shared beside the tree they were built from.
     shared = os.path.join(os.path.dirname(ROOT), "shared")
     link = os.path.join(args.build, "shared")
