@@ -4,7 +4,6 @@
 
 #include <map>
 #include <nlohmann/json.hpp>
-#include <regex>
 #include <set>
 #include <sstream>
 #include <string>
@@ -24,23 +23,26 @@ struct DocSection {
 std::map<std::string, DocSection> documented_sections() {
   std::map<std::string, DocSection> sections;
   std::istringstream in(test::file_text(test::source_dir() / "docs" / "json.md"));
-  static const std::regex heading(R"(^## `meshplan ([a-z]+) --json` \(schema_version ([0-9]+)\))");
-  static const std::regex name(R"(`([a-z_]+)`)");
+  const std::string heading = "## `meshplan ", version = "--json` (schema_version ";
   std::string line, current;
   bool in_table = false, table_done = false;
   while (std::getline(in, line)) {
-    std::smatch match;
-    if (std::regex_search(line, match, heading)) {
-      current = match[1];
-      sections[current].schema_version = std::stoi(match[2]);
+    const std::size_t version_at = line.find(version);
+    if (line.rfind(heading, 0) == 0 && version_at != std::string::npos) {
+      current = line.substr(heading.size(), line.find(' ', heading.size()) - heading.size());
+      sections[current].schema_version = std::stoi(line.substr(version_at + version.size()));
       in_table = table_done = false;
     } else if (line.rfind("## ", 0) == 0) {
       current.clear();
     } else if (!current.empty() && !table_done && line.rfind("| ", 0) == 0) {
       in_table = true;
+      // Every `name` in the first cell.
       const std::string first_cell = line.substr(2, line.find(" |", 2) - 2);
-      for (std::sregex_iterator it(first_cell.begin(), first_cell.end(), name), end; it != end; ++it) {
-        sections[current].fields.insert((*it)[1]);
+      for (std::size_t open = first_cell.find('`'); open != std::string::npos; open = first_cell.find('`', open + 1)) {
+        const std::size_t close = first_cell.find('`', open + 1);
+        if (close == std::string::npos) break;
+        sections[current].fields.insert(first_cell.substr(open + 1, close - open - 1));
+        open = close;
       }
     } else if (in_table) {
       table_done = true;
