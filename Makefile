@@ -3,13 +3,15 @@
 
 BUILD      ?= build
 ASAN_BUILD ?= build-asan
+FUZZ_BUILD ?= build-fuzz
+FUZZ_SECONDS ?= 60
 JOBS       ?= $(shell nproc)
 CMAKE_GEN  := -G Ninja
 # ccache (when installed) shares objects between clones and build folders of this tree.
 export CCACHE_BASEDIR := $(CURDIR)
 export CCACHE_NOHASHDIR := 1
 
-.PHONY: all deps build test test-release test-asan demo bench clean test-browser dist test-dist
+.PHONY: all deps build test test-release test-asan demo bench clean test-browser dist test-dist fuzz mutate
 
 all: build
 
@@ -30,6 +32,18 @@ test-asan: deps
 	  ctest --test-dir $(ASAN_BUILD) --output-on-failure -j $(JOBS)
 
 test: test-release test-asan
+
+# libFuzzer targets for every parser (fuzz/README.md): each runs FUZZ_SECONDS, one line per target.
+fuzz: deps
+	@dpkg -s libfuzzer-14-dev >/dev/null 2>&1 || apt-get install -y clang libfuzzer-14-dev
+	cmake -S . -B $(FUZZ_BUILD) $(CMAKE_GEN) -DCMAKE_CXX_COMPILER=clang++ -DCMAKE_BUILD_TYPE= \
+	  -DCMAKE_CXX_FLAGS="-O1 -g" -DMESHPLAN_FUZZ=ON -DMESHPLAN_WERROR=OFF >/dev/null
+	cmake --build $(FUZZ_BUILD) -j $(JOBS) --target meshplan_fuzz
+	FUZZ_SECONDS=$(FUZZ_SECONDS) ./scripts/fuzz.sh $(FUZZ_BUILD)
+
+# Mutation testing of the core formulas and rules (tools/mutate.py): slow, not part of `test`.
+mutate: deps
+	python3 tools/mutate.py --jobs $(JOBS)
 
 # The seeds' case: Qwen2.5-VL-7B GRPO on 4 nodes x 8 A100-40GB (settings of verl's
 # examples/grpo_trainer/run_qwen2_5_vl-7b.sh): the plan, why, and the launch it recommends.
@@ -72,4 +86,4 @@ bench: deps
 	@for b in $(BUILD)/bench/*; do echo "== $$b"; $$b --benchmark_min_time=0.2 || exit 1; done
 
 clean:
-	rm -rf $(BUILD) $(ASAN_BUILD) $(DIST)
+	rm -rf $(BUILD) $(ASAN_BUILD) $(DIST) $(FUZZ_BUILD) build-mutate

@@ -9,6 +9,7 @@
 
 #include "cli/cluster_input.hpp"
 #include "cli/command.hpp"
+#include "cli/number_checks.hpp"
 #include "core/units.hpp"
 #include "cost/nccl_calibration.hpp"
 #include "hardware/cluster_spec.hpp"
@@ -31,11 +32,11 @@ void register_calibrate_command(CLI::App& app, CommandContext& context) {
   auto options = std::make_shared<Options>();
   command->add_option("--nccl", options->nccl_files, "all_reduce_perf / all_gather_perf output files")->required();
   command->add_option("--gemm-tflops", options->gemm_tflops, "measured large bf16 GEMM TFLOP/s per GPU")
-      ->check(CLI::PositiveNumber);
+      ->check(positive_number());
   command->add_option("--gpu", options->gpu, "GPU type (catalog id or alias, see `meshplan gpus`)")->required();
-  command->add_option("--nodes", options->nodes, "nodes in the cluster")->check(CLI::Range(1, kMaxNodes));
+  command->add_option("--nodes", options->nodes, "nodes in the cluster")->check(number_between(1, kMaxNodes));
   command->add_option("--gpus-per-node", options->gpus_per_node, "GPUs per node (default: the GPU's server)")
-      ->check(CLI::Range(1, kMaxGpusPerNode));
+      ->check(number_between(1, kMaxGpusPerNode));
   command->add_option("--out", options->out, "write the cluster file here (default: standard output)");
   command->add_option("--gpu-catalog", options->catalog_path, "read the catalog from FILE instead of the built-in one");
   command->callback([&context, options] {

@@ -72,7 +72,8 @@ void print_json(std::ostream& out, const CheckReport& report) {
                         {"fix", f.fix},
                         {"location", {{"file", f.location.file}, {"line", f.location.line}}}});
   }
-  out << nlohmann::json{{"schema", "meshplan.check/1"},
+  out << nlohmann::json{{"schema_version", 1},
+                        {"schema", "meshplan.check/1"},
                         {"config_name", report.config_name},
                         {"verl_schema", report.verl_source},
                         {"errors", report.errors},

@@ -67,6 +67,7 @@ nlohmann::json estimate_json(const ModelSpec& model, const Cluster& cluster, con
   const Strategy& s = in.strategy;
   const Workload& w = in.workload;
   nlohmann::json j;
+  j["schema_version"] = 1;  // docs/json.md
   j["model"] = {{"name", model.name}, {"total_params", model.total_params}};
   j["cluster"] = {{"gpus", cluster.total_gpus()}, {"gpu", cluster.groups.front().gpu.id}};
   j["strategy"] = {{"backend", backend_name(s.backend)},

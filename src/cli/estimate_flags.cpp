@@ -5,6 +5,7 @@
 #include <CLI/CLI.hpp>
 #include <algorithm>
 
+#include "cli/number_checks.hpp"
 #include "core/units.hpp"
 #include "cost/memory_tiers.hpp"
 
@@ -116,7 +117,7 @@ void fill_rl(const CLI::App& command, const EstimateFlags& f, const Cluster& clu
 /// An option that accepts only a number > 0.
 template <class T>
 void add_positive(CLI::App& c, const char* name, T& value, const char* description) {
-  c.add_option(name, value, description)->check(CLI::PositiveNumber);
+  c.add_option(name, value, description)->check(positive_number());
 }
 
 }  // namespace
@@ -144,7 +145,7 @@ void add_estimate_flags(CLI::App& c, EstimateFlags& f) {
   add_positive(c, "--global-batch", f.global_batch,
                "sequences per step (rl: data.train_batch_size in prompts)");
   c.add_option("--seq-len", f.seq_len, "tokens per sequence (pretrain/sft)")
-      ->check(CLI::Range(1, 100'000'000));
+      ->check(number_between(1, 100'000'000));
   c.add_option("--recompute", f.recompute, "none | selective | full")
       ->check(CLI::IsMember({"none", "selective", "full"}));
   c.add_option("--recompute-method", f.recompute_method, "uniform | block")
@@ -152,7 +153,7 @@ void add_estimate_flags(CLI::App& c, EstimateFlags& f) {
   add_positive(c, "--recompute-num-layers", f.recompute_num_layers,
                "layers per chunk (uniform) or count (block)");
   c.add_flag("--sequence-parallel", f.sequence_parallel, "Megatron sequence parallelism (with TP)");
-  c.add_option("--zero", f.zero, "ZeRO stage 0..3 (FSDP backend)")->check(CLI::Range(0, 3));
+  c.add_option("--zero", f.zero, "ZeRO stage 0..3 (FSDP backend)")->check(number_between(0, 3));
   add_positive(c, "--fsdp-shard-size", f.fsdp_shard_size, "hybrid-shard group size (verl fsdp_size)");
   add_positive(c, "--ulysses", f.ulysses, "Ulysses sequence parallel size (FSDP)");
   c.add_flag("--no-distributed-optimizer", f.no_distributed_optimizer,
@@ -160,22 +161,22 @@ void add_estimate_flags(CLI::App& c, EstimateFlags& f) {
   c.add_option("--offload", f.offload, "comma list of params,grads,optimizer");
   c.add_option("--optimizer-offload-fraction", f.optimizer_offload_fraction,
                "Megatron optimizer_offload_fraction")
-      ->check(CLI::Range(0.0, 1.0));
-  c.add_option("--lora-rank", f.lora_rank, "LoRA rank (0: full fine-tuning)")->check(CLI::NonNegativeNumber);
+      ->check(number_between(0.0, 1.0));
+  c.add_option("--lora-rank", f.lora_rank, "LoRA rank (0: full fine-tuning)")->check(non_negative_number());
   c.add_option("--lora-targets", f.lora_targets, "LoRA target modules (comma list, default all-linear)");
   c.add_option("--dtype", f.dtype, "bf16 | fp16 | fp8 | fp32")
       ->check(CLI::IsMember({"bf16", "fp16", "fp8", "fp32"}));
   c.add_option("--images-per-sample", f.images_per_sample, "images per sequence (VL models)")
-      ->check(CLI::NonNegativeNumber);
+      ->check(non_negative_number());
   c.add_option("--image-pixels", f.image_pixels, "pixels per image, e.g. 200704 (448x448)")
-      ->check(CLI::NonNegativeNumber);
+      ->check(non_negative_number());
   c.add_option("--overhead-gib", f.overhead_gib, "replace CUDA context + NCCL buffers per GPU (GiB)")
-      ->check(CLI::Range(0.0, 1024.0));
+      ->check(number_between(0.0, 1024.0));
   c.add_option("--fragmentation", f.fragmentation,
                "allocator fragmentation as a fraction of torch allocations")
-      ->check(CLI::Range(0.0, 1.0));
+      ->check(number_between(0.0, 1.0));
   c.add_option("--moe-capacity-factor", f.moe_capacity_factor, "routed tokens per expert vs uniform routing")
-      ->check(CLI::Range(0.1, 64.0));
+      ->check(number_between(0.1, 64.0));
   c.add_flag("--no-flash-attention", f.no_flash_attention,
              "store attention scores (Korthikanti Table 2's 5as/h)");
   add_positive(c, "--rollout-tp", f.rollout_tp, "rollout tensor_model_parallel_size");
@@ -194,7 +195,7 @@ void add_estimate_flags(CLI::App& c, EstimateFlags& f) {
   c.add_option("--gpu-memory-utilization", f.gpu_memory_utilization,
                "rollout gpu_memory_utilization (SGLang: "
                "mem_fraction_static)")
-      ->check(CLI::Range(0.01, 1.0));
+      ->check(number_between(0.01, 1.0));
   c.add_option("--rollout-engine", f.rollout_engine, "vllm | sglang")
       ->check(CLI::IsMember({"vllm", "sglang"}));
   add_positive(c, "--max-num-seqs", f.max_num_seqs, "rollout.max_num_seqs");

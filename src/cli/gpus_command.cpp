@@ -79,11 +79,17 @@ void register_gpus_command(CLI::App& app, CommandContext& context) {
     if (!options->cluster.empty()) {
       auto cluster = load_cluster_argument(options->cluster, *catalog);
       if (!cluster.ok()) return context.fail(cluster.error());
-      context.out << (options->json ? cluster_json(*cluster).dump(2) + "\n" : render_cluster(*cluster));
+      if (options->json) {
+        nlohmann::ordered_json doc = {{"schema_version", 1}};  // docs/json.md
+        doc.update(cluster_json(*cluster));
+        context.out << doc.dump(2) << "\n";
+      } else {
+        context.out << render_cluster(*cluster);
+      }
     } else if (options->json) {
       nlohmann::ordered_json list = nlohmann::ordered_json::array();
       for (const GpuSpec& gpu : *catalog) list.push_back(gpu_json(gpu));
-      context.out << nlohmann::ordered_json{{"schema", "meshplan-gpus/1"}, {"gpus", list}}.dump(2) << "\n";
+      context.out << nlohmann::ordered_json{{"schema_version", 1}, {"schema", "meshplan-gpus/1"}, {"gpus", list}}.dump(2) << "\n";
     } else {
       context.out << gpus_table(*catalog);
     }

@@ -53,6 +53,7 @@ nlohmann::json linear_attention_json(const ModelSpec& model) {
 std::string model_json(const ModelSpec& model, std::int64_t seq_len) {
   const AttentionSpec& attention = model.attention;
   nlohmann::json doc = {
+      {"schema_version", 1},  // docs/json.md
       {"name", model.name},
       {"model_type", model.model_type},
       {"architecture", model.architecture},

@@ -8,6 +8,7 @@
 #include <cstdint>
 #include <nlohmann/json.hpp>
 
+#include "core/nesting.hpp"
 #include "core/text.hpp"
 
 namespace meshplan {
@@ -109,6 +110,10 @@ Result<ConfigFields> ConfigFields::parse(std::string_view text, std::string_view
   auto document = std::make_shared<Document>();
   document->source_name = std::string(source_name);
   document->text = std::string(text);
+  if (const std::size_t at = json_nesting_overflow(text); at != std::string_view::npos) {
+    return Error{document->source_name, line_of_offset(text, at), "",
+                 fmt::format("JSON nested deeper than {} levels", kMaxJsonNesting)};
+  }
   try {
     document->root = json::parse(document->text);
   } catch (const json::parse_error& e) {

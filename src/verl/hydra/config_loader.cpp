@@ -6,6 +6,8 @@
 
 #include <map>
 
+#include "core/nesting.hpp"
+#include "core/text.hpp"
 #include "data/embedded.hpp"
 #include "verl/hydra/hydra_value.hpp"
 
@@ -75,6 +77,10 @@ Result<ConfigNode> config_from_yaml(std::string_view text, const std::string& fi
 }
 
 Result<ConfigNode> config_from_json(std::string_view text, const std::string& file_name) {
+  if (const std::size_t at = json_nesting_overflow(text); at != std::string_view::npos) {
+    return Error{file_name, line_of_offset(text, at), "",
+                 "JSON nested deeper than " + std::to_string(kMaxJsonNesting) + " levels"};
+  }
   const nlohmann::json parsed = nlohmann::json::parse(text, nullptr, false);
   if (parsed.is_discarded() || !parsed.is_object()) return Error{file_name, 0, "", "invalid JSON object"};
   return from_json(parsed);

@@ -56,6 +56,10 @@ std::string without_underscores(std::string_view text) {
   return out;
 }
 
+/// List and dict nesting allowed in one value; deeper input is refused before the stack runs
+/// out (Hydra's ANTLR grammar has no limit of its own; Python stops at its recursion limit).
+constexpr int kMaxNesting = 256;
+
 class ValueParser {
  public:
   explicit ValueParser(std::string_view text) : text_(text) {}
@@ -81,6 +85,9 @@ class ValueParser {
     skip_spaces();
     if (pos_ >= text_.size()) return top ? ConfigNode::make_string("") : fail("value expected");
     const char c = text_[pos_];
+    if ((c == '[' || c == '{') && ++nesting_ > kMaxNesting) {
+      return fail("nested deeper than " + std::to_string(kMaxNesting) + " levels");
+    }
     if (c == '[') return parse_list();
     if (c == '{') return parse_dict();
     if (c == '\'' || c == '"') return parse_quoted();
@@ -131,6 +138,7 @@ class ValueParser {
     skip_spaces();
     if (pos_ < text_.size() && text_[pos_] == ']') {
       ++pos_;
+      --nesting_;
       return list;
     }
     while (true) {
@@ -141,6 +149,7 @@ class ValueParser {
       if (pos_ >= text_.size()) return fail("missing ']'");
       if (text_[pos_] == ']') {
         ++pos_;
+        --nesting_;
         return list;
       }
       if (text_[pos_] != ',') return fail("expected ',' or ']'");
@@ -154,6 +163,7 @@ class ValueParser {
     skip_spaces();
     if (pos_ < text_.size() && text_[pos_] == '}') {
       ++pos_;
+      --nesting_;
       return dict;
     }
     while (true) {
@@ -170,6 +180,7 @@ class ValueParser {
       if (pos_ >= text_.size()) return fail("missing '}'");
       if (text_[pos_] == '}') {
         ++pos_;
+        --nesting_;
         return dict;
       }
       if (text_[pos_] != ',') return fail("expected ',' or '}'");
@@ -179,6 +190,7 @@ class ValueParser {
 
   std::string_view text_;
   std::size_t pos_ = 0;
+  int nesting_ = 0;  ///< lists and dicts open at pos_
 };
 
 }  // namespace

@@ -13,12 +13,32 @@ namespace {
 constexpr const char* kAtStart = "would fail at start-up in validate_config() (TaskRunner.run), before any GPU work";
 constexpr const char* kInWorker = "would fail in the actor worker's __init__ (inside Ray, after the model download)";
 
+// Every batch size and rollout.n is a count of samples: 0 or less empties the batch or divides
+// by zero (torch DataLoader raises "batch_size should be a positive integer"; the workers'
+// normalisation asserts "ppo_mini_batch_size should be larger than 0 after normalization" or
+// takes `% ppo_micro_batch_size_per_gpu`). The other batch rules skip such sizes.
+std::optional<RuleHit> sizes_positive(const ConfigView& v) {
+  static const std::vector<std::string> keys = {
+      "data.train_batch_size",          R("n"),
+      A("ppo_mini_batch_size"),         A("ppo_micro_batch_size_per_gpu"),
+      R("log_prob_micro_batch_size_per_gpu"), REF("log_prob_micro_batch_size_per_gpu"),
+      "critic.ppo_mini_batch_size",     "critic.ppo_micro_batch_size_per_gpu"};
+  for (const std::string& key : keys) {
+    const auto value = v.is_null(key) ? std::nullopt : v.integer(key);
+    if (!value || *value > 0) continue;
+    return RuleHit{std::to_string(*value),
+                   fmt::format("{} is {}: a batch size or sample count must be at least 1; {}", key, *value, kAtStart),
+                   {fmt::format("{}=1", key)}};
+  }
+  return std::nullopt;
+}
+
 std::optional<RuleHit> train_divisible(const ConfigView& v) {
   if (v.dynamic_bsz()) return std::nullopt;
   const auto train = v.integer("data.train_batch_size");
   const auto n = v.integer(R("n"));
   const long long gpus = v.n_gpus();
-  if (!train || !n || gpus <= 0) return std::nullopt;
+  if (!train || !n || *n <= 0 || gpus <= 0) return std::nullopt;
   long long minimal = gpus;
   if (v.megatron()) {
     const auto micro = v.integer(A("ppo_micro_batch_size_per_gpu"));
@@ -118,7 +138,7 @@ std::optional<RuleHit> fsdp_mini_positive(const ConfigView& v) {
   const auto mini = v.integer(A("ppo_mini_batch_size"));
   const auto n = v.integer(R("n"));
   const long long dp = v.actor_dp();
-  if (!mini || !n || dp <= 0 || (*mini * *n) / dp > 0) return std::nullopt;
+  if (!mini || !n || *n <= 0 || dp <= 0 || (*mini * *n) / dp > 0) return std::nullopt;
   return RuleHit{std::to_string(*mini),
                  fmt::format("ppo_mini_batch_size {} * rollout.n {} // dp {} is 0: \"ppo_mini_batch_size should be larger "
                              "than 0 after normalization\"; {}",
@@ -148,7 +168,7 @@ std::optional<RuleHit> token_budget(const ConfigView& v, const std::string& key,
   const auto budget = v.integer(key);
   const long long width = v.sequence_width();
   const long long factor = v.megatron() ? v.integer(A("megatron.context_parallel_size")).value_or(1) : v.actor_sp();
-  if (!budget || width <= 0 || *budget * factor >= width) return std::nullopt;
+  if (!budget || width <= 0 || factor <= 0 || *budget * factor >= width) return std::nullopt;
   return RuleHit{std::to_string(*budget),
                  fmt::format("max_token_len must be greater than the sequence length: {} * {} ({}) < prompt_length + "
                              "response_length ({}); would fail at the first forward pass (rearrange_micro_batches)",
@@ -175,6 +195,10 @@ std::optional<RuleHit> critic_token_budget(const ConfigView& v) {
 
 const std::vector<VerlRule>& batch_rules() {
   static const std::vector<VerlRule> rules = {
+      {"batch.sizes-positive", Severity::error,
+       {"data.train_batch_size", "actor_rollout_ref.rollout.n", "actor_rollout_ref.actor.ppo_mini_batch_size",
+        "actor_rollout_ref.actor.ppo_micro_batch_size_per_gpu", "critic.ppo_mini_batch_size"},
+       sizes_positive},
       {"batch.megatron-mp-divides-gpus", Severity::error,
        {"trainer.n_gpus_per_node", "trainer.nnodes", "actor_rollout_ref.actor.megatron.tensor_model_parallel_size",
         "actor_rollout_ref.actor.megatron.pipeline_model_parallel_size",

@@ -155,7 +155,7 @@ std::optional<RuleHit> vpp_micro_batches(const ConfigView& v) {
   const auto mini = v.integer(A("ppo_mini_batch_size"));
   const auto n = v.integer(R("n"));
   const long long dp = v.actor_dp();
-  if (pp <= 1 || group <= 0 || !mini || !n || dp <= 0) return std::nullopt;
+  if (pp <= 1 || group <= 0 || !mini || !n || *n <= 0 || dp <= 0) return std::nullopt;
   const long long local = (*mini * *n) / dp;
   if (v.dynamic_bsz()) {
     if (local >= group) return std::nullopt;

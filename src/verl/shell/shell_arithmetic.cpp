@@ -1,5 +1,9 @@
 // Bash arithmetic $(( ... )) on integers, evaluated statically (bash manual, "Shell Arithmetic").
+// Every operation is checked: a result outside 64 bits, INT64_MIN / -1, a negative exponent or
+// nesting deeper than kMaxNesting make the value unknown with a reason (bash itself wraps
+// around or stops with "expression recursion level exceeded" at 1024 levels, expr.c).
 #include <cctype>
+#include <limits>
 #include <string>
 
 #include "verl/shell/shell_expansion.hpp"
@@ -7,10 +11,14 @@
 namespace meshplan {
 namespace {
 
+/// Parenthesis and unary-operator nesting allowed in one expression; deeper input is refused
+/// instead of exhausting the stack (bash's own limit is 1024, MAX_EXPR_RECURSION_LEVEL).
+constexpr int kMaxNesting = 256;
+
 class Arithmetic {
  public:
-  Arithmetic(std::string_view text, const ShellVariables& variables, std::string& why, int depth = 0)
-      : text_(text), variables_(variables), why_(why), depth_(depth) {}
+  Arithmetic(std::string_view text, const ShellVariables& variables, std::string& why, bool& refused, int depth = 0)
+      : text_(text), variables_(variables), why_(why), refused_(refused), depth_(depth) {}
 
   std::optional<long long> run() {
     auto value = sum();
@@ -24,6 +32,21 @@ class Arithmetic {
     if (why_.empty()) why_ = what;
     return std::nullopt;
   }
+  // What bash would evaluate differently (wrap around) or refuse: not merely unknown.
+  std::optional<long long> refuse(const std::string& what) {
+    refused_ = true;
+    return fail(what);
+  }
+  std::optional<long long> overflow() { return refuse("the value does not fit in 64 bits (bash wraps around)"); }
+
+  /// Counts one nesting level for the lifetime of a recursive call.
+  struct Nest {
+    explicit Nest(int& level) : level_(level) { ++level_; }
+    ~Nest() { --level_; }
+    Nest(const Nest&) = delete;
+    Nest& operator=(const Nest&) = delete;
+    int& level_;
+  };
   void skip() {
     while (pos_ < text_.size() && std::isspace(static_cast<unsigned char>(text_[pos_]))) ++pos_;
   }
@@ -40,11 +63,11 @@ class Arithmetic {
       if (eat("+")) {
         auto right = product();
         if (!right) return right;
-        *left += *right;
+        if (__builtin_add_overflow(*left, *right, &*left)) return overflow();
       } else if (eat("-")) {
         auto right = product();
         if (!right) return right;
-        *left -= *right;
+        if (__builtin_sub_overflow(*left, *right, &*left)) return overflow();
       } else {
         break;
       }
@@ -62,8 +85,13 @@ class Arithmetic {
       ++pos_;
       auto right = power();
       if (!right) return right;
-      if (op != '*' && *right == 0) return fail("division by zero");
-      *left = op == '*' ? *left * *right : op == '/' ? *left / *right : *left % *right;
+      if (op == '*') {
+        if (__builtin_mul_overflow(*left, *right, &*left)) return overflow();
+        continue;
+      }
+      if (*right == 0) return refuse("division by zero");
+      if (*right == -1 && *left == std::numeric_limits<long long>::min()) return overflow();
+      *left = op == '/' ? *left / *right : *left % *right;
     }
     return left;
   }
@@ -71,18 +99,27 @@ class Arithmetic {
   std::optional<long long> power() {
     auto base = unary();
     if (base && eat("**")) {
+      const Nest nest(nesting_);
       auto exponent = power();
       if (!exponent) return exponent;
-      long long result = 1;
-      for (long long i = 0; i < *exponent; ++i) result *= *base;
+      if (*exponent < 0) return refuse("exponent less than 0");
+      // Square-and-multiply: at most 63 squarings, each checked.
+      long long result = 1, factor = *base;
+      for (long long e = *exponent; e > 0; e >>= 1) {
+        if ((e & 1) && __builtin_mul_overflow(result, factor, &result)) return overflow();
+        if (e > 1 && __builtin_mul_overflow(factor, factor, &factor)) return overflow();
+      }
       return result;
     }
     return base;
   }
 
   std::optional<long long> unary() {
+    const Nest nest(nesting_);
+    if (nesting_ > kMaxNesting) return refuse("nested deeper than " + std::to_string(kMaxNesting) + " levels");
     if (eat("-")) {
       auto value = unary();
+      if (value && *value == std::numeric_limits<long long>::min()) return overflow();
       if (value) *value = -*value;
       return value;
     }
@@ -115,7 +152,7 @@ class Arithmetic {
     }
     if (depth_ > 16) return fail("'" + token + "' refers to itself");
     std::string nested_why;
-    auto value = Arithmetic(it->second.values.front(), variables_, nested_why, depth_ + 1).run();
+    auto value = Arithmetic(it->second.values.front(), variables_, nested_why, refused_, depth_ + 1).run();
     if (!value) return fail("'" + token + "' is not a number: " + nested_why);
     return value;
   }
@@ -123,15 +160,20 @@ class Arithmetic {
   std::string_view text_;
   const ShellVariables& variables_;
   std::string& why_;
+  bool& refused_;
   int depth_ = 0;
+  int nesting_ = 0;
   std::size_t pos_ = 0;
 };
 
 }  // namespace
 
 std::optional<long long> evaluate_arithmetic(std::string_view expression, const ShellVariables& variables,
-                                             std::string& why) {
-  return Arithmetic(expression, variables, why).run();
+                                             std::string& why, bool* refused) {
+  bool refused_here = false;
+  auto value = Arithmetic(expression, variables, why, refused_here).run();
+  if (refused != nullptr) *refused = refused_here;
+  return value;
 }
 
 }  // namespace meshplan

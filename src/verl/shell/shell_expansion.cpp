@@ -6,6 +6,10 @@
 namespace meshplan {
 namespace {
 
+/// Nested $(( )) and ${..:-..} levels expanded in one word; deeper ones are left unknown
+/// instead of exhausting the stack (real scripts nest two or three).
+constexpr int kMaxNesting = 64;
+
 bool is_name_char(char c) { return std::isalnum(static_cast<unsigned char>(c)) || c == '_'; }
 
 // Index just past the construct opened at `open` ("${" or "$(" or "$(("), honouring nesting and quotes.
@@ -30,7 +34,8 @@ std::size_t construct_end(std::string_view text, std::size_t open, char open_cha
 
 class Expander {
  public:
-  Expander(ShellVariables& variables, bool split) : variables_(variables), split_(split) {}
+  Expander(ShellVariables& variables, bool split, int depth = 0)
+      : variables_(variables), split_(split), depth_(depth) {}
 
   ShellExpansion run(std::string_view word) {
     fields_.push_back({});
@@ -121,15 +126,18 @@ class Expander {
       const std::size_t end = construct_end(word, i + 1, '(', ')');
       const std::string_view inner = word.substr(i + 3, end >= i + 5 ? end - i - 5 : 0);
       std::string why;
+      bool refused = false;
       // Inner $var / ${var} expand first, then the arithmetic.
-      ShellExpansion expanded = expand_shell_word(inner, variables_, false);
+      ShellExpansion expanded = nested(inner);
       std::string text = expanded.fields.empty() ? "" : expanded.fields[0].text;
       if (!expanded.fields.empty() && expanded.fields[0].unknown) {
         append_unknown(word.substr(i, end - i), *expanded.fields[0].unknown);
-      } else if (auto value = evaluate_arithmetic(text, variables_, why)) {
+      } else if (auto value = evaluate_arithmetic(text, variables_, why, &refused)) {
         append_value(std::to_string(*value), quoted);
       } else {
-        append_unknown(word.substr(i, end - i), "arithmetic " + std::string(word.substr(i, end - i)) + ": " + why);
+        const std::string reason = "arithmetic " + std::string(word.substr(i, end - i)) + ": " + why;
+        if (refused) result_.problems.push_back(reason);
+        append_unknown(word.substr(i, end - i), reason);
       }
       return end;
     }
@@ -269,8 +277,22 @@ class Expander {
     }
   }
 
+  // A word inside this one ($(( ... )), ${NAME:-...}), expanded one level deeper.
+  ShellExpansion nested(std::string_view word) {
+    if (depth_ >= kMaxNesting) {
+      const std::string reason = "expansions nested deeper than " + std::to_string(kMaxNesting) + " levels";
+      if (result_.problems.empty()) result_.problems.push_back(reason);
+      ShellExpansion refused;
+      refused.fields.push_back({std::string(word), reason, 0});
+      return refused;
+    }
+    ShellExpansion inner = Expander(variables_, false, depth_ + 1).run(word);
+    for (std::string& problem : inner.problems) result_.problems.push_back(std::move(problem));
+    return inner;
+  }
+
   ShellField expand_operand(std::string_view operand) {
-    ShellExpansion inner = expand_shell_word(operand, variables_, false);
+    ShellExpansion inner = nested(operand);
     ShellField joined;
     for (const ShellField& field : inner.fields) {
       joined.text += field.text;
@@ -327,6 +349,7 @@ class Expander {
 
   ShellVariables& variables_;
   bool split_;
+  int depth_ = 0;
   std::vector<ShellField> fields_;
   ShellExpansion result_;
 };

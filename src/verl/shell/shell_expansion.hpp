@@ -36,14 +36,18 @@ struct ShellField {
 struct ShellExpansion {
   std::vector<ShellField> fields;
   bool used_positional_all = false;  ///< "$@" / $* appeared (the script's own arguments)
+  /// Arithmetic bash would refuse or wrap around (overflow, division by zero, too deep nesting),
+  /// one line each; the fields hold such values as unknown.
+  std::vector<std::string> problems;
 };
 
 /// Expands `word`; ${VAR:=d} assigns into `variables`. `split` false for assignment values.
 ShellExpansion expand_shell_word(std::string_view word, ShellVariables& variables, bool split = true);
 
 /// Evaluates a bash arithmetic expression on 64-bit integers (+ - * / % ** parentheses, unary
-/// minus, variable names); nullopt with `why` set when a name is unknown or the syntax is not.
+/// minus, variable names), every operation checked; nullopt with `why` set when a name is
+/// unknown, the syntax is not, or (`*refused` set) bash would refuse or wrap the value.
 std::optional<long long> evaluate_arithmetic(std::string_view expression, const ShellVariables& variables,
-                                             std::string& why);
+                                             std::string& why, bool* refused = nullptr);
 
 }  // namespace meshplan

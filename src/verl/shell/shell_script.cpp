@@ -58,6 +58,21 @@ class Walker {
     result_.findings.push_back(std::move(finding));
   }
 
+  // expand_shell_word, with a warning for each arithmetic bash would refuse or wrap around: the
+  // value is then unknown, and whatever reads it is not judged.
+  ShellExpansion expand(std::string_view word, bool split, int line) {
+    ShellExpansion expanded = expand_shell_word(word, variables_, split);
+    for (const std::string& problem : expanded.problems) {
+      Finding finding;
+      finding.severity = Severity::warning;
+      finding.rule = "shell.arithmetic";
+      finding.message = problem + "; the value is left unknown";
+      finding.location = SourceLocation{file_, line};
+      result_.findings.push_back(std::move(finding));
+    }
+    return expanded;
+  }
+
   // An if/elif/else block whose branches are all evaluated: each branch starts from the variables
   // before the block; afterwards a variable keeps its value only where every path agrees.
   struct IfBlock {
@@ -207,7 +222,7 @@ class Walker {
       argument.text = "(array)";
       return {"", argument};
     }
-    ShellExpansion expanded = expand_shell_word(value, variables_, false);
+    ShellExpansion expanded = expand(value, false, word.line);
     for (const ShellField& field : expanded.fields) {
       argument.text += field.text;
       if (field.unknown && !argument.unknown) argument.unknown = field.unknown;
@@ -231,7 +246,7 @@ class Walker {
     variable.location = SourceLocation{file_, line};
     for (const ShellCommand& element_line : lexed.commands) {
       for (const ShellWord& word : element_line.words) {
-        ShellExpansion expanded = expand_shell_word(word.text, variables_, true);
+        ShellExpansion expanded = expand(word.text, true, line + word.line - 1);
         for (const ShellField& field : expanded.fields) {
           variable.values.push_back(field.text);
           variable.element_unknown.push_back(field.unknown);
@@ -279,7 +294,7 @@ class Walker {
     call.location = SourceLocation{file_, command.line};
     for (std::size_t k = start; k < command.words.size(); ++k) {
       const ShellWord& word = command.words[k];
-      ShellExpansion expanded = expand_shell_word(word.text, variables_, true);
+      ShellExpansion expanded = expand(word.text, true, word.line);
       call.uses_script_arguments = call.uses_script_arguments || expanded.used_positional_all;
       for (ShellField& field : expanded.fields) {
         call.args.push_back(ShellArgument{std::move(field.text), std::move(field.unknown),

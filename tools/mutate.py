@@ -1,0 +1,310 @@
+#!/usr/bin/env python3
+"""Mutation testing of meshplan's core formulas and rules (issue 19).
+
+Applies each mutation of MUTATIONS (below) to a private copy of the source tree, builds the test
+binary once per mutant in its own build folder (ccache keeps the untouched objects), runs the
+suite and reports which mutants survive (the tests still pass). A survivor needs a test that
+kills it, or a written reason why it is equivalent (EQUIVALENT below).
+
+Not part of CI: one mutant costs an incremental build plus a suite run (minutes on 2 cores).
+Run it before resolving an issue that touches src/cost, src/strategy, the verl rules, the
+collectives or the fix renderer:
+
+  make mutate                      # every mutant
+  tools/mutate.py --list           # the table
+  tools/mutate.py --only cost.act.etp,cost.coll.ag-latency
+  tools/mutate.py --limit 5        # the first five
+"""
+import argparse
+import os
+import shutil
+import subprocess
+import sys
+import time
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+
+# (id, file, exact text, replacement, kind). The text must occur exactly once in the file;
+# a mutation whose text no longer occurs is reported as stale (the code moved on: update it).
+MUTATIONS = [
+    # --- src/cost: activations --------------------------------------------------------------
+    ("cost.act.etp", "src/cost/activations.cpp",
+     "mlp_inner_bytes_per_token(shape.expert_ffn, true) / std::max(split.etp, 1.0)",
+     "mlp_inner_bytes_per_token(shape.expert_ffn, true)", "dropped factor: expert activations not / ETP"),
+    ("cost.act.moe-sp", "src/cost/activations.cpp", "const double tokens = sb / r;", "const double tokens = sb;",
+     "dropped factor: MoE tokens not / SP"),
+    ("cost.act.chunk-round", "src/cost/activations.cpp", "stored = double((total + n - 1) / n) * input;",
+     "stored = double(total / n) * input;", "off by one: uniform recompute chunks rounded down"),
+    ("cost.act.block-vpp", "src/cost/activations.cpp", "n * std::max(s.vpp, 1)", "n",
+     "dropped factor: block recompute ignores VPP"),
+    ("cost.act.mla-tp", "src/cost/activations.cpp", "return replicated / r + sharded / t + unsplit;",
+     "return replicated / r + sharded / t + unsplit / t;", "wrong split: MLA latents split by TP"),
+    ("cost.act.replicated-sp", "src/cost/activations.cpp", "return replicated / r + sharded / t + unsplit;",
+     "return replicated + sharded / t + unsplit;", "dropped factor: replicated parts not / SP"),
+    ("cost.act.full-input", "src/cost/activations.cpp", "if (recompute == Recompute::full) return 2.0 * sb * h / r;",
+     "if (recompute == Recompute::full) return 2.0 * sb * h;", "dropped factor: full-recompute input not / SP"),
+    ("cost.act.gated", "src/cost/activations.cpp", "return (gated ? 6.0 : 4.0) * ffn;",
+     "return (gated ? 4.0 : 4.0) * ffn;", "constant: gated MLP inner activations"),
+    ("cost.act.flash", "src/cost/activations.cpp", "sharded += 4.0 * shape.heads * sb;",
+     "sharded += 0.0 * shape.heads * sb;", "dropped term: FlashAttention log-sum-exp"),
+    ("cost.act.vpp-penalty", "src/cost/activations.cpp", "1.0 + (p - 1.0) / (p * s.vpp)",
+     "1.0 + (p - 1.0) / p", "dropped factor: interleaved in-flight penalty ignores VPP"),
+    ("cost.act.last-stage", "src/cost/activations.cpp", "if (stage == PipelineStage::last) return 1.0;",
+     "if (stage == PipelineStage::first) return 1.0;", "swapped stage: 1F1B in-flight count"),
+    ("cost.act.ids", "src/cost/activations.cpp", "stage == PipelineStage::first ? kInputIdBytes",
+     "stage == PipelineStage::last ? kInputIdBytes", "swapped stage: input ids on the last stage"),
+    ("cost.act.router", "src/cost/activations.cpp", "unsplit += 4.0 * tokens * shape.experts;",
+     "unsplit += 2.0 * tokens * shape.experts;", "constant: fp32 router logits as 16-bit"),
+    ("cost.act.working", "src/cost/activations.cpp", "working = double(std::min(n, total)) * largest_full;",
+     "working = largest_full;", "dropped factor: uniform recompute working set of one chunk"),
+    # --- src/cost: model states -------------------------------------------------------------
+    ("cost.states.cp-shard", "src/cost/model_states.cpp", "return s.distributed_optimizer ? double(s.dp) * s.cp : 1.0;",
+     "return s.distributed_optimizer ? double(s.dp) : 1.0;", "dropped factor: CP in optimizer sharding"),
+    ("cost.states.expert-etp", "src/cost/model_states.cpp", "/ (double(s.ep) * s.etp);", "/ (double(s.ep));",
+     "dropped factor: expert parameters ignore ETP"),
+    ("cost.states.expert-group", "src/cost/model_states.cpp",
+     "double(s.world_size()) / (double(s.etp) * s.ep * s.pp)", "double(s.world_size()) / (double(s.etp) * s.ep)",
+     "dropped factor: expert optimizer group ignores PP"),
+    ("cost.states.grad-bytes", "src/cost/model_states.cpp", "constexpr double kMegatronGradBytes = 4;",
+     "constexpr double kMegatronGradBytes = 2;", "constant: fp32 main grads"),
+    ("cost.states.adam", "src/cost/model_states.cpp", "constexpr double kAdamMomentsBytes = 8;",
+     "constexpr double kAdamMomentsBytes = 4;", "constant: Adam moments"),
+    ("cost.states.zero2", "src/cost/model_states.cpp", "b.gradients = kZeroGradBytes * params / (stage >= 2 ? group : 1.0);",
+     "b.gradients = kZeroGradBytes * params / (stage >= 3 ? group : 1.0);", "off by one: ZeRO-2 gradient sharding"),
+    ("cost.states.zero1", "src/cost/model_states.cpp", "b.optimizer = optimizer_per_param * params / (stage >= 1 ? group : 1.0);",
+     "b.optimizer = optimizer_per_param * params / (stage >= 2 ? group : 1.0);", "off by one: ZeRO-1 optimizer sharding"),
+    ("cost.states.vocab-pad", "src/cost/model_states.cpp", "return (vocab + multiple - 1) / multiple * multiple;",
+     "return vocab / multiple * multiple;", "off by one: padded vocabulary rounded down"),
+    ("cost.states.tied", "src/cost/model_states.cpp", "const double head = model.tie_word_embeddings ? 0.0 : vocab_shard;",
+     "const double head = 0.0;", "dropped term: untied LM head"),
+    ("cost.states.tied-copy", "src/cost/model_states.cpp",
+     "p.dense += head > 0 ? head : (s.pp > 1 ? embedding : 0.0);", "p.dense += head;",
+     "dropped term: the tied embedding no longer copied to the last stage"),
+    ("cost.states.norms-tp", "src/cost/model_states.cpp",
+     "p.dense = double(dense) * (attention + norms + model.dense_mlp_params_per_layer / tp);",
+     "p.dense = double(dense) * (attention + norms / tp + model.dense_mlp_params_per_layer / tp);",
+     "wrong split: norms split by TP"),
+    ("cost.states.gathered", "src/cost/model_states.cpp", "(root + 2.0 * largest_layer_params(model))",
+     "(root + 1.0 * largest_layer_params(model))", "constant: FSDP prefetch keeps two layers"),
+    # --- src/cost: collectives --------------------------------------------------------------
+    ("cost.coll.ar-factor", "src/cost/collectives.cpp",
+     "return 2.0 * (n - 1.0) / n * transfer_seconds(bytes, link) + 2.0 * (n - 1.0) * link.latency_s;",
+     "return (n - 1.0) / n * transfer_seconds(bytes, link) + 2.0 * (n - 1.0) * link.latency_s;",
+     "constant: ring all-reduce moves 2(n-1)/n"),
+    ("cost.coll.ar-latency", "src/cost/collectives.cpp",
+     "return 2.0 * (n - 1.0) / n * transfer_seconds(bytes, link) + 2.0 * (n - 1.0) * link.latency_s;",
+     "return 2.0 * (n - 1.0) / n * transfer_seconds(bytes, link);", "dropped term: all-reduce latency"),
+    ("cost.coll.ag-latency", "src/cost/collectives.cpp",
+     "  return (n - 1.0) / n * transfer_seconds(bytes, link) + (n - 1.0) * link.latency_s;\n}\n\ndouble ring_reduce",
+     "  return (n - 1.0) / n * transfer_seconds(bytes, link);\n}\n\ndouble ring_reduce",
+     "dropped term: all-gather latency"),
+    ("cost.coll.tree-log", "src/cost/collectives.cpp", "2.0 * std::log2(static_cast<double>(ranks)) * link.latency_s",
+     "2.0 * link.latency_s", "dropped factor: tree latency log2(n)"),
+    ("cost.coll.p2p-latency", "src/cost/collectives.cpp", "return transfer_seconds(bytes, link) + link.latency_s;",
+     "return transfer_seconds(bytes, link);", "dropped term: point-to-point latency"),
+    ("cost.coll.inter-latency", "src/cost/collectives.cpp",
+     "node.inter_node_latency_s > 0 ? node.inter_node_latency_s : kInterNodeLatencySeconds",
+     "node.inter_node_latency_s > 0 ? node.inter_node_latency_s : 10 * kInterNodeLatencySeconds",
+     "constant: inter-node latency x10"),
+    ("cost.coll.span-round", "src/cost/collectives.cpp", "(group.ranks + per_node - 1) / per_node",
+     "group.ranks / per_node", "off by one: nodes a group spans rounded down"),
+    ("cost.coll.nic-share", "src/cost/collectives.cpp",
+     "rate *= static_cast<double>(node.nics_per_node) / node.gpus_per_node;", "rate *= 1.0;",
+     "dropped factor: NICs shared by the GPUs of a node"),
+    ("cost.coll.hier-split", "src/cost/collectives.cpp", "all_reduce_seconds(bytes / g, nodes, inter)",
+     "all_reduce_seconds(bytes, nodes, inter)", "dropped factor: hierarchical inter-node part / g"),
+    ("cost.coll.stride", "src/cost/collectives.cpp", "const long span = static_cast<long>(group.ranks - 1) * group.stride + 1;",
+     "const long span = static_cast<long>(group.ranks) * group.stride + 1;", "off by one: a strided group's span"),
+    # --- src/cost: parallel communication ---------------------------------------------------
+    ("cost.comm.tp-passes", "src/cost/parallel_comm.cpp", "comm.tp_s = 2.0 * passes * layers * per_collective * exposed;",
+     "comm.tp_s = passes * layers * per_collective * exposed;", "constant: two TP collectives per layer"),
+    ("cost.comm.cp-tokens", "src/cost/parallel_comm.cpp",
+     "static_cast<double>(micro_batch) * static_cast<double>(seq_len) / strategy.cp;",
+     "static_cast<double>(micro_batch) * static_cast<double>(seq_len);", "dropped factor: tokens / CP"),
+    ("cost.comm.bucket", "src/cost/parallel_comm.cpp", "return std::max(40e6, 1e6 * dp);", "return 40e6;",
+     "dropped term: Megatron bucket grows with DP"),
+    # --- src/strategy -----------------------------------------------------------------------
+    ("strategy.positive", "src/strategy/validate.cpp", "return s.tp < 1 || s.pp < 1 ||", "return s.tp < 0 || s.pp < 1 ||",
+     "boundary: TP 0 accepted"),
+    ("strategy.world", "src/strategy/validate.cpp",
+     "[](const Inputs& in) { return std::int64_t{in.s.tp} * in.s.pp * in.s.cp * in.s.dp != world(in); },",
+     "[](const Inputs& in) { return std::int64_t{in.s.tp} * in.s.pp * in.s.dp != world(in); },",
+     "dropped factor: CP in the world factorization"),
+    ("strategy.tp-heads", "src/strategy/validate.cpp", "[](const Inputs& in) { return !divides(in.s.tp, heads(in)); },",
+     "[](const Inputs& in) { return false && !divides(in.s.tp, heads(in)); },", "disabled rule: tp.divides-heads"),
+    ("strategy.tp-kv", "src/strategy/validate.cpp", "[](const Inputs& in) { return !divides(in.s.tp, kv_heads(in)); },",
+     "[](const Inputs& in) { return false && !divides(in.s.tp, kv_heads(in)); },", "disabled rule: tp.divides-kv-heads"),
+    ("strategy.vpp-pp", "src/strategy/validate.cpp", "[](const Inputs& in) { return in.s.vpp > 1 && in.s.pp < 2; },",
+     "[](const Inputs& in) { return in.s.vpp > 1 && in.s.pp < 1; },", "boundary: VPP with PP 1 accepted"),
+    ("strategy.cp-seq", "src/strategy/validate.cpp", "!divides(2 * std::int64_t{in.s.cp}, in.w.seq_len)",
+     "!divides(std::int64_t{in.s.cp}, in.w.seq_len)", "dropped factor: 2 x CP divides the sequence"),
+    ("strategy.ep-moe", "src/strategy/validate.cpp", "return !in.m.moe && (in.s.ep > 1 || in.s.etp > 1);",
+     "return !in.m.moe && (in.s.ep > 1);", "dropped condition: ETP without MoE"),
+    ("strategy.ep-experts", "src/strategy/validate.cpp",
+     "[](const Inputs& in) { return in.m.moe && !divides(in.s.ep, in.m.moe->num_experts); },",
+     "[](const Inputs& in) { return false && in.m.moe && !divides(in.s.ep, in.m.moe->num_experts); },",
+     "disabled rule: ep.divides-experts"),
+    ("strategy.ep-world", "src/strategy/validate.cpp", "!divides(std::int64_t{in.s.etp} * in.s.ep * in.s.pp, world(in))",
+     "!divides(std::int64_t{in.s.ep} * in.s.pp, world(in))", "dropped factor: ETP in ep.divides-world"),
+    ("strategy.ulysses-world", "src/strategy/validate.cpp",
+     "[](const Inputs& in) { return !divides(in.s.ulysses_sp, world(in)); },",
+     "[](const Inputs& in) { return false && !divides(in.s.ulysses_sp, world(in)); },",
+     "disabled rule: ulysses.divides-world"),
+    ("strategy.shard", "src/strategy/validate.cpp",
+     "return in.s.fsdp_shard_size > 0 && !divides(in.s.fsdp_shard_size, in.s.dp); },",
+     "return in.s.fsdp_shard_size > 1 && !divides(in.s.fsdp_shard_size, in.s.dp); },", "boundary: shard size 1"),
+    ("strategy.train-ge-mini", "src/strategy/validate.cpp", "return is_rl(in) && in.w.global_batch < rl_mini(in); },",
+     "return is_rl(in) && in.w.global_batch <= rl_mini(in); },", "boundary: train batch equal to mini batch"),
+    ("strategy.mini-local", "src/strategy/validate.cpp", "return local <= 0 || !divides(ppo_micro(in), local);",
+     "return local < 0 || !divides(ppo_micro(in), local);", "boundary: empty per-GPU mini batch"),
+    ("strategy.vpp-groups", "src/strategy/validate.cpp", "return m > 0 && (m < in.s.pp || m % in.s.pp != 0);",
+     "return m > 0 && (m % in.s.pp != 0);", "dropped condition: fewer micro-batches than PP"),
+    ("strategy.positive-break", "src/strategy/validate.cpp", "if (rule.info.id == kRules.front().info.id) break;",
+     "", "removed guard: later rules run on sizes below 1"),
+    # --- verl rules -------------------------------------------------------------------------
+    ("verl.train-gcd", "src/verl/verl_rules_batch.cpp", "round_up_to_multiple(*train, minimal / std::gcd(minimal, *n))",
+     "round_up_to_multiple(*train, minimal)", "dropped gcd: train batch fix"),
+    ("verl.train-mp", "src/verl/verl_rules_batch.cpp", "minimal = (gpus / v.model_parallel()) * *micro;",
+     "minimal = gpus * *micro;", "dropped factor: Megatron minimal batch / model parallel"),
+    ("verl.mini-le-train", "src/verl/verl_rules_batch.cpp",
+     "A(\"ppo_mini_batch_size\"));\n  if (!train || !mini || *train >= *mini) return std::nullopt;",
+     "A(\"ppo_mini_batch_size\"));\n  if (!train || !mini || *train > *mini) return std::nullopt;",
+     "boundary: train equal to mini"),
+    ("verl.deprecated-sp", "src/verl/verl_rules_batch.cpp", "if (*micro * v.actor_sp() < v.n_gpus()) {",
+     "if (*micro < v.n_gpus()) {", "dropped factor: SP in the deprecated micro batch rule"),
+    ("verl.budget-factor", "src/verl/verl_rules_batch.cpp", "*budget * factor >= width", "*budget >= width",
+     "dropped factor: SP/CP in the token budget"),
+    ("verl.budget-cp", "src/verl/verl_rules_batch.cpp",
+     "v.megatron() ? v.integer(A(\"megatron.context_parallel_size\")).value_or(1) : v.actor_sp();",
+     "v.megatron() ? 1 : v.actor_sp();", "dropped factor: CP in the Megatron token budget"),
+    ("verl.fsdp-mini-fix", "src/verl/verl_rules_batch.cpp", "(dp + *n - 1) / *n)}};", "dp / *n)}};",
+     "off by one: mini batch fix rounded down"),
+    ("verl.fsdp-micro-gcd", "src/verl/verl_rules_batch.cpp", "std::gcd(local, *micro))}};", "*micro - 1)}};",
+     "dropped gcd: micro batch fix"),
+    ("verl.sizes-positive", "src/verl/verl_rules_batch.cpp", "if (!value || *value > 0) continue;",
+     "if (!value || *value >= 0) continue;", "boundary: a size of 0 accepted"),
+    ("verl.actor-dp-sp", "src/verl/rule_support.cpp", "const long long divisor = megatron() ? model_parallel() : actor_sp();",
+     "const long long divisor = megatron() ? model_parallel() : 1;", "dropped factor: SP in the actor's DP"),
+    ("verl.dispatch-gcd", "src/verl/verl_rules_dispatch.cpp",
+     "round_up_to_multiple(split.prompts, multiple_of_samples / std::gcd(multiple_of_samples, split.n))",
+     "round_up_to_multiple(split.prompts, multiple_of_samples)", "dropped gcd: dispatch fix"),
+    ("verl.mini-iterator", "src/verl/verl_rules_dispatch.cpp", "if (mini_local <= 0 || local % mini_local == 0) return std::nullopt;",
+     "if (mini_local <= 0 || local % mini_local != 0) return std::nullopt;", "negated condition: mini iterator"),
+    ("verl.expert-etp", "src/verl/verl_rules_layout.cpp", "const long long size = etp * ep * pp;",
+     "const long long size = ep * pp;", "dropped factor: ETP in the Megatron expert layout"),
+    ("verl.ulysses-world", "src/verl/verl_rules_layout.cpp", "if (gpus <= 0 || gpus % sp == 0) return std::nullopt;",
+     "if (gpus <= 0 || gpus % sp != 1) return std::nullopt;", "wrong condition: Ulysses divides N"),
+    ("verl.vpp-group", "src/verl/verl_rules_megatron.cpp",
+     "if (group >= pp && group <= count && (remainder == 0 || remainder >= pp)) return std::nullopt;",
+     "if (group >= pp && group <= count && (remainder == 0 || remainder > pp)) return std::nullopt;",
+     "boundary: VPP remainder equal to PP"),
+    ("verl.vpp-count", "src/verl/verl_rules_megatron.cpp", "const long long count = (local + *micro - 1) / *micro;",
+     "const long long count = local / *micro;", "off by one: micro-batch count rounded down"),
+    # --- fix rendering ----------------------------------------------------------------------
+    ("fix.gcd", "src/diagnose/fix_renderer.cpp", "const std::int64_t step = minimal_int / std::gcd(minimal_int, n_int);",
+     "const std::int64_t step = minimal_int;", "dropped gcd: the fix renderer's train batch"),
+    ("fix.round-up", "src/diagnose/fix_renderer.cpp", "return std::to_string((current + step - 1) / step * step);",
+     "return std::to_string(current / step * step);", "off by one: fix rounded down"),
+    ("fix.n-guard", "src/diagnose/fix_renderer.cpp", "if (n_int < 1) return std::nullopt;", "if (n_int < 0) return std::nullopt;",
+     "boundary: rollout.n 0 in the fix"),
+]
+
+# Mutants that cannot change any observable result, with the reason (none known yet).
+EQUIVALENT = {}
+
+
+def run(cmd, cwd, timeout=None, env=None):
+    return subprocess.run(cmd, cwd=cwd, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
+                          timeout=timeout, env=env)
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--build", default=os.path.join(ROOT, "build-mutate"), help="work folder (default build-mutate)")
+    parser.add_argument("--only", default="", help="comma-separated mutation ids")
+    parser.add_argument("--limit", type=int, default=0, help="run only the first N selected mutants")
+    parser.add_argument("--list", action="store_true", help="print the table and exit")
+    parser.add_argument("--jobs", default=str(os.cpu_count() or 2))
+    parser.add_argument("--test-timeout", type=int, default=900, help="seconds per suite run")
+    args = parser.parse_args()
+
+    selected = [m for m in MUTATIONS if not args.only or m[0] in args.only.split(",")]
+    if args.limit:
+        selected = selected[: args.limit]
+    if args.list:
+        for ident, path, _, _, kind in MUTATIONS:
+            print(f"{ident:28} {path:40} {kind}")
+        print(f"{len(MUTATIONS)} mutations")
+        return 0
+
+    # A private copy of the sources (the work tree is never modified), built in tree/build so that
+    # the compiler sees the same relative paths as in the work tree's build/ and ccache hits.
+    tree = os.path.join(args.build, "tree")
+    build = os.path.join(tree, "build")
+    os.makedirs(args.build, exist_ok=True)
+    shutil.copytree(ROOT, tree, ignore=shutil.ignore_patterns(".git", "build*"), dirs_exist_ok=True)
+    # The tests find ../shared beside the tree they were built from.
+    shared = os.path.join(os.path.dirname(ROOT), "shared")
+    link = os.path.join(args.build, "shared")
+    if os.path.isdir(shared) and not os.path.lexists(link):
+        os.symlink(shared, link)
+    env = dict(os.environ, CCACHE_BASEDIR=tree, CCACHE_NOHASHDIR="1")
+    configure = run(["cmake", "-S", tree, "-B", build, "-G", "Ninja", "-DCMAKE_BUILD_TYPE=Release"], tree, env=env)
+    if configure.returncode != 0:
+        print(configure.stdout)
+        return 2
+    baseline = build_and_test(tree, build, args, env)
+    if baseline != "killed-none":
+        print(f"the unmutated suite does not pass ({baseline}); fix that first")
+        return 2
+
+    results = []
+    for ident, path, text, replacement, kind in selected:
+        source = os.path.join(tree, path)
+        original = open(source).read() if os.path.exists(source) else ""
+        if original.count(text) != 1:
+            results.append((ident, "stale", kind))
+            print(f"{ident:28} stale (text not found once in {path})", flush=True)
+            continue
+        started = time.time()
+        try:
+            with open(source, "w") as f:
+                f.write(original.replace(text, replacement))
+            outcome = build_and_test(tree, build, args, env)
+        finally:
+            with open(source, "w") as f:
+                f.write(original)
+        verdict = {"killed-none": "SURVIVED", "killed": "killed", "build": "stillborn", "timeout": "killed"}[outcome]
+        results.append((ident, verdict, kind))
+        print(f"{ident:28} {verdict:9} {time.time() - started:6.0f} s  {kind}", flush=True)
+
+    counted = [r for r in results if r[1] in ("killed", "SURVIVED")]
+    killed = sum(1 for r in counted if r[1] == "killed")
+    survivors = [r for r in counted if r[1] == "SURVIVED"]
+    print(f"\n{len(results)} mutants: {killed} killed, {len(survivors)} survived, "
+          f"{sum(1 for r in results if r[1] == 'stillborn')} did not build, "
+          f"{sum(1 for r in results if r[1] == 'stale')} stale"
+          + (f"; {100.0 * killed / len(counted):.0f}% killed" if counted else ""))
+    for ident, _, kind in survivors:
+        print(f"  survivor {ident}: {kind}" + (f" (equivalent: {EQUIVALENT[ident]})" if ident in EQUIVALENT else ""))
+    # Restore the unmutated objects so that the next run starts from them.
+    build_and_test(tree, build, args, env, test=False)
+    return 1 if any(ident not in EQUIVALENT for ident, _, _ in survivors) else 0
+
+
+def build_and_test(tree, build, args, env, test=True):
+    made = run(["cmake", "--build", build, "-j", args.jobs, "--target", "meshplan_tests"], tree, env=env)
+    if made.returncode != 0:
+        return "build"
+    if not test:
+        return "built"
+    try:
+        suite = run([os.path.join(build, "meshplan_tests"), "--abort-after=1"], tree,
+                    timeout=args.test_timeout, env=env)
+    except subprocess.TimeoutExpired:
+        return "timeout"
+    return "killed-none" if suite.returncode in (0, 77) else "killed"
+
+
+if __name__ == "__main__":
+    sys.exit(main())
