@@ -41,6 +41,13 @@ Result<DefaultsEntry> parse_entry(const ConfigNode& item, const std::string& fil
   if (item.kind == NodeKind::string) {
     entry.self = item.text == "_self_";
     entry.option = item.text;
+    // `name@package`: a config of the parent's group placed at a package (verl's
+    // `- reward_manager@reward_manager`).
+    if (const std::size_t at = item.text.find('@'); at != std::string::npos) {
+      entry.option = item.text.substr(0, at);
+      entry.package = item.text.substr(at + 1);
+      entry.has_package = true;
+    }
     return entry;
   }
   if (!item.is_map() || item.entries.size() != 1 || item.entries.front().second.kind != NodeKind::string) {
@@ -154,8 +161,9 @@ class Composer {
         self_done = true;
         continue;
       }
-      if (entry.group.empty()) {  // a config of this config's own group, at this package
-        if (auto nested = compose(join(group, entry.option, '/'), group, here, depth + 1, root); !nested.ok()) {
+      if (entry.group.empty()) {  // a config of this config's own group, at this package (or its own)
+        const std::string at = entry.has_package ? join(here, entry.package, '.') : here;
+        if (auto nested = compose(join(group, entry.option, '/'), group, at, depth + 1, root); !nested.ok()) {
           return nested.error();
         }
         continue;
