@@ -169,8 +169,6 @@ class Composer {
         continue;
       }
       const std::string full = resolve_group(group, entry.group);
-      auto option = interpolate(choices_.count(full) != 0 ? choices_.at(full) : entry.option, path + ".yaml");
-      if (!option.ok()) return option.error();
       // Hydra's default package of a group option is the group's path (`_group_`), relative here.
       std::string own_package = entry.package;
       if (!entry.has_package) {
@@ -178,7 +176,16 @@ class Composer {
         while (own_package.rfind("../", 0) == 0) own_package = own_package.substr(3);
         for (char& c : own_package) c = c == '/' ? '.' : c;
       }
-      if (auto nested = compose(full + "/" + *option, full, join(here, own_package, '.'), depth + 1, root);
+      const std::string at = join(here, own_package, '.');
+      // A command-line `group@package=option` chooses for that package only (the `model` group
+      // serves both actor_rollout_ref.model and critic.model).
+      const auto for_package = choices_.find(full + "@" + at);
+      const std::string chosen = for_package != choices_.end() ? for_package->second
+                                 : choices_.count(full) != 0   ? choices_.at(full)
+                                                               : entry.option;
+      auto option = interpolate(chosen, path + ".yaml");
+      if (!option.ok()) return option.error();
+      if (auto nested = compose(full + "/" + *option, full, at, depth + 1, root);
           !nested.ok()) {
         return nested.error();
       }

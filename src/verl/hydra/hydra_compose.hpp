@@ -17,7 +17,8 @@
 namespace meshplan {
 
 /// `texts` maps a config's path without `.yaml` ("ppo_trainer", "actor/dp_actor") to its YAML.
-/// `choices` are command-line group choices ("model_engine" -> "megatron").
+/// `choices` are command-line group choices ("model_engine" -> "megatron"), also for one package
+/// ("actor@actor_rollout_ref.actor" -> "mlite_actor", Hydra's `group@package=option`).
 Result<ConfigNode> compose_hydra_config(const std::map<std::string, std::string>& texts, const std::string& primary,
                                         const std::map<std::string, std::string>& choices);
 

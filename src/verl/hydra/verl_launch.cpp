@@ -217,14 +217,15 @@ class Reader {
     result_.findings.push_back(std::move(finding));
   }
 
-  // `group=option` overrides of a config group of the user's directory (Hydra group choices such
+  // `group=option` / `group@package=option` overrides of a config group (Hydra group choices such
   // as `model_engine=megatron`): they select configs, they are not keys.
   void take_group_choices(std::vector<ShellArgument>& overrides) {
     std::vector<ShellArgument> keys;
     for (ShellArgument& word : overrides) {
       const std::size_t eq = word.text.find('=');
       const std::string name = eq == std::string::npos ? "" : word.text.substr(0, eq);
-      if (!name.empty() && !word.unknown && is_config_group(*texts_, name)) {
+      const std::string group = name.substr(0, name.find('@'));  // `group@package=option`
+      if (!group.empty() && !word.unknown && is_config_group(*texts_, group)) {
         group_choices_[name] = word.text.substr(eq + 1);
       } else {
         keys.push_back(std::move(word));

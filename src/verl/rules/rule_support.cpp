@@ -103,6 +103,10 @@ std::optional<RuleHit> one_of(const ConfigView& v, const std::string& key, std::
 }
 
 bool rule_applies(const VerlRule& rule, const VerlVersion& version) {
+  if (!rule.since.empty()) {
+    const auto first = find_verl_version(rule.since);
+    if (first && version.index < first->index) return false;
+  }
   if (rule.mirrors.empty()) return true;
   const std::string module(rule.mirrors.substr(0, rule.mirrors.find(':')));
   const std::vector<std::string>& modules = verl_registry_names(version, "module");

@@ -72,9 +72,11 @@ struct VerlRule {
   /// verl versions that have that module (verl_versions.json "module"); "" for rules that mirror
   /// code outside verl (Megatron-core, vLLM) or checks every embedded version has.
   std::string_view mirrors = {};
+  /// The first verl version with the check when its module is older ("" = all with the module).
+  std::string_view since = {};
 };
 
-/// Whether `rule` applies to `version`: the module it mirrors exists there.
+/// Whether `rule` applies to `version`: the module it mirrors exists there, from `since` on.
 bool rule_applies(const VerlRule& rule, const VerlVersion& version);
 
 const std::vector<VerlRule>& batch_rules();

@@ -203,7 +203,9 @@ std::optional<RuleHit> rollout_correction(const ConfigView& v) {
 const std::vector<VerlRule>& option_rules() {
   static const std::vector<VerlRule> rules = {
       {"rollout.name", Severity::error, {"actor_rollout_ref.rollout.name"}, rollout_name},
-      {"rollout.mode-sync-removed", Severity::error, {"actor_rollout_ref.rollout.mode"}, rollout_mode},
+      // sync rollout was removed in v0.7.0 (before, mode: sync was the default)
+      {"rollout.mode-sync-removed", Severity::error, {"actor_rollout_ref.rollout.mode"}, rollout_mode, false,
+       "verl/workers/config/rollout.py:RolloutConfig.__post_init__", "0.7.0"},
       {"rollout.gpu-memory-utilization", Severity::error, {"actor_rollout_ref.rollout.gpu_memory_utilization"},
        gpu_memory_utilization},
       {"actor.loss-agg-mode", Severity::error, {"actor_rollout_ref.actor.loss_agg_mode"}, loss_agg_mode},

@@ -38,6 +38,10 @@ TEST_CASE("a rule of the legacy Megatron worker applies only to the verls that h
   const VerlRule rule{"r", Severity::error, {}, nullptr, false, "verl/workers/megatron_workers.py:f"};
   CHECK(rule_applies(rule, *find_verl_version("0.4.0")));
   CHECK_FALSE(rule_applies(rule, *find_verl_version("0.9.0")));
+  // RolloutConfig.__post_init__ rejects mode=sync from v0.7.0 on; v0.6.1 ran it by default.
+  const auto sync = test::with(test::fsdp_baseline(), {"actor_rollout_ref.rollout.mode=sync"});
+  CHECK(test::findings_of(test::check_lines(sync, "ppo_trainer", at("0.6.1")), "rollout.mode-sync-removed").empty());
+  CHECK(test::findings_of(test::check_lines(sync, "ppo_trainer", at("0.7.0")), "rollout.mode-sync-removed").size() == 1);
 }
 
 TEST_CASE("the verl version: --verl-version, a pin in the script, else the newest said in one line") {
