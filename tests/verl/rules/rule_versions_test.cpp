@@ -1,6 +1,7 @@
 // Rules follow the verl version of the launch: registries by version, rules of removed modules.
 #include <doctest/doctest.h>
 
+#include "test_support.hpp"
 #include "verl/check_support.hpp"
 #include "verl/rules/rule_support.hpp"
 
@@ -81,6 +82,21 @@ TEST_CASE("a key of a newer verl than the one checked against is a warning") {
                                       "hydra.unknown-key");
   REQUIRE(typo.size() == 1);
   CHECK(typo[0].severity == Severity::error);
+}
+
+// A launch of verl-project/verl 1dda039b (its own example, embedded as a fixture): the actor
+// switches to Megatron with the model_engine group and uses the dppo_tv loss of verl >= 0.7.1.
+TEST_CASE("a launch of newer verl checks clean with no flag; against b178a3cd its loss mode is unknown") {
+  const auto path = test::fixture("verl/verl_1dda039b/run_qwen3_30b_a3b_megatron_dppo.sh");
+  const std::string text = test::file_text(path);
+  auto newest = check_launch({InputText{path.string(), text}}, CheckOptions{});
+  REQUIRE(newest.ok());
+  CHECK(newest->errors == 0);
+  auto old = check_launch({InputText{path.string(), text}}, at("main@b178a3cd"));
+  REQUIRE(old.ok());
+  const auto loss = test::findings_of(*old, "actor.policy-loss");
+  REQUIRE(loss.size() == 1);
+  CHECK(loss[0].message.find("'dppo_tv' exists in verl 0.7.1..main@1dda039b") != std::string::npos);
 }
 
 }  // namespace meshplan
