@@ -130,23 +130,24 @@ class Reader {
     if (options_.verl_version) {
       const auto found = find_verl_version(*options_.verl_version);
       if (!found) {
-        const auto& all = embedded_verl_versions();
         return Error{"", 0, "--verl-version",
                      "no embedded verl version matches '" + *options_.verl_version + "' (embedded: " +
-                         (all.empty() ? std::string("none") : all.front().id + " .. " + all.back().id) + ")"};
+                         embedded_verl_range() + ")"};
       }
       result_.verl_version = *found;
     } else if (auto pin = script_pin(inputs)) {
       result_.verl_version = pin->first;
-      version_note(pin->second, "checked against verl " + pin->first.id + " (" + pin->first.date +
-                                    "): the script installs verl==" + pin_text_ + "; --verl-version X checks another");
+      info(pin->second,
+           "checked against verl " + pin->first.id + " (" + pin->first.date + "): the script installs verl==" + pin_text_ +
+               "; --verl-version X checks another",
+           "verl.version");
     } else {
       result_.verl_version = newest_verl_version();
-      const auto& all = embedded_verl_versions();
-      version_note(result_.location, "checked against verl " + result_.verl_version.id + " (" + result_.verl_version.date +
-                                         "), the newest embedded; the launch names no version: give --verl-version X (" +
-                                         (all.empty() ? std::string() : all.front().id + " .. " + all.back().id) +
-                                         ") or --verl-path <verl checkout>");
+      info(result_.location,
+           "checked against verl " + result_.verl_version.id + " (" + result_.verl_version.date +
+               "), the newest embedded; the launch names no version: give --verl-version X (" + embedded_verl_range() +
+               ") or --verl-path <verl checkout>",
+           "verl.version");
     }
     texts_ = options_.config_texts.empty() ? &embedded_config_texts(result_.verl_version) : &options_.config_texts;
     return true;
@@ -165,15 +166,6 @@ class Reader {
     return std::nullopt;
   }
 
-  void version_note(const SourceLocation& where, const std::string& message) {
-    Finding finding;
-    finding.severity = Severity::info;
-    finding.rule = "verl.version";
-    finding.message = message;
-    finding.location = where;
-    result_.findings.push_back(std::move(finding));
-  }
-
   // A key unknown to the chosen verl but known to the newest embedded one is most likely a launch
   // written for a newer verl: a warning naming both versions, not an error.
   void note_newer_keys() {
@@ -189,29 +181,17 @@ class Reader {
       }
       std::string key = finding.keys.front();
       while (!key.empty() && (key.front() == '+' || key.front() == '~')) key.erase(0, 1);
-      if (!has_path(*newer, key)) continue;
+      if (find_path(*newer, key) == nullptr) continue;
       finding.severity = Severity::warning;
       finding.message += "; it is a key of newer verl (" + newest.id + "): if the launch runs a newer verl than " +
                          result_.verl_version.id + ", give --verl-version";
     }
   }
 
-  static bool has_path(const ConfigNode& root, const std::string& key) {
-    const ConfigNode* node = &root;
-    std::size_t start = 0;
-    while (node != nullptr && start <= key.size()) {
-      const std::size_t dot = key.find('.', start);
-      node = node->child(std::string_view(key).substr(start, dot == std::string::npos ? std::string::npos : dot - start));
-      if (dot == std::string::npos) break;
-      start = dot + 1;
-    }
-    return node != nullptr;
-  }
-
-  void info(const SourceLocation& where, const std::string& message) {
+  void info(const SourceLocation& where, const std::string& message, const char* rule = "launch.not-checked") {
     Finding finding;
     finding.severity = Severity::info;
-    finding.rule = "launch.not-checked";
+    finding.rule = rule;
     finding.message = message;
     finding.location = where;
     result_.findings.push_back(std::move(finding));

@@ -80,6 +80,11 @@ const std::vector<VerlVersion>& embedded_verl_versions() {
   return versions;
 }
 
+std::string embedded_verl_range() {
+  const auto& versions = embedded_verl_versions();
+  return versions.empty() ? std::string("none") : versions.front().id + " .. " + versions.back().id;
+}
+
 const VerlVersion& newest_verl_version() {
   static const VerlVersion none;
   const auto& versions = embedded_verl_versions();

@@ -22,6 +22,9 @@ struct VerlVersion {
 /// Every embedded version, oldest first.
 const std::vector<VerlVersion>& embedded_verl_versions();
 
+/// "0.4.0 .. main@1dda039b": the oldest and newest embedded versions, for messages.
+std::string embedded_verl_range();
+
 /// The newest embedded version.
 const VerlVersion& newest_verl_version();
 
