@@ -13,12 +13,12 @@
 #include "hardware/gpu_catalog.hpp"
 #include "model/config_reader.hpp"
 #include "verl/check.hpp"
-#include "verl/config_loader.hpp"
-#include "verl/hydra_override.hpp"
-#include "verl/interpolation.hpp"
-#include "verl/shell_expansion.hpp"
-#include "verl/shell_lexer.hpp"
-#include "verl/shell_script.hpp"
+#include "verl/hydra/config_loader.hpp"
+#include "verl/hydra/hydra_override.hpp"
+#include "verl/hydra/interpolation.hpp"
+#include "verl/shell/shell_expansion.hpp"
+#include "verl/shell/shell_lexer.hpp"
+#include "verl/shell/shell_script.hpp"
 
 namespace meshplan::fuzz {
 namespace {
@@ -63,7 +63,6 @@ void interpolation(std::string_view text) {
 
 void yaml_config(std::string_view text) { (void)config_from_yaml(text, "fuzz.yaml"); }
 
-void json_config(std::string_view text) { (void)config_from_json(text, "fuzz.json"); }
 
 void hf_config(std::string_view text) { (void)parse_model_config(text, "config.json"); }
 
@@ -109,7 +108,7 @@ const std::vector<Target>& targets() {
   static const std::vector<Target> list = {
       {"shell_lexer", shell_lexer},   {"shell_script", shell_script}, {"shell_arithmetic", shell_arithmetic},
       {"shell_expansion", shell_expansion}, {"hydra_override", hydra_override}, {"interpolation", interpolation},
-      {"yaml_config", yaml_config},   {"json_config", json_config},   {"hf_config", hf_config},
+      {"yaml_config", yaml_config},   {"hf_config", hf_config},
       {"cluster_spec", cluster_spec}, {"gpu_catalog", gpu_catalog},   {"nccl_tests", nccl_tests},
       {"verl_metrics", verl_metrics}, {"line_reader", line_reader},   {"diagnose", diagnose},
       {"check", check},

@@ -13,7 +13,7 @@ fail() { echo "test-dist: FAIL: $*" >&2; exit 1; }
 # 1. Static: ldd finds no dynamic section; runs with no environment at all.
 if ldd "$dist/meshplan" >/dev/null 2>&1; then fail "ldd lists libraries: $(ldd "$dist/meshplan")"; fi
 version=$(env -i "$dist/meshplan" --version) || fail "--version under env -i"
-[[ "$version" == *"verl schema: volcengine/verl@"* ]] || fail "--version names no verl schema: $version"
+[[ "$version" == *"verl schemas: "*"newest: "* ]] || fail "--version names no verl schemas: $version"
 [[ "$(env -i "$dist/meshplan" model qwen3-8b)" == *"qwen3-8b"* ]] || fail "model under env -i"
 
 # A launch to check: the plan's own verl emit (it passes check), and a broken copy.

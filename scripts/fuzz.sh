@@ -15,7 +15,7 @@ seeds_of() {
   case $1 in
     shell_lexer|shell_script|check) echo "verl/*.sh configs/*.sh" ;;
     interpolation|yaml_config) echo "cluster/*.yaml" ;;
-    json_config|hf_config) echo "models/*/config.json" ;;
+    hf_config) echo "models/*/config.json" ;;
     cluster_spec) echo "cluster/*" ;;
     gpu_catalog) echo "gpu_catalog/*.json" ;;
     nccl_tests) echo "nccl/*" ;;

@@ -2,6 +2,7 @@
 #include <CLI/CLI.hpp>
 #include <nlohmann/json.hpp>
 
+#include <cctype>
 #include <filesystem>
 #include <ostream>
 
@@ -22,6 +23,8 @@ struct CheckArguments {
   std::vector<std::string> set;
   std::vector<std::string> env;
   std::string verl_config;
+  std::string verl_version;
+  std::string verl_path;
   std::string config_name;
   bool json = false;
   std::int64_t mean_prompt_len = 0;
@@ -105,6 +108,20 @@ void run_check(const CheckArguments& args, CommandContext& context) {
   options.mean_prompt_len = args.mean_prompt_len;
   options.mean_response_len = args.mean_response_len;
   if (!args.config_name.empty()) options.read.config_name = args.config_name;
+  if (!args.verl_path.empty()) {
+    // A verl checkout or installed package: its version file and its config tree (read, never run).
+    const std::filesystem::path root = args.verl_path;
+    const std::filesystem::path package = std::filesystem::exists(root / "verl" / "version") ? root / "verl" : root;
+    auto version = read_text_file((package / "version" / "version").string());
+    if (!version.ok()) return context.fail(Error{args.verl_path, 0, "--verl-path", "no verl/version/version file: not a verl checkout"});
+    std::string text = version.value();
+    while (!text.empty() && std::isspace(static_cast<unsigned char>(text.back())) != 0) text.pop_back();
+    if (args.verl_version.empty()) options.read.verl_version = text;
+    auto texts = read_config_dir((package / "trainer" / "config").string());
+    if (!texts.ok()) return context.fail(texts.error());
+    options.read.config_texts = std::move(texts.value());
+  }
+  if (!args.verl_version.empty()) options.read.verl_version = args.verl_version;
   if (!args.verl_config.empty()) {
     auto texts = read_config_dir(args.verl_config);
     if (!texts.ok()) return context.fail(texts.error());
@@ -162,6 +179,11 @@ void register_check_command(CLI::App& app, CommandContext& context) {
   command->add_option("--set", args->set, "an extra override key=value, applied last")->take_all();
   command->add_option("--env", args->env, "an environment variable VAR=value set before the script")->take_all();
   command->add_option("--verl-config", args->verl_config, "your verl config directory (instead of the embedded schema)");
+  command->add_option("--verl-version", args->verl_version,
+                      "the verl the launch runs (0.4.0 .. 0.9.0, main@<commit>; default: a verl==X pin in the "
+                      "script, else the newest embedded)");
+  command->add_option("--verl-path", args->verl_path,
+                      "a verl checkout or installed package: its version file and config tree are read");
   command->add_option("--config-name", args->config_name, "base config: ppo_trainer | ppo_megatron_trainer | yours");
   command->add_option("--mean-prompt-len", args->mean_prompt_len,
                       "expected real prompt tokens for the memory fit (default: a quarter of the maximum)")

@@ -13,8 +13,8 @@
 #include "cli/model_input.hpp"
 #include "hardware/gpu_catalog.hpp"
 #include "search/baseline.hpp"
-#include "verl/model_fit.hpp"
-#include "verl/to_strategy.hpp"
+#include "verl/fit/model_fit.hpp"
+#include "verl/fit/to_strategy.hpp"
 
 namespace meshplan {
 namespace {

@@ -9,7 +9,7 @@
 #include "hardware/cluster.hpp"
 #include "model/model_spec.hpp"
 #include "report/launch.hpp"
-#include "verl/verl_launch.hpp"
+#include "verl/hydra/verl_launch.hpp"
 
 namespace meshplan {
 

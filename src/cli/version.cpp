@@ -5,15 +5,10 @@
 #include <nlohmann/json.hpp>
 
 #include "data/embedded.hpp"
-#include "verl/hydra/config_loader.hpp"
+#include "verl/schema/verl_versions.hpp"
 
 namespace meshplan {
 namespace {
-
-/// The "repo@commit (date)" head of a data file's source line: what it was taken from.
-std::string source_head(const std::string& source) {
-  return source.substr(0, source.find(", "));
-}
 
 std::string json_source(std::string_view path, std::string_view key) {
   const auto text = embedded_file(path);
@@ -28,8 +23,10 @@ std::string json_source(std::string_view path, std::string_view key) {
 std::string version_text() {
   // Megatron-core's own version string sits beside the commit its field list was read from.
   const std::string core = json_source("verl/megatron_core_fields.json", "megatron_core_version");
-  return fmt::format("meshplan {}\nverl schema: {}\nMegatron-core fields: {} (megatron-core {})", MESHPLAN_VERSION,
-                     source_head(embedded_verl_source()), json_source("verl/megatron_core_fields.json", "source"), core);
+  const VerlVersion& newest = newest_verl_version();
+  return fmt::format("meshplan {}\nverl schemas: {} (newest: {}, commit {})\nMegatron-core fields: {} (megatron-core {})",
+                     MESHPLAN_VERSION, embedded_verl_range(), newest.id, newest.commit.substr(0, 8),
+                     json_source("verl/megatron_core_fields.json", "source"), core);
 }
 
 }  // namespace meshplan

@@ -1,6 +1,6 @@
 #include "diagnose/run_config.hpp"
 
-#include "verl/hydra/config_loader.hpp"
+#include "verl/hydra/verl_base.hpp"
 #include "verl/hydra/verl_launch.hpp"
 
 namespace meshplan {
@@ -33,7 +33,7 @@ Result<RunConfig> run_config_from_values(const std::map<std::string, std::string
 }
 
 std::vector<std::string> verl_base_config_keys() {
-  const auto base = embedded_verl_base("ppo_trainer");
+  const auto base = embedded_verl_base(newest_verl_version(), "ppo_trainer", {});
   return base.ok() ? leaf_keys(*base) : std::vector<std::string>{};
 }
 

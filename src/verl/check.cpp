@@ -2,7 +2,6 @@
 
 #include <algorithm>
 
-#include "verl/hydra/config_loader.hpp"
 #include "verl/rules/megatron_arguments.hpp"
 #include "verl/fit/model_fit.hpp"
 #include "verl/fit/to_strategy.hpp"
@@ -74,7 +73,9 @@ Result<CheckReport> check_launch(const std::vector<InputText>& inputs, const Che
   if (!launch.ok()) return launch.error();
   CheckReport report;
   report.config_name = launch->config_name;
-  report.verl_source = options.read.config_texts.empty() ? embedded_verl_source() : "--verl-config";
+  const VerlVersion& version = launch->verl_version;
+  report.verl_source = "verl " + version.id + " (verl-project/verl@" + version.commit + ", " + version.date + ")" +
+                       (options.read.config_texts.empty() ? "" : "; config tree from --verl-config");
   report.findings = verl_findings(launch.value(), options);
   // Scripts with a launch in each branch of an if: every launch is composed and checked; what
   // the launches share (the script's shell findings, the same rule at the same line) is said once.

@@ -20,7 +20,7 @@
 #include "search/search.hpp"
 #include "test_support.hpp"
 #include "verl/check.hpp"
-#include "verl/to_strategy.hpp"
+#include "verl/fit/to_strategy.hpp"
 #include "verl/verl_example_scripts.hpp"
 
 namespace meshplan {

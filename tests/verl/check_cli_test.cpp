@@ -30,13 +30,17 @@ TEST_CASE("check: a Megatron DAPO launch trips the worker-time rules") {
   // micro-batches, odd under VPP with PP 2 (R66); LoRA with vanilla_mbridge (R46); overlong
   // buffer 4096 > max_resp_len 2048 (R77), fixed to 2048 / 5 = 409.
   const std::string file = test::fixture("verl/broken_megatron_dapo.sh").string();
-  const test::CliRun run = test::run({"check", file});
+  const test::CliRun run = test::run({"check", file, "--verl-version", "main@b178a3cd"});
   CHECK(run.exit_code == 1);
   CHECK(run.out.find(file + ":13: error[megatron.lora-needs-bridge]") != std::string::npos);
   CHECK(run.out.find(file + ":18: error[megatron.vpp-micro-batches]: 43 micro-batches per mini batch") != std::string::npos);
   CHECK(run.out.find(file + ":26: error[reward.dapo-overlong]") != std::string::npos);
   CHECK(run.out.find("    fix: reward_model.reward_kwargs.overlong_buffer_cfg.len=409") != std::string::npos);
   CHECK(run.out.find("3 error(s), 0 warning(s)") != std::string::npos);
+  // Newer verl defaults to the Megatron-Bridge path (megatron.vanilla_mbridge: false), where LoRA works.
+  const test::CliRun newest = test::run({"check", file});
+  CHECK(newest.out.find("error[megatron.lora-needs-bridge]") == std::string::npos);
+  CHECK(newest.out.find("2 error(s), 0 warning(s)") != std::string::npos);
 }
 
 TEST_CASE("check --json: severity, rule, keys, value, message, fix, location") {
@@ -73,7 +77,11 @@ TEST_CASE("check: unusable input exits 2 with one clear message") {
   const test::CliRun wrong_config =
       test::run({"check", test::fixture("verl/clean_grpo.sh").string(), "--config-name", "gsm8k_multiturn_grpo"});
   CHECK(wrong_config.exit_code == 2);
-  CHECK(wrong_config.err.find("unknown verl config 'gsm8k_multiturn_grpo'") != std::string::npos);
+  CHECK(wrong_config.err.find("config 'gsm8k_multiturn_grpo' is not in verl main@1dda039b's config tree") !=
+        std::string::npos);
+  const test::CliRun old_verl = test::run({"check", test::fixture("verl/clean_grpo.sh").string(), "--verl-version", "0.3"});
+  CHECK(old_verl.exit_code == 2);
+  CHECK(old_verl.err.find("no embedded verl version matches '0.3' (embedded: 0.4.0 .. main@1dda039b)") != std::string::npos);
 }
 
 TEST_CASE("check: a script without any launch is unusable input") {
@@ -163,17 +171,6 @@ TEST_CASE("a launch in each branch of an if is checked, and what they share is s
   CHECK(range[0].location.line == 3);
   CHECK(removed[0].location.line == 5);
   CHECK(test::findings_of(*report, "env.unknown").size() == 1);
-}
-
-TEST_CASE("keys the embedded verl config lacks point to the schema version and --verl-config") {
-  // model_engine is a top-level key of newer verl releases (not in b178a3cd).
-  const CheckReport report = test::check_lines(test::with(test::fsdp_baseline(), {"model_engine=megatron"}));
-  REQUIRE(test::findings_of(report, "hydra.unknown-key").size() == 1);
-  const auto hint = test::findings_of(report, "hydra.schema-version");
-  REQUIRE(hint.size() == 1);
-  CHECK(hint[0].severity == Severity::info);
-  CHECK(hint[0].message.find("1 key(s) are not in the embedded verl config (volcengine/verl@b178a3cd") == 0);
-  CHECK(test::findings_of(test::check_lines(test::fsdp_baseline()), "hydra.schema-version").empty());
 }
 
 TEST_CASE("overrides written with leading dashes (as in the seed articles) are rejected") {

@@ -64,6 +64,7 @@ std::vector<ExampleLaunch> example_launches(const std::filesystem::path& jsonl) 
     if (record["module"] != "verl.trainer.main_ppo") continue;
     ExampleLaunch launch;
     launch.source = record["source"].get<std::string>();
+    launch.options.read.verl_version = "main@b178a3cd";  // the verl these examples come from
     if (record["num_launches"].get<int>() > 1) launch.source += "#" + std::to_string(record["launch_index"].get<int>());
     std::string script = "#!/bin/bash\n";
     for (const auto& [name, raw] : record["env_raw"].items()) {

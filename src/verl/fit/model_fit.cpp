@@ -8,7 +8,7 @@
 #include "core/units.hpp"
 #include "cost/memory_estimate.hpp"
 #include "cost/memory_tiers.hpp"
-#include "verl/memory_fixes.hpp"
+#include "verl/fit/memory_fixes.hpp"
 #include "model/config_reader.hpp"
 #include "model/model_presets.hpp"
 #include "strategy/validate.hpp"

@@ -41,6 +41,13 @@ Result<DefaultsEntry> parse_entry(const ConfigNode& item, const std::string& fil
   if (item.kind == NodeKind::string) {
     entry.self = item.text == "_self_";
     entry.option = item.text;
+    // `name@package`: a config of the parent's group placed at a package (verl's
+    // `- reward_manager@reward_manager`).
+    if (const std::size_t at = item.text.find('@'); at != std::string::npos) {
+      entry.option = item.text.substr(0, at);
+      entry.package = item.text.substr(at + 1);
+      entry.has_package = true;
+    }
     return entry;
   }
   if (!item.is_map() || item.entries.size() != 1 || item.entries.front().second.kind != NodeKind::string) {
@@ -154,15 +161,14 @@ class Composer {
         self_done = true;
         continue;
       }
-      if (entry.group.empty()) {  // a config of this config's own group, at this package
-        if (auto nested = compose(join(group, entry.option, '/'), group, here, depth + 1, root); !nested.ok()) {
+      if (entry.group.empty()) {  // a config of this config's own group, at this package (or its own)
+        const std::string at = entry.has_package ? join(here, entry.package, '.') : here;
+        if (auto nested = compose(join(group, entry.option, '/'), group, at, depth + 1, root); !nested.ok()) {
           return nested.error();
         }
         continue;
       }
       const std::string full = resolve_group(group, entry.group);
-      auto option = interpolate(choices_.count(full) != 0 ? choices_.at(full) : entry.option, path + ".yaml");
-      if (!option.ok()) return option.error();
       // Hydra's default package of a group option is the group's path (`_group_`), relative here.
       std::string own_package = entry.package;
       if (!entry.has_package) {
@@ -170,7 +176,16 @@ class Composer {
         while (own_package.rfind("../", 0) == 0) own_package = own_package.substr(3);
         for (char& c : own_package) c = c == '/' ? '.' : c;
       }
-      if (auto nested = compose(full + "/" + *option, full, join(here, own_package, '.'), depth + 1, root);
+      const std::string at = join(here, own_package, '.');
+      // A command-line `group@package=option` chooses for that package only (the `model` group
+      // serves both actor_rollout_ref.model and critic.model).
+      const auto for_package = choices_.find(full + "@" + at);
+      const std::string chosen = for_package != choices_.end() ? for_package->second
+                                 : choices_.count(full) != 0   ? choices_.at(full)
+                                                               : entry.option;
+      auto option = interpolate(chosen, path + ".yaml");
+      if (!option.ok()) return option.error();
+      if (auto nested = compose(full + "/" + *option, full, at, depth + 1, root);
           !nested.ok()) {
         return nested.error();
       }

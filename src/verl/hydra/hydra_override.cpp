@@ -120,9 +120,16 @@ std::optional<std::string> nearest_config_key(const ConfigNode& root, std::strin
     if (find_path(root, suggestion) != nullptr) return suggestion;
     return prefix + *near;
   }
-  // Elsewhere in the config: a key whose last part is (nearly) the same, e.g. fsdp_size under
-  // fsdp_config; the closest full path among those.
-  const std::vector<std::string> all = leaf_keys(root);
+  // Elsewhere in the same section and role: a key whose last part is (nearly) the same, e.g.
+  // fsdp_size under fsdp_config; the closest full path among those. Never another role's key (the
+  // actor's Megatron TP is not the rollout's TP): the role is actor_rollout_ref.<role>, else the
+  // top-level section.
+  const std::string role = parts.size() > 2 && parts[0] == "actor_rollout_ref" ? parts[0] + "." + parts[1] + "."
+                                                                               : parts[0] + ".";
+  std::vector<std::string> all;
+  for (std::string& key : leaf_keys(root)) {
+    if (key.rfind(role, 0) == 0) all.push_back(std::move(key));
+  }
   std::vector<std::string> leaves;
   for (const std::string& key : all) leaves.push_back(key.substr(key.rfind('.') + 1));
   const auto leaf = nearest_match(parts.back(), leaves);

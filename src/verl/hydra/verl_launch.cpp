@@ -6,6 +6,7 @@
 #include "verl/hydra/hydra_compose.hpp"
 #include "verl/hydra/hydra_override.hpp"
 #include "verl/hydra/interpolation.hpp"
+#include "verl/hydra/verl_base.hpp"
 #include "verl/shell/shell_script.hpp"
 
 namespace meshplan {
@@ -106,6 +107,7 @@ class Reader {
     }
     if (!result_.has_verl_launch && yaml_layers.empty()) return std::move(result_);
     result_.has_verl_launch = true;
+    if (auto chosen = choose_version(inputs); !chosen.ok()) return chosen.error();
     take_group_choices(overrides);
     auto base = load_base(options_.config_name ? *options_.config_name : script_config_name.value_or("ppo_trainer"));
     if (!base.ok()) return base.error();
@@ -113,7 +115,7 @@ class Reader {
     for (const ConfigNode& layer : yaml_layers) merge_yaml(result_.config, layer, "");
     for (const ShellArgument& word : overrides) apply(word);
     append(result_.findings, resolve_interpolations(result_.config));
-    note_version_drift();
+    note_newer_keys();
     return std::move(result_);
   }
 
@@ -122,43 +124,88 @@ class Reader {
     to.insert(to.end(), from.begin(), from.end());
   }
 
-  // Keys the embedded schema lacks are often keys of another verl version: say which version the
-  // schema is, and how to check against the user's own.
-  void note_version_drift() {
-    if (!options_.config_texts.empty()) return;
-    const auto unknown = std::count_if(result_.findings.begin(), result_.findings.end(),
-                                       [](const Finding& f) { return f.rule == "hydra.unknown-key"; });
-    if (unknown == 0) return;
-    Finding finding;
-    finding.severity = Severity::info;
-    finding.rule = "hydra.schema-version";
-    const std::string source = embedded_verl_source();
-    finding.message = std::to_string(unknown) + " key(s) are not in the embedded verl config (" +
-                      source.substr(0, source.find(", ")) +
-                      "); if the launch targets another verl version, check it against that version's config: "
-                      "--verl-config <verl checkout>/verl/trainer/config";
-    finding.location = result_.location;
-    result_.findings.push_back(std::move(finding));
+  // Which verl the launch runs: --verl-version (or --verl-path's version file), else a pin in the
+  // script (`pip install verl==X`), else the newest embedded version, said in one line.
+  Result<bool> choose_version(const std::vector<InputText>& inputs) {
+    if (options_.verl_version) {
+      const auto found = find_verl_version(*options_.verl_version);
+      if (!found) {
+        return Error{"", 0, "--verl-version",
+                     "no embedded verl version matches '" + *options_.verl_version + "' (embedded: " +
+                         embedded_verl_range() + ")"};
+      }
+      result_.verl_version = *found;
+    } else if (auto pin = script_pin(inputs)) {
+      result_.verl_version = pin->first;
+      info(pin->second,
+           "checked against verl " + pin->first.id + " (" + pin->first.date + "): the script installs verl==" + pin_text_ +
+               "; --verl-version X checks another",
+           "verl.version");
+    } else {
+      result_.verl_version = newest_verl_version();
+      info(result_.location,
+           "checked against verl " + result_.verl_version.id + " (" + result_.verl_version.date +
+               "), the newest embedded; the launch names no version: give --verl-version X (" + embedded_verl_range() +
+               ") or --verl-path <verl checkout>",
+           "verl.version");
+    }
+    texts_ = options_.config_texts.empty() ? &embedded_config_texts(result_.verl_version) : &options_.config_texts;
+    return true;
   }
 
-  void info(const SourceLocation& where, const std::string& message) {
+  std::optional<std::pair<VerlVersion, SourceLocation>> script_pin(const std::vector<InputText>& inputs) {
+    for (const InputText& input : inputs) {
+      if (is_yaml_name(input.file_name)) continue;
+      const auto pin = verl_version_pin(input.text);
+      if (!pin) continue;
+      const auto found = find_verl_version(pin->version);
+      if (!found) continue;
+      pin_text_ = pin->version;
+      return std::make_pair(*found, SourceLocation{input.file_name, pin->line});
+    }
+    return std::nullopt;
+  }
+
+  // A key unknown to the chosen verl but known to the newest embedded one is most likely a launch
+  // written for a newer verl: a warning naming both versions, not an error.
+  void note_newer_keys() {
+    const VerlVersion& newest = newest_verl_version();
+    if (!options_.config_texts.empty() || result_.verl_version.index >= newest.index) return;
+    std::optional<ConfigNode> newer;
+    for (Finding& finding : result_.findings) {
+      if (finding.rule != "hydra.unknown-key" || finding.keys.empty()) continue;
+      if (!newer) {
+        auto base = embedded_verl_base(newest, result_.config_name, group_choices_);
+        if (!base.ok()) return;
+        newer = std::move(base.value());
+      }
+      std::string key = finding.keys.front();
+      while (!key.empty() && (key.front() == '+' || key.front() == '~')) key.erase(0, 1);
+      if (find_path(*newer, key) == nullptr) continue;
+      finding.severity = Severity::warning;
+      finding.message += "; it is a key of newer verl (" + newest.id + "): if the launch runs a newer verl than " +
+                         result_.verl_version.id + ", give --verl-version";
+    }
+  }
+
+  void info(const SourceLocation& where, const std::string& message, const char* rule = "launch.not-checked") {
     Finding finding;
     finding.severity = Severity::info;
-    finding.rule = "launch.not-checked";
+    finding.rule = rule;
     finding.message = message;
     finding.location = where;
     result_.findings.push_back(std::move(finding));
   }
 
-  // `group=option` overrides of a config group of the user's directory (Hydra group choices such
+  // `group=option` / `group@package=option` overrides of a config group (Hydra group choices such
   // as `model_engine=megatron`): they select configs, they are not keys.
   void take_group_choices(std::vector<ShellArgument>& overrides) {
-    if (options_.config_texts.empty()) return;
     std::vector<ShellArgument> keys;
     for (ShellArgument& word : overrides) {
       const std::size_t eq = word.text.find('=');
       const std::string name = eq == std::string::npos ? "" : word.text.substr(0, eq);
-      if (!name.empty() && !word.unknown && is_config_group(options_.config_texts, name)) {
+      const std::string group = name.substr(0, name.find('@'));  // `group@package=option`
+      if (!group.empty() && !word.unknown && is_config_group(*texts_, group)) {
         group_choices_[name] = word.text.substr(eq + 1);
       } else {
         keys.push_back(std::move(word));
@@ -167,25 +214,10 @@ class Reader {
     overrides = std::move(keys);
   }
 
-  // A user's config directory: verl's fully composed `_generated_<name>.yaml` when no group is
-  // chosen on the command line, else `<name>.yaml` composed through its defaults lists.
-  Result<ConfigNode> load_user_base(const std::string& name) {
-    const auto& texts = options_.config_texts;
-    const auto generated = texts.find("_generated_" + name);
-    if (group_choices_.empty() && generated != texts.end()) return config_from_yaml(generated->second, generated->first + ".yaml");
-    const auto own = texts.find(name);
-    if (own == texts.end()) {
-      if (generated != texts.end()) return config_from_yaml(generated->second, generated->first + ".yaml");
-      return Error{"", 0, "--config-name", "config '" + name + "' is not in the --verl-config directory"};
-    }
-    if (!has_defaults_list(own->second)) return config_from_yaml(own->second, name + ".yaml");
-    return compose_hydra_config(texts, name, group_choices_);
-  }
-
   Result<ConfigNode> load_base(const std::string& name) {
     result_.config_name = name;
-    if (!options_.config_texts.empty()) return load_user_base(name);
-    auto base = embedded_verl_base(name);
+    if (!options_.config_texts.empty()) return load_verl_base(*texts_, name, group_choices_, "the --verl-config directory");
+    auto base = embedded_verl_base(result_.verl_version, name, group_choices_);
     if (!base.ok() && !config_path_.empty()) {
       return Error{"", 0, "--config-name",
                    "config '" + name + "' comes from --config-path " + config_path_ +
@@ -314,6 +346,8 @@ class Reader {
   const VerlReadOptions& options_;
   std::string config_path_;
   std::map<std::string, std::string> group_choices_;  ///< Hydra group choices from the command line
+  const ConfigTexts* texts_ = nullptr;                 ///< --verl-config's tree or the chosen version's
+  std::string pin_text_;                               ///< the script's `verl==X`
   VerlLaunch result_;
 };
 

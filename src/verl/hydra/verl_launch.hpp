@@ -10,6 +10,7 @@
 
 #include "core/result.hpp"
 #include "verl/hydra/config_node.hpp"
+#include "verl/schema/verl_versions.hpp"
 #include "verl/shell/launch.hpp"
 
 namespace meshplan {
@@ -22,6 +23,9 @@ struct InputText {
 struct VerlReadOptions {
   std::optional<std::string> config_name;           ///< --config-name (wins over the script's)
   std::map<std::string, std::string> config_texts;   ///< --verl-config DIR: config name -> YAML text
+  /// --verl-version X, or the verl/version/version file of --verl-path; else a `verl==X` pin in
+  /// the script, else the newest embedded version.
+  std::optional<std::string> verl_version;
   std::vector<std::string> set_overrides;            ///< --set key=value, applied last
   std::map<std::string, std::string> environment;    ///< --env VAR=value, set before the script
   int launch_index = 0;  ///< which verl launch of the scripts (in order) to compose: one per branch of an if
@@ -29,6 +33,7 @@ struct VerlReadOptions {
 
 struct VerlLaunch {
   std::string config_name;          ///< ppo_trainer | ppo_megatron_trainer | a user's config
+  VerlVersion verl_version;         ///< the verl whose registries the rules consult (and whose config tree, without --verl-config)
   ConfigNode config;                ///< composed and resolved
   std::vector<Finding> findings;    ///< shell.*, hydra.*, config.* findings
   std::vector<Launch> megatron;     ///< Megatron-LM launches found in the scripts

@@ -102,6 +102,31 @@ std::optional<RuleHit> one_of(const ConfigView& v, const std::string& key, std::
   return hit;
 }
 
+bool rule_applies(const VerlRule& rule, const VerlVersion& version) {
+  if (!rule.since.empty()) {
+    const auto first = find_verl_version(rule.since);
+    if (first && version.index < first->index) return false;
+  }
+  if (rule.mirrors.empty()) return true;
+  const std::string module(rule.mirrors.substr(0, rule.mirrors.find(':')));
+  const std::vector<std::string>& modules = verl_registry_names(version, "module");
+  return std::binary_search(modules.begin(), modules.end(), module);
+}
+
+std::optional<RuleHit> registered_name(const ConfigView& v, const std::string& key, std::string_view kind,
+                                       const std::string& what, std::string_view when) {
+  const std::vector<std::string>& names = verl_registry_names(v.version(), kind);
+  if (names.empty()) return std::nullopt;
+  const std::vector<std::string_view> allowed(names.begin(), names.end());
+  auto hit = one_of(v, key, allowed, what, when);
+  if (!hit) return hit;
+  const std::size_t list = hit->message.find(" is not one of {");
+  if (list != std::string::npos) hit->message.insert(list + 15, "verl " + v.version().id + "'s ");
+  const std::string range = verl_registry_range(kind, hit->value);
+  if (!range.empty()) hit->message += "; '" + hit->value + "' exists in verl " + range;
+  return hit;
+}
+
 std::optional<RuleHit> exactly_one_of(const ConfigView& v, const std::string& section, const std::string& global_key,
                                       const std::string& per_gpu_key, const std::string& label, std::string_view when) {
   const bool global_set = !v.is_null(section + global_key);

@@ -9,12 +9,15 @@
 
 #include "model/model_spec.hpp"
 #include "verl/hydra/config_node.hpp"
+#include "verl/schema/verl_versions.hpp"
 
 namespace meshplan {
 
 class ConfigView {
  public:
-  ConfigView(const ConfigNode& config, const ModelSpec* model) : config_(config), model_(model) {}
+  /// `version`: the verl whose registries the rules consult (null: the newest embedded).
+  ConfigView(const ConfigNode& config, const ModelSpec* model, const VerlVersion* version = nullptr)
+      : config_(config), model_(model), version_(version != nullptr ? *version : newest_verl_version()) {}
 
   std::optional<long long> integer(std::string_view key) const;
   std::optional<double> number(std::string_view key) const;
@@ -23,6 +26,7 @@ class ConfigView {
   bool is_null(std::string_view key) const;  ///< missing or null
   const ConfigNode* node(std::string_view key) const { return find_path(config_, key); }
   const ModelSpec* model() const { return model_; }
+  const VerlVersion& version() const { return version_; }
 
   // Derived quantities (verl-rules.md notation).
   bool megatron() const;                    ///< A.strategy == megatron
@@ -45,6 +49,7 @@ class ConfigView {
   const ConfigNode* leaf(std::string_view key) const;
   const ConfigNode& config_;
   const ModelSpec* model_;
+  const VerlVersion& version_;
   mutable std::string unknown_key_;
 };
 
@@ -63,7 +68,16 @@ struct VerlRule {
   std::vector<std::string_view> keys;
   RuleCheck check;
   bool needs_model = false;
+  /// The verl function the rule mirrors, "verl/<module>.py:<function>": the rule applies to the
+  /// verl versions that have that module (verl_versions.json "module"); "" for rules that mirror
+  /// code outside verl (Megatron-core, vLLM) or checks every embedded version has.
+  std::string_view mirrors = {};
+  /// The first verl version with the check when its module is older ("" = all with the module).
+  std::string_view since = {};
 };
+
+/// Whether `rule` applies to `version`: the module it mirrors exists there, from `since` on.
+bool rule_applies(const VerlRule& rule, const VerlVersion& version);
 
 const std::vector<VerlRule>& batch_rules();
 const std::vector<VerlRule>& layout_rules();
@@ -88,6 +102,12 @@ inline constexpr const char* kAtStartUp = "would fail at start-up (validate_conf
 /// one of {...}; <when>", with the nearest allowed name as fix.
 std::optional<RuleHit> one_of(const ConfigView& v, const std::string& key, std::span<const std::string_view> allowed,
                               const std::string& what, std::string_view when = kAtStartUp);
+
+/// one_of over the names verl's Python registry `kind` has in the view's verl version
+/// (schema/verl_versions.hpp); nothing to check when that version has no such registry. A name of
+/// other verl versions says which.
+std::optional<RuleHit> registered_name(const ConfigView& v, const std::string& key, std::string_view kind,
+                                       const std::string& what, std::string_view when = kAtStartUp);
 
 /// verl's "exactly one of the deprecated global and the per-GPU micro batch" check
 /// (verl/utils/config.py: check_mutually_exclusive; R13-R15, R21, R24): `section` + each key.

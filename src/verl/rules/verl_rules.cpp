@@ -29,10 +29,11 @@ SourceLocation location_of(const VerlLaunch& launch, const std::vector<std::stri
 
 std::vector<Finding> check_verl_rules(const VerlLaunch& launch, const ModelSpec* model) {
   std::vector<Finding> findings;
-  const ConfigView view(launch.config, model);
+  const ConfigView view(launch.config, model, &launch.verl_version);
   bool skipped_for_model = false;
   for (const auto* table : all_tables()) {
     for (const VerlRule& rule : *table) {
+      if (!rule_applies(rule, launch.verl_version)) continue;
       if (rule.needs_model && model == nullptr) {
         skipped_for_model = true;
         continue;

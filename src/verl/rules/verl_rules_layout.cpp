@@ -11,6 +11,22 @@ namespace {
 
 constexpr const char* kInWorker = "would fail when the Ray workers build their device mesh / parallel groups";
 
+// validate_config (verl/utils/config.py) computes n_gpus = n_gpus_per_node * nnodes and takes the
+// batch modulo it; main_ppo's ResourcePoolManager asks Ray for [n_gpus_per_node] * nnodes GPUs.
+// With a count <= 0 no worker is placed and the first division by the GPU count fails.
+std::optional<RuleHit> gpu_counts_positive(const ConfigView& v) {
+  for (const char* key : {"trainer.nnodes", "trainer.n_gpus_per_node"}) {
+    const auto count = v.integer(key);
+    if (!count || *count >= 1) continue;
+    return RuleHit{std::to_string(*count),
+                   fmt::format("{} is {}: verl places no worker (its resource pool is [n_gpus_per_node] * nnodes GPUs) "
+                               "and validate_config divides by n_gpus = n_gpus_per_node * nnodes; would fail at start-up",
+                               key, *count),
+                   {std::string(key) + "=1"}};
+  }
+  return std::nullopt;
+}
+
 std::optional<RuleHit> rollout_divides_world(const ConfigView& v) {
   const long long gpus = v.n_gpus(), world = v.rollout_world();
   if (gpus <= 0 || world <= 0 || gpus % world == 0) return std::nullopt;
@@ -153,6 +169,7 @@ std::optional<RuleHit> max_model_len_budget(const ConfigView& v) {
 
 const std::vector<VerlRule>& layout_rules() {
   static const std::vector<VerlRule> rules = {
+      {"trainer.gpu-count", Severity::error, {"trainer.nnodes", "trainer.n_gpus_per_node"}, gpu_counts_positive},
       {"rollout.tp-divides-gpus", Severity::error,
        {"actor_rollout_ref.rollout.tensor_model_parallel_size", "trainer.n_gpus_per_node", "trainer.nnodes"},
        rollout_divides_world},

@@ -46,17 +46,14 @@ std::optional<RuleHit> loss_agg_mode(const ConfigView& v) {
   return one_of(v, A("loss_agg_mode"), kModes, "Invalid loss_agg_mode:");
 }
 
+// core_algos.get_adv_estimator_fn (AdvantageEstimator values).
 std::optional<RuleHit> adv_estimator(const ConfigView& v) {
-  static constexpr std::array<std::string_view, 13> kEstimators = {
-      "gae", "grpo", "reinforce_plus_plus", "reinforce_plus_plus_baseline", "remax", "rloo", "opo", "grpo_passk", "gpg",
-      "rloo_vectorized", "grpo_vectorized", "optimal_token_baseline", "tir_optimal_token_baseline"};
-  return one_of(v, "algorithm.adv_estimator", kEstimators, "Unknown advantage estimator");
+  return registered_name(v, "algorithm.adv_estimator", "adv_estimator", "Unknown advantage estimator");
 }
 
+// core_algos.get_policy_loss_fn (@register_policy_loss names).
 std::optional<RuleHit> policy_loss(const ConfigView& v) {
-  static constexpr std::array<std::string_view, 9> kModes = {"vanilla", "gspo", "sapo", "gpg", "clip_cov", "kl_cov",
-                                                             "geo_mean", "cispo", "bypass_mode"};
-  return one_of(v, A("policy_loss.loss_mode"), kModes, "Unsupported loss mode:");
+  return registered_name(v, A("policy_loss.loss_mode"), "policy_loss", "Unsupported loss mode:");
 }
 
 std::optional<RuleHit> clip_ratio_c(const ConfigView& v) {
@@ -88,9 +85,9 @@ std::optional<RuleHit> kl_penalty(const ConfigView& v) {
   return kl_type(v, "algorithm.kl_penalty", v.boolean("algorithm.use_kl_in_reward").value_or(false));
 }
 
+// main_ppo's worker dispatch on actor.strategy and the EngineRegistry backends.
 std::optional<RuleHit> actor_strategy(const ConfigView& v) {
-  static constexpr std::array<std::string_view, 3> kStrategies = {"fsdp", "fsdp2", "megatron"};
-  return one_of(v, A("strategy"), kStrategies, "actor strategy");
+  return registered_name(v, A("strategy"), "strategy", "actor strategy");
 }
 
 std::optional<RuleHit> megatron_dtype(const ConfigView& v) {
@@ -123,8 +120,8 @@ std::optional<RuleHit> router_replay(const ConfigView& v) {
 
 std::optional<RuleHit> reward_manager(const ConfigView& v) {
   if (v.text("reward_manager.source").value_or("register") != "register") return std::nullopt;
-  static constexpr std::array<std::string_view, 4> kManagers = {"naive", "batch", "dapo", "prime"};
-  auto hit = one_of(v, "reward_manager.name", kManagers, "Reward manager is not registered:");
+  // reward_manager.get_reward_manager_cls (@register names).
+  auto hit = registered_name(v, "reward_manager.name", "reward_manager", "Reward manager is not registered:");
   if (!hit) return hit;
   // Users set it through reward_model.reward_manager (reward_manager.name interpolates it);
   // recipes may register their own manager on import, hence a warning.
@@ -206,7 +203,9 @@ std::optional<RuleHit> rollout_correction(const ConfigView& v) {
 const std::vector<VerlRule>& option_rules() {
   static const std::vector<VerlRule> rules = {
       {"rollout.name", Severity::error, {"actor_rollout_ref.rollout.name"}, rollout_name},
-      {"rollout.mode-sync-removed", Severity::error, {"actor_rollout_ref.rollout.mode"}, rollout_mode},
+      // sync rollout was removed in v0.7.0 (before, mode: sync was the default)
+      {"rollout.mode-sync-removed", Severity::error, {"actor_rollout_ref.rollout.mode"}, rollout_mode, false,
+       "verl/workers/config/rollout.py:RolloutConfig.__post_init__", "0.7.0"},
       {"rollout.gpu-memory-utilization", Severity::error, {"actor_rollout_ref.rollout.gpu_memory_utilization"},
        gpu_memory_utilization},
       {"actor.loss-agg-mode", Severity::error, {"actor_rollout_ref.actor.loss_agg_mode"}, loss_agg_mode},

@@ -88,7 +88,9 @@ class Walker {
         std::find(kBlockOpeners.begin(), kBlockOpeners.end(), first) != kBlockOpeners.end() || first == "function";
     const bool closer = std::find(kBlockClosers.begin(), kBlockClosers.end(), first) != kBlockClosers.end();
     if (skipped_depth_ > 0) {
+      note_assigned(command);
       skipped_depth_ += opener ? 1 : closer ? -1 : 0;
+      if (skipped_depth_ == 0) forget_assigned();
       return;
     }
     if (first == "if" && !command.conditional) {
@@ -112,14 +114,20 @@ class Walker {
     }
     if (opener) {
       skipped_depth_ = 1;
+      skipped_block_ = "the '" + first + "' block at line " + std::to_string(command.line);
+      note_assigned(command);
       note(command.line, Severity::info,
-           "'" + first + "' block is not evaluated: assignments and commands inside it are skipped");
+           "'" + first + "' block is not evaluated: assignments and commands inside it are skipped, and the variables "
+           "they assign are unknown after it");
       return;
     }
     if (closer) return;  // a stray closer
     if (command.conditional) {
       note(command.line, Severity::info,
            "a command after '&&' or '||' runs only depending on the previous one; it is not evaluated");
+      skipped_block_ = "the command after '&&'/'||' at line " + std::to_string(command.line);
+      note_assigned(command);
+      forget_assigned();
       return;
     }
     std::size_t i = 0;
@@ -144,6 +152,47 @@ class Walker {
       return;
     }
     invocation(command, i, prefix);
+  }
+
+  // The names a command that is not evaluated would assign: `X=...` (also before a command, or
+  // after export/declare/local/readonly), `read X`, and a `for X in` loop variable.
+  void note_assigned(const ShellCommand& command) {
+    const auto& words = command.words;
+    if (words.size() >= 2 && (words[0].text == "for" || words[0].text == "select" || words[0].text == "read")) {
+      for (std::size_t k = 1; k < words.size() && words[k].text != "in" && words[k].text != ";"; ++k) {
+        if (words[k].text.empty() || words[k].text[0] == '-') continue;
+        if (assignment_name_length(words[k].text + "=") == words[k].text.size()) assigned_.push_back(words[k].text);
+      }
+      return;
+    }
+    bool declaring = false;
+    for (const ShellWord& word : words) {
+      const std::string& text = word.text;
+      const std::size_t length = assignment_name_length(text);
+      if (length > 0) {
+        assigned_.push_back(text.substr(0, length));
+      } else if (std::find(kDeclarations.begin(), kDeclarations.end(), text) != kDeclarations.end()) {
+        declaring = true;
+      } else if (declaring || text == "do" || text == "then" || text == "else" || text == "{" ||
+                 (!text.empty() && text.back() == ')')) {
+        continue;  // options and names of a declaration; keywords and case patterns before a command
+      } else {
+        break;  // a command: the words after it are its arguments
+      }
+    }
+  }
+
+  // After a block that is not evaluated: what it may have assigned is unknown, never the value
+  // from before the block.
+  void forget_assigned() {
+    for (const std::string& name : assigned_) {
+      ShellVariable& variable = variables_[name];
+      variable.values = {""};
+      variable.lines.clear();
+      variable.element_unknown.clear();
+      variable.unknown = "$" + name + " may be set in " + skipped_block_ + ", which is not evaluated";
+    }
+    assigned_.clear();
   }
 
   // `then cmd` / `else cmd` on one line: the words after the keyword are a command of their own.
@@ -320,6 +369,8 @@ class Walker {
   ShellScript result_;
   std::vector<IfBlock> ifs_;  ///< open if blocks, innermost last
   int skipped_depth_ = 0;     ///< > 0 inside a block that is not evaluated
+  std::string skipped_block_;          ///< that block, for messages
+  std::vector<std::string> assigned_;  ///< names assigned inside it
 };
 
 }  // namespace

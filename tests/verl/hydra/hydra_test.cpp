@@ -112,17 +112,17 @@ TEST_CASE("a missing interpolation target and a cycle are findings") {
   CHECK(findings[0].keys[0] == "a");
 }
 
-TEST_CASE("the embedded schema is verl b178a3cd's base configs") {
-  CHECK(embedded_verl_source().find("b178a3cd56f58b2d502255daba591e92833930a7") != std::string::npos);
-  auto fsdp = embedded_verl_base("ppo_trainer");
-  REQUIRE(fsdp.ok());
-  CHECK(find_path(*fsdp, "actor_rollout_ref.actor.strategy")->text == "fsdp");
-  CHECK(find_path(*fsdp, "actor_rollout_ref.rollout.name")->kind == NodeKind::missing);  // `???`
-  CHECK(find_path(*fsdp, "actor_rollout_ref.actor.optim.lr")->floating == doctest::Approx(1e-6));
-  auto megatron = embedded_verl_base("ppo_megatron_trainer");
-  REQUIRE(megatron.ok());
-  CHECK(find_path(*megatron, "actor_rollout_ref.actor.megatron.tensor_model_parallel_size")->integer == 1);
-  CHECK_FALSE(embedded_verl_base("gsm8k_multiturn_grpo").ok());
+TEST_CASE("did you mean: only a key of the same section and role") {
+  ConfigNode root = tree(
+      "actor_rollout_ref:\n  actor:\n    lr: 1\n    fsdp_config:\n      fsdp_size: -1\n"
+      "  rollout:\n    tensor_model_parallel_size: 1\n");
+  // The actor has no TP in an FSDP config; the rollout's TP would change the run.
+  const auto other_role = apply(root, "actor_rollout_ref.actor.tensor_model_parallel_size=2");
+  REQUIRE(other_role);
+  CHECK(other_role->message.find("did you mean") == std::string::npos);
+  const auto same_role = apply(root, "actor_rollout_ref.actor.fsdp_size=2");
+  REQUIRE(same_role);
+  CHECK(same_role->message.find("did you mean 'actor_rollout_ref.actor.fsdp_config.fsdp_size'?") != std::string::npos);
 }
 
 }  // namespace meshplan

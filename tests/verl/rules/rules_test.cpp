@@ -97,6 +97,8 @@ const std::vector<RuleCase> kCases = {
      {"algorithm.adv_estimator=gae", "critic.ppo_micro_batch_size_per_gpu=2", "actor_rollout_ref.actor.use_dynamic_bsz=True",
       "critic.ppo_max_token_len_per_gpu=1000"},
      "critic.ppo_max_token_len_per_gpu * 1 (1000)", "critic.ppo_max_token_len_per_gpu=2048"},
+    // validate_config divides by n_gpus = n_gpus_per_node * nnodes.
+    {"trainer.gpu-count", false, {"trainer.nnodes=0"}, "trainer.nnodes is 0: verl places no worker", "trainer.nnodes=1"},
     {"rollout.tp-divides-gpus", false, {"actor_rollout_ref.rollout.tensor_model_parallel_size=3"},
      "rollout world_size: 8 is not divisible by infer_world_size: 3", ""},
     // N = 3 x 4 = 12, replica 6: 12 % 6 = 0 but 6 % min(4, 6) = 2 (R53).

@@ -141,11 +141,28 @@ TEST_CASE("an array extended in one branch keeps the elements every path shares"
   CHECK(*args[3].unknown == "$EXTRA is set differently in the branches of the if at line 2");
 }
 
-TEST_CASE("loops and && / || branches are reported, not evaluated") {
+TEST_CASE("loops, case and && / || branches are not evaluated: what they may assign is unknown after them") {
   const ShellScript s = run_script(
-      "X=1\nfor n in 1 2; do\n  if true; then X=4; fi\n  X=2\ndone\n[ -n \"$Z\" ] && X=3\npython3 x.py $X\n");
-  CHECK(last_args(s) == std::vector<std::string>{"python3", "x.py", "1"});
+      "X=1\nfor n in 1 2; do\n  if true; then X=4; fi\n  X=2\ndone\npython3 x.py $X $n\n");
   CHECK(has_rule(s.findings, "shell.unsupported"));
+  REQUIRE(s.invocations.size() == 1);
+  const auto& args = s.invocations.back().args;
+  REQUIRE(args.size() == 4);
+  REQUIRE(args[2].unknown);  // not the 1 from before the loop
+  CHECK(args[2].unknown->find("$X may be set in the 'for' block at line 2") != std::string::npos);
+  REQUIRE(args[3].unknown);  // the loop variable
+  // bash runs one arm of a case; which one depends on a value meshplan does not decide.
+  const ShellScript c = run_script(
+      "MODEL=qwen\nTP=1\ncase $MODEL in\n  qwen) TP=2 ;;\n  llama) export TP=4 ;;\nesac\n"
+      "[ -z \"$PP\" ] && PP=2\nK=3\npython3 x.py $TP $PP $K\n");
+  const auto& cargs = c.invocations.back().args;
+  REQUIRE(cargs.size() == 5);
+  REQUIRE(cargs[2].unknown);
+  CHECK(cargs[2].unknown->find("the 'case' block at line 3") != std::string::npos);
+  REQUIRE(cargs[3].unknown);
+  CHECK(cargs[3].unknown->find("after '&&'/'||' at line 7") != std::string::npos);
+  CHECK_FALSE(cargs[4].unknown);
+  CHECK(cargs[4].text == "3");
 }
 
 TEST_CASE("launchers behind a wrapper or in a variable set per branch are found") {

@@ -9,13 +9,14 @@
 #include <limits>
 #include <string>
 
-#include "check_support.hpp"
+#include "verl/check_support.hpp"
 #include "rule_cases.hpp"
 #include "test_support.hpp"
-#include "verl/config_loader.hpp"
-#include "verl/hydra_value.hpp"
-#include "verl/shell_expansion.hpp"
-#include "verl/shell_script.hpp"
+#include "model/config_fields.hpp"
+#include "verl/hydra/config_loader.hpp"
+#include "verl/hydra/hydra_value.hpp"
+#include "verl/shell/shell_expansion.hpp"
+#include "verl/shell/shell_script.hpp"
 
 namespace meshplan {
 namespace {
@@ -131,14 +132,14 @@ TEST_CASE("a Hydra value nested 20000 deep is a clear error, not a stack overflo
 }
 
 TEST_CASE("JSON and YAML configs nested past the bound are refused with file and line") {
-  const auto json = config_from_json("{\"a\":\n" + std::string(100000, '[') , "deep.json");
+  const auto json = ConfigFields::parse("{\"a\":\n" + std::string(100000, '['), "deep.json");
   REQUIRE(!json.ok());
   CHECK(json.error().file == "deep.json");
   CHECK(json.error().line == 2);
   CHECK(json.error().message == "JSON nested deeper than 512 levels");
   // 512 levels are within the bound (a string's brackets do not count).
   const std::string fits = "{\"s\": \"[[[[\", \"a\":" + std::string(511, '[') + std::string(511, ']') + "}";
-  CHECK(config_from_json(fits, "ok.json").ok());
+  CHECK(ConfigFields::parse(fits, "ok.json").ok());
   // yaml-cpp stops at 2000 levels of flow nesting with its own exception (depthguard.h).
   const auto yaml = config_from_yaml("a: " + std::string(100000, '['), "deep.yaml");
   REQUIRE(!yaml.ok());

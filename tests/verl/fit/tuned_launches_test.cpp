@@ -18,7 +18,7 @@
 #include <regex>
 #include <string>
 
-#include "check_support.hpp"
+#include "verl/check_support.hpp"
 #include "cli/model_input.hpp"
 #include "hardware/gpu_catalog.hpp"
 #include "test_support.hpp"

@@ -6,7 +6,7 @@
 #include <algorithm>
 #include <string>
 
-#include "check_support.hpp"
+#include "verl/check_support.hpp"
 #include "hardware/gpu_catalog.hpp"
 #include "model/config_reader.hpp"
 #include "model/model_presets.hpp"

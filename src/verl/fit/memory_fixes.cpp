@@ -1,4 +1,4 @@
-#include "verl/memory_fixes.hpp"
+#include "verl/fit/memory_fixes.hpp"
 
 #include <fmt/format.h>
 #include <fmt/ranges.h>
@@ -10,7 +10,7 @@
 
 #include "core/units.hpp"
 #include "cost/step_time.hpp"
-#include "verl/rule_support.hpp"
+#include "verl/rules/rule_support.hpp"
 
 namespace meshplan {
 namespace {

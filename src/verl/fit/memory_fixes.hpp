@@ -8,7 +8,7 @@
 #include <vector>
 
 #include "cost/memory_estimate.hpp"
-#include "verl/to_strategy.hpp"
+#include "verl/fit/to_strategy.hpp"
 
 namespace meshplan {
 

@@ -1,0 +1,102 @@
+// Rules follow the verl version of the launch: registries by version, rules of removed modules.
+#include <doctest/doctest.h>
+
+#include "test_support.hpp"
+#include "verl/check_support.hpp"
+#include "verl/rules/rule_support.hpp"
+
+namespace meshplan {
+namespace {
+
+CheckOptions at(const std::string& version) {
+  CheckOptions options;
+  options.read.verl_version = version;
+  return options;
+}
+
+}  // namespace
+
+// AdvantageEstimator.GDPO arrived in v0.7.1 (verl/trainer/ppo/core_algos.py).
+TEST_CASE("an estimator of a newer verl is an error only on the verls without it") {
+  const auto lines = test::with(test::fsdp_baseline(), {"algorithm.adv_estimator=gdpo"});
+  const auto old = test::findings_of(test::check_lines(lines, "ppo_trainer", at("0.7.0")), "algorithm.adv-estimator");
+  REQUIRE(old.size() == 1);
+  CHECK(old[0].severity == Severity::error);
+  CHECK(old[0].message.find("Unknown advantage estimator 'gdpo' is not one of verl 0.7.0's {") == 0);
+  CHECK(old[0].message.find("'gdpo' exists in verl 0.7.1..main@1dda039b") != std::string::npos);
+  CHECK(test::findings_of(test::check_lines(lines, "ppo_trainer", at("0.7.1")), "algorithm.adv-estimator").empty());
+}
+
+// megatron_workers.py (ActorRolloutRefWorker.__init__) asserted a ref log-prob micro batch; verl
+// v0.8.0 removed the legacy workers, so newer verl does not.
+TEST_CASE("a rule of the legacy Megatron worker applies only to the verls that have it") {
+  const auto lines = test::with(test::megatron_baseline(),
+                                {"actor_rollout_ref.actor.use_dynamic_bsz=True", "actor_rollout_ref.actor.use_kl_loss=True",
+                                 "actor_rollout_ref.ref.log_prob_micro_batch_size_per_gpu=null"});
+  CHECK(test::findings_of(test::check_lines(lines, "ppo_megatron_trainer", at("0.7.1")), "megatron.ref-micro-set").size() ==
+        1);
+  CHECK(test::findings_of(test::check_lines(lines, "ppo_megatron_trainer", at("0.8.0")), "megatron.ref-micro-set").empty());
+  const VerlRule rule{"r", Severity::error, {}, nullptr, false, "verl/workers/megatron_workers.py:f"};
+  CHECK(rule_applies(rule, *find_verl_version("0.4.0")));
+  CHECK_FALSE(rule_applies(rule, *find_verl_version("0.9.0")));
+  // RolloutConfig.__post_init__ rejects mode=sync from v0.7.0 on; v0.6.1 ran it by default.
+  const auto sync = test::with(test::fsdp_baseline(), {"actor_rollout_ref.rollout.mode=sync"});
+  CHECK(test::findings_of(test::check_lines(sync, "ppo_trainer", at("0.6.1")), "rollout.mode-sync-removed").empty());
+  CHECK(test::findings_of(test::check_lines(sync, "ppo_trainer", at("0.7.0")), "rollout.mode-sync-removed").size() == 1);
+}
+
+TEST_CASE("the verl version: --verl-version, a pin in the script, else the newest said in one line") {
+  const std::string launch = "python3 -m verl.trainer.main_ppo trainer.nnodes=1\n";
+  auto newest = check_launch({InputText{"run.sh", launch}}, CheckOptions{});
+  REQUIRE(newest.ok());
+  const auto said = test::findings_of(*newest, "verl.version");
+  REQUIRE(said.size() == 1);
+  CHECK(said[0].message.find("checked against verl main@1dda039b (2026-08-22), the newest embedded") == 0);
+  CHECK(newest->verl_source.find("main@1dda039b") != std::string::npos);
+
+  auto pinned = check_launch({InputText{"run.sh", "pip install verl==0.6.1\n" + launch}}, CheckOptions{});
+  REQUIRE(pinned.ok());
+  const auto pin = test::findings_of(*pinned, "verl.version");
+  REQUIRE(pin.size() == 1);
+  CHECK(pin[0].location.line == 1);
+  CHECK(pin[0].message.find("checked against verl 0.6.1") == 0);
+
+  auto given = check_launch({InputText{"run.sh", launch}}, at("0.5"));
+  REQUIRE(given.ok());
+  CHECK(test::findings_of(*given, "verl.version").empty());
+  CHECK(given->verl_source.find("verl 0.5.0") == 0);
+  CHECK_FALSE(check_launch({InputText{"run.sh", launch}}, at("0.2.0")).ok());
+}
+
+// `distillation` is a section of verl >= v0.8.0: checked against v0.7.1 it is unknown to Hydra,
+// but the newest verl has it, so the launch is most likely written for a newer verl.
+TEST_CASE("a key of a newer verl than the one checked against is a warning") {
+  const auto lines = test::with(test::fsdp_baseline(), {"distillation.enabled=False"});
+  const auto report = test::check_lines(lines, "ppo_trainer", at("0.7.1"));
+  const auto unknown = test::findings_of(report, "hydra.unknown-key");
+  REQUIRE(unknown.size() == 1);
+  CHECK(unknown[0].severity == Severity::warning);
+  CHECK(unknown[0].message.find("it is a key of newer verl (main@1dda039b)") != std::string::npos);
+  const auto typo = test::findings_of(test::check_lines(test::with(test::fsdp_baseline(), {"trainer.nnodez=1"}), "ppo_trainer",
+                                                        at("0.7.1")),
+                                      "hydra.unknown-key");
+  REQUIRE(typo.size() == 1);
+  CHECK(typo[0].severity == Severity::error);
+}
+
+// A launch of verl-project/verl 1dda039b (its own example, embedded as a fixture): the actor
+// switches to Megatron with the model_engine group and uses the dppo_tv loss of verl >= 0.7.1.
+TEST_CASE("a launch of newer verl checks clean with no flag; against b178a3cd its loss mode is unknown") {
+  const auto path = test::fixture("verl/verl_1dda039b/run_qwen3_30b_a3b_megatron_dppo.sh");
+  const std::string text = test::file_text(path);
+  auto newest = check_launch({InputText{path.string(), text}}, CheckOptions{});
+  REQUIRE(newest.ok());
+  CHECK(newest->errors == 0);
+  auto old = check_launch({InputText{path.string(), text}}, at("main@b178a3cd"));
+  REQUIRE(old.ok());
+  const auto loss = test::findings_of(*old, "actor.policy-loss");
+  REQUIRE(loss.size() == 1);
+  CHECK(loss[0].message.find("'dppo_tv' exists in verl 0.7.1..main@1dda039b") != std::string::npos);
+}
+
+}  // namespace meshplan

@@ -1,0 +1,174 @@
+#!/usr/bin/env python3
+"""Writes data/verl/verl_versions.json: what `check` knows of each verl version, from verl's git
+history (nothing is imported or run).
+
+Per version (the releases users run from v0.4.0 on, plus main commits):
+- the Hydra config tree verl/trainer/config/**/*.yaml (the YAML defaults; the dataclass fields
+  and types follow from it: verl builds its config dataclasses from these sections), with
+  comment-only and blank lines dropped (`# @package` headers kept) and without verl's
+  `_generated_*.yaml` snapshots (meshplan composes the tree as Hydra does);
+- the Python-side names that verl looks up in registries at start-up:
+  adv_estimator  values of `class AdvantageEstimator` (verl/trainer/ppo/core_algos.py or
+                 ray_trainer.py), the names get_adv_estimator_fn / compute_advantage accept;
+  policy_loss    `@register_policy_loss("name")` in verl/trainer/ppo/core_algos.py
+                 (get_policy_loss_fn);
+  reward_manager `@register("name")` in verl/workers/reward_manager/*.py (get_reward_manager_cls);
+  strategy       the actor strategies main_ppo dispatches on (`strategy in {...}` /
+                 `strategy == "..."` in verl/trainer/main_ppo.py) and the backends of
+                 `@EngineRegistry.register(backend=...)` under verl/workers/engine/.
+- the Python modules (verl/**/*.py) present: a rule of meshplan names the verl function it mirrors
+  (`verl/workers/megatron_workers.py:...`) and applies only where that module exists (the legacy
+  workers were removed in v0.8.0).
+Compact form: every distinct config text and every name is one entry with `since` (the first
+version that has it) and `until` (the first later version that does not; absent while the newest
+still has it). An entry that leaves and returns gets one entry per run.
+
+usage: tools/generate_verl_versions.py VERL_GIT_DIR > data/verl/verl_versions.json
+  VERL_GIT_DIR: a clone of github.com/verl-project/verl (formerly volcengine/verl) with its tags.
+"""
+import json
+import re
+import subprocess
+import sys
+
+# (id, git ref). Main commits are named main@<short commit>.
+VERSIONS = [
+    ("0.4.0", "v0.4.0"), ("0.4.1", "v0.4.1"), ("0.5.0", "v0.5.0"), ("0.6.0", "v0.6.0"),
+    ("0.6.1", "v0.6.1"), ("0.7.0", "v0.7.0"),
+    ("main@b178a3cd", "b178a3cd56f58b2d502255daba591e92833930a7"),
+    ("0.7.1", "v0.7.1"), ("0.8.0", "v0.8.0"), ("0.9.0", "v0.9.0"),
+    ("main@1dda039b", "1dda039b9c6311889a9c9a26040677e1254814f9"),
+]
+CONFIG_DIR = "verl/trainer/config/"
+
+
+def git(git_dir, *args):
+    return subprocess.run(["git", "--git-dir", git_dir, *args], check=True, capture_output=True,
+                          text=True).stdout
+
+
+def show(git_dir, ref, path):
+    try:
+        return git(git_dir, "show", f"{ref}:{path}")
+    except subprocess.CalledProcessError:
+        return ""
+
+
+def compact_yaml(text):
+    lines = []
+    for line in text.splitlines():
+        stripped = line.strip()
+        if not stripped or (stripped.startswith("#") and not stripped.startswith("# @package")):
+            continue
+        lines.append(line.rstrip())
+    return "\n".join(lines) + "\n"
+
+
+def config_texts(git_dir, ref):
+    names = git(git_dir, "ls-tree", "-r", "--name-only", ref, CONFIG_DIR).split()
+    return {n[len(CONFIG_DIR):-len(".yaml")]: compact_yaml(show(git_dir, ref, n))
+            for n in names if n.endswith(".yaml") and not n.startswith(CONFIG_DIR + "_generated_")}
+
+
+def grep(git_dir, ref, pattern, paths):
+    try:
+        out = git(git_dir, "grep", "-h", "-E", pattern, ref, "--", *paths)
+    except subprocess.CalledProcessError:  # no match
+        return []
+    return out.splitlines()
+
+
+def adv_estimators(git_dir, ref):
+    for path in ("verl/trainer/ppo/core_algos.py", "verl/trainer/ppo/ray_trainer.py"):
+        text = show(git_dir, ref, path)
+        block = re.search(r"^class AdvantageEstimator\b.*?:\n((?:[ \t]+.*\n|\n)+)", text, re.M)
+        if block:
+            return set(re.findall(r'^\s+[A-Z_0-9]+\s*=\s*"([^"]+)"', block.group(1), re.M))
+    return set()
+
+
+def policy_losses(git_dir, ref):
+    lines = grep(git_dir, ref, r'@register_policy_loss\("', ["verl/trainer/ppo/core_algos.py"])
+    names = {m for line in lines for m in re.findall(r'register_policy_loss\("([^"]+)"', line)}
+    if not names:  # no registry yet: loss_mode did not exist
+        return names
+    # before "vanilla" was registered (v0.5.0), the actors branched on it themselves
+    lines = grep(git_dir, ref, r'loss_mode == "', ["verl/workers/actor/"])
+    return names | {m for line in lines for m in re.findall(r'loss_mode == "([^"]+)"', line)}
+
+
+def reward_managers(git_dir, ref):
+    lines = grep(git_dir, ref, r'^@register\("', ["verl/workers/reward_manager/"])
+    # before the registry (v0.4.0) load_reward_manager branched on the name
+    lines += grep(git_dir, ref, r'reward_manager_name == "', ["verl/trainer/ppo/reward.py"])
+    return {m for line in lines for m in re.findall(r'(?:@register\(|reward_manager_name == )"([^"]+)"', line)}
+
+
+def strategies(git_dir, ref):
+    names = set()
+    for line in grep(git_dir, ref, r'actor\.strategy (in|==) ', ["verl/trainer/main_ppo.py"]):
+        names |= set(re.findall(r'"([a-z0-9_]+)"', line.split("strategy", 1)[1]))
+    for line in grep(git_dir, ref, r'EngineRegistry\.register\(.*backend=', ["verl/workers/engine/"]):
+        backend = re.search(r'backend=(\[[^\]]*\]|"[^"]*")', line)
+        if backend:
+            names |= set(re.findall(r'"([a-z0-9_]+)"', backend.group(1)))
+    return names
+
+
+ENUMS = {"adv_estimator": adv_estimators, "policy_loss": policy_losses,
+         "reward_manager": reward_managers, "strategy": strategies}
+
+
+def runs(present, ids):
+    """[(since, until)] for the runs of consecutive versions where present[i] is true."""
+    out, start = [], None
+    for i, here in enumerate(present + [False]):
+        if here and start is None:
+            start = i
+        elif not here and start is not None:
+            out.append((ids[start], ids[i] if i < len(ids) else None))
+            start = None
+    return out
+
+
+def entry(base, since, until):
+    base["since"] = since
+    if until is not None:
+        base["until"] = until
+    return base
+
+
+def main():
+    git_dir = sys.argv[1]
+    ids = [v for v, _ in VERSIONS]
+    versions, per_version_configs, per_version_enums = [], [], []
+    for vid, ref in VERSIONS:
+        commit = git(git_dir, "rev-parse", f"{ref}^{{commit}}").strip()
+        date = git(git_dir, "log", "-1", "--format=%cs", commit).strip()
+        version_file = show(git_dir, commit, "verl/version/version").strip()
+        versions.append({"id": vid, "commit": commit, "date": date, "version_file": version_file})
+        per_version_configs.append(config_texts(git_dir, commit))
+        per_version_enums.append({kind: fn(git_dir, commit) for kind, fn in ENUMS.items()})
+        per_version_enums[-1]["module"] = {n for n in git(git_dir, "ls-tree", "-r", "--name-only", commit,
+                                                          "verl/").split() if n.endswith(".py")}
+
+    configs = []
+    keys = sorted({(name, text) for c in per_version_configs for name, text in c.items()})
+    for name, text in keys:
+        present = [c.get(name) == text for c in per_version_configs]
+        for since, until in runs(present, ids):
+            configs.append(entry({"name": name, "text": text}, since, until))
+    enums = {}
+    for kind in [*ENUMS, "module"]:
+        names = sorted({n for e in per_version_enums for n in e[kind]})
+        enums[kind] = [entry({"name": n}, since, until) for n in names
+                       for since, until in runs([n in e[kind] for e in per_version_enums], ids)]
+    json.dump({"source": "github.com/verl-project/verl (formerly volcengine/verl) git history, "
+                         "tools/generate_verl_versions.py",
+               "versions": versions, "enums": enums, "configs": configs},
+              sys.stdout, indent=0, sort_keys=False)
+    sys.stdout.write("\n")
+
+
+if __name__ == "__main__":
+    main()
