@@ -5,6 +5,8 @@
 // full_attention_interval), modular_qwen3_next.py (Qwen3NextAttention, Qwen3NextGatedDeltaNet,
 // Qwen3NextSparseMoeBlock), models/qwen3_5/modular_qwen3_5.py (Qwen3_5GatedDeltaNet: same sizes
 // split into in_proj_qkv/z/b/a); vLLM model_executor/models/qwen3_next_mtp.py (mtp.* weights).
+#include <algorithm>
+
 #include <fmt/format.h>
 
 #include "model/architectures.hpp"
