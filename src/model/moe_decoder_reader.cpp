@@ -1,4 +1,6 @@
 // Mixture-of-experts llama-style decoders: mixtral, qwen2_moe, qwen3_moe.
+#include <algorithm>
+
 #include "model/architectures.hpp"
 #include "model/decoder_fields.hpp"
 #include "model/param_count.hpp"
