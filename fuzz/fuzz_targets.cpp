@@ -14,6 +14,7 @@
 #include "model/config_reader.hpp"
 #include "verl/check.hpp"
 #include "verl/hydra/config_loader.hpp"
+#include "verl/hydra/verl_base.hpp"
 #include "verl/hydra/hydra_override.hpp"
 #include "verl/hydra/interpolation.hpp"
 #include "verl/shell/shell_expansion.hpp"
@@ -49,7 +50,7 @@ void shell_expansion(std::string_view text) {
 
 // The Hydra override grammar, applied to verl's base config.
 void hydra_override(std::string_view text) {
-  static const ConfigNode base = embedded_verl_base("ppo_trainer").value();
+  static const ConfigNode base = embedded_verl_base(newest_verl_version(), "ppo_trainer", {}).value();
   auto parsed = parse_override(text, SourceLocation{"fuzz", 1});
   if (!parsed.ok()) return;
   ConfigNode config = base;
