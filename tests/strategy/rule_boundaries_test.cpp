@@ -50,6 +50,18 @@ Setup moe(int experts = 8) {
   return x;
 }
 
+// The same shape with Gated DeltaNet layers of `key_heads` key and 2 x key_heads value heads
+// (Qwen3-Next's ratio: 16 key, 32 value heads).
+Setup hybrid(std::int64_t key_heads) {
+  Setup x = base();
+  LinearAttentionSpec linear;
+  linear.num_layers = 21;
+  linear.num_key_heads = key_heads;
+  linear.num_value_heads = 2 * key_heads;
+  x.m.linear_attention = linear;
+  return x;
+}
+
 Setup rl(int train, int mini, int n) {
   Setup x = base();
   x.w.kind = WorkloadKind::rl;
@@ -91,6 +103,10 @@ const std::vector<BoundaryCase>& cases() {
       // On 7 GPUs (global batch 56 = 7 x 8): TP 7 divides 28 heads but not 4 KV heads; TP 1 passes.
       {"tp.divides-kv-heads", [] { Setup x = base(7); x.w.global_batch = 56; return x; },
        [] { Setup x = base(7); x.s.tp = 7; x.s.dp = 1; x.w.global_batch = 56; return x; }},
+      // Megatron-core GatedDeltaNet splits key and value heads by TP: TP 4 divides 16 key and 32
+      // value heads (and 28 heads, 4 KV heads); TP 4 does not divide 6 key heads (6 % 4 = 2).
+      {"tp.divides-linear-heads", [] { Setup x = hybrid(16); x.s.tp = 4; x.s.dp = 2; return x; },
+       [] { Setup x = hybrid(6); x.s.tp = 4; x.s.dp = 2; return x; }},
       // 28 layers: PP 4 (7 each) passes, PP 8 (28 % 8 = 4, no uneven split given) fails.
       {"pp.divides-layers", [] { Setup x = base(); x.s.pp = 4; x.s.dp = 2; return x; },
        [] { Setup x = base(); x.s.pp = 8; x.s.dp = 1; return x; }},
