@@ -3,7 +3,6 @@
 #include <nlohmann/json.hpp>
 
 #include <optional>
-#include <regex>
 
 #include "cost/memory_estimate.hpp"
 #include "hardware/cluster_spec.hpp"
@@ -56,9 +55,18 @@ const json& object_at(const json& object, const char* key) {
 
 /// A number after `label` in a free-text field ("ppo_micro_batch_size_per_gpu=2, log_prob micro 4").
 std::optional<int> number_after(const std::string& text, const char* label) {
-  std::smatch match;
-  if (!std::regex_search(text, match, std::regex(std::string(label) + "\\s*=?\\s*(\\d+)"))) return std::nullopt;
-  return std::stoi(match[1].str());
+  const auto is_space = [](char c) { return c == ' ' || c == '\t'; };
+  const auto is_digit = [](char c) { return c >= '0' && c <= '9'; };
+  for (std::size_t at = text.find(label); at != std::string::npos; at = text.find(label, at + 1)) {
+    std::size_t i = at + std::string_view(label).size();
+    while (i < text.size() && is_space(text[i])) ++i;
+    if (i < text.size() && text[i] == '=') ++i;
+    while (i < text.size() && is_space(text[i])) ++i;
+    const std::size_t digits = i;
+    while (i < text.size() && is_digit(text[i]) && i - digits < 9) ++i;
+    if (i > digits) return std::stoi(text.substr(digits, i - digits));
+  }
+  return std::nullopt;
 }
 
 Result<ModelSpec> preset_for(const std::string& model_name) {
