@@ -114,7 +114,7 @@ TEST_CASE("plan --from over verl's example launches: never worse than what verl'
     ++planned_count;
     const Planned planned = plan_launch(*launch);
     INFO(example.source);
-    CHECK_MESSAGE(planned.outside.empty(), "outside the space: " << planned.outside.front());
+    CHECK_MESSAGE(planned.outside.empty(), "outside the space: " << (planned.outside.empty() ? "" : planned.outside.front()));
     CHECK(planned.baseline.broken_rule.empty());
     if (planned.result.top.empty()) {
       CHECK_MESSAGE(false, "no candidate fits");
