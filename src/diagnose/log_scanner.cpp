@@ -4,14 +4,9 @@
 #include <charconv>
 #include <cmath>
 #include <cstring>
-// GCC 12 reports false -Wmaybe-uninitialized positives inside libstdc++'s <regex> when built with
-// -fsanitize (std::function moved in _NFA::_M_insert_*); silenced for that header only.
-#pragma GCC diagnostic push
-#pragma GCC diagnostic ignored "-Wmaybe-uninitialized"
-#include <regex>
-#pragma GCC diagnostic pop
 #include <unordered_map>
 
+#include "core/std_regex.hpp"
 #include "core/units.hpp"
 #include "diagnose/error_events.hpp"
 #include "diagnose/line_reader.hpp"

@@ -1,11 +1,6 @@
 #include <doctest/doctest.h>
 
-// GCC 12 reports false -Wmaybe-uninitialized positives inside libstdc++'s <regex> when built with
-// -fsanitize (std::function moved in _NFA::_M_insert_*); silenced for that header only.
-#pragma GCC diagnostic push
-#pragma GCC diagnostic ignored "-Wmaybe-uninitialized"
-#include <regex>
-#pragma GCC diagnostic pop
+#include "core/std_regex.hpp"
 #include <string>
 
 #include "diagnose/fix_renderer.hpp"

@@ -15,7 +15,7 @@
 #include <fstream>
 #include <map>
 #include <nlohmann/json.hpp>
-#include <regex>
+#include "core/std_regex.hpp"
 #include <string>
 
 #include "verl/check_support.hpp"
