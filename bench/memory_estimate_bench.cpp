@@ -2,7 +2,7 @@
 // model in the training case, so that the planner's search is cheap). Trace is null.
 #include <benchmark/benchmark.h>
 
-#include "cost/memory_estimate.hpp"
+#include "cost/memory/memory_estimate.hpp"
 #include "model/config_reader.hpp"
 #include "model/model_presets.hpp"
 

@@ -5,7 +5,7 @@
 
 #include <cstdlib>
 
-#include "cost/step_time.hpp"
+#include "cost/time/step_time.hpp"
 #include "hardware/cluster_spec.hpp"
 #include "hardware/gpu_catalog.hpp"
 #include "model/config_reader.hpp"

@@ -3,8 +3,8 @@
 #include <sstream>
 #include <string>
 
-#include "cost/nccl_calibration.hpp"
-#include "cost/verl_metrics.hpp"
+#include "cost/calibration/nccl_calibration.hpp"
+#include "cost/calibration/verl_metrics.hpp"
 #include "diagnose/line_reader.hpp"
 #include "diagnose/log_line.hpp"
 #include "diagnose/log_scanner.hpp"

@@ -1,4 +1,4 @@
-// Fits the global constants of the time model (cost/efficiency.hpp) and prints them with the
+// Fits the global constants of the time model (cost/time/efficiency.hpp) and prints them with the
 // per-row error tables and the leave-one-source-out cross-validation. Build and run:
 // tools/fit_efficiency.sh. Two stages: the training constants on the published training runs,
 // then the RL constants on the measured RL runs with the training constants fixed. Each fit
@@ -13,8 +13,8 @@
 #include <sstream>
 #include <vector>
 
-#include "cost/calibration_runs.hpp"
-#include "cost/rl_calibration_runs.hpp"
+#include "cost/calibration/calibration_runs.hpp"
+#include "cost/calibration/rl_calibration_runs.hpp"
 
 namespace {
 

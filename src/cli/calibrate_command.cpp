@@ -11,7 +11,7 @@
 #include "cli/command.hpp"
 #include "cli/number_checks.hpp"
 #include "core/units.hpp"
-#include "cost/nccl_calibration.hpp"
+#include "cost/calibration/nccl_calibration.hpp"
 #include "hardware/cluster_spec.hpp"
 #include "hardware/gpu_catalog.hpp"
 

@@ -7,7 +7,7 @@
 
 #include "cli/number_checks.hpp"
 #include "core/units.hpp"
-#include "cost/memory_tiers.hpp"
+#include "cost/memory/memory_tiers.hpp"
 
 namespace meshplan {
 namespace {

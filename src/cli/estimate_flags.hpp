@@ -5,7 +5,7 @@
 #include <vector>
 
 #include "core/result.hpp"
-#include "cost/memory_estimate.hpp"
+#include "cost/memory/memory_estimate.hpp"
 #include "hardware/cluster.hpp"
 #include "model/model_spec.hpp"
 #include "strategy/strategy.hpp"

@@ -2,9 +2,9 @@
 
 #include <nlohmann/json.hpp>
 
-#include "cost/memory_estimate.hpp"
+#include "cost/memory/memory_estimate.hpp"
 #include "report/memory_json.hpp"
-#include "cost/step_time.hpp"
+#include "cost/time/step_time.hpp"
 #include "search/dimension.hpp"
 #include "search/real_cost_model.hpp"
 #include "search/search_space.hpp"

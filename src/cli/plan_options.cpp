@@ -5,7 +5,7 @@
 
 #include <algorithm>
 
-#include "cost/memory_tiers.hpp"
+#include "cost/memory/memory_tiers.hpp"
 
 namespace meshplan {
 

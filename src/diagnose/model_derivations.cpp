@@ -3,8 +3,8 @@
 #include <fmt/format.h>
 
 #include "core/units.hpp"
-#include "cost/memory_estimate.hpp"
-#include "cost/rollout_memory.hpp"
+#include "cost/memory/memory_estimate.hpp"
+#include "cost/memory/rollout_memory.hpp"
 
 namespace meshplan {
 
@@ -87,7 +87,7 @@ std::optional<std::string> derive_from_model(std::string_view name, const Number
     return std::to_string(context.model->attention.num_kv_heads);
   }
   if (name == "rollout_weight_share") {
-    // The engine's weights per GPU (cost/rollout_memory.hpp) against the GPU's memory: the
+    // The engine's weights per GPU (cost/memory/rollout_memory.hpp) against the GPU's memory: the
     // budget gpu_memory_utilization x memory must exceed this share to leave any KV cache.
     const auto tp = config_number(context, "actor_rollout_ref.rollout.tensor_model_parallel_size");
     double capacity = context.gpu_memory_bytes;

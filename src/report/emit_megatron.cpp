@@ -34,7 +34,7 @@ void parallel_args(const LaunchSpec& launch, std::vector<std::string>& args) {
   }
   if (s.sequence_parallel) arg("--sequence-parallel");
   if (s.distributed_optimizer) arg("--use-distributed-optimizer");
-  // The time estimate's overlaps (cost/parallel_comm.cpp): gradient reduce-scatter / all-reduce
+  // The time estimate's overlaps (cost/time/parallel_comm.cpp): gradient reduce-scatter / all-reduce
   // in buckets during the backward, parameter all-gather during the next forward (the latter
   // needs the distributed optimizer: arguments.py validate_args), TP comm overlap (userbuffers).
   if (launch.time.overlap_grad_reduce) arg("--overlap-grad-reduce");

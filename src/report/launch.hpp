@@ -4,7 +4,7 @@
 #include <string>
 #include <vector>
 
-#include "cost/time_estimate.hpp"
+#include "cost/time/time_estimate.hpp"
 #include "hardware/cluster.hpp"
 #include "model/model_spec.hpp"
 #include "strategy/strategy.hpp"

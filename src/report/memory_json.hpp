@@ -3,7 +3,7 @@
 // can merge other objects (the time estimate) beside it.
 #include <nlohmann/json_fwd.hpp>
 
-#include "cost/memory_estimate.hpp"
+#include "cost/memory/memory_estimate.hpp"
 
 namespace meshplan {
 

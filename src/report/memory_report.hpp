@@ -3,8 +3,8 @@
 // capacity and headroom, the verdict, the rollout KV accounting and the --explain trace.
 #include <string>
 
-#include "cost/memory_estimate.hpp"
-#include "cost/memory_tiers.hpp"
+#include "cost/memory/memory_estimate.hpp"
+#include "cost/memory/memory_tiers.hpp"
 #include "cost/trace.hpp"
 
 namespace meshplan {

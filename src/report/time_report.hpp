@@ -5,9 +5,9 @@
 #include <optional>
 #include <string>
 
-#include "cost/time_estimate.hpp"
+#include "cost/time/time_estimate.hpp"
 #include "cost/trace.hpp"
-#include "cost/verl_metrics.hpp"
+#include "cost/calibration/verl_metrics.hpp"
 
 namespace meshplan {
 

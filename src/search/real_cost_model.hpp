@@ -1,12 +1,12 @@
 #pragma once
-// Binds the search's CostModel to the cost models: estimate_memory (cost/memory_estimate.hpp)
-// and estimate_time (cost/step_time.hpp). Phases map to the planner's three:
+// Binds the search's CostModel to the cost models: estimate_memory (cost/memory/memory_estimate.hpp)
+// and estimate_time (cost/time/step_time.hpp). Phases map to the planner's three:
 //   rollout  <- memory rollout + weight_sync, time timing_s/gen
 //   log_prob <- memory old_log_prob + ref_log_prob, time timing_s/old_log_prob, ref, values
 //   update   <- memory train / update_actor / update_critic, time train / update_*
 // A candidate using fewer GPUs than the cluster has is estimated on those GPUs.
-#include "cost/memory_estimate.hpp"
-#include "cost/step_time.hpp"
+#include "cost/memory/memory_estimate.hpp"
+#include "cost/time/step_time.hpp"
 #include "search/cost_model.hpp"
 
 namespace meshplan {

@@ -5,10 +5,10 @@
 // embedding under PP, collective latencies. The expected values never come from the code.
 #include <doctest/doctest.h>
 
-#include "cost/activations.hpp"
-#include "cost/collectives.hpp"
-#include "cost/memory_estimate.hpp"
-#include "cost/model_states.hpp"
+#include "cost/memory/activations.hpp"
+#include "cost/time/collectives.hpp"
+#include "cost/memory/memory_estimate.hpp"
+#include "cost/memory/model_states.hpp"
 
 namespace meshplan {
 namespace {

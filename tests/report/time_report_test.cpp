@@ -2,8 +2,8 @@
 
 #include <nlohmann/json.hpp>
 
-#include "cost/step_time.hpp"
-#include "cost/time_fixtures.hpp"
+#include "cost/time/step_time.hpp"
+#include "cost/time/time_fixtures.hpp"
 #include "report/time_report.hpp"
 
 namespace meshplan {

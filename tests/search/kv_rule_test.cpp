@@ -3,7 +3,7 @@
 #include <doctest/doctest.h>
 
 #include "cost/hand_models.hpp"
-#include "cost/memory_estimate.hpp"
+#include "cost/memory/memory_estimate.hpp"
 #include "hardware/gpu_catalog.hpp"
 #include "search/real_cost_model.hpp"
 #include "search/rule_binding.hpp"

@@ -9,7 +9,7 @@
 #include <utility>
 
 #include "core/units.hpp"
-#include "cost/step_time.hpp"
+#include "cost/time/step_time.hpp"
 #include "verl/rules/rule_support.hpp"
 
 namespace meshplan {

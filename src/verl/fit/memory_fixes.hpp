@@ -7,7 +7,7 @@
 #include <string>
 #include <vector>
 
-#include "cost/memory_estimate.hpp"
+#include "cost/memory/memory_estimate.hpp"
 #include "verl/fit/to_strategy.hpp"
 
 namespace meshplan {

@@ -6,8 +6,8 @@
 #include <array>
 
 #include "core/units.hpp"
-#include "cost/memory_estimate.hpp"
-#include "cost/memory_tiers.hpp"
+#include "cost/memory/memory_estimate.hpp"
+#include "cost/memory/memory_tiers.hpp"
 #include "verl/fit/memory_fixes.hpp"
 #include "model/config_reader.hpp"
 #include "model/model_presets.hpp"

@@ -1,7 +1,7 @@
 #pragma once
 // The findings that need the model (and the GPU): the strategy rules of strategy/validate.hpp
 // that depend on the model's shape, mapped back to verl keys, and the memory fit of every RL
-// phase from the memory model (cost/memory_estimate.hpp).
+// phase from the memory model (cost/memory/memory_estimate.hpp).
 #include <optional>
 #include <vector>
 

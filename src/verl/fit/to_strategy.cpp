@@ -1,6 +1,6 @@
 #include "verl/fit/to_strategy.hpp"
 
-#include "cost/memory_tiers.hpp"
+#include "cost/memory/memory_tiers.hpp"
 #include "verl/rules/rule_support.hpp"
 
 namespace meshplan {
@@ -80,7 +80,7 @@ void map_rollout(const ConfigView& v, Workload& w) {
       v.integer(R("checkpoint_engine.update_weights_bucket_megabytes")).value_or(2048) << 20;
   w.seq_len = rl.prompt_len + rl.response_len;
   // Expected real lengths (use_remove_padding): a launch does not say them; the documented
-  // default (cost/memory_tiers.hpp) until --mean-prompt-len / --mean-response-len replace it.
+  // default (cost/memory/memory_tiers.hpp) until --mean-prompt-len / --mean-response-len replace it.
   rl = with_expected_lengths(rl);
 }
 

@@ -1,0 +1,198 @@
+#include "cost/calibration/rl_calibration_runs.hpp"
+
+#include <nlohmann/json.hpp>
+
+#include <optional>
+
+#include "cost/memory/memory_estimate.hpp"
+#include "hardware/cluster_spec.hpp"
+#include "hardware/gpu_catalog.hpp"
+#include "model/config_reader.hpp"
+#include "model/model_presets.hpp"
+
+namespace meshplan {
+namespace {
+
+using nlohmann::json;
+
+/// What each source leaves unstated, from the source's own text (no per-row settings).
+struct RlSourceConventions {
+  const char* id_prefix;
+  const char* source;
+  /// Prompt tokens when the row gives none: math word problems with a chat template (assumed,
+  /// neither source states it; the prompt is a few percent of the tokens of these rows).
+  std::int64_t mean_prompt_tokens;
+  /// NeMo RL's table gives G-Average Seq len and T-Max Seq len: prompt + generation.
+  bool lengths_are_totals;
+  /// NeMo RL's mini-batch (T-GBS) counts samples; verl's ppo_mini_batch_size counts prompts.
+  bool mini_batch_in_samples;
+  /// NeMo RL packs sequences into micro-batches of max_total_sequence_length x micro-batch tokens
+  /// (policy.sequence_packing.train_mb_tokens / logprob_mb_tokens in its recipes).
+  bool sequence_packing;
+  double gpu_memory_utilization;  ///< NeMo RL vllm_cfg 0.6; verl rollout default 0.5
+};
+
+constexpr RlSourceConventions kRlSources[] = {
+    {"nemorl_v06_", "NeMo RL v0.6 performance summary", 256, true, true, true, 0.6},
+    {"nemorl_v05_", "NeMo RL v0.5 performance summary", 256, true, true, true, 0.6},
+    {"verl_onestepoff_", "verl docs/advance/one_step_off.md", 256, false, false, false, 0.5},
+    {"verl_fullyasync_", "verl docs/advance/fully_async.md", 256, false, false, false, 0.5},
+};
+
+/// The presets whose layer shapes the row's model has (fine-tunes keep their base's shape:
+/// Qwen2.5-Math-7B has Qwen2.5-7B's 28 x 3584 layers and 152064 vocabulary).
+constexpr std::pair<const char*, const char*> kModelPresets[] = {
+    {"DeepSeek-V3", "deepseek-v3"},     {"Qwen3-235B-A22B", "qwen3-235b-a22b"}, {"Qwen3-30B-A3B", "qwen3-30b-a3b"},
+    {"Llama-3.1-8B", "llama-3.1-8b"},   {"Qwen2.5-Math-7B", "qwen2.5-7b-instruct"},
+    {"Qwen2.5-7B", "qwen2.5-7b-instruct"}, {"Qwen3-8B", "qwen3-8b"},
+};
+
+const json& object_at(const json& object, const char* key) {
+  static const json empty = json::object();
+  const auto it = object.find(key);
+  return it != object.end() && it->is_object() ? *it : empty;
+}
+
+/// A number after `label` in a free-text field ("ppo_micro_batch_size_per_gpu=2, log_prob micro 4").
+std::optional<int> number_after(const std::string& text, const char* label) {
+  const auto is_space = [](char c) { return c == ' ' || c == '\t'; };
+  const auto is_digit = [](char c) { return c >= '0' && c <= '9'; };
+  for (std::size_t at = text.find(label); at != std::string::npos; at = text.find(label, at + 1)) {
+    std::size_t i = at + std::string_view(label).size();
+    while (i < text.size() && is_space(text[i])) ++i;
+    if (i < text.size() && text[i] == '=') ++i;
+    while (i < text.size() && is_space(text[i])) ++i;
+    const std::size_t digits = i;
+    while (i < text.size() && is_digit(text[i]) && i - digits < 9) ++i;
+    if (i > digits) return std::stoi(text.substr(digits, i - digits));
+  }
+  return std::nullopt;
+}
+
+Result<ModelSpec> preset_for(const std::string& model_name) {
+  for (const auto& [prefix, preset] : kModelPresets) {
+    if (model_name.rfind(prefix, 0) != 0) continue;
+    const auto config = find_model_preset_config(preset);
+    if (!config) break;
+    return parse_model_config(*config, preset);
+  }
+  return Error{"", 0, "model", "no preset with the shape of " + model_name};
+}
+
+Result<GpuSpec> gpu_for(const std::string& gpu_type) {
+  // "H20-96GB", "GB200-NVL72", "DGX-H100 (H100-80GB SXM)": the name, else the part in brackets.
+  auto gpu = find_gpu(builtin_gpu_catalog(), gpu_type.substr(0, gpu_type.find(' ')));
+  if (gpu) return gpu;
+  const auto open = gpu_type.find('(');
+  if (open == std::string::npos) return gpu;
+  const std::string inner = gpu_type.substr(open + 1);
+  return find_gpu(builtin_gpu_catalog(), inner.substr(0, inner.find_first_of(" )")));
+}
+
+Result<RlCalibrationRun> build_rl_run(const json& row, const EfficiencyConstants& constants) {
+  RlCalibrationRun run;
+  run.id = json_string(row, "id");
+  const RlSourceConventions* source = source_of(run.id, kRlSources);
+  const auto skip = [&](const std::string& reason) { return Error{"", 0, run.id, reason}; };
+  if (source == nullptr) return skip("unknown source (no conventions recorded for it)");
+  run.source = source->source;
+  if (json_string(row, "mode") != "colocated_sync") return skip("not colocated and synchronous");
+  auto model = preset_for(json_string(row, "model"));
+  if (!model) return skip(model.error().message);
+  run.model = std::move(model.value());
+  auto gpu = gpu_for(json_string(row, "gpu_type"));
+  if (!gpu) return skip(gpu.error().message);
+  const auto gpus = json_int(row, "num_gpus");
+  if (!gpus || *gpus <= 0) return skip("num_gpus not stated");
+  // Nodes of the GPU's server, or the NVLink domain (NVL72); fewer GPUs per node when the count
+  // does not fill them (128 GB200 = 2 racks of 64).
+  const std::int64_t nodes = (*gpus + gpu->gpus_per_node - 1) / gpu->gpus_per_node;
+  if (*gpus % nodes != 0) return skip("GPU count does not split evenly over nodes");
+  run.cluster.groups.push_back(make_node_group(static_cast<int>(nodes), static_cast<int>(*gpus / nodes), *gpu));
+
+  Strategy& strategy = run.strategy;
+  const json& parallel = object_at(row, "actor_parallel");
+  const std::string backend = json_string(row, "train_backend");
+  const auto tp = json_int(parallel, "tp");
+  const auto pp = json_int(parallel, "pp");
+  if (backend.rfind("megatron", 0) == 0) {
+    if (!tp || !pp) return skip("actor TP/PP not stated");
+    strategy.backend = Backend::megatron;
+    strategy.tp = static_cast<int>(*tp);
+    strategy.pp = static_cast<int>(*pp);
+    strategy.cp = static_cast<int>(json_int(parallel, "cp").value_or(1));
+    strategy.ep = static_cast<int>(json_int(parallel, "ep").value_or(1));
+    strategy.sequence_parallel = strategy.tp > 1;
+  } else {
+    return skip("actor layout not stated for backend '" + backend + "'");
+  }
+  const std::int64_t model_parallel = std::int64_t{strategy.tp} * strategy.pp * strategy.cp;
+  if (*gpus % model_parallel != 0) return skip("GPU count is not a multiple of TP x PP x CP");
+  strategy.dp = static_cast<int>(*gpus / model_parallel);
+
+  RlSettings& rl = run.workload.rl;
+  run.workload.kind = WorkloadKind::rl;
+  const auto rollout_tp = json_int(row, "rollout_tp");
+  if (!rollout_tp) return skip("rollout TP not stated");
+  rl.rollout_tp = static_cast<int>(*rollout_tp);
+  rl.engine = json_string(row, "rollout_engine") == "sglang" ? RolloutEngine::sglang : RolloutEngine::vllm;
+  rl.gpu_memory_utilization = source->gpu_memory_utilization;
+  const auto n = json_int(row, "rollout_n");
+  const auto batch = json_int(row, "train_batch_size");
+  const auto mini = json_int(row, "ppo_mini_batch_size");
+  if (!n || !batch || !mini) return skip("train batch, rollout.n or mini-batch not stated");
+  rl.n = static_cast<int>(*n);
+  run.workload.global_batch = *batch;
+  rl.ppo_mini_batch = static_cast<int>(source->mini_batch_in_samples ? *mini / *n : *mini);
+
+  const json& other = object_at(row, "other_config");
+  if (source->lengths_are_totals) {
+    const auto max_total = json_int(other, "T_max_seq_len");
+    const auto mean_total = json_int(other, "G_avg_seq_len");
+    if (!max_total || !mean_total) return skip("sequence lengths not stated");
+    rl.prompt_len = rl.mean_prompt_len = source->mean_prompt_tokens;
+    rl.response_len = *max_total - rl.prompt_len;
+    rl.mean_response_len = *mean_total - rl.prompt_len;
+  } else {
+    const json& prompt = object_at(row, "prompt_len");
+    const json& response = object_at(row, "response_len");
+    const auto prompt_max = json_int(prompt, "max");
+    const auto response_max = json_int(response, "max");
+    if (!prompt_max || !response_max) return skip("maximum prompt or response length not stated");
+    rl.prompt_len = *prompt_max;
+    rl.response_len = *response_max;
+    // The step scales with the mean response; RL responses average 0.1-0.8 of their maximum
+    // (and grow during a run), so a row without it cannot be predicted.
+    const auto response_mean = json_int(response, "mean");
+    if (!response_mean) return skip("mean response length not stated");
+    rl.mean_prompt_len = json_int(prompt, "mean").value_or(std::min(source->mean_prompt_tokens, *prompt_max));
+    rl.mean_response_len = *response_mean;
+  }
+  run.workload.seq_len = rl.prompt_len + rl.response_len;
+  if (source->sequence_packing) {
+    rl.use_dynamic_bsz = true;
+    rl.ppo_max_token_len_per_gpu = rl.log_prob_max_token_len_per_gpu = run.workload.seq_len;
+  }
+  const std::string micro = json_string(row, "micro_batches");
+  if (auto update = number_after(micro, "ppo_micro_batch_size_per_gpu")) rl.ppo_micro_batch_per_gpu = *update;
+  if (auto log_prob = number_after(micro, "log_prob micro")) rl.log_prob_micro_batch_per_gpu = *log_prob;
+
+  const auto step = object_at(row, "measured").find("step_s");
+  if (step == object_at(row, "measured").end() || !step->is_number()) return skip("step time not measured");
+  run.measured_step_s = step->get<double>();
+
+  run.options.constants = constants;
+  const MemoryEstimate memory = estimate_memory(run.model, run.cluster, strategy, run.workload, MemoryOptions{}, nullptr);
+  run.options.rollout_concurrent_sequences = memory.rollout.concurrent_sequences_per_replica;
+  return run;
+}
+
+}  // namespace
+
+Result<RlCalibrationSet> read_rl_calibration_runs(std::string_view json_text, const std::string& file_name,
+                                                  const EfficiencyConstants& constants) {
+  return read_calibration_rows<RlCalibrationRun>(json_text, file_name, "RL runs",
+                                                 [&](const json& row) { return build_rl_run(row, constants); });
+}
+
+}  // namespace meshplan

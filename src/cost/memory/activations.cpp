@@ -1,0 +1,204 @@
+#include "cost/memory/activations.hpp"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <cmath>
+
+#include "cost/memory/memory_trace.hpp"
+
+namespace meshplan {
+namespace {
+
+constexpr double kInputIdBytes = 8;  // int64 token ids kept for the embedding backward (Megatron report)
+
+// Bytes per token of an MLP's inner activations: the fc1 output (2 x ffn wide when gated, the
+// SwiGLU input) and the fc2 input, 2 bytes each (Korthikanti §4.1: 8sbh + 8sbh for a 4h GeLU MLP).
+double mlp_inner_bytes_per_token(double ffn, bool gated) { return (gated ? 6.0 : 4.0) * ffn; }
+
+LayerSplit split_of(const Strategy& s) {
+  return LayerSplit{double(s.tp), s.sequence_parallel && s.tp > 1, double(s.etp)};
+}
+
+LayerShape attention_shape(const ModelSpec& model) {
+  const AttentionSpec& a = model.attention;
+  LayerShape shape;
+  shape.hidden = double(model.hidden_size);
+  shape.heads = double(a.num_heads);
+  shape.attention_dropout = model.attention_dropout > 0;
+  shape.hidden_dropout = model.hidden_dropout > 0;
+  if (a.kind == AttentionKind::mla) {
+    const double qk = double(a.qk_nope_head_dim + a.qk_rope_head_dim);
+    shape.q_width = shape.heads * qk;
+    shape.k_width = shape.heads * qk;
+    shape.v_width = shape.heads * double(a.v_head_dim);
+    shape.o_width = shape.v_width;
+    // q_a output and its norm output (when q is compressed), kv_a output (latent + rope) and
+    // the kv norm output: the low-rank projections are not tensor-parallel.
+    shape.latent_width =
+        2.0 * double(a.q_lora_rank) + double(a.kv_lora_rank + a.qk_rope_head_dim) + double(a.kv_lora_rank);
+  } else {
+    shape.q_width = double(a.num_heads * a.head_dim);
+    shape.k_width = double(a.num_kv_heads * a.head_dim);
+    shape.v_width = shape.k_width;
+    shape.o_width = shape.q_width;
+  }
+  return shape;
+}
+
+double layer_bytes(const LayerShape& shape, const LayerSplit& split, const MicroBatchShape& mb,
+                   Recompute recompute, const MemoryOptions& options) {
+  return layer_activation_bytes(shape, split, mb.seq_tokens, mb.kv_tokens, mb.sequences, recompute, options);
+}
+
+}  // namespace
+
+LayerShape dense_layer_shape(const ModelSpec& model) {
+  LayerShape shape = attention_shape(model);
+  shape.ffn = double(model.dense_mlp.intermediate_size);
+  shape.gated = model.dense_mlp.gated;
+  return shape;
+}
+
+LayerShape moe_layer_shape(const ModelSpec& model, double capacity_factor) {
+  LayerShape shape = attention_shape(model);
+  if (!model.moe) return dense_layer_shape(model);
+  const MoeSpec& m = *model.moe;
+  shape.ffn = double(m.shared_intermediate_size);
+  shape.gated = true;
+  shape.experts = double(m.num_experts);
+  shape.routed_per_token = double(m.experts_per_token) * capacity_factor;
+  shape.expert_ffn = double(m.expert_intermediate_size);
+  return shape;
+}
+
+double layer_activation_bytes(const LayerShape& shape, const LayerSplit& split, double s, double kv_s,
+                              double b, Recompute recompute, const MemoryOptions& options) {
+  const double t = std::max(split.tp, 1.0);
+  const double r = split.sequence_parallel ? t : 1.0;  // divisor of the parts only SP splits
+  const double sb = s * b;
+  const double h = shape.hidden;
+  if (recompute == Recompute::full) return 2.0 * sb * h / r;  // Table 2: only the layer input
+
+  double replicated = 0;  // LayerNorm inputs, QKV/fc1 inputs, dropout masks (Korthikanti: 10sbh)
+  double sharded = 0;     // split by TP (Korthikanti: 24sbh + 5as^2b)
+  double unsplit = 0;     // MLA latents, routed experts (already per rank)
+  // Dropout (Table 2 assumes it on): the config's rates, or every mask with options.dropout.
+  const bool hidden_dropout = options.dropout || shape.hidden_dropout;
+  const bool attention_dropout = options.dropout || shape.attention_dropout;
+  // Attention block (§4.1): norm input 2sbh, shared QKV input 2sbh, Q and K for QK^T,
+  // V, the output projection input, dropout mask sbh.
+  replicated += 2.0 * sb * h + 2.0 * sb * h + (hidden_dropout ? sb * h : 0.0);
+  sharded += 2.0 * sb * (shape.q_width + shape.k_width) + 2.0 * sb * shape.v_width + 2.0 * sb * shape.o_width;
+  unsplit += 2.0 * sb * shape.latent_width;
+  if (options.flash_attention) {
+    sharded += 4.0 * shape.heads * sb;  // FlashAttention keeps only the fp32 row log-sum-exp
+  } else if (recompute != Recompute::selective) {
+    // softmax output 2as^2b (+ dropout mask as^2b + dropout output 2as^2b) = 5as^2b
+    sharded += (attention_dropout ? 5.0 : 2.0) * shape.heads * s * kv_s * b;
+  }
+  // MLP block: norm input 2sbh, fc1 input 2sbh, inner activations, dropout mask sbh.
+  replicated += 2.0 * sb * h + 2.0 * sb * h + (hidden_dropout ? sb * h : 0.0);
+  sharded += sb * mlp_inner_bytes_per_token(shape.ffn, shape.gated);
+  if (shape.experts > 0) {
+    // Routed tokens (top-k x capacity) through the experts: permuted input 2h, inner activations
+    // (÷ ETP), expert output kept for the routing-probability product 2h; fp32 router logits.
+    const double tokens = sb / r;
+    unsplit += tokens * shape.routed_per_token *
+               (4.0 * h + mlp_inner_bytes_per_token(shape.expert_ffn, true) / std::max(split.etp, 1.0));
+    unsplit += 4.0 * tokens * shape.experts;
+  }
+  return replicated / r + sharded / t + unsplit;
+}
+
+double microbatches_in_flight(const Strategy& s, PipelineStage stage, std::int64_t microbatches) {
+  if (s.pp <= 1) return 1.0;
+  const double p = s.pp;
+  // 1F1B: stage r runs p - r warm-up forwards before its first backward (Megatron-core
+  // schedules.py forward_backward_pipelining_without_interleaving num_warmup_microbatches + 1).
+  const double r = pipeline_stage_index(s, stage);
+  if (s.vpp > 1) {
+    const double penalty = 1.0 + (p - 1.0) / (p * s.vpp);
+    return (stage == PipelineStage::last ? 1.0 : p - r) * penalty;
+  }
+  return std::min(p - r, double(std::max<std::int64_t>(microbatches, 1)));
+}
+
+double stage_activation_bytes(const ModelSpec& model, const Strategy& s, PipelineStage stage,
+                              const MicroBatchShape& mb, const MemoryOptions& options, Trace* trace) {
+  const LayerShape dense = dense_layer_shape(model);
+  const LayerShape moe = moe_layer_shape(model, options.moe_capacity_factor);
+  const LayerSplit split = split_of(s);
+  const StageLayers layers = stage_layers(model, s, stage);
+  const double dense_full = layer_bytes(dense, split, mb, Recompute::none, options);
+  const double moe_full = layer_bytes(moe, split, mb, Recompute::none, options);
+  const double largest_full = layers.moe > 0 ? std::max(dense_full, moe_full) : dense_full;
+  double stored = 0;   // per micro-batch
+  double working = 0;  // recomputation buffer, once
+  if (s.recompute != Recompute::full) {
+    stored = double(layers.dense) * layer_bytes(dense, split, mb, s.recompute, options) +
+             double(layers.moe) * layer_bytes(moe, split, mb, s.recompute, options);
+  } else {
+    const double input = layer_activation_bytes(dense, split, mb.seq_tokens, mb.kv_tokens, mb.sequences,
+                                                Recompute::full, options);
+    const std::int64_t n = std::max(s.recompute_num_layers, 1);
+    const std::int64_t total = layers.total();
+    if (s.recompute_method == RecomputeMethod::uniform) {
+      // Megatron uniform: chunks of n layers, each keeps its input; backward recomputes one chunk.
+      stored = double((total + n - 1) / n) * input;
+      working = double(std::min(n, total)) * largest_full;
+    } else {
+      // Megatron block: the first n layers of each virtual chunk recompute, the others store all.
+      const std::int64_t recomputed = std::min<std::int64_t>(total, n * std::max(s.vpp, 1));
+      stored =
+          double(recomputed) * input + double(total - recomputed) * (layers.moe > 0 ? moe_full : dense_full);
+      working = recomputed > 0 ? largest_full : 0.0;
+    }
+  }
+  // First stage: the int64 input ids and, with embedding dropout, its 1-byte mask (÷ TP with SP)
+  // (Megatron-LM theoretical_memory_usage.py: 8sbp + sbhp; Korthikanti §4.3).
+  const bool embedding_dropout = options.dropout || model.embedding_dropout > 0;
+  const double sp_split = s.sequence_parallel && s.tp > 1 ? double(s.tp) : 1.0;
+  const double ids = stage == PipelineStage::first
+                         ? kInputIdBytes * mb.seq_tokens * mb.sequences +
+                               (embedding_dropout ? mb.seq_tokens * mb.sequences * double(model.hidden_size) / sp_split
+                                                  : 0.0)
+                         : 0.0;
+  const double in_flight = microbatches_in_flight(s, stage, mb.microbatches);
+  const double bytes = in_flight * (stored + ids) + working;
+  trace_bytes(
+      trace,
+      stage == PipelineStage::first    ? "memory/activations/first_stage"
+      : stage == PipelineStage::middle ? "memory/activations/middle_stage"
+                                       : "memory/activations/last_stage",
+      bytes, "in_flight * (layers * per_layer(recompute) + 8*s*b ids [+ s*b*h/sp embedding dropout mask]) + recompute_working",
+      "Korthikanti et al. 2022 §4 / Table 2 (per tensor); Narayanan et al. 2021 §2.2 (in flight)", [&] {
+        return fmt::format(
+            "s={:.6g} b={:.6g} h={} dense_layers={} moe_layers={} tp={} sp={} cp={} "
+            "recompute={} n={} in_flight={:.4g} per_layer_dense={:.4g} per_layer_moe={:.4g} "
+            "working={:.4g} flash_attention={}",
+            mb.seq_tokens, mb.sequences, model.hidden_size, layers.dense, layers.moe, s.tp,
+            s.sequence_parallel, s.cp, static_cast<int>(s.recompute), s.recompute_num_layers, in_flight,
+            dense_full, moe_full, working, options.flash_attention);
+      });
+  return bytes;
+}
+
+double forward_only_activation_bytes(const ModelSpec& model, const Strategy& s, const MicroBatchShape& mb,
+                                     const MemoryOptions& options, Trace* trace) {
+  const LayerShape dense = dense_layer_shape(model);
+  const LayerShape moe = moe_layer_shape(model, options.moe_capacity_factor);
+  const LayerSplit split = split_of(s);
+  double largest = layer_bytes(dense, split, mb, Recompute::none, options);
+  if (model.moe) largest = std::max(largest, layer_bytes(moe, split, mb, Recompute::none, options));
+  const double residual = 2.0 * mb.seq_tokens * mb.sequences * double(model.hidden_size);
+  const double bytes = largest + residual;
+  trace_bytes(
+      trace, "memory/activations/forward_only", bytes, "largest_layer_activations + 2*s*b*h residual stream",
+      "Korthikanti et al. 2022 §4 (no tensors kept across layers without autograd)", [&] {
+        return fmt::format("s={:.6g} b={:.6g} largest_layer={:.4g}", mb.seq_tokens, mb.sequences, largest);
+      });
+  return bytes;
+}
+
+}  // namespace meshplan

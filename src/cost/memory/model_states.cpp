@@ -1,0 +1,246 @@
+#include "cost/memory/model_states.hpp"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+
+#include "cost/memory/lora_params.hpp"
+#include "cost/memory/memory_trace.hpp"
+#include "strategy/pipeline_split.hpp"
+
+namespace meshplan {
+namespace {
+
+constexpr double kMegatronGradBytes = 4;  // fp32 main grads (Megatron forces them with bf16/fp16)
+constexpr double kZeroGradBytes = 2;      // ZeRO paper §3.1: 16-bit gradients
+constexpr double kAdamMomentsBytes = 8;   // fp32 Adam m and v
+constexpr double kMasterWeightBytes = 4;  // fp32 master copy (none when training in fp32)
+
+double weight_bytes(const Strategy& s) { return s.compute_dtype == Dtype::fp32 ? 4.0 : 2.0; }
+double master_bytes(const Strategy& s) { return s.compute_dtype == Dtype::fp32 ? 0.0 : kMasterWeightBytes; }
+
+std::int64_t moe_layer_count(const ModelSpec& model) { return model.moe ? model.moe->num_moe_layers : 0; }
+
+int shard_group(const Strategy& s) { return s.fsdp_shard_size > 0 ? s.fsdp_shard_size : s.dp; }
+
+// Megatron distributed optimizer: dense states over the DP x CP group, expert states over the
+// expert-data-parallel group world / (ETP x EP x PP) (formulas.md; Megatron-core parallel_state).
+double dense_optimizer_group(const Strategy& s) {
+  return s.distributed_optimizer ? double(s.dp) * s.cp : 1.0;
+}
+double expert_optimizer_group(const Strategy& s) {
+  return s.distributed_optimizer ? double(s.world_size()) / (double(s.etp) * s.ep * s.pp) : 1.0;
+}
+
+// LoRA adapters on the decoder layers of one rank (Megatron: TP-sharded like their base layer).
+double rank_lora_params(const ModelSpec& model, const Strategy& s, PipelineStage stage) {
+  if (s.lora.rank <= 0) return 0;
+  if (s.backend == Backend::fsdp) return lora_params_total(model, s.lora);
+  const RankParams all = rank_params(model, s, stage);
+  const double base_layers = all.total();
+  const double model_layers = static_cast<double>(model.total_params);
+  return model_layers > 0 ? lora_params_total(model, s.lora) * (base_layers / model_layers) : 0;
+}
+
+void apply_training_offload(const Strategy& s, ModelStateBytes& b) {
+  if (s.offload.optimizer) {
+    const double moved = b.optimizer * std::clamp(s.offload.optimizer_fraction, 0.0, 1.0);
+    b.optimizer -= moved;
+    b.host_offloaded += moved;
+  }
+  if (s.backend != Backend::fsdp) return;  // Megatron trains with its weights and grads on the GPU
+  if (s.offload.params) {
+    b.host_offloaded += b.weights;
+    b.weights = 0;
+  }
+  if (s.offload.grads) {
+    b.host_offloaded += b.gradients;
+    b.gradients = 0;
+  }
+}
+
+ModelStateBytes megatron_states(const ModelSpec& model, const Strategy& s, PipelineStage stage) {
+  const RankParams p = rank_params(model, s, stage);
+  ModelStateBytes b;
+  const double optimizer_per_param = master_bytes(s) + kAdamMomentsBytes;
+  b.weights = weight_bytes(s) * p.total();
+  if (s.lora.rank > 0) {
+    const double adapters = rank_lora_params(model, s, stage);
+    b.lora_adapters =
+        adapters * (weight_bytes(s) + kMegatronGradBytes + optimizer_per_param / dense_optimizer_group(s));
+    return b;
+  }
+  b.gradients = kMegatronGradBytes * p.total();
+  b.optimizer =
+      optimizer_per_param * (p.dense / dense_optimizer_group(s) + p.expert / expert_optimizer_group(s));
+  return b;
+}
+
+ModelStateBytes zero_states(const ModelSpec& model, const Strategy& s) {
+  const double params = static_cast<double>(model.total_params);
+  const double group = shard_group(s);
+  const int stage = static_cast<int>(s.zero);
+  ModelStateBytes b;
+  b.weights = weight_bytes(s) * params / (stage >= 3 ? group : 1.0);
+  const double optimizer_per_param = master_bytes(s) + kAdamMomentsBytes;
+  if (stage >= 3) {
+    // The root unit (embedding, LM head) stays gathered; decoder layers are gathered one at a
+    // time with the next one prefetched (FSDP forward/backward prefetch).
+    const double root = static_cast<double>(model.params.embedding + model.params.lm_head);
+    b.gathered = weight_bytes(s) * (root + 2.0 * largest_layer_params(model));
+  }
+  if (s.lora.rank > 0) {
+    const double adapters = lora_params_total(model, s.lora);
+    b.lora_adapters =
+        adapters * (weight_bytes(s) + kZeroGradBytes + optimizer_per_param) / (stage >= 1 ? group : 1.0);
+    return b;
+  }
+  b.gradients = kZeroGradBytes * params / (stage >= 2 ? group : 1.0);
+  b.optimizer = optimizer_per_param * params / (stage >= 1 ? group : 1.0);
+  return b;
+}
+
+}  // namespace
+
+std::int64_t megatron_padded_vocab(std::int64_t vocab, int tp) {
+  const std::int64_t multiple = 128 * static_cast<std::int64_t>(std::max(tp, 1));
+  return (vocab + multiple - 1) / multiple * multiple;
+}
+
+std::int64_t layers_per_stage(const ModelSpec& model, const Strategy& strategy) {
+  return max_stage_layers(model.num_layers, strategy);
+}
+
+double largest_layer_params(const ModelSpec& model) {
+  const double common = static_cast<double>(model.attention_params_per_layer + model.norm_params_per_layer);
+  double largest =
+      model.num_layers > moe_layer_count(model) ? common + model.dense_mlp_params_per_layer : 0.0;
+  if (model.moe) {
+    const MoeSpec& m = *model.moe;
+    largest = std::max(largest, common + double(m.shared_expert_params + m.router_params) +
+                                    double(m.num_experts) * double(m.routed_expert_params));
+  }
+  return largest;
+}
+
+int pipeline_stage_index(const Strategy& s, PipelineStage stage) {
+  if (s.pp <= 1 || stage == PipelineStage::first) return 0;
+  return stage == PipelineStage::middle ? std::min(1, s.pp - 1) : s.pp - 1;
+}
+
+StageLayers stage_layers(const ModelSpec& model, const Strategy& s, PipelineStage stage) {
+  const std::int64_t dense_total = model.num_layers - moe_layer_count(model);
+  if (s.pp <= 1) return StageLayers{dense_total, model.num_layers - dense_total};
+  // Each stage its own count (Megatron-core transformer_block.py get_num_layers_to_build); a
+  // split Megatron would refuse gets ceil(L / PP) everywhere (strategy rules report it).
+  const auto counts = stage_layer_counts(model.num_layers, s);
+  const std::int64_t even = layers_per_stage(model, s);
+  std::int64_t layers = even;
+  std::int64_t before = 0;  // decoder layers on the stages before this one
+  if (counts) {
+    layers = stage == PipelineStage::first ? counts->first
+             : stage == PipelineStage::last ? counts->last
+                                            : counts->middle;
+    before = stage == PipelineStage::first ? 0
+             : stage == PipelineStage::last ? model.num_layers - counts->last
+                                            : counts->first;
+  } else {
+    before = std::min<std::int64_t>(model.num_layers, even * pipeline_stage_index(s, stage));
+    layers = std::min(even, model.num_layers - before);
+  }
+  const std::int64_t dense = std::clamp<std::int64_t>(dense_total - before, 0, layers);
+  return StageLayers{dense, layers - dense};
+}
+
+RankParams rank_params(const ModelSpec& model, const Strategy& s, PipelineStage stage) {
+  if (s.backend == Backend::fsdp) return RankParams{static_cast<double>(model.total_params), 0};
+  const double tp = s.tp;
+  const StageLayers layers = stage_layers(model, s, stage);
+  const std::int64_t dense = layers.dense;
+  const std::int64_t moe = layers.moe;
+  const double attention = model.attention_params_per_layer / tp;
+  const double norms = static_cast<double>(model.norm_params_per_layer);  // replicated across TP
+  RankParams p;
+  p.dense = double(dense) * (attention + norms + model.dense_mlp_params_per_layer / tp);
+  if (model.moe) {
+    const MoeSpec& m = *model.moe;
+    p.dense += double(moe) * (attention + norms + m.shared_expert_params / tp + double(m.router_params));
+    p.expert = double(moe) * double(m.num_experts) * double(m.routed_expert_params) / (double(s.ep) * s.etp);
+  }
+  const double vocab_shard =
+      double(megatron_padded_vocab(model.vocab_size, s.tp)) * double(model.hidden_size) / tp;
+  const double embedding = model.params.embedding > 0 ? vocab_shard : 0.0;
+  const double head = model.tie_word_embeddings ? 0.0 : vocab_shard;
+  const bool first = s.pp <= 1 || stage == PipelineStage::first;
+  const bool last = s.pp <= 1 || stage == PipelineStage::last;
+  if (first)
+    p.dense += embedding + double(model.params.position_embedding) + double(model.params.vision) / tp;
+  if (last) {
+    p.dense += double(model.params.final_norm);
+    // Tied embeddings with PP > 1: the last stage keeps its own copy for the output layer.
+    p.dense += head > 0 ? head : (s.pp > 1 ? embedding : 0.0);
+  }
+  return p;
+}
+
+ModelStateBytes model_state_bytes(const ModelSpec& model, const Strategy& s, PipelineStage stage,
+                                  OffloadMode mode, Trace* trace) {
+  ModelStateBytes b = s.backend == Backend::fsdp ? zero_states(model, s) : megatron_states(model, s, stage);
+  if (mode == OffloadMode::training) apply_training_offload(s, b);
+  if (trace == nullptr) return b;
+  const RankParams p = rank_params(model, s, stage);
+  const bool fsdp = s.backend == Backend::fsdp;
+  trace_bytes(
+      trace, "memory/model_states/weights", b.weights,
+      fsdp ? "bytes_per_weight * params / (ZeRO-3 ? shard_group : 1)" : "bytes_per_weight * params_on_rank",
+      fsdp ? "ZeRO (Rajbhandari et al. 2020) §3.1 and §5; FSDP FULL_SHARD"
+           : "Megatron-LM theoretical_memory_usage.py (most loaded shard); formulas.md",
+      [&] {
+        return fmt::format(
+            "params_on_rank={:.4g} (dense {:.4g}, expert {:.4g}), tp={} pp={} ep={} etp={}, "
+            "shard_group={}",
+            p.total(), p.dense, p.expert, s.tp, s.pp, s.ep, s.etp, shard_group(s));
+      });
+  trace_bytes(
+      trace, "memory/model_states/gradients", b.gradients,
+      fsdp ? "2 * params / (ZeRO >= 2 ? shard_group : 1)" : "4 * params_on_rank (fp32 main grads)",
+      fsdp ? "ZeRO §3.1 (16-bit gradients)" : "Megatron-LM: 18 = 2 + 4 + 12 bytes/param (formulas.md)", [&] {
+        return fmt::format("params_on_rank={:.4g}, zero={}, offload.grads={}", p.total(),
+                           static_cast<int>(s.zero), s.offload.grads);
+      });
+  trace_bytes(trace, "memory/model_states/optimizer", b.optimizer,
+              fsdp ? "12 * params / (ZeRO >= 1 ? shard_group : 1) * (1 - offloaded fraction)"
+                   : "12 * (dense / (DP*CP) + expert / (world/(ETP*EP*PP))) with the distributed optimizer, "
+                     "else 12 * params_on_rank; * (1 - optimizer_offload_fraction)",
+              "ZeRO §3.1; Megatron distributed optimizer 6 + 12/d (formulas.md)", [&] {
+                return fmt::format(
+                    "dense={:.4g}, expert={:.4g}, dp={} cp={} distributed_optimizer={}, "
+                    "offload.optimizer={} fraction={}",
+                    p.dense, p.expert, s.dp, s.cp, s.distributed_optimizer, s.offload.optimizer,
+                    s.offload.optimizer_fraction);
+              });
+  if (b.lora_adapters > 0) {
+    trace_bytes(trace, "memory/model_states/lora_adapters", b.lora_adapters,
+                "lora_params * (weight + grad + master + Adam) / sharding",
+                "LoRA (Hu et al. 2021): r*(d_in+d_out)", [&] {
+                  return fmt::format("rank={}, lora_params_total={:.4g}", s.lora.rank,
+                                     lora_params_total(model, s.lora));
+                });
+  }
+  if (b.gathered > 0) {
+    trace_bytes(trace, "memory/model_states/gathered_params", b.gathered,
+                "bytes_per_weight * (embedding + lm_head + 2 * largest_layer)",
+                "PyTorch FSDP all-gather + prefetch",
+                [&] { return fmt::format("largest_layer={:.4g}", largest_layer_params(model)); });
+  }
+  if (b.host_offloaded > 0) {
+    trace_bytes(trace, "memory/model_states/host_offloaded", b.host_offloaded, "offloaded states per GPU",
+                "ZeRO-Offload; Megatron optimizer_offload_fraction", [&] {
+                  return fmt::format("params={} grads={} optimizer={}", s.offload.params, s.offload.grads,
+                                     s.offload.optimizer);
+                });
+  }
+  return b;
+}
+
+}  // namespace meshplan

@@ -1,0 +1,109 @@
+#include "cost/memory/rollout_memory.hpp"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <cmath>
+
+#include "cost/memory/memory_trace.hpp"
+#include "model/kv_cache.hpp"
+
+namespace meshplan {
+namespace {
+
+constexpr double kEngineDtypeBytes = 2;       // bf16 weights, activations and KV (verl rollout.dtype)
+constexpr double kSamplerLogitBytes = 4 + 4;  // fp32 logits + probabilities in the sampler
+
+// vLLM's profile run: one forward of max_num_batched_tokens tokens (one layer's activations live
+// at a time: residual, QKV, attention output, gated MLP) plus the sampler's fp32 logits for
+// max_num_seqs sequences. An approximation of gpu_worker.determine_available_memory's peak.
+double engine_workspace_bytes(const ModelSpec& model, const RlSettings& rl) {
+  const double tp = std::max(rl.rollout_tp, 1);
+  const AttentionSpec& a = model.attention;
+  const double qkv = double((a.num_heads + 2 * a.num_kv_heads) * a.head_dim) / tp;
+  const double ffn = double(model.moe ? model.moe->expert_intermediate_size * model.moe->experts_per_token +
+                                            model.moe->shared_intermediate_size
+                                      : model.dense_mlp.intermediate_size) /
+                     tp;
+  const double per_token = kEngineDtypeBytes * (2.0 * double(model.hidden_size) + qkv + 3.0 * ffn);
+  return double(rl.max_num_batched_tokens) * per_token +
+         double(rl.max_num_seqs) * double(model.vocab_size) / tp * kSamplerLogitBytes;
+}
+
+}  // namespace
+
+double kv_bytes_per_token(const ModelSpec& model, int rollout_tp) {
+  return kv_cache_shape(model, int(kEngineDtypeBytes), rollout_tp).bytes_per_token_bound();
+}
+
+double rollout_weight_bytes(const ModelSpec& model, int rollout_tp) {
+  const double norms = double(model.params.layer_norms + model.params.final_norm);
+  const double sharded = double(model.total_params) - norms;
+  return kEngineDtypeBytes * (sharded / std::max(rollout_tp, 1) + norms);
+}
+
+RolloutMemory rollout_memory(const ModelSpec& model, const Workload& w, int world, double capacity,
+                             double other, Trace* trace) {
+  const RlSettings& rl = w.rl;
+  RolloutMemory m;
+  m.weights = rollout_weight_bytes(model, rl.rollout_tp);
+  m.workspace = engine_workspace_bytes(model, rl);
+  m.cuda_graphs = rl.enforce_eager ? 0.0 : kCudaGraphBytes;
+  const bool vllm = rl.engine == RolloutEngine::vllm;
+  m.budget = rl.gpu_memory_utilization * capacity;
+  const double kv = vllm ? m.budget - m.weights - m.workspace : m.budget - other - m.weights;
+  m.kv_cache = std::max(kv, 0.0);
+
+  RolloutCapacity& c = m.capacity;
+  c.replicas = world / std::max(rl.rollout_tp, 1);
+  c.tokens_per_sequence = rl.prompt_len + rl.response_len;
+  // Per token of a full-length sequence: sliding layers capped at the window, linear-attention
+  // state once per sequence (model/kv_cache.hpp, vLLM's hybrid allocator).
+  const KvCacheShape shape = kv_cache_shape(model, int(kEngineDtypeBytes), rl.rollout_tp);
+  c.kv_bytes_per_token = c.tokens_per_sequence > 0
+                             ? shape.bytes_per_sequence(c.tokens_per_sequence) / double(c.tokens_per_sequence)
+                             : shape.bytes_per_token_bound();
+  c.kv_cache_bytes = m.kv_cache;
+  c.kv_tokens_per_replica = c.kv_bytes_per_token > 0 ? std::int64_t(m.kv_cache / c.kv_bytes_per_token) : 0;
+  const std::int64_t held = c.tokens_per_sequence > 0 ? c.kv_tokens_per_replica / c.tokens_per_sequence : 0;
+  c.concurrent_sequences_per_replica = std::min<std::int64_t>(held, rl.max_num_seqs);
+  c.sequences_per_step = std::int64_t(rl.n) * w.global_batch;
+  c.kv_tokens_needed = c.sequences_per_step * c.tokens_per_sequence;
+  c.kv_holds_all = c.kv_tokens_per_replica * std::int64_t(c.replicas) >= c.kv_tokens_needed;
+  // vLLM's start-up check (vllm/v1/core/kv_cache_utils.py check_enough_kv_cache_memory): the KV
+  // cache must hold one max_model_len sequence; verl sets max_model_len = prompt + response unless
+  // rollout.max_model_len is given (vllm_async_server.py). SGLang starts and caps request lengths.
+  c.max_model_len = rl.max_model_len > 0 ? rl.max_model_len : c.tokens_per_sequence;
+  const double one_sequence = double(c.max_model_len) * c.kv_bytes_per_token;
+  c.holds_one_sequence = !vllm || m.kv_cache >= one_sequence;
+  c.gpu_memory_utilization_for_one_sequence =
+      capacity > 0 ? (m.weights + m.workspace + one_sequence) / capacity : 0.0;
+
+  trace_bytes(trace, "memory/rollout/weights", m.weights, "2 * ((params - norms) / rollout_tp + norms)",
+              "vLLM/SGLang tensor-parallel linear and vocab layers (norms replicated)",
+              [&] { return fmt::format("params={} rollout_tp={}", model.total_params, rl.rollout_tp); });
+  trace_bytes(trace, "memory/rollout/engine_workspace", m.workspace,
+              "max_num_batched_tokens * 2 * (2h + qkv/tp + 3*ffn/tp) + max_num_seqs * V/tp * 8",
+              "approximation of vLLM's profile run (gpu_worker.determine_available_memory)", [&] {
+                return fmt::format("max_num_batched_tokens={} max_num_seqs={}", rl.max_num_batched_tokens,
+                                   rl.max_num_seqs);
+              });
+  trace_bytes(trace, "memory/rollout/kv_cache", m.kv_cache,
+              vllm ? "gpu_memory_utilization * capacity - weights - workspace"
+                   : "mem_fraction_static * capacity - resident_other - weights",
+              vllm ? "vLLM >= 0.7 (fraction of total memory; formulas.md)"
+                   : "SGLang model_runner.profile_max_num_token (fraction of free memory)",
+              [&] {
+                return fmt::format(
+                    "utilization={} capacity={:.6g} resident_other={:.6g} kv_per_token={:.6g} "
+                    "kv_tokens={} concurrent_sequences={} needed_tokens={} max_model_len={} holds_one={}",
+                    rl.gpu_memory_utilization, capacity, other, c.kv_bytes_per_token, c.kv_tokens_per_replica,
+                    c.concurrent_sequences_per_replica, c.kv_tokens_needed, c.max_model_len, c.holds_one_sequence);
+              });
+  trace_bytes(trace, "memory/rollout/cuda_graphs", m.cuda_graphs, "0.5 GiB unless enforce_eager",
+              "vLLM 'Graph capturing finished ... took X GiB' (assumed constant)",
+              [&] { return fmt::format("enforce_eager={}", rl.enforce_eager); });
+  return m;
+}
+
+}  // namespace meshplan

@@ -1,0 +1,40 @@
+#pragma once
+// The inference engine during verl's rollout: weights sharded by rollout TP, the KV cache the
+// memory budget leaves, CUDA graphs, and how many sequences that KV holds versus what the step
+// generates (the time model reads RolloutCapacity).
+#include "core/units.hpp"
+#include "cost/memory/memory_estimate.hpp"
+
+namespace meshplan {
+
+/// CUDA graph pools of the engine: vLLM logs "Graph capturing finished in N secs, took X GiB",
+/// typically 0.2-1.5 GiB for 0.5B-70B models; an assumed constant outside the memory budget
+/// (vLLM captures graphs after sizing the KV cache).
+inline constexpr double kCudaGraphBytes = 0.5 * kGiB;
+
+/// KV bytes per token on one GPU of a replica: 2 * L * ceil(kv_heads / TP) * head_dim * 2 bytes
+/// (vLLM replicates KV heads when TP > kv_heads); MLA caches the latent, not split by TP:
+/// L * (kv_lora_rank + qk_rope_head_dim) * 2 bytes (formulas.md). L counts the attention layers
+/// only (KvCacheShape::bytes_per_token_bound: no window cap, no linear-attention state).
+double kv_bytes_per_token(const ModelSpec& model, int rollout_tp);
+
+/// Engine weights on one GPU: 2 bytes x (params - norms) / TP + norms (norms replicated).
+double rollout_weight_bytes(const ModelSpec& model, int rollout_tp);
+
+struct RolloutMemory {
+  double weights = 0;
+  double kv_cache = 0;
+  double workspace = 0;
+  double cuda_graphs = 0;
+  double budget = 0;  ///< what the engine was told it may take
+  RolloutCapacity capacity;
+};
+
+/// vLLM (>= 0.7): budget = gpu_memory_utilization x capacity; KV = budget - weights - workspace.
+/// SGLang: mem_fraction_static is taken of the memory free after the other tenants:
+/// KV = mem_fraction_static x capacity - resident_other - weights (model_runner profile_max_num_token).
+/// `resident_other_bytes` is what the trainer keeps on the GPU during the rollout.
+RolloutMemory rollout_memory(const ModelSpec& model, const Workload& workload, int world,
+                             double capacity_bytes, double resident_other_bytes, Trace* trace);
+
+}  // namespace meshplan

@@ -1,0 +1,209 @@
+#include "cost/time/compute_time.hpp"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+
+#include "cost/memory/vision_activations.hpp"
+#include "model/flops.hpp"
+#include "strategy/pipeline_split.hpp"
+
+namespace meshplan {
+namespace {
+
+constexpr double kActivationBytes = 2.0;  // bf16/fp16 activations (fp8 GEMMs keep 16-bit tensors)
+
+// Unfused attention (Megatron 2021: masked softmax in its own kernel) writes and reads the
+// 5·a·s bytes per token of score-sized tensors that Korthikanti et al. 2022 Table 2 lists
+// (QKᵀ 2, softmax 2, dropout mask 1 ... per score element): ~2 × 5 bytes of traffic per score.
+constexpr double kUnfusedScoreBytes = 10.0;
+
+// Vocab-parallel cross-entropy (Megatron tensor_parallel/cross_entropy.py) reads the logits,
+// writes and reads fp32 exp/softmax and writes the gradient: ~4 passes of 4 bytes per logit.
+constexpr double kCrossEntropyBytesPerLogit = 16.0;
+
+// Adam with fp32 master weights: read master, m, v, grad (16 B), write master, m, v (12 B) and
+// the 16-bit weights (2 B) per parameter (ZeRO paper §3.1 byte counts, one pass each).
+constexpr double kAdamBytesPerParam = 30.0;
+
+/// Fraction of the stage's decoder layers that full recomputation redoes.
+double full_recompute_fraction(const Strategy& strategy, double layers_per_stage) {
+  if (strategy.recompute_method == RecomputeMethod::block && strategy.recompute_num_layers > 0) {
+    // Megatron `--recompute-method block`: the first N layers of each virtual chunk.
+    return std::min(1.0, strategy.recompute_num_layers * static_cast<double>(strategy.vpp) / layers_per_stage);
+  }
+  return 1.0;  // uniform: every layer is recomputed
+}
+
+double routed_expert_flops_per_token(const ModelSpec& model) {
+  if (!model.moe) return 0.0;
+  const MoeSpec& moe = *model.moe;
+  return 2.0 * static_cast<double>(moe.num_moe_layers) *
+         static_cast<double>(moe.experts_per_token * moe.routed_expert_params);
+}
+
+}  // namespace
+
+double compute_peak_flops(const GpuSpec& gpu, Dtype dtype) {
+  const double peak = gpu.peak_flops(dtype);
+  return peak > 0 ? peak : gpu.peak_flops(Dtype::fp16);
+}
+
+double hardware_flops_per_token(const ModelSpec& model, const Strategy& strategy, std::int64_t seq_len) {
+  const ForwardFlops forward = forward_flops_per_token(model, seq_len);
+  const double layers = forward.attention_projections + forward.attention_scores + forward.mlp;
+  double recomputed = 0;
+  if (strategy.recompute == Recompute::full) {
+    const double stage_layers = static_cast<double>(max_stage_layers(model.num_layers, strategy));
+    recomputed = layers * full_recompute_fraction(strategy, stage_layers);
+  } else if (strategy.recompute == Recompute::selective) {
+    recomputed = forward.attention_scores;  // Korthikanti et al. 2022 §5: only core attention
+  }
+  return train_flops_per_token(model, seq_len) + recomputed;
+}
+
+StageCompute stage_compute(const ModelSpec& model, const NodeGroup& node, const Strategy& strategy,
+                           std::int64_t seq_len, int micro_batch, const TimeOptions& options, Trace* trace) {
+  const GpuSpec& gpu = node.gpu;
+  const EfficiencyConstants& constants = options.constants;
+  const double t = strategy.tp;
+  const double cp = strategy.cp;
+  const double h = static_cast<double>(model.hidden_size);
+  // The slowest stage sets the pipeline's pace: its layers (L / p when the split is even).
+  const double layers_per_stage = static_cast<double>(max_stage_layers(model.num_layers, strategy));
+  const double layer_share = layers_per_stage / static_cast<double>(model.num_layers);
+  // Tokens of one micro-batch on this rank's sequence chunk (context parallel splits s).
+  const double tokens = static_cast<double>(micro_batch) * static_cast<double>(seq_len) / cp;
+
+  const ForwardFlops flops = forward_flops_per_token(model, seq_len);
+  const double routed = routed_expert_flops_per_token(model);
+  const double dense_gemm = flops.attention_projections + flops.mlp - routed;
+  const double gemm_peak = compute_peak_flops(gpu, strategy.compute_dtype);
+  const double attention_peak = compute_peak_flops(gpu, strategy.compute_dtype == Dtype::fp8 ? Dtype::bf16
+                                                                                             : strategy.compute_dtype);
+
+  // Dense GEMMs: every weight matrix split over TP; size = (hidden/TP, tokens).
+  const double dense_eff = gemm_efficiency(node, strategy.compute_dtype, h / t, tokens, constants);
+  const double dense_s = dense_gemm * tokens * layer_share / t / (gemm_peak * dense_eff);
+  // Routed experts: each local expert sees tokens·k·EP/E rows (balanced routing).
+  double expert_s = 0;
+  if (model.moe && routed > 0) {
+    const MoeSpec& moe = *model.moe;
+    const double rows = tokens / t * moe.experts_per_token * strategy.ep / std::max<double>(moe.num_experts, 1);
+    const double width = static_cast<double>(moe.expert_intermediate_size) / strategy.etp;
+    const double eff = gemm_efficiency(node, strategy.compute_dtype, width, rows, constants);
+    expert_s = routed * tokens * layer_share / t / (gemm_peak * eff);
+  }
+  // Attention scores: causal fused kernels do half of the s×s work Megatron counts.
+  const double causal = options.flash_attention ? 0.5 : 1.0;
+  const double attention_eff =
+      gemm_efficiency(node, Dtype::bf16, h / t, tokens, constants) * constants.attention_relative_efficiency;
+  double attention_s = flops.attention_scores * tokens * layer_share / t * causal / (attention_peak * attention_eff);
+  if (!options.flash_attention) {
+    const double scores = tokens * static_cast<double>(seq_len) * model.attention.num_heads / t;
+    attention_s += kUnfusedScoreBytes * scores * layers_per_stage / gpu.memory_bandwidth_Bps;
+  }
+  // Memory-bound kernels: norms, dropout, residuals, activation, bias (Korthikanti's 34·s·b·h
+  // activation bytes are written and read); sequence parallel splits them over TP.
+  // Hugging Face modeling code (the FSDP backend) runs RMSNorm, SwiGLU and rotary as separate
+  // eager kernels (transformers models/qwen2/modeling_qwen2.py: Qwen2RMSNorm upcasts to fp32,
+  // pow, mean, rsqrt, mul, cast, mul) where Megatron-core calls one fused TE kernel each.
+  const double elementwise_split = strategy.sequence_parallel ? t : 1.0;
+  const double hf_factor = strategy.backend == Backend::fsdp && options.hf_modeling ? constants.hf_elementwise_factor : 1.0;
+  double elementwise_s = hf_factor * constants.elementwise_passes * tokens * h * kActivationBytes * layers_per_stage /
+                         elementwise_split / gpu.memory_bandwidth_Bps;
+  // MoE token permutation (Megatron-core moe_utils.permute / unpermute): each token's hidden state
+  // is read once and written k times in expert order, then read k times and written once.
+  if (model.moe && model.moe->num_moe_layers > 0) {
+    const double k = static_cast<double>(model.moe->experts_per_token);
+    const double moe_layers = static_cast<double>(model.moe->num_moe_layers) * layer_share;
+    elementwise_s += (2.0 * k + 2.0) * tokens * h * kActivationBytes * moe_layers / elementwise_split /
+                     gpu.memory_bandwidth_Bps;
+  }
+
+  StageCompute stage;
+  stage.layers_forward_s = dense_s + expert_s + attention_s + elementwise_s;
+  stage.attention_forward_s = attention_s;
+  stage.layers_backward_s = 2.0 * stage.layers_forward_s;  // Narayanan 2021 §5.1: bwd = 2 × fwd
+  if (strategy.recompute == Recompute::full) {
+    stage.recompute_s = stage.layers_forward_s * full_recompute_fraction(strategy, layers_per_stage);
+  } else if (strategy.recompute == Recompute::selective) {
+    stage.recompute_s = attention_s;
+  }
+  // Output layer on the last stage: logits GEMM split over TP (vocab-parallel), 3 passes,
+  // plus the memory-bound cross-entropy over the [tokens, V/t] logits.
+  const double vocab = static_cast<double>(model.vocab_size);
+  const double head_eff = gemm_efficiency(node, strategy.compute_dtype, vocab / t, tokens, constants);
+  const double head_forward = flops.lm_head * tokens / t / (gemm_peak * head_eff);
+  const double cross_entropy = kCrossEntropyBytesPerLogit * tokens * vocab / t / gpu.memory_bandwidth_Bps;
+  stage.lm_head_forward_s = head_forward + cross_entropy / 2.0;
+  stage.lm_head_s = 3.0 * head_forward + cross_entropy;
+
+  if (trace) {
+    trace->push_back({"time/compute/dense_gemm", dense_s, "seconds",
+                      "fwd_flops_per_token(dense) * tokens * L_stage/L / t / (peak * eff(h/t, tokens))",
+                      fmt::format("flops/token={:.4g}, tokens={:.0f}, L_stage={}, t={}, peak={:.4g}, eff={:.3f}",
+                                  dense_gemm, tokens, layers_per_stage, strategy.tp, gemm_peak, dense_eff),
+                      "model/flops.hpp; cost/time/efficiency.cpp"});
+    if (expert_s > 0) {
+      trace->push_back({"time/compute/routed_experts", expert_s, "seconds",
+                        "routed_flops_per_token * tokens * L_stage/L / t / (peak * eff(ffn_e/etp, rows/expert))", "",
+                        "model/flops.hpp (top-k experts)"});
+    }
+    trace->push_back({"time/compute/attention_scores", attention_s, "seconds",
+                      "score_flops * tokens * L_stage/L / t * causal / (peak * eff) [+ unfused softmax traffic]",
+                      fmt::format("causal={}, flash={}", causal, options.flash_attention),
+                      "Narayanan 2021 Eq. 3 (full s×s counted); FlashAttention computes the causal half"});
+    trace->push_back({"time/compute/elementwise", elementwise_s, "seconds",
+                      "(hf ? hf_factor : 1) * passes * tokens * h * 2 B * L_stage / (SP ? t : 1) / HBM_Bps + MoE permute (2k+2) * tokens * h * 2 B",
+                      fmt::format("passes={}, tokens={:.0f}, h={}, HBM={:.4g} B/s", constants.elementwise_passes,
+                                  tokens, model.hidden_size, gpu.memory_bandwidth_Bps),
+                      "Korthikanti et al. 2022 Table 2 (34·s·b·h activation bytes per layer)"});
+    trace->push_back({"time/compute/recompute", stage.recompute_s, "seconds",
+                      "full: forward of recomputed layers; selective: attention scores", "",
+                      "Korthikanti et al. 2022 §5"});
+    trace->push_back({"time/compute/lm_head", stage.lm_head_s, "seconds",
+                      "3 * 2*V*h*tokens/t / (peak*eff) + 16 B * tokens * V/t / HBM_Bps", "",
+                      "Megatron vocab-parallel output layer and cross-entropy"});
+  }
+  return stage;
+}
+
+double vision_tower_seconds(const ModelSpec& model, const NodeGroup& node, const Strategy& strategy,
+                            double sequences, double images, double pixels, const TimeOptions& options,
+                            Trace* trace) {
+  if (!model.vision || images <= 0 || pixels <= 0 || sequences <= 0) return 0.0;
+  const VisionSpec& vision = *model.vision;
+  const double patches = vision_patches_per_image(vision, pixels);
+  const double merge = static_cast<double>(vision.spatial_merge_size * vision.spatial_merge_size);
+  // flops.vision is per merged (language-model) token: patches / merge^2 of them per image.
+  const double lm_tokens = sequences * images * patches / std::max(merge, 1.0);
+  const double forward = forward_flops_per_token(model, 1).vision * lm_tokens;
+  const double t = strategy.tp;
+  const double eff = gemm_efficiency(node, strategy.compute_dtype, static_cast<double>(vision.hidden_size) / t,
+                                     patches * images, options.constants);
+  const double seconds = 3.0 * forward / t / (compute_peak_flops(node.gpu, strategy.compute_dtype) * eff);
+  if (trace) {
+    trace->push_back({"time/compute/vision_tower", seconds, "seconds",
+                      "3 * vision_flops_per_merged_token * merged_tokens / t / (peak * eff)",
+                      fmt::format("images={}, patches/image={:.0f}, sequences={}", images, patches, sequences),
+                      "model/flops.hpp (vision tower per merged token)"});
+  }
+  return seconds;
+}
+
+double optimizer_step_seconds(double params_per_rank, const NodeGroup& node, const Strategy& strategy,
+                              Trace* trace) {
+  double sharded = params_per_rank;
+  const bool sharded_states = strategy.backend == Backend::fsdp ? strategy.zero != ZeroStage::none
+                                                                : strategy.distributed_optimizer;
+  if (sharded_states) sharded /= std::max(strategy.dp * strategy.cp, 1);
+  const double seconds = kAdamBytesPerParam * sharded / node.gpu.memory_bandwidth_Bps;
+  if (trace) {
+    trace->push_back({"time/compute/optimizer_step", seconds, "seconds", "30 B * params_per_rank(/dp if sharded) / HBM_Bps",
+                      fmt::format("params={:.4g}", sharded), "ZeRO (Rajbhandari et al. 2020) §3.1 state sizes"});
+  }
+  return seconds;
+}
+
+}  // namespace meshplan

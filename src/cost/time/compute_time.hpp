@@ -1,0 +1,50 @@
+#pragma once
+// Compute time of one micro-batch on one pipeline rank: FLOPs from model/flops.hpp divided by
+// the dtype's peak × the achieved GEMM efficiency (cost/time/efficiency.hpp), plus the memory-bound
+// kernels, plus recomputation.
+#include <cstdint>
+
+#include "cost/time/time_estimate.hpp"
+#include "cost/trace.hpp"
+#include "hardware/cluster.hpp"
+#include "model/model_spec.hpp"
+#include "strategy/strategy.hpp"
+
+namespace meshplan {
+
+/// Seconds for one micro-batch on one pipeline rank (all of its virtual chunks).
+struct StageCompute {
+  double layers_forward_s = 0;     ///< the rank's L/p decoder layers, forward
+  double layers_backward_s = 0;    ///< their backward (2× forward: data and weight gradients)
+  double recompute_s = 0;          ///< forward work redone in backward (selective / full)
+  double attention_forward_s = 0;  ///< score part of layers_forward_s (hides the CP ring exchange)
+  double lm_head_s = 0;            ///< output layer + cross-entropy, forward and backward (last stage)
+  double lm_head_forward_s = 0;    ///< its forward part
+
+  double layers_total() const { return layers_forward_s + layers_backward_s + recompute_s; }
+};
+
+/// Per-micro-batch compute of a training pass (forward + backward + recomputation).
+StageCompute stage_compute(const ModelSpec& model, const NodeGroup& node, const Strategy& strategy,
+                           std::int64_t seq_len, int micro_batch, const TimeOptions& options, Trace* trace);
+
+/// Forward + backward of the vision tower for `sequences` samples of `images` images of `pixels`
+/// pixels each on one rank (the tower runs on the first stage, split over TP). 0 for text models.
+double vision_tower_seconds(const ModelSpec& model, const NodeGroup& node, const Strategy& strategy,
+                            double sequences, double images, double pixels, const TimeOptions& options,
+                            Trace* trace);
+
+/// Seconds of the optimizer step on one rank: Adam is memory-bound (reads and writes the fp32
+/// master weights, both moments and the gradient, writes the 16-bit weights).
+double optimizer_step_seconds(double params_per_rank, const NodeGroup& node, const Strategy& strategy,
+                              Trace* trace);
+
+/// Training FLOPs per token with the recomputation the strategy does (hardware FLOPs):
+/// train_flops_per_token + the recomputed forward of the decoder layers (not the LM head,
+/// as in Narayanan et al. 2021 Eq. 3).
+double hardware_flops_per_token(const ModelSpec& model, const Strategy& strategy, std::int64_t seq_len);
+
+/// Dense peak FLOP/s of the strategy's compute dtype (fp16 when bf16 is unsupported).
+double compute_peak_flops(const GpuSpec& gpu, Dtype dtype);
+
+}  // namespace meshplan

@@ -1,0 +1,68 @@
+#include "cost/time/efficiency.hpp"
+
+#include <strings.h>
+
+#include <cstring>
+
+namespace meshplan {
+
+EfficiencyConstants fitted_efficiency_constants() {
+  // Fitted by tools/fit_efficiency.sh on tests/fixtures/published_runs.json (docs/accuracy.md).
+  EfficiencyConstants constants;
+  constants.gemm_peak_fraction_ampere = 0.785;
+  constants.gemm_peak_fraction_hopper = 0.675;
+  constants.gemm_peak_fraction_other = 0.70;
+  constants.gemm_half_size = 4.0;
+  constants.elementwise_passes = 33.4;
+  constants.attention_relative_efficiency = 0.373;
+  constants.nic_efficiency = 0.907;
+  // NCCL ring bus bandwidth over the NVLink line rate: A100 231.6/300 = 0.77, H100 ~370/450 =
+  // 0.82 (../shared/hardware/gpus.md, measured rows). Not fit.
+  constants.nvlink_efficiency = 0.8;
+  constants.tp_overlap_hidden = 1.0;
+  constants.overlap_efficiency = 0.283;
+  // Fit; for comparison H100 fp8 GEMM 1382 of 1979 TFLOP/s (0.70) vs bf16 ~0.8 (gpus.md): 0.87.
+  constants.fp8_relative_efficiency = 0.82;
+  // Fit on the RL rows (rl_runs.json) with the constants above fixed, each within its physical
+  // range: host time per engine step 0-10 ms, HBM share 0.5-0.9 (docs/accuracy.md).
+  constants.engine_step_seconds = 0.01;
+  constants.decode_layer_seconds = 0.00045;
+  constants.decode_hbm_efficiency = 0.6;
+  // Measured, not fit: NeMo RL refit (PR #2808 table) moves DeepSeek-V3 (1.34 TB bf16) in
+  // 7.65-9.94 s, Qwen3-235B (470 GB) in 4.56-4.85 s, Qwen3-30B (61 GB) in ~0.5 s: 100-150 GB/s.
+  constants.weight_sync_Bps = 120e9;
+  constants.hf_elementwise_factor = 2.0;
+  return constants;
+}
+
+namespace {
+
+/// The catalog's arch starts with the generation ("Ampere GA100", "Hopper GH100").
+bool is_generation(const std::string& arch, const char* generation) {
+  return strncasecmp(arch.c_str(), generation, std::strlen(generation)) == 0;
+}
+
+}  // namespace
+
+double gemm_peak_fraction(const NodeGroup& node, const EfficiencyConstants& constants) {
+  const GpuSpec& gpu = node.gpu;
+  const double bf16_peak = gpu.peak_flops(Dtype::bf16) > 0 ? gpu.peak_flops(Dtype::bf16) : gpu.peak_flops(Dtype::fp16);
+  if (node.gemm_flops > 0 && bf16_peak > 0) return node.gemm_flops / bf16_peak;
+  if (is_generation(gpu.arch, "ampere")) return constants.gemm_peak_fraction_ampere;
+  if (is_generation(gpu.arch, "hopper")) return constants.gemm_peak_fraction_hopper;
+  return constants.gemm_peak_fraction_other;
+}
+
+double gemm_efficiency(const NodeGroup& node, Dtype dtype, double hidden_per_tp, double tokens_per_micro_batch,
+                       const EfficiencyConstants& constants) {
+  // A GEMM reaches its peak fraction only when every dimension fills the GPU's tiles and waves;
+  // a dimension of size d costs a factor 1/(1 + d0/d) (a saturating curve, as in the piecewise
+  // efficiency tables of analytical simulators: large ops near peak, small ops far below).
+  double fraction = gemm_peak_fraction(node, constants);
+  if (dtype == Dtype::fp8) fraction *= constants.fp8_relative_efficiency;
+  const double d0 = constants.gemm_half_size;
+  if (hidden_per_tp <= 0 || tokens_per_micro_batch <= 0) return fraction;
+  return fraction / (1.0 + d0 / hidden_per_tp + d0 / tokens_per_micro_batch);
+}
+
+}  // namespace meshplan

@@ -1,0 +1,54 @@
+#include "cost/time/offload_time.hpp"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+
+namespace meshplan {
+namespace {
+
+// Host DRAM bandwidth a node's CPU Adam can stream (2-socket server, ~8-12 DDR4/5 channels per
+// socket: 200-400 GB/s peak); the lower end, since DeepSpeed CPU-Adam (Ren et al. 2021,
+// ZeRO-Offload §4.2) is memory-bound. Shared by the node's GPUs. An estimate, not a fit.
+constexpr double kHostMemoryBandwidthBps = 200e9;
+// CPU Adam touches fp32 master, grad, m, v (16 B read) and writes master, m, v (12 B) + bf16 copy.
+constexpr double kCpuAdamBytesPerParam = 30.0;
+// PCIe Gen4 x16 pinned copy rate when the catalog has none (gpus.md: 26.3 GB/s measured).
+constexpr double kDefaultHostToDeviceBps = 25e9;
+
+}  // namespace
+
+double offload_seconds(const ModelSpec& model, const NodeGroup& node, const Strategy& strategy,
+                       std::int64_t micro_batches, Trace* trace) {
+  const Offload& offload = strategy.offload;
+  if (!offload.params && !offload.grads && !offload.optimizer) return 0.0;
+  const double pcie = node.gpu.host_to_device_Bps > 0 ? node.gpu.host_to_device_Bps : kDefaultHostToDeviceBps;
+  double params = rank_params(model, strategy).total();
+  const bool sharded = strategy.backend == Backend::fsdp ? strategy.zero != ZeroStage::none
+                                                         : strategy.distributed_optimizer;
+  const double shard = sharded ? std::max(strategy.dp * strategy.cp, 1) : 1.0;
+  double copies_bytes = 0;
+  // FSDP CPUOffload(offload_params): weights stream in for every forward and backward.
+  if (offload.params) copies_bytes += 2.0 * static_cast<double>(micro_batches) * 2.0 * params / shard;
+  if (offload.grads) copies_bytes += 4.0 * params / shard;
+  double cpu_seconds = 0;
+  if (offload.optimizer) {
+    const double fraction = std::clamp(offload.optimizer_fraction, 0.0, 1.0);
+    const double offloaded = params / shard * fraction;
+    // Megatron hybrid CPU optimizer: fp32 grads down, updated 16-bit params up.
+    copies_bytes += offloaded * (4.0 + 2.0);
+    const double cpu_Bps_per_gpu = kHostMemoryBandwidthBps / std::max(node.gpus_per_node, 1);
+    cpu_seconds = kCpuAdamBytesPerParam * offloaded / cpu_Bps_per_gpu;
+  }
+  const double seconds = copies_bytes / pcie + cpu_seconds;
+  if (trace) {
+    trace->push_back({"time/offload", seconds, "seconds",
+                      "host<->device bytes / PCIe_Bps + 30 B * offloaded_params / (host_DRAM_Bps / gpus_per_node)",
+                      fmt::format("copies={:.4g} B, pcie={:.4g} B/s, cpu_adam={:.4g} s", copies_bytes, pcie,
+                                  cpu_seconds),
+                      "ZeRO-Offload (Ren et al. 2021) §4; gpus.md measured H2D rates"});
+  }
+  return seconds;
+}
+
+}  // namespace meshplan

@@ -1,0 +1,213 @@
+#include "cost/time/parallel_comm.hpp"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+
+#include "cost/time/collectives.hpp"
+#include "strategy/pipeline_split.hpp"
+
+namespace meshplan {
+namespace {
+
+constexpr double kActivationBytes = 2.0;  // 16-bit activations on the wire
+constexpr double kParamBytes = 2.0;       // 16-bit weights gathered for compute
+
+// Megatron DDP bucket (megatron/core/distributed/distributed_data_parallel.py):
+// bucket_size = max(40M, 1M × DP size) parameters; the last bucket cannot overlap anything.
+double megatron_bucket_params(int dp) { return std::max(40e6, 1e6 * dp); }
+
+// Megatron reduces gradients in fp32 under bf16 (arguments.py: bf16 requires
+// accumulate_allreduce_grads_in_fp32) and in 16 bits under fp16; FSDP in verl reduces in fp32
+// (mixed_precision.reduce_dtype).
+double grad_reduce_bytes(const Strategy& strategy) { return strategy.compute_dtype == Dtype::fp16 ? 2.0 : 4.0; }
+
+double recompute_fraction(const StageCompute& compute) {
+  return compute.layers_forward_s > 0 ? compute.recompute_s / compute.layers_forward_s : 0.0;
+}
+
+}  // namespace
+
+MicroBatchComm micro_batch_comm(const ModelSpec& model, const NodeGroup& node, const Strategy& strategy,
+                                std::int64_t seq_len, int micro_batch, const StageCompute& compute,
+                                const TimeOptions& options, Trace* trace) {
+  const EfficiencyConstants& k = options.constants;
+  // The slowest stage's layers (L / p when the split is even, strategy/pipeline_split.hpp).
+  const double layers = static_cast<double>(max_stage_layers(model.num_layers, strategy));
+  const double tokens = static_cast<double>(micro_batch) * static_cast<double>(seq_len) / strategy.cp;
+  const double h = static_cast<double>(model.hidden_size);
+  // Passes that run the layer's forward collectives: forward, backward, and the recomputed forward.
+  const double passes = 2.0 + recompute_fraction(compute);
+  MicroBatchComm comm;
+
+  // TP (Shoeybi et al. 2019 §3; formulas.md): 2 all-reduces of tokens·h per layer per pass, or
+  // the same bytes as reduce-scatter + all-gather pairs with sequence parallelism.
+  if (strategy.tp > 1) {
+    const LinkPath link = group_link(node, {strategy.tp, 1}, k.nvlink_efficiency, k.nic_efficiency);
+    const double per_collective = ring_all_reduce_seconds(tokens * h * kActivationBytes, strategy.tp, link);
+    const double exposed = options.tp_comm_overlap ? 1.0 - k.tp_overlap_hidden : 1.0;
+    comm.tp_s = 2.0 * passes * layers * per_collective * exposed;
+    if (trace) {
+      trace->push_back({"time/tp_comm", comm.tp_s, "seconds",
+                        "2 collectives * (fwd+bwd+recompute passes) * L_stage * ring_AR(tokens*h*2 B, t) * exposed",
+                        fmt::format("t={}, bytes={:.4g}, link={:.4g} B/s, passes={:.2f}, exposed={}", strategy.tp,
+                                    tokens * h * kActivationBytes, link.bandwidth_Bps, passes, exposed),
+                        "Megatron-LM (Shoeybi 2019 §3, Korthikanti 2022 §4.2.2)"});
+    }
+  }
+  // CP ring attention (Megatron/TE context parallel): cp−1 exchanges of the local K and V per
+  // layer forward, twice that in backward (K, V and their gradients), hidden behind attention.
+  if (strategy.cp > 1) {
+    const LinkPath link = group_link(node, {strategy.cp, strategy.tp}, k.nvlink_efficiency, k.nic_efficiency);
+    const double kv_width = static_cast<double>(model.attention.num_kv_heads * model.attention.head_dim);
+    const double bytes = 2.0 * tokens * kv_width * kActivationBytes / strategy.tp;
+    const double forward = (strategy.cp - 1) * p2p_seconds(bytes, link) * layers;
+    const double exposed_forward = std::max(0.0, forward - compute.attention_forward_s);
+    // forward 1×, backward 2×, recomputed forward once more per recomputed layer.
+    comm.cp_s = exposed_forward * (3.0 + recompute_fraction(compute));
+    if (trace) {
+      trace->push_back({"time/cp_comm", comm.cp_s, "seconds",
+                        "(cp-1) * p2p(2*tokens*kv_heads*head_dim*2 B / t) * L_stage, minus attention compute; bwd x2",
+                        fmt::format("cp={}, bytes/step={:.4g}", strategy.cp, bytes),
+                        "Liu et al. 2023 Ring Attention; Megatron context parallel"});
+    }
+  }
+  // EP (Lepikhin et al. 2020 GShard; formulas.md): dispatch + combine all-to-all per MoE layer
+  // per pass of the tokens·top-k hidden vectors this rank routes.
+  if (strategy.ep > 1 && model.moe) {
+    const MoeSpec& moe = *model.moe;
+    const LinkPath link = group_link(node, {strategy.ep, strategy.etp}, k.nvlink_efficiency, k.nic_efficiency);
+    const double bytes = tokens / strategy.tp * moe.experts_per_token * h * kActivationBytes;
+    const double moe_layers = static_cast<double>(moe.num_moe_layers) * layers / static_cast<double>(model.num_layers);
+    comm.ep_s = 2.0 * passes * moe_layers * all_to_all_seconds(bytes, strategy.ep, link);
+    if (trace) {
+      trace->push_back({"time/ep_comm", comm.ep_s, "seconds",
+                        "2 all-to-all * passes * moe_layers/p * a2a(tokens/t * k * h * 2 B, ep)",
+                        fmt::format("ep={}, bytes={:.4g}, link={:.4g} B/s", strategy.ep, bytes, link.bandwidth_Bps),
+                        "GShard (Lepikhin et al. 2020); Megatron MoE token dispatcher"});
+    }
+  }
+  return comm;
+}
+
+PipelineTime pipeline_time(const ModelSpec& model, const NodeGroup& node, const Strategy& strategy,
+                           std::int64_t seq_len, int micro_batch, std::int64_t micro_batches,
+                           double stage_micro_batch_s, double lm_head_s, const TimeOptions& options, Trace* trace) {
+  PipelineTime pipeline;
+  if (strategy.pp <= 1) return pipeline;
+  const double p = strategy.pp;
+  const double m = static_cast<double>(micro_batches);
+  // Narayanan et al. 2021 §2.2.1-2.2.2: bubble = (p−1)/v micro-batch slots. The LM head makes
+  // the last stage slower than the others in every slot: (p−1)/p of it is imbalance.
+  pipeline.bubble_s = (p - 1.0) / strategy.vpp * stage_micro_batch_s + m * lm_head_s * (p - 1.0) / p;
+  // p2p of the activation (and its gradient) at every virtual-stage boundary, scatter-gathered
+  // over the TP ranks (Narayanan 2021 §4.1).
+  const EfficiencyConstants& k = options.constants;
+  const int dp_stride = strategy.tp * strategy.cp * strategy.dp;
+  const LinkPath link = group_link(node, {2, dp_stride}, k.nvlink_efficiency, k.nic_efficiency);
+  const double bytes = static_cast<double>(micro_batch) * static_cast<double>(seq_len) / strategy.cp *
+                       static_cast<double>(model.hidden_size) * kActivationBytes / strategy.tp;
+  pipeline.p2p_s = 2.0 * m * strategy.vpp * p2p_seconds(bytes, link);
+  if (trace) {
+    trace->push_back({"time/pp_bubble", pipeline.bubble_s, "seconds",
+                      "(p-1)/v * stage_time_per_micro_batch + m * lm_head * (p-1)/p",
+                      fmt::format("p={}, v={}, m={}, stage={:.4g} s", strategy.pp, strategy.vpp, micro_batches,
+                                  stage_micro_batch_s),
+                      "Narayanan et al. 2021 §2.2 (bubble (p-1)/(v*m))"});
+    trace->push_back({"time/pp_comm", pipeline.p2p_s, "seconds", "2 * m * v * p2p(b*s*h*2 B / (cp*t))",
+                      fmt::format("bytes={:.4g}, link={:.4g} B/s", bytes, link.bandwidth_Bps),
+                      "Narayanan et al. 2021 §4.1 (scatter/gather)"});
+  }
+  return pipeline;
+}
+
+RankParams rank_params(const ModelSpec& model, const Strategy& strategy) {
+  const double routed = static_cast<double>(model.params.routed_experts);
+  const double embedding = static_cast<double>(model.params.embedding + model.params.position_embedding);
+  const double body = static_cast<double>(model.total_params) - routed - embedding -
+                      static_cast<double>(model.params.lm_head);
+  RankParams params;
+  // First stage: its share of the layers plus the vocab-parallel input embedding; with p = 1
+  // it also holds the (untied) LM head.
+  params.dense = body / (strategy.tp * strategy.pp) + embedding / strategy.tp;
+  if (strategy.pp == 1) params.dense += static_cast<double>(model.params.lm_head) / strategy.tp;
+  params.expert = routed / (static_cast<double>(strategy.ep) * strategy.etp * strategy.pp);
+  return params;
+}
+
+double dp_comm_exposed_seconds(const ModelSpec& model, const NodeGroup& node, const Strategy& strategy,
+                               std::int64_t micro_batches, const StageCompute& compute,
+                               const TimeOptions& options, Trace* trace) {
+  const EfficiencyConstants& k = options.constants;
+  const RankParams params = rank_params(model, strategy);
+  const int dense_ranks = strategy.dp * strategy.cp;
+  const int expert_ranks = std::max(1, strategy.world_size() / (strategy.etp * strategy.ep * strategy.pp));
+  if (dense_ranks <= 1 && expert_ranks <= 1) return 0.0;
+  const GroupPlacement dense_group{dense_ranks, strategy.tp};
+  const GroupPlacement expert_group{expert_ranks, strategy.etp * strategy.ep};
+  const LinkPath intra = intra_node_link(node, k.nvlink_efficiency);
+  const LinkPath inter = inter_node_link(node, k.nic_efficiency);
+  const double grad_bytes = grad_reduce_bytes(strategy);
+  // Megatron's bucketed reduce-scatter / all-gather and DDP all-reduce: two-level NCCL traffic.
+  const auto gather = [&](double bytes_per_param) {
+    return group_reduce_scatter_seconds(params.dense * bytes_per_param, node, dense_group, intra, inter) +
+           group_reduce_scatter_seconds(params.expert * bytes_per_param, node, expert_group, intra, inter);
+  };
+  const auto reduce = [&](bool scatter) {
+    if (scatter) return gather(grad_bytes);  // reduce-scatter costs what the all-gather costs
+    return group_all_reduce_seconds(params.dense * grad_bytes, node, dense_group, intra, inter) +
+           group_all_reduce_seconds(params.expert * grad_bytes, node, expert_group, intra, inter);
+  };
+  // ZeRO-3 / FSDP gather layer by layer: each rank's share of every gather crosses the group's
+  // bottleneck link (flat ring); the 2021 ZeRO-3 rows of Narayanan et al. Table 2 measure
+  // ~16-18 GB/s per GPU, far below a two-level NCCL bound (docs/accuracy.md).
+  const LinkPath dense_link = group_link(node, dense_group, k.nvlink_efficiency, k.nic_efficiency);
+  const LinkPath expert_link = group_link(node, expert_group, k.nvlink_efficiency, k.nic_efficiency);
+  const auto flat_gather = [&](double bytes_per_param) {
+    return ring_all_gather_seconds(params.dense * bytes_per_param, dense_ranks, dense_link) +
+           ring_all_gather_seconds(params.expert * bytes_per_param, expert_ranks, expert_link);
+  };
+  // Communication hides behind at most this fraction of a compute window (kernels contend
+  // for SMs and memory bandwidth while both run).
+  const double overlap = k.overlap_efficiency;
+  const double m = static_cast<double>(micro_batches);
+  const double forward = compute.layers_forward_s + compute.lm_head_forward_s;
+  const double backward = compute.layers_backward_s + compute.recompute_s + compute.lm_head_s - compute.lm_head_forward_s;
+  double exposed = 0;
+  const char* scheme = "";
+  if (strategy.zero == ZeroStage::zero3) {
+    // ZeRO-3 / FSDP FULL_SHARD: gather the weights before each micro-batch's forward and again
+    // for its backward, reduce-scatter the gradients after each backward; prefetching hides
+    // them behind that pass's compute (Rajbhandari et al. 2020 §5.3; PyTorch FSDP paper §3.3).
+    const double ag = flat_gather(kParamBytes);
+    const double rs = flat_gather(grad_bytes);
+    exposed = m * (std::max(0.0, ag - overlap * forward) + std::max(0.0, ag + rs - overlap * backward));
+    scheme = "zero3/fsdp: m * (max(0, AG - k*fwd) + max(0, AG + RS - k*bwd))";
+  } else {
+    const bool scatter = strategy.backend == Backend::fsdp ? strategy.zero != ZeroStage::none
+                                                           : strategy.distributed_optimizer;
+    const double grads = reduce(scatter);
+    const double params_gather = scatter ? gather(kParamBytes) : 0.0;
+    const bool overlap_grads = options.overlap_grad_reduce || strategy.backend == Backend::fsdp;
+    if (overlap_grads) {
+      // Buckets reduce while the last micro-batch's backward runs; the last bucket is exposed.
+      const double last_bucket = grads * std::min(1.0, megatron_bucket_params(strategy.dp) / params.total());
+      exposed += std::max(last_bucket, grads - overlap * backward);
+    } else {
+      exposed += grads;
+    }
+    const bool overlap_gather = options.overlap_param_gather || strategy.backend == Backend::fsdp;
+    exposed += overlap_gather ? std::max(0.0, params_gather - overlap * forward) : params_gather;
+    scheme = scatter ? "RS(grads) + AG(params), overlapped with last bwd / first fwd"
+                     : "AR(grads), overlapped with last bwd";
+  }
+  if (trace) {
+    trace->push_back({"time/dp_comm_exposed", exposed, "seconds", scheme,
+                      fmt::format("params/rank={:.4g} (expert {:.4g}), dp_group={}, grad_bytes={}, link={:.4g} B/s",
+                                  params.total(), params.expert, dense_ranks, grad_bytes, dense_link.bandwidth_Bps),
+                      "Megatron distributed optimizer / DDP buckets; ZeRO (Rajbhandari 2020)"});
+  }
+  return exposed;
+}
+
+}  // namespace meshplan

@@ -1,0 +1,234 @@
+#include "cost/time/rl_step_time.hpp"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <cmath>
+
+#include "cost/time/compute_time.hpp"
+#include "cost/time/step_time.hpp"
+#include "model/flops.hpp"
+#include "model/kv_cache.hpp"
+#include "cost/memory/rollout_memory.hpp"
+
+namespace meshplan {
+namespace {
+
+// Without CUDA graphs (rollout.enforce_eager) every decode step launches ~10 kernels per layer
+// at ~5 µs each (CUDA launch latency); with graphs this overhead is negligible.
+constexpr double kEagerLaunchSecondsPerLayer = 50e-6;
+constexpr double kWeightBytes = 2.0;  // bf16 inference weights
+
+std::int64_t ceil_div(std::int64_t a, std::int64_t b) { return b > 0 ? (a + b - 1) / b : a; }
+
+int log_prob_micro_batch(const Strategy& strategy, const RlSettings& rl, std::int64_t seq_len) {
+  if (rl.use_dynamic_bsz && rl.log_prob_max_token_len_per_gpu > 0) {
+    return static_cast<int>(std::max<std::int64_t>(1, rl.log_prob_max_token_len_per_gpu / seq_len));
+  }
+  return rl.log_prob_micro_batch_per_gpu > 0 ? rl.log_prob_micro_batch_per_gpu : strategy.micro_batch;
+}
+
+int update_micro_batch(const Strategy& strategy, const RlSettings& rl, std::int64_t seq_len) {
+  if (rl.use_dynamic_bsz && rl.ppo_max_token_len_per_gpu > 0) {
+    return static_cast<int>(std::max<std::int64_t>(1, rl.ppo_max_token_len_per_gpu / seq_len));
+  }
+  return rl.ppo_micro_batch_per_gpu > 0 ? rl.ppo_micro_batch_per_gpu : strategy.micro_batch;
+}
+
+}  // namespace
+
+// Each token picks k of E experts; with uniform routing an expert is left untouched with
+// probability (1 - k/E)^C (vLLM fused_moe reads only the experts that have tokens:
+// moe_align_block_size).
+double decode_weight_bytes(const ModelSpec& model, double concurrent, int rollout_tp) {
+  double params = static_cast<double>(model.total_params);
+  if (model.moe && model.moe->num_experts > 0) {
+    const MoeSpec& moe = *model.moe;
+    const double experts = static_cast<double>(moe.num_experts);
+    const double routed =
+        static_cast<double>(moe.num_moe_layers) * experts * static_cast<double>(moe.routed_expert_params);
+    const double untouched = std::pow(1.0 - static_cast<double>(moe.experts_per_token) / experts, concurrent);
+    params -= routed * untouched;
+  }
+  return params * kWeightBytes / rollout_tp;
+}
+
+RolloutTime rollout_time(const ModelSpec& model, const NodeGroup& node, const Strategy& actor,
+                         const RlSettings& rl, std::int64_t sequences, std::int64_t kv_limited_sequences,
+                         const EfficiencyConstants& constants, Trace* trace) {
+  RolloutTime rollout;
+  const int rollout_tp = std::max(rl.rollout_tp, 1);
+  const std::int64_t replicas = std::max(1, actor.world_size() / rollout_tp);
+  const std::int64_t per_replica = ceil_div(sequences, replicas);
+  // The engine schedules at most rollout.max_num_seqs sequences at once.
+  std::int64_t concurrent = std::min<std::int64_t>(per_replica, std::max(rl.max_num_seqs, 1));
+  if (kv_limited_sequences > 0) concurrent = std::min(concurrent, kv_limited_sequences);
+  concurrent = std::max<std::int64_t>(concurrent, 1);
+  rollout.concurrent_sequences = concurrent;
+  rollout.waves = ceil_div(per_replica, concurrent);
+
+  const GpuSpec& gpu = node.gpu;
+  const double peak = compute_peak_flops(gpu, Dtype::bf16);
+  const double hbm = gpu.memory_bandwidth_Bps * constants.decode_hbm_efficiency;
+  const double h = static_cast<double>(model.hidden_size);
+  // Expected real lengths (mean_*; 0: the maxima) set the work; the longest response sets how
+  // long the last sequences of the replica keep decoding.
+  const double prompt = static_cast<double>(rl.mean_prompt_len > 0 ? rl.mean_prompt_len : rl.prompt_len);
+  const double longest = static_cast<double>(rl.response_len);
+  const double response = rl.mean_response_len > 0 ? std::min(static_cast<double>(rl.mean_response_len), longest) : longest;
+  const LinkPath tp_link = group_link(node, {rollout_tp, 1}, constants.nvlink_efficiency, constants.nic_efficiency);
+
+  // Prefill: every prompt token once through the model, compute-bound (Pope et al. 2022,
+  // "Efficiently Scaling Transformer Inference" §2: prefill is FLOP-bound, decode memory-bound).
+  // Chunked prefill: a step schedules at most max_num_batched_tokens tokens (vLLM v1
+  // core/sched/scheduler.py Scheduler.schedule token_budget; SGLang chunked_prefill_size).
+  const double prompt_tokens = static_cast<double>(per_replica) * prompt;
+  const double chunk = std::min(prompt * static_cast<double>(concurrent),
+                                static_cast<double>(std::max<std::int64_t>(rl.max_num_batched_tokens, 1)));
+  const double prefill_eff = gemm_efficiency(node, Dtype::bf16, h / rollout_tp, chunk, constants);
+  rollout.prefill_s = forward_flops_per_token(model, static_cast<std::int64_t>(prompt)).total() * prompt_tokens /
+                      rollout_tp / (peak * prefill_eff);
+
+  // Decode: each step reads this shard's weights (of the routed experts, those its tokens
+  // select) and the KV cache of every sequence in flight, at the mean context prompt + response/2.
+  const double context = prompt + response / 2.0;
+  const double layers = static_cast<double>(model.num_layers);
+  const std::int64_t context_tokens = static_cast<std::int64_t>(context);
+  const auto decode_step = [&](double c, double& weights_read, double& kv_read) {
+    weights_read = decode_weight_bytes(model, c, rollout_tp);
+    kv_read = c * kv_cache_shape(model, int(kWeightBytes), rollout_tp).bytes_per_sequence(context_tokens);
+    const double memory_s = (weights_read + kv_read) / hbm;
+    const double decode_eff = gemm_efficiency(node, Dtype::bf16, h / rollout_tp, c, constants);
+    const double compute_s =
+        forward_flops_per_token(model, context_tokens).total() * c / rollout_tp / (peak * decode_eff);
+    // Two TP all-reduces of the in-flight tokens' hidden states per layer per step.
+    const double tp_s = 2.0 * layers * all_reduce_seconds(c * h * 2.0, rollout_tp, tp_link);
+    const double launch_s = rl.enforce_eager ? kEagerLaunchSecondsPerLayer * layers : 0.0;
+    // A layer never runs faster than its kernel chain (constants.decode_layer_seconds).
+    const double floor_s = layers * constants.decode_layer_seconds;
+    const double gpu_step_s = std::max({memory_s, compute_s, floor_s}) + tp_s + launch_s;
+    // The engine's host work per step (constants.engine_step_seconds): vLLM's EngineCore runs it
+    // between model steps (v1/engine/core.py EngineCore.step: schedule, execute_model,
+    // update_from_output); SGLang's overlap scheduler prepares the next batch while the GPU runs
+    // this one (srt/managers/scheduler.py event_loop_overlap), so only the longer of the two counts.
+    return rl.engine == RolloutEngine::sglang ? std::max(gpu_step_s, constants.engine_step_seconds)
+                                              : gpu_step_s + constants.engine_step_seconds;
+  };
+  const double c = static_cast<double>(concurrent);
+  double weights_read = 0, kv_read = 0, tail_weights = 0, tail_kv = 0;
+  const double step_s = decode_step(c, weights_read, kv_read);
+  // The longest responses run on almost alone: one sequence per step.
+  const double tail_step_s = decode_step(1.0, tail_weights, tail_kv);
+  // Continuous batching: C slots decode the replica's sequences x mean response tokens, then the
+  // longest responses run on alone for (longest - mean) more steps.
+  const double steps = static_cast<double>(per_replica) * response / c;
+  rollout.decode_s = steps * step_s + (longest - response) * tail_step_s;
+
+  // Weight sync (verl sharding manager): each GPU receives its rollout shard of the weights,
+  // gathered from the training layout across the actor's model-parallel group.
+  const LinkPath sync_link = group_link(node, {actor.tp * actor.pp, 1}, constants.nvlink_efficiency,
+                                        constants.nic_efficiency);
+  // The link bounds the shard's arrival; the update code moves every full tensor of the model
+  // once (gathered over the training layout, then loaded), at constants.weight_sync_Bps.
+  const double shard_bytes = rollout_weight_bytes(model, rollout_tp);
+  const double model_bytes = static_cast<double>(model.total_params) * kWeightBytes;
+  rollout.weight_sync_s = std::max(p2p_seconds(shard_bytes, sync_link),
+                                   constants.weight_sync_Bps > 0 ? model_bytes / constants.weight_sync_Bps : 0.0);
+  // Sleep mode (rollout.free_cache_engine): vLLM sleep(level=1) copies the weights to pinned host
+  // memory and wake_up copies them back (vllm/device_allocator/cumem.py CuMemAllocator).
+  if (rl.free_cache_engine && gpu.host_to_device_Bps > 0) {
+    rollout.wake_sleep_s = 2.0 * shard_bytes / gpu.host_to_device_Bps;
+  }
+
+  if (trace) {
+    trace->push_back({"time/gen/prefill", rollout.prefill_s, "seconds",
+                      "fwd_flops(prompt) * sequences_per_replica * prompt_len / rollout_tp / (peak * eff)",
+                      fmt::format("replicas={}, sequences/replica={}, prompt_len={}", replicas, per_replica,
+                                  rl.prompt_len),
+                      "Pope et al. 2022 §2 (prefill is compute-bound)"});
+    trace->push_back({"time/gen/decode", rollout.decode_s, "seconds",
+                      "sequences*mean_response/C * step(C) + (longest-mean) * step(1); step(c) = max(bytes(weights/tp + c*ctx*kv)/HBM, flops/peak, L*layer_s) + TP AR + engine",
+                      fmt::format("C={}, waves={}, weights={:.4g} B, kv={:.4g} B, HBM={:.4g} B/s, step={:.4g} s, tail step={:.4g} s",
+                                  concurrent, rollout.waves, weights_read, kv_read, hbm, step_s, tail_step_s),
+                      "Pope et al. 2022 §2; vLLM KV accounting (formulas.md)"});
+    trace->push_back({"time/gen/weight_sync", rollout.weight_sync_s, "seconds",
+                      "max(rollout shard bytes / link_Bps, model bytes / weight_sync_Bps)",
+                      fmt::format("shard={:.4g} B, link={:.4g} B/s, sync rate={:.4g} B/s", shard_bytes,
+                                  sync_link.bandwidth_Bps, constants.weight_sync_Bps),
+                      "verl sharding manager (Megatron/FSDP -> vLLM); docs/accuracy.md"});
+    trace->push_back({"time/gen/wake_sleep", rollout.wake_sleep_s, "seconds", "2 * shard bytes / host_to_device_Bps",
+                      "", "vLLM sleep mode level 1 (weights to pinned host memory and back)"});
+  }
+  return rollout;
+}
+
+TimeEstimate estimate_rl_step_time(const ModelSpec& model, const NodeGroup& node, const Strategy& strategy,
+                                   const Workload& workload, const TimeOptions& options, Trace* trace) {
+  const RlSettings& rl = workload.rl;
+  // Trained and scored tokens per sequence: the expected real lengths when given (verl removes
+  // padding), else the maxima.
+  const std::int64_t prompt_len = rl.mean_prompt_len > 0 ? rl.mean_prompt_len : rl.prompt_len;
+  const std::int64_t response_len = rl.mean_response_len > 0 ? std::min(rl.mean_response_len, rl.response_len)
+                                                             : rl.response_len;
+  const std::int64_t seq_len = prompt_len + response_len;
+  const std::int64_t sequences = workload.global_batch * std::max(rl.n, 1);
+  TimeEstimate estimate;
+
+  const RolloutTime rollout = rollout_time(model, node, strategy, rl, sequences, options.rollout_concurrent_sequences,
+                                           options.constants, trace);
+  estimate.breakdown.rollout = rollout.total();
+  estimate.add_phase("timing_s/gen", rollout.total());
+
+  const int log_prob_mb = log_prob_micro_batch(strategy, rl, seq_len);
+  const TimeBreakdown log_prob =
+      forward_pass_breakdown(model, node, strategy, seq_len, sequences, log_prob_mb, options, trace);
+  estimate.breakdown.add(log_prob);
+  estimate.add_phase("timing_s/old_log_prob", log_prob.total());
+  int forward_passes = 1;
+  if (rl.use_reference) {
+    estimate.breakdown.add(log_prob);
+    estimate.add_phase("timing_s/ref", log_prob.total());
+    ++forward_passes;
+  }
+  // ppo_epochs × (train_batch / ppo_mini_batch) optimizer steps (verl dp_actor.update_policy).
+  const std::int64_t mini_prompts = rl.ppo_mini_batch > 0 ? rl.ppo_mini_batch : workload.global_batch;
+  const std::int64_t mini_batches = std::max<std::int64_t>(1, workload.global_batch / std::max<std::int64_t>(mini_prompts, 1));
+  const int update_mb = update_micro_batch(strategy, rl, seq_len);
+  const TimeBreakdown update_step = training_step_breakdown(model, node, strategy, seq_len, mini_prompts * std::max(rl.n, 1),
+                                                            update_mb, options, trace);
+  const double updates = static_cast<double>(rl.ppo_epochs) * static_cast<double>(mini_batches);
+  if (rl.use_critic) {  // critic of the actor's shape: a values pass and its own update
+    estimate.breakdown.add(log_prob);
+    estimate.add_phase("timing_s/values", log_prob.total());
+    ++forward_passes;
+    estimate.breakdown.add(update_step, updates);
+    estimate.add_phase("timing_s/update_critic", updates * update_step.total());
+  }
+  estimate.breakdown.add(update_step, updates);
+  const double update_seconds = updates * update_step.total();
+  estimate.add_phase("timing_s/update_actor", update_seconds);
+  estimate.step_seconds = estimate.breakdown.total();
+
+  const double gpus = std::max(strategy.world_size(), 1);
+  const double tokens = static_cast<double>(sequences) * static_cast<double>(seq_len);
+  const double forward = forward_flops_per_token(model, seq_len).total() * tokens;
+  const double train = train_flops_per_token(model, seq_len) * tokens * updates / static_cast<double>(mini_batches);
+  const double generated = forward_flops_per_token(model, prompt_len + response_len / 2).total() *
+                               static_cast<double>(sequences) * static_cast<double>(response_len) +
+                           forward_flops_per_token(model, prompt_len).total() * static_cast<double>(sequences) *
+                               static_cast<double>(prompt_len);
+  const double critic = rl.use_critic ? train : 0.0;
+  const double model_flops = generated + forward_passes * forward + train + critic;
+  const double recomputed = (hardware_flops_per_token(model, strategy, seq_len) - train_flops_per_token(model, seq_len)) *
+                            tokens * updates / static_cast<double>(mini_batches) * (rl.use_critic ? 2.0 : 1.0);
+  const double peak = compute_peak_flops(node.gpu, strategy.compute_dtype);
+  if (estimate.step_seconds > 0) {
+    estimate.tokens_per_second_per_gpu = tokens / estimate.step_seconds / gpus;
+    estimate.model_tflops_per_gpu = model_flops / estimate.step_seconds / gpus / 1e12;
+    estimate.hardware_tflops_per_gpu = (model_flops + recomputed) / estimate.step_seconds / gpus / 1e12;
+  }
+  if (update_seconds > 0 && peak > 0) estimate.actor_update_mfu = train / update_seconds / gpus / peak;
+  return estimate;
+}
+
+}  // namespace meshplan

@@ -1,0 +1,45 @@
+#pragma once
+// One verl RL step on colocated GPUs (actor, rollout and reference share them), phase by phase
+// as verl's trainer times them (verl/trainer/ppo/ray_trainer.py, marked_timer):
+// timing_s/gen, timing_s/old_log_prob, timing_s/ref, timing_s/values, timing_s/update_critic,
+// timing_s/update_actor.
+#include <cstdint>
+
+#include "cost/time/collectives.hpp"
+#include "cost/time/time_estimate.hpp"
+#include "cost/trace.hpp"
+#include "hardware/cluster.hpp"
+#include "model/model_spec.hpp"
+#include "strategy/strategy.hpp"
+
+namespace meshplan {
+
+/// The rollout (generation) of one step, per inference replica of `rollout_tp` GPUs.
+struct RolloutTime {
+  double weight_sync_s = 0;  ///< resharding the actor's weights into the engine (inside gen)
+  double wake_sleep_s = 0;   ///< the engine's weights back from host memory and out again
+  double prefill_s = 0;      ///< prompt tokens, compute-bound
+  double decode_s = 0;       ///< response tokens, memory-bandwidth-bound
+  std::int64_t concurrent_sequences = 0;  ///< sequences decoded together per replica
+  std::int64_t waves = 0;                 ///< rounds of C sequences the replica's share takes
+
+  double total() const { return weight_sync_s + wake_sleep_s + prefill_s + decode_s; }
+};
+
+/// Weight bytes one decode step of `concurrent` sequences reads on one GPU of a replica: every
+/// dense weight, and of the routed experts only those the step's tokens select (bf16).
+double decode_weight_bytes(const ModelSpec& model, double concurrent, int rollout_tp);
+
+/// `sequences` responses (mean length rl.mean_response_len, at most rl.response_len) after prompts
+/// of rl.mean_prompt_len tokens, spread over world/rollout_tp replicas; `kv_limited_sequences` is
+/// how many sequences the KV budget of one replica holds (memory model: RolloutCapacity::
+/// concurrent_sequences_per_replica; 0: no limit beyond the batch and rl.max_num_seqs).
+RolloutTime rollout_time(const ModelSpec& model, const NodeGroup& node, const Strategy& actor,
+                         const RlSettings& rl, std::int64_t sequences, std::int64_t kv_limited_sequences,
+                         const EfficiencyConstants& constants, Trace* trace);
+
+/// The whole RL step: phases, breakdown, throughput and the actor-update MFU.
+TimeEstimate estimate_rl_step_time(const ModelSpec& model, const NodeGroup& node, const Strategy& strategy,
+                                   const Workload& workload, const TimeOptions& options, Trace* trace);
+
+}  // namespace meshplan

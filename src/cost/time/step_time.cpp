@@ -1,0 +1,124 @@
+#include "cost/time/step_time.hpp"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+
+#include "cost/time/compute_time.hpp"
+#include "cost/time/offload_time.hpp"
+#include "cost/time/rl_step_time.hpp"
+#include "model/flops.hpp"
+
+namespace meshplan {
+namespace {
+
+std::int64_t micro_batches_for(std::int64_t sequences, const Strategy& strategy, int micro_batch) {
+  const std::int64_t per_step = static_cast<std::int64_t>(std::max(strategy.dp, 1)) * std::max(micro_batch, 1);
+  return std::max<std::int64_t>(1, (sequences + per_step - 1) / per_step);
+}
+
+}  // namespace
+
+TimeBreakdown training_step_breakdown(const ModelSpec& model, const NodeGroup& node, const Strategy& strategy,
+                                      std::int64_t seq_len, std::int64_t sequences, int micro_batch,
+                                      const TimeOptions& options, Trace* trace) {
+  const std::int64_t m = micro_batches_for(sequences, strategy, micro_batch);
+  const StageCompute stage = stage_compute(model, node, strategy, seq_len, micro_batch, options, trace);
+  const MicroBatchComm comm = micro_batch_comm(model, node, strategy, seq_len, micro_batch, stage, options, trace);
+  const double p = strategy.pp;
+  // Average stage: its layers plus 1/p of the LM head; the rest of the LM head is imbalance,
+  // counted with the bubble (the last stage is the slowest).
+  const double per_micro_batch = stage.layers_total() + stage.lm_head_s / p;
+  const double slowest = stage.layers_total() + stage.lm_head_s + comm.tp_s + comm.cp_s + comm.ep_s;
+  const PipelineTime pipeline = pipeline_time(model, node, strategy, seq_len, micro_batch, m, slowest,
+                                              strategy.pp > 1 ? stage.lm_head_s : 0.0, options, trace);
+  const double md = static_cast<double>(m);
+  TimeBreakdown breakdown;
+  breakdown.compute = md * per_micro_batch +
+                      optimizer_step_seconds(rank_params(model, strategy).total(), node, strategy, trace);
+  breakdown.tp_comm = md * comm.tp_s;
+  breakdown.cp_comm = md * comm.cp_s;
+  breakdown.ep_comm = md * comm.ep_s;
+  breakdown.pp_bubble = pipeline.bubble_s;
+  breakdown.pp_comm = pipeline.p2p_s;
+  breakdown.dp_comm_exposed = dp_comm_exposed_seconds(model, node, strategy, m, stage, options, trace);
+  breakdown.offload = offload_seconds(model, node, strategy, m, trace);
+  if (trace) {
+    trace->push_back({"time/train_step", breakdown.total(), "seconds",
+                      "m * (stage compute + TP/CP/EP comm) + bubble + p2p + exposed DP + offload + optimizer",
+                      fmt::format("m={}, micro_batch={}, seq_len={}, sequences={}", m, micro_batch, seq_len,
+                                  sequences),
+                      "Narayanan et al. 2021 §2-3"});
+  }
+  return breakdown;
+}
+
+TimeBreakdown forward_pass_breakdown(const ModelSpec& model, const NodeGroup& node, const Strategy& strategy,
+                                     std::int64_t seq_len, std::int64_t sequences, int micro_batch,
+                                     const TimeOptions& options, Trace* trace) {
+  const std::int64_t m = micro_batches_for(sequences, strategy, micro_batch);
+  // Forward only: no recomputation (and no copy of the Strategy, which may allocate).
+  StageCompute stage = stage_compute(model, node, strategy, seq_len, micro_batch, options, nullptr);
+  stage.recompute_s = 0;
+  const MicroBatchComm comm = micro_batch_comm(model, node, strategy, seq_len, micro_batch, stage, options, nullptr);
+  const double md = static_cast<double>(m);
+  const double p = strategy.pp;
+  // Forward shares of a training pass: TP and EP collectives 1 of 2 passes, CP 1 of 3.
+  const double comm_s = comm.tp_s / 2.0 + comm.cp_s / 3.0 + comm.ep_s / 2.0;
+  const double slowest = stage.layers_forward_s + stage.lm_head_forward_s + comm_s;
+  TimeBreakdown breakdown;
+  breakdown.compute = md * (stage.layers_forward_s + stage.lm_head_forward_s / p);
+  breakdown.tp_comm = md * comm.tp_s / 2.0;
+  breakdown.cp_comm = md * comm.cp_s / 3.0;
+  breakdown.ep_comm = md * comm.ep_s / 2.0;
+  if (strategy.pp > 1) {
+    const PipelineTime pipeline = pipeline_time(model, node, strategy, seq_len, micro_batch, m, slowest,
+                                                stage.lm_head_forward_s, options, nullptr);
+    breakdown.pp_bubble = pipeline.bubble_s;
+    breakdown.pp_comm = pipeline.p2p_s / 2.0;  // activations only, no gradients
+  }
+  if (trace) {
+    trace->push_back({"time/forward_pass", breakdown.total(), "seconds",
+                      "m * (layers fwd + lm_head fwd/p + fwd share of TP/CP/EP) + bubble + p2p",
+                      fmt::format("m={}, micro_batch={}, seq_len={}", m, micro_batch, seq_len),
+                      "verl compute_log_prob (forward only, no_grad)"});
+  }
+  return breakdown;
+}
+
+TimeEstimate estimate_time(const ModelSpec& model, const Cluster& cluster, const Strategy& strategy,
+                           const Workload& workload, const TimeOptions& options, Trace* trace) {
+  TimeEstimate estimate;
+  if (cluster.groups.empty()) return estimate;
+  const NodeGroup& node = cluster.groups.front();
+  const double gpus = std::max(strategy.world_size(), 1);
+  const double peak = compute_peak_flops(node.gpu, strategy.compute_dtype);
+  if (workload.kind == WorkloadKind::rl) {
+    estimate = estimate_rl_step_time(model, node, strategy, workload, options, trace);
+  } else {
+    TimeBreakdown breakdown = training_step_breakdown(model, node, strategy, workload.seq_len, workload.global_batch,
+                                                      strategy.micro_batch, options, trace);
+    const double sequences_per_rank = static_cast<double>(workload.global_batch) / std::max(strategy.dp, 1);
+    breakdown.compute += vision_tower_seconds(model, node, strategy, sequences_per_rank,
+                                              static_cast<double>(workload.images_per_sample),
+                                              static_cast<double>(workload.image_pixels), options, trace);
+    estimate.breakdown = breakdown;
+    estimate.step_seconds = breakdown.total();
+    estimate.add_phase("train", estimate.step_seconds);
+    const double tokens = static_cast<double>(workload.global_batch) * static_cast<double>(workload.seq_len);
+    if (estimate.step_seconds > 0) {
+      estimate.tokens_per_second_per_gpu = tokens / estimate.step_seconds / gpus;
+      estimate.model_tflops_per_gpu = train_flops_per_token(model, workload.seq_len) * tokens /
+                                      estimate.step_seconds / gpus / 1e12;
+      estimate.hardware_tflops_per_gpu = hardware_flops_per_token(model, strategy, workload.seq_len) * tokens /
+                                         estimate.step_seconds / gpus / 1e12;
+    }
+  }
+  if (estimate.step_seconds > 0) {
+    estimate.mfu = peak > 0 ? estimate.model_tflops_per_gpu * 1e12 / peak : 0.0;
+    estimate.comm_fraction = estimate.breakdown.communication() / estimate.step_seconds;
+  }
+  return estimate;
+}
+
+}  // namespace meshplan

@@ -1,0 +1,23 @@
+#include "cost/time/time_estimate.hpp"
+
+namespace meshplan {
+
+void TimeBreakdown::add(const TimeBreakdown& other, double times) {
+  compute += times * other.compute;
+  tp_comm += times * other.tp_comm;
+  pp_bubble += times * other.pp_bubble;
+  pp_comm += times * other.pp_comm;
+  dp_comm_exposed += times * other.dp_comm_exposed;
+  cp_comm += times * other.cp_comm;
+  ep_comm += times * other.ep_comm;
+  offload += times * other.offload;
+  rollout += times * other.rollout;
+}
+
+void TimeEstimate::add_phase(const char* name, double seconds) {
+  if (num_phases >= kMaxPhases) return;
+  phases[static_cast<std::size_t>(num_phases)] = TimePhase{name, seconds};
+  ++num_phases;
+}
+
+}  // namespace meshplan

@@ -1,0 +1,125 @@
+#include <doctest/doctest.h>
+
+#include <algorithm>
+#include <cmath>
+#include <sstream>
+
+#include "cost/calibration/rl_calibration_runs.hpp"
+#include "hardware/cluster_spec.hpp"
+#include "hardware/gpu_catalog.hpp"
+#include "model/config_reader.hpp"
+#include "model/model_presets.hpp"
+#include "test_support.hpp"
+
+namespace meshplan {
+namespace {
+
+RlCalibrationSet rl_rows() {
+  auto set = read_rl_calibration_runs(test::file_text(test::fixture("rl_runs.json")), "rl_runs.json",
+                                      fitted_efficiency_constants());
+  REQUIRE(set.ok());
+  return std::move(set.value());
+}
+
+}  // namespace
+
+TEST_CASE("RL calibration: measured colocated runs, step time per row (docs/accuracy.md RL table)") {
+  const RlCalibrationSet set = rl_rows();
+  // The six NeMo RL GB200 rows; the other 43 are listed with the reason they are skipped.
+  REQUIRE(set.runs.size() == 6);
+  CHECK(set.skipped.size() == 43);
+  std::ostringstream table;
+  table << "| run | measured s | predicted s | error | gen | log-prob + ref | update |\n";
+  std::vector<double> errors;
+  for (const RlCalibrationRun& run : set.runs) {
+    const TimeEstimate estimate = estimate_time(run.model, run.cluster, run.strategy, run.workload, run.options, nullptr);
+    const double error = estimate.step_seconds / run.measured_step_s - 1.0;
+    errors.push_back(std::fabs(error));
+    double gen = 0, forward = 0, update = 0;
+    for (int i = 0; i < estimate.num_phases; ++i) {
+      const std::string name = estimate.phases[i].name;
+      const double s = estimate.phases[i].seconds;
+      if (name == "timing_s/gen") gen += s;
+      else if (name.find("update") != std::string::npos) update += s;
+      else forward += s;
+    }
+    table << "| " << run.id << " | " << run.measured_step_s << " | " << std::round(estimate.step_seconds * 10) / 10
+          << " | " << std::round(error * 1000) / 10 << "% | " << std::round(gen * 10) / 10 << " | "
+          << std::round(forward * 10) / 10 << " | " << std::round(update * 10) / 10 << " |\n";
+  }
+  for (const SkippedRun& skipped : set.skipped) table << "  skipped " << skipped.id << ": " << skipped.reason << "\n";
+  std::sort(errors.begin(), errors.end());
+  const double median = errors[errors.size() / 2];
+  table << "median |error| " << median * 100 << "%, max " << errors.back() * 100 << "%, rows " << errors.size();
+  MESSAGE(table.str());
+  // Today's accuracy (docs/accuracy.md: median 34%, max 62%), held so that a change that makes it
+  // worse is seen. The issue's target on unseen runs (median 15%, max 35%) is not reached yet.
+  CHECK(median <= 0.40);
+  CHECK(errors.back() <= 0.70);
+}
+
+TEST_CASE("RL calibration rows: what each source states and what its conventions fill in") {
+  const RlCalibrationSet set = rl_rows();
+  const auto it = std::find_if(set.runs.begin(), set.runs.end(), [](const RlCalibrationRun& run) {
+    return run.id == "nemorl_v06_gb200_deepseek_v3_128gpu_on";
+  });
+  REQUIRE(it != set.runs.end());
+  const RlCalibrationRun& dsv3 = *it;
+  // 128 GB200 = 2 NVLink domains of 64 used GPUs; training TP 1, PP 8, EP 16 (DP 16).
+  REQUIRE(dsv3.cluster.groups.size() == 1);
+  CHECK(dsv3.cluster.groups[0].nodes == 2);
+  CHECK(dsv3.cluster.groups[0].gpus_per_node == 64);
+  CHECK(dsv3.strategy.pp == 8);
+  CHECK(dsv3.strategy.ep == 16);
+  CHECK(dsv3.strategy.dp == 16);
+  // G-Average Seq len 711 and T-Max 1536 are prompt + generation; prompts are 256 tokens.
+  CHECK(dsv3.workload.rl.mean_response_len == 711 - 256);
+  CHECK(dsv3.workload.rl.response_len == 1536 - 256);
+  // T-GBS 512 samples with 16 generations per prompt: a mini-batch of 32 prompts.
+  CHECK(dsv3.workload.rl.ppo_mini_batch == 32);
+  CHECK(dsv3.workload.rl.rollout_tp == 32);
+  CHECK(dsv3.measured_step_s == 108);
+  // The memory model's KV budget bounds the sequences in flight per replica.
+  CHECK(dsv3.options.rollout_concurrent_sequences > 0);
+  const auto skipped = std::find_if(set.skipped.begin(), set.skipped.end(), [](const SkippedRun& run) {
+    return run.id == "verl_onestepoff_doc_colocate_megatron_7b";
+  });
+  REQUIRE(skipped != set.skipped.end());
+  CHECK(skipped->reason == "mean response length not stated");
+}
+
+TEST_CASE("RL: update MFU of verl's Qwen2.5-7B GRPO example under FSDP on 8 H100 is 30-50%") {
+  // verl examples/grpo_trainer/run_qwen2_5-7b_math.sh: train batch 1024, prompts and responses
+  // up to 1024 tokens, mini-batch 256, micro-batch 16 per GPU, gradient checkpointing, rollout
+  // TP 2, n 5, gpu_memory_utilization 0.6, FSDP without offload. Real verl FSDP updates of 7B
+  // models report perf/mfu/actor 0.33 on H100 (verl issue #965) to 0.5 on one node (#2579).
+  const auto config = find_model_preset_config("qwen2.5-7b-instruct");
+  REQUIRE(config);
+  auto model = parse_model_config(*config, "qwen2.5-7b-instruct");
+  REQUIRE(model.ok());
+  auto cluster = parse_cluster_spec("1x8xH100-80GB", builtin_gpu_catalog());
+  REQUIRE(cluster.ok());
+  Strategy strategy;
+  strategy.backend = Backend::fsdp;
+  strategy.zero = ZeroStage::zero3;
+  strategy.dp = 8;
+  strategy.recompute = Recompute::full;
+  Workload workload;
+  workload.kind = WorkloadKind::rl;
+  workload.global_batch = 1024;
+  workload.seq_len = 2048;
+  RlSettings& rl = workload.rl;
+  rl.rollout_tp = 2;
+  rl.n = 5;
+  rl.prompt_len = rl.response_len = 1024;
+  rl.ppo_mini_batch = 256;
+  rl.ppo_micro_batch_per_gpu = rl.log_prob_micro_batch_per_gpu = 16;
+  rl.gpu_memory_utilization = 0.6;
+  const TimeEstimate estimate = estimate_time(*model, *cluster, strategy, workload, TimeOptions{}, nullptr);
+  MESSAGE("update MFU " << estimate.actor_update_mfu * 100 << "%, whole-step MFU " << estimate.mfu * 100 << "%");
+  CHECK(estimate.actor_update_mfu >= 0.30);
+  CHECK(estimate.actor_update_mfu <= 0.50);
+  CHECK(estimate.mfu < estimate.actor_update_mfu);  // the rollout runs far below peak
+}
+
+}  // namespace meshplan

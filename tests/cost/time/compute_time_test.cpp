@@ -1,0 +1,84 @@
+#include <doctest/doctest.h>
+
+#include "cost/time/compute_time.hpp"
+#include "cost/time/time_fixtures.hpp"
+
+namespace meshplan {
+namespace {
+
+TEST_CASE("stage compute of a tiny GPT, worked by hand") {
+  // Per layer per token (2 FLOPs per weight): attention 4h^2+4h = 4,198,400 params, MLP
+  // 8h^2+5h = 8,393,728 params -> 25,184,256 FLOPs; scores 4*s*h = 4,194,304 FLOPs.
+  // 2 layers, 1024 tokens, 312 TFLOP/s x 0.5:
+  //   dense     = 2*25,184,256*1024 / 1.56e14 = 3.30622e-4 s
+  //   attention = 2*4,194,304*1024*0.5 (causal, fused) / 1.56e14 = 2.75318e-5 s
+  const ModelSpec model = test::tiny_gpt();
+  const NodeGroup node = test::a100_node();
+  Strategy strategy;
+  strategy.compute_dtype = Dtype::bf16;
+  const StageCompute stage = stage_compute(model, node, strategy, 1024, 1, test::simple_options(), nullptr);
+  CHECK(stage.attention_forward_s == doctest::Approx(2.75318e-5).epsilon(1e-4));
+  CHECK(stage.layers_forward_s == doctest::Approx(3.30622e-4 + 2.75318e-5).epsilon(1e-4));
+  CHECK(stage.layers_backward_s == doctest::Approx(2 * stage.layers_forward_s));
+  CHECK(stage.recompute_s == 0.0);
+  // LM head: 3 passes of 2*V*h*tokens = 3*2*1000*1024*1024 / 1.56e14 = 4.0330e-5 s, plus the
+  // cross-entropy 16 B * 1024 * 1000 / 2.039e12 = 8.0353e-6 s.
+  CHECK(stage.lm_head_s == doctest::Approx(4.0330e-5 + 8.0353e-6).epsilon(1e-3));
+
+  SUBCASE("TP 2 halves the work per rank") {
+    Strategy tp2 = strategy;
+    tp2.tp = 2;
+    const StageCompute half = stage_compute(model, node, tp2, 1024, 1, test::simple_options(), nullptr);
+    CHECK(half.layers_forward_s == doctest::Approx(stage.layers_forward_s / 2));
+  }
+  SUBCASE("full recomputation redoes the forward; selective only the attention scores") {
+    Strategy full = strategy;
+    full.recompute = Recompute::full;
+    CHECK(stage_compute(model, node, full, 1024, 1, test::simple_options(), nullptr).recompute_s ==
+          doctest::Approx(stage.layers_forward_s));
+    Strategy selective = strategy;
+    selective.recompute = Recompute::selective;
+    CHECK(stage_compute(model, node, selective, 1024, 1, test::simple_options(), nullptr).recompute_s ==
+          doctest::Approx(stage.attention_forward_s));
+    Strategy block = full;
+    block.recompute_method = RecomputeMethod::block;
+    block.recompute_num_layers = 1;  // 1 of the 2 layers
+    CHECK(stage_compute(model, node, block, 1024, 1, test::simple_options(), nullptr).recompute_s ==
+          doctest::Approx(stage.layers_forward_s / 2));
+  }
+  SUBCASE("unfused attention computes the full score matrix and streams it through HBM") {
+    TimeOptions unfused = test::simple_options();
+    unfused.flash_attention = false;
+    // scores 2x the fused work, plus 10 B * (1024 tokens * 1024 * 16 heads) * 2 layers / 2.039e12.
+    const StageCompute slow = stage_compute(model, node, strategy, 1024, 1, unfused, nullptr);
+    CHECK(slow.attention_forward_s == doctest::Approx(2 * 2.75318e-5 + 10.0 * 1024 * 1024 * 16 * 2 / 2.039e12)
+                                          .epsilon(1e-3));
+  }
+}
+
+TEST_CASE("hardware FLOPs add the recomputed forward of the layers, as Narayanan 2021 Eq. 3") {
+  // GPT-3 175B shape: Eq. 3 per token = 96*L*h^2*(1 + s/(6h) + V/(16*L*h)); the model FLOPs
+  // (no recompute) 72*L*h^2*(1 + s/(6h) + V/(12*L*h)). Biases and norms add < 0.1%.
+  const ModelSpec model = gpt_model_spec(96, 12288, 96, 4 * 12288, 51200, 2048);
+  Strategy strategy;
+  strategy.recompute = Recompute::full;
+  const double L = 96, h = 12288, s = 2048, V = 51200;
+  const double eq3 = 96 * L * h * h * (1 + s / (6 * h) + V / (16 * L * h));
+  CHECK(hardware_flops_per_token(model, strategy, 2048) == doctest::Approx(eq3).epsilon(1e-3));
+  strategy.recompute = Recompute::none;
+  const double model_flops = 72 * L * h * h * (1 + s / (6 * h) + V / (12 * L * h));
+  CHECK(hardware_flops_per_token(model, strategy, 2048) == doctest::Approx(model_flops).epsilon(1e-3));
+}
+
+TEST_CASE("optimizer step streams 30 bytes per parameter, sharded by the distributed optimizer") {
+  const NodeGroup node = test::a100_node();
+  Strategy strategy;
+  strategy.dp = 4;
+  strategy.distributed_optimizer = false;
+  CHECK(optimizer_step_seconds(1e9, node, strategy, nullptr) == doctest::Approx(30e9 / 2.039e12));
+  strategy.distributed_optimizer = true;
+  CHECK(optimizer_step_seconds(1e9, node, strategy, nullptr) == doctest::Approx(30e9 / 4 / 2.039e12));
+}
+
+}  // namespace
+}  // namespace meshplan

@@ -1,0 +1,85 @@
+#include <doctest/doctest.h>
+
+#include "cost/time/collectives.hpp"
+#include "cost/time/parallel_comm.hpp"
+#include "cost/time/time_fixtures.hpp"
+
+namespace meshplan {
+namespace {
+
+TEST_CASE("pipeline bubble is (p-1)/v micro-batch slots plus the LM-head imbalance") {
+  const ModelSpec model = test::tiny_gpt();
+  const NodeGroup node = test::a100_node(4);
+  Strategy strategy;
+  strategy.pp = 4;
+  strategy.vpp = 2;
+  // Narayanan 2021 §2.2.2: (p-1)/v = 3/2 slots of 1 s; LM head 0.1 s on the last stage in each
+  // of m = 8 micro-batches, (p-1)/p = 3/4 of it above the average stage: 0.6 s.
+  const PipelineTime pipeline = pipeline_time(model, node, strategy, 1024, 1, 8, 1.0, 0.1, test::simple_options(), nullptr);
+  CHECK(pipeline.bubble_s == doctest::Approx(1.5 + 0.6));
+  // p2p: 2 sends (activation, gradient) x m x v of b*s*h*2 B = 2 MiB over NVLink (4 stages of 1
+  // GPU each sit in one node): 300 GB/s x 0.8, 3 µs latency.
+  const double send = 1024.0 * 1024 * 2 / 240e9 + 3e-6;
+  CHECK(pipeline.p2p_s == doctest::Approx(2 * 8 * 2 * send));
+  strategy.pp = 1;
+  CHECK(pipeline_time(model, node, strategy, 1024, 1, 8, 1.0, 0.1, test::simple_options(), nullptr).bubble_s == 0.0);
+}
+
+TEST_CASE("TP all-reduces twice per layer per pass on NVLink, hidden by --tp-comm-overlap") {
+  const ModelSpec model = test::tiny_gpt();
+  const NodeGroup node = test::a100_node();
+  Strategy strategy;
+  strategy.tp = 8;
+  TimeOptions options = test::simple_options();
+  options.tp_comm_overlap = false;
+  const StageCompute compute = stage_compute(model, node, strategy, 1024, 1, options, nullptr);
+  const MicroBatchComm comm = micro_batch_comm(model, node, strategy, 1024, 1, compute, options, nullptr);
+  // 2 collectives x 2 passes (fwd, bwd) x 2 layers of ring AR(1024*1024*2 B, 8) at 240 GB/s.
+  const double one = ring_all_reduce_seconds(1024.0 * 1024 * 2, 8, LinkPath{240e9, 3e-6});
+  CHECK(comm.tp_s == doctest::Approx(8 * one));
+  options.tp_comm_overlap = true;
+  options.constants.tp_overlap_hidden = 0.75;
+  CHECK(micro_batch_comm(model, node, strategy, 1024, 1, compute, options, nullptr).tp_s == doctest::Approx(2 * one));
+}
+
+TEST_CASE("DP gradients: exposed all-reduce without overlap, ZeRO-3 gathers per micro-batch") {
+  const ModelSpec model = test::tiny_gpt();
+  const NodeGroup node = test::a100_node(4);
+  Strategy strategy;
+  strategy.tp = 8;
+  strategy.dp = 4;
+  strategy.compute_dtype = Dtype::fp16;  // 16-bit gradient reduction in Megatron
+  strategy.distributed_optimizer = false;
+  TimeOptions options = test::simple_options();
+  options.overlap_grad_reduce = false;
+  const StageCompute compute = stage_compute(model, node, strategy, 1024, 1, options, nullptr);
+  const RankParams params = rank_params(model, strategy);
+  // First stage (p = 1): all (layers + tied embedding + positions) / t.
+  CHECK(params.dense == doctest::Approx(static_cast<double>(model.total_params) / 8).epsilon(1e-9));
+  // One GPU of each DP group per node: a flat ring over the NICs, 25 GB/s x 0.907.
+  const LinkPath nic = inter_node_link(node, options.constants.nic_efficiency);
+  const double all_reduce = all_reduce_seconds(params.dense * 2, 4, nic);
+  CHECK(dp_comm_exposed_seconds(model, node, strategy, 4, compute, options, nullptr) == doctest::Approx(all_reduce));
+
+  SUBCASE("ZeRO-3: m x (max(0, AG - k*fwd) + max(0, AG + RS - k*bwd))") {
+    Strategy zero3 = strategy;
+    zero3.backend = Backend::fsdp;
+    zero3.zero = ZeroStage::zero3;
+    zero3.tp = 1;
+    zero3.dp = 32;
+    const StageCompute c = stage_compute(model, node, zero3, 1024, 1, options, nullptr);
+    const RankParams p = rank_params(model, zero3);
+    const LinkPath link = group_link(node, {32, 1}, options.constants.nvlink_efficiency, options.constants.nic_efficiency);
+    const double ag = ring_all_gather_seconds(p.dense * 2, 32, link);
+    const double rs = ring_all_gather_seconds(p.dense * 2, 32, link);
+    const double k = options.constants.overlap_efficiency;
+    const double forward = c.layers_forward_s + c.lm_head_forward_s;
+    const double backward = c.layers_backward_s + c.lm_head_s - c.lm_head_forward_s;
+    const double expected = 3 * (std::max(0.0, ag - k * forward) + std::max(0.0, ag + rs - k * backward));
+    CHECK(dp_comm_exposed_seconds(model, node, zero3, 3, c, options, nullptr) == doctest::Approx(expected));
+    CHECK(expected > 0.0);
+  }
+}
+
+}  // namespace
+}  // namespace meshplan

@@ -1,0 +1,123 @@
+#include <doctest/doctest.h>
+
+#include <cmath>
+#include <string>
+
+#include "cost/time/rl_step_time.hpp"
+#include "cost/time/step_time.hpp"
+#include "cost/time/time_fixtures.hpp"
+#include "model/config_reader.hpp"
+#include "model/model_presets.hpp"
+
+namespace meshplan {
+namespace {
+
+Workload rl_workload() {
+  Workload workload;
+  workload.kind = WorkloadKind::rl;
+  workload.global_batch = 4;
+  workload.rl.n = 1;
+  workload.rl.rollout_tp = 1;
+  workload.rl.prompt_len = 128;
+  workload.rl.response_len = 256;
+  workload.seq_len = 384;
+  return workload;
+}
+
+TEST_CASE("decode is memory-bound: weights + KV of the batch read once per generated token") {
+  // Tiny GPT, 27,267,072 params in bf16 = 54,534,144 B; 4 sequences at mean context
+  // 128 + 256/2 = 256 tokens x 8192 B = 8,388,608 B of KV per step, read at HBM 2.039e12 x the
+  // decode efficiency; each of the 256 steps also waits for the engine's host work (vLLM).
+  const ModelSpec model = test::tiny_gpt();
+  CHECK(model.total_params == 27267072);
+  const Workload workload = rl_workload();
+  EfficiencyConstants k = test::simple_options().constants;
+  k.decode_layer_seconds = 0;  // no per-layer floor: the step is the bytes it reads
+  const RolloutTime rollout = rollout_time(model, test::a100_node(), Strategy{}, workload.rl, 4, 0, k, nullptr);
+  CHECK(rollout.concurrent_sequences == 4);
+  CHECK(rollout.waves == 1);
+  CHECK(rollout.decode_s ==
+        doctest::Approx(256 * (62922752.0 / (2.039e12 * k.decode_hbm_efficiency) + k.engine_step_seconds)).epsilon(1e-6));
+
+  SUBCASE("a per-layer floor of 1 ms sets the step of a model that reads little") {
+    k.decode_layer_seconds = 1e-3;  // 2 layers: 2 ms per step, above the 51 us of bytes at k.decode_hbm_efficiency
+    const RolloutTime floored = rollout_time(model, test::a100_node(), Strategy{}, workload.rl, 4, 0, k, nullptr);
+    CHECK(floored.decode_s == doctest::Approx(256 * (2e-3 + k.engine_step_seconds)).epsilon(1e-6));
+  }
+
+  SUBCASE("the longest response runs on alone after the batch's mean") {
+    RlSettings tail = workload.rl;
+    tail.mean_response_len = 128;  // mean 128 of at most 256: 4 x 128 / 4 = 128 steps of 4, then 128 steps of 1
+    const RolloutTime rollout_tail = rollout_time(model, test::a100_node(), Strategy{}, tail, 4, 0, k, nullptr);
+    // Context 128 + 128/2 = 192 tokens x 8192 B of KV per sequence.
+    const double step4 = (54534144.0 + 4 * 192 * 8192.0) / (2.039e12 * k.decode_hbm_efficiency) + k.engine_step_seconds;
+    const double step1 = (54534144.0 + 192 * 8192.0) / (2.039e12 * k.decode_hbm_efficiency) + k.engine_step_seconds;
+    CHECK(rollout_tail.decode_s == doctest::Approx(128 * step4 + 128 * step1).epsilon(1e-6));
+  }
+
+  SUBCASE("SGLang's overlap scheduler hides the host work behind the GPU step") {
+    RlSettings sglang = workload.rl;
+    sglang.engine = RolloutEngine::sglang;
+    const RolloutTime overlapped = rollout_time(model, test::a100_node(), Strategy{}, sglang, 4, 0, k, nullptr);
+    const double gpu_step = 62922752.0 / (2.039e12 * k.decode_hbm_efficiency);
+    CHECK(overlapped.decode_s == doctest::Approx(256 * std::max(gpu_step, k.engine_step_seconds)).epsilon(1e-6));
+  }
+
+  SUBCASE("a KV budget of 2 sequences decodes in two waves") {
+    const RolloutTime limited = rollout_time(model, test::a100_node(), Strategy{}, workload.rl, 4, 2,
+                                             test::simple_options().constants, nullptr);
+    CHECK(limited.waves == 2);
+    CHECK(limited.concurrent_sequences == 2);
+    // Each wave reads the weights 256 times again: slower than one wave of 4.
+    CHECK(limited.decode_s > rollout.decode_s * 1.5);
+  }
+}
+
+TEST_CASE("MoE decode reads only the experts the step's tokens select") {
+  // Qwen3-30B-A3B: 48 MoE layers of 128 experts, top-8. One token reads (1 - (120/128)^1) = 8/128
+  // of the routed experts: exactly the active parameters (3,353,032,704 x 2 B). 1000 tokens
+  // touch all but (120/128)^1000 ~ 1e-28 of them: the whole model (30,532,122,624 x 2 B).
+  const auto config = find_model_preset_config("qwen3-30b-a3b");
+  REQUIRE(config);
+  const auto model = parse_model_config(*config, "qwen3-30b-a3b");
+  REQUIRE(model.ok());
+  CHECK(decode_weight_bytes(*model, 1, 1) == doctest::Approx(3353032704.0 * 2));
+  CHECK(decode_weight_bytes(*model, 1000, 2) == doctest::Approx(30532122624.0 * 2 / 2));
+  // 16 tokens: 1 - (15/16)^16 = 0.6439 of each layer's experts.
+  const double routed = 48.0 * 128 * model->moe->routed_expert_params;
+  const double expected = (30532122624.0 - routed * std::pow(120.0 / 128.0, 16)) * 2;
+  CHECK(decode_weight_bytes(*model, 16, 1) == doctest::Approx(expected));
+}
+
+TEST_CASE("an RL step reports verl's phases and sums them") {
+  const ModelSpec model = test::tiny_gpt();
+  const Cluster cluster = test::a100_cluster();
+  Workload workload = rl_workload();
+  workload.rl.ppo_epochs = 2;
+  workload.rl.ppo_mini_batch = 2;  // 2 mini-batches per epoch
+  const TimeEstimate estimate = estimate_time(model, cluster, Strategy{}, workload, TimeOptions{}, nullptr);
+  REQUIRE(estimate.num_phases == 4);
+  CHECK(std::string(estimate.phases[0].name) == "timing_s/gen");
+  CHECK(std::string(estimate.phases[1].name) == "timing_s/old_log_prob");
+  CHECK(std::string(estimate.phases[2].name) == "timing_s/ref");
+  CHECK(std::string(estimate.phases[3].name) == "timing_s/update_actor");
+  double sum = 0;
+  for (int i = 0; i < estimate.num_phases; ++i) sum += estimate.phases[static_cast<std::size_t>(i)].seconds;
+  CHECK(sum == doctest::Approx(estimate.step_seconds));
+  CHECK(estimate.breakdown.total() == doctest::Approx(estimate.step_seconds));
+  // The update is 2 epochs x 2 mini-batches of one training step each on 2 sequences.
+  const TimeBreakdown one = training_step_breakdown(model, cluster.groups[0], Strategy{}, 384, 2, 1, TimeOptions{}, nullptr);
+  CHECK(estimate.phases[3].seconds == doctest::Approx(4 * one.total()));
+  CHECK(estimate.actor_update_mfu > 0.0);
+  CHECK(estimate.actor_update_mfu < 1.0);
+
+  SUBCASE("PPO with a critic adds values and update_critic") {
+    workload.rl.use_critic = true;
+    const TimeEstimate ppo = estimate_time(model, cluster, Strategy{}, workload, TimeOptions{}, nullptr);
+    CHECK(ppo.num_phases == 6);
+    CHECK(ppo.step_seconds > estimate.step_seconds);
+  }
+}
+
+}  // namespace
+}  // namespace meshplan

@@ -1,0 +1,91 @@
+#include <doctest/doctest.h>
+
+#include "cost/time/step_time.hpp"
+#include "cost/time/time_fixtures.hpp"
+#include "model/config_reader.hpp"
+#include "model/flops.hpp"
+#include "model/model_presets.hpp"
+
+namespace meshplan {
+namespace {
+
+TEST_CASE("a single-GPU step is m micro-batches of compute plus the optimizer, no communication") {
+  const ModelSpec model = test::tiny_gpt();
+  const Cluster cluster = test::a100_cluster();
+  Strategy strategy;
+  Workload workload;
+  workload.seq_len = 1024;
+  workload.global_batch = 4;
+  Trace trace;
+  const TimeEstimate estimate = estimate_time(model, cluster, strategy, workload, test::simple_options(), &trace);
+  // 4 micro-batches x (3 x 3.58153e-4 layers + 4.8365e-5 LM head) + 30 B x params / HBM.
+  const double optimizer = 30.0 * static_cast<double>(model.total_params) / 2.039e12;
+  CHECK(estimate.step_seconds == doctest::Approx(4 * (3 * 3.58153e-4 + 4.8365e-5) + optimizer).epsilon(1e-3));
+  CHECK(estimate.breakdown.communication() == 0.0);
+  REQUIRE(estimate.num_phases == 1);
+  CHECK(std::string(estimate.phases[0].name) == "train");
+  CHECK(estimate.tokens_per_second_per_gpu == doctest::Approx(4096 / estimate.step_seconds));
+  CHECK(estimate.mfu == doctest::Approx(estimate.model_tflops_per_gpu * 1e12 / 312e12));
+  CHECK(!trace.empty());
+}
+
+TEST_CASE("breakdown sums to the step, and recomputation raises hardware but not model FLOP/s") {
+  const ModelSpec model = test::gpt_24x2048();
+  const Cluster cluster = test::a100_cluster(4);
+  Strategy strategy;
+  strategy.tp = 4;
+  strategy.pp = 2;
+  strategy.dp = 4;
+  strategy.sequence_parallel = true;
+  strategy.recompute = Recompute::full;
+  Workload workload;
+  workload.seq_len = 2048;
+  workload.global_batch = 64;
+  const TimeEstimate estimate = estimate_time(model, cluster, strategy, workload, TimeOptions{}, nullptr);
+  const TimeBreakdown& b = estimate.breakdown;
+  CHECK(b.total() == doctest::Approx(estimate.step_seconds));
+  CHECK(b.tp_comm > 0.0);
+  CHECK(b.pp_bubble > 0.0);
+  CHECK(b.dp_comm_exposed > 0.0);
+  CHECK(estimate.hardware_tflops_per_gpu > estimate.model_tflops_per_gpu);
+  CHECK(estimate.comm_fraction == doctest::Approx(b.communication() / estimate.step_seconds));
+  // Without recomputation the same work runs faster.
+  strategy.recompute = Recompute::none;
+  CHECK(estimate_time(model, cluster, strategy, workload, TimeOptions{}, nullptr).step_seconds < estimate.step_seconds);
+}
+
+TEST_CASE("an empty cluster gives an empty estimate rather than dividing by zero") {
+  const TimeEstimate estimate = estimate_time(test::tiny_gpt(), Cluster{}, Strategy{}, Workload{}, TimeOptions{}, nullptr);
+  CHECK(estimate.step_seconds == 0.0);
+  CHECK(estimate.num_phases == 0);
+}
+
+}  // namespace
+}  // namespace meshplan
+
+namespace meshplan {
+namespace {
+
+TEST_CASE("a VL model's images add the vision tower's forward and backward to the compute") {
+  auto config = find_model_preset_config("qwen2.5-vl-3b-instruct");
+  REQUIRE(config.has_value());
+  auto model = parse_model_config(*config, "qwen2.5-vl-3b-instruct");
+  REQUIRE(model.ok());
+  REQUIRE(model->vision.has_value());
+  const Cluster cluster = test::a100_cluster();
+  Workload workload;
+  workload.seq_len = 2048;
+  workload.global_batch = 8;
+  const TimeEstimate text_only = estimate_time(*model, cluster, Strategy{}, workload, test::simple_options(), nullptr);
+  workload.images_per_sample = 2;
+  workload.image_pixels = 448 * 448;
+  Trace trace;
+  const TimeEstimate with_images = estimate_time(*model, cluster, Strategy{}, workload, test::simple_options(), &trace);
+  // 448x448 at patch 14: 1024 patches, 256 merged tokens per image (merge 2x2); 8 x 2 images.
+  // 3 passes x flops.vision per merged token x 4096 merged tokens / (312e12 x 0.5).
+  const double vision = 3.0 * forward_flops_per_token(*model, 1).vision * 4096 / (312e12 * 0.5);
+  CHECK(with_images.breakdown.compute - text_only.breakdown.compute == doctest::Approx(vision).epsilon(1e-6));
+}
+
+}  // namespace
+}  // namespace meshplan

@@ -1,0 +1,43 @@
+#pragma once
+// Hand-built inputs shared by the time-model tests (until the model presets and the GPU catalog
+// are in main): a small GPT and an A100 node with simple efficiency constants.
+#include "cost/calibration/calibration_runs.hpp"
+
+namespace meshplan::test {
+
+/// A100-SXM4-80GB figures from ../shared/hardware/gpus.md.
+inline NodeGroup a100_node(int nodes = 1) {
+  NodeGroup node;
+  node.nodes = nodes;
+  node.gpus_per_node = 8;
+  node.gpu.id = "A100-80GB";
+  node.gpu.arch = "Ampere";
+  node.gpu.memory_bandwidth_Bps = 2.039e12;
+  node.gpu.bf16_flops = node.gpu.fp16_flops = 312e12;
+  node.gpu.intra_node_Bps = 300e9;
+  node.gpu.nic_Bps = 25e9;
+  node.gpu.host_to_device_Bps = 26.3e9;
+  return node;
+}
+
+/// A cluster of `nodes` such A100 nodes.
+inline Cluster a100_cluster(int nodes = 1) { return Cluster{{a100_node(nodes)}}; }
+
+/// Efficiency 0.5 everywhere, no size penalty, no memory-bound kernels: easy hand arithmetic.
+inline TimeOptions simple_options() {
+  TimeOptions options;
+  options.constants.gemm_peak_fraction_ampere = 0.5;
+  options.constants.gemm_half_size = 0;
+  options.constants.attention_relative_efficiency = 1.0;
+  options.constants.elementwise_passes = 0;
+  return options;
+}
+
+/// 2 layers, h = 1024, 16 heads, 4h MLP, vocab 1000, 1024 positions (GPT conventions).
+inline ModelSpec tiny_gpt() { return gpt_model_spec(2, 1024, 16, 4096, 1000, 1024); }
+
+/// 24 layers, h = 2048, 16 heads, 4h MLP, vocab 50000, 2048 positions: a GPT that splits over
+/// TP, PP, CP and DP at once.
+inline ModelSpec gpt_24x2048() { return gpt_model_spec(24, 2048, 16, 8192, 50000, 2048); }
+
+}  // namespace meshplan::test
