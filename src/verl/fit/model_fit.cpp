@@ -9,6 +9,7 @@
 #include "cost/memory/memory_estimate.hpp"
 #include "cost/memory/memory_tiers.hpp"
 #include "verl/fit/memory_fixes.hpp"
+#include "verl/rules/rule_support.hpp"
 #include "model/config_reader.hpp"
 #include "model/model_presets.hpp"
 #include "strategy/validate.hpp"
@@ -114,6 +115,16 @@ std::vector<Finding> check_model_shape(const VerlLaunch& launch, const VerlJob& 
 
 std::vector<Finding> check_memory_fit(const VerlLaunch& launch, const VerlJob& job, const ModelSpec& model,
                                       const GpuSpec& gpu) {
+  if (!job.too_large_key.empty()) {
+    Finding skipped;
+    skipped.severity = Severity::info;
+    skipped.rule = "memory.not-evaluated";
+    skipped.keys = {job.too_large_key};
+    skipped.message = fmt::format("memory fit skipped: {} is beyond what meshplan evaluates ({})", job.too_large_key,
+                                  kLargestEvaluatedInteger);
+    skipped.location = first_set(launch, job.too_large_key);
+    return {skipped};
+  }
   const Cluster cluster = cluster_of(job, gpu);
   const double capacity = double(gpu.memory_bytes);
   const MemoryTiers tiers = memory_tiers(model, cluster, job.strategy, job.workload, MemoryOptions{}, capacity);

@@ -123,6 +123,7 @@ VerlJob verl_to_strategy(const ConfigNode& config) {
   job.global_log_prob_micro_batch =
       !v.integer(R("log_prob_micro_batch_size_per_gpu")) && v.integer(R("log_prob_micro_batch_size"));
   if (const ConfigNode* path = find_path(config, "actor_rollout_ref.model.path")) job.model_path = path->text;
+  job.too_large_key = v.too_large_key();
   return job;
 }
 

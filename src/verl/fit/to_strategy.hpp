@@ -20,6 +20,8 @@ struct VerlJob {
   /// (a fix must change that key: verl rejects both forms together).
   bool global_ppo_micro_batch = false;
   bool global_log_prob_micro_batch = false;
+  /// A size read beyond kLargestEvaluatedInteger ("" when none): the memory fit is not evaluated.
+  std::string too_large_key;
 };
 
 VerlJob verl_to_strategy(const ConfigNode& config);

@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <cmath>
 
 #include "core/text.hpp"
 
@@ -14,14 +15,40 @@ const ConfigNode* ConfigView::leaf(std::string_view key) const {
   return node;
 }
 
+void ConfigView::mark_too_large(std::string_view key) const {
+  if (too_large_key_.empty()) too_large_key_ = std::string(key);
+  if (!unknown_key_.empty()) return;
+  unknown_key_ = std::string(key);
+  too_large_ = true;
+}
+
 std::optional<long long> ConfigView::integer(std::string_view key) const {
   const ConfigNode* node = leaf(key);
   if (node == nullptr) return std::nullopt;
-  if (node->kind == NodeKind::integer) return node->integer;
-  if (node->kind == NodeKind::floating && node->floating == static_cast<double>(static_cast<long long>(node->floating))) {
-    return static_cast<long long>(node->floating);
+  const auto bounded = [&](double value) -> std::optional<long long> {
+    if (std::fabs(value) > double(kLargestEvaluatedInteger)) {
+      mark_too_large(key);
+      return std::nullopt;
+    }
+    return static_cast<long long>(value);
+  };
+  if (node->kind == NodeKind::integer) return bounded(double(node->integer));
+  if (node->kind == NodeKind::floating && std::isfinite(node->floating) && std::trunc(node->floating) == node->floating) {
+    return bounded(node->floating);
   }
   return std::nullopt;
+}
+
+long long ConfigView::product(std::initializer_list<long long> factors, std::string_view key) const {
+  long long result = 1;
+  for (const long long factor : factors) {
+    if (__builtin_mul_overflow(result, factor, &result) || result > kLargestEvaluatedInteger ||
+        result < -kLargestEvaluatedInteger) {
+      mark_too_large(key);
+      return 1;
+    }
+  }
+  return result;
 }
 
 std::optional<double> ConfigView::number(std::string_view key) const {
@@ -52,14 +79,16 @@ bool ConfigView::is_null(std::string_view key) const {
 bool ConfigView::megatron() const { return text(A("strategy")).value_or("") == "megatron"; }
 
 long long ConfigView::n_gpus() const {
-  return integer("trainer.nnodes").value_or(0) * integer("trainer.n_gpus_per_node").value_or(0);
+  return product({integer("trainer.nnodes").value_or(0), integer("trainer.n_gpus_per_node").value_or(0)},
+                 "trainer.n_gpus_per_node");
 }
 
 long long ConfigView::model_parallel() const {
   if (!megatron()) return 1;
-  return integer(A("megatron.tensor_model_parallel_size")).value_or(1) *
-         integer(A("megatron.pipeline_model_parallel_size")).value_or(1) *
-         integer(A("megatron.context_parallel_size")).value_or(1);
+  return product({integer(A("megatron.tensor_model_parallel_size")).value_or(1),
+                  integer(A("megatron.pipeline_model_parallel_size")).value_or(1),
+                  integer(A("megatron.context_parallel_size")).value_or(1)},
+                 A("megatron.tensor_model_parallel_size"));
 }
 
 long long ConfigView::actor_sp() const {
@@ -148,8 +177,9 @@ std::optional<RuleHit> exactly_one_of(const ConfigView& v, const std::string& se
 }
 
 long long ConfigView::rollout_world() const {
-  return integer(R("tensor_model_parallel_size")).value_or(1) * integer(R("data_parallel_size")).value_or(1) *
-         integer(R("pipeline_model_parallel_size")).value_or(1);
+  return product({integer(R("tensor_model_parallel_size")).value_or(1), integer(R("data_parallel_size")).value_or(1),
+                  integer(R("pipeline_model_parallel_size")).value_or(1)},
+                 R("tensor_model_parallel_size"));
 }
 
 bool ConfigView::megatron_critic() const { return uses_critic() && text("critic.strategy").value_or("") == "megatron"; }

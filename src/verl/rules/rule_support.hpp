@@ -1,6 +1,7 @@
 #pragma once
 // What a verl rule sees: typed reads of the resolved config that remember when a value was not
 // known statically (the rule is then skipped with an info finding), and the model if known.
+#include <initializer_list>
 #include <optional>
 #include <span>
 #include <string>
@@ -19,6 +20,8 @@ class ConfigView {
   ConfigView(const ConfigNode& config, const ModelSpec* model, const VerlVersion* version = nullptr)
       : config_(config), model_(model), version_(version != nullptr ? *version : newest_verl_version()) {}
 
+  /// An integer beyond kLargestEvaluatedInteger reads as unknown (the rule is skipped with an info
+  /// naming it): no real size, count or length is that large, and the rules' products stay exact.
   std::optional<long long> integer(std::string_view key) const;
   std::optional<double> number(std::string_view key) const;
   std::optional<bool> boolean(std::string_view key) const;  ///< null reads as false
@@ -41,17 +44,34 @@ class ConfigView {
   long long rollout_world() const;          ///< one rollout replica: R.TP * R.DP * R.PP
   bool megatron_critic() const;             ///< a critic is used and its strategy is megatron
 
-  /// The first key whose value was unknown since the last reset ("" when none).
+  /// The product of sizes read from `key` (and its companions): beyond kLargestEvaluatedInteger it
+  /// marks `key` as too large and returns 1, a safe divisor (the rule's verdict is then skipped).
+  long long product(std::initializer_list<long long> factors, std::string_view key) const;
+
+  /// The first key whose value was unknown since the last reset ("" when none), and whether it was
+  /// unknown because it is too large to evaluate.
   const std::string& unknown_key() const { return unknown_key_; }
-  void reset_unknown() const { unknown_key_.clear(); }
+  bool unknown_too_large() const { return too_large_; }
+  /// The first key read whose value was too large to evaluate, never reset ("" when none).
+  const std::string& too_large_key() const { return too_large_key_; }
+  void reset_unknown() const {
+    unknown_key_.clear();
+    too_large_ = false;
+  }
 
  private:
   const ConfigNode* leaf(std::string_view key) const;
   const ConfigNode& config_;
   const ModelSpec* model_;
   const VerlVersion& version_;
+  void mark_too_large(std::string_view key) const;
   mutable std::string unknown_key_;
+  mutable bool too_large_ = false;
+  mutable std::string too_large_key_;
 };
+
+/// 2^31 - 1: sizes, counts and lengths above it are not evaluated (products of two stay in 64 bits).
+inline constexpr long long kLargestEvaluatedInteger = 2147483647;
 
 /// A rule's verdict: what was found, what verl would do, and the override lines that fix it.
 struct RuleHit {

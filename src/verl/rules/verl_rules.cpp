@@ -1,5 +1,7 @@
 #include "verl/rules/verl_rules.hpp"
 
+#include <fmt/format.h>
+
 #include "verl/rules/passthrough_rules.hpp"
 #include "verl/rules/rule_support.hpp"
 
@@ -25,6 +27,23 @@ SourceLocation location_of(const VerlLaunch& launch, const std::vector<std::stri
   return best;
 }
 
+Finding skipped_rule(const VerlLaunch& launch, const VerlRule& rule, const ConfigView& view) {
+  const std::string& key = view.unknown_key();
+  const ConfigNode* node = find_path(launch.config, key);
+  Finding skipped;
+  skipped.severity = Severity::info;
+  skipped.rule = std::string(rule.id);
+  skipped.keys = {key};
+  skipped.message =
+      view.unknown_too_large()
+          ? fmt::format("skipped: {} ({}) is beyond what the rules evaluate ({}); no real size, count or length "
+                        "is that large",
+                        key, node != nullptr ? node->to_text() : "?", kLargestEvaluatedInteger)
+          : "skipped: the value of " + key + " is not known statically (" + (node != nullptr ? node->text : "?") + ")";
+  skipped.location = location_of(launch, {key});
+  return skipped;
+}
+
 }  // namespace
 
 std::vector<Finding> check_verl_rules(const VerlLaunch& launch, const ModelSpec* model) {
@@ -40,19 +59,12 @@ std::vector<Finding> check_verl_rules(const VerlLaunch& launch, const ModelSpec*
       }
       view.reset_unknown();
       std::optional<RuleHit> hit = rule.check(view);
-      if (!hit) {
-        if (!view.unknown_key().empty()) {
-          Finding skipped;
-          skipped.severity = Severity::info;
-          skipped.rule = std::string(rule.id);
-          skipped.keys = {view.unknown_key()};
-          skipped.message = "skipped: the value of " + view.unknown_key() + " is not known statically (" +
-                            find_path(launch.config, view.unknown_key())->text + ")";
-          skipped.location = location_of(launch, {view.unknown_key()});
-          findings.push_back(std::move(skipped));
-        }
+      // A verdict that read an unknown value (even through a default) is not certain: skipped.
+      if (!view.unknown_key().empty()) {
+        findings.push_back(skipped_rule(launch, rule, view));
         continue;
       }
+      if (!hit) continue;
       Finding finding;
       finding.severity = rule.severity;
       finding.rule = std::string(rule.id);

@@ -88,7 +88,7 @@ std::optional<RuleHit> megatron_expert_divides(const ConfigView& v) {
   const long long etp = v.is_null(A("megatron.expert_tensor_parallel_size"))
                             ? tp
                             : v.integer(A("megatron.expert_tensor_parallel_size")).value_or(tp);
-  const long long size = etp * ep * pp;
+  const long long size = v.product({etp, ep, pp}, A("megatron.expert_model_parallel_size"));
   if (gpus <= 0 || size <= 0 || gpus % size == 0) return std::nullopt;
   return RuleHit{std::to_string(ep),
                  fmt::format("world_size ({}) is not divisible by expert_tensor_model_pipeline_parallel size ({} = ETP {} * "

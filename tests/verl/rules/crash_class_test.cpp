@@ -12,6 +12,7 @@
 #include "verl/check_support.hpp"
 #include "rule_cases.hpp"
 #include "test_support.hpp"
+#include "hardware/gpu_catalog.hpp"
 #include "model/config_fields.hpp"
 #include "verl/hydra/config_loader.hpp"
 #include "verl/hydra/hydra_value.hpp"
@@ -181,6 +182,38 @@ TEST_CASE("a size of 0 is a finding, never a division: rollout.n=0 and its class
       }
     }
   }
+}
+
+TEST_CASE("sizes beyond 2^31 - 1 are not evaluated: no wrapped product, no nonsense fix, no memory verdict") {
+  CheckOptions options = test::with_qwen_7b();
+  const Result<GpuSpec> h100 = find_gpu(builtin_gpu_catalog(), "H100-80GB");
+  REQUIRE(h100.ok());
+  options.gpu = *h100;
+  // train 2^63 - 1 x n 2^63 - 1 once wrapped to a "real_train_batch_size (1)" and offered
+  // data.train_batch_size=0 as a fix; nnodes x GPUs per node wrapped into a world of 2^63 - 3.
+  const CheckReport report = test::check_lines(
+      test::with(test::fsdp_baseline(), {"data.train_batch_size=9223372036854775807", "actor_rollout_ref.rollout.n=9223372036854775807",
+                                         "trainer.n_gpus_per_node=9223372036854775807", "trainer.nnodes=3"}),
+      "ppo_trainer", options);
+  for (const Finding& f : report.findings) {
+    CAPTURE(f.rule);
+    CAPTURE(f.message);
+    for (const std::string& fix : f.fix) CHECK(fix.find("=0") == std::string::npos);
+    CHECK(f.message.find("9223372036854775805") == std::string::npos);
+  }
+  const auto train = test::findings_of(report, "batch.train-divisible");
+  REQUIRE(train.size() == 1);
+  CHECK(train[0].severity == Severity::info);
+  CHECK(train[0].message.find("beyond what the rules evaluate (2147483647)") != std::string::npos);
+  const auto memory = test::findings_of(report, "memory.not-evaluated");
+  REQUIRE(memory.size() == 1);
+  CHECK(memory[0].severity == Severity::info);
+  CHECK(test::findings_of(report, "memory.phase-oom").empty());
+  // The boundary: 2^31 - 1 GPUs per node is evaluated (and is an error of its own: not a real node),
+  // the product 3 x (2^31 - 1) is not.
+  const CheckReport edge = test::check_lines(
+      test::with(test::fsdp_baseline(), {"trainer.n_gpus_per_node=2147483647", "trainer.nnodes=1"}), "ppo_trainer");
+  for (const Finding& f : edge.findings) CHECK_MESSAGE(f.message.find("beyond what") == std::string::npos, f.rule);
 }
 
 TEST_CASE("the six crash inputs of issue 19 end with a message through the CLI") {
