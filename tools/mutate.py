@@ -111,8 +111,8 @@ MUTATIONS = [
     ("cost.coll.nic-share", "src/cost/time/collectives.cpp",
      "rate *= static_cast<double>(node.nics_per_node) / node.gpus_per_node;", "rate *= 1.0;",
      "dropped factor: NICs shared by the GPUs of a node"),
-    ("cost.coll.hier-split", "src/cost/time/collectives.cpp", "all_reduce_seconds(bytes / g, nodes, inter)",
-     "all_reduce_seconds(bytes, nodes, inter)", "dropped factor: hierarchical inter-node part / g"),
+    ("cost.coll.hier-split", "src/cost/time/collectives.cpp", "const double g = std::max(per_node, 1);",
+     "const double g = 1;", "dropped factor: hierarchical inter-node part / g"),
     ("cost.coll.stride", "src/cost/time/collectives.cpp", "const long span = static_cast<long>(group.ranks - 1) * group.stride + 1;",
      "const long span = static_cast<long>(group.ranks) * group.stride + 1;", "off by one: a strided group's span"),
     # --- src/cost: parallel communication ---------------------------------------------------
@@ -121,7 +121,7 @@ MUTATIONS = [
     ("cost.comm.cp-tokens", "src/cost/time/parallel_comm.cpp",
      "static_cast<double>(micro_batch) * static_cast<double>(seq_len) / strategy.cp;",
      "static_cast<double>(micro_batch) * static_cast<double>(seq_len);", "dropped factor: tokens / CP"),
-    ("cost.comm.bucket", "src/cost/time/parallel_comm.cpp", "return std::max(40e6, 1e6 * dp);", "return 40e6;",
+    ("cost.comm.bucket", "src/cost/time/parallel_comm.cpp", "return std::max(40e6, 1e6 * dp);", "return std::max(40e6, 0.0 * dp);",
      "dropped term: Megatron bucket grows with DP"),
     # --- src/strategy -----------------------------------------------------------------------
     ("strategy.positive", "src/strategy/validate.cpp", "return s.tp < 1 || s.pp < 1 ||", "return s.tp < 0 || s.pp < 1 ||",
@@ -210,7 +210,10 @@ MUTATIONS = [
 ]
 
 # Mutants that cannot change any observable result, with the reason (none known yet).
-EQUIVALENT = {}
+EQUIVALENT = {
+    "strategy.shard": "a shard size of 1 divides every DP size, so `> 0` and `> 1` reject the same strategies",
+    "strategy.vpp-groups": "0 < m < p implies m % p = m != 0, so the dropped `m < p` is implied by `m % p != 0`",
+}
 
 
 def run(cmd, cwd, timeout=None, env=None):

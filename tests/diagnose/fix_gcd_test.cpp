@@ -20,6 +20,11 @@ TEST_CASE("train_batch_fit with gcd(minimal, n) > 1: the nearest accepted batch"
   CHECK(fill_placeholders("{d:train_batch_fit}", {{"real_train_batch_size", NumberValue{732, "", false}},
                                                   {"minimal_batch_size", NumberValue{8, "", false}}},
                           "", n12) == "62");
+  // rollout.n 0 in the config: no step can be worked out (gcd(8, 0) = 8 would give a step of 1 and
+  // "fix" the batch to its own value), so no fix.
+  FixContext n0;
+  n0.config = {{"actor_rollout_ref.rollout.n", "0"}, {"data.train_batch_size", "61"}};
+  CHECK_FALSE(fill_placeholders("{d:train_batch_fit}", numbers, "", n0).has_value());
 }
 
 }  // namespace meshplan

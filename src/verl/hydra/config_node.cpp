@@ -28,6 +28,8 @@ ConfigNode holding(NodeKind kind, T ConfigNode::*member, T value) {
 }
 }  // namespace
 
+ConfigNode ConfigNode::make_null() { return {}; }
+
 ConfigNode ConfigNode::make_bool(bool value) {
   return holding(NodeKind::boolean, &ConfigNode::boolean, value);
 }

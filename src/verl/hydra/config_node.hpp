@@ -35,7 +35,7 @@ struct ConfigNode {
   std::vector<std::pair<std::string, ConfigNode>> entries;  ///< map, in file order
   SourceLocation origin;  ///< where the value was set (empty for the base config)
 
-  static ConfigNode make_null() { return {}; }
+  static ConfigNode make_null();
   static ConfigNode make_bool(bool value);
   static ConfigNode make_int(std::int64_t value);
   static ConfigNode make_float(double value);

@@ -213,7 +213,9 @@ class Walker {
     for (std::size_t k = 1; k < block.ends.size(); ++k) {
       for (const auto& [name, variable] : block.ends[k]) merged.try_emplace(name, variable);
     }
-    for (auto& [name, variable] : merged) {
+    for (auto& entry : merged) {
+      const std::string& name = entry.first;  // clang 14 cannot capture structured bindings
+      auto& variable = entry.second;
       const bool agreed = std::all_of(block.ends.begin(), block.ends.end(), [&](const ShellVariables& end) {
         const auto it = end.find(name);
         return it != end.end() && same_value(it->second, variable);

@@ -72,6 +72,10 @@ TEST_CASE("a group spread over nodes reduces in two levels") {
   CHECK(group_reduce_scatter_seconds(1e9, node, {32, 2}, intra, inter) == doctest::Approx(0.0125));
   // Inside one node the plain ring: 8 ranks, 7/8 * 1/200.
   CHECK(group_reduce_scatter_seconds(1e9, node, {8, 1}, intra, inter) == doctest::Approx(0.004375));
+  // DP 12 with stride 1: 8 members in the first node and 4 in the second, so ceil(12 / 8) = 2 nodes:
+  // intra 7/8 * 1/200 = 4.375 ms, then 1/8 GB over 2 nodes: 1/2 * 0.125/25 = 2.5 ms. (A flat
+  // NVLink ring over 12 ranks, as if they fit one node, would be 11/12 * 1/200 = 4.58 ms.)
+  CHECK(group_reduce_scatter_seconds(1e9, node, {12, 1}, intra, inter) == doctest::Approx(0.006875));
   // One member per node: a flat ring over the NICs, 2*3/4*1/25 = 60 ms.
   CHECK(group_all_reduce_seconds(1e9, node, {4, 8}, intra, inter) == doctest::Approx(0.06));
 }

@@ -40,6 +40,14 @@ TEST_CASE("TP all-reduces twice per layer per pass on NVLink, hidden by --tp-com
   options.tp_comm_overlap = true;
   options.constants.tp_overlap_hidden = 0.75;
   CHECK(micro_batch_comm(model, node, strategy, 1024, 1, compute, options, nullptr).tp_s == doctest::Approx(2 * one));
+  // CP 2 halves each rank's tokens: TP 4 x CP 2 in the node, 512 tokens x h 1024 x 2 B = 1 MiB per
+  // all-reduce over 4 ranks: 2 * 3/4 * 1048576 / 240e9 + 2 * 3 * 3 µs = 24.5536 µs; x 8 = 196.43 µs.
+  strategy.tp = 4;
+  strategy.cp = 2;
+  options.tp_comm_overlap = false;
+  const StageCompute cp_compute = stage_compute(model, node, strategy, 1024, 1, options, nullptr);
+  CHECK(micro_batch_comm(model, node, strategy, 1024, 1, cp_compute, options, nullptr).tp_s ==
+        doctest::Approx(8 * (1.5 * 1048576.0 / 240e9 + 18e-6)));
 }
 
 TEST_CASE("DP gradients: exposed all-reduce without overlap, ZeRO-3 gathers per micro-batch") {

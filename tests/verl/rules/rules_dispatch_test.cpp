@@ -17,6 +17,11 @@ const std::vector<RuleCase>& dispatch_rule_cases() {
       {"dispatch.equal-chunks", false, {kDynamicBsz, "trainer.balance_batch=False"},
        {kDynamicBsz, "trainer.balance_batch=False", "data.train_batch_size=63"}, Severity::error, "data.train_batch_size",
        "only support equal chunk. Got size of DataProto 252 and chunk 8", "data.train_batch_size=64"},
+      // 61 x 4 = 244 samples: the fix is 61 up to a multiple of 8 / gcd(8, 4) = 2: 62 (248 = 31 x 8),
+      // not 64 as a step of 8 would give.
+      {"dispatch.equal-chunks", false, {kDynamicBsz, "trainer.balance_batch=False"},
+       {kDynamicBsz, "trainer.balance_batch=False", "data.train_batch_size=61"}, Severity::error, "data.train_batch_size",
+       "only support equal chunk. Got size of DataProto 244 and chunk 8", "data.train_batch_size=62"},
       {"dispatch.balance-batch-partitions", false, {kDynamicBsz}, {kDynamicBsz, "data.train_batch_size=63"}, Severity::error,
        "data.train_batch_size", "balance_batch: 252 % 8 != 0", "data.train_batch_size=64"},
       // 62 prompts x 4 = 248 samples split over 8 ranks (R8 holds), but 62 uid groups do not.

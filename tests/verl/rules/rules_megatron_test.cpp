@@ -69,6 +69,13 @@ const std::vector<RuleCase>& megatron_rule_cases() {
        {kPp2, kVpp2, "+actor_rollout_ref.actor.megatron.override_transformer_config.microbatch_group_size_per_vp_stage=3"},
        Severity::error, "actor_rollout_ref.actor.megatron.virtual_pipeline_model_parallel_size",
        "16 micro-batches per mini batch (ceil(32 / micro 2)) do not fit", ""},
+      // The remainder boundary: 16 micro-batches in groups of 7 leave 16 % 7 = 2 = PP, which Megatron-core
+      // accepts (M % G >= PP); groups of 5 leave 1 < PP.
+      {"megatron.vpp-micro-batches", true,
+       {kPp2, kVpp2, "+actor_rollout_ref.actor.megatron.override_transformer_config.microbatch_group_size_per_vp_stage=7"},
+       {kPp2, kVpp2, "+actor_rollout_ref.actor.megatron.override_transformer_config.microbatch_group_size_per_vp_stage=5"},
+       Severity::error, "actor_rollout_ref.actor.megatron.virtual_pipeline_model_parallel_size",
+       "16 micro-batches per mini batch (ceil(32 / micro 2)) do not fit", ""},
       // Dynamic bsz: mini 1 x n 1 // dp 2 = 0 sequences < group (= PP) 2; fix mini = 2 x 2 / 1 = 4 (local 2).
       {"megatron.vpp-micro-batches", true, {kPp2, kVpp2, kDynamicBsz},
        {kPp2, kVpp2, kDynamicBsz, "actor_rollout_ref.rollout.n=1", "actor_rollout_ref.actor.ppo_mini_batch_size=1"},

@@ -60,6 +60,10 @@ const std::vector<RuleCase> kCases = {
     // mini 1 x n 1 // dp 8 = 0 (R49).
     {"batch.fsdp-mini-positive", false, {"actor_rollout_ref.actor.ppo_mini_batch_size=1", "actor_rollout_ref.rollout.n=1"},
      "ppo_mini_batch_size 1 * rollout.n 1 // dp 8 is 0", "actor_rollout_ref.actor.ppo_mini_batch_size=8"},
+    // mini 1 x n 3 // dp 8 = 0; the fix is the smallest mini with mini x 3 >= 8: ceil(8 / 3) = 3
+    // (3 x 3 // 8 = 1), not 8 // 3 = 2 (2 x 3 // 8 = 0).
+    {"batch.fsdp-mini-positive", false, {"actor_rollout_ref.actor.ppo_mini_batch_size=1", "actor_rollout_ref.rollout.n=3"},
+     "ppo_mini_batch_size 1 * rollout.n 3 // dp 8 is 0", "actor_rollout_ref.actor.ppo_mini_batch_size=3"},
     // mini 16 x 4 // 8 = 8; 8 % 3 != 0 (R50); gcd(8, 3) = 1.
     {"batch.fsdp-mini-divisible", false, {"actor_rollout_ref.actor.ppo_micro_batch_size_per_gpu=3"},
      "normalized ppo_mini_batch_size 8 (= 16 * 4 // dp 8) should be divisible by ppo_micro_batch_size_per_gpu 3",
@@ -220,6 +224,32 @@ TEST_CASE("every verl rule has a passing and a failing case, and both are run") 
     for (const test::RuleCase& c : *cases) covered.insert(c.rule);  // check_rule_case runs both sides
   }
   for (const std::string& id : verl_rule_ids()) CHECK_MESSAGE(covered.count(id) == 1, id << " has no test case");
+}
+
+// Near misses that pass only through a factor of the rule (Ulysses SP): without it they would fail.
+TEST_CASE("near misses that hold only through Ulysses SP leave their rules quiet") {
+  const CheckOptions model = test::with_qwen_7b();
+  const std::vector<std::string> sp2 = {"actor_rollout_ref.actor.ulysses_sequence_parallel_size=2",
+                                        "actor_rollout_ref.model.use_remove_padding=True"};
+  // Deprecated global micro 4 on 8 GPUs with SP 2: 4 x 2 = 8 >= n_gpus 8 (R11), and 16 % 4 = 0.
+  const auto deprecated = test::with(
+      test::with(test::fsdp_baseline(), sp2),
+      {"actor_rollout_ref.actor.ppo_micro_batch_size_per_gpu=null", "actor_rollout_ref.actor.ppo_micro_batch_size=4"});
+  CHECK(test::findings_of(test::check_lines(deprecated, "ppo_trainer", model), "batch.deprecated-micro").empty());
+  // The same micro without SP: 4 x 1 < 8.
+  const auto without_sp = test::with(
+      test::fsdp_baseline(),
+      {"actor_rollout_ref.actor.ppo_micro_batch_size_per_gpu=null", "actor_rollout_ref.actor.ppo_micro_batch_size=4"});
+  CHECK(test::findings_of(test::check_lines(without_sp, "ppo_trainer", model), "batch.deprecated-micro").size() == 1);
+  // Token budget 512 x SP 2 = 1024 = prompt 512 + response 512 (R64); without SP 512 < 1024.
+  const std::vector<std::string> budget = {"actor_rollout_ref.actor.use_dynamic_bsz=True",
+                                           "actor_rollout_ref.actor.ppo_max_token_len_per_gpu=512"};
+  CHECK(test::findings_of(test::check_lines(test::with(test::with(test::fsdp_baseline(), sp2), budget), "ppo_trainer", model),
+                          "dynamic.actor-token-budget")
+            .empty());
+  CHECK(test::findings_of(test::check_lines(test::with(test::fsdp_baseline(), budget), "ppo_trainer", model),
+                          "dynamic.actor-token-budget")
+            .size() == 1);
 }
 
 TEST_CASE("the baselines are clean") {
