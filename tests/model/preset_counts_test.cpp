@@ -54,6 +54,7 @@ TEST_CASE("every preset parses and gives its exact total and active counts") {
       {"qwen2.5-vl-7b-instruct", 8292166656, 8292166656},
       {"qwen3-235b-a22b", 235093634560, 22190763520},
       {"qwen3-30b-a3b", 30532122624, 3353032704},
+      {"qwen3-32b", 32762123264, 32762123264},
       {"qwen3-8b", 8190735360, 8190735360},
       {"qwen3-next-80b-a3b-instruct", 79674391296, 3874929408},
       {"qwen3.5-9b", 9409813744, 9409813744},

@@ -33,10 +33,25 @@ struct RlSourceConventions {
 };
 
 constexpr RlSourceConventions kRlSources[] = {
+    // NeMo RL docs/about/performance-summary.md: step times are the mean of 5 steps; G-Average and
+    // T-Max Seq len are prompt + generation (the average over the generated samples, the maximum
+    // the recipe allows); T-GBS counts samples; DP is derived (GPUs / TP·CP·PP).
     {"nemorl_v06_", "NeMo RL v0.6 performance summary", 256, true, true, true, 0.6},
     {"nemorl_v05_", "NeMo RL v0.5 performance summary", 256, true, true, true, 0.6},
+    // verl docs/advance/one_step_off.md and fully_async.md: per-stage times are run means over
+    // hundreds of steps while the response length grows; lengths are the configured maxima; the
+    // layouts come from the shell scripts at HEAD (config_provenance), not from the run.
     {"verl_onestepoff_", "verl docs/advance/one_step_off.md", 256, false, false, false, 0.5},
     {"verl_fullyasync_", "verl docs/advance/fully_async.md", 256, false, false, false, 0.5},
+    // verl docs/perf/dpsk.md: perf/mfu/actor only (no times); lengths are the example script's maxima.
+    {"verl_dpsk_", "verl docs/perf/dpsk.md", 256, false, false, false, 0.5},
+    // verl GitHub issues: console logs of single steps; lengths are maxima unless the log's
+    // response_length/mean is quoted.
+    {"verl_issue", "verl GitHub issues", 256, false, false, false, 0.5},
+    // OpenRLHF README (2024) and benchmark/README.md: PPO with actor, critic, reference and reward
+    // models; the time is that of 1024 prompts with one PPO epoch; lengths are maxima (1024/1024).
+    {"openrlhf_readme_", "OpenRLHF README performance table", 256, false, false, false, 0.5},
+    {"openrlhf_bench_", "OpenRLHF benchmark/README.md", 256, false, false, false, 0.5},
 };
 
 /// The presets whose layer shapes the row's model has (fine-tunes keep their base's shape:
@@ -44,7 +59,7 @@ constexpr RlSourceConventions kRlSources[] = {
 constexpr std::pair<const char*, const char*> kModelPresets[] = {
     {"DeepSeek-V3", "deepseek-v3"},     {"Qwen3-235B-A22B", "qwen3-235b-a22b"}, {"Qwen3-30B-A3B", "qwen3-30b-a3b"},
     {"Llama-3.1-8B", "llama-3.1-8b"},   {"Qwen2.5-Math-7B", "qwen2.5-7b-instruct"},
-    {"Qwen2.5-7B", "qwen2.5-7b-instruct"}, {"Qwen3-8B", "qwen3-8b"},
+    {"Qwen2.5-7B", "qwen2.5-7b-instruct"}, {"Qwen3-8B", "qwen3-8b"}, {"Qwen3-32B", "qwen3-32b"}, {"Qwen3.5-9B", "qwen3.5-9b"},
 };
 
 const json& object_at(const json& object, const char* key) {
@@ -96,12 +111,22 @@ Result<RlCalibrationRun> build_rl_run(const json& row, const EfficiencyConstants
   const auto skip = [&](const std::string& reason) { return Error{"", 0, run.id, reason}; };
   if (source == nullptr) return skip("unknown source (no conventions recorded for it)");
   run.source = source->source;
-  if (json_string(row, "mode") != "colocated_sync") return skip("not colocated and synchronous");
+  const auto step = object_at(row, "measured").find("step_s");
+  if (step == object_at(row, "measured").end() || !step->is_number()) return skip("step time not measured");
+  run.measured_step_s = step->get<double>();
+  // "colocated_sync", "colocated", "colocated (DeepSpeed HE)": one set of GPUs, one phase after
+  // the other. Disaggregated placements and one-step-off / fully-async pipelines overlap phases.
+  if (json_string(row, "mode").rfind("colocated", 0) != 0) return skip("not colocated and synchronous");
+  const std::string engine = json_string(row, "rollout_engine");
+  if (engine.empty()) return skip("rollout engine not stated");
+  if (engine.rfind("vllm", 0) != 0 && engine.rfind("sglang", 0) != 0) {
+    return skip("rollout engine '" + engine + "' is not modelled (vLLM and SGLang are)");
+  }
   auto model = preset_for(json_string(row, "model"));
   if (!model) return skip(model.error().message);
   run.model = std::move(model.value());
   auto gpu = gpu_for(json_string(row, "gpu_type"));
-  if (!gpu) return skip(gpu.error().message);
+  if (!gpu) return skip("unknown GPU '" + json_string(row, "gpu_type") + "'");
   const auto gpus = json_int(row, "num_gpus");
   if (!gpus || *gpus <= 0) return skip("num_gpus not stated");
   // Nodes of the GPU's server, or the NVLink domain (NVL72); fewer GPUs per node when the count
@@ -123,6 +148,16 @@ Result<RlCalibrationRun> build_rl_run(const json& row, const EfficiencyConstants
     strategy.cp = static_cast<int>(json_int(parallel, "cp").value_or(1));
     strategy.ep = static_cast<int>(json_int(parallel, "ep").value_or(1));
     strategy.sequence_parallel = strategy.tp > 1;
+  } else if (backend.rfind("fsdp", 0) == 0) {
+    // verl fsdp_workers.py ActorRolloutRefWorker.__init__: create_device_mesh(world_size,
+    // fsdp_size) shards the actor over all its GPUs (FULL_SHARD; HYBRID_SHARD over groups of
+    // fsdp_size when 0 < fsdp_size < world), and ulysses_device_mesh splits each sequence over
+    // ulysses_sequence_parallel_size of them.
+    strategy.backend = Backend::fsdp;
+    strategy.zero = ZeroStage::zero3;
+    strategy.ulysses_sp = static_cast<int>(json_int(parallel, "sp_ulysses").value_or(1));
+    const auto fsdp_size = json_int(parallel, "fsdp_size").value_or(-1);
+    strategy.fsdp_shard_size = fsdp_size > 0 && fsdp_size < *gpus ? static_cast<int>(fsdp_size) : 0;
   } else {
     return skip("actor layout not stated for backend '" + backend + "'");
   }
@@ -135,7 +170,7 @@ Result<RlCalibrationRun> build_rl_run(const json& row, const EfficiencyConstants
   const auto rollout_tp = json_int(row, "rollout_tp");
   if (!rollout_tp) return skip("rollout TP not stated");
   rl.rollout_tp = static_cast<int>(*rollout_tp);
-  rl.engine = json_string(row, "rollout_engine") == "sglang" ? RolloutEngine::sglang : RolloutEngine::vllm;
+  rl.engine = engine.rfind("sglang", 0) == 0 ? RolloutEngine::sglang : RolloutEngine::vllm;
   rl.gpu_memory_utilization = source->gpu_memory_utilization;
   const auto n = json_int(row, "rollout_n");
   const auto batch = json_int(row, "train_batch_size");
@@ -176,10 +211,6 @@ Result<RlCalibrationRun> build_rl_run(const json& row, const EfficiencyConstants
   const std::string micro = json_string(row, "micro_batches");
   if (auto update = number_after(micro, "ppo_micro_batch_size_per_gpu")) rl.ppo_micro_batch_per_gpu = *update;
   if (auto log_prob = number_after(micro, "log_prob micro")) rl.log_prob_micro_batch_per_gpu = *log_prob;
-
-  const auto step = object_at(row, "measured").find("step_s");
-  if (step == object_at(row, "measured").end() || !step->is_number()) return skip("step time not measured");
-  run.measured_step_s = step->get<double>();
 
   run.options.constants = constants;
   const MemoryEstimate memory = estimate_memory(run.model, run.cluster, strategy, run.workload, MemoryOptions{}, nullptr);

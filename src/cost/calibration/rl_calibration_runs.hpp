@@ -25,8 +25,9 @@ struct RlCalibrationRun {
 
 using RlCalibrationSet = CalibrationRows<RlCalibrationRun>;
 
-/// Parses the RL-runs JSON. Rows that are not colocated and synchronous, or that leave the model,
-/// the GPUs, the layout or the lengths unstated, are listed in `skipped` with the reason.
+/// Parses the RL-runs JSON. Rows without a measured step, rows that are not colocated and
+/// synchronous, rows whose rollout engine is neither vLLM nor SGLang, and rows that leave the
+/// model, the GPUs, the layout or the lengths unstated are listed in `skipped` with the reason.
 Result<RlCalibrationSet> read_rl_calibration_runs(std::string_view json_text, const std::string& file_name,
                                                   const EfficiencyConstants& constants);
 

@@ -60,9 +60,28 @@ RolloutTime rollout_time(const ModelSpec& model, const NodeGroup& node, const St
   const int rollout_tp = std::max(rl.rollout_tp, 1);
   const std::int64_t replicas = std::max(1, actor.world_size() / rollout_tp);
   const std::int64_t per_replica = ceil_div(sequences, replicas);
+  // Expected real lengths (mean_*; 0: the maxima) set the work; the longest response sets how
+  // long the last sequences of the replica keep decoding.
+  const double prompt = static_cast<double>(rl.mean_prompt_len > 0 ? rl.mean_prompt_len : rl.prompt_len);
+  const double longest = static_cast<double>(rl.response_len);
+  const double response = rl.mean_response_len > 0 ? std::min(static_cast<double>(rl.mean_response_len), longest) : longest;
+  // A sequence in flight holds the KV of its prompt and, on average, half its response.
+  const double context = prompt + response / 2.0;
+
   // The engine schedules at most rollout.max_num_seqs sequences at once.
   std::int64_t concurrent = std::min<std::int64_t>(per_replica, std::max(rl.max_num_seqs, 1));
-  if (kv_limited_sequences > 0) concurrent = std::min(concurrent, kv_limited_sequences);
+  if (kv_limited_sequences > 0) {
+    // The KV budget holds kv_limited_sequences sequences of the full prompt_len + response_len
+    // (the memory model's count), but the engines allocate KV pages as tokens arrive: vLLM V1
+    // admits a request while KVCacheManager.allocate_slots finds blocks for its current tokens and
+    // preempts the newest running request when a decode step finds none
+    // (vllm/v1/core/sched/scheduler.py Scheduler.schedule); SGLang's PrefillAdder reserves only
+    // new_token_ratio of each request's remaining tokens (srt/managers/schedule_policy.py). So the
+    // budget carries as many sequences as fit at the context they hold on average.
+    const double full = static_cast<double>(rl.prompt_len + rl.response_len);
+    const auto by_use = static_cast<std::int64_t>(static_cast<double>(kv_limited_sequences) * full / context);
+    concurrent = std::min(concurrent, std::max(kv_limited_sequences, by_use));
+  }
   concurrent = std::max<std::int64_t>(concurrent, 1);
   rollout.concurrent_sequences = concurrent;
   rollout.waves = ceil_div(per_replica, concurrent);
@@ -71,11 +90,6 @@ RolloutTime rollout_time(const ModelSpec& model, const NodeGroup& node, const St
   const double peak = compute_peak_flops(gpu, Dtype::bf16);
   const double hbm = gpu.memory_bandwidth_Bps * constants.decode_hbm_efficiency;
   const double h = static_cast<double>(model.hidden_size);
-  // Expected real lengths (mean_*; 0: the maxima) set the work; the longest response sets how
-  // long the last sequences of the replica keep decoding.
-  const double prompt = static_cast<double>(rl.mean_prompt_len > 0 ? rl.mean_prompt_len : rl.prompt_len);
-  const double longest = static_cast<double>(rl.response_len);
-  const double response = rl.mean_response_len > 0 ? std::min(static_cast<double>(rl.mean_response_len), longest) : longest;
   const LinkPath tp_link = group_link(node, {rollout_tp, 1}, constants.nvlink_efficiency, constants.nic_efficiency);
 
   // Prefill: every prompt token once through the model, compute-bound (Pope et al. 2022,
@@ -91,7 +105,6 @@ RolloutTime rollout_time(const ModelSpec& model, const NodeGroup& node, const St
 
   // Decode: each step reads this shard's weights (of the routed experts, those its tokens
   // select) and the KV cache of every sequence in flight, at the mean context prompt + response/2.
-  const double context = prompt + response / 2.0;
   const double layers = static_cast<double>(model.num_layers);
   const std::int64_t context_tokens = static_cast<std::int64_t>(context);
   const auto decode_step = [&](double c, double& weights_read, double& kv_read) {
