@@ -28,6 +28,13 @@ ConfigNode holding(NodeKind kind, T ConfigNode::*member, T value) {
 }
 }  // namespace
 
+ConfigNode::ConfigNode() = default;
+ConfigNode::ConfigNode(const ConfigNode&) = default;
+ConfigNode::ConfigNode(ConfigNode&&) noexcept = default;
+ConfigNode& ConfigNode::operator=(const ConfigNode&) = default;
+ConfigNode& ConfigNode::operator=(ConfigNode&&) noexcept = default;
+ConfigNode::~ConfigNode() = default;
+
 ConfigNode ConfigNode::make_null() { return {}; }
 
 ConfigNode ConfigNode::make_bool(bool value) {

@@ -35,6 +35,15 @@ struct ConfigNode {
   std::vector<std::pair<std::string, ConfigNode>> entries;  ///< map, in file order
   SourceLocation origin;  ///< where the value was set (empty for the base config)
 
+  // Defined out of line: `entries` holds pairs of this very type, which clang with libstdc++ cannot
+  // check for default-constructibility while the implicit members are being defined in the class.
+  ConfigNode();
+  ConfigNode(const ConfigNode&);
+  ConfigNode(ConfigNode&&) noexcept;
+  ConfigNode& operator=(const ConfigNode&);
+  ConfigNode& operator=(ConfigNode&&) noexcept;
+  ~ConfigNode();
+
   static ConfigNode make_null();
   static ConfigNode make_bool(bool value);
   static ConfigNode make_int(std::int64_t value);
