@@ -272,6 +272,9 @@ class Reader {
     const std::size_t eq = word.text.find('=');
     if (word.unknown && word.text.substr(0, eq).find('$') != std::string::npos) {
       info(word.location, "argument '" + word.text + "' is not known statically (" + *word.unknown + "); not checked");
+      if (!result_.opaque_argument) {
+        result_.opaque_argument = "'" + word.text + "' at line " + std::to_string(word.location.line);
+      }
       return;
     }
     auto parsed = parse_override(word.text, word.location, word.unknown);

@@ -1,6 +1,7 @@
 #pragma once
 // What a verl rule sees: typed reads of the resolved config that remember when a value was not
 // known statically (the rule is then skipped with an info finding), and the model if known.
+#include <map>
 #include <optional>
 #include <span>
 #include <string>
@@ -24,7 +25,7 @@ class ConfigView {
   std::optional<bool> boolean(std::string_view key) const;  ///< null reads as false
   std::optional<std::string> text(std::string_view key) const;
   bool is_null(std::string_view key) const;  ///< missing or null
-  const ConfigNode* node(std::string_view key) const { return find_path(config_, key); }
+  const ConfigNode* node(std::string_view key) const { return leaf(key); }
   const ModelSpec* model() const { return model_; }
   const VerlVersion& version() const { return version_; }
 
@@ -41,16 +42,27 @@ class ConfigView {
   long long rollout_world() const;          ///< one rollout replica: R.TP * R.DP * R.PP
   bool megatron_critic() const;             ///< a critic is used and its strategy is megatron
 
-  /// The first key whose value was unknown since the last reset ("" when none).
+  /// The launch has an argument not known statically (`opaque`, e.g. "'${ACTOR[@]}' at line
+  /// 9"): every key that `set_at` does not hold (nor a parent of it) reads as unknown.
+  void assume_opaque(const std::map<std::string, SourceLocation>& set_at, std::string opaque);
+
+  /// The first key whose value was unknown since the last reset ("" when none), and why.
   const std::string& unknown_key() const { return unknown_key_; }
-  void reset_unknown() const { unknown_key_.clear(); }
+  const std::string& unknown_reason() const { return unknown_reason_; }
+  void reset_unknown() const {
+    unknown_key_.clear();
+    unknown_reason_.clear();
+  }
 
  private:
   const ConfigNode* leaf(std::string_view key) const;
   const ConfigNode& config_;
   const ModelSpec* model_;
   const VerlVersion& version_;
+  const std::map<std::string, SourceLocation>* set_at_ = nullptr;  ///< with assume_opaque
+  ConfigNode opaque_;  ///< the unknown value a key the opaque argument may set reads as
   mutable std::string unknown_key_;
+  mutable std::string unknown_reason_;
 };
 
 /// A rule's verdict: what was found, what verl would do, and the override lines that fix it.

@@ -29,7 +29,8 @@ SourceLocation location_of(const VerlLaunch& launch, const std::vector<std::stri
 
 std::vector<Finding> check_verl_rules(const VerlLaunch& launch, const ModelSpec* model) {
   std::vector<Finding> findings;
-  const ConfigView view(launch.config, model, &launch.verl_version);
+  ConfigView view(launch.config, model, &launch.verl_version);
+  if (launch.opaque_argument) view.assume_opaque(launch.set_at, *launch.opaque_argument);
   bool skipped_for_model = false;
   for (const auto* table : all_tables()) {
     for (const VerlRule& rule : *table) {
@@ -40,14 +41,15 @@ std::vector<Finding> check_verl_rules(const VerlLaunch& launch, const ModelSpec*
       }
       view.reset_unknown();
       std::optional<RuleHit> hit = rule.check(view);
-      if (!hit) {
+      // A verdict that read a value not known statically is not certain: skipped, like no verdict.
+      if (!hit || !view.unknown_key().empty()) {
         if (!view.unknown_key().empty()) {
           Finding skipped;
           skipped.severity = Severity::info;
           skipped.rule = std::string(rule.id);
           skipped.keys = {view.unknown_key()};
           skipped.message = "skipped: the value of " + view.unknown_key() + " is not known statically (" +
-                            find_path(launch.config, view.unknown_key())->text + ")";
+                            view.unknown_reason() + ")";
           skipped.location = location_of(launch, {view.unknown_key()});
           findings.push_back(std::move(skipped));
         }

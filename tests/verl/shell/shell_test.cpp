@@ -63,6 +63,17 @@ TEST_CASE("arrays and \"${A[@]}\" keep one argument per element, with the elemen
   CHECK(s.invocations.back().args[3].location.line == 3);
 }
 
+TEST_CASE("escaped quotes inside an array stay one literal element, in a case arm too") {
+  // bash: A=(+k=\"none\") holds the one element +k="none"; the escapes do not open a quote.
+  const ShellScript s = run_script("A=(\n  +k=\\\"none\\\"\n  b=1\n)\npython3 x.py \"${A[@]}\"\n");
+  CHECK(last_args(s) == std::vector<std::string>{"python3", "x.py", "+k=\"none\"", "b=1"});
+  CHECK(s.findings.empty());
+  const ShellScript c = run_script("case \"$D\" in\n  gpu)\n    A+=(\n      +k=\\\"none\\\"\n    )\n    ;;\nesac\n"
+                                   "python3 -m verl.trainer.main_ppo a=1\n");
+  CHECK(last_args(c) == std::vector<std::string>{"python3", "-m", "verl.trainer.main_ppo", "a=1"});
+  CHECK_FALSE(has_rule(c.findings, "shell.unterminated"));
+}
+
 TEST_CASE("arithmetic $(( )) is evaluated: (2048 + 8192) * 2 = 20480, 7 / 2 = 3, 2 ** 10 = 1024") {
   const ShellScript s = run_script(
       "P=$((1024 * 2))\nR=$((1024 * 8))\nT=$(((P + R) * 2))\npython3 x.py $T $((7 / 2)) $(( 2 ** 10 )) $((P % 1000))\n");

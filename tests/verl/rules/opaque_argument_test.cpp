@@ -1,0 +1,47 @@
+// An argument whose key is not known statically (an array filled in a `case` arm) may set any
+// key: a rule that reads a key the known arguments leave at its default is skipped, not decided.
+#include <doctest/doctest.h>
+
+#include "verl/check_support.hpp"
+
+namespace meshplan {
+namespace {
+
+CheckReport check_script(const std::string& script) {
+  auto report = check_launch({InputText{"run.sh", script}}, CheckOptions{});
+  REQUIRE(report.ok());
+  return report.value();
+}
+
+// train 128 < the default actor.ppo_mini_batch_size 256: validate_config's ValueError, unless
+// some argument sets the mini batch.
+const std::string kLaunch =
+    "python3 -m verl.trainer.main_ppo data.train_batch_size=128 actor_rollout_ref.rollout.name=vllm "
+    "actor_rollout_ref.actor.ppo_micro_batch_size_per_gpu=1 "
+    "actor_rollout_ref.rollout.log_prob_micro_batch_size_per_gpu=1 "
+    "actor_rollout_ref.ref.log_prob_micro_batch_size_per_gpu=1";
+
+}  // namespace
+
+TEST_CASE("an argument not known statically leaves the defaults it may override undecided") {
+  const CheckReport known = check_script(kLaunch + "\n");
+  CHECK(test::findings_of(known, "batch.mini-le-train").size() == 1);
+  CHECK(test::findings_of(known, "batch.mini-le-train")[0].severity == Severity::error);
+
+  const CheckReport opaque = check_script("ACTOR=()\ncase \"$DEVICE\" in\n  gpu) ACTOR+=(a=1) ;;\nesac\n" + kLaunch +
+                                          " \"${ACTOR[@]}\"\n");
+  const std::vector<Finding> mini = test::findings_of(opaque, "batch.mini-le-train");
+  REQUIRE(mini.size() == 1);
+  CHECK(mini[0].severity == Severity::info);
+  CHECK(mini[0].message.rfind("skipped: the value of actor_rollout_ref.actor.", 0) == 0);
+  CHECK(mini[0].message.find("'${ACTOR[@]}' at line 5") != std::string::npos);
+  CHECK(opaque.errors == 0);
+  // A key the known arguments set is still checked: train 128 with rollout.n 0 is an error.
+  const CheckReport set = check_script("ACTOR=()\ncase \"$DEVICE\" in\n  gpu) ACTOR+=(a=1) ;;\nesac\n" + kLaunch +
+                                       " actor_rollout_ref.actor.ppo_mini_batch_size=64 actor_rollout_ref.rollout.n=0"
+                                       " \"${ACTOR[@]}\"\n");
+  CHECK(test::findings_of(set, "batch.sizes-positive").size() == 1);
+  CHECK(test::findings_of(set, "batch.sizes-positive")[0].severity == Severity::error);
+}
+
+}  // namespace meshplan
