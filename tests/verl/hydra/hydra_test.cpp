@@ -44,6 +44,14 @@ TEST_CASE("override values are typed as Hydra types them") {
   CHECK(dict->child("b")->items.size() == 2);
   CHECK(parse_override_value("'quoted: 1'")->text == "quoted: 1");
   CHECK(parse_override_value("${a.b}")->text == "${a.b}");
+  // Hydra 1.3 ESC (\\ ( ) [ ] { } : = , blank, tab) in dict keys and unquoted values: the
+  // character itself (verl 1dda039b's fsdp_turbo examples write layer-wildcard keys this way).
+  const auto escaped = parse_override_value("{model.layers.\\{*\\}:{},lm_head:{}}");
+  REQUIRE(escaped.ok());
+  REQUIRE(escaped->child("model.layers.{*}") != nullptr);
+  CHECK(escaped->child("model.layers.{*}")->is_map());
+  CHECK(escaped->child("lm_head") != nullptr);
+  CHECK(parse_override_value("job\\{a\\=1\\,b\\}")->text == "job{a=1,b}");
   CHECK_FALSE(parse_override_value("a,b").ok());  // a sweep needs --multirun
   CHECK_FALSE(parse_override_value("[1, 2").ok());
 }

@@ -74,6 +74,25 @@ TEST_CASE("escaped quotes inside an array stay one literal element, in a case ar
   CHECK_FALSE(has_rule(c.findings, "shell.unterminated"));
 }
 
+TEST_CASE("a string of overrides known only in part splits into fields; only those with the unknown part are unknown") {
+  // bash splits the unquoted $CFG on blanks: three arguments, the second holding $HOME.
+  const ShellScript s = run_script("CFG=\"a.b=1 c.d=$HOME/x e.f=$(date +%s) g=2\"\npython3 x.py $CFG\n");
+  const auto& args = s.invocations.back().args;
+  REQUIRE(args.size() == 6);
+  CHECK(args[2].text == "a.b=1");
+  CHECK_FALSE(args[2].unknown);
+  CHECK(args[3].text == "c.d=$HOME/x");
+  CHECK(args[3].unknown);
+  CHECK(args[4].text == "e.f=$(date +%s)");  // the blank inside $(...) does not split it
+  CHECK(args[4].unknown);
+  CHECK(args[5].text == "g=2");
+  CHECK_FALSE(args[5].unknown);
+  // Quoted, it stays one argument, unknown as a whole.
+  const ShellScript q = run_script("CFG=\"a.b=1 c.d=$HOME/x\"\npython3 x.py \"$CFG\"\n");
+  REQUIRE(q.invocations.back().args.size() == 3);
+  CHECK(q.invocations.back().args[2].unknown);
+}
+
 TEST_CASE("arithmetic $(( )) is evaluated: (2048 + 8192) * 2 = 20480, 7 / 2 = 3, 2 ** 10 = 1024") {
   const ShellScript s = run_script(
       "P=$((1024 * 2))\nR=$((1024 * 8))\nT=$(((P + R) * 2))\npython3 x.py $T $((7 / 2)) $(( 2 ** 10 )) $((P % 1000))\n");
