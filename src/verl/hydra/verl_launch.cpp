@@ -303,7 +303,21 @@ class Reader {
     // boolean is a Python int (False == 0): a plain section (no `_target_` dataclass) takes it and
     // verl's comparisons work (verl's own e2e tests set trainer.test_freq=False).
     const bool boolean_as_number = value.kind == NodeKind::boolean && dataclass_target(o.key) == nullptr;
-    if (before.is_number() && !value.is_number() && !boolean_as_number) expected = "a number";
+    // A dataclass field annotated to take a string too (`rollout_is_threshold: str | float`) is
+    // not a number only, whatever its YAML default. A section without `_target_` is a field of
+    // its parent's dataclass, whose class is not read here: any verl dataclass field of that name
+    // taking a string makes the error uncertain.
+    const std::string field = o.key.substr(o.key.rfind('.') + 1);
+    const ConfigNode* target = dataclass_target(o.key);
+    bool takes_text = false;
+    if (value.kind == NodeKind::string && target != nullptr) {
+      takes_text = dataclass_has(target->text, field, "dataclass_field_str").value_or(false);
+    } else if (value.kind == NodeKind::string) {
+      const std::vector<std::string>& text_fields = verl_registry_names(result_.verl_version, "dataclass_field_str");
+      takes_text = std::any_of(text_fields.begin(), text_fields.end(),
+                               [&](const std::string& name) { return name.ends_with("." + field); });
+    }
+    if (before.is_number() && !value.is_number() && !boolean_as_number && !takes_text) expected = "a number";
     if (before.kind == NodeKind::boolean && value.kind != NodeKind::boolean) expected = "true or false";
     if (expected.empty()) return;
     Finding finding;
@@ -327,12 +341,26 @@ class Reader {
     return target != nullptr && target->kind == NodeKind::string ? target : nullptr;
   }
 
+  // Whether the verl version's dataclass `target` (`verl.workers.config.RolloutConfig`) has `field`
+  // among the names of `kind` (verl_versions.json dataclass_field / dataclass_field_str, read
+  // from verl's Python sources); nullopt when the class is not among them.
+  std::optional<bool> dataclass_has(const std::string& target, const std::string& field, std::string_view kind) const {
+    const std::string name = target.substr(target.rfind('.') + 1) + ".";
+    const std::vector<std::string>& all = verl_registry_names(result_.verl_version, "dataclass_field");
+    const auto first = std::lower_bound(all.begin(), all.end(), name);
+    if (first == all.end() || first->rfind(name, 0) != 0) return std::nullopt;
+    const std::vector<std::string>& names = verl_registry_names(result_.verl_version, kind);
+    return std::binary_search(names.begin(), names.end(), name + field);
+  }
+
   // verl-rules.md R5: a section carrying `_target_` becomes that dataclass at start-up; a key
-  // added with '+' that is not one of its fields fails there (TypeError / ConfigKeyError).
+  // added with '+' that is not one of its fields fails there (TypeError / ConfigKeyError). The
+  // dataclass may have fields its YAML does not list (AlgoConfig.gdpo_reward_keys).
   void check_dataclass_field(const Override& added) {
     const ConfigNode* target = dataclass_target(added.key);
     if (target == nullptr) return;
     const std::size_t dot = added.key.rfind('.');
+    if (dataclass_has(target->text, added.key.substr(dot + 1), "dataclass_field").value_or(false)) return;
     Finding finding;
     finding.severity = Severity::error;
     finding.rule = "config.not-a-dataclass-field";
