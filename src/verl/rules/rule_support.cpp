@@ -88,6 +88,11 @@ long long ConfigView::actor_sp() const {
   // workers build their mesh and token budget from; before 0.7.0 only the actor key counts.
   static const int since = find_verl_version("0.7.0")->index;
   if (deprecated_key > 1 || version_.index < since) return deprecated_key;
+  // The VeOmni engine's Ulysses size (verl/workers/engine/veomni/transformer_impl.py: the token
+  // budget's sp_size is parallel_state's ulysses_size, initialised from veomni.ulysses_parallel_size).
+  if (text(A("strategy")).value_or("") == "veomni") {
+    return std::max(1LL, integer(A("veomni.ulysses_parallel_size")).value_or(1));
+  }
   return std::max(1LL, integer(A("fsdp_config.ulysses_sequence_parallel_size")).value_or(1));
 }
 

@@ -84,8 +84,9 @@ class Walker {
 
   void evaluate(const ShellCommand& command) {
     const std::string& first = command.words.front().text;
-    const bool opener =
-        std::find(kBlockOpeners.begin(), kBlockOpeners.end(), first) != kBlockOpeners.end() || first == "function";
+    // `function name { ...; }` is read like `name() { ...; }`: its body's commands in order (it
+    // ends at `}`, not at a block closer).
+    const bool opener = std::find(kBlockOpeners.begin(), kBlockOpeners.end(), first) != kBlockOpeners.end();
     const bool closer = std::find(kBlockClosers.begin(), kBlockClosers.end(), first) != kBlockClosers.end();
     if (skipped_depth_ > 0) {
       note_assigned(command);

@@ -254,6 +254,11 @@ TEST_CASE("launchers: python3 -m, torchrun, ray job submit --, and Megatron-LM p
   CHECK(megatron[0].kind == LaunchKind::megatron);
   CHECK(megatron[0].arguments.size() == 2);
 
+  // `function name() { ... }` ends at its '}' (verl v0.6.1's sglang_multiturn examples define one).
+  auto after_function = launch_of("function now() {\n    date '+%d'\n}\nN=\"x_$(now)\"\npython3 -m verl.trainer.main_ppo a=1\n");
+  REQUIRE(after_function.size() == 1);
+  CHECK(after_function[0].kind == LaunchKind::verl_ppo);
+
   auto nothing = launch_of("echo hello\nmkdir -p x\n");
   CHECK(nothing.empty());
 }
