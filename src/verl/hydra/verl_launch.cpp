@@ -201,17 +201,55 @@ class Reader {
   // as `model_engine=megatron`): they select configs, they are not keys.
   void take_group_choices(std::vector<ShellArgument>& overrides) {
     std::vector<ShellArgument> keys;
+    std::string searchpath;
     for (ShellArgument& word : overrides) {
       const std::size_t eq = word.text.find('=');
       const std::string name = eq == std::string::npos ? "" : word.text.substr(0, eq);
       const std::string group = name.substr(0, name.find('@'));  // `group@package=option`
+      if (name == "hydra.searchpath" || name == "+hydra.searchpath" || name == "++hydra.searchpath") {
+        searchpath = word.text.substr(eq + 1);
+      }
       if (!group.empty() && !word.unknown && is_config_group(*texts_, group)) {
         group_choices_[name] = word.text.substr(eq + 1);
+        choice_locations_[name] = word.location;
       } else {
         keys.push_back(std::move(word));
       }
     }
     overrides = std::move(keys);
+    if (!searchpath.empty()) take_searchpath_choices(searchpath);
+  }
+
+  // Hydra's `hydra.searchpath=[pkg://..., file://...]` adds config directories meshplan does not
+  // read: a group option found only there (`actor@actor_rollout_ref.actor=mlite_actor`) is
+  // composed from the group's default, and the keys under its package are not checked.
+  void take_searchpath_choices(const std::string& searchpath) {
+    for (auto it = group_choices_.begin(); it != group_choices_.end();) {
+      const std::string& name = it->first;
+      const std::string group = name.substr(0, name.find('@'));
+      if (texts_->count(group + "/" + it->second) > 0) {
+        ++it;
+        continue;
+      }
+      std::string package = name.find('@') == std::string::npos ? group : name.substr(name.find('@') + 1);
+      std::replace(package.begin(), package.end(), '/', '.');
+      info(choice_locations_[name], "config '" + group + "/" + it->second + "' (" + name + "=" + it->second +
+                                        ") comes from hydra.searchpath=" + searchpath +
+                                        ", which meshplan does not read: " + package +
+                                        " is composed from the group's default and its keys are not checked");
+      if (!result_.opaque_argument) result_.opaque_argument = "'" + name + "=" + it->second + "' (hydra.searchpath)";
+      searchpath_packages_.push_back(package);
+      it = group_choices_.erase(it);
+    }
+  }
+
+  // A key under a package whose config comes from hydra.searchpath.
+  bool in_searchpath_package(const std::string& key) const {
+    std::string bare = key;
+    while (!bare.empty() && (bare.front() == '+' || bare.front() == '~')) bare.erase(0, 1);
+    return std::any_of(searchpath_packages_.begin(), searchpath_packages_.end(), [&](const std::string& package) {
+      return bare == package || bare.rfind(package + ".", 0) == 0;
+    });
   }
 
   Result<ConfigNode> load_base(const std::string& name) {
@@ -275,6 +313,10 @@ class Reader {
       if (!result_.opaque_argument) {
         result_.opaque_argument = "'" + word.text + "' at line " + std::to_string(word.location.line);
       }
+      return;
+    }
+    if (in_searchpath_package(word.text.substr(0, eq))) {
+      info(word.location, "argument '" + word.text + "' is under a config from hydra.searchpath; not checked");
       return;
     }
     auto parsed = parse_override(word.text, word.location, word.unknown);
@@ -377,6 +419,8 @@ class Reader {
   const VerlReadOptions& options_;
   std::string config_path_;
   std::map<std::string, std::string> group_choices_;  ///< Hydra group choices from the command line
+  std::map<std::string, SourceLocation> choice_locations_;
+  std::vector<std::string> searchpath_packages_;  ///< packages whose config comes from hydra.searchpath
   const ConfigTexts* texts_ = nullptr;                 ///< --verl-config's tree or the chosen version's
   std::string pin_text_;                               ///< the script's `verl==X`
   VerlLaunch result_;
