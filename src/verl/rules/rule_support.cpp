@@ -28,6 +28,7 @@ const ConfigNode* ConfigView::leaf(std::string_view key) const {
   if (node != nullptr && node->kind == NodeKind::unknown && unknown_key_.empty()) {
     unknown_key_ = std::string(key);
     unknown_reason_ = node->text;
+    unknown_from_opaque_ = node == &opaque_;
   }
   return node;
 }

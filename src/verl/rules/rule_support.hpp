@@ -49,9 +49,12 @@ class ConfigView {
   /// The first key whose value was unknown since the last reset ("" when none), and why.
   const std::string& unknown_key() const { return unknown_key_; }
   const std::string& unknown_reason() const { return unknown_reason_; }
+  /// The unknown value is a default the opaque argument (assume_opaque) may override.
+  bool unknown_from_opaque() const { return unknown_from_opaque_; }
   void reset_unknown() const {
     unknown_key_.clear();
     unknown_reason_.clear();
+    unknown_from_opaque_ = false;
   }
 
  private:
@@ -63,6 +66,7 @@ class ConfigView {
   ConfigNode opaque_;  ///< the unknown value a key the opaque argument may set reads as
   mutable std::string unknown_key_;
   mutable std::string unknown_reason_;
+  mutable bool unknown_from_opaque_ = false;
 };
 
 /// A rule's verdict: what was found, what verl would do, and the override lines that fix it.

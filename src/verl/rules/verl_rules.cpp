@@ -32,6 +32,7 @@ std::vector<Finding> check_verl_rules(const VerlLaunch& launch, const ModelSpec*
   ConfigView view(launch.config, model, &launch.verl_version);
   if (launch.opaque_argument) view.assume_opaque(launch.set_at, *launch.opaque_argument);
   bool skipped_for_model = false;
+  std::string skipped_for_opaque;  ///< ids of the rules that read a default the opaque argument may change
   for (const auto* table : all_tables()) {
     for (const VerlRule& rule : *table) {
       if (!rule_applies(rule, launch.verl_version)) continue;
@@ -43,7 +44,9 @@ std::vector<Finding> check_verl_rules(const VerlLaunch& launch, const ModelSpec*
       std::optional<RuleHit> hit = rule.check(view);
       // A verdict that read a value not known statically is not certain: skipped, like no verdict.
       if (!hit || !view.unknown_key().empty()) {
-        if (!view.unknown_key().empty()) {
+        if (view.unknown_from_opaque()) {
+          skipped_for_opaque += (skipped_for_opaque.empty() ? "" : ", ") + std::string(rule.id);
+        } else if (!view.unknown_key().empty()) {
           Finding skipped;
           skipped.severity = Severity::info;
           skipped.rule = std::string(rule.id);
@@ -65,6 +68,15 @@ std::vector<Finding> check_verl_rules(const VerlLaunch& launch, const ModelSpec*
       finding.location = location_of(launch, rule.keys);
       findings.push_back(std::move(finding));
     }
+  }
+  if (!skipped_for_opaque.empty()) {
+    Finding info;
+    info.severity = Severity::info;
+    info.rule = "launch.not-checked";
+    info.message = "skipped, as they read defaults that the argument " + *launch.opaque_argument +
+                   " (not known statically) may override: " + skipped_for_opaque;
+    info.location = launch.location;
+    findings.push_back(std::move(info));
   }
   if (skipped_for_model) {
     Finding info;

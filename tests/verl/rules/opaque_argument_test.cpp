@@ -30,11 +30,14 @@ TEST_CASE("an argument not known statically leaves the defaults it may override 
 
   const CheckReport opaque = check_script("ACTOR=()\ncase \"$DEVICE\" in\n  gpu) ACTOR+=(a=1) ;;\nesac\n" + kLaunch +
                                           " \"${ACTOR[@]}\"\n");
-  const std::vector<Finding> mini = test::findings_of(opaque, "batch.mini-le-train");
-  REQUIRE(mini.size() == 1);
-  CHECK(mini[0].severity == Severity::info);
-  CHECK(mini[0].message.rfind("skipped: the value of actor_rollout_ref.actor.", 0) == 0);
-  CHECK(mini[0].message.find("'${ACTOR[@]}' at line 5") != std::string::npos);
+  CHECK(test::findings_of(opaque, "batch.mini-le-train").empty());
+  // One info names the argument and every rule it leaves undecided.
+  bool named = false;
+  for (const Finding& f : test::findings_of(opaque, "launch.not-checked")) {
+    named = named || (f.message.find("the argument '${ACTOR[@]}' at line 5 (not known statically)") != std::string::npos &&
+                      f.message.find("batch.mini-le-train") != std::string::npos);
+  }
+  CHECK(named);
   CHECK(opaque.errors == 0);
   // A key the known arguments set is still checked: train 128 with rollout.n 0 is an error.
   const CheckReport set = check_script("ACTOR=()\ncase \"$DEVICE\" in\n  gpu) ACTOR+=(a=1) ;;\nesac\n" + kLaunch +
