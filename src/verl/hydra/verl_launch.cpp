@@ -310,6 +310,21 @@ class Reader {
     const std::size_t eq = word.text.find('=');
     if (word.unknown && word.text.substr(0, eq).find('$') != std::string::npos) {
       info(word.location, "argument '" + word.text + "' is not known statically (" + *word.unknown + "); not checked");
+      const std::string where = "'" + word.text + "' at line " + std::to_string(word.location.line);
+      std::vector<std::string> keys;
+      for (const std::string& alternative : word.alternatives) {
+        std::string key = alternative.substr(0, alternative.find('='));
+        while (!key.empty() && (key.front() == '+' || key.front() == '~')) key.erase(0, 1);
+        if (key.empty() || key.find('$') != std::string::npos) {
+          keys.clear();
+          break;
+        }
+        keys.push_back(std::move(key));
+      }
+      if (!keys.empty()) {  // one of known overrides: only their keys are in doubt
+        for (const std::string& key : keys) result_.maybe_set.emplace(key, where);
+        return;
+      }
       if (!result_.opaque_argument) {
         result_.opaque_argument = "'" + word.text + "' at line " + std::to_string(word.location.line);
       }

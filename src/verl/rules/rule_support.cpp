@@ -25,6 +25,18 @@ const ConfigNode* ConfigView::leaf(std::string_view key) const {
     }
     if (!set) node = &opaque_;
   }
+  if (maybe_set_ != nullptr && !maybe_set_->empty()) {
+    for (std::string_view prefix = key; !prefix.empty();) {
+      const auto it = maybe_set_->find(std::string(prefix));
+      if (it != maybe_set_->end()) {
+        maybe_ = ConfigNode::make_unknown("the argument " + it->second + ", not known statically, may set it");
+        node = &maybe_;
+        break;
+      }
+      const std::size_t dot = prefix.rfind('.');
+      prefix = dot == std::string_view::npos ? std::string_view() : prefix.substr(0, dot);
+    }
+  }
   if (node != nullptr && node->kind == NodeKind::unknown && unknown_key_.empty()) {
     unknown_key_ = std::string(key);
     unknown_reason_ = node->text;

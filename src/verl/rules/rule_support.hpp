@@ -45,6 +45,8 @@ class ConfigView {
   /// The launch has an argument not known statically (`opaque`, e.g. "'${ACTOR[@]}' at line
   /// 9"): every key that `set_at` does not hold (nor a parent of it) reads as unknown.
   void assume_opaque(const std::map<std::string, SourceLocation>& set_at, std::string opaque);
+  /// Keys an argument not known statically may set (key -> "'${A[@]}' at line 9"): they read as unknown.
+  void assume_maybe_set(const std::map<std::string, std::string>& maybe_set) { maybe_set_ = &maybe_set; }
 
   /// The first key whose value was unknown since the last reset ("" when none), and why.
   const std::string& unknown_key() const { return unknown_key_; }
@@ -64,6 +66,8 @@ class ConfigView {
   const VerlVersion& version_;
   const std::map<std::string, SourceLocation>* set_at_ = nullptr;  ///< with assume_opaque
   ConfigNode opaque_;  ///< the unknown value a key the opaque argument may set reads as
+  const std::map<std::string, std::string>* maybe_set_ = nullptr;
+  mutable ConfigNode maybe_;  ///< the unknown value of a key in maybe_set_
   mutable std::string unknown_key_;
   mutable std::string unknown_reason_;
   mutable bool unknown_from_opaque_ = false;

@@ -31,6 +31,7 @@ std::vector<Finding> check_verl_rules(const VerlLaunch& launch, const ModelSpec*
   std::vector<Finding> findings;
   ConfigView view(launch.config, model, &launch.verl_version);
   if (launch.opaque_argument) view.assume_opaque(launch.set_at, *launch.opaque_argument);
+  view.assume_maybe_set(launch.maybe_set);
   bool skipped_for_model = false;
   std::string skipped_for_opaque;  ///< ids of the rules that read a default the opaque argument may change
   for (const auto* table : all_tables()) {

@@ -353,6 +353,7 @@ class Expander {
     const ShellVariable* var = lookup(name);
     if (var == nullptr || var->unknown) {
       append_unknown(rendered, var == nullptr ? "array " + name + " is not set in the script" : *var->unknown);
+      if (var != nullptr) fields_.back().alternatives = var->alternatives;
       return;
     }
     if (subscript == "[@]" || subscript == "[*]") {

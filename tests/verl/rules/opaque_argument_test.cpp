@@ -47,4 +47,23 @@ TEST_CASE("an argument not known statically leaves the defaults it may override 
   CHECK(test::findings_of(set, "batch.sizes-positive")[0].severity == Severity::error);
 }
 
+TEST_CASE("an array set to known overrides in each branch of an if leaves only their keys in doubt") {
+  // verl 1dda039b's uv-integrated examples: RAY=(...py_executable=null), another value in an if.
+  const std::string branches =
+      "RAY=(ray_kwargs.ray_init.runtime_env.py_executable=null)\nif [ \"$UV\" = 1 ]; then\n"
+      "  RAY=(ray_kwargs.ray_init.runtime_env.py_executable=uv)\nfi\n";
+  const CheckReport report = check_script(branches + kLaunch + " \"${RAY[@]}\"\n");
+  CHECK(test::findings_of(report, "batch.mini-le-train").size() == 1);  // still decided: RAY cannot set it
+  CHECK(test::findings_of(report, "batch.mini-le-train")[0].severity == Severity::error);
+  // The same array that may also set the mini batch leaves that rule undecided.
+  const std::string mini =
+      "RAY=(ray_kwargs.ray_init.runtime_env.py_executable=null)\nif [ \"$UV\" = 1 ]; then\n"
+      "  RAY=(actor_rollout_ref.actor.ppo_mini_batch_size=64)\nfi\n";
+  const auto undecided = test::findings_of(check_script(mini + kLaunch + " \"${RAY[@]}\"\n"), "batch.mini-le-train");
+  REQUIRE(undecided.size() == 1);
+  CHECK(undecided[0].severity == Severity::info);
+  CHECK(undecided[0].message.find("the argument '${RAY[@]}' at line 5, not known statically, may set it") !=
+        std::string::npos);
+}
+
 }  // namespace meshplan
