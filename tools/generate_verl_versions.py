@@ -16,6 +16,10 @@ Per version (the releases users run from v0.4.0 on, plus main commits):
   strategy       the actor strategies main_ppo dispatches on (`strategy in {...}` /
                  `strategy == "..."` in verl/trainer/main_ppo.py) and the backends of
                  `@EngineRegistry.register(backend=...)` under verl/workers/engine/.
+- the fields of verl's config dataclasses (`@dataclass` classes of verl/**/*.py, with the fields of
+  their bases), as "Class.field" (dataclass_field) and, for fields whose annotation admits a string
+  (str, Any, a Union with str), also in dataclass_field_str: a section with `_target_` becomes that
+  class at start-up, which can have fields its YAML does not list;
 - the Python modules (verl/**/*.py) present: a rule of meshplan names the verl function it mirrors
   (`verl/workers/megatron_workers.py:...`) and applies only where that module exists (the legacy
   workers were removed in v0.8.0).
@@ -26,6 +30,7 @@ still has it). An entry that leaves and returns gets one entry per run.
 usage: tools/generate_verl_versions.py VERL_GIT_DIR > data/verl/verl_versions.json
   VERL_GIT_DIR: a clone of github.com/verl-project/verl (formerly volcengine/verl) with its tags.
 """
+import ast
 import json
 import re
 import subprocess
@@ -115,8 +120,56 @@ def strategies(git_dir, ref):
     return names
 
 
+def dataclasses(git_dir, ref):
+    """{class name: (fields, string-typed fields, base names)} of every @dataclass under verl/."""
+    try:
+        paths = git(git_dir, "grep", "-l", "@dataclass", ref, "--", "verl/").split()
+    except subprocess.CalledProcessError:
+        return {}
+    classes = {}
+    for path in paths:
+        try:
+            tree = ast.parse(show(git_dir, ref, path.split(":", 1)[1]))
+        except SyntaxError:
+            continue
+        for node in ast.walk(tree):
+            if not isinstance(node, ast.ClassDef):
+                continue
+            decorated = any("dataclass" in ast.unparse(d) for d in node.decorator_list)
+            if not decorated:
+                continue
+            fields, text_fields = set(), set()
+            for item in node.body:
+                if isinstance(item, ast.AnnAssign) and isinstance(item.target, ast.Name):
+                    name = item.target.id
+                    if name.startswith("_") or "ClassVar" in ast.unparse(item.annotation):
+                        continue
+                    fields.add(name)
+                    if re.search(r"\b(str|Any)\b", ast.unparse(item.annotation)):
+                        text_fields.add(name)
+            bases = [ast.unparse(b).split(".")[-1] for b in node.bases]
+            old_fields, old_text, old_bases = classes.get(node.name, (set(), set(), []))
+            classes[node.name] = (fields | old_fields, text_fields | old_text, bases + old_bases)
+    return classes
+
+
+def dataclass_fields(git_dir, ref, string_only):
+    classes = dataclasses(git_dir, ref)
+
+    def collect(name, seen):
+        if name not in classes or name in seen:
+            return set()
+        fields, text_fields, bases = classes[name]
+        own = text_fields if string_only else fields
+        return own | {f for b in bases for f in collect(b, seen | {name})}
+
+    return {f"{name}.{field}" for name in classes for field in collect(name, set())}
+
+
 ENUMS = {"adv_estimator": adv_estimators, "policy_loss": policy_losses,
-         "reward_manager": reward_managers, "strategy": strategies}
+         "reward_manager": reward_managers, "strategy": strategies,
+         "dataclass_field": lambda g, r: dataclass_fields(g, r, False),
+         "dataclass_field_str": lambda g, r: dataclass_fields(g, r, True)}
 
 
 def runs(present, ids):

@@ -58,6 +58,7 @@ std::vector<Finding> verl_findings(const VerlLaunch& launch, const CheckOptions&
     for (Finding& finding : memory_findings(launch, job, *model, options)) out.push_back(std::move(finding));
   }
   for (Finding& finding : check_environment(launch.environment)) out.push_back(std::move(finding));
+  for (Finding& finding : check_sleep_mode_allocator(launch)) out.push_back(std::move(finding));
   return out;
 }
 

@@ -48,7 +48,7 @@ TEST_CASE("check --json: severity, rule, keys, value, message, fix, location") {
   CHECK(run.exit_code == 1);
   const nlohmann::json report = nlohmann::json::parse(run.out);
   CHECK(report["schema"] == "meshplan.check/1");
-  CHECK(report["errors"].get<int>() == 7);
+  CHECK(report["errors"].get<int>() == 6);  // 1dda039b has no legacy fsdp_workers.py mini/micro assert
   bool found = false;
   for (const auto& finding : report["findings"]) {
     if (finding["rule"] != "batch.train-divisible") continue;

@@ -1,5 +1,6 @@
 #include "verl/hydra/hydra_override.hpp"
 
+#include <algorithm>
 #include <cctype>
 
 #include "core/text.hpp"
@@ -147,15 +148,80 @@ std::optional<std::string> nearest_config_key(const ConfigNode& root, std::strin
   return best;
 }
 
+// The absolute key a whole-node interpolation reads: `${a.b}` or `${oc.select:a.b,default}`
+// (with the default); nullopt for other forms (relative keys, resolvers, embedded text).
+struct InterpolationKey {
+  std::string key;
+  std::optional<std::string> select_default;
+};
+std::optional<InterpolationKey> interpolation_key(const ConfigNode& node) {
+  const std::string& text = node.text;
+  if (node.kind != NodeKind::string || text.size() < 4 || text.rfind("${", 0) != 0 || text.back() != '}') return std::nullopt;
+  std::string body = text.substr(2, text.size() - 3);
+  InterpolationKey out;
+  if (body.rfind("oc.select:", 0) == 0) {
+    body.erase(0, std::string_view("oc.select:").size());
+    const std::size_t comma = body.find(',');
+    if (comma != std::string::npos) {
+      std::string fallback;
+      for (char c : body.substr(comma + 1)) {
+        if (c != ' ') fallback += c;
+      }
+      out.select_default = fallback;
+    }
+    body.resize(std::min(comma, body.size()));
+  }
+  if (!valid_key(body) || body.find_first_of("${}:") != std::string::npos) return std::nullopt;
+  out.key = body;
+  return out;
+}
+
+// What OmegaConf.select(cfg, key) finds, following interpolations on the way as it does
+// (omegaconf Container._select_impl dereferences every intermediate node).
+enum class Selected { absent, present, not_a_container, unknown };
+Selected select_through(const ConfigNode& root, const std::vector<std::string>& parts) {
+  const ConfigNode* node = &root;
+  for (std::size_t i = 0; i < parts.size(); ++i) {
+    const ConfigNode* next = node->child(parts[i]);
+    for (int hops = 0; next != nullptr && next->has_interpolation(); ++hops) {
+      const auto target = interpolation_key(*next);
+      if (!target || hops > 8) return Selected::unknown;
+      const ConfigNode* found = find_path(root, target->key);
+      if (found == nullptr && target->select_default && (*target->select_default == "null" || *target->select_default == "{}")) {
+        return Selected::absent;  // oc.select's default: None, or an empty dict without the key
+      }
+      if (found == nullptr) return Selected::unknown;
+      next = found;
+    }
+    if (next == nullptr || next->kind == NodeKind::null) return Selected::absent;
+    if (next->kind == NodeKind::unknown) return Selected::unknown;
+    if (i + 1 == parts.size()) return Selected::present;
+    if (!next->is_map()) return Selected::not_a_container;
+    node = next;
+  }
+  return Selected::absent;
+}
+
 std::optional<Finding> apply_override(ConfigNode& root, const Override& o) {
   const std::vector<std::string> parts = split_key(o.key);
   const bool creates = o.kind == OverrideKind::add || o.kind == OverrideKind::force;
+  // Hydra 1.3 (_apply_overrides_to_config): '+' first asks OmegaConf.select whether the key
+  // holds a value, following interpolations; a parent on the way that is a value, not a dict, is
+  // OmegaConf's ConfigTypeError.
+  const Selected selected = o.kind == OverrideKind::add ? select_through(root, parts) : Selected::unknown;
+  if (selected == Selected::not_a_container) {
+    return hydra_finding(o, "hydra.not-a-dict", "cannot add '" + o.key + "': a parent of it is not a dict", {});
+  }
+  // Then OmegaConf.update(force_add=True) replaces every parent that is not a dict (null, or a
+  // `${...}` interpolation string) with {} before it sets the key.
   ConfigNode* parent = &root;
   bool parent_reached = true;
   for (std::size_t i = 0; i + 1 < parts.size() && parent_reached; ++i) {
     ConfigNode* next = parent->child(parts[i]);
     if (next == nullptr && creates) next = &parent->set_child(parts[i], ConfigNode::make_map());
-    if (next != nullptr && next->kind == NodeKind::null && creates) *next = ConfigNode::make_map();
+    if (next != nullptr && creates && (next->kind == NodeKind::null || o.kind == OverrideKind::force || next->has_interpolation()) && !next->is_map()) {
+      *next = ConfigNode::make_map();
+    }
     if (next == nullptr || !next->is_map()) {
       parent_reached = false;
     } else {
@@ -190,8 +256,8 @@ std::optional<Finding> apply_override(ConfigNode& root, const Override& o) {
     case OverrideKind::add:
       // Hydra 1.3 (_apply_overrides_to_config): '+' may set a key whose value is null, or merge
       // a dict/list into it; only a non-null existing value is an error.
-      if (existing != nullptr && existing->kind != NodeKind::null && !o.value.is_map() &&
-          o.value.kind != NodeKind::list) {
+      if ((selected == Selected::present || (existing != nullptr && existing->kind != NodeKind::null)) &&
+          !o.value.is_map() && o.value.kind != NodeKind::list) {
         return hydra_finding(o, "hydra.append-existing",
                              "'" + o.key + "' already exists: Hydra stops before verl starts (\"Could not append to "
                              "config. An item is already at '" + o.key + "'\"); drop the '+' or use '++'",

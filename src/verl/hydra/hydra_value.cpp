@@ -106,12 +106,34 @@ class ValueParser {
     return ConfigNode::make_string(out);
   }
 
+  // Hydra 1.3's ESC token (OverrideLexer.g4): a backslash before one of \\ ( ) [ ] { } : = , and
+  // blank or tab stands for that character in unquoted values and dict keys.
+  bool escape_at(std::size_t i) const {
+    return i + 1 < text_.size() && text_[i] == '\\' && std::string_view("\\()[]{}:=, \t").find(text_[i + 1]) != std::string_view::npos;
+  }
+
+  // The text of [start, end) with every ESC replaced by the character it escapes.
+  std::string unescaped(std::size_t start, std::size_t end) const {
+    std::string out;
+    for (std::size_t i = start; i < end; ++i) {
+      if (escape_at(i)) ++i;
+      out += text_[i];
+    }
+    return out;
+  }
+
   // An unquoted primitive ends at ',' ']' '}' ':' (inside containers); `${...}` nests.
   Result<ConfigNode> parse_primitive(bool top) {
     const std::size_t start = pos_;
     int depth = 0;
+    bool escaped = false;
     while (pos_ < text_.size()) {
       const char c = text_[pos_];
+      if (escape_at(pos_)) {
+        escaped = true;
+        pos_ += 2;
+        continue;
+      }
       if (c == '$' && pos_ + 1 < text_.size() && text_[pos_ + 1] == '{') {
         depth++;
         pos_ += 2;
@@ -128,6 +150,7 @@ class ValueParser {
     if (top && pos_ < text_.size() && text_[pos_] == ',') {
       return fail("a top-level ',' makes a sweep (multirun); quote the value or use [a,b] for a list");
     }
+    if (escaped) return ConfigNode::make_string(std::string(trim(unescaped(start, pos_))));
     return type_plain_scalar(trim(text_.substr(start, pos_ - start)));
   }
 
@@ -169,9 +192,9 @@ class ValueParser {
     while (true) {
       skip_spaces();
       const std::size_t start = pos_;
-      while (pos_ < text_.size() && text_[pos_] != ':' && text_[pos_] != '}') ++pos_;
+      while (pos_ < text_.size() && text_[pos_] != ':' && text_[pos_] != '}') pos_ += escape_at(pos_) ? 2 : 1;
       if (pos_ >= text_.size() || text_[pos_] != ':') return fail("expected 'key: value' in a dict");
-      const std::string key(trim(text_.substr(start, pos_ - start)));
+      const std::string key(trim(unescaped(start, pos_)));
       ++pos_;
       auto value = parse_element(false);
       if (!value.ok()) return value;

@@ -201,17 +201,55 @@ class Reader {
   // as `model_engine=megatron`): they select configs, they are not keys.
   void take_group_choices(std::vector<ShellArgument>& overrides) {
     std::vector<ShellArgument> keys;
+    std::string searchpath;
     for (ShellArgument& word : overrides) {
       const std::size_t eq = word.text.find('=');
       const std::string name = eq == std::string::npos ? "" : word.text.substr(0, eq);
       const std::string group = name.substr(0, name.find('@'));  // `group@package=option`
+      if (name == "hydra.searchpath" || name == "+hydra.searchpath" || name == "++hydra.searchpath") {
+        searchpath = word.text.substr(eq + 1);
+      }
       if (!group.empty() && !word.unknown && is_config_group(*texts_, group)) {
         group_choices_[name] = word.text.substr(eq + 1);
+        choice_locations_[name] = word.location;
       } else {
         keys.push_back(std::move(word));
       }
     }
     overrides = std::move(keys);
+    if (!searchpath.empty()) take_searchpath_choices(searchpath);
+  }
+
+  // Hydra's `hydra.searchpath=[pkg://..., file://...]` adds config directories meshplan does not
+  // read: a group option found only there (`actor@actor_rollout_ref.actor=mlite_actor`) is
+  // composed from the group's default, and the keys under its package are not checked.
+  void take_searchpath_choices(const std::string& searchpath) {
+    for (auto it = group_choices_.begin(); it != group_choices_.end();) {
+      const std::string& name = it->first;
+      const std::string group = name.substr(0, name.find('@'));
+      if (texts_->count(group + "/" + it->second) > 0) {
+        ++it;
+        continue;
+      }
+      std::string package = name.find('@') == std::string::npos ? group : name.substr(name.find('@') + 1);
+      std::replace(package.begin(), package.end(), '/', '.');
+      info(choice_locations_[name], "config '" + group + "/" + it->second + "' (" + name + "=" + it->second +
+                                        ") comes from hydra.searchpath=" + searchpath +
+                                        ", which meshplan does not read: " + package +
+                                        " is composed from the group's default and its keys are not checked");
+      if (!result_.opaque_argument) result_.opaque_argument = "'" + name + "=" + it->second + "' (hydra.searchpath)";
+      searchpath_packages_.push_back(package);
+      it = group_choices_.erase(it);
+    }
+  }
+
+  // A key under a package whose config comes from hydra.searchpath.
+  bool in_searchpath_package(const std::string& key) const {
+    std::string bare = key;
+    while (!bare.empty() && (bare.front() == '+' || bare.front() == '~')) bare.erase(0, 1);
+    return std::any_of(searchpath_packages_.begin(), searchpath_packages_.end(), [&](const std::string& package) {
+      return bare == package || bare.rfind(package + ".", 0) == 0;
+    });
   }
 
   Result<ConfigNode> load_base(const std::string& name) {
@@ -272,6 +310,28 @@ class Reader {
     const std::size_t eq = word.text.find('=');
     if (word.unknown && word.text.substr(0, eq).find('$') != std::string::npos) {
       info(word.location, "argument '" + word.text + "' is not known statically (" + *word.unknown + "); not checked");
+      const std::string where = "'" + word.text + "' at line " + std::to_string(word.location.line);
+      std::vector<std::string> keys;
+      for (const std::string& alternative : word.alternatives) {
+        std::string key = alternative.substr(0, alternative.find('='));
+        while (!key.empty() && (key.front() == '+' || key.front() == '~')) key.erase(0, 1);
+        if (key.empty() || key.find('$') != std::string::npos) {
+          keys.clear();
+          break;
+        }
+        keys.push_back(std::move(key));
+      }
+      if (!keys.empty()) {  // one of known overrides: only their keys are in doubt
+        for (const std::string& key : keys) result_.maybe_set.emplace(key, where);
+        return;
+      }
+      if (!result_.opaque_argument) {
+        result_.opaque_argument = "'" + word.text + "' at line " + std::to_string(word.location.line);
+      }
+      return;
+    }
+    if (in_searchpath_package(word.text.substr(0, eq))) {
+      info(word.location, "argument '" + word.text + "' is under a config from hydra.searchpath; not checked");
       return;
     }
     auto parsed = parse_override(word.text, word.location, word.unknown);
@@ -300,7 +360,21 @@ class Reader {
     // boolean is a Python int (False == 0): a plain section (no `_target_` dataclass) takes it and
     // verl's comparisons work (verl's own e2e tests set trainer.test_freq=False).
     const bool boolean_as_number = value.kind == NodeKind::boolean && dataclass_target(o.key) == nullptr;
-    if (before.is_number() && !value.is_number() && !boolean_as_number) expected = "a number";
+    // A dataclass field annotated to take a string too (`rollout_is_threshold: str | float`) is
+    // not a number only, whatever its YAML default. A section without `_target_` is a field of
+    // its parent's dataclass, whose class is not read here: any verl dataclass field of that name
+    // taking a string makes the error uncertain.
+    const std::string field = o.key.substr(o.key.rfind('.') + 1);
+    const ConfigNode* target = dataclass_target(o.key);
+    bool takes_text = false;
+    if (value.kind == NodeKind::string && target != nullptr) {
+      takes_text = dataclass_has(target->text, field, "dataclass_field_str").value_or(false);
+    } else if (value.kind == NodeKind::string) {
+      const std::vector<std::string>& text_fields = verl_registry_names(result_.verl_version, "dataclass_field_str");
+      takes_text = std::any_of(text_fields.begin(), text_fields.end(),
+                               [&](const std::string& name) { return name.ends_with("." + field); });
+    }
+    if (before.is_number() && !value.is_number() && !boolean_as_number && !takes_text) expected = "a number";
     if (before.kind == NodeKind::boolean && value.kind != NodeKind::boolean) expected = "true or false";
     if (expected.empty()) return;
     Finding finding;
@@ -324,12 +398,26 @@ class Reader {
     return target != nullptr && target->kind == NodeKind::string ? target : nullptr;
   }
 
+  // Whether the verl version's dataclass `target` (`verl.workers.config.RolloutConfig`) has `field`
+  // among the names of `kind` (verl_versions.json dataclass_field / dataclass_field_str, read
+  // from verl's Python sources); nullopt when the class is not among them.
+  std::optional<bool> dataclass_has(const std::string& target, const std::string& field, std::string_view kind) const {
+    const std::string name = target.substr(target.rfind('.') + 1) + ".";
+    const std::vector<std::string>& all = verl_registry_names(result_.verl_version, "dataclass_field");
+    const auto first = std::lower_bound(all.begin(), all.end(), name);
+    if (first == all.end() || first->rfind(name, 0) != 0) return std::nullopt;
+    const std::vector<std::string>& names = verl_registry_names(result_.verl_version, kind);
+    return std::binary_search(names.begin(), names.end(), name + field);
+  }
+
   // verl-rules.md R5: a section carrying `_target_` becomes that dataclass at start-up; a key
-  // added with '+' that is not one of its fields fails there (TypeError / ConfigKeyError).
+  // added with '+' that is not one of its fields fails there (TypeError / ConfigKeyError). The
+  // dataclass may have fields its YAML does not list (AlgoConfig.gdpo_reward_keys).
   void check_dataclass_field(const Override& added) {
     const ConfigNode* target = dataclass_target(added.key);
     if (target == nullptr) return;
     const std::size_t dot = added.key.rfind('.');
+    if (dataclass_has(target->text, added.key.substr(dot + 1), "dataclass_field").value_or(false)) return;
     Finding finding;
     finding.severity = Severity::error;
     finding.rule = "config.not-a-dataclass-field";
@@ -346,6 +434,8 @@ class Reader {
   const VerlReadOptions& options_;
   std::string config_path_;
   std::map<std::string, std::string> group_choices_;  ///< Hydra group choices from the command line
+  std::map<std::string, SourceLocation> choice_locations_;
+  std::vector<std::string> searchpath_packages_;  ///< packages whose config comes from hydra.searchpath
   const ConfigTexts* texts_ = nullptr;                 ///< --verl-config's tree or the chosen version's
   std::string pin_text_;                               ///< the script's `verl==X`
   VerlLaunch result_;

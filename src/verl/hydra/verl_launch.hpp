@@ -39,6 +39,12 @@ struct VerlLaunch {
   std::vector<Launch> megatron;     ///< Megatron-LM launches found in the scripts
   std::map<std::string, ShellArgument> environment;  ///< exported variables at the verl launch
   std::map<std::string, SourceLocation> set_at;      ///< override key -> where it was written
+  /// The first argument whose key is not known statically ("'${ACTOR[@]}' at line 9"): it may
+  /// set any key, so a key not in set_at keeps its default only if it does not.
+  std::optional<std::string> opaque_argument;
+  /// Keys that an argument not known statically may set, when it is one of known words (an array
+  /// set differently in the branches of an if): key -> that argument.
+  std::map<std::string, std::string> maybe_set;
   SourceLocation location;          ///< the verl launch command (or the first input)
   bool has_verl_launch = false;
   int verl_launch_count = 0;        ///< verl launches in the scripts; read again with launch_index for each

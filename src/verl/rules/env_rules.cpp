@@ -82,4 +82,34 @@ std::vector<Finding> check_environment(const std::map<std::string, ShellArgument
   return out;
 }
 
+std::vector<Finding> check_sleep_mode_allocator(const VerlLaunch& launch) {
+  const auto conf = launch.environment.find("PYTORCH_CUDA_ALLOC_CONF");
+  // vLLM's test is a substring test on the variable's text (vllm/device_allocator/cumem.py).
+  if (conf == launch.environment.end() || conf->second.unknown ||
+      conf->second.text.find("expandable_segments:True") == std::string::npos) {
+    return {};
+  }
+  const ConfigNode* name = find_path(launch.config, "actor_rollout_ref.rollout.name");
+  if (name == nullptr || name->kind != NodeKind::string || name->text != "vllm") return {};
+  // verl starts vLLM with sleep mode: RolloutConfig.enable_sleep_mode (default True) in 1dda039b's
+  // verl/workers/rollout/vllm_rollout/vllm_async_server.py; in 0.4.0 .. 0.6.1 the async server
+  // always, the spmd rollout with free_cache_engine (default True). Only an explicit false is off.
+  const ConfigNode* sleep = find_path(launch.config, "actor_rollout_ref.rollout.enable_sleep_mode");
+  if (sleep != nullptr && (sleep->kind != NodeKind::boolean || !sleep->boolean)) return {};
+  Finding finding;
+  finding.severity = Severity::warning;
+  finding.rule = "env.expandable-segments-sleep-mode";
+  finding.keys = {"PYTORCH_CUDA_ALLOC_CONF", "actor_rollout_ref.rollout.name"};
+  finding.value = conf->second.text;
+  finding.message =
+      "PYTORCH_CUDA_ALLOC_CONF=" + conf->second.text +
+      " reaches the vLLM rollout, which verl starts in sleep mode (CuMemAllocator): vLLM from 0.8.0 "
+      "(vllm-project/vllm#14189, 2025-03) until vllm-project/vllm#40812 (2026-04) asserts in "
+      "CuMemAllocator.__init__ (\"Expandable segments are not compatible with memory pool\") when the rollout "
+      "starts; newer vLLM turns expandable segments off inside its pool. The vLLM version is not known from "
+      "the launch";
+  finding.location = conf->second.location;
+  return {finding};
+}
+
 }  // namespace meshplan

@@ -2,10 +2,12 @@
 
 #include <nlohmann/json.hpp>
 
+#include <algorithm>
 #include <array>
 
 #include "core/text.hpp"
 #include "verl/schema/embedded_json.hpp"
+#include "verl/schema/verl_versions.hpp"
 
 namespace meshplan {
 namespace {
@@ -22,6 +24,7 @@ struct FieldTable {
   std::string consequence;         ///< what happens when verl passes an unknown name
   std::string unknown_rule;
   bool command_line = false;  ///< passed as a command line (vLLM), not as keyword arguments
+  Severity unknown_severity = Severity::error;  ///< of a name the table lacks
 };
 
 struct Dictionary {
@@ -106,7 +109,7 @@ void check_fields(const ConfigNode& dictionary, const std::string& key, const Fi
   for (const auto& [name, unused] : table.fields.items()) names.push_back(name);
   for (const auto& [field, value] : dictionary.entries) {
     Finding finding;
-    finding.severity = Severity::error;
+    finding.severity = table.unknown_severity;
     finding.keys = {key + "." + field};
     finding.value = value.to_text();
     finding.location = value.origin;
@@ -123,8 +126,10 @@ void check_fields(const ConfigNode& dictionary, const std::string& key, const Fi
         }
       }
       out.push_back(std::move(finding));
-    } else if (const std::string type = field_type(table.fields[field]);
-               !value_fits(type, value, table.command_line)) {
+      continue;
+    }
+    finding.severity = Severity::error;
+    if (const std::string type = field_type(table.fields[field]); !value_fits(type, value, table.command_line)) {
       finding.rule = "passthrough.field-type";
       finding.message = "'" + field + "' of " + table.dataclass + " is " + describe_type(type) + ", not '" +
                         value.to_text() + "'";
@@ -142,6 +147,18 @@ void check_fields(const ConfigNode& dictionary, const std::string& key, const Fi
   }
 }
 
+// Whether the section's override_transformer_config goes to Megatron-Bridge's model provider,
+// which takes each entry as an attribute (verl >= 0.8.0 has only the engine workers;
+// verl/workers/engine/megatron/transformer_impl.py MegatronEngine._build_tf_config: with
+// vanilla_mbridge false, provider.apply_overrides_and_finalize or setattr), instead of
+// TransformerConfig(**kwargs) (the vanilla mbridge's set_extra_args, the legacy workers' hf_to_mcore_config).
+bool bridge_sets_attributes(const VerlLaunch& launch, std::string_view section) {
+  const std::vector<std::string>& modules = verl_registry_names(launch.verl_version, "module");
+  if (std::binary_search(modules.begin(), modules.end(), "verl/workers/megatron_workers.py")) return false;
+  const ConfigNode* vanilla = find_path(launch.config, std::string(section) + "megatron.vanilla_mbridge");
+  return vanilla != nullptr && vanilla->kind == NodeKind::boolean && !vanilla->boolean;
+}
+
 void check_megatron_dictionaries(const VerlLaunch& launch, std::vector<Finding>& out) {
   const nlohmann::json& megatron = embedded_json("verl/megatron_core_fields.json");
   const std::string version = megatron.value("megatron_core_version", "?");
@@ -151,12 +168,17 @@ void check_megatron_dictionaries(const VerlLaunch& launch, std::vector<Finding>&
       const ConfigNode* node = find_path(launch.config, key);
       if (node == nullptr || !node->is_map() || !megatron.contains(dictionary.table)) continue;
       const std::string dataclass(dictionary.dataclass);
-      check_fields(*node, key,
-                   {megatron[std::string(dictionary.table)], nullptr, dataclass,
-                    "Megatron-core's " + dataclass, "megatron-core " + version,
-                    "building it in the Megatron worker fails with TypeError: unexpected keyword argument",
-                    "passthrough.unknown-field", false},
-                   out);
+      FieldTable table{megatron[std::string(dictionary.table)], nullptr, dataclass,
+                       "Megatron-core's " + dataclass, "megatron-core " + version,
+                       "building it in the Megatron worker fails with TypeError: unexpected keyword argument",
+                       "passthrough.unknown-field", false};
+      if (dictionary.table == "transformer_config" && bridge_sets_attributes(launch, section)) {
+        table.unknown_severity = Severity::warning;
+        table.consequence = "verl " + launch.verl_version.id + " (vanilla_mbridge=False) sets it as an attribute of "
+                            "Megatron-Bridge's model provider, which fails on no name; it has an effect only if the "
+                            "installed Megatron build (MindSpeed on Ascend, a newer Megatron-core) reads it";
+      }
+      check_fields(*node, key, table, out);
     }
   }
 }

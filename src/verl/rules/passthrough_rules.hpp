@@ -19,4 +19,8 @@ std::vector<Finding> check_passthrough_dictionaries(const VerlLaunch& launch);
 /// (implemented in verl/env_rules.cpp).
 std::vector<Finding> check_environment(const std::map<std::string, ShellArgument>& environment);
 
+/// PYTORCH_CUDA_ALLOC_CONF with expandable_segments:True exported to a launch whose vLLM rollout
+/// sleeps (CuMemAllocator): a warning naming the vLLM versions that assert against it.
+std::vector<Finding> check_sleep_mode_allocator(const VerlLaunch& launch);
+
 }  // namespace meshplan

@@ -9,9 +9,40 @@
 
 namespace meshplan {
 
+void ConfigView::assume_opaque(const std::map<std::string, SourceLocation>& set_at, std::string opaque) {
+  set_at_ = &set_at;
+  opaque_ = ConfigNode::make_unknown("it keeps its default unless the argument " + opaque +
+                                     ", not known statically, sets it");
+}
+
 const ConfigNode* ConfigView::leaf(std::string_view key) const {
   const ConfigNode* node = find_path(config_, key);
-  if (node != nullptr && node->kind == NodeKind::unknown && unknown_key_.empty()) unknown_key_ = std::string(key);
+  if (set_at_ != nullptr) {
+    bool set = false;
+    for (std::string_view prefix = key; !set && !prefix.empty();) {
+      set = set_at_->count(std::string(prefix)) > 0;
+      const std::size_t dot = prefix.rfind('.');
+      prefix = dot == std::string_view::npos ? std::string_view() : prefix.substr(0, dot);
+    }
+    if (!set) node = &opaque_;
+  }
+  if (maybe_set_ != nullptr && !maybe_set_->empty()) {
+    for (std::string_view prefix = key; !prefix.empty();) {
+      const auto it = maybe_set_->find(std::string(prefix));
+      if (it != maybe_set_->end()) {
+        maybe_ = ConfigNode::make_unknown("the argument " + it->second + ", not known statically, may set it");
+        node = &maybe_;
+        break;
+      }
+      const std::size_t dot = prefix.rfind('.');
+      prefix = dot == std::string_view::npos ? std::string_view() : prefix.substr(0, dot);
+    }
+  }
+  if (node != nullptr && node->kind == NodeKind::unknown && unknown_key_.empty()) {
+    unknown_key_ = std::string(key);
+    unknown_reason_ = node->text;
+    unknown_from_opaque_ = node == &opaque_;
+  }
   return node;
 }
 
@@ -19,6 +50,7 @@ void ConfigView::mark_too_large(std::string_view key) const {
   if (too_large_key_.empty()) too_large_key_ = std::string(key);
   if (!unknown_key_.empty()) return;
   unknown_key_ = std::string(key);
+  unknown_reason_ = fmt::format("beyond what the rules evaluate, {}", kLargestEvaluatedInteger);
   too_large_ = true;
 }
 
@@ -93,7 +125,18 @@ long long ConfigView::model_parallel() const {
 
 long long ConfigView::actor_sp() const {
   if (megatron()) return 1;
-  return std::max(1LL, integer(A("ulysses_sequence_parallel_size")).value_or(1));
+  const long long deprecated_key = std::max(1LL, integer(A("ulysses_sequence_parallel_size")).value_or(1));
+  // verl >= 0.7.0, FSDPActorConfig.__post_init__ (verl/workers/config/actor.py): the deprecated
+  // actor key, when > 1, is copied into fsdp_config.ulysses_sequence_parallel_size, the size the
+  // workers build their mesh and token budget from; before 0.7.0 only the actor key counts.
+  static const int since = find_verl_version("0.7.0")->index;
+  if (deprecated_key > 1 || version_.index < since) return deprecated_key;
+  // The VeOmni engine's Ulysses size (verl/workers/engine/veomni/transformer_impl.py: the token
+  // budget's sp_size is parallel_state's ulysses_size, initialised from veomni.ulysses_parallel_size).
+  if (text(A("strategy")).value_or("") == "veomni") {
+    return std::max(1LL, integer(A("veomni.ulysses_parallel_size")).value_or(1));
+  }
+  return std::max(1LL, integer(A("fsdp_config.ulysses_sequence_parallel_size")).value_or(1));
 }
 
 long long ConfigView::actor_dp() const {

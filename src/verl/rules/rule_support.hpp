@@ -2,6 +2,7 @@
 // What a verl rule sees: typed reads of the resolved config that remember when a value was not
 // known statically (the rule is then skipped with an info finding), and the model if known.
 #include <initializer_list>
+#include <map>
 #include <optional>
 #include <span>
 #include <string>
@@ -27,7 +28,7 @@ class ConfigView {
   std::optional<bool> boolean(std::string_view key) const;  ///< null reads as false
   std::optional<std::string> text(std::string_view key) const;
   bool is_null(std::string_view key) const;  ///< missing or null
-  const ConfigNode* node(std::string_view key) const { return find_path(config_, key); }
+  const ConfigNode* node(std::string_view key) const { return leaf(key); }
   const ModelSpec* model() const { return model_; }
   const VerlVersion& version() const { return version_; }
 
@@ -44,18 +45,29 @@ class ConfigView {
   long long rollout_world() const;          ///< one rollout replica: R.TP * R.DP * R.PP
   bool megatron_critic() const;             ///< a critic is used and its strategy is megatron
 
+  /// The launch has an argument not known statically (`opaque`, e.g. "'${ACTOR[@]}' at line
+  /// 9"): every key that `set_at` does not hold (nor a parent of it) reads as unknown.
+  void assume_opaque(const std::map<std::string, SourceLocation>& set_at, std::string opaque);
+  /// Keys an argument not known statically may set (key -> "'${A[@]}' at line 9"): they read as unknown.
+  void assume_maybe_set(const std::map<std::string, std::string>& maybe_set) { maybe_set_ = &maybe_set; }
+
   /// The product of sizes read from `key` (and its companions): beyond kLargestEvaluatedInteger it
   /// marks `key` as too large and returns 1, a safe divisor (the rule's verdict is then skipped).
   long long product(std::initializer_list<long long> factors, std::string_view key) const;
 
-  /// The first key whose value was unknown since the last reset ("" when none), and whether it was
-  /// unknown because it is too large to evaluate.
+  /// The first key whose value was unknown since the last reset ("" when none), and why.
   const std::string& unknown_key() const { return unknown_key_; }
+  const std::string& unknown_reason() const { return unknown_reason_; }
+  /// The unknown value is a size too large to evaluate (kLargestEvaluatedInteger).
   bool unknown_too_large() const { return too_large_; }
   /// The first key read whose value was too large to evaluate, never reset ("" when none).
   const std::string& too_large_key() const { return too_large_key_; }
+  /// The unknown value is a default the opaque argument (assume_opaque) may override.
+  bool unknown_from_opaque() const { return unknown_from_opaque_; }
   void reset_unknown() const {
     unknown_key_.clear();
+    unknown_reason_.clear();
+    unknown_from_opaque_ = false;
     too_large_ = false;
   }
 
@@ -64,8 +76,14 @@ class ConfigView {
   const ConfigNode& config_;
   const ModelSpec* model_;
   const VerlVersion& version_;
-  void mark_too_large(std::string_view key) const;
+  const std::map<std::string, SourceLocation>* set_at_ = nullptr;  ///< with assume_opaque
+  ConfigNode opaque_;  ///< the unknown value a key the opaque argument may set reads as
+  const std::map<std::string, std::string>* maybe_set_ = nullptr;
+  mutable ConfigNode maybe_;  ///< the unknown value of a key in maybe_set_
   mutable std::string unknown_key_;
+  mutable std::string unknown_reason_;
+  mutable bool unknown_from_opaque_ = false;
+  void mark_too_large(std::string_view key) const;
   mutable bool too_large_ = false;
   mutable std::string too_large_key_;
 };

@@ -27,29 +27,15 @@ SourceLocation location_of(const VerlLaunch& launch, const std::vector<std::stri
   return best;
 }
 
-Finding skipped_rule(const VerlLaunch& launch, const VerlRule& rule, const ConfigView& view) {
-  const std::string& key = view.unknown_key();
-  const ConfigNode* node = find_path(launch.config, key);
-  Finding skipped;
-  skipped.severity = Severity::info;
-  skipped.rule = std::string(rule.id);
-  skipped.keys = {key};
-  skipped.message =
-      view.unknown_too_large()
-          ? fmt::format("skipped: {} ({}) is beyond what the rules evaluate ({}); no real size, count or length "
-                        "is that large",
-                        key, node != nullptr ? node->to_text() : "?", kLargestEvaluatedInteger)
-          : "skipped: the value of " + key + " is not known statically (" + (node != nullptr ? node->text : "?") + ")";
-  skipped.location = location_of(launch, {key});
-  return skipped;
-}
-
 }  // namespace
 
 std::vector<Finding> check_verl_rules(const VerlLaunch& launch, const ModelSpec* model) {
   std::vector<Finding> findings;
-  const ConfigView view(launch.config, model, &launch.verl_version);
+  ConfigView view(launch.config, model, &launch.verl_version);
+  if (launch.opaque_argument) view.assume_opaque(launch.set_at, *launch.opaque_argument);
+  view.assume_maybe_set(launch.maybe_set);
   bool skipped_for_model = false;
+  std::string skipped_for_opaque;  ///< ids of the rules that read a default the opaque argument may change
   for (const auto* table : all_tables()) {
     for (const VerlRule& rule : *table) {
       if (!rule_applies(rule, launch.verl_version)) continue;
@@ -59,12 +45,28 @@ std::vector<Finding> check_verl_rules(const VerlLaunch& launch, const ModelSpec*
       }
       view.reset_unknown();
       std::optional<RuleHit> hit = rule.check(view);
-      // A verdict that read an unknown value (even through a default) is not certain: skipped.
-      if (!view.unknown_key().empty()) {
-        findings.push_back(skipped_rule(launch, rule, view));
+      // A verdict that read a value not known statically is not certain: skipped, like no verdict.
+      if (!hit || !view.unknown_key().empty()) {
+        if (view.unknown_from_opaque()) {
+          skipped_for_opaque += (skipped_for_opaque.empty() ? "" : ", ") + std::string(rule.id);
+        } else if (!view.unknown_key().empty()) {
+          Finding skipped;
+          skipped.severity = Severity::info;
+          skipped.rule = std::string(rule.id);
+          skipped.keys = {view.unknown_key()};
+          const ConfigNode* value = find_path(launch.config, view.unknown_key());
+          skipped.message =
+              view.unknown_too_large()
+                  ? fmt::format("skipped: {} ({}) is beyond what the rules evaluate ({}); no real size, count or "
+                                "length is that large",
+                                view.unknown_key(), value != nullptr ? value->to_text() : "?", kLargestEvaluatedInteger)
+                  : "skipped: the value of " + view.unknown_key() + " is not known statically (" +
+                        view.unknown_reason() + ")";
+          skipped.location = location_of(launch, {view.unknown_key()});
+          findings.push_back(std::move(skipped));
+        }
         continue;
       }
-      if (!hit) continue;
       Finding finding;
       finding.severity = rule.severity;
       finding.rule = std::string(rule.id);
@@ -75,6 +77,15 @@ std::vector<Finding> check_verl_rules(const VerlLaunch& launch, const ModelSpec*
       finding.location = location_of(launch, rule.keys);
       findings.push_back(std::move(finding));
     }
+  }
+  if (!skipped_for_opaque.empty()) {
+    Finding info;
+    info.severity = Severity::info;
+    info.rule = "launch.not-checked";
+    info.message = "skipped, as they read defaults that the argument " + *launch.opaque_argument +
+                   " (not known statically) may override: " + skipped_for_opaque;
+    info.location = launch.location;
+    findings.push_back(std::move(info));
   }
   if (skipped_for_model) {
     Finding info;

@@ -195,10 +195,49 @@ class Expander {
       return;
     }
     if (it->second.unknown) {
-      append_unknown(rendered, *it->second.unknown);
+      const std::vector<std::string> pieces =
+          quoted || !split_ || it->second.values.empty() ? std::vector<std::string>{} : top_level_fields(it->second.values.front());
+      if (pieces.size() <= 1) {
+        append_unknown(rendered, *it->second.unknown);
+        return;
+      }
+      // A value known only in part (`A="x=1 y=$HOME/z"`), split on blanks as bash would: the
+      // unknown parts are rendered as written (`$HOME`, `$(...)`, a backtick), so only the
+      // fields holding one are unknown.
+      for (std::size_t k = 0; k < pieces.size(); ++k) {
+        if (k > 0 && (!fields_.back().text.empty() || fields_.back().unknown)) fields_.push_back({});
+        if (pieces[k].find_first_of("$`") != std::string::npos) {
+          append_unknown(pieces[k], *it->second.unknown);
+        } else {
+          append(pieces[k]);
+        }
+      }
       return;
     }
     append_value(it->second.values.empty() ? "" : it->second.values.front(), quoted);
+  }
+
+  // `value` split on blanks, except blanks inside a rendered `$(...)`, `${...}` or backticks.
+  static std::vector<std::string> top_level_fields(const std::string& value) {
+    std::vector<std::string> pieces(1);
+    int depth = 0;
+    bool backtick = false;
+    for (std::size_t i = 0; i < value.size(); ++i) {
+      const char c = value[i];
+      if (c == '`') backtick = !backtick;
+      if (c == '$' && i + 1 < value.size() && (value[i + 1] == '(' || value[i + 1] == '{')) {
+        ++depth;
+        pieces.back() += value[i++];
+      } else if ((c == ')' || c == '}') && depth > 0) {
+        --depth;
+      } else if (depth == 0 && !backtick && (c == ' ' || c == '\t' || c == '\n')) {
+        if (!pieces.back().empty()) pieces.emplace_back();
+        continue;
+      }
+      pieces.back() += value[i];
+    }
+    if (pieces.back().empty()) pieces.pop_back();
+    return pieces;
   }
 
   const ShellVariable* lookup(const std::string& name) const {
@@ -314,6 +353,7 @@ class Expander {
     const ShellVariable* var = lookup(name);
     if (var == nullptr || var->unknown) {
       append_unknown(rendered, var == nullptr ? "array " + name + " is not set in the script" : *var->unknown);
+      if (var != nullptr) fields_.back().alternatives = var->alternatives;
       return;
     }
     if (subscript == "[@]" || subscript == "[*]") {

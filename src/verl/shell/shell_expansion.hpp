@@ -22,6 +22,9 @@ struct ShellVariable {
   bool exported = false;
   std::optional<std::string> unknown;  ///< why the value is not known statically
   SourceLocation location;             ///< where it was last assigned
+  /// When unknown because the branches of an if set it differently, each to known values: every
+  /// element (or value) some branch gives it.
+  std::vector<std::string> alternatives = {};
 };
 
 using ShellVariables = std::map<std::string, ShellVariable, std::less<>>;
@@ -31,6 +34,7 @@ struct ShellField {
   std::string text;
   std::optional<std::string> unknown;  ///< set when any part of the field is not known
   int line = 0;                        ///< line where it was written, when not the word's own
+  std::vector<std::string> alternatives = {};  ///< the known words an unknown field may be (ShellVariable)
 };
 
 struct ShellExpansion {

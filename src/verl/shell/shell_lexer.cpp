@@ -328,6 +328,11 @@ class Lexer {
         out += ' ';
         continue;
       }
+      if (c == '\\' && pos_ + 1 < text_.size()) {  // an escaped character (`\"`, `\(`) is literal
+        out += text_.substr(pos_, 2);
+        pos_ += 2;
+        continue;
+      }
       if (at_substitution()) {
         copy_substitution(out);
         continue;

@@ -84,8 +84,9 @@ class Walker {
 
   void evaluate(const ShellCommand& command) {
     const std::string& first = command.words.front().text;
-    const bool opener =
-        std::find(kBlockOpeners.begin(), kBlockOpeners.end(), first) != kBlockOpeners.end() || first == "function";
+    // `function name { ...; }` is read like `name() { ...; }`: its body's commands in order (it
+    // ends at `}`, not at a block closer).
+    const bool opener = std::find(kBlockOpeners.begin(), kBlockOpeners.end(), first) != kBlockOpeners.end();
     const bool closer = std::find(kBlockClosers.begin(), kBlockClosers.end(), first) != kBlockClosers.end();
     if (skipped_depth_ > 0) {
       note_assigned(command);
@@ -191,6 +192,7 @@ class Walker {
       variable.lines.clear();
       variable.element_unknown.clear();
       variable.unknown = "$" + name + " may be set in " + skipped_block_ + ", which is not evaluated";
+      variable.alternatives.clear();
     }
     assigned_.clear();
   }
@@ -224,6 +226,7 @@ class Walker {
       const std::string why =
           "$" + name + " is set differently in the branches of the if at line " + std::to_string(block.line);
       if (keep_common_elements(name, variable, block.ends, why)) continue;
+      variable.alternatives = known_alternatives(name, block.ends);
       variable.values = {""};
       variable.lines.clear();
       variable.element_unknown.clear();
@@ -234,6 +237,20 @@ class Walker {
       }
     }
     variables_ = std::move(merged);
+  }
+
+  // Every value or element the paths give `name`, when each path gives it known ones (else none).
+  static std::vector<std::string> known_alternatives(const std::string& name, const std::vector<ShellVariables>& ends) {
+    std::vector<std::string> out;
+    for (const ShellVariables& end : ends) {
+      const auto it = end.find(name);
+      if (it == end.end() || it->second.unknown) return {};
+      for (std::size_t k = 0; k < it->second.values.size(); ++k) {
+        if (k < it->second.element_unknown.size() && it->second.element_unknown[k]) return {};
+        out.push_back(it->second.values[k]);
+      }
+    }
+    return out;
   }
 
   // An array that every path starts with the same known elements and some paths extend
@@ -294,6 +311,7 @@ class Walker {
       variable.element_unknown.clear();
     }
     variable.unknown.reset();
+    variable.alternatives.clear();
     variable.location = SourceLocation{file_, line};
     for (const ShellCommand& element_line : lexed.commands) {
       for (const ShellWord& word : element_line.words) {
@@ -314,6 +332,7 @@ class Walker {
     variable.lines.clear();
     variable.element_unknown.clear();
     variable.unknown = value.unknown;
+    variable.alternatives.clear();
     variable.location = value.location;
     variable.exported = variable.exported || exported;
   }
@@ -349,7 +368,8 @@ class Walker {
       call.uses_script_arguments = call.uses_script_arguments || expanded.used_positional_all;
       for (ShellField& field : expanded.fields) {
         call.args.push_back(ShellArgument{std::move(field.text), std::move(field.unknown),
-                                          SourceLocation{file_, field.line > 0 ? field.line : word.line}});
+                                          SourceLocation{file_, field.line > 0 ? field.line : word.line},
+                                          std::move(field.alternatives)});
       }
     }
     for (const auto& [name, variable] : variables_) {

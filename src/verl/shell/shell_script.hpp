@@ -19,6 +19,7 @@ struct ShellArgument {
   std::string text;
   std::optional<std::string> unknown;  ///< why the value is not known statically
   SourceLocation location;
+  std::vector<std::string> alternatives = {};  ///< when unknown: the known words it may stand for (may be empty)
 };
 
 struct ShellInvocation {

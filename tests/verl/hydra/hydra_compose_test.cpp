@@ -90,4 +90,28 @@ TEST_CASE("check --verl-config: a group choice on the command line selects confi
   CHECK(unknown == 1);
 }
 
+TEST_CASE("group@package=option from hydra.searchpath: composed from the default, its package not checked") {
+  // verl 1dda039b's *_megatron_lite.sh: actor@actor_rollout_ref.actor=mlite_actor with
+  // hydra.searchpath=[pkg://verl_mlite.config] (a config in another package): Hydra finds it
+  // there; meshplan cannot read it, so the actor's keys are not judged (no false unknown-key).
+  CheckOptions options;
+  options.read.config_texts = {
+      {"ppo_trainer", "defaults:\n  - actor@actor_rollout_ref.actor: dp_actor\n  - _self_\ntrainer:\n  nnodes: 1\n"},
+      {"actor/dp_actor", "strategy: fsdp\n"},
+  };
+  const std::string launch = "python3 -m verl.trainer.main_ppo actor@actor_rollout_ref.actor=lite_actor "
+                             "actor_rollout_ref.actor.lite.knob=1 trainer.nnodes=2";
+  auto outside = check_launch({InputText{"run.sh", launch + " hydra.searchpath=[pkg://lite.config]\n"}}, options);
+  REQUIRE(outside.ok());
+  CHECK(outside->errors == 0);
+  bool said = false;
+  for (const Finding& f : outside->findings) {
+    said = said || f.message.find("'actor/lite_actor' (actor@actor_rollout_ref.actor=lite_actor) comes from "
+                                  "hydra.searchpath=[pkg://lite.config]") != std::string::npos;
+  }
+  CHECK(said);
+  // Without the search path the option is missing from the tree: unusable input, as Hydra says.
+  CHECK_FALSE(check_launch({InputText{"run.sh", launch + "\n"}}, options).ok());
+}
+
 }  // namespace meshplan

@@ -44,6 +44,14 @@ TEST_CASE("override values are typed as Hydra types them") {
   CHECK(dict->child("b")->items.size() == 2);
   CHECK(parse_override_value("'quoted: 1'")->text == "quoted: 1");
   CHECK(parse_override_value("${a.b}")->text == "${a.b}");
+  // Hydra 1.3 ESC (\\ ( ) [ ] { } : = , blank, tab) in dict keys and unquoted values: the
+  // character itself (verl 1dda039b's fsdp_turbo examples write layer-wildcard keys this way).
+  const auto escaped = parse_override_value("{model.layers.\\{*\\}:{},lm_head:{}}");
+  REQUIRE(escaped.ok());
+  REQUIRE(escaped->child("model.layers.{*}") != nullptr);
+  CHECK(escaped->child("model.layers.{*}")->is_map());
+  CHECK(escaped->child("lm_head") != nullptr);
+  CHECK(parse_override_value("job\\{a\\=1\\,b\\}")->text == "job{a=1,b}");
   CHECK_FALSE(parse_override_value("a,b").ok());  // a sweep needs --multirun
   CHECK_FALSE(parse_override_value("[1, 2").ok());
 }
@@ -78,6 +86,31 @@ TEST_CASE("+key adds and fails on a non-null key; ++ forces; ~ deletes") {
   CHECK_FALSE(apply(root, "~a.b"));
   CHECK(find_path(root, "a.b") == nullptr);
   CHECK(apply(root, "~a.b")->rule == "hydra.delete-missing");
+}
+
+TEST_CASE("+ and ++ under an interpolated parent: select follows it, update replaces it with {}") {
+  // Hydra 1.3 _apply_overrides_to_config: '+' fails only when OmegaConf.select (which
+  // dereferences interpolations on the way) finds a value; OmegaConf.update(force_add=True) then
+  // replaces each parent that is not a dict (here the `${oc.select:...}` string) with {}.
+  const std::string yaml = "actor:\n  otc:\n    sp: true\nref:\n  otc: ${oc.select:actor.otc,{}}\n  x: 1\n";
+  ConfigNode root = tree(yaml);
+  const auto through = apply(root, "+ref.otc.sp=True");
+  REQUIRE(through);
+  CHECK(through->rule == "hydra.append-existing");  // the actor's sp, read through the interpolation
+  CHECK_FALSE(apply(root, "+ref.otc.fusion=False"));
+  REQUIRE(find_path(root, "ref.otc")->is_map());
+  CHECK(find_path(root, "ref.otc")->entries.size() == 1);  // the actor's keys are not copied
+  CHECK(find_path(root, "ref.otc.fusion")->kind == NodeKind::boolean);
+
+  ConfigNode forced = tree(yaml);
+  CHECK_FALSE(apply(forced, "++ref.otc.sp=False"));
+  CHECK_FALSE(find_path(forced, "ref.otc.sp")->boolean);
+  CHECK_FALSE(apply(forced, "+ref.otc.sp2=1"));  // ref.otc is a plain dict now
+  CHECK(find_path(forced, "actor.otc.sp")->boolean);
+  // A value (not a dict) as parent: select raises ConfigTypeError for '+', update replaces it for '++'.
+  CHECK(apply(forced, "+ref.x.y=1")->rule == "hydra.not-a-dict");
+  CHECK_FALSE(apply(forced, "++ref.x.y=1"));
+  CHECK(find_path(forced, "ref.x.y")->integer == 1);
 }
 
 TEST_CASE("malformed overrides are errors naming the word") {

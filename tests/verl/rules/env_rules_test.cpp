@@ -237,3 +237,35 @@ TEST_CASE("env_vars.json: every family names its sources and uses known value ty
 }
 
 }  // namespace meshplan
+
+#include "verl/check.hpp"
+#include "verl/check_support.hpp"
+
+namespace meshplan {
+
+TEST_CASE("expandable_segments:True exported to a vLLM rollout in sleep mode: a warning naming the vLLM range") {
+  // vllm-project/vllm#14189 (2025-03-04, vLLM 0.8.0) made CuMemAllocator.__init__ assert
+  // "expandable_segments:True" not in PYTORCH_CUDA_ALLOC_CONF; #40812 (2026-04) replaced the
+  // assert by switching expandable segments off inside the pool. The launch names no vLLM.
+  const auto script = [](const std::string& env, const std::vector<std::string>& extra) {
+    std::string text = env + "python3 -m verl.trainer.main_ppo";
+    for (const std::string& line : test::with(test::fsdp_baseline(), extra)) text += " " + line;
+    CheckOptions options;
+    options.read.verl_version = "main@1dda039b";
+    auto report = check_launch({InputText{"run.sh", text + "\n"}}, options);
+    REQUIRE(report.ok());
+    return test::findings_of(report.value(), "env.expandable-segments-sleep-mode");
+  };
+  const std::string exported = "export PYTORCH_CUDA_ALLOC_CONF=max_split_size_mb:256,expandable_segments:True\n";
+  const auto hit = script(exported, {});
+  REQUIRE(hit.size() == 1);
+  CHECK(hit[0].severity == Severity::warning);
+  CHECK(hit[0].location.line == 1);
+  CHECK(hit[0].message.find("vllm-project/vllm#14189") != std::string::npos);
+  CHECK(script(exported, {"+actor_rollout_ref.rollout.enable_sleep_mode=False"}).empty());
+  CHECK(script(exported, {"actor_rollout_ref.rollout.name=sglang"}).empty());
+  CHECK(script("export PYTORCH_CUDA_ALLOC_CONF=expandable_segments:False\n", {}).empty());
+  CHECK(script("", {}).empty());
+}
+
+}  // namespace meshplan

@@ -51,6 +51,30 @@ TEST_CASE("override_transformer_config keys are Megatron-core TransformerConfig 
   CHECK(type[0].message == "'overlap_grad_reduce' of DistributedDataParallelConfig is bool, not 'yes'");
 }
 
+TEST_CASE("a TransformerConfig name Megatron-core lacks: error where verl builds TransformerConfig(**kwargs), warning on the Megatron-Bridge path") {
+  // verl main@1dda039b has only the engine workers: with vanilla_mbridge false (its default)
+  // MegatronEngine gives the overrides to Megatron-Bridge's provider as attributes (MindSpeed's
+  // use_flash_attn on Ascend); with vanilla_mbridge true, mbridge's set_extra_args builds
+  // TransformerConfig(**kwargs) and fails. b178a3cd still has the legacy megatron_workers.py.
+  const auto lines = test::with(test::megatron_baseline(),
+                                {"+actor_rollout_ref.actor.megatron.override_transformer_config.use_flash_attn=True"});
+  CheckOptions newest;
+  newest.read.verl_version = "main@1dda039b";
+  const auto bridge = test::findings_of(test::check_lines(lines, "ppo_megatron_trainer", newest), "passthrough.unknown-field");
+  REQUIRE(bridge.size() == 1);
+  CHECK(bridge[0].severity == Severity::warning);
+  CHECK(bridge[0].message.find("Megatron-Bridge's model provider") != std::string::npos);
+  const auto vanilla = test::findings_of(
+      test::check_lines(test::with(lines, {"actor_rollout_ref.actor.megatron.vanilla_mbridge=True"}), "ppo_megatron_trainer",
+                        newest),
+      "passthrough.unknown-field");
+  REQUIRE(vanilla.size() == 1);
+  CHECK(vanilla[0].severity == Severity::error);
+  const auto legacy = test::findings_of(test::check_lines(lines, "ppo_megatron_trainer"), "passthrough.unknown-field");
+  REQUIRE(legacy.size() == 1);
+  CHECK(legacy[0].severity == Severity::error);
+}
+
 TEST_CASE("Megatron-LM pretrain_gpt.py arguments get the Megatron subset") {
   const std::string script =
       "torchrun --nproc_per_node 8 pretrain_gpt.py \\\n"

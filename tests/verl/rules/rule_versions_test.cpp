@@ -100,3 +100,27 @@ TEST_CASE("a launch of newer verl checks clean with no flag; against b178a3cd it
 }
 
 }  // namespace meshplan
+
+namespace meshplan {
+
+TEST_CASE("a key added to a dataclass section is checked against the dataclass's fields, not only its YAML") {
+  // verl 0.7.1 added AlgoConfig.gdpo_reward_keys (verl/trainer/config/algorithm.py) without a
+  // YAML default; RolloutCorrectionConfig.rollout_is_threshold is `str | float` from 0.8.0 on.
+  CheckOptions newest;
+  newest.read.verl_version = "main@1dda039b";
+  const auto lines = test::with(test::fsdp_baseline(), {"+algorithm.gdpo_reward_keys=[accuracy,format]",
+                                                        "+algorithm.not_a_field=1",
+                                                        "algorithm.rollout_correction.rollout_is_threshold=0.5_4.0"});
+  const CheckReport report = test::check_lines(lines, "ppo_trainer", newest);
+  const auto added = test::findings_of(report, "config.not-a-dataclass-field");
+  REQUIRE(added.size() == 1);
+  CHECK(added[0].keys[0] == "algorithm.not_a_field");
+  CHECK(test::findings_of(report, "config.type").empty());
+  CheckOptions older;
+  older.read.verl_version = "0.7.1";
+  const auto typed = test::findings_of(test::check_lines(lines, "ppo_trainer", older), "config.type");
+  REQUIRE(typed.size() == 1);
+  CHECK(typed[0].keys[0] == "algorithm.rollout_correction.rollout_is_threshold");
+}
+
+}  // namespace meshplan

@@ -63,6 +63,36 @@ TEST_CASE("arrays and \"${A[@]}\" keep one argument per element, with the elemen
   CHECK(s.invocations.back().args[3].location.line == 3);
 }
 
+TEST_CASE("escaped quotes inside an array stay one literal element, in a case arm too") {
+  // bash: A=(+k=\"none\") holds the one element +k="none"; the escapes do not open a quote.
+  const ShellScript s = run_script("A=(\n  +k=\\\"none\\\"\n  b=1\n)\npython3 x.py \"${A[@]}\"\n");
+  CHECK(last_args(s) == std::vector<std::string>{"python3", "x.py", "+k=\"none\"", "b=1"});
+  CHECK(s.findings.empty());
+  const ShellScript c = run_script("case \"$D\" in\n  gpu)\n    A+=(\n      +k=\\\"none\\\"\n    )\n    ;;\nesac\n"
+                                   "python3 -m verl.trainer.main_ppo a=1\n");
+  CHECK(last_args(c) == std::vector<std::string>{"python3", "-m", "verl.trainer.main_ppo", "a=1"});
+  CHECK_FALSE(has_rule(c.findings, "shell.unterminated"));
+}
+
+TEST_CASE("a string of overrides known only in part splits into fields; only those with the unknown part are unknown") {
+  // bash splits the unquoted $CFG on blanks: three arguments, the second holding $HOME.
+  const ShellScript s = run_script("CFG=\"a.b=1 c.d=$HOME/x e.f=$(date +%s) g=2\"\npython3 x.py $CFG\n");
+  const auto& args = s.invocations.back().args;
+  REQUIRE(args.size() == 6);
+  CHECK(args[2].text == "a.b=1");
+  CHECK_FALSE(args[2].unknown);
+  CHECK(args[3].text == "c.d=$HOME/x");
+  CHECK(args[3].unknown);
+  CHECK(args[4].text == "e.f=$(date +%s)");  // the blank inside $(...) does not split it
+  CHECK(args[4].unknown);
+  CHECK(args[5].text == "g=2");
+  CHECK_FALSE(args[5].unknown);
+  // Quoted, it stays one argument, unknown as a whole.
+  const ShellScript q = run_script("CFG=\"a.b=1 c.d=$HOME/x\"\npython3 x.py \"$CFG\"\n");
+  REQUIRE(q.invocations.back().args.size() == 3);
+  CHECK(q.invocations.back().args[2].unknown);
+}
+
 TEST_CASE("arithmetic $(( )) is evaluated: (2048 + 8192) * 2 = 20480, 7 / 2 = 3, 2 ** 10 = 1024") {
   const ShellScript s = run_script(
       "P=$((1024 * 2))\nR=$((1024 * 8))\nT=$(((P + R) * 2))\npython3 x.py $T $((7 / 2)) $(( 2 ** 10 )) $((P % 1000))\n");
@@ -223,6 +253,11 @@ TEST_CASE("launchers: python3 -m, torchrun, ray job submit --, and Megatron-LM p
   REQUIRE(megatron.size() == 1);
   CHECK(megatron[0].kind == LaunchKind::megatron);
   CHECK(megatron[0].arguments.size() == 2);
+
+  // `function name() { ... }` ends at its '}' (verl v0.6.1's sglang_multiturn examples define one).
+  auto after_function = launch_of("function now() {\n    date '+%d'\n}\nN=\"x_$(now)\"\npython3 -m verl.trainer.main_ppo a=1\n");
+  REQUIRE(after_function.size() == 1);
+  CHECK(after_function[0].kind == LaunchKind::verl_ppo);
 
   auto nothing = launch_of("echo hello\nmkdir -p x\n");
   CHECK(nothing.empty());

@@ -1,0 +1,165 @@
+// verl's own example launch scripts at two more versions, checked as a user would (the script
+// alone, --verl-version naming the verl it ships with): verl-project/verl main@1dda039b
+// (2026-08, the newest embedded) and the v0.6.1 release. The scripts are bundled unchanged in
+// tests/fixtures/verl/examples/*.bundle (tools/bundle_verl_examples.py; the header names the
+// commit). Every script checks without errors, except the ones listed below, each with the verl
+// (or Hydra) code that makes it fail, and the ones that need a config of their own (exit 2).
+#include <doctest/doctest.h>
+
+#include <fstream>
+#include <map>
+#include <set>
+#include <sstream>
+
+#include "test_support.hpp"
+#include "verl/check.hpp"
+
+namespace meshplan {
+namespace {
+
+struct Corpus {
+  std::string bundle;
+  std::string verl_version;
+  std::size_t scripts;
+  /// path -> (rule that must fire, why the launch really fails on that verl)
+  std::map<std::string, std::pair<std::string, std::string>> broken;
+  /// path -> why the script alone cannot be composed (exit 2): the text the message must hold
+  std::map<std::string, std::string> unreadable;
+};
+
+std::vector<std::pair<std::string, std::string>> read_bundle(const std::filesystem::path& path) {
+  std::ifstream in(path);
+  std::vector<std::pair<std::string, std::string>> scripts;
+  std::string line;
+  constexpr std::string_view kMark = "#### bundled: ";
+  while (std::getline(in, line)) {
+    if (line.rfind(kMark, 0) == 0) {
+      scripts.emplace_back(line.substr(kMark.size()), "");
+    } else if (!scripts.empty()) {
+      scripts.back().second += line + "\n";
+    }
+  }
+  return scripts;
+}
+
+void check_corpus(const Corpus& corpus) {
+  const auto scripts = read_bundle(test::fixture("verl/examples/" + corpus.bundle));
+  REQUIRE(scripts.size() == corpus.scripts);
+  CheckOptions options;
+  options.read.verl_version = corpus.verl_version;
+  int clean = 0, broken = 0, unreadable = 0;
+  for (const auto& [path, text] : scripts) {
+    const auto report = check_launch({InputText{path, text}}, options);
+    const auto cannot = corpus.unreadable.find(path);
+    if (!report.ok()) {
+      CHECK_MESSAGE(cannot != corpus.unreadable.end(), path << ": " << report.error().to_string());
+      if (cannot != corpus.unreadable.end()) {
+        CHECK_MESSAGE(report.error().to_string().find(cannot->second) != std::string::npos,
+                      path << ": " << report.error().to_string());
+      }
+      ++unreadable;
+      continue;
+    }
+    CHECK_MESSAGE(cannot == corpus.unreadable.end(), path << " was expected to need its config directory");
+    std::set<std::string> rules;
+    std::string errors;
+    for (const Finding& f : report->findings) {
+      if (f.severity != Severity::error) continue;
+      rules.insert(f.rule);
+      errors += "\n  " + std::to_string(f.location.line) + " [" + f.rule + "] " + f.message;
+    }
+    const auto known = corpus.broken.find(path);
+    if (known == corpus.broken.end()) {
+      CHECK_MESSAGE(rules.empty(), path << errors);
+      clean += rules.empty() ? 1 : 0;
+    } else {
+      CHECK_MESSAGE(rules.count(known->second.first) == 1,
+                    path << " should trip " << known->second.first << " (" << known->second.second << ")" << errors);
+      ++broken;
+    }
+  }
+  MESSAGE(corpus.bundle << ": " << scripts.size() << " scripts, " << clean << " clean, " << broken
+                        << " really broken, " << unreadable
+                        << " need a config of their own (--config-path, hydra.searchpath) meshplan cannot read");
+  CHECK(clean + broken + unreadable == static_cast<int>(scripts.size()));
+}
+
+}  // namespace
+
+TEST_CASE("verl main@1dda039b's example launches: no false error; the broken ones with their reason") {
+  check_corpus(Corpus{
+      "verl_1dda039b.bundle", "main@1dda039b", 91,
+      {
+          {"examples/grpo_trainer/run_gpt_oss_20b_fsdp.sh",
+           {"hydra.append-existing",
+            "+actor_rollout_ref.actor.fsdp_config.model_dtype: engine/fsdp.yaml sets model_dtype: fp32, so Hydra's "
+            "_apply_overrides_to_config raises 'Could not append'; engine_kwargs.sglang.attention_backend lacks '+' "
+            "under the struct {}"}},
+          {"examples/tuning/lora/run_qwen3_8b_merge_fsdp.sh",
+           {"hydra.append-existing",
+            "+actor_rollout_ref.model.lora.merge: model/hf_model.yaml sets lora.merge: False (Hydra: 'Could not append')"}},
+          {"examples/router_replay/run_qwen3_30b_a3b_megatron.sh",
+           {"hydra.unknown-key",
+            "actor_rollout_ref.actor.model_engine=megatron: model_engine is the top-level group choice, not an actor "
+            "key; the dp actor (FSDPActorConfig) has neither it nor the megatron.* keys set after it"}},
+          {"examples/tuning/scaling/run_qwen2_5_32b_megatron.sh",
+           {"hydra.unknown-key", "actor_rollout_ref.actor.model_engine=megatron, as router_replay's script"}},
+          {"examples/sapo_trainer/run_qwen3_30b_a3b_fsdp.sh",
+           {"config.not-a-dataclass-field",
+            "+actor_rollout_ref.actor.policy_loss.tau_pos / tau_neg: fields of ActorConfig (actor.tau_pos), not of "
+            "PolicyLossConfig; omega_conf_to_dataclass of the policy_loss section fails at start-up"}},
+          {"examples/sapo_trainer/run_qwen3_8b_fsdp.sh",
+           {"config.not-a-dataclass-field", "policy_loss.tau_pos / tau_neg, as the 30B script"}},
+      },
+      {}});
+}
+
+TEST_CASE("verl v0.6.1's example launches: no false error; the broken ones with their reason") {
+  std::map<std::string, std::string> config_path;
+  for (const char* path :
+       {"examples/sglang_multiturn/geo3k/run_qwen2.5-3b_geo3k_multiturn.sh",
+        "examples/sglang_multiturn/geo3k/run_qwen2.5-3b_geo3k_multiturn_4xgpu.sh",
+        "examples/sglang_multiturn/geo3k/run_qwen2.5-3b_megatron_geo3k_multiturn.sh",
+        "examples/sglang_multiturn/run_qwen0.5b_gsm8k_multiturn_curriculum.sh",
+        "examples/sglang_multiturn/run_qwen2.5-0.5b_gsm8k_multiturn_w_interaction.sh",
+        "examples/sglang_multiturn/run_qwen2.5-3b_gsm8k_multiturn.sh",
+        "examples/sglang_multiturn/run_qwen2.5-3b_gsm8k_multiturn_4xgpu.sh",
+        "examples/sglang_multiturn/run_qwen2.5-3b_gsm8k_multiturn_4xgpu_server.sh",
+        "examples/sglang_multiturn/run_qwen2.5-3b_gsm8k_multiturn_server.sh",
+        "examples/sglang_multiturn/run_qwen2.5-3b_gsm8k_multiturn_vllm_fsdp.sh",
+        "examples/sglang_multiturn/run_qwen2.5-3b_gsm8k_tool_agent_mlflow.sh",
+        "examples/sglang_multiturn/run_qwen2.5-3b_megatron_gsm8k_multiturn.sh",
+        "examples/sglang_multiturn/run_qwen3-4b_gsm8k_multiturn.sh",
+        "examples/sglang_multiturn/search_r1_like/run_qwen2.5-3b_instruct_search_multiturn.sh",
+        "recipe/deepeyes/run_deepeyes_grpo.sh", "recipe/fapo/run_baseline_32b.sh", "recipe/fapo/run_baseline_7b.sh",
+        "recipe/fapo/run_fapo_32b.sh", "recipe/fapo/run_fapo_32b_remote.sh", "recipe/fapo/run_fapo_7b.sh",
+        "recipe/fapo/run_fapo_7b_remote.sh"}) {
+    config_path[path] = "comes from --config-path";  // their own config, next to the script
+  }
+  check_corpus(Corpus{
+      "verl_v0.6.1.bundle", "0.6.1", 143,
+      {
+          {"examples/grpo_trainer/run_deepseek671b_math_megatron_80gb.sh",
+           {"megatron.ref-micro-set",
+            "Megatron ref with dynamic bsz and no ref log_prob micro batch: megatron_workers.py's ref __init__ asserts"}},
+          {"examples/grpo_trainer/run_gptoss_20b.sh",
+           {"hydra.append-existing", "+actor_rollout_ref.actor.fsdp_config.model_dtype on the existing fp32 default"}},
+          {"examples/grpo_trainer/run_qwen3_vl-30b-megatron.sh",
+           {"shell.broken-continuation", "line 73: a comment inside the backslash continuation ends the command"}},
+          {"examples/ppo_trainer/run_deepseek7b_llm_pfppo.sh",
+           {"shell.broken-continuation", "line 6: '\\ ' ends the command and passes a blank argument"}},
+          {"examples/ppo_trainer/run_deepseek_full_hh_rlhf.sh",
+           {"hydra.unknown-key",
+            "reward_model.param_offload: v0.6.1's megatron_reward_model.yaml has megatron.param_offload only"}},
+          {"examples/rollout_correction/run_with_rollout_corr.sh",
+           {"batch.actor-micro-exclusive",
+            "neither actor ppo_micro_batch_size nor _per_gpu: validate_config's check_mutually_exclusive raises"}},
+          {"recipe/langgraph_agent/example/run_gpt_oss_20b_bf16.sh",
+           {"fsdp.ulysses-divides-gpus", "with its defaults N = 2 GPUs is not divisible by Ulysses SP 4"}},
+          {"recipe/langgraph_agent/example/run_qwen2.5_3b.sh",
+           {"fsdp.ulysses-divides-gpus", "with its defaults N = 2 GPUs is not divisible by Ulysses SP 4"}},
+      },
+      config_path});
+}
+
+}  // namespace meshplan

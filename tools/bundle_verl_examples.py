@@ -1,0 +1,37 @@
+#!/usr/bin/env python3
+"""Writes one text file holding verl's example launch scripts at one commit, unchanged: every
+examples/**/*.sh and recipe/**/*.sh that names main_ppo (the corpus tests/verl/example_corpora_test.cpp
+checks). Nothing is run; scripts are read with `git show`.
+
+usage: tools/bundle_verl_examples.py VERL_GIT_DIR REF > tests/fixtures/verl/examples/<name>.bundle
+Each script follows a line "#### bundled: <path>"; the header names the repository and the full commit.
+"""
+import subprocess
+import sys
+
+
+def git(git_dir, *args):
+    return subprocess.run(["git", "--git-dir", git_dir, *args], check=True, capture_output=True,
+                          text=True).stdout
+
+
+def main():
+    git_dir, ref = sys.argv[1], sys.argv[2]
+    commit = git(git_dir, "rev-parse", f"{ref}^{{commit}}").strip()
+    paths = [p for p in git(git_dir, "ls-tree", "-r", "--name-only", commit, "examples", "recipe").split()
+             if p.endswith(".sh")]
+    out = [f"# verl's example launch scripts at https://github.com/verl-project/verl/tree/{commit}",
+           "# (Apache-2.0), unchanged: every examples/ and recipe/ *.sh naming main_ppo, each after its",
+           "# '#### bundled: <path>' line. Written by tools/bundle_verl_examples.py."]
+    for path in sorted(paths):
+        text = git(git_dir, "show", f"{commit}:{path}")
+        if "main_ppo" not in text:
+            continue
+        assert "\n#### bundled: " not in "\n" + text, path
+        out.append(f"#### bundled: {path}")
+        out.append(text if text.endswith("\n") else text + "\n")
+    sys.stdout.write("".join(line if line.endswith("\n") else line + "\n" for line in out))
+
+
+if __name__ == "__main__":
+    main()
