@@ -39,6 +39,7 @@ constexpr std::array kArchitectures{
     Architecture{"gpt_oss", "GptOssForCausalLM", read_gpt_oss},
     Architecture{"gemma2", "Gemma2ForCausalLM", read_gemma},
     Architecture{"gemma3_text", "Gemma3ForCausalLM", read_gemma},
+    Architecture{"gemma3", "Gemma3ForConditionalGeneration", read_gemma3_vision},
     Architecture{"qwen3_next", "Qwen3NextForCausalLM", read_qwen3_next},
     Architecture{"qwen3_5_text", "Qwen3_5ForCausalLM", read_qwen3_next},
     Architecture{"qwen3_5_moe_text", "Qwen3_5MoeForCausalLM", read_qwen3_next},

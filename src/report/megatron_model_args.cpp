@@ -109,8 +109,13 @@ void rope_args(const ModelSpec& m, ArgList& arg) {
     // Text tokens carry the same temporal/height/width position, where multimodal rope equals
     // plain rope; pretrain_gpt.py feeds text (Qwen2VLRotaryEmbedding, Qwen2.5-VL report §2.1).
     arg.note("multimodal rope (mrope_section) runs as plain rope, which it equals on text-only data");
+  } else if (r.scaling == "linear" && r.factor == std::floor(r.factor)) {
+    // Linear scaling divides positions by the factor, as RotaryEmbedding does with
+    // seq_len_interpolation_factor (megatron/core/models/common/embeddings/rotary_pos_embedding.py;
+    // arguments.py takes it as an int).
+    arg("--rotary-seq-len-interpolation-factor", number(r.factor));
   } else if (!r.scaling.empty()) {
-    arg.note(fmt::format("rope_scaling type '{}' has no pretrain_gpt.py flag", r.scaling));
+    arg.note(fmt::format("rope_scaling type '{}' (factor {}) has no pretrain_gpt.py flag", r.scaling, number(r.factor)));
   }
 }
 

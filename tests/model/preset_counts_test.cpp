@@ -41,6 +41,7 @@ TEST_CASE("every preset parses and gives its exact total and active counts") {
       {"deepseek-v2-lite", 15706484224, 2661150208},
       {"deepseek-v3", 671026419200, 37552297472},
       {"gemma-3-1b-it", 999885952, 999885952},
+      {"gemma-3-4b-it", 4300079472, 4300079472},
       {"glm-4.5-air", 106852251264, 13424129664},
       {"gpt-oss-20b", 20914757184, 4187440704},
       {"gpt2", 124439808, 124439808},

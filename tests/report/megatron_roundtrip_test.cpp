@@ -104,6 +104,9 @@ ModelSpec megatron_model(const Flags& f) {
     r.scaling = "llama3";
     r.factor = real(f, "--rope-scaling-factor", 8.0);
     r.original_max_positions = 8192;  // RotaryEmbedding._apply_scaling
+  } else if (has(f, "--rotary-seq-len-interpolation-factor")) {
+    r.scaling = "linear";
+    r.factor = real(f, "--rotary-seq-len-interpolation-factor", 1.0);
   } else if (position == "yarn" || get(f, "--rope-type", "") == "yarn") {
     r.scaling = "yarn";
     r.factor = real(f, "--rotary-scaling-factor", 1.0);
