@@ -30,6 +30,9 @@ void read_minimax(const ConfigFields& config, std::string_view model_type, Model
 void read_glm4_moe(const ConfigFields& config, std::string_view model_type, ModelSpec& model);
 /// gemma2, gemma3_text: sandwich norms, GeGLU, interleaved sliding-window layers.
 void read_gemma(const ConfigFields& config, std::string_view model_type, ModelSpec& model);
+/// llama4_text, llama4: chunked-attention GQA, MoE layers with a shared expert interleaved with dense
+/// ones; llama4 adds its vision tower, pixel-shuffle adapter and projector.
+void read_llama4(const ConfigFields& config, std::string_view model_type, ModelSpec& model);
 /// gemma3: SigLIP vision tower + multimodal projector + the Gemma 3 language model of text_config.
 void read_gemma3_vision(const ConfigFields& config, std::string_view model_type, ModelSpec& model);
 /// qwen2_5_vl, qwen3_vl, qwen3_vl_moe: vision tower + merger(s) + language model.

@@ -129,8 +129,9 @@ ModelSpec megatron_model(const Flags& f) {
     moe.shared_expert_gate = has(f, "--moe-shared-expert-gate");
     moe.score = get(f, "--moe-router-score-function", "softmax") == "sigmoid" ? RouterScore::sigmoid : RouterScore::softmax;
     // TopKRouter: softmax after the top-k (normalized) unless --moe-router-pre-softmax; sigmoid
-    // scores are renormalized.
-    moe.normalize_top_k = moe.score == RouterScore::sigmoid || !has(f, "--moe-router-pre-softmax");
+    // scores are renormalized when top-k > 1 (moe_utils.topk_routing_with_score_function).
+    moe.normalize_top_k = moe.score == RouterScore::sigmoid ? moe.experts_per_token > 1
+                                                            : !has(f, "--moe-router-pre-softmax");
     moe.routed_scaling_factor = real(f, "--moe-router-topk-scaling-factor", 1.0);
     moe.num_groups = integer(f, "--moe-router-num-groups", 0);
     moe.group_top_k = integer(f, "--moe-router-group-topk", 0);
