@@ -33,6 +33,8 @@ void read_gemma(const ConfigFields& config, std::string_view model_type, ModelSp
 /// llama4_text, llama4: chunked-attention GQA, MoE layers with a shared expert interleaved with dense
 /// ones; llama4 adds its vision tower, pixel-shuffle adapter and projector.
 void read_llama4(const ConfigFields& config, std::string_view model_type, ModelSpec& model);
+/// glm4v (GLM-4.1V), glm4v_moe (GLM-4.5V): the GLM vision tower + the language model of text_config.
+void read_glm4v(const ConfigFields& config, std::string_view model_type, ModelSpec& model);
 /// gemma3: SigLIP vision tower + multimodal projector + the Gemma 3 language model of text_config.
 void read_gemma3_vision(const ConfigFields& config, std::string_view model_type, ModelSpec& model);
 /// qwen2_5_vl, qwen3_vl, qwen3_vl_moe: vision tower + merger(s) + language model.

@@ -41,6 +41,8 @@ constexpr std::array kArchitectures{
     Architecture{"gemma3_text", "Gemma3ForCausalLM", read_gemma},
     Architecture{"gemma3", "Gemma3ForConditionalGeneration", read_gemma3_vision},
     Architecture{"llama4_text", "Llama4ForCausalLM", read_llama4},
+    Architecture{"glm4v", "Glm4vForConditionalGeneration", read_glm4v},
+    Architecture{"glm4v_moe", "Glm4vMoeForConditionalGeneration", read_glm4v},
     Architecture{"llama4", "Llama4ForConditionalGeneration", read_llama4},
     Architecture{"qwen3_next", "Qwen3NextForCausalLM", read_qwen3_next},
     Architecture{"qwen3_5_text", "Qwen3_5ForCausalLM", read_qwen3_next},

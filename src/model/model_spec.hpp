@@ -108,7 +108,7 @@ struct RopeSpec {
 };
 
 struct VisionSpec {
-  std::string kind;                    ///< "qwen2_5_vl" | "qwen3_vl" | "qwen3_5" | "siglip" (Gemma 3) | "llama4"
+  std::string kind;                    ///< "qwen2_5_vl" | "qwen3_vl" | "qwen3_5" | "siglip" (Gemma 3) | "llama4" | "glm4v"
   std::int64_t depth = 0;
   std::int64_t hidden_size = 0;
   std::int64_t num_heads = 0;
