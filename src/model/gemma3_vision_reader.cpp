@@ -13,6 +13,7 @@
 
 #include "model/architectures.hpp"
 #include "model/param_count.hpp"
+#include "model/vit_fields.hpp"
 
 namespace meshplan {
 
@@ -46,15 +47,7 @@ void read_gemma3_vision(const ConfigFields& config, std::string_view /*model_typ
   const ConfigFields vision = config.section("vision_config");
   if (config.failed()) return;
   vision.add_defaults(kSiglipVisionDefaults);
-  VisionSpec v;
-  v.kind = "siglip";
-  v.depth = vision.positive("num_hidden_layers", kMaxLayers);
-  v.hidden_size = vision.positive("hidden_size", kMaxWidth);
-  v.num_heads = vision.positive("num_attention_heads", kMaxWidth);
-  v.intermediate_size = vision.positive("intermediate_size", kMaxWidth);
-  v.patch_size = vision.positive("patch_size", kMaxWidth);
-  v.in_channels = vision.positive("num_channels", kMaxWidth);
-  v.temporal_patch_size = 1;
+  VisionSpec v = read_vit_shape(vision, "siglip");
   const std::int64_t image_size = vision.positive("image_size", kMaxWidth);
   const std::int64_t tokens_per_image = config.positive_or("mm_tokens_per_image", 256, kMaxPositions);
   const bool head = vision.flag_or("vision_use_head", true);
@@ -67,8 +60,6 @@ void read_gemma3_vision(const ConfigFields& config, std::string_view /*model_typ
   } else if (tokens_per_side * tokens_per_side != tokens_per_image || patches_per_side % tokens_per_side != 0) {
     config.fail("mm_tokens_per_image", fmt::format("{} is not a square grid that pools the {} x {} patches evenly",
                                                    tokens_per_image, patches_per_side, patches_per_side));
-  } else if (v.hidden_size % v.num_heads != 0) {
-    vision.fail("num_attention_heads", "must divide the vision hidden_size");
   }
   if (config.failed()) return;
   // Each image token averages kernel x kernel patches (Gemma3MultiModalProjector.avg_pool).

@@ -19,6 +19,7 @@
 #include "model/architectures.hpp"
 #include "model/decoder_fields.hpp"
 #include "model/param_count.hpp"
+#include "model/vit_fields.hpp"
 
 namespace meshplan {
 
@@ -85,11 +86,7 @@ void read_llama4_text(const ConfigFields& config, ModelSpec& model) {
   attention.sliding_window = chunked > 0 ? chunk : 0;
   attention.num_sliding_layers = chunk > 0 ? chunked : 0;
   const std::int64_t h = model.hidden_size;
-  MoeSpec moe;
-  moe.num_experts = config.positive("num_local_experts", kMaxWidth);
-  moe.experts_per_token = config.positive("num_experts_per_tok", kMaxWidth);
-  moe.expert_intermediate_size = config.positive("intermediate_size", kMaxWidth);
-  check_experts_per_token(config, "num_experts_per_tok", moe);
+  MoeSpec moe = read_local_experts(config);
   moe.layer_is_moe = llama4_moe_layers(config, model.num_layers);
   moe.num_moe_layers = std::count(moe.layer_is_moe.begin(), moe.layer_is_moe.end(), true);
   moe.num_shared_experts = 1;
@@ -109,15 +106,7 @@ std::int64_t biased(std::int64_t in, std::int64_t out) { return params_sum({para
 
 VisionSpec read_llama4_vision(const ConfigFields& vision, std::int64_t text_hidden) {
   vision.add_defaults(kLlama4VisionDefaults);
-  VisionSpec v;
-  v.kind = "llama4";
-  v.depth = vision.positive("num_hidden_layers", kMaxLayers);
-  v.hidden_size = vision.positive("hidden_size", kMaxWidth);
-  v.num_heads = vision.positive("num_attention_heads", kMaxWidth);
-  v.intermediate_size = vision.positive("intermediate_size", kMaxWidth);
-  v.patch_size = vision.positive("patch_size", kMaxWidth);
-  v.in_channels = vision.positive("num_channels", kMaxWidth);
-  v.temporal_patch_size = 1;
+  VisionSpec v = read_vit_shape(vision, "llama4");
   v.out_hidden_size = text_hidden;
   const std::int64_t image_size = vision.positive("image_size", kMaxWidth);
   const double shuffle = vision.number_or("pixel_shuffle_ratio", 0.5);
@@ -129,7 +118,6 @@ VisionSpec read_llama4_vision(const ConfigFields& vision, std::int64_t text_hidd
     vision.fail("pixel_shuffle_ratio", fmt::format("{} is not 1 / a whole number", shuffle));
     return v;
   }
-  if (v.hidden_size % v.num_heads != 0) vision.fail("num_attention_heads", "must divide the vision hidden_size");
   // pixel_shuffle folds (1 / ratio)^2 patches into one token.
   v.spatial_merge_size = std::llround(1.0 / shuffle);
   const std::int64_t h = v.hidden_size;

@@ -227,10 +227,10 @@ double stage_activation_bytes(const ModelSpec& model, const Strategy& s, Pipelin
         return fmt::format(
             "s={:.6g} b={:.6g} h={} dense_layers={} moe_layers={} tp={} sp={} cp={} "
             "recompute={} n={} in_flight={:.4g} per_layer_dense={:.4g} per_layer_moe={:.4g} "
-            "working={:.4g} flash_attention={}",
+            "working={:.4g} flash_attention={} linear_attention_share={:.4g}",
             mb.seq_tokens, mb.sequences, model.hidden_size, layers.dense, layers.moe, s.tp,
             s.sequence_parallel, s.cp, static_cast<int>(s.recompute), s.recompute_num_layers, in_flight,
-            dense_full, moe_full, working, options.flash_attention);
+            dense_full, moe_full, working, options.flash_attention, linear_share(model));
       });
   return bytes;
 }
