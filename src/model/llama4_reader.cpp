@@ -80,11 +80,12 @@ void read_llama4_text(const ConfigFields& config, ModelSpec& model) {
   AttentionSpec& attention = model.attention;
   attention.qkv_bias = attention.o_bias = config.flag_or("attention_bias", false);
   // Chunked attention keeps at most attention_chunk_size tokens of KV per layer, as a window does
-  // (vLLM ChunkedLocalAttentionSpec); null: every layer full.
+  // (vLLM ChunkedLocalAttentionSpec), and scores at most a chunk per token; null: every layer full.
   const std::int64_t chunk = config.count_or("attention_chunk_size", 0, kMaxPositions);
   const std::int64_t chunked = chunked_layers(config, model.num_layers);
   attention.sliding_window = chunked > 0 ? chunk : 0;
   attention.num_sliding_layers = chunk > 0 ? chunked : 0;
+  attention.chunked_window = attention.num_sliding_layers > 0;
   const std::int64_t h = model.hidden_size;
   MoeSpec moe = read_local_experts(config);
   moe.layer_is_moe = llama4_moe_layers(config, model.num_layers);

@@ -62,7 +62,11 @@ void attention_args(const ModelSpec& m, ArgList& arg) {
   if (!any_linear_bias) arg("--disable-bias-linear");
   if (a.qkv_bias && !any_linear_bias) arg("--add-qkv-bias");
   if (a.sinks) arg("--softmax-type", "learnable");  // gpt-oss: one learned sink logit per head
-  if (a.sliding_window > 0) {
+  if (a.chunked_window) {
+    arg.note(fmt::format("chunked attention ({}-token chunks on {} of {} layers, Llama 4) has no pretrain_gpt.py "
+                         "flag (a window_size window slides instead)",
+                         a.sliding_window, a.num_sliding_layers, m.num_layers));
+  } else if (a.sliding_window > 0) {
     arg("--window-size", fmt::format("\"({},0)\"", a.sliding_window));
     // window_attn_skip_freq N: one full-attention layer after N-1 sliding ones (layer 0 slides).
     if (a.num_sliding_layers == (m.num_layers + 1) / 2) {

@@ -53,6 +53,7 @@ TEST_CASE("llama4: Llama-4-Scout-17B-16E, 108,641,793,536 parameters (the Hub's 
   // no_rope_layers [1, 1, 1, 0] x 12: 36 RoPE layers attend within 8192-token chunks.
   CHECK(model.attention.sliding_window == 8192);
   CHECK(model.attention.num_sliding_layers == 36);
+  CHECK(model.attention.chunked_window);
 }
 
 TEST_CASE("llama4: Llama-4-Maverick-17B-128E, 401,583,781,376 parameters (the published total)") {
