@@ -29,8 +29,8 @@ std::string attention_line(const ModelSpec& model) {
   if (a.output_gate) line += ", output gate";
   if (a.sinks) line += ", sinks";
   if (a.sliding_window > 0) {
-    line += fmt::format(", sliding window {} on {} of {} layers", a.sliding_window, a.num_sliding_layers,
-                        model.num_layers);
+    line += fmt::format(", {} {} on {} of {} layers", a.chunked_window ? "chunked attention" : "sliding window",
+                        a.sliding_window, a.num_sliding_layers, model.num_layers);
   }
   if (model.linear_attention) line += fmt::format(" (on {} of {} layers)", model.num_attention_layers(), model.num_layers);
   return line;

@@ -30,6 +30,13 @@ void read_minimax(const ConfigFields& config, std::string_view model_type, Model
 void read_glm4_moe(const ConfigFields& config, std::string_view model_type, ModelSpec& model);
 /// gemma2, gemma3_text: sandwich norms, GeGLU, interleaved sliding-window layers.
 void read_gemma(const ConfigFields& config, std::string_view model_type, ModelSpec& model);
+/// llama4_text, llama4: chunked-attention GQA, MoE layers with a shared expert interleaved with dense
+/// ones; llama4 adds its vision tower, pixel-shuffle adapter and projector.
+void read_llama4(const ConfigFields& config, std::string_view model_type, ModelSpec& model);
+/// glm4v (GLM-4.1V), glm4v_moe (GLM-4.5V): the GLM vision tower + the language model of text_config.
+void read_glm4v(const ConfigFields& config, std::string_view model_type, ModelSpec& model);
+/// gemma3: SigLIP vision tower + multimodal projector + the Gemma 3 language model of text_config.
+void read_gemma3_vision(const ConfigFields& config, std::string_view model_type, ModelSpec& model);
 /// qwen2_5_vl, qwen3_vl, qwen3_vl_moe: vision tower + merger(s) + language model.
 void read_vision_language(const ConfigFields& config, std::string_view model_type, ModelSpec& model);
 /// gpt2, gpt_neox: LayerNorm with bias, 4h GeLU MLP with bias, biased attention.

@@ -168,6 +168,19 @@ bool ConfigFields::has(std::string_view key) const {
   return value != nullptr && !value->is_null();
 }
 
+void ConfigFields::add_defaults(std::string_view defaults_json) const {
+  json* node = &document_->root;
+  for (const std::string& step : path_) {
+    if (!node->is_object() || !node->contains(step)) return;
+    node = &(*node)[step];
+  }
+  if (!node->is_object()) return;
+  const json defaults = json::parse(defaults_json);
+  for (const auto& [key, value] : defaults.items()) {
+    if (!node->contains(key)) (*node)[key] = value;
+  }
+}
+
 std::int64_t ConfigFields::positive(std::string_view key, std::int64_t max) const {
   if (!has(key)) {
     fail(key, value_at(document_->root, path_, key) == nullptr ? "required key is missing"

@@ -30,6 +30,10 @@ class ConfigFields {
   ConfigFields section(std::string_view key) const;
   /// Whether `key` is present with a non-null value.
   bool has(std::string_view key) const;
+  /// Adds to this section each key of `defaults_json` (a JSON object: the reader's constant, the
+  /// defaults of the architecture's Hugging Face config class) that the section lacks, so the
+  /// readers see what transformers would. A broken section is left alone.
+  void add_defaults(std::string_view defaults_json) const;
 
   /// An integer in [1, max]. Missing, wrong type or out of range: error.
   std::int64_t positive(std::string_view key, std::int64_t max) const;

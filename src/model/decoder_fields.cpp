@@ -101,6 +101,15 @@ void check_experts_per_token(const ConfigFields& config, std::string_view key, c
   }
 }
 
+MoeSpec read_local_experts(const ConfigFields& config) {
+  MoeSpec moe;
+  moe.num_experts = config.positive("num_local_experts", kMaxWidth);
+  moe.experts_per_token = config.positive("num_experts_per_tok", kMaxWidth);
+  moe.expert_intermediate_size = config.positive("intermediate_size", kMaxWidth);
+  check_experts_per_token(config, "num_experts_per_tok", moe);
+  return moe;
+}
+
 MoeSpec read_deepseek_style_experts(const ConfigFields& config, std::int64_t hidden, std::int64_t shared_default) {
   MoeSpec moe;
   moe.num_experts = config.positive("n_routed_experts", kMaxWidth);

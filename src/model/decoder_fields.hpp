@@ -34,6 +34,10 @@ std::vector<bool> qwen_moe_layers(const ConfigFields& config, std::int64_t num_l
 /// Records an error on `key` when the top-k exceeds the routed expert count.
 void check_experts_per_token(const ConfigFields& config, std::string_view key, const MoeSpec& moe);
 
+/// Mixtral-style experts (Mixtral, gpt-oss, MiniMax, Llama 4): num_local_experts of
+/// intermediate_size, top-num_experts_per_tok (checked); sizes and layers are the caller's.
+MoeSpec read_local_experts(const ConfigFields& config);
+
 /// DeepSeek-style experts (DeepSeek-V2/V3, GLM-4.5): n_routed_experts, num_experts_per_tok,
 /// moe_intermediate_size and n_shared_experts (absent: `shared_default`) SwiGLU experts of that
 /// width on `hidden` features, with the sizes of one routed expert and of the shared ones filled

@@ -11,7 +11,19 @@
 
 namespace meshplan {
 
+namespace {
+
+// Gemma3TextConfig.__init__ defaults (configuration_gemma3.py): Gemma 3 configs leave out what
+// matches them (google/gemma-3-4b-it's text_config gives neither heads nor vocab_size).
+constexpr std::string_view kGemma3TextDefaults = R"({"vocab_size": 262208, "hidden_size": 2304,
+  "intermediate_size": 9216, "num_hidden_layers": 26, "num_attention_heads": 8, "num_key_value_heads": 4,
+  "head_dim": 256, "max_position_embeddings": 131072, "rms_norm_eps": 1e-6, "rope_theta": 1000000.0,
+  "sliding_window": 4096, "sliding_window_pattern": 6})";
+
+}  // namespace
+
 void read_gemma(const ConfigFields& config, std::string_view model_type, ModelSpec& model) {
+  if (model_type != "gemma2") config.add_defaults(kGemma3TextDefaults);
   read_decoder_shape(config, true, model);  // Gemma2Config / Gemma3TextConfig: tie_word_embeddings=True
   read_standard_attention(config, model);
   read_gated_mlp(config, model);

@@ -25,11 +25,7 @@ void read_gpt_oss(const ConfigFields& config, std::string_view /*model_type*/, M
   }
 
   const std::int64_t h = model.hidden_size;
-  MoeSpec moe;
-  moe.num_experts = config.positive("num_local_experts", kMaxWidth);
-  moe.experts_per_token = config.positive("num_experts_per_tok", kMaxWidth);
-  moe.expert_intermediate_size = config.positive("intermediate_size", kMaxWidth);
-  check_experts_per_token(config, "num_experts_per_tok", moe);
+  MoeSpec moe = read_local_experts(config);
   moe.num_moe_layers = model.num_layers;
   moe.layer_is_moe.assign(static_cast<std::size_t>(model.num_layers), true);
   moe.router_bias = true;  // GptOssTopKRouter: top-k of the biased logits, softmax over the k

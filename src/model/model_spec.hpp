@@ -36,6 +36,9 @@ struct AttentionSpec {
   std::int64_t index_head_dim = 0;      ///< index_head_dim
   std::int64_t sliding_window = 0;      ///< 0: every layer attends to the full sequence
   std::int64_t num_sliding_layers = 0;  ///< layers that use the window (gpt-oss: alternate ones)
+  bool chunked_window = false;          ///< Llama 4 chunked attention: a token attends within its
+                                        ///< aligned `sliding_window`-token chunk (KV and scores stop
+                                        ///< at the chunk as at a window; not a sliding span)
 };
 
 /// The token mixer of the linear-attention layers of a hybrid model (the other layers use
@@ -108,7 +111,7 @@ struct RopeSpec {
 };
 
 struct VisionSpec {
-  std::string kind;                    ///< "qwen2_5_vl" | "qwen3_vl"
+  std::string kind;                    ///< "qwen2_5_vl" | "qwen3_vl" | "qwen3_5" | "siglip" (Gemma 3) | "llama4" | "glm4v"
   std::int64_t depth = 0;
   std::int64_t hidden_size = 0;
   std::int64_t num_heads = 0;

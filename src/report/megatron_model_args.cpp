@@ -62,7 +62,11 @@ void attention_args(const ModelSpec& m, ArgList& arg) {
   if (!any_linear_bias) arg("--disable-bias-linear");
   if (a.qkv_bias && !any_linear_bias) arg("--add-qkv-bias");
   if (a.sinks) arg("--softmax-type", "learnable");  // gpt-oss: one learned sink logit per head
-  if (a.sliding_window > 0) {
+  if (a.chunked_window) {
+    arg.note(fmt::format("chunked attention ({}-token chunks on {} of {} layers, Llama 4) has no pretrain_gpt.py "
+                         "flag (a window_size window slides instead)",
+                         a.sliding_window, a.num_sliding_layers, m.num_layers));
+  } else if (a.sliding_window > 0) {
     arg("--window-size", fmt::format("\"({},0)\"", a.sliding_window));
     // window_attn_skip_freq N: one full-attention layer after N-1 sliding ones (layer 0 slides).
     if (a.num_sliding_layers == (m.num_layers + 1) / 2) {
@@ -109,8 +113,13 @@ void rope_args(const ModelSpec& m, ArgList& arg) {
     // Text tokens carry the same temporal/height/width position, where multimodal rope equals
     // plain rope; pretrain_gpt.py feeds text (Qwen2VLRotaryEmbedding, Qwen2.5-VL report §2.1).
     arg.note("multimodal rope (mrope_section) runs as plain rope, which it equals on text-only data");
+  } else if (r.scaling == "linear" && r.factor == std::floor(r.factor)) {
+    // Linear scaling divides positions by the factor, as RotaryEmbedding does with
+    // seq_len_interpolation_factor (megatron/core/models/common/embeddings/rotary_pos_embedding.py;
+    // arguments.py takes it as an int).
+    arg("--rotary-seq-len-interpolation-factor", number(r.factor));
   } else if (!r.scaling.empty()) {
-    arg.note(fmt::format("rope_scaling type '{}' has no pretrain_gpt.py flag", r.scaling));
+    arg.note(fmt::format("rope_scaling type '{}' (factor {}) has no pretrain_gpt.py flag", r.scaling, number(r.factor)));
   }
 }
 

@@ -83,6 +83,48 @@ TEST_CASE("qwen3_5: Qwen3.5-9B, 9,653,104,368 = language model + vision tower + 
   CHECK(model.linear_attention->state_bytes_per_element == 4);  // mamba_ssm_dtype float32
 }
 
+TEST_CASE("qwen3_5_moe: Qwen3.5-35B-A3B, 35,951,822,704 = model + vision + MTP, the Hub's total") {
+  // Config facts of Qwen/Qwen3.5-35B-A3B (a public inventory of its config.json and weight names:
+  // hidden 2048, 40 layers with full attention every 4th, 256 experts top-8 of ffn 512, a shared
+  // expert of 512, vocab 248320, GDN 16 x 128 key / 32 x 128 value heads, gated attention 16 heads,
+  // 2 kv heads of 256, one MTP layer, untied head; vision: the Qwen3.5 tower with out_hidden 2048).
+  // Independent count: https://huggingface.co/api/models/Qwen/Qwen3.5-35B-A3B?expand[]=safetensors
+  // = 35,951,822,704 (as public records quote it; Qwen/Qwen3.6-35B-A3B, same shapes, the same).
+  // By hand from modular_qwen3_5_moe.py:
+  //   embedding + head 2 x 248320 x 2048 = 1,017,118,720; 30 GDN layers x 33,718,464;
+  //   10 gated attention layers x 27,263,488; 40 MoE layers x (256 x 3,145,728 + router 256 x 2048
+  //   + shared 3,145,728 + its gate 2048 = 808,978,432); norms 40 x 4096 + 2048 = 34,660,610,688
+  //   vision: patch 1,770,624 + positions 2,654,208 + 27 x 15,239,504 + merger (LayerNorm 2304
+  //         + fc1 4608^2 + 4608 + fc2 4608 x 2048 + 2048 = 30,679,808)             = 446,571,248
+  //   MTP: (27,263,488 + 4096 + 808,978,432) + 2 x 2048 + 2 x 2048^2 + 2048 = 844,640,768
+  std::string types;
+  for (int layer = 0; layer < 40; ++layer) {
+    types += std::string(layer == 0 ? "" : ", ") + (layer % 4 == 3 ? "\"full_attention\"" : "\"linear_attention\"");
+  }
+  const std::string config = R"({"architectures": ["Qwen3_5MoeForConditionalGeneration"], "model_type": "qwen3_5_moe",
+    "tie_word_embeddings": false,
+    "text_config": {"model_type": "qwen3_5_moe_text", "hidden_size": 2048, "num_hidden_layers": 40,
+      "num_attention_heads": 16, "num_key_value_heads": 2, "head_dim": 256, "attn_output_gate": true,
+      "full_attention_interval": 4, "linear_num_key_heads": 16, "linear_num_value_heads": 32,
+      "linear_key_head_dim": 128, "linear_value_head_dim": 128, "linear_conv_kernel_dim": 4,
+      "mamba_ssm_dtype": "float32", "num_experts": 256, "num_experts_per_tok": 8, "moe_intermediate_size": 512,
+      "shared_expert_intermediate_size": 512, "mtp_num_hidden_layers": 1, "vocab_size": 248320,
+      "tie_word_embeddings": false, "layer_types": [)" + types + R"(]},
+    "vision_config": {"deepstack_visual_indexes": [], "depth": 27, "hidden_size": 1152, "in_channels": 3,
+      "intermediate_size": 4304, "num_heads": 16, "num_position_embeddings": 2304, "out_hidden_size": 2048,
+      "patch_size": 16, "spatial_merge_size": 2, "temporal_patch_size": 2}})";
+  const ModelSpec model = parsed_model(config, "qwen3.5-35b-a3b.json");
+  CHECK(model.total_params - model.params.vision == 34660610688);
+  CHECK(model.params.vision == 446571248);
+  CHECK(model.total_params == 35107181936);
+  CHECK(model.params.mtp == 844640768);
+  CHECK(model.total_params + model.params.mtp == 35951822704);
+  CHECK(model.linear_attention->num_layers == 30);
+  CHECK(model.moe->num_moe_layers == 40);
+  // Active: total - 40 x (256 - 8) x 3,145,728 = 3,901,560,176 (Qwen: "A3B").
+  CHECK(model.active_params == 3901560176);
+}
+
 TEST_CASE("qwen3_next: bad linear-attention head counts are errors naming the key") {
   const std::string config = R"({"model_type": "qwen3_next", "hidden_size": 64, "num_hidden_layers": 4,
     "vocab_size": 100, "num_attention_heads": 4, "num_key_value_heads": 2, "head_dim": 16,

@@ -72,15 +72,32 @@ TEST_CASE("deepseek_v32: the lightning indexer adds 13,959,424 parameters per la
   CHECK(model.params.mtp - base.params.mtp == 13959424);
 }
 
-TEST_CASE("kimi_k2: DeepSeek-V3 layers under its own model_type") {
-  std::string v3(*find_model_preset_config("deepseek-v3"));
-  const std::string key = "\"model_type\": \"deepseek_v3\"";
-  const std::size_t at = v3.find(key);
-  REQUIRE(at != std::string::npos);
-  v3.replace(at, key.size(), R"("model_type": "kimi_k2")");
-  const ModelSpec model = parsed_model(v3, "kimi.json");
+TEST_CASE("kimi_k2: Kimi-K2-Instruct, 1,026,408,232,448 parameters (the published checkpoint count)") {
+  // Config shapes of moonshotai/Kimi-K2-Instruct (DeepSeek-V3 layers under model_type kimi_k2: 64
+  // heads, 384 routed experts, one dense layer, no MTP). Independent count: 1,026,408,232,448, the
+  // parameter count public records give for the checkpoint (e.g. Fireworks' model record,
+  // paramCount). By hand:
+  //   embedding + head 2 x 163840 x 7168                                    =     2,348,810,240
+  //   MLA per layer: q_a 7168 x 1536 + norm 1536 + q_b 1536 x 64 x 192 + kv_a 7168 x 576 + norm 512
+  //     + kv_b 512 x 64 x 256 + o 64 x 128 x 7168 = 101,124,096; norms 14,336
+  //   layer 0 dense: + 3 x 7168 x 18432                                     =       497,500,160
+  //   60 MoE layers: + 384 x 44,040,192 experts + shared 44,040,192 + router 384 x 7168 + 384
+  //     = 60 x 17,059,365,248                                               = 1,023,561,914,880
+  //   final norm 7168
+  const ModelSpec model = parsed_model(R"({"architectures": ["DeepseekV3ForCausalLM"], "model_type": "kimi_k2",
+    "hidden_size": 7168, "intermediate_size": 18432, "moe_intermediate_size": 2048, "num_hidden_layers": 61,
+    "num_attention_heads": 64, "num_key_value_heads": 64, "n_routed_experts": 384, "n_shared_experts": 1,
+    "num_experts_per_tok": 8, "first_k_dense_replace": 1, "moe_layer_freq": 1, "n_group": 1, "topk_group": 1,
+    "topk_method": "noaux_tc", "scoring_func": "sigmoid", "norm_topk_prob": true, "routed_scaling_factor": 2.827,
+    "q_lora_rank": 1536, "kv_lora_rank": 512, "qk_nope_head_dim": 128, "qk_rope_head_dim": 64, "v_head_dim": 128,
+    "vocab_size": 163840, "tie_word_embeddings": false, "num_nextn_predict_layers": 0,
+    "max_position_embeddings": 131072, "rope_theta": 50000.0})", "kimi-k2-instruct.json");
   CHECK(model.model_type == "kimi_k2");
-  CHECK(model.total_params == 671026419200);  // the deepseek-v3 preset's count: same reader
+  CHECK(model.total_params == 1026408232448);
+  CHECK(model.moe->num_moe_layers == 60);
+  CHECK(model.params.mtp == 0);
+  // Active: total - 60 x (384 - 8) x 44,040,192 = 32,862,546,688 (Moonshot: "32B activated").
+  CHECK(model.active_params == 1026408232448 - 60LL * 376 * 44040192);
 }
 
 }  // namespace meshplan

@@ -104,6 +104,9 @@ ModelSpec megatron_model(const Flags& f) {
     r.scaling = "llama3";
     r.factor = real(f, "--rope-scaling-factor", 8.0);
     r.original_max_positions = 8192;  // RotaryEmbedding._apply_scaling
+  } else if (has(f, "--rotary-seq-len-interpolation-factor")) {
+    r.scaling = "linear";
+    r.factor = real(f, "--rotary-seq-len-interpolation-factor", 1.0);
   } else if (position == "yarn" || get(f, "--rope-type", "") == "yarn") {
     r.scaling = "yarn";
     r.factor = real(f, "--rotary-scaling-factor", 1.0);
@@ -126,8 +129,9 @@ ModelSpec megatron_model(const Flags& f) {
     moe.shared_expert_gate = has(f, "--moe-shared-expert-gate");
     moe.score = get(f, "--moe-router-score-function", "softmax") == "sigmoid" ? RouterScore::sigmoid : RouterScore::softmax;
     // TopKRouter: softmax after the top-k (normalized) unless --moe-router-pre-softmax; sigmoid
-    // scores are renormalized.
-    moe.normalize_top_k = moe.score == RouterScore::sigmoid || !has(f, "--moe-router-pre-softmax");
+    // scores are renormalized when top-k > 1 (moe_utils.topk_routing_with_score_function).
+    moe.normalize_top_k = moe.score == RouterScore::sigmoid ? moe.experts_per_token > 1
+                                                            : !has(f, "--moe-router-pre-softmax");
     moe.routed_scaling_factor = real(f, "--moe-router-topk-scaling-factor", 1.0);
     moe.num_groups = integer(f, "--moe-router-num-groups", 0);
     moe.group_top_k = integer(f, "--moe-router-group-topk", 0);
@@ -215,7 +219,13 @@ TEST_CASE("emit megatron: the flags read back with Megatron's defaults give ever
     CHECK(mg.attention.o_bias == a.o_bias);
     CHECK(mg.attention.qk_norm == a.qk_norm);
     CHECK(mg.attention.sinks == a.sinks);
-    CHECK(mg.attention.sliding_window == a.sliding_window);
+    if (a.chunked_window) {
+      // Llama 4's chunked attention is no sliding window: the launch says so and sets none.
+      CHECK(mg.attention.sliding_window == 0);
+      CHECK(noted(script, "chunked attention"));
+    } else {
+      CHECK(mg.attention.sliding_window == a.sliding_window);
+    }
     if (hf.num_dense_layers > 0) {
       CHECK(mg.dense_mlp.intermediate_size == hf.dense_mlp.intermediate_size);
       CHECK(mg.dense_mlp.bias == hf.dense_mlp.bias);

@@ -51,6 +51,32 @@ double layer_bytes(const LayerShape& shape, const LayerSplit& split, const Micro
   return layer_activation_bytes(shape, split, mb.seq_tokens, mb.kv_tokens, mb.sequences, recompute, options);
 }
 
+/// Share of the decoder layers whose token mixer is a counted linear-attention mixer (0: none).
+double linear_share(const ModelSpec& model) {
+  if (!model.linear_attention || model.num_layers <= 0) return 0;
+  if (linear_mixer_bytes_per_token(*model.linear_attention) <= 0) return 0;
+  return double(model.linear_attention->num_layers) / double(model.num_layers);
+}
+
+/// `shape` with the model's linear-attention token mixer in place of softmax attention.
+LayerShape linear_layer(const ModelSpec& model, LayerShape shape) {
+  if (model.linear_attention) shape.linear_mixer = linear_mixer_bytes_per_token(*model.linear_attention);
+  return shape;
+}
+
+/// One layer of `shape` averaged over a hybrid model's token mixers: a stage holds its share of
+/// linear-attention layers (exact when its layers follow the model's pattern, e.g. whole
+/// full_attention_interval groups). `largest`: the larger of the two kinds instead.
+double mixed_layer_bytes(const ModelSpec& model, const LayerShape& shape, const LayerSplit& split,
+                         const MicroBatchShape& mb, Recompute recompute, const MemoryOptions& options,
+                         bool largest = false) {
+  const double attention = layer_bytes(shape, split, mb, recompute, options);
+  const double share = linear_share(model);
+  if (share <= 0) return attention;
+  const double linear = layer_bytes(linear_layer(model, shape), split, mb, recompute, options);
+  return largest ? std::max(attention, linear) : (1.0 - share) * attention + share * linear;
+}
+
 }  // namespace
 
 LayerShape dense_layer_shape(const ModelSpec& model) {
@@ -58,6 +84,24 @@ LayerShape dense_layer_shape(const ModelSpec& model) {
   shape.ffn = double(model.dense_mlp.intermediate_size);
   shape.gated = model.dense_mlp.gated;
   return shape;
+}
+
+double linear_mixer_bytes_per_token(const LinearAttentionSpec& l) {
+  if (l.kind != LinearAttentionKind::gated_delta_net) return 0;
+  // transformers modeling_qwen3_next.py Qwen3NextGatedDeltaNet.forward: q and k repeat to the value
+  // heads before the kernel. fla ops/gated_delta_rule/chunk.py ChunkGatedDeltaRuleFunction.forward
+  // (use_qk_l2norm_in_kernel) saves q, k (l2-normed, bf16), their fp32 rstd, v, the fp32 chunk-local
+  // cumsum of g, beta and A (bf16, [T, H, 64]: chunk size 64); the per-chunk states h are not saved
+  // but recomputed in the backward (chunk_gated_delta_rule_bwd calls chunk_gated_delta_rule_fwd_h).
+  const double heads = double(l.num_value_heads);
+  const double key_width = heads * double(l.key_head_dim);
+  const double value_width = heads * double(l.value_head_dim);
+  const double kernel = 2.0 * (2.0 * key_width + value_width) + 2.0 * 4.0 * heads + 4.0 * heads + 2.0 * heads +
+                        2.0 * 64.0 * heads;
+  // causal_conv1d_fn saves its input (q, k, v channels before the repeat); FusedRMSNormGated saves
+  // the kernel output and the gate z; out_proj keeps its input. All 2 bytes.
+  const double conv_input = 2.0 * double(2 * l.num_key_heads * l.key_head_dim + l.num_value_heads * l.value_head_dim);
+  return conv_input + kernel + 2.0 * 2.0 * value_width + 2.0 * value_width;
 }
 
 LayerShape moe_layer_shape(const ModelSpec& model, double capacity_factor) {
@@ -89,14 +133,18 @@ double layer_activation_bytes(const LayerShape& shape, const LayerSplit& split, 
   // Attention block (§4.1): norm input 2sbh, shared QKV input 2sbh, Q and K for QK^T,
   // V, the output projection input, dropout mask sbh.
   replicated += 2.0 * sb * h + 2.0 * sb * h + (hidden_dropout ? sb * h : 0.0);
-  sharded += 2.0 * sb * (shape.q_width + shape.k_width) + 2.0 * sb * shape.v_width + 2.0 * sb * shape.o_width;
-  unsplit += 2.0 * sb * shape.latent_width;
-  if (options.flash_attention) {
-    sharded += 4.0 * shape.heads * sb;  // FlashAttention keeps only the fp32 row log-sum-exp
-  } else if (recompute != Recompute::selective) {
-    // softmax output 2as^2b (+ dropout mask as^2b + dropout output 2as^2b) = 5as^2b
-    sharded += (attention_dropout ? 5.0 : 2.0) * shape.heads * s * kv_s * b;
+  if (shape.linear_mixer > 0) {
+    sharded += sb * shape.linear_mixer;  // a linear-attention mixer: no scores, heads split by TP
+  } else {
+    sharded += 2.0 * sb * (shape.q_width + shape.k_width) + 2.0 * sb * shape.v_width + 2.0 * sb * shape.o_width;
+    if (options.flash_attention) {
+      sharded += 4.0 * shape.heads * sb;  // FlashAttention keeps only the fp32 row log-sum-exp
+    } else if (recompute != Recompute::selective) {
+      // softmax output 2as^2b (+ dropout mask as^2b + dropout output 2as^2b) = 5as^2b
+      sharded += (attention_dropout ? 5.0 : 2.0) * shape.heads * s * kv_s * b;
+    }
   }
+  unsplit += 2.0 * sb * shape.latent_width;
   // MLP block: norm input 2sbh, fc1 input 2sbh, inner activations, dropout mask sbh.
   replicated += 2.0 * sb * h + 2.0 * sb * h + (hidden_dropout ? sb * h : 0.0);
   sharded += sb * mlp_inner_bytes_per_token(shape.ffn, shape.gated);
@@ -130,14 +178,17 @@ double stage_activation_bytes(const ModelSpec& model, const Strategy& s, Pipelin
   const LayerShape moe = moe_layer_shape(model, options.moe_capacity_factor);
   const LayerSplit split = split_of(s);
   const StageLayers layers = stage_layers(model, s, stage);
-  const double dense_full = layer_bytes(dense, split, mb, Recompute::none, options);
-  const double moe_full = layer_bytes(moe, split, mb, Recompute::none, options);
-  const double largest_full = layers.moe > 0 ? std::max(dense_full, moe_full) : dense_full;
+  const double dense_full = mixed_layer_bytes(model, dense, split, mb, Recompute::none, options);
+  const double moe_full = mixed_layer_bytes(model, moe, split, mb, Recompute::none, options);
+  const double dense_largest = mixed_layer_bytes(model, dense, split, mb, Recompute::none, options, true);
+  const double largest_full =
+      layers.moe > 0 ? std::max(dense_largest, mixed_layer_bytes(model, moe, split, mb, Recompute::none, options, true))
+                     : dense_largest;
   double stored = 0;   // per micro-batch
   double working = 0;  // recomputation buffer, once
   if (s.recompute != Recompute::full) {
-    stored = double(layers.dense) * layer_bytes(dense, split, mb, s.recompute, options) +
-             double(layers.moe) * layer_bytes(moe, split, mb, s.recompute, options);
+    stored = double(layers.dense) * mixed_layer_bytes(model, dense, split, mb, s.recompute, options) +
+             double(layers.moe) * mixed_layer_bytes(model, moe, split, mb, s.recompute, options);
   } else {
     const double input = layer_activation_bytes(dense, split, mb.seq_tokens, mb.kv_tokens, mb.sequences,
                                                 Recompute::full, options);
@@ -176,10 +227,10 @@ double stage_activation_bytes(const ModelSpec& model, const Strategy& s, Pipelin
         return fmt::format(
             "s={:.6g} b={:.6g} h={} dense_layers={} moe_layers={} tp={} sp={} cp={} "
             "recompute={} n={} in_flight={:.4g} per_layer_dense={:.4g} per_layer_moe={:.4g} "
-            "working={:.4g} flash_attention={}",
+            "working={:.4g} flash_attention={} linear_attention_share={:.4g}",
             mb.seq_tokens, mb.sequences, model.hidden_size, layers.dense, layers.moe, s.tp,
             s.sequence_parallel, s.cp, static_cast<int>(s.recompute), s.recompute_num_layers, in_flight,
-            dense_full, moe_full, working, options.flash_attention);
+            dense_full, moe_full, working, options.flash_attention, linear_share(model));
       });
   return bytes;
 }
@@ -189,8 +240,8 @@ double forward_only_activation_bytes(const ModelSpec& model, const Strategy& s, 
   const LayerShape dense = dense_layer_shape(model);
   const LayerShape moe = moe_layer_shape(model, options.moe_capacity_factor);
   const LayerSplit split = split_of(s);
-  double largest = layer_bytes(dense, split, mb, Recompute::none, options);
-  if (model.moe) largest = std::max(largest, layer_bytes(moe, split, mb, Recompute::none, options));
+  double largest = mixed_layer_bytes(model, dense, split, mb, Recompute::none, options, true);
+  if (model.moe) largest = std::max(largest, mixed_layer_bytes(model, moe, split, mb, Recompute::none, options, true));
   const double residual = 2.0 * mb.seq_tokens * mb.sequences * double(model.hidden_size);
   const double bytes = largest + residual;
   trace_bytes(

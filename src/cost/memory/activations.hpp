@@ -23,11 +23,17 @@ struct LayerShape {
   double experts = 0;           ///< routed experts (0: dense layer)
   double routed_per_token = 0;  ///< top-k x capacity factor
   double expert_ffn = 0;
+  double linear_mixer = 0;      ///< bytes per token a linear-attention token mixer keeps for the
+                                ///< backward (Gated DeltaNet); 0: softmax attention (q/k/v/o widths)
   bool attention_dropout = false;  ///< config.json attention dropout rate > 0 (masks on the scores)
   bool hidden_dropout = false;     ///< hidden / residual dropout rate > 0 (two sbh masks per layer)
 };
 
 LayerShape dense_layer_shape(const ModelSpec& model);
+/// Bytes per token (before TP) one Gated DeltaNet layer's token mixer keeps for the backward: the
+/// short conv's input, what fla's chunk_gated_delta_rule saves and the gated norm's and out_proj's
+/// inputs. 0 for other linear mixers (lightning attention is counted as softmax attention).
+double linear_mixer_bytes_per_token(const LinearAttentionSpec& linear);
 LayerShape moe_layer_shape(const ModelSpec& model, double capacity_factor);
 
 /// How a layer's activations are split across ranks.
