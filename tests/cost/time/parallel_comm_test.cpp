@@ -89,5 +89,28 @@ TEST_CASE("DP gradients: exposed all-reduce without overlap, ZeRO-3 gathers per 
   }
 }
 
+TEST_CASE("DDP with overlapped reduction: the last bucket, max(40M, 1M x DP) parameters, stays exposed") {
+  // GPT 24 x 2048 (~1.31B parameters) at TP 8: ~164M per rank; DP 128 with one rank per node, a
+  // flat fp16 all-reduce ring over the NICs. Megatron's bucket is max(40M, 1M x 128) = 128M
+  // parameters (distributed_data_parallel.py), so 128M / 164M of the reduction is exposed after
+  // the last backward; 16 x 2048 tokens of backward hide the other buckets.
+  const ModelSpec model = test::gpt_24x2048();
+  const NodeGroup node = test::a100_node(128);
+  Strategy strategy;
+  strategy.tp = 8;
+  strategy.dp = 128;
+  strategy.compute_dtype = Dtype::fp16;
+  strategy.distributed_optimizer = false;
+  TimeOptions options = test::simple_options();
+  options.overlap_grad_reduce = true;
+  const StageCompute compute = stage_compute(model, node, strategy, 2048, 16, options, nullptr);
+  const RankParams params = rank_params(model, strategy);
+  REQUIRE(params.total() > 128e6);
+  const LinkPath nic = inter_node_link(node, options.constants.nic_efficiency);
+  const double grads = all_reduce_seconds(params.dense * 2, 128, nic);
+  CHECK(dp_comm_exposed_seconds(model, node, strategy, 1, compute, options, nullptr) ==
+        doctest::Approx(grads * 128e6 / params.total()));
+}
+
 }  // namespace
 }  // namespace meshplan
