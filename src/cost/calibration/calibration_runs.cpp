@@ -135,6 +135,10 @@ Result<CalibrationRun> build_run(const json& row, const EfficiencyConstants& con
   run.options.tp_comm_overlap = source->overlaps;
   run.options.overlap_grad_reduce = source->overlaps;
   run.options.overlap_param_gather = source->overlaps;
+  // Megatron-Bridge's 25.11 H100 MoE recipes set moe_a2a_overlap=True
+  // (scripts/performance/configs/qwen/qwen3_workload_base_configs.py at 9a0f0fe); no other
+  // source runs MoE models.
+  run.options.moe_a2a_overlap = source->overlaps && run.model.moe.has_value();
   // ZeRO-3 / "FSDP" rows ran Megatron's model code (DeepSpeed ZeRO-3 around Megatron layers in
   // Narayanan 2021; Megatron-FSDP in NeMo), not Hugging Face modeling.
   run.options.hf_modeling = false;

@@ -87,6 +87,19 @@ double group_reduce_scatter_seconds(double bytes, const NodeGroup& node, const G
          ring_reduce_scatter_seconds(bytes / span.per_node, span.nodes, inter);
 }
 
+double group_all_to_all_seconds(double bytes, const NodeGroup& node, const GroupPlacement& group,
+                                const LinkPath& intra, const LinkPath& inter) {
+  const GroupSpan span = group_span(node, group);
+  if (span.nodes <= 1) return all_to_all_seconds(bytes, group.ranks, intra);
+  if (bytes <= 0) return 0.0;
+  const double n = group.ranks;
+  const double local_peers = span.per_node - 1.0;
+  const double remote_peers = n - span.per_node;
+  const double intra_s = local_peers / n * transfer_seconds(bytes, intra) + local_peers * intra.latency_s;
+  const double inter_s = remote_peers / n * transfer_seconds(bytes, inter) + remote_peers * inter.latency_s;
+  return std::max(intra_s, inter_s);
+}
+
 double group_all_reduce_seconds(double bytes, const NodeGroup& node, const GroupPlacement& group,
                                 const LinkPath& intra, const LinkPath& inter) {
   const GroupSpan span = group_span(node, group);

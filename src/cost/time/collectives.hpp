@@ -48,6 +48,11 @@ struct GroupPlacement {
 /// (NCCL runs one ring channel per NIC, so a node's traffic spreads over all of them).
 double group_reduce_scatter_seconds(double bytes, const NodeGroup& node, const GroupPlacement& group,
                                     const LinkPath& intra, const LinkPath& inter);
+/// All-to-all over a group; `bytes` is what one rank sends in total, 1/n to each member. The
+/// share for members in its own node goes over NVLink, the rest through the rank's NIC share,
+/// both at once (NCCL posts every peer's send and receive together), so the slower sets the time.
+double group_all_to_all_seconds(double bytes, const NodeGroup& node, const GroupPlacement& group,
+                                const LinkPath& intra, const LinkPath& inter);
 /// All-reduce over a group, two-level like group_reduce_scatter_seconds.
 double group_all_reduce_seconds(double bytes, const NodeGroup& node, const GroupPlacement& group,
                                 const LinkPath& intra, const LinkPath& inter);

@@ -26,6 +26,10 @@ constexpr double kCrossEntropyBytesPerLogit = 16.0;
 // the 16-bit weights (2 B) per parameter (ZeRO paper §3.1 byte counts, one pass each).
 constexpr double kAdamBytesPerParam = 30.0;
 
+// Megatron-core MoE router: fp32 logits written, read by the score function (softmax/sigmoid),
+// read by top-k, probabilities scattered to [tokens, E]: ~4 passes of 4 bytes per logit.
+constexpr double kRouterBytesPerLogit = 16.0;
+
 /// Fraction of the stage's decoder layers that full recomputation redoes.
 double full_recompute_fraction(const Strategy& strategy, double layers_per_stage) {
   if (strategy.recompute_method == RecomputeMethod::block && strategy.recompute_num_layers > 0) {
@@ -85,14 +89,19 @@ StageCompute stage_compute(const ModelSpec& model, const NodeGroup& node, const 
   // Dense GEMMs: every weight matrix split over TP; size = (hidden/TP, tokens).
   const double dense_eff = gemm_efficiency(node, strategy.compute_dtype, h / t, tokens, constants);
   const double dense_s = dense_gemm * tokens * layer_share / t / (gemm_peak * dense_eff);
-  // Routed experts: each local expert sees tokens·k·EP/E rows (balanced routing).
+  // Routed experts: each local expert sees tokens·k·EP/E rows (balanced routing). Megatron-core's
+  // TEGroupedMLP runs them as Transformer Engine GroupedLinear, one GEMM per local expert, so
+  // each GEMM is as small as its rows: the dense curve, then the grouped-GEMM row penalty.
   double expert_s = 0;
+  double expert_rows = 0;
+  double expert_eff = 0;
   if (model.moe && routed > 0) {
     const MoeSpec& moe = *model.moe;
-    const double rows = tokens / t * moe.experts_per_token * strategy.ep / std::max<double>(moe.num_experts, 1);
+    expert_rows = tokens / t * moe.experts_per_token * strategy.ep / std::max<double>(moe.num_experts, 1);
     const double width = static_cast<double>(moe.expert_intermediate_size) / strategy.etp;
-    const double eff = gemm_efficiency(node, strategy.compute_dtype, width, rows, constants);
-    expert_s = routed * tokens * layer_share / t / (gemm_peak * eff);
+    expert_eff = gemm_efficiency(node, strategy.compute_dtype, width, expert_rows, constants) /
+                 (1.0 + constants.expert_gemm_half_rows / std::max(expert_rows, 1.0));
+    expert_s = routed * tokens * layer_share / t / (gemm_peak * expert_eff);
   }
   // Attention scores: causal fused kernels do half of the s×s work Megatron counts.
   const double causal = options.flash_attention ? 0.5 : 1.0;
@@ -113,18 +122,30 @@ StageCompute stage_compute(const ModelSpec& model, const NodeGroup& node, const 
   double elementwise_s = hf_factor * constants.elementwise_passes * tokens * h * kActivationBytes * layers_per_stage /
                          elementwise_split / gpu.memory_bandwidth_Bps;
   // MoE token permutation (Megatron-core moe_utils.permute / unpermute): each token's hidden state
-  // is read once and written k times in expert order, then read k times and written once.
-  if (model.moe && model.moe->num_moe_layers > 0) {
+  // is read once and written k times in expert order, then read k times and written once. The
+  // router (moe/router.py TopKRouter: fp32 logits, score function, top-k, probabilities
+  // scattered back to [tokens, E]) makes ~4 passes over 4-byte logits.
+  const double moe_layers = model.moe ? static_cast<double>(model.moe->num_moe_layers) * layer_share : 0.0;
+  if (moe_layers > 0) {
     const double k = static_cast<double>(model.moe->experts_per_token);
-    const double moe_layers = static_cast<double>(model.moe->num_moe_layers) * layer_share;
-    elementwise_s += (2.0 * k + 2.0) * tokens * h * kActivationBytes * moe_layers / elementwise_split /
-                     gpu.memory_bandwidth_Bps;
+    const double experts = static_cast<double>(model.moe->num_experts);
+    const double moe_bytes = (2.0 * k + 2.0) * h * kActivationBytes + kRouterBytesPerLogit * experts;
+    elementwise_s += moe_bytes * tokens * moe_layers / elementwise_split / gpu.memory_bandwidth_Bps;
   }
 
+  // A MoE layer whose kernels are shorter than the host time that launches them runs at the
+  // host's pace: the dispatcher's per-layer device sync stops the host from running ahead.
+  const double gpu_forward_s = dense_s + expert_s + attention_s + elementwise_s;
+  const double gpu_layer_s = gpu_forward_s / std::max(layers_per_stage, 1.0);
+  const double local_experts = model.moe ? static_cast<double>(model.moe->num_experts) / strategy.ep : 0.0;
+  const double host_layer_s = constants.moe_layer_host_seconds + constants.moe_expert_host_seconds * local_experts;
+  const double host_wait_s = moe_layers * std::max(0.0, host_layer_s - gpu_layer_s);
+
   StageCompute stage;
-  stage.layers_forward_s = dense_s + expert_s + attention_s + elementwise_s;
+  stage.layers_forward_s = gpu_forward_s + host_wait_s;
   stage.attention_forward_s = attention_s;
-  stage.layers_backward_s = 2.0 * stage.layers_forward_s;  // Narayanan 2021 §5.1: bwd = 2 × fwd
+  // Narayanan 2021 §5.1: bwd = 2 × fwd (autograd launches about twice the kernels too).
+  stage.layers_backward_s = 2.0 * stage.layers_forward_s;
   if (strategy.recompute == Recompute::full) {
     stage.recompute_s = stage.layers_forward_s * full_recompute_fraction(strategy, layers_per_stage);
   } else if (strategy.recompute == Recompute::selective) {
@@ -147,15 +168,24 @@ StageCompute stage_compute(const ModelSpec& model, const NodeGroup& node, const 
                       "model/flops.hpp; cost/time/efficiency.cpp"});
     if (expert_s > 0) {
       trace->push_back({"time/compute/routed_experts", expert_s, "seconds",
-                        "routed_flops_per_token * tokens * L_stage/L / t / (peak * eff(ffn_e/etp, rows/expert))", "",
-                        "model/flops.hpp (top-k experts)"});
+                        "routed_flops_per_token * tokens * L_stage/L / t / (peak * eff(ffn_e/etp, rows) / (1 + r0/rows))",
+                        fmt::format("rows/expert={:.0f}, r0={}, eff={:.3f}", expert_rows,
+                                    constants.expert_gemm_half_rows, expert_eff),
+                        "model/flops.hpp (top-k experts); Megatron-core TEGroupedMLP"});
+    }
+    if (moe_layers > 0) {
+      trace->push_back({"time/compute/moe_host_wait", host_wait_s, "seconds",
+                        "moe_layers_stage * max(0, host_layer + host_expert * E/ep - gpu_per_layer), forward (bwd 2x)",
+                        fmt::format("moe_layers={:.1f}, host={:.4g} s, local_experts={:.0f}, gpu/layer={:.4g} s",
+                                    moe_layers, host_layer_s, local_experts, gpu_layer_s),
+                        "Megatron-core token_dispatcher.py _maybe_dtoh_and_synchronize; TE grouped_linear.py"});
     }
     trace->push_back({"time/compute/attention_scores", attention_s, "seconds",
                       "score_flops * tokens * L_stage/L / t * causal / (peak * eff) [+ unfused softmax traffic]",
                       fmt::format("causal={}, flash={}", causal, options.flash_attention),
                       "Narayanan 2021 Eq. 3 (full s×s counted); FlashAttention computes the causal half"});
     trace->push_back({"time/compute/elementwise", elementwise_s, "seconds",
-                      "(hf ? hf_factor : 1) * passes * tokens * h * 2 B * L_stage / (SP ? t : 1) / HBM_Bps + MoE permute (2k+2) * tokens * h * 2 B",
+                      "(hf ? hf_factor : 1) * passes * tokens * h * 2 B * L_stage / (SP ? t : 1) / HBM_Bps + MoE permute (2k+2)*h*2 B + router 16 B * E, per token",
                       fmt::format("passes={}, tokens={:.0f}, h={}, HBM={:.4g} B/s", constants.elementwise_passes,
                                   tokens, model.hidden_size, gpu.memory_bandwidth_Bps),
                       "Korthikanti et al. 2022 Table 2 (34·s·b·h activation bytes per layer)"});

@@ -33,6 +33,19 @@ struct EfficiencyConstants {
   /// FP8 GEMMs reach this fraction of what a bf16 GEMM reaches of its own peak, casts included
   /// (fit; H100 GEMM alone: measured 1382/1979 fp8 vs ~0.8 bf16, gpus.md).
   double fp8_relative_efficiency = 0.0;
+  /// Routed experts (Megatron-core TEGroupedMLP: Transformer Engine GroupedLinear, one GEMM per
+  /// local expert): rows per expert at which a grouped expert GEMM loses half of what a dense
+  /// GEMM of the same shape reaches (each expert's last M tile is partly empty).
+  double expert_gemm_half_rows = 0.0;
+  /// Host time of one MoE layer's forward that the GPU cannot run ahead of: Megatron-core's
+  /// token dispatcher synchronises with the device every MoE forward to read the all-to-all
+  /// split sizes (token_dispatcher.py `_maybe_dtoh_and_synchronize`), so a layer whose kernels
+  /// are shorter than their launches runs at the host's pace. Backward: twice this.
+  double moe_layer_host_seconds = 0.0;
+  /// The same host time per local expert: Transformer Engine's GroupedLinear keeps one weight
+  /// and one quantizer per expert and launches one cuBLAS GEMM per expert
+  /// (pytorch/module/grouped_linear.py, general_grouped_gemm), plus per-expert casts under FP8.
+  double moe_expert_host_seconds = 0.0;
   /// RL rollout: host time of one engine step that the GPU waits for (vLLM V1 EngineCore /
   /// SGLang Scheduler loop: scheduling, sampling, detokenizing, the Python around the model call).
   double engine_step_seconds = 0.0;

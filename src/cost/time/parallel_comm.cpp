@@ -73,18 +73,28 @@ MicroBatchComm micro_batch_comm(const ModelSpec& model, const NodeGroup& node, c
     }
   }
   // EP (Lepikhin et al. 2020 GShard; formulas.md): dispatch + combine all-to-all per MoE layer
-  // per pass of the tokens·top-k hidden vectors this rank routes.
+  // per pass of the tokens·top-k hidden vectors this rank routes (Megatron-core
+  // MoEAlltoAllTokenDispatcher). The EP group's members are ETP ranks apart (expert rank order
+  // etp → ep → dp → pp): peers in the node over NVLink, the others through the NIC, at once.
   if (strategy.ep > 1 && model.moe) {
     const MoeSpec& moe = *model.moe;
-    const LinkPath link = group_link(node, {strategy.ep, strategy.etp}, k.nvlink_efficiency, k.nic_efficiency);
+    const GroupPlacement group{strategy.ep, strategy.etp};
+    const LinkPath intra = intra_node_link(node, k.nvlink_efficiency);
+    const LinkPath inter = inter_node_link(node, k.nic_efficiency);
     const double bytes = tokens / strategy.tp * moe.experts_per_token * h * kActivationBytes;
     const double moe_layers = static_cast<double>(moe.num_moe_layers) * layers / static_cast<double>(model.num_layers);
-    comm.ep_s = 2.0 * passes * moe_layers * all_to_all_seconds(bytes, strategy.ep, link);
+    const double per_pass = 2.0 * moe_layers * group_all_to_all_seconds(bytes, node, group, intra, inter);
+    const double total = passes * per_pass;
+    comm.ep_forward_s = per_pass;
+    // --overlap-moe-expert-parallel-comm (moe/README.md "EP A2A Overlap"): the combined 1F1B
+    // schedule runs one micro-batch's all-to-alls behind another's forward and backward.
+    comm.ep_s = options.moe_a2a_overlap ? std::max(0.0, total - compute.layers_total()) : total;
     if (trace) {
       trace->push_back({"time/ep_comm", comm.ep_s, "seconds",
-                        "2 all-to-all * passes * moe_layers/p * a2a(tokens/t * k * h * 2 B, ep)",
-                        fmt::format("ep={}, bytes={:.4g}, link={:.4g} B/s", strategy.ep, bytes, link.bandwidth_Bps),
-                        "GShard (Lepikhin et al. 2020); Megatron MoE token dispatcher"});
+                        "2 all-to-all * passes * moe_layers/p * a2a(tokens/t * k * h * 2 B, ep) [- layers compute if a2a overlap]",
+                        fmt::format("ep={}, bytes={:.4g}, total={:.4g} s, overlap={}", strategy.ep, bytes, total,
+                                    options.moe_a2a_overlap),
+                        "GShard (Lepikhin et al. 2020); Megatron-core token_dispatcher.py"});
     }
   }
   return comm;

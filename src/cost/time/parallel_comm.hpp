@@ -11,7 +11,8 @@ namespace meshplan {
 struct MicroBatchComm {
   double tp_s = 0;
   double cp_s = 0;
-  double ep_s = 0;
+  double ep_s = 0;          ///< exposed in a training pass (after --overlap-moe-expert-parallel-comm)
+  double ep_forward_s = 0;  ///< the forward all-to-alls alone (a forward-only pass has none to hide behind)
 };
 
 MicroBatchComm micro_batch_comm(const ModelSpec& model, const NodeGroup& node, const Strategy& strategy,

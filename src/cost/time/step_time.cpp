@@ -64,13 +64,13 @@ TimeBreakdown forward_pass_breakdown(const ModelSpec& model, const NodeGroup& no
   const double md = static_cast<double>(m);
   const double p = strategy.pp;
   // Forward shares of a training pass: TP and EP collectives 1 of 2 passes, CP 1 of 3.
-  const double comm_s = comm.tp_s / 2.0 + comm.cp_s / 3.0 + comm.ep_s / 2.0;
+  const double comm_s = comm.tp_s / 2.0 + comm.cp_s / 3.0 + comm.ep_forward_s;
   const double slowest = stage.layers_forward_s + stage.lm_head_forward_s + comm_s;
   TimeBreakdown breakdown;
   breakdown.compute = md * (stage.layers_forward_s + stage.lm_head_forward_s / p);
   breakdown.tp_comm = md * comm.tp_s / 2.0;
   breakdown.cp_comm = md * comm.cp_s / 3.0;
-  breakdown.ep_comm = md * comm.ep_s / 2.0;
+  breakdown.ep_comm = md * comm.ep_forward_s;
   if (strategy.pp > 1) {
     const PipelineTime pipeline = pipeline_time(model, node, strategy, seq_len, micro_batch, m, slowest,
                                                 stage.lm_head_forward_s, options, nullptr);

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cmath>
 #include <sstream>
+#include <utility>
 
 #include "cost/calibration/calibration_runs.hpp"
 #include "test_support.hpp"
@@ -10,11 +11,25 @@
 namespace meshplan {
 namespace {
 
-/// What the time model reaches on NeMo's MoE training rows today (docs/accuracy.md), with margin.
-constexpr double kMoeTrainingErrorBound = 1.7;
+/// What the time model reaches on NeMo's MoE training rows (docs/accuracy.md: +54.4% and +8.1%,
+/// with the MoE host-time constants at the top of their physical range), with a small margin.
+/// A MoE row not listed here is held to the largest bound.
+constexpr std::pair<const char*, double> kMoeRowBounds[] = {
+    {"nemo_bridge_25.11_h100_Qwen3_30B_a3B_16gpu_FP8-CS", 0.56},
+    {"nemo_bridge_25.11_h100_Qwen3_235B_a22B_256gpu_FP8-CS", 0.10},
+};
+
+double moe_row_bound(const std::string& id) {
+  double largest = 0;
+  for (const auto& [row, bound] : kMoeRowBounds) {
+    if (id == row) return bound;
+    largest = std::max(largest, bound);
+  }
+  return largest;
+}
 
 /// Predicts every buildable row with the fitted constants; returns the absolute relative errors
-/// of the dense rows (the fit's rows) and of the MoE rows (evaluated, not fit: docs/accuracy.md).
+/// of the dense rows and of the MoE rows (fit in a stage of their own: docs/accuracy.md).
 struct CalibrationErrors {
   std::vector<double> dense;
   std::vector<double> moe;
@@ -32,8 +47,9 @@ CalibrationErrors calibration_errors(const std::filesystem::path& path) {
     const double error = predicted / run.published - 1.0;
     (run.model.moe ? errors.moe : errors.dense).push_back(std::fabs(error));
     table << "  " << run.id << ": published " << run.published << ", predicted " << predicted << ", error "
-          << std::round(error * 1000) / 10 << "%" << (run.model.moe ? " (MoE, not fit)" : "") << "\n";
-    if (!run.model.moe) CHECK_MESSAGE(std::fabs(error) <= 0.25, run.id << " is off by " << error * 100 << "%");
+          << std::round(error * 1000) / 10 << "%" << (run.model.moe ? " (MoE)" : "") << "\n";
+    const double bound = run.model.moe ? moe_row_bound(run.id) : 0.25;
+    CHECK_MESSAGE(std::fabs(error) <= bound, run.id << " is off by " << error * 100 << "%");
   }
   for (const SkippedRun& skipped : set->skipped) table << "  skipped " << skipped.id << ": " << skipped.reason << "\n";
   MESSAGE(table.str());
@@ -48,9 +64,7 @@ void check_accuracy(const std::filesystem::path& path) {
   MESSAGE("dense rows: median |error| " << median * 100 << "%, max " << errors.dense.back() * 100 << "%");
   CHECK(median <= 0.10);
   CHECK(errors.dense.back() <= 0.25);
-  // MoE training is not calibrated yet (docs/accuracy.md): its rows are held to what the model
-  // reaches today so that a change that makes them worse is seen.
-  for (double error : errors.moe) CHECK(error <= kMoeTrainingErrorBound);
+  CHECK(!errors.moe.empty());
 }
 
 TEST_CASE("calibration: published runs in the project's fixture are predicted within 10% median, 25% max") {

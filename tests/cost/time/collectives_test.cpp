@@ -63,6 +63,22 @@ TEST_CASE("a group runs on NVLink when it fits in a node, else on the NIC, with 
   CHECK(inter_node_link(shared, 1.0).bandwidth_Bps == doctest::Approx(12.5e9));
 }
 
+TEST_CASE("an all-to-all over nodes sends to local peers over NVLink and to remote ones through the NIC at once") {
+  const NodeGroup node = eight_gpu_node(200e9, 25e9);
+  const LinkPath intra{200e9, 0};
+  const LinkPath inter{25e9, 0};
+  // EP 32, stride 1: 8 members per node. A rank sends 1/32 of 1 GB to each member: 7 local
+  // peers over NVLink, 7/32 * 1/200 = 1.09 ms, and 24 remote ones through its NIC,
+  // 24/32 * 1/25 = 30 ms, concurrently: the NIC share sets the time (a flat NIC all-to-all,
+  // 31/32 * 1/25 = 38.75 ms, would also send the local share through the NIC).
+  CHECK(group_all_to_all_seconds(1e9, node, {32, 1}, intra, inter) == doctest::Approx(0.03));
+  // Inside one node: the plain all-to-all, 7/8 * 1/200.
+  CHECK(group_all_to_all_seconds(1e9, node, {8, 1}, intra, inter) == doctest::Approx(0.004375));
+  // EP 8 with stride 2 (ETP 2): 4 members per node over 2 nodes: 3/8 over NVLink, 4/8 over the
+  // NIC: max(1.875 ms, 20 ms).
+  CHECK(group_all_to_all_seconds(1e9, node, {8, 2}, intra, inter) == doctest::Approx(0.02));
+}
+
 TEST_CASE("a group spread over nodes reduces in two levels") {
   const NodeGroup node = eight_gpu_node(200e9, 25e9);
   const LinkPath intra{200e9, 0};
