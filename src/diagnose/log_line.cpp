@@ -217,7 +217,10 @@ bool take_ray(std::string_view text, std::size_t& pos, LinePrefix& prefix) {
     const std::size_t pid_at = inside.find("pid=");
     if (pid_at == std::string_view::npos) return false;
     std::int64_t pid = 0;
-    for (std::size_t i = pid_at + 4; i < inside.size() && is_digit(inside[i]); ++i) pid = pid * 10 + (inside[i] - '0');
+    // A Linux pid has at most 7 digits (pid_max <= 2^22); reading at most 18 keeps garbage from overflowing.
+    for (std::size_t i = pid_at + 4; i < inside.size() && is_digit(inside[i]) && i < pid_at + 4 + 18; ++i) {
+      pid = pid * 10 + (inside[i] - '0');
+    }
     prefix.pid = pid;
     const std::size_t ip_at = inside.find("ip=");
     if (ip_at != std::string_view::npos) {

@@ -123,6 +123,14 @@ Result<ConfigFields> ConfigFields::parse(std::string_view text, std::string_view
     std::string message = truncated ? "malformed JSON (truncated?): " : "malformed JSON: ";
     message += e.what();
     return Error{document->source_name, line_of_offset(document->text, offset), "", message};
+  } catch (const json::out_of_range& e) {
+    // A number beyond double's range ("1E400"): nlohmann reports the literal, not its offset.
+    const std::string what = e.what();
+    const std::size_t open = what.find('\'');
+    const std::size_t close = open == std::string::npos ? open : what.find('\'', open + 1);
+    const std::size_t at = close == std::string::npos ? close : document->text.find(what.substr(open + 1, close - open - 1));
+    return Error{document->source_name, at == std::string::npos ? 0 : line_of_offset(document->text, at), "",
+                 "number out of range: " + what};
   }
   if (!document->root.is_object()) {
     return Error{document->source_name, 1, "", fmt::format("expected a JSON object, got {}",

@@ -173,6 +173,11 @@ TEST_CASE("bad input: one Error naming the file, the line and the key") {
     const Error error = parse_error("{\n  \"model_type\": \"llama\",\n  \"hidden_size\": 40,,\n  \"x\": 1\n}");
     CHECK(error.line == 3);
   }
+  SUBCASE("a number beyond double's range (a fuzz finding): the line of the literal") {
+    const Error error = parse_error("{\n  \"model_type\": \"llama\",\n  \"rope_theta\": 1E400\n}");
+    CHECK(error.line == 3);
+    CHECK(error.message.find("number out of range") != std::string::npos);
+  }
   SUBCASE("not an object") { CHECK(parse_error("[1, 2]").message.find("object") != std::string::npos); }
   SUBCASE("wrong type") {
     const Error error = parse_error("{\"model_type\": \"llama\",\n\"hidden_size\": \"4096\"}");

@@ -91,7 +91,7 @@ Result<NcclSweep> parse_nccl_tests(std::string_view text, const std::string& fil
     if (!header) {
       return Error{file, number, "", "row before the nccl-tests header (expected '#  size  count  type ... time  algbw  busbw')"};
     }
-    if (words.size() <= header->time) {
+    if (words.size() <= std::max(header->size, header->time)) {
       return Error{file, number, "time", fmt::format("row has {} columns, the header names {}", words.size(), header->columns)};
     }
     NcclPoint point;
