@@ -103,6 +103,10 @@ void fill_rl(const CLI::App& command, const EstimateFlags& f, const Cluster& clu
   rl.free_cache_engine = !f.no_free_cache_engine;
   rl.enforce_eager = f.enforce_eager;
   rl.ref_param_offload = f.ref_offload;
+  rl.ref_param_bytes = f.ref_model_dtype == "fp32" ? 4 : 2;
+  if (in.strategy.backend == Backend::fsdp && rl.use_reference && in.strategy.lora.rank == 0) {
+    note("--ref-model-dtype", "FSDP reference weights in fp32 (ref.fsdp_config.model_dtype, verl >= 0.6)");
+  }
   rl.use_remove_padding = !f.no_remove_padding;
   rl.mean_prompt_len = std::min(f.mean_prompt_len, rl.prompt_len);
   rl.mean_response_len = std::min(f.mean_response_len, rl.response_len);
@@ -209,6 +213,8 @@ void add_estimate_flags(CLI::App& c, EstimateFlags& f) {
   c.add_flag("--no-free-cache-engine", f.no_free_cache_engine, "keep the engine awake between rollouts");
   c.add_flag("--enforce-eager", f.enforce_eager, "no CUDA graphs in the rollout engine");
   c.add_flag("--ref-offload", f.ref_offload, "ref param_offload");
+  c.add_option("--ref-model-dtype", f.ref_model_dtype, "FSDP ref.fsdp_config.model_dtype (verl >= 0.6: fp32; older: bf16)")
+      ->check(CLI::IsMember({"fp32", "bf16"}));
   c.add_flag("--no-remove-padding", f.no_remove_padding, "use_remove_padding=False");
   c.add_flag("--json", f.json, "print JSON (bytes)");
   c.add_flag("--explain", f.explain, "print every term's formula, inputs and source");

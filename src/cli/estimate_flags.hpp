@@ -38,6 +38,7 @@ struct EstimateFlags {
                max_num_batched_tokens = 8192, mean_prompt_len = 0, mean_response_len = 0,
                entropy_chunk = 2048;
   double gpu_memory_utilization = 0.5;
+  std::string ref_model_dtype = "fp32";
   bool dynamic_bsz = false, entropy_in_update = false, no_reference = false, critic = false,
        entropy_chunking = false, no_free_cache_engine = false, enforce_eager = false, ref_offload = false,
        no_remove_padding = false;

@@ -90,6 +90,9 @@ struct RlSettings {
   int max_num_seqs = 256;                ///< rollout.max_num_seqs (engine batch limit)
   std::int64_t max_num_batched_tokens = 8192;  ///< rollout.max_num_batched_tokens (prefill chunk)
   bool ref_param_offload = false;        ///< ref.fsdp_config / ref.megatron param_offload
+  /// FSDP reference weights per parameter: ref.fsdp_config.model_dtype (fp32 from verl 0.6, whose
+  /// engine/fsdp.yaml sets it; older verl loads the ref in bf16)
+  double ref_param_bytes = 4;
   bool use_remove_padding = true;        ///< model.use_remove_padding: micro-batches hold real tokens only
   std::int64_t mean_prompt_len = 0;      ///< expected real prompt tokens (0: prompt_len, the worst case)
   std::int64_t mean_response_len = 0;    ///< expected real response tokens (0: response_len)

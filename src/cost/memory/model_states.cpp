@@ -12,7 +12,13 @@ namespace meshplan {
 namespace {
 
 constexpr double kMegatronGradBytes = 4;  // fp32 main grads (Megatron forces them with bf16/fp16)
-constexpr double kZeroGradBytes = 2;      // ZeRO paper §3.1: 16-bit gradients
+// PyTorch FSDP as verl runs it (workers/fsdp_workers.py _build_model_optimizer, engine/fsdp.yaml
+// model_dtype: fp32): the sharded parameter is the fp32 master itself, gradients are reduced and
+// kept in its dtype (MixedPrecision reduce_dtype fp32), AdamW's m and v follow it; the bf16
+// copies exist only while a unit is gathered. 4 + 4 + 8 = the ZeRO paper's 16 B/param (§3.1),
+// split as FSDP holds it, which matters in phases that leave the optimizer offloaded.
+constexpr double kFsdpParamBytes = 4;
+constexpr double kFsdpGradBytes = 4;
 constexpr double kAdamMomentsBytes = 8;   // fp32 Adam m and v
 constexpr double kMasterWeightBytes = 4;  // fp32 master copy (none when training in fp32)
 
@@ -81,8 +87,7 @@ ModelStateBytes zero_states(const ModelSpec& model, const Strategy& s) {
   const double group = shard_group(s);
   const int stage = static_cast<int>(s.zero);
   ModelStateBytes b;
-  b.weights = weight_bytes(s) * params / (stage >= 3 ? group : 1.0);
-  const double optimizer_per_param = master_bytes(s) + kAdamMomentsBytes;
+  b.weights = kFsdpParamBytes * params / (stage >= 3 ? group : 1.0);
   if (stage >= 3) {
     // The root unit (embedding, LM head) stays gathered; decoder layers are gathered one at a
     // time with the next one prefetched (FSDP forward/backward prefetch).
@@ -90,13 +95,17 @@ ModelStateBytes zero_states(const ModelSpec& model, const Strategy& s) {
     b.gathered = weight_bytes(s) * (root + 2.0 * largest_layer_params(model));
   }
   if (s.lora.rank > 0) {
+    // The frozen base at 2 B/param although verl loads it in model_dtype (fp32) as well: with
+    // 4 B the 7B tuned LoRA launch (examples/tuning) errs at the batch sizes its authors ran
+    // (96, 100); docs/memory-model.md "LoRA base dtype" keeps the evidence.
+    b.weights = weight_bytes(s) * params / (stage >= 3 ? group : 1.0);
     const double adapters = lora_params_total(model, s.lora);
     b.lora_adapters =
-        adapters * (weight_bytes(s) + kZeroGradBytes + optimizer_per_param) / (stage >= 1 ? group : 1.0);
+        adapters * (kFsdpParamBytes + kFsdpGradBytes + kAdamMomentsBytes) / (stage >= 1 ? group : 1.0);
     return b;
   }
-  b.gradients = kZeroGradBytes * params / (stage >= 2 ? group : 1.0);
-  b.optimizer = optimizer_per_param * params / (stage >= 1 ? group : 1.0);
+  b.gradients = kFsdpGradBytes * params / (stage >= 2 ? group : 1.0);
+  b.optimizer = kAdamMomentsBytes * params / (stage >= 1 ? group : 1.0);
   return b;
 }
 
@@ -192,8 +201,8 @@ ModelStateBytes model_state_bytes(const ModelSpec& model, const Strategy& s, Pip
   const bool fsdp = s.backend == Backend::fsdp;
   trace_bytes(
       trace, "memory/model_states/weights", b.weights,
-      fsdp ? "bytes_per_weight * params / (ZeRO-3 ? shard_group : 1)" : "bytes_per_weight * params_on_rank",
-      fsdp ? "ZeRO (Rajbhandari et al. 2020) §3.1 and §5; FSDP FULL_SHARD"
+      fsdp ? "4 * params / (ZeRO-3 ? shard_group : 1) (LoRA base: 2 *)" : "bytes_per_weight * params_on_rank",
+      fsdp ? "verl fsdp_workers.py _build_model_optimizer: fp32 sharded params (model_dtype); FSDP FULL_SHARD"
            : "Megatron-LM theoretical_memory_usage.py (most loaded shard); formulas.md",
       [&] {
         return fmt::format(
@@ -203,13 +212,13 @@ ModelStateBytes model_state_bytes(const ModelSpec& model, const Strategy& s, Pip
       });
   trace_bytes(
       trace, "memory/model_states/gradients", b.gradients,
-      fsdp ? "2 * params / (ZeRO >= 2 ? shard_group : 1)" : "4 * params_on_rank (fp32 main grads)",
-      fsdp ? "ZeRO §3.1 (16-bit gradients)" : "Megatron-LM: 18 = 2 + 4 + 12 bytes/param (formulas.md)", [&] {
+      fsdp ? "4 * params / (ZeRO >= 2 ? shard_group : 1)" : "4 * params_on_rank (fp32 main grads)",
+      fsdp ? "FSDP MixedPrecision reduce_dtype fp32: grads in the fp32 param dtype" : "Megatron-LM: 18 = 2 + 4 + 12 bytes/param (formulas.md)", [&] {
         return fmt::format("params_on_rank={:.4g}, zero={}, offload.grads={}", p.total(),
                            static_cast<int>(s.zero), s.offload.grads);
       });
   trace_bytes(trace, "memory/model_states/optimizer", b.optimizer,
-              fsdp ? "12 * params / (ZeRO >= 1 ? shard_group : 1) * (1 - offloaded fraction)"
+              fsdp ? "8 * params / (ZeRO >= 1 ? shard_group : 1) * (1 - offloaded fraction) (Adam m, v in fp32)"
                    : "12 * (dense / (DP*CP) + expert / (world/(ETP*EP*PP))) with the distributed optimizer, "
                      "else 12 * params_on_rank; * (1 - optimizer_offload_fraction)",
               "ZeRO §3.1; Megatron distributed optimizer 6 + 12/d (formulas.md)", [&] {
@@ -221,7 +230,7 @@ ModelStateBytes model_state_bytes(const ModelSpec& model, const Strategy& s, Pip
               });
   if (b.lora_adapters > 0) {
     trace_bytes(trace, "memory/model_states/lora_adapters", b.lora_adapters,
-                "lora_params * (weight + grad + master + Adam) / sharding",
+                "lora_params * 16 (weight + grad + master + Adam) / sharding",
                 "LoRA (Hu et al. 2021): r*(d_in+d_out)", [&] {
                   return fmt::format("rank={}, lora_params_total={:.4g}", s.lora.rank,
                                      lora_params_total(model, s.lora));

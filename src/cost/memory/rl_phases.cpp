@@ -70,15 +70,16 @@ void add_states(PhaseMemory& phase, const ModelStateBytes& b) {
   phase[C::gathered_params] += b.gathered;
 }
 
-// Reference policy weights (bf16, sharded like the actor, no optimizer). With LoRA verl uses the
-// actor with adapters disabled, so there is no separate reference model.
+// Reference policy weights (sharded like the actor, no optimizer): FSDP in ref.fsdp_config's
+// model_dtype (RlSettings::ref_param_bytes), Megatron in bf16. With LoRA verl uses the actor with
+// adapters disabled, so there is no separate reference model.
 double reference_bytes(const Rl& r, PipelineStage stage) {
   if (!r.rl.use_reference || r.s.lora.rank > 0) return 0;
   const double params = rank_params(r.model, r.s, stage).total();
   const double shard = r.s.backend == Backend::fsdp && r.s.zero == ZeroStage::zero3
                            ? double(r.s.fsdp_shard_size > 0 ? r.s.fsdp_shard_size : r.s.dp)
                            : 1.0;
-  return 2.0 * params / shard;
+  return (r.s.backend == Backend::fsdp ? r.rl.ref_param_bytes : 2.0) * params / shard;
 }
 
 double critic_resident_bytes(const Rl& r, PipelineStage stage) {

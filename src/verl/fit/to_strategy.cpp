@@ -71,6 +71,10 @@ void map_rollout(const ConfigView& v, Workload& w) {
   rl.use_remove_padding = v.boolean("actor_rollout_ref.model.use_remove_padding").value_or(true);
   rl.ref_param_offload = v.boolean(REF("fsdp_config.param_offload")).value_or(false) ||
                          v.boolean(REF("megatron.param_offload")).value_or(false);
+  // fsdp_workers.py _build_model_optimizer(role="ref"): torch_dtype = fsdp_config.model_dtype when
+  // set (engine/fsdp.yaml sets fp32 from verl 0.6), else bf16 for a model that is not the actor.
+  const auto ref_dtype = v.text(REF("fsdp_config.model_dtype"));
+  rl.ref_param_bytes = ref_dtype && (*ref_dtype == "fp32" || *ref_dtype == "float32") ? 4 : 2;
   rl.free_cache_engine = v.boolean(R("free_cache_engine")).value_or(true);
   rl.enforce_eager = v.boolean(R("enforce_eager")).value_or(false);
   rl.max_num_seqs = as_int(v, R("max_num_seqs"), rl.max_num_seqs);

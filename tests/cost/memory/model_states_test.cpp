@@ -182,8 +182,10 @@ TEST_CASE("Weights + optimizer equal Megatron's theoretical formula on a grid of
   CHECK(points >= 50);
 }
 
-TEST_CASE("ZeRO 2 + 2 + 12 bytes per parameter, sharded by stage (Rajbhandari et al. 2020 §3.1)") {
-  // Llama-2-7B, P = 6,738,415,616, 8-way shard group.
+TEST_CASE("FSDP holds 4 + 4 + 8 bytes per parameter (fp32 params, grads, Adam m and v), sharded by stage") {
+  // Llama-2-7B, P = 6,738,415,616, 8-way shard group. verl loads the trained model in fp32
+  // (model_dtype), so the sharded parameter is the master copy: the ZeRO paper's 16 B/param
+  // (Rajbhandari et al. 2020 §3.1) as 4 (params) + 4 (grads) + 8 (Adam), not 2 + 2 + 12.
   const ModelSpec m = test::llama2_7b();
   const double p = 6738415616.0;
   Strategy s;
@@ -196,11 +198,13 @@ TEST_CASE("ZeRO 2 + 2 + 12 bytes per parameter, sharded by stage (Rajbhandari et
   const ModelStateBytes z0 = bytes(ZeroStage::none);
   CHECK(z0.weights + z0.gradients + z0.optimizer == 16 * p);
   const ModelStateBytes z1 = bytes(ZeroStage::zero1);
-  CHECK(z1.weights + z1.gradients + z1.optimizer == 2 * p + 2 * p + 12 * p / 8);
+  CHECK(z1.weights + z1.gradients + z1.optimizer == 4 * p + 4 * p + 8 * p / 8);
   const ModelStateBytes z2 = bytes(ZeroStage::zero2);
-  CHECK(z2.weights + z2.gradients + z2.optimizer == 2 * p + (2 * p + 12 * p) / 8);
+  CHECK(z2.weights + z2.gradients + z2.optimizer == 4 * p + (4 * p + 8 * p) / 8);
   const ModelStateBytes z3 = bytes(ZeroStage::zero3);
-  CHECK(z3.weights + z3.gradients + z3.optimizer == 16 * p / 8);
+  CHECK(z3.weights == 4 * p / 8);
+  CHECK(z3.gradients == 4 * p / 8);
+  CHECK(z3.optimizer == 8 * p / 8);
   // ZeRO-3 gathers the root unit (embedding + LM head) and two decoder layers in bf16:
   // 2 x (262,144,000 + 2 x 202,383,360) = 1,333,821,440.
   CHECK(z3.gathered == 1333821440.0);
@@ -231,7 +235,7 @@ TEST_CASE("Offload: Megatron optimizer_offload_fraction, FSDP params and grads t
   const ModelStateBytes o = model_state_bytes(m, f, PipelineStage::first, OffloadMode::training, nullptr);
   CHECK(o.weights == 0);
   CHECK(o.gradients == 0);
-  CHECK(o.host_offloaded == 4 * 6738415616.0 / 8);
+  CHECK(o.host_offloaded == (4 + 4) * 6738415616.0 / 8);  // fp32 params and grads
 }
 
 TEST_CASE("LoRA: r x (d_in + d_out) per adapted linear; frozen base keeps only its 16-bit weights") {

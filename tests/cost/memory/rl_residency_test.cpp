@@ -75,7 +75,13 @@ TEST_CASE("weight sync: the update bucket plus one full tensor in flight; an off
   // (2,147,483,648): 5,417,467,904 bytes.
   CHECK(sync[C::resharding_buffer] == doctest::Approx(5417467904.0));
   CHECK(sync[C::kv_cache] == 0);  // the KV cache wakes after the weights
-  CHECK(sync[C::reference_model] > 0);
+  // The reference in fp32 (ref.fsdp_config.model_dtype, set by verl >= 0.6's engine/fsdp.yaml):
+  // 4 x 7,615,616,512 / 8 = 3,807,808,256 bytes; verl <= 0.5 loaded it in bf16, half of that.
+  CHECK(sync[C::reference_model] == doctest::Approx(3807808256.0));
+  Workload bf16_ref = w;
+  bf16_ref.rl.ref_param_bytes = 2;
+  const MemoryEstimate old = estimate_memory(m, cluster, fsdp, bf16_ref, MemoryOptions{}, nullptr);
+  CHECK(old.phases[old.phase_count - 1][C::reference_model] == doctest::Approx(3807808256.0 / 2));
   w.rl.ref_param_offload = true;  // ref.fsdp_config.param_offload=True
   const MemoryEstimate offloaded = estimate_memory(m, cluster, fsdp, w, MemoryOptions{}, nullptr);
   CHECK(offloaded.phases[offloaded.phase_count - 1][C::reference_model] == 0);

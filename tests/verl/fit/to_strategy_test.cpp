@@ -1,0 +1,34 @@
+// A verl launch mapped to the memory model's inputs where the mapping depends on the verl version:
+// fsdp_workers.py _build_model_optimizer(role="ref") loads the reference in fsdp_config.model_dtype
+// when the composed config sets it (engine/fsdp.yaml sets fp32 from verl 0.6) and in bf16 when the
+// key is absent (verl 0.4 / 0.5 ref configs have no model_dtype).
+#include <doctest/doctest.h>
+
+#include "verl/fit/to_strategy.hpp"
+#include "verl/hydra/verl_launch.hpp"
+
+namespace meshplan {
+namespace {
+
+double ref_param_bytes(const char* version, const std::string& extra = "") {
+  const std::string script =
+      "python3 -m verl.trainer.main_ppo algorithm.adv_estimator=grpo actor_rollout_ref.actor.use_kl_loss=True \\\n"
+      "  actor_rollout_ref.model.path=Qwen/Qwen2.5-7B-Instruct trainer.n_gpus_per_node=8 trainer.nnodes=1" +
+      extra + "\n";
+  VerlReadOptions options;
+  options.verl_version = version;
+  const Result<VerlLaunch> launch = read_verl_launch({InputText{"run.sh", script}}, options);
+  REQUIRE(launch.ok());
+  return verl_to_strategy(launch->config).workload.rl.ref_param_bytes;
+}
+
+TEST_CASE("the FSDP reference's dtype follows the verl version's ref.fsdp_config.model_dtype") {
+  CHECK(ref_param_bytes("0.4.0") == 2);  // no model_dtype in ref.fsdp_config: bf16
+  CHECK(ref_param_bytes("0.5.0") == 2);
+  CHECK(ref_param_bytes("0.6.1") == 4);  // engine/fsdp.yaml model_dtype: fp32
+  CHECK(ref_param_bytes("0.9.0") == 4);
+  CHECK(ref_param_bytes("0.9.0", " actor_rollout_ref.ref.fsdp_config.model_dtype=bf16") == 2);
+}
+
+}  // namespace
+}  // namespace meshplan
