@@ -245,6 +245,12 @@ def main():
     tree = os.path.join(args.build, "tree")
     build = os.path.join(tree, "build")
     os.makedirs(args.build, exist_ok=True)
+    # Files deleted or moved since the last run must not linger in the copy (the build globs src/).
+    if os.path.isdir(tree):
+        for entry in os.listdir(tree):
+            if entry != "build":
+                path = os.path.join(tree, entry)
+                shutil.rmtree(path) if os.path.isdir(path) and not os.path.islink(path) else os.remove(path)
     shutil.copytree(ROOT, tree, ignore=shutil.ignore_patterns(".git", "build*"), dirs_exist_ok=True)
     # The tests find ../shared beside the tree they were built from.
     shared = os.path.join(os.path.dirname(ROOT), "shared")
