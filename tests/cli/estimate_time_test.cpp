@@ -100,5 +100,29 @@ TEST_CASE("estimate accepts GB200 NVL72 layouts: expert parallelism across a 64-
   CHECK(too_big.exit_code == 2);
 }
 
+TEST_CASE("estimate accepts GB300 NVL72, B300 and MI355X layouts; EP all-to-all follows each platform's links") {
+  // DeepSeek-V3, EP 32, PP 4 (61 layers: 16 + 15 + 15 + 15) on 128 GPUs. On GB300 NVL72 (2 racks
+  // of 64) the EP group stays in one NVLink domain; on HGX B300 (8 per node) it spans 4 nodes
+  // through 800 Gb/s ConnectX-8 NICs; on MI355X (8 per node, 400 Gb/s assumed) the NIC share is
+  // twice as slow again.
+  const auto ep_comm = [](const std::string& cluster) {
+    const auto run = test::run({"estimate", "--model", "deepseek-v3", "--cluster", cluster, "--pp", "4",
+                                "--first-stage-layers", "16", "--last-stage-layers", "15", "--ep", "32",
+                                "--global-batch", "256", "--seq-len", "4096", "--recompute", "full", "--json"});
+    REQUIRE(run.exit_code != 2);
+    const nlohmann::json json = nlohmann::json::parse(run.out);
+    CHECK(json["cluster"]["gpus"] == 128);
+    return json["time"]["breakdown"]["ep_comm"].get<double>();
+  };
+  const double nvl72 = ep_comm("2x64xGB300-NVL72");
+  const double hgx = ep_comm("16x8xB300");
+  const double amd = ep_comm("16x8xMI355X");
+  CHECK(nvl72 > 0.0);
+  CHECK(nvl72 < hgx / 2.0);
+  CHECK(hgx < amd);
+  // 72 GPUs per NVLink domain at most, as for GB200.
+  CHECK(test::run({"estimate", "--model", "deepseek-v3", "--cluster", "1x73xGB300-NVL72"}).exit_code == 2);
+}
+
 }  // namespace
 }  // namespace meshplan

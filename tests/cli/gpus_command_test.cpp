@@ -12,8 +12,10 @@ TEST_CASE("meshplan gpus prints an aligned table of every catalog entry") {
   CHECK(run.exit_code == 0);
   CHECK(run.err.empty());
   // The A100-40GB row: 42405855232 B = 39.49 GiB, 1.555 TB/s, 312 dense bf16, NVLink3 300 GB/s.
-  CHECK(run.out.find("A100-40GB         39.49     1.555    312.0    312.0       -    156.0  NVLink3 300") !=
+  CHECK(run.out.find("A100-40GB         39.49     1.555    312.0    312.0        -    156.0  NVLink3 300") !=
         std::string::npos);
+  // A derived figure is starred: MI355X's FP8 rate is counted from AMD's per-CU rate, CUs and clock.
+  CHECK(run.out.find("5033.2*") != std::string::npos);
   CHECK(run.out.find("L40S ") != std::string::npos);
   CHECK(run.out.find("362.1") != std::string::npos);
 }
@@ -23,7 +25,7 @@ TEST_CASE("meshplan gpus --json has explicit units and the derivations") {
   REQUIRE(run.exit_code == 0);
   const nlohmann::json json = nlohmann::json::parse(run.out);
   CHECK(json["schema"] == "meshplan-gpus/1");
-  REQUIRE(json["gpus"].size() == 19);
+  REQUIRE(json["gpus"].size() == 23);
   const nlohmann::json& h20 = json["gpus"][7];
   CHECK(h20["id"] == "H20-96GB");
   CHECK(h20["bf16_flops"].get<double>() == 148e12);

@@ -37,8 +37,8 @@ TEST_CASE("the embedded catalog parses and has every GPU the issue names") {
   REQUIRE_MESSAGE(parsed.ok(), (parsed.ok() ? "" : parsed.error().to_string()));
   CHECK(parsed->size() == builtin_gpu_catalog().size());
   for (const char* id : {"A100-40GB", "A100-80GB", "A100-80GB-PCIE", "A800-80GB", "H100-80GB", "H100-PCIE",
-                         "H800-80GB", "H20-96GB", "H200-141GB", "B200", "GB200-NVL72", "V100-16GB", "V100-32GB", "L40S", "L20",
-                         "A10", "RTX-4090", "MI300X", "Ascend-910B"}) {
+                         "H800-80GB", "H20-96GB", "H200-141GB", "B200", "GB200-NVL72", "B300", "GB300-NVL72", "V100-16GB",
+                         "V100-32GB", "L40S", "L20", "A10", "RTX-4090", "MI300X", "MI325X", "MI355X", "Ascend-910B"}) {
     CHECK_MESSAGE(find_gpu(builtin_gpu_catalog(), id).ok(), id);
   }
 }
@@ -57,6 +57,32 @@ TEST_CASE("catalog values match published figures (gpus.md) and avoid the sparse
   CHECK(gpu("GB200-NVL72").fp8_flops == 5e15);
   CHECK(gpu("GB200-NVL72").bf16_flops == 2.5e15);
   CHECK(gpu("GB200-NVL72").gpus_per_node == 72);
+  // Blackwell Ultra. HGX B300 datasheet: 36 PF BF16 and 72 PF FP8 per 8 GPUs with sparsity ->
+  // 2.25 / 4.5 PF dense per GPU (as B200); GB300 NVL72: 720 PF FP8 sparse per 72 GPUs -> 5 PF dense.
+  // NVLink 5 is 1.8 TB/s both ways = 900 GB/s per direction; ConnectX-8 800 Gb/s = 100 GB/s.
+  CHECK(gpu("B300").bf16_flops == 2.25e15);
+  CHECK(gpu("B300").fp8_flops == 4.5e15);
+  CHECK(gpu("GB300-NVL72").bf16_flops == 2.5e15);
+  CHECK(gpu("GB300-NVL72").fp8_flops == 5e15);
+  CHECK(gpu("GB300-NVL72").gpus_per_node == 72);
+  CHECK(gpu("GB300-NVL72").intra_node_Bps == 900e9);
+  CHECK(gpu("B300").nic_Bps == 100e9);
+  CHECK(gpu("B300-SXM6").id == "B300");  // torch: "NVIDIA B300 SXM6 AC"
+  // 270 GB per B300, 279 per GB300 (of 288 on the package), read as GiB x 0.98938 like every
+  // unmeasured entry: 270 x 2^30 x 0.98938 = 286831445174 B = 267.13 GiB.
+  CHECK(gpu("B300").memory_bytes == 286831445174);
+  CHECK(gpu("GB300-NVL72").memory_bytes > gpu("B300").memory_bytes);
+  // MI325X is MI300X's compute with 256 GiB HBM3E at 6 TB/s (trap 1: 2614.9 is its FP8, not sparse BF16).
+  CHECK(gpu("MI325X").bf16_flops == gpu("MI300X").bf16_flops);
+  CHECK(gpu("MI325X").memory_bandwidth_Bps == 6e12);
+  CHECK(gpu("MI325X").intra_node_pair_Bps == 64e9);
+  // MI355X: 8192 FP8 FLOPs/clock/CU x 256 CUs x 2.4 GHz = 5033.2 TF dense; BF16 half of it.
+  CHECK(gpu("MI355X").fp8_flops == doctest::Approx(8192.0 * 256 * 2.4e9).epsilon(1e-4));
+  CHECK(gpu("MI355X").bf16_flops == doctest::Approx(gpu("MI355X").fp8_flops / 2));
+  // 7 xGMI links of 153.6 GB/s both ways: 76.8 per direction per pair, 537.6 in all.
+  CHECK(gpu("MI355X").intra_node_pair_Bps == 76.8e9);
+  CHECK(gpu("MI355X").intra_node_Bps == doctest::Approx(7 * 76.8e9));
+  CHECK(gpu("MI355X").intra_node_link == LinkKind::xgmi);
   // L40S: 362.05 dense; 183 is the TF32 rate, 733 the sparse/FP8 rate (trap 2).
   CHECK(gpu("L40S").bf16_flops == 362.05e12);
   CHECK(gpu("L40S").tf32_flops == 183e12);

@@ -18,6 +18,8 @@ namespace {
 // at ~5 µs each (CUDA launch latency); with graphs this overhead is negligible.
 constexpr double kEagerLaunchSecondsPerLayer = 50e-6;
 constexpr double kWeightBytes = 2.0;  // bf16 inference weights
+// Pieces of the mean response over which the in-flight count and the KV held are integrated.
+constexpr int kDecodeSegments = 32;
 
 std::int64_t ceil_div(std::int64_t a, std::int64_t b) { return b > 0 ? (a + b - 1) / b : a; }
 
@@ -65,26 +67,26 @@ RolloutTime rollout_time(const ModelSpec& model, const NodeGroup& node, const St
   const double prompt = static_cast<double>(rl.mean_prompt_len > 0 ? rl.mean_prompt_len : rl.prompt_len);
   const double longest = static_cast<double>(rl.response_len);
   const double response = rl.mean_response_len > 0 ? std::min(static_cast<double>(rl.mean_response_len), longest) : longest;
-  // A sequence in flight holds the KV of its prompt and, on average, half its response.
-  const double context = prompt + response / 2.0;
-
   // The engine schedules at most rollout.max_num_seqs sequences at once.
-  std::int64_t concurrent = std::min<std::int64_t>(per_replica, std::max(rl.max_num_seqs, 1));
-  if (kv_limited_sequences > 0) {
-    // The KV budget holds kv_limited_sequences sequences of the full prompt_len + response_len
-    // (the memory model's count), but the engines allocate KV pages as tokens arrive: vLLM V1
-    // admits a request while KVCacheManager.allocate_slots finds blocks for its current tokens and
-    // preempts the newest running request when a decode step finds none
-    // (vllm/v1/core/sched/scheduler.py Scheduler.schedule); SGLang's PrefillAdder reserves only
-    // new_token_ratio of each request's remaining tokens (srt/managers/schedule_policy.py). So the
-    // budget carries as many sequences as fit at the context they hold on average.
-    const double full = static_cast<double>(rl.prompt_len + rl.response_len);
-    const auto by_use = static_cast<std::int64_t>(static_cast<double>(kv_limited_sequences) * full / context);
-    concurrent = std::min(concurrent, std::max(kv_limited_sequences, by_use));
-  }
-  concurrent = std::max<std::int64_t>(concurrent, 1);
-  rollout.concurrent_sequences = concurrent;
-  rollout.waves = ceil_div(per_replica, concurrent);
+  const double slots = static_cast<double>(std::min<std::int64_t>(per_replica, std::max(rl.max_num_seqs, 1)));
+  // The KV budget holds kv_limited_sequences sequences of the full prompt_len + response_len (the
+  // memory model's count), but the engines allocate KV pages as tokens arrive: vLLM V1 admits a
+  // request while KVCacheManager.allocate_slots finds blocks for its current tokens and preempts
+  // the newest running request when a decode step finds none (vllm/v1/core/sched/scheduler.py
+  // Scheduler.schedule); SGLang's PrefillAdder reserves only new_token_ratio of each request's
+  // remaining tokens (srt/managers/schedule_policy.py). The rollout hands the engine the whole
+  // batch at once (verl generate_sequences, NeMo RL's vLLM generate), so a replica's sequences
+  // advance together: at response position r each holds prompt + r tokens, and the budget
+  // carries C(r) = min(slots, budget / (prompt + r)) of them; the others wait, preempted.
+  const double budget_tokens =
+      kv_limited_sequences > 0 ? static_cast<double>(kv_limited_sequences * (rl.prompt_len + rl.response_len)) : 0.0;
+  const auto in_flight = [&](double position) {
+    const double held = budget_tokens > 0 ? budget_tokens / (prompt + position) : slots;
+    return std::max(1.0, std::min(slots, held));
+  };
+  const double fewest = in_flight(response);
+  rollout.concurrent_sequences = static_cast<std::int64_t>(fewest);
+  rollout.waves = ceil_div(per_replica, rollout.concurrent_sequences);
 
   const GpuSpec& gpu = node.gpu;
   const double peak = compute_peak_flops(gpu, Dtype::bf16);
@@ -97,17 +99,17 @@ RolloutTime rollout_time(const ModelSpec& model, const NodeGroup& node, const St
   // Chunked prefill: a step schedules at most max_num_batched_tokens tokens (vLLM v1
   // core/sched/scheduler.py Scheduler.schedule token_budget; SGLang chunked_prefill_size).
   const double prompt_tokens = static_cast<double>(per_replica) * prompt;
-  const double chunk = std::min(prompt * static_cast<double>(concurrent),
+  const double chunk = std::min(prompt * in_flight(0.0),
                                 static_cast<double>(std::max<std::int64_t>(rl.max_num_batched_tokens, 1)));
   const double prefill_eff = gemm_efficiency(node, Dtype::bf16, h / rollout_tp, chunk, constants);
   rollout.prefill_s = forward_flops_per_token(model, static_cast<std::int64_t>(prompt)).total() * prompt_tokens /
                       rollout_tp / (peak * prefill_eff);
 
   // Decode: each step reads this shard's weights (of the routed experts, those its tokens
-  // select) and the KV cache of every sequence in flight, at the mean context prompt + response/2.
+  // select) and the KV cache of every sequence in flight at its current context.
   const double layers = static_cast<double>(model.num_layers);
-  const std::int64_t context_tokens = static_cast<std::int64_t>(context);
-  const auto decode_step = [&](double c, double& weights_read, double& kv_read) {
+  const auto decode_step = [&](double c, double at_context, double& weights_read, double& kv_read) {
+    const auto context_tokens = static_cast<std::int64_t>(at_context);
     weights_read = decode_weight_bytes(model, c, rollout_tp);
     kv_read = c * kv_cache_shape(model, int(kWeightBytes), rollout_tp).bytes_per_sequence(context_tokens);
     const double memory_s = (weights_read + kv_read) / hbm;
@@ -127,15 +129,23 @@ RolloutTime rollout_time(const ModelSpec& model, const NodeGroup& node, const St
     return rl.engine == RolloutEngine::sglang ? std::max(gpu_step_s, constants.engine_step_seconds)
                                               : gpu_step_s + constants.engine_step_seconds;
   };
-  const double c = static_cast<double>(concurrent);
-  double weights_read = 0, kv_read = 0, tail_weights = 0, tail_kv = 0;
-  const double step_s = decode_step(c, weights_read, kv_read);
-  // The longest responses run on almost alone: one sequence per step.
-  const double tail_step_s = decode_step(1.0, tail_weights, tail_kv);
-  // Continuous batching: C slots decode the replica's sequences x mean response tokens, then the
-  // longest responses run on alone for (longest - mean) more steps.
-  const double steps = static_cast<double>(per_replica) * response / c;
-  rollout.decode_s = steps * step_s + (longest - response) * tail_step_s;
+  // Continuous batching over the mean response: each position r of the replica's N sequences
+  // takes N / C(r) steps of C(r) sequences (midpoint rule over kDecodeSegments pieces; exact while
+  // nothing is preempted, as the KV read grows linearly with r).
+  const double n = static_cast<double>(per_replica);
+  double steps = 0, weights_read = 0, kv_read = 0, tail_weights = 0, tail_kv = 0;
+  rollout.decode_s = 0;
+  for (int i = 0; i < kDecodeSegments; ++i) {
+    const double position = response * (i + 0.5) / kDecodeSegments;
+    const double c = in_flight(position);
+    const double segment_steps = response / kDecodeSegments * n / c;
+    steps += segment_steps;
+    rollout.decode_s += segment_steps * decode_step(c, prompt + position, weights_read, kv_read);
+  }
+  const double step_s = steps > 0 ? rollout.decode_s / steps : 0.0;
+  // The longest responses run on almost alone: one sequence per step for (longest - mean) steps.
+  const double tail_step_s = decode_step(1.0, prompt + (response + longest) / 2.0, tail_weights, tail_kv);
+  rollout.decode_s += (longest - response) * tail_step_s;
 
   // Weight sync (verl sharding manager): each GPU receives its rollout shard of the weights,
   // gathered from the training layout across the actor's model-parallel group.
@@ -160,9 +170,9 @@ RolloutTime rollout_time(const ModelSpec& model, const NodeGroup& node, const St
                                   rl.prompt_len),
                       "Pope et al. 2022 §2 (prefill is compute-bound)"});
     trace->push_back({"time/gen/decode", rollout.decode_s, "seconds",
-                      "sequences*mean_response/C * step(C) + (longest-mean) * step(1); step(c) = max(bytes(weights/tp + c*ctx*kv)/HBM, flops/peak, L*layer_s) + TP AR + engine",
-                      fmt::format("C={}, waves={}, weights={:.4g} B, kv={:.4g} B, HBM={:.4g} B/s, step={:.4g} s, tail step={:.4g} s",
-                                  concurrent, rollout.waves, weights_read, kv_read, hbm, step_s, tail_step_s),
+                      "sum over r < mean of N/C(r) * step(C(r), prompt+r) + (longest-mean) * step(1); C(r) = min(slots, KV budget/(prompt+r)); step(c, ctx) = max(bytes(weights/tp + c*ctx*kv)/HBM, flops/peak, L*layer_s) + TP AR + engine",
+                      fmt::format("N={}, C(0)={:.0f}, C(mean)={:.0f}, steps={:.0f}, weights={:.4g} B, kv at mean={:.4g} B, HBM={:.4g} B/s, mean step={:.4g} s, tail step={:.4g} s",
+                                  per_replica, in_flight(0.0), fewest, steps, weights_read, kv_read, hbm, step_s, tail_step_s),
                       "Pope et al. 2022 §2; vLLM KV accounting (formulas.md)"});
     trace->push_back({"time/gen/weight_sync", rollout.weight_sync_s, "seconds",
                       "max(rollout shard bytes / link_Bps, model bytes / weight_sync_Bps)",

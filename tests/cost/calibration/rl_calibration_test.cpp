@@ -35,6 +35,9 @@ TEST_CASE("RL calibration: measured colocated runs, step time per row (docs/accu
     const TimeEstimate estimate = estimate_time(run.model, run.cluster, run.strategy, run.workload, run.options, nullptr);
     const double error = estimate.step_seconds / run.measured_step_s - 1.0;
     errors.push_back(std::fabs(error));
+    // The one KV-limited row: 128 sequences per GB200 replica whose budget runs out part-way
+    // (docs/accuracy.md, Concurrency): -31.3% with every sequence at the mean context, -27.9% now.
+    if (run.id == "nemorl_v05_gb200_qwen3_32b_16gpu_on") CHECK(std::fabs(error) <= 0.29);
     double gen = 0, forward = 0, update = 0;
     for (int i = 0; i < estimate.num_phases; ++i) {
       const std::string name = estimate.phases[i].name;

@@ -49,9 +49,10 @@ TEST_CASE("decode is memory-bound: weights + KV of the batch read once per gener
     RlSettings tail = workload.rl;
     tail.mean_response_len = 128;  // mean 128 of at most 256: 4 x 128 / 4 = 128 steps of 4, then 128 steps of 1
     const RolloutTime rollout_tail = rollout_time(model, test::a100_node(), Strategy{}, tail, 4, 0, k, nullptr);
-    // Context 128 + 128/2 = 192 tokens x 8192 B of KV per sequence.
+    // The 4 hold 128 + 128/2 = 192 tokens x 8192 B of KV on average; the last one runs from
+    // position 128 to 256, holding 128 + 192 = 320 on average.
     const double step4 = (54534144.0 + 4 * 192 * 8192.0) / (2.039e12 * k.decode_hbm_efficiency) + k.engine_step_seconds;
-    const double step1 = (54534144.0 + 192 * 8192.0) / (2.039e12 * k.decode_hbm_efficiency) + k.engine_step_seconds;
+    const double step1 = (54534144.0 + 320 * 8192.0) / (2.039e12 * k.decode_hbm_efficiency) + k.engine_step_seconds;
     CHECK(rollout_tail.decode_s == doctest::Approx(128 * step4 + 128 * step1).epsilon(1e-6));
   }
 
@@ -63,16 +64,23 @@ TEST_CASE("decode is memory-bound: weights + KV of the batch read once per gener
     CHECK(overlapped.decode_s == doctest::Approx(256 * std::max(gpu_step, k.engine_step_seconds)).epsilon(1e-6));
   }
 
-  SUBCASE("a KV budget of 2 full-length sequences carries 3 at the context they hold") {
-    // The budget holds 2 x (128 + 256) = 768 tokens; a sequence in flight holds 128 + 256/2 = 256
-    // on average (paged KV, allocated as tokens arrive), so 3 decode together: 4 x 256 / 3 steps
-    // of 3 sequences, in 2 waves.
+  SUBCASE("a KV budget of 2 full-length sequences carries all 4 while they are short, then fewer") {
+    // The budget holds 2 x (128 + 256) = 768 tokens (paged KV, allocated as tokens arrive). The 4
+    // sequences start together and grow together: at response position r each holds 128 + r, so
+    // all 4 fit up to r = 64 (64 steps at a mean context of 160), then C(r) = 768 / (128 + r) of
+    // them, each position taking 4 / C(r) steps: 4/768 x [(128 + r)^2 / 2] from 64 to 256 = 288
+    // steps, every one reading the full 768 tokens of KV. At r = 256, 2 fit: 2 waves.
     const RolloutTime limited = rollout_time(model, test::a100_node(), Strategy{}, workload.rl, 4, 2, k, nullptr);
     CHECK(limited.waves == 2);
-    CHECK(limited.concurrent_sequences == 3);
-    const double step3 = (54534144.0 + 3 * 256 * 8192.0) / (2.039e12 * k.decode_hbm_efficiency) + k.engine_step_seconds;
-    CHECK(limited.decode_s == doctest::Approx(4.0 * 256 / 3 * step3).epsilon(1e-6));
+    CHECK(limited.concurrent_sequences == 2);
+    const double hbm = 2.039e12 * k.decode_hbm_efficiency;
+    const double step_short = (54534144.0 + 4 * 160 * 8192.0) / hbm + k.engine_step_seconds;
+    const double step_full = (54534144.0 + 768 * 8192.0) / hbm + k.engine_step_seconds;
+    CHECK(limited.decode_s == doctest::Approx(64 * step_short + 288 * step_full).epsilon(1e-6));
     CHECK(limited.decode_s > rollout.decode_s);  // the weights are read more often
+    // Taking every sequence at the mean context (3 in flight for 4 x 256 / 3 steps) undercounts.
+    const double step3 = (54534144.0 + 3 * 256 * 8192.0) / hbm + k.engine_step_seconds;
+    CHECK(limited.decode_s > 4.0 * 256 / 3 * step3);
   }
 }
 
