@@ -112,4 +112,31 @@ TEST_CASE("unseen qwen3_5_text: the 27B hybrid, 27,781,427,952 stored = language
   CHECK(with_mtp.total_params + with_mtp.params.mtp + 460730096 == 27781427952);
 }
 
+TEST_CASE("unseen qwen3_5: Qwen3.5-0.8B, 873,438,784 stored = 852,985,920 + MTP 20,452,864 (safetensors total)") {
+  // Qwen/Qwen3.5-0.8B's config.json (tied head, a 12-block vision tower of width 768). Vision by
+  // hand: Conv3d 3 x 2 x 16 x 16 x 768 + 768, positions 2304 x 768, 12 blocks x 7,087,872 (two
+  // LayerNorms, qkv 768 x 2304 + bias, proj, fc1 768 x 3072, fc2, biases), merger LayerNorm 768 +
+  // fc1 3072 x 3072 + fc2 3072 x 1024 with biases = 100,592,896. MTP: fc 2 x 1024 x 1024, two
+  // norms, one gated full-attention layer (q 1024 x 4096, k, v 2 x 1024 x 512, o 2048 x 1024, q/k
+  // norms 512; SwiGLU 3 x 1024 x 3584; norms 2048) and a final norm = 20,452,864.
+  const ModelSpec model = fixture_model("qwen3.5-0.8b");
+  CHECK(model.total_params == 852985920);
+  CHECK(model.params.vision == 100592896);
+  CHECK(model.params.mtp == 20452864);
+  CHECK(model.total_params + model.params.mtp == 873438784);
+  CHECK(model.tie_word_embeddings);
+}
+
+TEST_CASE("unseen qwen3_5_moe: Qwen3.6-35B-A3B, 35,951,822,704 stored = 35,107,181,936 + MTP 844,640,768") {
+  // Qwen/Qwen3.6-35B-A3B's config.json at revision 995ad96e (the Hub's safetensors total at that
+  // revision: 35,951,822,704). The shapes of Qwen3.5-35B-A3B (tests/model/hybrid_models_test.cpp
+  // works them by hand): 30 Gated DeltaNet + 10 gated full-attention layers, 256 experts of 512
+  // + one shared, the 27-block vision tower, one MTP layer.
+  const ModelSpec model = fixture_model("qwen3.6-35b-a3b");
+  CHECK(model.total_params == 35107181936);
+  CHECK(model.params.mtp == 844640768);
+  CHECK(model.total_params + model.params.mtp == 35951822704);
+  CHECK(model.moe->num_experts == 256);
+}
+
 }  // namespace meshplan
