@@ -63,13 +63,17 @@ std::vector<std::string> kv_cache_rows(const ModelSpec& model) {
           ? fmt::format("{} layers x ({} latent + {} rope) x 2 B", full_layers, a.kv_lora_rank, a.qk_rope_head_dim)
           : fmt::format("2 x {} {}layers x {} kv heads x {} x 2 B", full_layers,
                         windowed_layers > 0 ? "full-attention " : "", a.num_kv_heads, a.head_dim);
-  std::vector<std::string> rows{fmt::format("{:.0f} bytes/token ({:.1f} KiB) in bf16 = {}", full, full / kKiB, formula)};
+  std::vector<std::string> rows;
+  if (full_layers > 0 || windowed_layers == 0) {
+    rows.push_back(fmt::format("{:.0f} bytes/token ({:.1f} KiB) in bf16 = {}", full, full / kKiB, formula));
+  }
   if (windowed_layers > 0) {
     const double window = shape.window_bytes_per_token;
     const double cap = window * static_cast<double>(shape.window_tokens);
-    rows.push_back(fmt::format("+ {:.0f} bytes/token on {} {} layers, kept for {} {} tokens only: at most {:.0f} "
+    rows.push_back(fmt::format("{}{:.0f} bytes/token on {} {} layers, kept for {} {} tokens only: at most {:.0f} "
                                "bytes/sequence ({:.2f} MiB)",
-                               window, windowed_layers, a.chunked_window ? "chunked-attention" : "sliding-window",
+                               rows.empty() ? "" : "+ ", window, windowed_layers,
+                               a.chunked_window ? "chunked-attention" : "sliding-window",
                                a.chunked_window ? "the current chunk of" : "the last", shape.window_tokens, cap,
                                cap / kMiB));
   }

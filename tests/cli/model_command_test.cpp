@@ -123,6 +123,20 @@ TEST_CASE("meshplan model reads a config.json path and a directory holding one")
   CHECK(nlohmann::json::parse(run.out)["total_params"] == 1352);
 }
 
+TEST_CASE("meshplan model: a model whose every layer slides shows only the window-capped KV row") {
+  // Mistral-7B-v0.1's shapes: sliding_window 4096 on all 32 layers, 8 kv heads of 128:
+  // 2 x 32 x 8 x 128 x 2 B = 131,072 B/token for at most 4096 tokens = 512 MiB per sequence.
+  const std::string file = write_config("mistral.json", R"({"model_type": "mistral", "hidden_size": 4096,
+    "intermediate_size": 14336, "num_attention_heads": 32, "num_hidden_layers": 32, "num_key_value_heads": 8,
+    "vocab_size": 32000, "sliding_window": 4096})");
+  const test::CliRun run = test::run({"model", file});
+  CHECK(run.exit_code == 0);
+  CHECK_MESSAGE(run.out.find("KV cache      131072 bytes/token on 32 sliding-window layers, kept for the last 4096 "
+                             "tokens only: at most 536870912 bytes/sequence (512.00 MiB)") != std::string::npos,
+                run.out);
+  CHECK(run.out.find("full-attention layers") == std::string::npos);
+}
+
 TEST_CASE("meshplan model --list shows every preset") {
   const test::CliRun run = test::run({"model", "--list"});
   CHECK(run.exit_code == 0);
