@@ -139,4 +139,16 @@ TEST_CASE("unseen qwen3_5_moe: Qwen3.6-35B-A3B, 35,951,822,704 stored = 35,107,1
   CHECK(model.moe->num_experts == 256);
 }
 
+TEST_CASE("unseen deepseek_v32: DeepSeek-V3.2, 685,355,329,792 stored = main + MTP + the MTP layer's tables") {
+  // deepseek-ai/DeepSeek-V3.2's config.json at revision a7e62ac0 (quantization_config left out by
+  // the copy). DeepSeek-V3's 671,026,419,200 + 61 lightning indexers of 13,959,424 (wq_b 1536 x
+  // 64 x 128, wk 7168 x 128, k_norm 256, weights_proj 7168 x 64) = 671,877,944,064; MTP 11,610,068,224
+  // + its indexer = 11,624,027,648; the MTP layer's own embedding and head 2 x 129280 x 7168 =
+  // 1,853,358,080. (V3.2-Exp's published 685,396,921,376 adds 41,591,584 fp8 block scales.)
+  const ModelSpec model = fixture_model("deepseek-v3.2");
+  CHECK(model.total_params == 671877944064);
+  CHECK(model.params.mtp == 11624027648);
+  CHECK(model.total_params + model.params.mtp + model.params.embedding + model.params.lm_head == 685355329792);
+}
+
 }  // namespace meshplan
