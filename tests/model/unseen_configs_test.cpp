@@ -74,6 +74,9 @@ TEST_CASE("unseen glm4_moe: GLM-4.5, 358,337,791,296 stored = 352,797,829,024 + 
   CHECK(model.total_params + model.params.mtp + model.params.embedding + model.params.lm_head == 358337791296);
   CHECK(model.attention.qk_norm);
   CHECK(model.moe->num_moe_layers == 89);
+  // zai-org/GLM-4.6 has GLM-4.5's layers (its config.json differs in max_position_embeddings
+  // 202752), and its MTP layer leaves the copies out: Hub total 356,785,898,816 = total + MTP.
+  CHECK(model.total_params + model.params.mtp == 356785898816);
 }
 
 TEST_CASE("unseen gpt_oss: gpt-oss-120b, 116,829,156,672 parameters (openai/gpt-oss-120b safetensors total)") {
