@@ -3,7 +3,9 @@
 
 #include <array>
 #include <ostream>
+#include <string>
 #include <utility>
+#include <vector>
 
 #include "cli/model_report.hpp"
 #include "core/units.hpp"
@@ -47,16 +49,41 @@ std::string linear_attention_line(const LinearAttentionSpec& l, std::int64_t num
                      l.num_layers, num_layers, human_count(l.params_per_layer));
 }
 
-std::string kv_cache_line(const ModelSpec& model) {
+/// The KV cache rows, by layer kind as the rollout budget counts them (kv_cache_shape at TP 1):
+/// layers that keep every token, sliding (or chunked) layers capped at their window, and the
+/// linear-attention state of one sequence.
+std::vector<std::string> kv_cache_rows(const ModelSpec& model) {
   const AttentionSpec& a = model.attention;
-  const std::int64_t bytes = kv_cache_bytes_per_token(model, kReportKvBytesPerElement);
+  const KvCacheShape shape = kv_cache_shape(model, kReportKvBytesPerElement, 1);
+  const std::int64_t windowed_layers = shape.window_tokens > 0 ? a.num_sliding_layers : 0;
+  const std::int64_t full_layers = model.num_attention_layers() - windowed_layers;
+  const double full = shape.full_bytes_per_token;
   const std::string formula =
       a.kind == AttentionKind::mla
-          ? fmt::format("{} layers x ({} latent + {} rope) x 2 B", model.num_layers, a.kv_lora_rank,
-                        a.qk_rope_head_dim)
-          : fmt::format("2 x {} layers x {} kv heads x {} x 2 B", model.num_attention_layers(), a.num_kv_heads,
-                        a.head_dim);
-  return fmt::format("{} bytes/token ({:.1f} KiB) in bf16 = {}", bytes, static_cast<double>(bytes) / kKiB, formula);
+          ? fmt::format("{} layers x ({} latent + {} rope) x 2 B", full_layers, a.kv_lora_rank, a.qk_rope_head_dim)
+          : fmt::format("2 x {} {}layers x {} kv heads x {} x 2 B", full_layers,
+                        windowed_layers > 0 ? "full-attention " : "", a.num_kv_heads, a.head_dim);
+  std::vector<std::string> rows;
+  if (full_layers > 0 || windowed_layers == 0) {
+    rows.push_back(fmt::format("{:.0f} bytes/token ({:.1f} KiB) in bf16 = {}", full, full / kKiB, formula));
+  }
+  if (windowed_layers > 0) {
+    const double window = shape.window_bytes_per_token;
+    const double cap = window * static_cast<double>(shape.window_tokens);
+    rows.push_back(fmt::format("{}{:.0f} bytes/token on {} {} layers, kept for {} {} tokens only: at most {:.0f} "
+                               "bytes/sequence ({:.2f} MiB)",
+                               rows.empty() ? "" : "+ ", window, windowed_layers,
+                               a.chunked_window ? "chunked-attention" : "sliding-window",
+                               a.chunked_window ? "the current chunk of" : "the last", shape.window_tokens, cap,
+                               cap / kMiB));
+  }
+  if (model.linear_attention) {
+    rows.push_back(fmt::format("+ {:.0f} bytes/sequence ({:.2f} MiB) of linear-attention state: conv + recurrent, {} "
+                               "layers",
+                               shape.state_bytes_per_sequence, shape.state_bytes_per_sequence / kMiB,
+                               model.linear_attention->num_layers));
+  }
+  return rows;
 }
 
 void print_breakdown(const ModelSpec& model, std::ostream& out) {
@@ -139,13 +166,8 @@ void print_model_table(const ModelSpec& model, std::int64_t seq_len, std::ostrea
                       human_count(model.params.lm_head), human_count(model.params.vision),
                       human_count(model.params.mtp),
                       model.num_mtp_layers > 0 ? fmt::format(" ({} MTP layer(s))", model.num_mtp_layers) : ""));
-  row("KV cache", kv_cache_line(model));
-  if (model.linear_attention) {
-    const KvCacheShape shape = kv_cache_shape(model, kReportKvBytesPerElement, 1);
-    row("", fmt::format("+ {:.0f} bytes/sequence ({:.2f} MiB) of linear-attention state: conv + recurrent, {} layers",
-                        shape.state_bytes_per_sequence, shape.state_bytes_per_sequence / kMiB,
-                        model.linear_attention->num_layers));
-  }
+  const std::vector<std::string> kv_rows = kv_cache_rows(model);
+  for (std::size_t i = 0; i < kv_rows.size(); ++i) row(i == 0 ? "KV cache" : "", kv_rows[i]);
   const ForwardFlops forward = forward_flops_per_token(model, seq_len);
   row("Train FLOPs", fmt::format("{:.3e} per token at seq {} (text tokens; no recomputation)",
                                  train_flops_per_token(model, seq_len), seq_len));

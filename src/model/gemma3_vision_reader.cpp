@@ -47,7 +47,7 @@ void read_gemma3_vision(const ConfigFields& config, std::string_view /*model_typ
   const ConfigFields vision = config.section("vision_config");
   if (config.failed()) return;
   vision.add_defaults(kSiglipVisionDefaults);
-  VisionSpec v = read_vit_shape(vision, "siglip");
+  VisionSpec v = read_vit_shape(vision, "siglip", kClipVitKeys);
   const std::int64_t image_size = vision.positive("image_size", kMaxWidth);
   const std::int64_t tokens_per_image = config.positive_or("mm_tokens_per_image", 256, kMaxPositions);
   const bool head = vision.flag_or("vision_use_head", true);

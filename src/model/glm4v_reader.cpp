@@ -14,6 +14,7 @@
 #include "model/architectures.hpp"
 #include "model/decoder_fields.hpp"
 #include "model/param_count.hpp"
+#include "model/vit_fields.hpp"
 
 namespace meshplan {
 
@@ -31,22 +32,11 @@ constexpr std::string_view kGlm4vTextDefaults = R"({"vocab_size": 151552, "hidde
 
 VisionSpec read_glm4v_tower(const ConfigFields& vision, std::int64_t lm_hidden) {
   vision.add_defaults(kGlm4vVisionDefaults);
-  VisionSpec v;
-  v.kind = "glm4v";
-  v.depth = vision.positive("depth", kMaxLayers);
-  v.hidden_size = vision.positive("hidden_size", kMaxWidth);
-  v.num_heads = vision.positive("num_heads", kMaxWidth);
-  v.intermediate_size = vision.positive("intermediate_size", kMaxWidth);
-  v.patch_size = vision.positive("patch_size", kMaxWidth);
-  v.temporal_patch_size = vision.positive("temporal_patch_size", kMaxWidth);
-  v.spatial_merge_size = vision.positive("spatial_merge_size", kMaxWidth);
-  v.in_channels = vision.positive("in_channels", kMaxWidth);
-  v.out_hidden_size = vision.positive("out_hidden_size", kMaxWidth);
+  VisionSpec v = read_vit_shape(vision, "glm4v", kMergerVitKeys);
+  read_patch_merge(vision, lm_hidden, v);
   const std::int64_t image_size = vision.positive("image_size", kMaxWidth);
   const bool qkv_bias = vision.flag_or("attention_bias", false);
   if (vision.failed()) return v;
-  if (v.hidden_size % v.num_heads != 0) vision.fail("num_heads", "must divide the vision hidden_size");
-  if (v.out_hidden_size != lm_hidden) vision.fail("out_hidden_size", "must equal the language model's hidden_size");
   const std::int64_t h = v.hidden_size;
   const std::int64_t out = v.out_hidden_size;
   const std::int64_t side = image_size / v.patch_size;

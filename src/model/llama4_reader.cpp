@@ -107,7 +107,7 @@ std::int64_t biased(std::int64_t in, std::int64_t out) { return params_sum({para
 
 VisionSpec read_llama4_vision(const ConfigFields& vision, std::int64_t text_hidden) {
   vision.add_defaults(kLlama4VisionDefaults);
-  VisionSpec v = read_vit_shape(vision, "llama4");
+  VisionSpec v = read_vit_shape(vision, "llama4", kClipVitKeys);
   v.out_hidden_size = text_hidden;
   const std::int64_t image_size = vision.positive("image_size", kMaxWidth);
   const double shuffle = vision.number_or("pixel_shuffle_ratio", 0.5);

@@ -4,8 +4,11 @@
 // (Qwen3VLVisionPatchEmbed, pos_embed, Qwen3VLVisionBlock, Qwen3VLVisionPatchMerger,
 // deepstack_merger_list); models/qwen3_5/modular_qwen3_5.py (Qwen3_5VisionConfig: the Qwen3-VL
 // tower without deepstack mergers; the language model is the Qwen3-Next-style hybrid).
+#include <fmt/format.h>
+
 #include "model/architectures.hpp"
 #include "model/param_count.hpp"
+#include "model/vit_fields.hpp"
 
 namespace meshplan {
 
@@ -21,24 +24,14 @@ std::int64_t merger_params(const VisionSpec& v, NormKind norm, std::int64_t norm
   return params_sum({norm_params(norm, norm_width), linear(merged, merged), linear(merged, v.out_hidden_size)});
 }
 
+/// The tower's shape; a key the config leaves out takes the vision config class's default
+/// (temporal_patch_size 2, spatial_merge_size 2, 3 input channels, out_hidden_size = the language
+/// model's hidden_size as the released checkpoints have it).
 VisionSpec read_tower_shape(const ConfigFields& vision, std::string_view kind, std::int64_t lm_hidden) {
-  VisionSpec v;
-  v.kind = std::string(kind);
-  v.depth = vision.positive("depth", kMaxLayers);
-  v.hidden_size = vision.positive("hidden_size", kMaxWidth);
-  v.num_heads = vision.positive("num_heads", kMaxWidth);
-  v.intermediate_size = vision.positive("intermediate_size", kMaxWidth);
-  v.patch_size = vision.positive("patch_size", kMaxWidth);
-  v.temporal_patch_size = vision.positive_or("temporal_patch_size", 2, kMaxWidth);
-  v.spatial_merge_size = vision.positive_or("spatial_merge_size", 2, kMaxWidth);
-  v.in_channels = vision.positive_or(kind == "qwen2_5_vl" ? "in_chans" : "in_channels", 3, kMaxWidth);
-  v.out_hidden_size = vision.positive_or("out_hidden_size", lm_hidden, kMaxWidth);
-  if (!vision.failed() && v.hidden_size % v.num_heads != 0) {
-    vision.fail("num_heads", "must divide the vision hidden_size");
-  }
-  if (!vision.failed() && v.out_hidden_size != lm_hidden) {
-    vision.fail("out_hidden_size", "must equal the language model's hidden_size");
-  }
+  vision.add_defaults(fmt::format(R"({{"temporal_patch_size": 2, "spatial_merge_size": 2, "in_channels": 3,
+    "in_chans": 3, "out_hidden_size": {}}})", lm_hidden));
+  VisionSpec v = read_vit_shape(vision, kind, kind == "qwen2_5_vl" ? kQwen2_5VitKeys : kMergerVitKeys);
+  read_patch_merge(vision, lm_hidden, v);
   return v;
 }
 

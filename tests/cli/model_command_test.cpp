@@ -55,6 +55,19 @@ TEST_CASE("meshplan model PRESET prints the table") {
   CHECK(run.out.find("routed_experts") == std::string::npos);  // dense: no MoE rows
 }
 
+TEST_CASE("meshplan model: sliding-window layers' KV is capped at the window, as the rollout budget counts it") {
+  // Gemma-3-1B: 26 layers, 1 kv head of 256; layers 5, 11, 17, 23 global, 22 slide over 512 tokens.
+  // Full layers 2 x 4 x 1 x 256 x 2 B = 4096 B/token; sliding 2 x 22 x 256 x 2 = 22,528 B/token for
+  // at most 512 tokens = 11,534,336 B per sequence (where all 26 at full length grow 26,624 B/token).
+  const test::CliRun run = test::run({"model", "gemma-3-1b-it"});
+  CHECK(run.exit_code == 0);
+  CHECK_MESSAGE(run.out.find("4096 bytes/token (4.0 KiB) in bf16 = 2 x 4 full-attention layers x 1 kv heads") !=
+                    std::string::npos,
+                run.out);
+  CHECK(run.out.find("+ 22528 bytes/token on 22 sliding-window layers, kept for the last 512 tokens only: at most "
+                     "11534336 bytes/sequence") != std::string::npos);
+}
+
 TEST_CASE("meshplan model --json has the documented fields") {
   const test::CliRun run = test::run({"model", "Qwen/Qwen3-30B-A3B", "--json", "--seq-len", "8192"});
   REQUIRE(run.exit_code == 0);
@@ -108,6 +121,20 @@ TEST_CASE("meshplan model reads a config.json path and a directory holding one")
   const test::CliRun run = test::run({"model", (scratch_dir() / "checkpoint").string(), "--json"});
   CHECK(run.exit_code == 0);
   CHECK(nlohmann::json::parse(run.out)["total_params"] == 1352);
+}
+
+TEST_CASE("meshplan model: a model whose every layer slides shows only the window-capped KV row") {
+  // Mistral-7B-v0.1's shapes: sliding_window 4096 on all 32 layers, 8 kv heads of 128:
+  // 2 x 32 x 8 x 128 x 2 B = 131,072 B/token for at most 4096 tokens = 512 MiB per sequence.
+  const std::string file = write_config("mistral.json", R"({"model_type": "mistral", "hidden_size": 4096,
+    "intermediate_size": 14336, "num_attention_heads": 32, "num_hidden_layers": 32, "num_key_value_heads": 8,
+    "vocab_size": 32000, "sliding_window": 4096})");
+  const test::CliRun run = test::run({"model", file});
+  CHECK(run.exit_code == 0);
+  CHECK_MESSAGE(run.out.find("KV cache      131072 bytes/token on 32 sliding-window layers, kept for the last 4096 "
+                             "tokens only: at most 536870912 bytes/sequence (512.00 MiB)") != std::string::npos,
+                run.out);
+  CHECK(run.out.find("full-attention layers") == std::string::npos);
 }
 
 TEST_CASE("meshplan model --list shows every preset") {

@@ -147,7 +147,7 @@ TEST_CASE("minimax_m1: MiniMax-M1, 70 lightning + 10 softmax layers, 456.09 B to
   //   softmax layer: q, o 2 x 6144 x 8192 + k, v 2 x 6144 x 1024 = 113,246,208; x 10 = 1,132,462,080
   //   MoE: 80 x (32 x 3 x 6144 x 9216 + 32 x 6144) = 434,881,167,360
   //   embedding + head 2 x 200064 x 6144 = 2,458,386,432; norms 80 x 2 x 6144 + 6144 = 989,184
-  //   total 456,089,655,296 (published: 456 B); active = total - 80 x 30 x 169,869,312
+  //   total 456,089,655,296 (the Hub safetensors total of MiniMaxAI/MiniMax-M1-40k and -80k); active = total - 80 x 30 x 169,869,312
   //   = 48,403,306,496; the card's 45.9 B leaves out both vocabulary tables: 45,944,920,064.
   std::string types;
   for (int layer = 0; layer < 80; ++layer) types += std::string(layer == 0 ? "" : ", ") + (layer % 8 == 7 ? "1" : "0");

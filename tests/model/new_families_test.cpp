@@ -76,7 +76,8 @@ TEST_CASE("kimi_k2: Kimi-K2-Instruct, 1,026,408,232,448 parameters (the publishe
   // Config shapes of moonshotai/Kimi-K2-Instruct (DeepSeek-V3 layers under model_type kimi_k2: 64
   // heads, 384 routed experts, one dense layer, no MTP). Independent count: 1,026,408,232,448, the
   // parameter count public records give for the checkpoint (e.g. Fireworks' model record,
-  // paramCount). By hand:
+  // paramCount); the Hub's safetensors total of the FP8 checkpoint is 1,026,408,235,864 (docs/tour/
+  // model.md: 3,416 = 61 x 56 more, not explained by the block scales or the modeling code). By hand:
   //   embedding + head 2 x 163840 x 7168                                    =     2,348,810,240
   //   MLA per layer: q_a 7168 x 1536 + norm 1536 + q_b 1536 x 64 x 192 + kv_a 7168 x 576 + norm 512
   //     + kv_b 512 x 64 x 256 + o 64 x 128 x 7168 = 101,124,096; norms 14,336
