@@ -2,8 +2,6 @@
 
 #include "cost/time/compute_time.hpp"
 #include "cost/time/time_fixtures.hpp"
-#include "model/config_reader.hpp"
-#include "model/model_presets.hpp"
 
 namespace meshplan {
 namespace {
@@ -85,10 +83,7 @@ TEST_CASE("optimizer step streams 30 bytes per parameter, sharded by the distrib
 TEST_CASE("MoE layers: grouped expert GEMMs pay for small row counts; a host-bound layer runs at the host's pace") {
   // Qwen3-30B-A3B: 48 layers, all MoE, 128 experts, top-8. One micro-batch of 4096 tokens,
   // EP 8: each local expert sees 4096 * 8 * 8 / 128 = 2048 rows.
-  const auto config = find_model_preset_config("qwen3-30b-a3b");
-  REQUIRE(config);
-  const auto model = parse_model_config(*config, "qwen3-30b-a3b");
-  REQUIRE(model.ok());
+  const ModelSpec model = test::qwen3_30b_a3b();
   const NodeGroup node = test::a100_node();
   Strategy strategy;
   strategy.ep = 8;
@@ -96,7 +91,7 @@ TEST_CASE("MoE layers: grouped expert GEMMs pay for small row counts; a host-bou
   options.constants.expert_gemm_half_rows = 0;
   const auto routed_seconds = [&](const TimeOptions& o) {
     Trace trace;
-    stage_compute(*model, node, strategy, 4096, 1, o, &trace);
+    stage_compute(model, node, strategy, 4096, 1, o, &trace);
     for (const TraceTerm& term : trace) {
       if (term.name == "time/compute/routed_experts") return term.value;
     }
@@ -111,13 +106,13 @@ TEST_CASE("MoE layers: grouped expert GEMMs pay for small row counts; a host-bou
   // the GPU's time, so every layer's forward takes exactly that: 48 * 1.16 s; backward twice.
   options.constants.moe_layer_host_seconds = 1.0;
   options.constants.moe_expert_host_seconds = 0.01;
-  const StageCompute host_bound = stage_compute(*model, node, strategy, 4096, 1, options, nullptr);
+  const StageCompute host_bound = stage_compute(model, node, strategy, 4096, 1, options, nullptr);
   CHECK(host_bound.layers_forward_s == doctest::Approx(48 * 1.16));
   CHECK(host_bound.layers_backward_s == doctest::Approx(2 * 48 * 1.16));
   // No host time: the GPU's own time, far below.
   options.constants.moe_layer_host_seconds = 0;
   options.constants.moe_expert_host_seconds = 0;
-  CHECK(stage_compute(*model, node, strategy, 4096, 1, options, nullptr).layers_forward_s < 48 * 0.1);
+  CHECK(stage_compute(model, node, strategy, 4096, 1, options, nullptr).layers_forward_s < 48 * 0.1);
 }
 
 }  // namespace

@@ -5,8 +5,6 @@
 #include "cost/time/collectives.hpp"
 #include "cost/time/parallel_comm.hpp"
 #include "cost/time/time_fixtures.hpp"
-#include "model/config_reader.hpp"
-#include "model/model_presets.hpp"
 
 namespace meshplan {
 namespace {
@@ -119,23 +117,20 @@ TEST_CASE("DDP with overlapped reduction: the last bucket, max(40M, 1M x DP) par
 TEST_CASE("EP all-to-all: dispatch and combine per MoE layer per pass, hidden behind compute by the a2a overlap") {
   // Qwen3-30B-A3B (48 MoE layers, top-8, h 2048), EP 8 in one A100 node, 4096 tokens: each
   // all-to-all sends 4096 * 8 * 2048 * 2 B = 134 MB, 7/8 of it at 300 GB/s x 0.8, 7 steps of 3 µs.
-  const auto config = find_model_preset_config("qwen3-30b-a3b");
-  REQUIRE(config);
-  const auto model = parse_model_config(*config, "qwen3-30b-a3b");
-  REQUIRE(model.ok());
+  const ModelSpec model = test::qwen3_30b_a3b();
   const NodeGroup node = test::a100_node();
   Strategy strategy;
   strategy.ep = 8;
   TimeOptions options = test::simple_options();
-  const StageCompute compute = stage_compute(*model, node, strategy, 4096, 1, options, nullptr);
+  const StageCompute compute = stage_compute(model, node, strategy, 4096, 1, options, nullptr);
   const double a2a = 7.0 / 8.0 * 4096.0 * 8 * 2048 * 2 / 240e9 + 7 * 3e-6;
-  const MicroBatchComm plain = micro_batch_comm(*model, node, strategy, 4096, 1, compute, options, nullptr);
+  const MicroBatchComm plain = micro_batch_comm(model, node, strategy, 4096, 1, compute, options, nullptr);
   CHECK(plain.ep_forward_s == doctest::Approx(2 * 48 * a2a));  // dispatch + combine, 48 layers
   CHECK(plain.ep_s == doctest::Approx(2 * 2 * 48 * a2a));      // forward and backward
   // --overlap-moe-expert-parallel-comm: only what exceeds the layers' compute stays exposed; the
   // forward-only share has no backward to hide behind.
   options.moe_a2a_overlap = true;
-  const MicroBatchComm overlapped = micro_batch_comm(*model, node, strategy, 4096, 1, compute, options, nullptr);
+  const MicroBatchComm overlapped = micro_batch_comm(model, node, strategy, 4096, 1, compute, options, nullptr);
   CHECK(overlapped.ep_s == doctest::Approx(std::max(0.0, 4 * 48 * a2a - compute.layers_total())));
   CHECK(overlapped.ep_s < plain.ep_s);
   CHECK(overlapped.ep_forward_s == doctest::Approx(plain.ep_forward_s));

@@ -6,8 +6,6 @@
 #include "cost/time/rl_step_time.hpp"
 #include "cost/time/step_time.hpp"
 #include "cost/time/time_fixtures.hpp"
-#include "model/config_reader.hpp"
-#include "model/model_presets.hpp"
 
 namespace meshplan {
 namespace {
@@ -88,16 +86,13 @@ TEST_CASE("MoE decode reads only the experts the step's tokens select") {
   // Qwen3-30B-A3B: 48 MoE layers of 128 experts, top-8. One token reads (1 - (120/128)^1) = 8/128
   // of the routed experts: exactly the active parameters (3,353,032,704 x 2 B). 1000 tokens
   // touch all but (120/128)^1000 ~ 1e-28 of them: the whole model (30,532,122,624 x 2 B).
-  const auto config = find_model_preset_config("qwen3-30b-a3b");
-  REQUIRE(config);
-  const auto model = parse_model_config(*config, "qwen3-30b-a3b");
-  REQUIRE(model.ok());
-  CHECK(decode_weight_bytes(*model, 1, 1) == doctest::Approx(3353032704.0 * 2));
-  CHECK(decode_weight_bytes(*model, 1000, 2) == doctest::Approx(30532122624.0 * 2 / 2));
+  const ModelSpec model = test::qwen3_30b_a3b();
+  CHECK(decode_weight_bytes(model, 1, 1) == doctest::Approx(3353032704.0 * 2));
+  CHECK(decode_weight_bytes(model, 1000, 2) == doctest::Approx(30532122624.0 * 2 / 2));
   // 16 tokens: 1 - (15/16)^16 = 0.6439 of each layer's experts.
-  const double routed = 48.0 * 128 * model->moe->routed_expert_params;
+  const double routed = 48.0 * 128 * model.moe->routed_expert_params;
   const double expected = (30532122624.0 - routed * std::pow(120.0 / 128.0, 16)) * 2;
-  CHECK(decode_weight_bytes(*model, 16, 1) == doctest::Approx(expected));
+  CHECK(decode_weight_bytes(model, 16, 1) == doctest::Approx(expected));
 }
 
 TEST_CASE("an RL step reports verl's phases and sums them") {

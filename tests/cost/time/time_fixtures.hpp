@@ -1,7 +1,11 @@
 #pragma once
 // Hand-built inputs shared by the time-model tests (until the model presets and the GPU catalog
 // are in main): a small GPT and an A100 node with simple efficiency constants.
+#include <doctest/doctest.h>
+
 #include "cost/calibration/calibration_runs.hpp"
+#include "model/config_reader.hpp"
+#include "model/model_presets.hpp"
 
 namespace meshplan::test {
 
@@ -39,5 +43,14 @@ inline ModelSpec tiny_gpt() { return gpt_model_spec(2, 1024, 16, 4096, 1000, 102
 /// 24 layers, h = 2048, 16 heads, 4h MLP, vocab 50000, 2048 positions: a GPT that splits over
 /// TP, PP, CP and DP at once.
 inline ModelSpec gpt_24x2048() { return gpt_model_spec(24, 2048, 16, 8192, 50000, 2048); }
+
+/// Qwen3-30B-A3B from its preset: 48 MoE layers of 128 experts, top-8, h 2048.
+inline ModelSpec qwen3_30b_a3b() {
+  const auto config = find_model_preset_config("qwen3-30b-a3b");
+  REQUIRE(config);
+  auto model = parse_model_config(*config, "qwen3-30b-a3b");
+  REQUIRE(model.ok());
+  return *model;
+}
 
 }  // namespace meshplan::test
