@@ -184,8 +184,9 @@ class Expander {
       append_unknown(rendered, "$0 is the script's path at run time");
       return;
     }
-    // check runs the script without arguments: positional parameters are unset.
-    (void)rendered;
+    // The script's own arguments are given at run time: `${1:-x}` takes its default, a bare `$1`
+    // is not known.
+    append_unknown(rendered, rendered + " is an argument of the script, given at run time");
   }
 
   void variable(const std::string& name, const std::string& rendered, bool quoted) {
@@ -228,6 +229,8 @@ class Expander {
       if (c == '$' && i + 1 < value.size() && (value[i + 1] == '(' || value[i + 1] == '{')) {
         ++depth;
         pieces.back() += value[i++];
+      } else if ((c == '(' || c == '{') && depth > 0) {
+        ++depth;  // a bracket inside a construct: $(( a * $(( b )) )) closes only at its own pair
       } else if ((c == ')' || c == '}') && depth > 0) {
         --depth;
       } else if (depth == 0 && !backtick && (c == ' ' || c == '\t' || c == '\n')) {

@@ -54,6 +54,28 @@ TEST_CASE("positional parameters: unset when checking, so ${1:-x} takes its defa
   CHECK(s.invocations.back().uses_script_arguments);
 }
 
+TEST_CASE("a bare positional parameter is the script's argument: not known, never the empty string") {
+  // `bash run.sh 8` gives n=8; the check does not know the arguments, so the override is unknown
+  // (reason named), while ${1:-4} still takes its default.
+  const ShellScript s = run_script("N=$2\npython3 x.py n=$N m=${10} k=${1:-4}\n");
+  const auto& args = s.invocations.back().args;
+  REQUIRE(args.size() == 5);
+  CHECK(args[2].unknown.has_value());
+  CHECK(args[2].unknown.value_or("").find("$2 is an argument of the script") != std::string::npos);
+  CHECK(args[3].unknown.has_value());
+  CHECK(args[4].text == "k=4");
+  CHECK_FALSE(args[4].unknown.has_value());
+}
+
+TEST_CASE("a nested $(( )) with an unknown operand stays one argument when expanded unquoted") {
+  // bash: an arithmetic result is one number, never split; G is unset, so the value is unknown.
+  const ShellScript s = run_script("B=8\nC=$(($(($G * $B)) * 4))\npython3 x.py k=$C z=1\n");
+  const auto& args = s.invocations.back().args;
+  REQUIRE(args.size() == 4);
+  CHECK(args[2].unknown.has_value());
+  CHECK(args[3].text == "z=1");
+}
+
 TEST_CASE("arrays and \"${A[@]}\" keep one argument per element, with the element's line") {
   const ShellScript s = run_script(
       "ARGS=(\n  a=1   # first\n  \"b=two words\"\n)\nARGS+=(c=3)\n"
