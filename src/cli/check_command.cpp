@@ -120,12 +120,14 @@ void run_check(const CheckArguments& args, CommandContext& context) {
     auto texts = read_config_dir((package / "trainer" / "config").string());
     if (!texts.ok()) return context.fail(texts.error());
     options.read.config_texts = std::move(texts.value());
+    options.read.config_texts_from_verl = true;
   }
   if (!args.verl_version.empty()) options.read.verl_version = args.verl_version;
   if (!args.verl_config.empty()) {
     auto texts = read_config_dir(args.verl_config);
     if (!texts.ok()) return context.fail(texts.error());
     options.read.config_texts = std::move(texts.value());
+    options.read.config_texts_from_verl = false;
   }
   if (!args.model.empty()) {
     auto model = load_model_argument(args.model);
