@@ -3,7 +3,11 @@
 // warning, what bash and the config tree decide stays an error.
 #include <doctest/doctest.h>
 
+#include <filesystem>
+#include <fstream>
+
 #include "check_support.hpp"
+#include "test_support.hpp"
 #include "verl/schema/verl_versions.hpp"
 
 namespace meshplan {
@@ -60,6 +64,32 @@ TEST_CASE("a --verl-path older than every embedded verl: its config tree decides
   CheckOptions bare;
   bare.read.verl_version = "0.3.1.dev";
   CHECK_FALSE(check_launch({InputText{"run.sh", text}}, bare).ok());
+}
+
+TEST_CASE("check with no flag finds the verl a repository vendors next to its scripts") {
+  // repo/.git, repo/verl/version/version = 0.3.1.dev with its config tree (here 0.4.0's), and
+  // repo/scripts/train.sh: `meshplan check scripts/train.sh` reads that verl as --verl-path would.
+  const auto repo = std::filesystem::temp_directory_path() / "meshplan_vendored_verl";
+  std::filesystem::remove_all(repo);
+  std::filesystem::create_directories(repo / "scripts");
+  std::ofstream(repo / ".git") << "gitdir: elsewhere\n";
+  std::filesystem::create_directories(repo / "verl" / "version");
+  std::ofstream(repo / "verl" / "version" / "version") << "0.3.1.dev\n";
+  for (const auto& [name, text] : verl_config_texts(embedded_verl_versions().front())) {
+    const auto file = repo / "verl" / "trainer" / "config" / (name + ".yaml");
+    std::filesystem::create_directories(file.parent_path());
+    std::ofstream(file) << text;
+  }
+  std::ofstream(repo / "scripts" / "train.sh") << script("", {"actor_rollout_ref.actor.ppo_mini_batch_size=128"});
+  const test::CliRun run = test::run({"check", (repo / "scripts" / "train.sh").string()});
+  CHECK(run.exit_code == 0);
+  CHECK(run.out.find("verl 0.3.1.dev (found next to the script in " + repo.string() + ") is older") != std::string::npos);
+  CHECK(run.out.find("warning[batch.mini-le-train]") != std::string::npos);
+  // --verl-version names another verl: nothing is looked for (0.4.0's rule is an error).
+  const test::CliRun named = test::run({"check", (repo / "scripts" / "train.sh").string(), "--verl-version", "0.4.0"});
+  CHECK(named.exit_code == 1);
+  CHECK(named.out.find("error[batch.mini-le-train]") != std::string::npos);
+  std::filesystem::remove_all(repo);
 }
 
 TEST_CASE("--config-path: a relative path is verl's own tree, another directory may add keys") {

@@ -130,13 +130,16 @@ class Reader {
   Result<bool> choose_version(const std::vector<InputText>& inputs) {
     if (options_.verl_version) {
       const auto found = find_verl_version(*options_.verl_version);
+      const std::string next_to = options_.verl_found_at.empty()
+                                      ? ""
+                                      : " (found next to the script in " + options_.verl_found_at + ")";
       if (!found && !options_.config_texts.empty() && predates_embedded_verl(*options_.verl_version)) {
         // verl/version/version of a --verl-path older than what is embedded (research forks of
         // verl 0.1-0.3): its config tree is read, its Python side is not known.
         result_.verl_version = embedded_verl_versions().front();
         result_.older_verl = *options_.verl_version;
         info(result_.location,
-             "verl " + result_.older_verl + " is older than every embedded version (" + embedded_verl_range() +
+             "verl " + result_.older_verl + next_to + " is older than every embedded version (" + embedded_verl_range() +
                  "): its own config tree is composed; the start-up rules are those of verl " +
                  result_.verl_version.id + " and what they find is a warning, since verl " + result_.older_verl +
                  " may not check it",
@@ -147,6 +150,12 @@ class Reader {
                          embedded_verl_range() + ")"};
       }
       if (found) result_.verl_version = *found;
+      if (found && !next_to.empty()) {
+        info(result_.location,
+             "checked against verl " + result_.verl_version.id + next_to +
+                 "; --verl-version X or --verl-path DIR checks another",
+             "verl.version");
+      }
     } else if (auto pin = script_pin(inputs)) {
       result_.verl_version = pin->first;
       info(pin->second,
