@@ -63,7 +63,10 @@ TEST_CASE("a --verl-path older than every embedded verl: its config tree decides
   // An old version without its config tree is not checkable (nothing of it is known).
   CheckOptions bare;
   bare.read.verl_version = "0.3.1.dev";
-  CHECK_FALSE(check_launch({InputText{"run.sh", text}}, bare).ok());
+  const auto refused = check_launch({InputText{"run.sh", text}}, bare);
+  REQUIRE_FALSE(refused.ok());
+  CHECK(refused.error().message.find("an older verl is checked with its own config tree: give --verl-path") !=
+        std::string::npos);
 }
 
 TEST_CASE("check with no flag finds the verl a repository vendors next to its scripts") {

@@ -145,9 +145,12 @@ class Reader {
                  " may not check it",
              "verl.version");
       } else if (!found) {
+        const bool older = predates_embedded_verl(*options_.verl_version);
         return Error{"", 0, "--verl-version",
                      "no embedded verl version matches '" + *options_.verl_version + "' (embedded: " +
-                         embedded_verl_range() + ")"};
+                         embedded_verl_range() + ")" +
+                         (older ? "; an older verl is checked with its own config tree: give --verl-path <its checkout>"
+                                : "")};
       }
       if (found) result_.verl_version = *found;
       if (found && !next_to.empty()) {
