@@ -54,6 +54,7 @@ TEST_CASE("a --verl-path older than every embedded verl: its config tree decides
   REQUIRE(version.size() == 1);
   CHECK(version[0].message.find("verl 0.3.1.dev is older than every embedded version") == 0);
   CHECK(report.verl_source.find("verl 0.3.1.dev, rules of verl 0.4.0") == 0);
+  CHECK(report.verl_source.ends_with("; config tree from --verl-path"));
 
   // The same launch named as 0.4.0 itself: the rule is that version's, an error.
   CheckOptions same = old;
