@@ -63,8 +63,8 @@ class Expander {
     }
     // Empty fields left by splitting disappear; a quoted "" stays one empty argument, but
     // "$@" and "${A[@]}" of nothing produce no argument at all.
-    const bool vanishing = word == "\"$@\"" || (word.rfind("\"${", 0) == 0 && word.size() > 7 &&
-                                                word.substr(word.size() - 5) == "[@]}\"");
+    const bool vanishing = word == "\"$@\"" || word.starts_with("\"${@:") ||
+                           (word.rfind("\"${", 0) == 0 && word.size() > 7 && word.substr(word.size() - 5) == "[@]}\"");
     if (!any_quoted || fields_.size() > 1 || vanishing) {
       std::erase_if(fields_, [](const ShellField& f) { return f.text.empty() && !f.unknown; });
     }
@@ -262,6 +262,10 @@ class Expander {
       append_value(std::to_string(array_count ? var->values.size()
                                               : (var->values.empty() ? 0 : var->values.front().size())),
                    quoted);
+      return;
+    }
+    if (body.starts_with("@:") || body.starts_with("*:")) {  // ${@:2}: the script's arguments from the 2nd on
+      result_.used_positional_all = true;
       return;
     }
     std::size_t name_end = 0;

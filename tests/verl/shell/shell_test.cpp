@@ -52,6 +52,10 @@ TEST_CASE("positional parameters: unset when checking, so ${1:-x} takes its defa
   const ShellScript s = run_script("ENGINE=${1:-vllm}\npython3 x.py engine=$ENGINE \"$@\" $@\n");
   CHECK(last_args(s) == std::vector<std::string>{"python3", "x.py", "engine=vllm"});
   CHECK(s.invocations.back().uses_script_arguments);
+  // ${@:2} is the arguments from the second on: the same, none assumed.
+  const ShellScript from = run_script("python3 x.py a=1 \"${@:1}\" ${@:2}\n");
+  CHECK(last_args(from) == std::vector<std::string>{"python3", "x.py", "a=1"});
+  CHECK(from.invocations.back().uses_script_arguments);
 }
 
 TEST_CASE("a bare positional parameter is the script's argument: not known, never the empty string") {
@@ -65,6 +69,19 @@ TEST_CASE("a bare positional parameter is the script's argument: not known, neve
   CHECK(args[3].unknown.has_value());
   CHECK(args[4].text == "k=4");
   CHECK_FALSE(args[4].unknown.has_value());
+}
+
+TEST_CASE("the ')' of a case pattern is not a subshell: only the unevaluated block is reported") {
+  // An argument parser in a while loop (`--lr) LR="$2"; shift 2;;`): one note for the block,
+  // none per pattern; LR is unknown after it, the launch still found.
+  const ShellScript s = run_script("LR=1\nwhile [[ $# -gt 0 ]]; do\n  case \"$1\" in\n    --lr) LR=\"$2\"; shift 2;;\n"
+                                   "    *) break;;\n  esac\ndone\npython3 x.py lr=$LR\n");
+  int unsupported = 0;
+  for (const Finding& f : s.findings) unsupported += f.rule == "shell.unsupported" ? 1 : 0;
+  CHECK(unsupported == 1);
+  CHECK(s.findings.at(0).message.find("'while' block is not evaluated") != std::string::npos);
+  REQUIRE(s.invocations.back().args.size() == 3);
+  CHECK(s.invocations.back().args[2].unknown.has_value());
 }
 
 TEST_CASE("a nested $(( )) with an unknown operand stays one argument when expanded unquoted") {
