@@ -214,7 +214,8 @@ class Reader {
 
   // `--config-path DIR --config-name ppo_trainer`: Hydra composes DIR's ppo_trainer.yaml (the
   // command line's path replaces main_ppo's `config_path`; a relative one is relative to
-  // main_ppo.py, so `./config` is verl's own tree). Another DIR is a file meshplan does not read
+  // main_ppo.py, so `./config` is verl's own tree: Hydra 1.3 hydra/_internal/utils.py
+  // compute_search_path_dir). Another DIR is a file meshplan does not read
   // and that may add keys; verl's config of that name stands in for it, so a key it lacks is a
   // warning.
   void note_own_config_path() {

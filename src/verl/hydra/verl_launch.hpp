@@ -25,8 +25,8 @@ struct VerlReadOptions {
   std::map<std::string, std::string> config_texts;   ///< --verl-config DIR: config name -> YAML text
   bool config_texts_from_verl = false;  ///< config_texts is a verl checkout's tree (--verl-path), not the launch's own
   std::string verl_found_at;  ///< where the CLI found verl_version and config_texts next to the script (no flag given)
-  /// --verl-version X, or the verl/version/version file of --verl-path; else a `verl==X` pin in
-  /// the script, else the newest embedded version.
+  /// --verl-version X, or the verl/version/version file of --verl-path or of a verl found next to
+  /// the script; else a `verl==X` pin in the script, else the newest embedded version.
   std::optional<std::string> verl_version;
   std::vector<std::string> set_overrides;            ///< --set key=value, applied last
   std::map<std::string, std::string> environment;    ///< --env VAR=value, set before the script
