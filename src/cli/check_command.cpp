@@ -99,6 +99,41 @@ std::map<std::string, std::string> parse_env(const std::vector<std::string>& pai
   return env;
 }
 
+// The package directory (holding version/version and trainer/config) of a verl next to `script`:
+// in a directory above it up to its repository's root, `verl/` (the package, as research
+// repositories vendor it), `src/verl/` (Python's src layout) or `verl/verl/` (a checkout named
+// verl). Empty when there is none.
+std::filesystem::path verl_next_to(const std::string& script) {
+  std::error_code ec;
+  std::filesystem::path dir = std::filesystem::absolute(script, ec).parent_path();
+  for (; !ec && !dir.empty(); dir = dir.parent_path()) {
+    for (const auto& package : {dir / "verl", dir / "src" / "verl", dir / "verl" / "verl"}) {
+      if (std::filesystem::is_regular_file(package / "version" / "version", ec) &&
+          std::filesystem::is_directory(package / "trainer" / "config", ec)) {
+        return package;
+      }
+    }
+    if (std::filesystem::exists(dir / ".git", ec) || dir == dir.parent_path()) break;
+  }
+  return {};
+}
+
+// A verl checkout or installed package (--verl-path, or one found next to the script): its
+// version file and its config tree, read, never run.
+std::optional<Error> read_verl_tree(const std::string& given, const std::filesystem::path& root, VerlReadOptions& read) {
+  const std::filesystem::path package = std::filesystem::exists(root / "verl" / "version") ? root / "verl" : root;
+  auto version = read_text_file((package / "version" / "version").string());
+  if (!version.ok()) return Error{given, 0, "--verl-path", "no verl/version/version file: not a verl checkout"};
+  std::string text = version.value();
+  while (!text.empty() && std::isspace(static_cast<unsigned char>(text.back())) != 0) text.pop_back();
+  read.verl_version = text;
+  auto texts = read_config_dir((package / "trainer" / "config").string());
+  if (!texts.ok()) return texts.error();
+  read.config_texts = std::move(texts.value());
+  read.config_texts_from_verl = true;
+  return std::nullopt;
+}
+
 void run_check(const CheckArguments& args, CommandContext& context) {
   CheckOptions options;
   Error env_error;
@@ -109,23 +144,20 @@ void run_check(const CheckArguments& args, CommandContext& context) {
   options.mean_response_len = args.mean_response_len;
   if (!args.config_name.empty()) options.read.config_name = args.config_name;
   if (!args.verl_path.empty()) {
-    // A verl checkout or installed package: its version file and its config tree (read, never run).
-    const std::filesystem::path root = args.verl_path;
-    const std::filesystem::path package = std::filesystem::exists(root / "verl" / "version") ? root / "verl" : root;
-    auto version = read_text_file((package / "version" / "version").string());
-    if (!version.ok()) return context.fail(Error{args.verl_path, 0, "--verl-path", "no verl/version/version file: not a verl checkout"});
-    std::string text = version.value();
-    while (!text.empty() && std::isspace(static_cast<unsigned char>(text.back())) != 0) text.pop_back();
-    if (args.verl_version.empty()) options.read.verl_version = text;
-    auto texts = read_config_dir((package / "trainer" / "config").string());
-    if (!texts.ok()) return context.fail(texts.error());
-    options.read.config_texts = std::move(texts.value());
+    if (auto error = read_verl_tree(args.verl_path, args.verl_path, options.read)) return context.fail(*error);
+  } else if (args.verl_version.empty() && args.verl_config.empty() && !args.files.empty()) {
+    // No verl named: the one a research repository vendors next to its scripts, if any.
+    if (const std::filesystem::path found = verl_next_to(args.files.front()); !found.empty()) {
+      if (auto error = read_verl_tree(found.string(), found, options.read)) return context.fail(*error);
+      options.read.verl_found_at = found.parent_path().string();
+    }
   }
   if (!args.verl_version.empty()) options.read.verl_version = args.verl_version;
   if (!args.verl_config.empty()) {
     auto texts = read_config_dir(args.verl_config);
     if (!texts.ok()) return context.fail(texts.error());
     options.read.config_texts = std::move(texts.value());
+    options.read.config_texts_from_verl = false;
   }
   if (!args.model.empty()) {
     auto model = load_model_argument(args.model);
@@ -180,8 +212,8 @@ void register_check_command(CLI::App& app, CommandContext& context) {
   command->add_option("--env", args->env, "an environment variable VAR=value set before the script")->take_all();
   command->add_option("--verl-config", args->verl_config, "your verl config directory (instead of the embedded schema)");
   command->add_option("--verl-version", args->verl_version,
-                      "the verl the launch runs (0.4.0 .. 0.9.0, main@<commit>; default: a verl==X pin in the "
-                      "script, else the newest embedded)");
+                      "the verl the launch runs (0.4.0 .. 0.9.0, main@<commit>; default: a verl vendored next to "
+                      "the script, else a verl==X pin in the script, else the newest embedded)");
   command->add_option("--verl-path", args->verl_path,
                       "a verl checkout or installed package: its version file and config tree are read");
   command->add_option("--config-name", args->config_name, "base config: ppo_trainer | ppo_megatron_trainer | yours");

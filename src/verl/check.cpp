@@ -45,6 +45,21 @@ std::vector<Finding> memory_findings(const VerlLaunch& launch, const VerlJob& jo
   return out;
 }
 
+// A verl older than every embedded version: bash and its own config tree (Hydra's parser and
+// struct mode, OmegaConf interpolation, which its main_ppo resolves) decide for certain; a rule of
+// the oldest embedded verl may not exist in it, so what that rule finds is a warning.
+void soften_for_older_verl(std::vector<Finding>& findings, const VerlLaunch& launch) {
+  if (launch.older_verl.empty()) return;
+  for (Finding& finding : findings) {
+    const bool certain = finding.rule.starts_with("shell.") || finding.rule.starts_with("hydra.") ||
+                         finding.rule == "config.interpolation";
+    if (finding.severity != Severity::error || certain) continue;
+    finding.severity = Severity::warning;
+    finding.message += " (a rule of verl " + launch.verl_version.id + "; verl " + launch.older_verl +
+                       " may not have it)";
+  }
+}
+
 // Every finding about one composed verl launch.
 std::vector<Finding> verl_findings(const VerlLaunch& launch, const CheckOptions& options) {
   std::vector<Finding> out = launch.findings;
@@ -59,6 +74,7 @@ std::vector<Finding> verl_findings(const VerlLaunch& launch, const CheckOptions&
   }
   for (Finding& finding : check_environment(launch.environment)) out.push_back(std::move(finding));
   for (Finding& finding : check_sleep_mode_allocator(launch)) out.push_back(std::move(finding));
+  soften_for_older_verl(out, launch);
   return out;
 }
 
@@ -75,8 +91,13 @@ Result<CheckReport> check_launch(const std::vector<InputText>& inputs, const Che
   CheckReport report;
   report.config_name = launch->config_name;
   const VerlVersion& version = launch->verl_version;
-  report.verl_source = "verl " + version.id + " (verl-project/verl@" + version.commit + ", " + version.date + ")" +
-                       (options.read.config_texts.empty() ? "" : "; config tree from --verl-config");
+  const VerlReadOptions& given = options.read;
+  const std::string tree = given.config_texts.empty()      ? ""
+                           : !given.verl_found_at.empty()  ? "; config tree of the verl in " + given.verl_found_at
+                           : given.config_texts_from_verl ? "; config tree from --verl-path"
+                                                          : "; config tree from --verl-config";
+  report.verl_source = (launch->older_verl.empty() ? "" : "verl " + launch->older_verl + ", rules of ") + "verl " +
+                       version.id + " (verl-project/verl@" + version.commit + ", " + version.date + ")" + tree;
   report.findings = verl_findings(launch.value(), options);
   // Scripts with a launch in each branch of an if: every launch is composed and checked; what
   // the launches share (the script's shell findings, the same rule at the same line) is said once.

@@ -22,7 +22,8 @@ Result<ConfigNode> load_verl_base(const ConfigTexts& texts, const std::string& n
                                   const std::map<std::string, std::string>& choices, const std::string& origin) {
   if (name.empty()) {
     return Error{"", 0, "--config-name",
-                 "the launch's --config-name is empty (a positional parameter or variable the script leaves unset); "
+                 "the launch's --config-name is empty or not known statically (a positional parameter or a variable "
+                 "the script leaves unset); "
                  "give --config-name ppo_trainer|ppo_megatron_trainer"};
   }
   const auto generated = texts.find("_generated_" + name);

@@ -116,6 +116,7 @@ class Reader {
     for (const ShellArgument& word : overrides) apply(word);
     append(result_.findings, resolve_interpolations(result_.config));
     note_newer_keys();
+    note_own_config_path();
     return std::move(result_);
   }
 
@@ -129,12 +130,35 @@ class Reader {
   Result<bool> choose_version(const std::vector<InputText>& inputs) {
     if (options_.verl_version) {
       const auto found = find_verl_version(*options_.verl_version);
-      if (!found) {
+      const std::string next_to = options_.verl_found_at.empty()
+                                      ? ""
+                                      : " (found next to the script in " + options_.verl_found_at + ")";
+      if (!found && !options_.config_texts.empty() && predates_embedded_verl(*options_.verl_version)) {
+        // verl/version/version of a --verl-path older than what is embedded (research forks of
+        // verl 0.1-0.3): its config tree is read, its Python side is not known.
+        result_.verl_version = embedded_verl_versions().front();
+        result_.older_verl = *options_.verl_version;
+        info(result_.location,
+             "verl " + result_.older_verl + next_to + " is older than every embedded version (" + embedded_verl_range() +
+                 "): its own config tree is composed; the start-up rules are those of verl " +
+                 result_.verl_version.id + " and what they find is a warning, since verl " + result_.older_verl +
+                 " may not check it",
+             "verl.version");
+      } else if (!found) {
+        const bool older = predates_embedded_verl(*options_.verl_version);
         return Error{"", 0, "--verl-version",
                      "no embedded verl version matches '" + *options_.verl_version + "' (embedded: " +
-                         embedded_verl_range() + ")"};
+                         embedded_verl_range() + ")" +
+                         (older ? "; an older verl is checked with its own config tree: give --verl-path <its checkout>"
+                                : "")};
       }
-      result_.verl_version = *found;
+      if (found) result_.verl_version = *found;
+      if (found && !next_to.empty()) {
+        info(result_.location,
+             "checked against verl " + result_.verl_version.id + next_to +
+                 "; --verl-version X or --verl-path DIR checks another",
+             "verl.version");
+      }
     } else if (auto pin = script_pin(inputs)) {
       result_.verl_version = pin->first;
       info(pin->second,
@@ -185,6 +209,26 @@ class Reader {
       finding.severity = Severity::warning;
       finding.message += "; it is a key of newer verl (" + newest.id + "): if the launch runs a newer verl than " +
                          result_.verl_version.id + ", give --verl-version";
+    }
+  }
+
+  // `--config-path DIR --config-name ppo_trainer`: Hydra composes DIR's ppo_trainer.yaml (the
+  // command line's path replaces main_ppo's `config_path`; a relative one is relative to
+  // main_ppo.py, so `./config` is verl's own tree: Hydra 1.3 hydra/_internal/utils.py
+  // compute_search_path_dir). Another DIR is a file meshplan does not read
+  // and that may add keys; verl's config of that name stands in for it, so a key it lacks is a
+  // warning.
+  void note_own_config_path() {
+    std::string path = config_path_;
+    while (path.starts_with("./")) path.erase(0, 2);
+    while (path.size() > 1 && path.back() == '/') path.pop_back();
+    if (path.empty() || path == "config" || path.find("verl/trainer/config") != std::string::npos) return;
+    if (!options_.config_texts.empty() && !options_.config_texts_from_verl) return;  // --verl-config: the launch's own
+    for (Finding& finding : result_.findings) {
+      if (finding.rule != "hydra.unknown-key" || finding.severity != Severity::error) continue;
+      finding.severity = Severity::warning;
+      finding.message += "; the launch composes " + result_.config_name + " from --config-path " + config_path_ +
+                         ", which meshplan does not read: if that config has the key, Hydra accepts it";
     }
   }
 
@@ -254,8 +298,9 @@ class Reader {
 
   Result<ConfigNode> load_base(const std::string& name) {
     result_.config_name = name;
-    if (!options_.config_texts.empty()) return load_verl_base(*texts_, name, group_choices_, "the --verl-config directory");
-    auto base = embedded_verl_base(result_.verl_version, name, group_choices_);
+    auto base = options_.config_texts.empty()
+                    ? embedded_verl_base(result_.verl_version, name, group_choices_)
+                    : load_verl_base(*texts_, name, group_choices_, "the --verl-config directory");
     if (!base.ok() && !config_path_.empty()) {
       return Error{"", 0, "--config-name",
                    "config '" + name + "' comes from --config-path " + config_path_ +

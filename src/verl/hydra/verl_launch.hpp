@@ -23,8 +23,10 @@ struct InputText {
 struct VerlReadOptions {
   std::optional<std::string> config_name;           ///< --config-name (wins over the script's)
   std::map<std::string, std::string> config_texts;   ///< --verl-config DIR: config name -> YAML text
-  /// --verl-version X, or the verl/version/version file of --verl-path; else a `verl==X` pin in
-  /// the script, else the newest embedded version.
+  bool config_texts_from_verl = false;  ///< config_texts is a verl checkout's tree (--verl-path), not the launch's own
+  std::string verl_found_at;  ///< where the CLI found verl_version and config_texts next to the script (no flag given)
+  /// --verl-version X, or the verl/version/version file of --verl-path or of a verl found next to
+  /// the script; else a `verl==X` pin in the script, else the newest embedded version.
   std::optional<std::string> verl_version;
   std::vector<std::string> set_overrides;            ///< --set key=value, applied last
   std::map<std::string, std::string> environment;    ///< --env VAR=value, set before the script
@@ -34,6 +36,9 @@ struct VerlReadOptions {
 struct VerlLaunch {
   std::string config_name;          ///< ppo_trainer | ppo_megatron_trainer | a user's config
   VerlVersion verl_version;         ///< the verl whose registries the rules consult (and whose config tree, without --verl-config)
+  /// The version file of a verl older than every embedded one ("0.1", from --verl-path): its own
+  /// config tree is composed and verl_version is the oldest embedded, whose rules it may lack.
+  std::string older_verl;
   ConfigNode config;                ///< composed and resolved
   std::vector<Finding> findings;    ///< shell.*, hydra.*, config.* findings
   std::vector<Launch> megatron;     ///< Megatron-LM launches found in the scripts

@@ -129,6 +129,12 @@ std::optional<VerlVersion> find_verl_version(std::string_view text) {
   return std::nullopt;
 }
 
+bool predates_embedded_verl(std::string_view text) {
+  const auto key = version_key(text);
+  const auto oldest = version_key(embedded_verl_versions().front().id);
+  return key && oldest && *key < *oldest;
+}
+
 std::optional<VersionPin> verl_version_pin(std::string_view text) {
   std::optional<VersionPin> pin;
   const auto word_char = [](char c) { return std::isalnum(static_cast<unsigned char>(c)) != 0 || c == '_' || c == '-'; };

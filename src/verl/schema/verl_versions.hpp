@@ -34,6 +34,10 @@ const VerlVersion& newest_verl_version();
 /// whose own version string is not newer. nullopt when nothing embedded is that old.
 std::optional<VerlVersion> find_verl_version(std::string_view text);
 
+/// Whether `text` is a version string older than every embedded version ("0.1", "0.3.1.dev"): a
+/// verl whose Python side meshplan does not know.
+bool predates_embedded_verl(std::string_view text);
+
 struct VersionPin {
   std::string version;  ///< "0.5.0"
   int line = 0;         ///< 1-based line of the pin

@@ -79,17 +79,21 @@ std::size_t entry_index(const std::vector<ShellArgument>& args, std::size_t i, b
 void take_hydra_flags(Launch& launch, const std::vector<ShellArgument>& args, std::size_t start) {
   for (std::size_t k = start; k < args.size(); ++k) {
     const std::string& arg = args[k].text;
+    bool unknown_value = false;
     auto value_of = [&](std::string_view long_name, std::string_view short_name) -> std::optional<std::string> {
       if (arg == long_name || arg == short_name) {
-        if (k + 1 < args.size()) return args[++k].text;
-        return std::string();
+        if (k + 1 >= args.size()) return std::string();
+        unknown_value = args[++k].unknown.has_value();
+        return args[k].text;
       }
       const std::string with_eq = std::string(long_name) + "=";
+      unknown_value = args[k].unknown.has_value();
       if (arg.rfind(with_eq, 0) == 0) return arg.substr(with_eq.size());
       return std::nullopt;
     };
     if (auto name = value_of("--config-name", "-cn")) {
-      launch.config_name = *name;
+      // A name not known statically (a script argument, an unset variable) is given as "".
+      launch.config_name = unknown_value ? std::string() : *name;
     } else if (auto path = value_of("--config-path", "-cp")) {
       launch.config_path = *path;
     } else {

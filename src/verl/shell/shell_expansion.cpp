@@ -63,8 +63,8 @@ class Expander {
     }
     // Empty fields left by splitting disappear; a quoted "" stays one empty argument, but
     // "$@" and "${A[@]}" of nothing produce no argument at all.
-    const bool vanishing = word == "\"$@\"" || (word.rfind("\"${", 0) == 0 && word.size() > 7 &&
-                                                word.substr(word.size() - 5) == "[@]}\"");
+    const bool vanishing = word == "\"$@\"" || word.starts_with("\"${@:") ||
+                           (word.rfind("\"${", 0) == 0 && word.size() > 7 && word.substr(word.size() - 5) == "[@]}\"");
     if (!any_quoted || fields_.size() > 1 || vanishing) {
       std::erase_if(fields_, [](const ShellField& f) { return f.text.empty() && !f.unknown; });
     }
@@ -184,8 +184,9 @@ class Expander {
       append_unknown(rendered, "$0 is the script's path at run time");
       return;
     }
-    // check runs the script without arguments: positional parameters are unset.
-    (void)rendered;
+    // The script's own arguments are given at run time: `${1:-x}` takes its default, a bare `$1`
+    // is not known.
+    append_unknown(rendered, rendered + " is an argument of the script, given at run time");
   }
 
   void variable(const std::string& name, const std::string& rendered, bool quoted) {
@@ -228,6 +229,8 @@ class Expander {
       if (c == '$' && i + 1 < value.size() && (value[i + 1] == '(' || value[i + 1] == '{')) {
         ++depth;
         pieces.back() += value[i++];
+      } else if ((c == '(' || c == '{') && depth > 0) {
+        ++depth;  // a bracket inside a construct: $(( a * $(( b )) )) closes only at its own pair
       } else if ((c == ')' || c == '}') && depth > 0) {
         --depth;
       } else if (depth == 0 && !backtick && (c == ' ' || c == '\t' || c == '\n')) {
@@ -259,6 +262,10 @@ class Expander {
       append_value(std::to_string(array_count ? var->values.size()
                                               : (var->values.empty() ? 0 : var->values.front().size())),
                    quoted);
+      return;
+    }
+    if (body.starts_with("@:") || body.starts_with("*:")) {  // ${@:2}: the script's arguments from the 2nd on
+      result_.used_positional_all = true;
       return;
     }
     std::size_t name_end = 0;

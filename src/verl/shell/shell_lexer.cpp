@@ -89,6 +89,11 @@ class Lexer {
   }
 
   void subshell_or_paren() {
+    if (text_[pos_] == ')') {  // a ')' with no '(' before it ends a case pattern (`--lr) LR="$2";;`)
+      ++pos_;
+      end_command();
+      return;
+    }
     Finding finding;
     finding.severity = Severity::info;
     finding.rule = "shell.unsupported";

@@ -38,6 +38,13 @@ TEST_CASE("verl versions: releases v0.4.0 .. v0.9.0 and two main commits, oldest
   CHECK(version("0.7.2").id == "0.7.1");
   CHECK_FALSE(find_verl_version("0.3.0"));
   CHECK_FALSE(find_verl_version("deadbeef1"));
+  // Older than the oldest embedded (0.4.0): the version files of research forks of verl.
+  CHECK(predates_embedded_verl("0.1"));
+  CHECK(predates_embedded_verl("0.3.1.dev"));
+  CHECK(predates_embedded_verl("0.4.0.dev"));  // a dev version sorts before its release
+  CHECK_FALSE(predates_embedded_verl("0.4.0"));
+  CHECK_FALSE(predates_embedded_verl("0.10.0.dev"));
+  CHECK_FALSE(predates_embedded_verl("deadbeef1"));
 }
 
 TEST_CASE("a verl pin in a script: the last install wins") {

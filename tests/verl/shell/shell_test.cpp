@@ -52,6 +52,45 @@ TEST_CASE("positional parameters: unset when checking, so ${1:-x} takes its defa
   const ShellScript s = run_script("ENGINE=${1:-vllm}\npython3 x.py engine=$ENGINE \"$@\" $@\n");
   CHECK(last_args(s) == std::vector<std::string>{"python3", "x.py", "engine=vllm"});
   CHECK(s.invocations.back().uses_script_arguments);
+  // ${@:2} is the arguments from the second on: the same, none assumed.
+  const ShellScript from = run_script("python3 x.py a=1 \"${@:1}\" ${@:2}\n");
+  CHECK(last_args(from) == std::vector<std::string>{"python3", "x.py", "a=1"});
+  CHECK(from.invocations.back().uses_script_arguments);
+}
+
+TEST_CASE("a bare positional parameter is the script's argument: not known, never the empty string") {
+  // `bash run.sh 8` gives n=8; the check does not know the arguments, so the override is unknown
+  // (reason named), while ${1:-4} still takes its default.
+  const ShellScript s = run_script("N=$2\npython3 x.py n=$N m=${10} k=${1:-4}\n");
+  const auto& args = s.invocations.back().args;
+  REQUIRE(args.size() == 5);
+  CHECK(args[2].unknown.has_value());
+  CHECK(args[2].unknown.value_or("").find("$2 is an argument of the script") != std::string::npos);
+  CHECK(args[3].unknown.has_value());
+  CHECK(args[4].text == "k=4");
+  CHECK_FALSE(args[4].unknown.has_value());
+}
+
+TEST_CASE("the ')' of a case pattern is not a subshell: only the unevaluated block is reported") {
+  // An argument parser in a while loop (`--lr) LR="$2"; shift 2;;`): one note for the block,
+  // none per pattern; LR is unknown after it, the launch still found.
+  const ShellScript s = run_script("LR=1\nwhile [[ $# -gt 0 ]]; do\n  case \"$1\" in\n    --lr) LR=\"$2\"; shift 2;;\n"
+                                   "    *) break;;\n  esac\ndone\npython3 x.py lr=$LR\n");
+  int unsupported = 0;
+  for (const Finding& f : s.findings) unsupported += f.rule == "shell.unsupported" ? 1 : 0;
+  CHECK(unsupported == 1);
+  CHECK(s.findings.at(0).message.find("'while' block is not evaluated") != std::string::npos);
+  REQUIRE(s.invocations.back().args.size() == 3);
+  CHECK(s.invocations.back().args[2].unknown.has_value());
+}
+
+TEST_CASE("a nested $(( )) with an unknown operand stays one argument when expanded unquoted") {
+  // bash: an arithmetic result is one number, never split; G is unset, so the value is unknown.
+  const ShellScript s = run_script("B=8\nC=$(($(($G * $B)) * 4))\npython3 x.py k=$C z=1\n");
+  const auto& args = s.invocations.back().args;
+  REQUIRE(args.size() == 4);
+  CHECK(args[2].unknown.has_value());
+  CHECK(args[3].text == "z=1");
 }
 
 TEST_CASE("arrays and \"${A[@]}\" keep one argument per element, with the element's line") {

@@ -1,0 +1,76 @@
+#!/usr/bin/env python3
+"""Re-runs the measurement of docs/verl-corpora.md: `meshplan check` on the launch scripts of
+third-party research repositories built on verl (tools/verl_corpora.tsv: repository, commit,
+script, the verl package it vendors, and the recorded exit code, errors and warnings).
+
+For each row a checkout-like folder is laid out from git mirrors (nothing is cloned, imported or
+run): the script at its path, the vendored verl package at its place (a submodule's under
+`verl/`), a `.git` marker at the root. `meshplan check SCRIPT` then runs there with no flag, as a
+user would in that repository, and finds the vendored verl next to the script.
+
+usage: tools/verl_corpora.py MIRRORS MESHPLAN [TSV]
+  MIRRORS   a folder of git mirrors named owner+name (bare, or with the git directory in repo/)
+  MESHPLAN  the meshplan binary
+Prints one line per script that differs from the recorded verdict; exit 1 if any does.
+"""
+import io
+import pathlib
+import re
+import subprocess
+import sys
+import tarfile
+import tempfile
+
+
+def git_dir(mirrors: pathlib.Path, repo: str) -> pathlib.Path:
+    base = mirrors / repo.replace("/", "+")
+    return base / "repo" if (base / "repo").is_dir() else base
+
+
+def export(git: pathlib.Path, commit: str, path: str, into: pathlib.Path) -> None:
+    archive = subprocess.run(["git", "--git-dir", str(git), "archive", commit, path],
+                             check=True, capture_output=True).stdout
+    with tarfile.open(fileobj=io.BytesIO(archive)) as tar:
+        tar.extractall(into, filter="data")
+
+
+def lay_out(mirrors: pathlib.Path, row: list, root: pathlib.Path) -> None:
+    repo, commit, script, package = row[:4]
+    git = git_dir(mirrors, repo)
+    root.mkdir(parents=True, exist_ok=True)
+    (root / ".git").write_text("gitdir: none\n")
+    text = subprocess.run(["git", "--git-dir", str(git), "show", f"{commit}:{script}"],
+                          check=True, capture_output=True).stdout
+    (root / script).parent.mkdir(parents=True, exist_ok=True)
+    (root / script).write_bytes(text)
+    if package == "-" or (root / package).is_dir():
+        return
+    submodule = re.fullmatch(r"([^@]+)@([0-9a-f]+):(.+)", package)
+    if submodule:  # a submodule named verl holding that repository
+        export(git_dir(mirrors, submodule.group(1)), submodule.group(2), submodule.group(3), root / "verl")
+    else:
+        export(git, commit, package, root)
+
+
+def main() -> int:
+    mirrors, meshplan = pathlib.Path(sys.argv[1]), pathlib.Path(sys.argv[2]).resolve()
+    tsv = pathlib.Path(sys.argv[3] if len(sys.argv) > 3 else pathlib.Path(__file__).with_name("verl_corpora.tsv"))
+    rows = [line.split("\t") for line in tsv.read_text().splitlines() if line and not line.startswith("#")]
+    differ = 0
+    with tempfile.TemporaryDirectory() as tmp:
+        for row in rows:
+            root = pathlib.Path(tmp) / row[0].replace("/", "+")
+            lay_out(mirrors, row, root)
+            run = subprocess.run([str(meshplan), "check", row[2]], cwd=root, capture_output=True, text=True)
+            output = run.stdout + run.stderr
+            got = [str(run.returncode), str(len(re.findall(r": error\[", output))),
+                   str(len(re.findall(r": warning\[", output)))]
+            if got != row[4:7]:
+                differ += 1
+                print(f"{row[0]} {row[2]}: exit/errors/warnings {'/'.join(got)}, recorded {'/'.join(row[4:7])}")
+    print(f"{len(rows)} scripts, {differ} differ from the record")
+    return 1 if differ else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
