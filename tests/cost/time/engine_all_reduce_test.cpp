@@ -5,25 +5,20 @@
 namespace meshplan {
 namespace {
 
-// H100 SXM figures of ../shared/hardware/gpus.md: 450 GB/s NVLink per direction, NCCL at 0.8 of it.
-NodeGroup h100_node() {
+NodeGroup nvlink_node(int gpus_per_node, const char* arch, double nvlink_Bps) {
   NodeGroup node;
-  node.gpus_per_node = 8;
-  node.gpu.arch = "Hopper GH100";
+  node.gpus_per_node = gpus_per_node;
+  node.gpu.arch = arch;
   node.gpu.intra_node_link = LinkKind::nvlink;
-  node.gpu.intra_node_Bps = 450e9;
+  node.gpu.intra_node_Bps = nvlink_Bps;
   return node;
 }
 
+// H100 SXM figures of ../shared/hardware/gpus.md: 450 GB/s NVLink per direction, NCCL at 0.8 of it.
+NodeGroup h100_node() { return nvlink_node(8, "Hopper GH100", 450e9); }
+
 // A GB200 NVL72 rack as the time model sees it: one 64-GPU NVLink domain (2x64xGB200-NVL72).
-NodeGroup nvl72_node() {
-  NodeGroup node;
-  node.gpus_per_node = 64;
-  node.gpu.arch = "Blackwell (2 dies, GB200 superchip)";
-  node.gpu.intra_node_link = LinkKind::nvlink;
-  node.gpu.intra_node_Bps = 900e9;
-  return node;
-}
+NodeGroup nvl72_node() { return nvlink_node(64, "Blackwell (2 dies, GB200 superchip)", 900e9); }
 
 constexpr double kMiB = 1024.0 * 1024.0;
 
