@@ -12,6 +12,11 @@ namespace {
 // cudaIpcGetMemHandle, which open only under one operating system); NVLink between all of them
 // when more than 2 (is_fully_connected); messages under max_size = 8 MiB. SGLang's custom all-reduce,
 // derived from it, has the same checks (srt/distributed/device_communicators/custom_all_reduce.py).
+// On Blackwell and Hopper, vLLM sends the larger of these messages to torch symmetric memory
+// instead (all_reduce_utils.py CUSTOM_ALL_REDUCE_MAX_SIZES, SYMM_MEM_ALL_REDUCE_MAX_SIZES: world
+// sizes 2-8 as well), also NVLink peer memory: it is costed the same. SymmMemCommunicator does not
+// test for one host; whether its rendezvous succeeds across NVL72 trays is not established, and
+// the model gives them NCCL.
 constexpr int kPeerMaxRanks = 8;
 constexpr double kPeerMaxBytes = 8.0 * 1024 * 1024;
 // Its time, α + (n−1)/n · S / β, fit to vLLM's kernel measured on H100 (sgl-project/sglang
