@@ -6,6 +6,7 @@
 #include <cmath>
 
 #include "cost/time/compute_time.hpp"
+#include "cost/time/engine_all_reduce.hpp"
 #include "cost/time/step_time.hpp"
 #include "model/flops.hpp"
 #include "model/kv_cache.hpp"
@@ -116,8 +117,9 @@ RolloutTime rollout_time(const ModelSpec& model, const NodeGroup& node, const St
     const double decode_eff = gemm_efficiency(node, Dtype::bf16, h / rollout_tp, c, constants);
     const double compute_s =
         forward_flops_per_token(model, context_tokens).total() * c / rollout_tp / (peak * decode_eff);
-    // Two TP all-reduces of the in-flight tokens' hidden states per layer per step.
-    const double tp_s = 2.0 * layers * all_reduce_seconds(c * h * 2.0, rollout_tp, tp_link);
+    // Two TP all-reduces of the in-flight tokens' hidden states per layer per step (vLLM
+    // RowParallelLinear after attention and after the MLP or MoE), each by the engine's path.
+    const double tp_s = 2.0 * layers * engine_all_reduce(c * h * 2.0, rollout_tp, node, tp_link).seconds;
     const double launch_s = rl.enforce_eager ? kEagerLaunchSecondsPerLayer * layers : 0.0;
     // A layer never runs faster than its kernel chain (constants.decode_layer_seconds).
     const double floor_s = layers * constants.decode_layer_seconds;
@@ -171,8 +173,10 @@ RolloutTime rollout_time(const ModelSpec& model, const NodeGroup& node, const St
                       "Pope et al. 2022 §2 (prefill is compute-bound)"});
     trace->push_back({"time/gen/decode", rollout.decode_s, "seconds",
                       "sum over r < mean of N/C(r) * step(C(r), prompt+r) + (longest-mean) * step(1); C(r) = min(slots, KV budget/(prompt+r)); step(c, ctx) = max(bytes(weights/tp + c*ctx*kv)/HBM, flops/peak, L*layer_s) + TP AR + engine",
-                      fmt::format("N={}, C(0)={:.0f}, C(mean)={:.0f}, steps={:.0f}, weights={:.4g} B, kv at mean={:.4g} B, HBM={:.4g} B/s, mean step={:.4g} s, tail step={:.4g} s",
-                                  per_replica, in_flight(0.0), fewest, steps, weights_read, kv_read, hbm, step_s, tail_step_s),
+                      fmt::format("N={}, C(0)={:.0f}, C(mean)={:.0f}, steps={:.0f}, weights={:.4g} B, kv at mean={:.4g} B, HBM={:.4g} B/s, mean step={:.4g} s, tail step={:.4g} s, TP all-reduce={} ({} GPUs per host)",
+                                  per_replica, in_flight(0.0), fewest, steps, weights_read, kv_read, hbm, step_s, tail_step_s,
+                                  engine_all_reduce_path_name(engine_all_reduce(h * 2.0, rollout_tp, node, tp_link).path),
+                                  gpus_per_host(node)),
                       "Pope et al. 2022 §2; vLLM KV accounting (formulas.md)"});
     trace->push_back({"time/gen/weight_sync", rollout.weight_sync_s, "seconds",
                       "max(rollout shard bytes / link_Bps, model bytes / weight_sync_Bps)",

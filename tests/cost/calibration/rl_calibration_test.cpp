@@ -55,10 +55,11 @@ TEST_CASE("RL calibration: measured colocated runs, step time per row (docs/accu
   const double median = errors[errors.size() / 2];
   table << "median |error| " << median * 100 << "%, max " << errors.back() * 100 << "%, rows " << errors.size();
   MESSAGE(table.str());
-  // Today's accuracy (docs/accuracy.md: median 18.7%, max 52.9%), held so that a change that
-  // makes it worse is seen. The issue's target on unseen runs (median 15%, max 35%) is not reached.
-  CHECK(median <= 0.19);
-  CHECK(errors.back() <= 0.53);
+  // Today's accuracy (docs/accuracy.md: median 17.8%, max 50.5%; 18.7% and 52.9% before the
+  // engine's all-reduce path), held so that a change that makes it worse is seen. The issue's
+  // target on unseen runs (median 15%, max 35%) is not reached.
+  CHECK(median <= 0.18);
+  CHECK(errors.back() <= 0.51);
 }
 
 TEST_CASE("RL calibration rows: what each source states and what its conventions fill in") {

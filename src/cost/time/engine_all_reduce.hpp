@@ -1,0 +1,28 @@
+#pragma once
+// The tensor-parallel all-reduce of a rollout engine's forward pass, by the path the engine takes
+// (vLLM distributed/device_communicators/cuda_communicator.py CudaCommunicator.all_reduce: its
+// custom all-reduce when it is enabled and takes the message, else PyNccl). Pure arithmetic.
+#include "cost/time/collectives.hpp"
+#include "hardware/cluster.hpp"
+
+namespace meshplan {
+
+enum class EngineAllReducePath { none, peer_memory, nccl };
+
+struct EngineAllReduce {
+  EngineAllReducePath path = EngineAllReducePath::none;
+  double seconds = 0;
+};
+
+/// GPUs under one operating system (one host) in a node group. A node of the time model is an
+/// NVLink domain; above 8 GPUs it is a rack of several hosts (GB200/GB300 NVL72: compute trays
+/// of 2 superchips, 4 GPUs each; the catalog's GB200-NVL72 note).
+int gpus_per_host(const NodeGroup& node);
+
+/// One all-reduce of `bytes` over a TP group of `ranks` consecutive GPUs. `nccl_link` is the
+/// group's link (group_link) for the NCCL path.
+EngineAllReduce engine_all_reduce(double bytes, int ranks, const NodeGroup& node, const LinkPath& nccl_link);
+
+const char* engine_all_reduce_path_name(EngineAllReducePath path);
+
+}  // namespace meshplan
