@@ -27,7 +27,7 @@ TEST_CASE("estimate prints the step time with verl's phase names") {
   CHECK(run.out.find("Actor update MFU") != std::string::npos);
 }
 
-TEST_CASE("estimate --json has the time section; its parts sum to the step") {
+TEST_CASE("estimate --json has the time section, its parts sum to the step") {
   const auto run = test::run(with(kRl, {"--json"}));
   REQUIRE(run.exit_code == 0);
   const nlohmann::json json = nlohmann::json::parse(run.out);
@@ -52,7 +52,7 @@ TEST_CASE("estimate --explain lists the time terms with their formulas") {
   CHECK(json.out.find("\"time/gen/prefill\"") != std::string::npos);
 }
 
-TEST_CASE("estimate --measured prints predicted next to measured; bad logs exit 2") {
+TEST_CASE("estimate --measured prints predicted next to measured, bad logs exit 2") {
   const std::string log = test::fixture("verl/console_metrics.log").string();
   const auto run = test::run(with(kRl, {"--measured", log}));
   CHECK(run.exit_code == 0);
@@ -100,7 +100,7 @@ TEST_CASE("estimate accepts GB200 NVL72 layouts: expert parallelism across a 64-
   CHECK(too_big.exit_code == 2);
 }
 
-TEST_CASE("estimate accepts GB300 NVL72, B300 and MI355X layouts; EP all-to-all follows each platform's links") {
+TEST_CASE("estimate accepts GB300 NVL72, B300 and MI355X layouts, EP all-to-all follows each platform's links") {
   // DeepSeek-V3, EP 32, PP 4 (61 layers: 16 + 15 + 15 + 15) on 128 GPUs. On GB300 NVL72 (2 racks
   // of 64) the EP group stays in one NVLink domain; on HGX B300 (8 per node) it spans 4 nodes
   // through 800 Gb/s ConnectX-8 NICs; on MI355X (8 per node, 400 Gb/s assumed) the NIC share is

@@ -35,7 +35,7 @@ TEST_CASE("meshplan gpus --json has explicit units and the derivations") {
   CHECK(json["gpus"][4]["measured_allreduce"]["nvls"] == true);
 }
 
-TEST_CASE("meshplan gpus --gpu-catalog reads a user's catalog; bad ones exit 2 naming file, line and key") {
+TEST_CASE("meshplan gpus --gpu-catalog reads a user's catalog, bad ones exit 2 naming file, line and key") {
   const std::string bad = test::fixture("gpu_catalog/bad_type.json").string();
   const test::CliRun run = test::run({"gpus", "--gpu-catalog", bad});
   CHECK(run.exit_code == 2);

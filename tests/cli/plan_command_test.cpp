@@ -81,7 +81,7 @@ TEST_CASE("plan --json: counts add up, top K with estimates, Pareto, explanation
   CHECK(out["explanation"]["rule_of_thumb"].get<std::string>().find("7.6B") != std::string::npos);
 }
 
-TEST_CASE("plan --fix pins dimensions; --objective memory ranks by peak") {
+TEST_CASE("plan --fix pins dimensions, --objective memory ranks by peak") {
   const json fixed = json::parse(test::run(plan_args({"--json", "--fix", "tp=2,backend=megatron", "--rollout-tp", "4"})).out);
   REQUIRE(fixed["candidates"].size() > 0);
   for (const json& candidate : fixed["candidates"]) {
@@ -124,7 +124,7 @@ TEST_CASE("plan --min-gpus: the smallest count of the GPU type that fits") {
   CHECK(out["min_gpus"].get<int>() <= 16);
 }
 
-TEST_CASE("plan --html writes the report; --emit prints only the launch") {
+TEST_CASE("plan --html writes the report, --emit prints only the launch") {
   const std::filesystem::path html = scratch_file("plan.html");
   const test::CliRun run = test::run(plan_args({"--html", html.string()}));
   REQUIRE(run.exit_code == 0);

@@ -76,7 +76,7 @@ std::string fixture_model(const std::vector<InputText>& inputs, const VerlReadOp
 
 }  // namespace
 
-TEST_CASE("plan --from: the GPU named in the path wins over the text; several names are an error") {
+TEST_CASE("plan --from: the GPU named in the path wins over the text, several names are an error") {
   const std::vector<GpuSpec>& catalog = builtin_gpu_catalog();
   const auto from_path = gpu_named_in("examples/tuning/70b/qwen2-70b_grpo_32_h800_fsdp_vllm.sh", "# H100", catalog);
   REQUIRE(from_path.ok());

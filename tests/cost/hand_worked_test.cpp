@@ -66,7 +66,7 @@ TEST_CASE("MLA latents are not split by TP") {
   CHECK(layer_activation_bytes(shape, LayerSplit{2, false, 1}, 10, 10, 1, Recompute::none, plain()) == 880);
 }
 
-TEST_CASE("full recompute: uniform chunks round up; block recompute counts every virtual chunk") {
+TEST_CASE("full recompute: uniform chunks round up, block recompute counts every virtual chunk") {
   // One toy layer without recompute (sb 10, h 8): replicated 640; sharded: Q, K for QK^T 2sb(8 + 8)
   // = 320, V 2sb x 8 = 160, output projection input 160, FlashAttention LSE 4 x 1 head x sb = 40,
   // SwiGLU inner 6 x 16 x sb = 960: 1640. Per layer 2280. A recomputed layer keeps its input
@@ -124,7 +124,7 @@ ModelSpec moe_params_toy() {
 
 }  // namespace
 
-TEST_CASE("parameters per rank: expert parameters over EP x ETP; the tied embedding copied to the last stage") {
+TEST_CASE("parameters per rank: expert parameters over EP x ETP, the tied embedding copied to the last stage") {
   Strategy s;
   s.pp = 2;
   s.ep = 2;
@@ -157,7 +157,7 @@ TEST_CASE("the distributed optimizer shards dense states over DP x CP") {
   CHECK(b.optimizer == 105571.5);
 }
 
-TEST_CASE("collective latencies: all-gather pays (n - 1) hops; the inter-node default is 8 us") {
+TEST_CASE("collective latencies: all-gather pays (n - 1) hops, the inter-node default is 8 us") {
   const LinkPath link{1e9, 1e-5};
   // Ring all-gather of 8 MB over 4 ranks: 3/4 x 8e6 / 1e9 = 6 ms, plus 3 hops x 10 us = 6.03 ms.
   CHECK(ring_all_gather_seconds(8e6, 4, link) == doctest::Approx(6.03e-3).epsilon(1e-12));

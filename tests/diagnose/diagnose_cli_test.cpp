@@ -190,7 +190,7 @@ bool any_contains(const std::vector<std::string>& texts, const std::string& part
 
 }  // namespace
 
-TEST_CASE("diagnose: a verl + vLLM OOM never gets expandable_segments; a plain PyTorch OOM does") {
+TEST_CASE("diagnose: a verl + vLLM OOM never gets expandable_segments, a plain PyTorch OOM does") {
   // verl runs vLLM (or SGLang) with sleep mode by default (free_cache_engine=True), and vLLM's
   // CuMemAllocator asserts against PYTORCH_CUDA_ALLOC_CONF=expandable_segments:True.
   const test::CliRun verl =

@@ -38,7 +38,7 @@ TEST_CASE("find_error: source lines, warnings and prose are not errors") {
   CHECK_FALSE(find_error("the ErrorHandler was installed", LogLevel::none));
 }
 
-TEST_CASE("find_error: NCCL, CUDA and kernel asserts; ERROR-level lines are echoes") {
+TEST_CASE("find_error: NCCL, CUDA and kernel asserts, ERROR-level lines are echoes") {
   const auto warn = find_error("node5:240:240 [6] misc/socket.cc:533 NCCL WARN socketPollConnect: Connect to 10.0.0.4",
                                LogLevel::none);
   REQUIRE(warn.has_value());

@@ -39,7 +39,7 @@ TEST_CASE("qwen3_next: Qwen3-Next-80B-A3B, 79,674,391,296 parameters as the Hub'
   CHECK(model.params.mtp == 0);  // its config declares no MTP layer
 }
 
-TEST_CASE("qwen3_next: layer_types wins over full_attention_interval; MTP from mtp_num_hidden_layers") {
+TEST_CASE("qwen3_next: layer_types wins over full_attention_interval, MTP from mtp_num_hidden_layers") {
   // 4 layers, listed as linear, full, linear, full (the interval would give 3 linear).
   const std::string config = R"({"model_type": "qwen3_next", "hidden_size": 64, "num_hidden_layers": 4,
     "vocab_size": 100, "num_attention_heads": 4, "num_key_value_heads": 2, "head_dim": 16,

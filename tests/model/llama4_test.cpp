@@ -78,7 +78,7 @@ TEST_CASE("llama4: Llama-4-Maverick-17B-128E, 401,583,781,376 parameters (the pu
   CHECK(model.dense_mlp.intermediate_size == 16384);
 }
 
-TEST_CASE("llama4_text: the language model alone; Llama4TextConfig's defaults fill what is left out") {
+TEST_CASE("llama4_text: the language model alone, Llama4TextConfig's defaults fill what is left out") {
   // Only the shape keys of a tiny text model; the default no_rope_layer_interval 4 makes layers
   // 0, 1, 2 chunked and layer 3 NoPE; interleave_moe_layer_step 1: all 4 MoE.
   // Per layer: attention q, o 2 x 64 x 64 + k, v 2 x 64 x 32 = 12,288; 4 experts x 3 x 64 x 32

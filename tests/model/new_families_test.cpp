@@ -40,7 +40,7 @@ TEST_CASE("gemma2: Gemma-2-2B, 2,614,341,888 parameters (google/gemma-2-2b-it sa
   CHECK(model.attention.num_sliding_layers == 13);
 }
 
-TEST_CASE("glm4_moe: GLM-4.5-Air, 106,852,251,264 + MTP; the Hub's 110,468,824,832 adds its duplicated tables") {
+TEST_CASE("glm4_moe: GLM-4.5-Air, 106,852,251,264 + MTP, the Hub's 110,468,824,832 adds its duplicated tables") {
   // Independent counts (Hub safetensors totals): PrimeIntellect/INTELLECT-3 (GLM-4.5-Air layers,
   // no MTP) 106,852,251,264; zai-org/GLM-4.5-Air 110,468,824,832, whose MTP layer also stores its
   // own copies of the embedding and the output head (vLLM glm4_moe_mtp.py: embed_tokens,

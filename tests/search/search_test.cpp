@@ -127,7 +127,7 @@ TEST_CASE("memory pruning with headroom, ranking by throughput and by memory") {
   CHECK(smallest.top[0].peak_bytes == doctest::Approx(10.125 * kGiB));
 }
 
-TEST_CASE("the top list holds one plan per shape; a candidate carries its update's MFU") {
+TEST_CASE("the top list holds one plan per shape, a candidate carries its update's MFU") {
   // As above, with micro-batches 1, 2, 4 free: the time does not depend on the micro-batch, so
   // each (tp, pp) ties across micro-batches and the least memory (mb=1) wins the tie. Without
   // one plan per shape, the top 3 would be (2,1) with mb 1, 2 and 4.

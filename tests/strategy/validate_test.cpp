@@ -52,7 +52,7 @@ TEST_CASE("world factorization names the derived DP") {
   CHECK(violations[0].valid == "DP = 2");
 }
 
-TEST_CASE("TP must divide heads and KV heads; the valid values are listed") {
+TEST_CASE("TP must divide heads and KV heads, the valid values are listed") {
   // TP=8 divides neither 28 heads nor 4 KV heads; valid TP divide both 28 and 4: {1, 2, 4}.
   const auto violations = validate_strategy(layout(8, 1, 1), qwen25_7b_shape(), nodes_of_8(1), Workload{});
   REQUIRE(violations.size() == 2);
@@ -91,7 +91,7 @@ TEST_CASE("a hybrid model's TP and rollout TP must divide its linear-attention h
   CHECK(first_violation(layout(4, 1, 2), model, nodes_of_8(1), rl).empty());
 }
 
-TEST_CASE("PP x VPP must divide the layers; VPP needs PP > 1") {
+TEST_CASE("PP x VPP must divide the layers, VPP needs PP > 1") {
   Strategy strategy = layout(1, 8, 1);  // 28 layers % 8 != 0
   auto violations = validate_strategy(strategy, qwen25_7b_shape(), nodes_of_8(1), Workload{});
   REQUIRE(violations.size() == 1);
@@ -198,7 +198,7 @@ TEST_CASE("a rollout replica larger than a node spans whole nodes (verl R53)") {
   CHECK(first_violation(layout(1, 1, 32), heads32, nodes_of_8(4), workload) == "rl.rollout-tp");
 }
 
-TEST_CASE("FSDP has no model parallelism; Ulysses must fit the heads") {
+TEST_CASE("FSDP has no model parallelism, Ulysses must fit the heads") {
   Strategy strategy = layout(2, 1, 4);
   strategy.backend = Backend::fsdp;
   CHECK(first_violation(strategy, qwen25_7b_shape(), nodes_of_8(1), Workload{}) == "fsdp.no-model-parallel");

@@ -86,7 +86,7 @@ void check_corpus(const Corpus& corpus) {
 
 }  // namespace
 
-TEST_CASE("verl main@1dda039b's example launches: no false error; the broken ones with their reason") {
+TEST_CASE("verl main@1dda039b's example launches: no false error, the broken ones with their reason") {
   check_corpus(Corpus{
       "verl_1dda039b.bundle", "main@1dda039b", 91,
       {
@@ -114,7 +114,7 @@ TEST_CASE("verl main@1dda039b's example launches: no false error; the broken one
       {}});
 }
 
-TEST_CASE("verl v0.6.1's example launches: no false error; the broken ones with their reason") {
+TEST_CASE("verl v0.6.1's example launches: no false error, the broken ones with their reason") {
   std::map<std::string, std::string> config_path;
   for (const char* path :
        {"examples/sglang_multiturn/geo3k/run_qwen2.5-3b_geo3k_multiturn.sh",

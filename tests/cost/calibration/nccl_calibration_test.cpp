@@ -116,7 +116,7 @@ TEST_CASE("bad nccl-tests input names the file, line and column") {
   CHECK(short_row.error().to_string() == "swapped.txt:2: time: row has 3 columns, the header names 4");
 }
 
-TEST_CASE("meshplan calibrate writes a cluster file; bad input exits 2 with file:line") {
+TEST_CASE("meshplan calibrate writes a cluster file, bad input exits 2 with file:line") {
   const std::string out = (std::filesystem::temp_directory_path() / "meshplan_calibrate_test.yaml").string();
   const auto run = test::run({"calibrate", "--nccl", test::fixture("nccl/a100_8gpu_all_reduce_perf.txt").string(),
                               "--gpu", "A100-80GB", "--nodes", "4", "--gemm-tflops", "256.5", "--out", out});

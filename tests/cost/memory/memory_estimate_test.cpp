@@ -160,7 +160,7 @@ TEST_CASE("verl GRPO on Qwen2.5-7B, FSDP on 8 x 80 GiB: phases, KV budget and co
 }
 
 TEST_CASE(
-    "RL: offloading the actor frees it during rollout; keeping the engine awake costs its whole budget") {
+    "RL: offloading the actor frees it during rollout, keeping the engine awake costs its whole budget") {
   const Cluster cluster = test::cluster_of(test::gpu_with_memory(80), 1, 8);
   Strategy s = fsdp8();
   const MemoryEstimate kept =
@@ -171,7 +171,7 @@ TEST_CASE(
       estimate_memory(test::qwen25_7b(), cluster, s, grpo_workload(), MemoryOptions{}, nullptr);
   CHECK(offloaded.phases[0][C::weights] == 0);
   CHECK(offloaded.phases[0][C::optimizer_states] == 0);
-  CHECK(kept.phases[0][C::optimizer_states] == 12.0 * 7615616512 / 8);
+  CHECK(kept.phases[0][C::optimizer_states] == 8.0 * 7615616512 / 8);  // Adam m, v in fp32
   CHECK(offloaded.host_bytes_per_node > kept.host_bytes_per_node);
   Workload awake = grpo_workload();
   awake.rl.free_cache_engine = false;
@@ -193,7 +193,7 @@ TEST_CASE("RL: a budget smaller than the engine weights leaves no KV cache, whic
 }
 
 TEST_CASE(
-    "Dynamic batch size: the token budget sets the micro-batch; SGLang sizes KV against resident memory") {
+    "Dynamic batch size: the token budget sets the micro-batch, SGLang sizes KV against resident memory") {
   Workload w = grpo_workload();
   w.rl.use_dynamic_bsz = true;
   w.rl.ppo_max_token_len_per_gpu = 16384;
@@ -208,7 +208,7 @@ TEST_CASE(
   CHECK(sg.rollout.kv_cache_bytes < e.rollout.kv_cache_bytes);  // the resident actor counts against it
 }
 
-TEST_CASE("Trace: null builds nothing and changes nothing; non-null names every term") {
+TEST_CASE("Trace: null builds nothing and changes nothing, non-null names every term") {
   const Cluster cluster = test::cluster_of(test::gpu_with_memory(80), 1, 8);
   Trace trace;
   const MemoryEstimate plain =

@@ -238,7 +238,7 @@ TEST_CASE("Offload: Megatron optimizer_offload_fraction, FSDP params and grads t
   CHECK(o.host_offloaded == (4 + 4) * 6738415616.0 / 8);  // fp32 params and grads
 }
 
-TEST_CASE("LoRA: r x (d_in + d_out) per adapted linear; frozen base keeps only its 16-bit weights") {
+TEST_CASE("LoRA: r x (d_in + d_out) per adapted linear, frozen base keeps only its 16-bit weights") {
   // Llama-2-7B, r = 8, all-linear: q,k,v,o 4 x 8 x 8192 = 262,144; gate, up, down
   // 3 x 8 x 15,104 = 362,496 -> 624,640 per layer x 32 = 19,988,480 (PEFT's count).
   Lora lora;

@@ -58,7 +58,7 @@ Workload grpo() {
   return w;
 }
 
-TEST_CASE("weight sync: the update bucket plus one full tensor in flight; an offloaded reference is gone") {
+TEST_CASE("weight sync: the update bucket plus one full tensor in flight, an offloaded reference is gone") {
   const ModelSpec m = test::qwen25_7b();
   const Cluster cluster = test::cluster_of(test::gpu_with_memory(80), 1, 8);
   Strategy fsdp;

@@ -80,7 +80,7 @@ TEST_CASE("optimizer step streams 30 bytes per parameter, sharded by the distrib
   CHECK(optimizer_step_seconds(1e9, node, strategy, nullptr) == doctest::Approx(30e9 / 4 / 2.039e12));
 }
 
-TEST_CASE("MoE layers: grouped expert GEMMs pay for small row counts; a host-bound layer runs at the host's pace") {
+TEST_CASE("MoE layers: grouped expert GEMMs pay for small row counts, a host-bound layer runs at the host's pace") {
   // Qwen3-30B-A3B: 48 layers, all MoE, 128 experts, top-8. One micro-batch of 4096 tokens,
   // EP 8: each local expert sees 4096 * 8 * 8 / 128 = 2048 rows.
   const ModelSpec model = test::qwen3_30b_a3b();

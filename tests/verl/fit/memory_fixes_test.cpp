@@ -77,7 +77,7 @@ void check_fixes(const std::vector<std::string>& launch, const CheckOptions& opt
   }
 }
 
-TEST_CASE("every suggested memory fix, applied, fits or lowers the peak; none is already set") {
+TEST_CASE("every suggested memory fix, applied, fits or lowers the peak, none is already set") {
   // Qwen2.5-7B GRPO with FSDP on 2 x A100-40GB, 4 sequences per micro-batch: does not fit.
   const std::vector<std::string> launch = {
       "algorithm.adv_estimator=grpo", "data.train_batch_size=64", "data.max_prompt_length=512",

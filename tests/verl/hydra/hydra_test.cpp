@@ -56,7 +56,7 @@ TEST_CASE("override values are typed as Hydra types them") {
   CHECK_FALSE(parse_override_value("[1, 2").ok());
 }
 
-TEST_CASE("key=v on an existing key assigns; on an unknown key it is Hydra's struct error with a suggestion") {
+TEST_CASE("key=v on an existing key assigns, on an unknown key it is Hydra's struct error with a suggestion") {
   ConfigNode root = tree("trainer:\n  nnodes: 1\n  n_gpus_per_node: 8\n");
   CHECK_FALSE(apply(root, "trainer.nnodes=2"));
   CHECK(find_path(root, "trainer.nnodes")->integer == 2);
@@ -69,7 +69,7 @@ TEST_CASE("key=v on an existing key assigns; on an unknown key it is Hydra's str
   CHECK(finding->fix[1] == "+trainer.n_gpu_per_node=4");
 }
 
-TEST_CASE("+key adds and fails on a non-null key; ++ forces; ~ deletes") {
+TEST_CASE("+key adds and fails on a non-null key, ++ forces, ~ deletes") {
   ConfigNode root = tree("a:\n  b: 1\n  c: null\n  d: {}\n");
   const auto exists = apply(root, "+a.b=2");
   REQUIRE(exists);

@@ -64,7 +64,7 @@ TEST_CASE("shell arithmetic: every overflow is an unknown value with a reason, n
   CHECK(arithmetic("(-9223372036854775807-1) / 1").value == std::numeric_limits<long long>::min());
 }
 
-TEST_CASE("shell arithmetic: a huge exponent ends at once; 1 and 0 and -1 to any power do not overflow") {
+TEST_CASE("shell arithmetic: a huge exponent ends at once, 1 and 0 and -1 to any power do not overflow") {
   const auto start = std::chrono::steady_clock::now();
   CHECK(!arithmetic("2 ** 999999999999").value);
   CHECK(arithmetic("1 ** 999999999999").value == 1);

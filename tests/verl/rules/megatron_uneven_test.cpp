@@ -25,7 +25,7 @@ TEST_CASE("Megatron-LM: an uneven split passes when the middle stages share the 
   CHECK(check_pretrain("--decoder-last-pipeline-num-layers 5").errors == 0);
 }
 
-TEST_CASE("Megatron-LM: an uneven split that leaves an uneven rest is an error; no split at all is too") {
+TEST_CASE("Megatron-LM: an uneven split that leaves an uneven rest is an error, no split at all is too") {
   // 61 - 5 - 5 = 51 over 6 middle stages: not whole.
   const CheckReport uneven = check_pretrain("--decoder-first-pipeline-num-layers 5 --decoder-last-pipeline-num-layers 5");
   const auto findings = test::findings_of(uneven, "megatron.pp-layers");

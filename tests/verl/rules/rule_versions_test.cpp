@@ -86,7 +86,7 @@ TEST_CASE("a key of a newer verl than the one checked against is a warning") {
 
 // A launch of verl-project/verl 1dda039b (its own example, embedded as a fixture): the actor
 // switches to Megatron with the model_engine group and uses the dppo_tv loss of verl >= 0.7.1.
-TEST_CASE("a launch of newer verl checks clean with no flag; against b178a3cd its loss mode is unknown") {
+TEST_CASE("a launch of newer verl checks clean with no flag, against b178a3cd its loss mode is unknown") {
   const auto path = test::fixture("verl/verl_1dda039b/run_qwen3_30b_a3b_megatron_dppo.sh");
   const std::string text = test::file_text(path);
   auto newest = check_launch({InputText{path.string(), text}}, CheckOptions{});

@@ -113,7 +113,7 @@ TEST_CASE("escaped quotes inside an array stay one literal element, in a case ar
   CHECK_FALSE(has_rule(c.findings, "shell.unterminated"));
 }
 
-TEST_CASE("a string of overrides known only in part splits into fields; only those with the unknown part are unknown") {
+TEST_CASE("a string of overrides known only in part splits into fields, only those with the unknown part are unknown") {
   // bash splits the unquoted $CFG on blanks: three arguments, the second holding $HOME.
   const ShellScript s = run_script("CFG=\"a.b=1 c.d=$HOME/x e.f=$(date +%s) g=2\"\npython3 x.py $CFG\n");
   const auto& args = s.invocations.back().args;
@@ -165,7 +165,7 @@ TEST_CASE("a comment inside a continuation ends the command") {
   CHECK(has_rule(s.findings, "shell.broken-continuation"));
 }
 
-TEST_CASE("every branch of an if is walked; afterwards a variable is known only where all paths agree") {
+TEST_CASE("every branch of an if is walked, afterwards a variable is known only where all paths agree") {
   // X is 2 in the then-branch and 1 when no branch runs (no else): unknown after the block.
   // Y is 5 in both branches of an if/else: known. The launch in each branch is found.
   const ShellScript s = run_script(
@@ -255,7 +255,7 @@ TEST_CASE("an unterminated quote is reported") {
   CHECK(has_rule(s.findings, "shell.unterminated"));
 }
 
-TEST_CASE("redirections and here-documents are dropped; set -x is harmless") {
+TEST_CASE("redirections and here-documents are dropped, set -x is harmless") {
   const ShellScript s = run_script("set -x\ncat <<EOF > cfg.yaml\na: 1\nEOF\npython3 x.py a=1 2>&1 | tee log.txt\n");
   REQUIRE(s.invocations.size() == 3);
   CHECK(s.invocations[2].args[0].text == "tee");
