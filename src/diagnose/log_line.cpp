@@ -314,7 +314,7 @@ bool take_rank(std::string_view text, std::size_t& pos, LinePrefix& prefix) {
     std::size_t p = pos + tag.size();
     int rank = 0;
     const std::size_t first_digit = p;
-    while (p < text.size() && is_digit(text[p])) rank = rank * 10 + (text[p++] - '0');
+    while (p < text.size() && is_digit(text[p]) && p - first_digit < 9) rank = rank * 10 + (text[p++] - '0');
     if (p == first_digit || p + 1 >= text.size() || text[p] != ']' || text[p + 1] != ':') return false;
     prefix.rank = rank;
     pos = p + 2;

@@ -1,5 +1,6 @@
 #include "verl/hydra/interpolation.hpp"
 
+#include <optional>
 #include <set>
 #include <string>
 
@@ -28,6 +29,10 @@ std::size_t closing_brace(const std::string& text, std::size_t open) {
   }
   return std::string::npos;
 }
+
+// Strings that interpolate others twice over double at each level: past this size the value is
+// not evaluated (no real config comes near it).
+constexpr std::size_t kMaxJoinedBytes = std::size_t{1} << 20;
 
 class Resolver {
  public:
@@ -61,13 +66,16 @@ class Resolver {
       node = evaluate(text.substr(2, close - 2), path, node);
       if (node.origin.file.empty()) node.origin = origin;
     } else {
-      node = ConfigNode::make_string(join(text, path, node));
+      std::optional<std::string> joined = join(text, path, node);
+      node = joined ? ConfigNode::make_string(std::move(*joined))
+                    : ConfigNode::make_unknown("interpolated string longer than 1 MiB");
       node.origin = origin;
     }
     in_progress_.erase(path);
   }
 
-  std::string join(const std::string& text, const std::string& path, const ConfigNode& self) {
+  // The string with every interpolation replaced; nullopt past kMaxJoinedBytes.
+  std::optional<std::string> join(const std::string& text, const std::string& path, const ConfigNode& self) {
     std::string out;
     std::size_t pos = 0;
     while (pos < text.size()) {
@@ -80,6 +88,7 @@ class Resolver {
       out += text.substr(pos, open - pos);
       const ConfigNode part = evaluate(text.substr(open + 2, close - open - 2), path, self);
       out += part.kind == NodeKind::string ? part.text : part.to_text();
+      if (out.size() > kMaxJoinedBytes) return std::nullopt;
       pos = close + 1;
     }
     return out;
@@ -100,6 +109,10 @@ class Resolver {
       if (env) return fallback ? *fallback : ConfigNode::make_unknown("environment variable " + key);
       if (ConfigNode* target = lookup(key, path)) return value_of(*target, absolute(key, path));
       return fallback ? *fallback : ConfigNode::make_null();
+    }
+    if (trim_copy(body).empty()) {  // OmegaConf's grammar has no empty interpolation
+      report(path, self, "empty interpolation '${}'");
+      return ConfigNode::make_unknown("empty interpolation");
     }
     if (body.find(':') != std::string::npos) {
       return ConfigNode::make_unknown("resolver '" + body.substr(0, body.find(':')) + "' is not evaluated");

@@ -1,5 +1,6 @@
 // Hydra override semantics (Hydra 1.3 struct mode) and OmegaConf interpolation on small trees.
 #include <doctest/doctest.h>
+#include <fmt/format.h>
 
 #include "verl/hydra/config_loader.hpp"
 #include "verl/hydra/hydra_override.hpp"
@@ -143,6 +144,22 @@ TEST_CASE("a missing interpolation target and a cycle are findings") {
   REQUIRE(findings.size() >= 2);
   CHECK(findings[0].rule == "config.interpolation");
   CHECK(findings[0].keys[0] == "a");
+}
+
+TEST_CASE("an empty interpolation is an error, and strings that double at each level stop at 1 MiB") {
+  // OmegaConf's grammar rejects "${}" (a fuzz finding: it used to copy the whole root in).
+  ConfigNode empty = tree("a: x${}y\n");
+  const std::vector<Finding> findings = resolve_interpolations(empty);
+  REQUIRE(findings.size() == 1);
+  CHECK(findings[0].message.find("empty interpolation") != std::string::npos);
+  // k0 is 16 bytes and each level holds the one below twice: k20 would be 16 MiB.
+  std::string yaml = "k0: abcdefghijklmnop\n";
+  for (int i = 1; i <= 20; ++i) yaml += fmt::format("k{}: ${{k{}}}${{k{}}}\n", i, i - 1, i - 1);
+  ConfigNode doubling = tree(yaml);
+  CHECK(resolve_interpolations(doubling).empty());
+  CHECK(find_path(doubling, "k16")->text.size() == std::size_t{16} << 16);  // 1 MiB: still evaluated
+  CHECK(find_path(doubling, "k17")->kind == NodeKind::unknown);
+  CHECK(find_path(doubling, "k20")->text.size() < std::size_t{1} << 20);  // built on the unknown k17
 }
 
 TEST_CASE("did you mean: only a key of the same section and role") {
