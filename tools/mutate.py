@@ -251,7 +251,10 @@ def main():
             if entry != "build":
                 path = os.path.join(tree, entry)
                 shutil.rmtree(path) if os.path.isdir(path) and not os.path.islink(path) else os.remove(path)
-    shutil.copytree(ROOT, tree, ignore=shutil.ignore_patterns(".git", "build*"), dirs_exist_ok=True)
+    # Fresh modification times (shutil.copy, not copy2): a source older than an object of the last
+    # run would otherwise be taken as built.
+    shutil.copytree(ROOT, tree, ignore=shutil.ignore_patterns(".git", "build*"), dirs_exist_ok=True,
+                    copy_function=shutil.copy)
     # The tests find ../shared beside the tree they were built from.
     shared = os.path.join(os.path.dirname(ROOT), "shared")
     link = os.path.join(args.build, "shared")
