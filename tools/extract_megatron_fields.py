@@ -1,9 +1,13 @@
 #!/usr/bin/env python3
 """Writes data/verl/megatron_core_fields.json: the dataclass field names and types of
 Megatron-core's TransformerConfig (with its base ModelParallelConfig), OptimizerConfig and
-DistributedDataParallelConfig, read with `ast` from a Megatron-LM git checkout (nothing is run).
+DistributedDataParallelConfig, read with `ast` from a Megatron-LM git checkout (nothing is run), at
+several releases: each field is its type at the newest release that has it, or {"type", "since"?,
+"until"?} (labels of the first and last release read that has it) when some releases read lack it.
 
-usage: tools/extract_megatron_fields.py GIT_DIR COMMIT > data/verl/megatron_core_fields.json
+usage: tools/extract_megatron_fields.py GIT_DIR REF... > data/verl/megatron_core_fields.json
+  REF oldest first: release tags (core_v0.12.3 ...), then optionally a branch commit (labelled
+  main@<commit>).
 """
 import ast
 import json
@@ -60,18 +64,51 @@ def fields(git_dir: str, commit: str, spec: str) -> dict:
     raise SystemExit(f"{cls} not found in {path}")
 
 
-def main() -> None:
-    git_dir, commit = sys.argv[1], sys.argv[2]
-    version = subprocess.check_output(["git", "--git-dir", git_dir, "show",
-                                       f"{commit}:megatron/core/package_info.py"], text=True)
-    numbers = dict(re.findall(r"^(MAJOR|MINOR|PATCH) = (\d+)", version, re.M))
-    result = {"source": f"NVIDIA/Megatron-LM@{commit}",
-              "megatron_core_version": f"{numbers['MAJOR']}.{numbers['MINOR']}.{numbers['PATCH']}"}
+def core_version(git_dir: str, ref: str) -> str:
+    text = subprocess.check_output(["git", "--git-dir", git_dir, "show",
+                                    f"{ref}:megatron/core/package_info.py"], text=True)
+    numbers = dict(re.findall(r"^(MAJOR|MINOR|PATCH) = (\d+)", text, re.M))
+    return f"{numbers['MAJOR']}.{numbers['MINOR']}.{numbers['PATCH']}"
+
+
+def read_version(git_dir: str, ref: str) -> tuple:
+    commit = subprocess.check_output(["git", "--git-dir", git_dir, "rev-parse", f"{ref}^{{commit}}"],
+                                     text=True).strip()
+    version = core_version(git_dir, ref)
+    # The tag names the release (core_v0.19.0's package_info.py already says 0.19.1).
+    label = ref.removeprefix("core_v") if ref.startswith("core_v") else f"main@{commit[:8]}"
+    tables = {}
     for table, specs in FILES.items():
-        merged = {}
+        tables[table] = {}
         for spec in specs:
-            merged.update(fields(git_dir, commit, spec))
-        result[table] = dict(sorted(merged.items()))
+            tables[table].update(fields(git_dir, ref, spec))
+    return {"label": label, "ref": ref, "commit": commit, "megatron_core_version": version}, tables
+
+
+def main() -> None:
+    git_dir, refs = sys.argv[1], sys.argv[2:]
+    read = [read_version(git_dir, ref) for ref in refs]
+    versions = [info for info, _ in read]
+    newest = versions[-1]
+    result = {"source": f"NVIDIA/Megatron-LM at {', '.join(v['ref'] for v in versions[:-1])} and "
+                        f"{newest['commit'][:8]}",
+              "megatron_core_version": newest["megatron_core_version"],
+              "versions": versions}
+    for table in FILES:
+        merged = {}
+        for name in sorted({name for _, tables in read for name in tables[table]}):
+            present = [i for i, (_, tables) in enumerate(read) if name in tables[table]]
+            type_ = read[present[-1]][1][table][name]
+            if len(present) == len(read):
+                merged[name] = type_
+                continue
+            entry = {"type": type_}
+            if present[0] > 0:
+                entry["since"] = versions[present[0]]["label"]
+            if present[-1] < len(read) - 1:
+                entry["until"] = versions[present[-1]]["label"]
+            merged[name] = entry
+        result[table] = merged
     json.dump(result, sys.stdout, indent=1)
     sys.stdout.write("\n")
 

@@ -24,7 +24,7 @@ std::string version_text() {
   // Megatron-core's own version string sits beside the commit its field list was read from.
   const std::string core = json_source("verl/megatron_core_fields.json", "megatron_core_version");
   const VerlVersion& newest = newest_verl_version();
-  return fmt::format("meshplan {}\nverl schemas: {} (newest: {}, commit {})\nMegatron-core fields: {} (megatron-core {})",
+  return fmt::format("meshplan {}\nverl schemas: {} (newest: {}, commit {})\nMegatron-core fields: {} (newest: megatron-core {})",
                      MESHPLAN_VERSION, embedded_verl_range(), newest.id, newest.commit.substr(0, 8),
                      json_source("verl/megatron_core_fields.json", "source"), core);
 }

@@ -13,18 +13,19 @@ namespace meshplan {
 namespace {
 
 // A dictionary verl hands to a library's dataclass as keyword arguments, and that dataclass's
-// fields: name -> type (data/verl/megatron_core_fields.json, one version), or name -> {"type", "since"?,
-// "until"?} over the ordered versions read (data/verl/engine_args.json).
+// fields over the ordered versions read: name -> type when every version has it, or name -> {"type",
+// "since"?, "until"?} (data/verl/megatron_core_fields.json, data/verl/engine_args.json).
 struct FieldTable {
   const nlohmann::json& fields;
-  const nlohmann::json* versions;  ///< [{"label", ...}] oldest first; null for a one-version table
+  const nlohmann::json* versions;  ///< [{"label", ...}] oldest first
   std::string dataclass;           ///< short name, e.g. "TransformerConfig"
   std::string library;             ///< e.g. "Megatron-core's TransformerConfig"
-  std::string versions_read;       ///< e.g. "megatron-core 0.20.0", "v0.8.5..v0.12.0"
+  std::string versions_read;       ///< e.g. "megatron-core 0.12.3..main@d98e8a64", "v0.8.5..v0.12.0"
   std::string consequence;         ///< what happens when verl passes an unknown name
   std::string unknown_rule;
   bool command_line = false;  ///< passed as a command line (vLLM), not as keyword arguments
   Severity unknown_severity = Severity::error;  ///< of a name the table lacks
+  Severity partial_severity = Severity::info;   ///< of a name only some versions read have
 };
 
 struct Dictionary {
@@ -82,6 +83,10 @@ std::size_t version_index(const nlohmann::json& versions, const std::string& lab
 
 // For a field that only some of the versions read have: "v0.4.6.post5..v0.5.6 only, not in
 // main@001067ff or newer"; empty when every version read has it.
+std::string versions_range(const nlohmann::json& versions) {
+  return versions.empty() ? "?" : versions.front().value("label", "?") + ".." + versions.back().value("label", "?");
+}
+
 std::string version_limits(const nlohmann::json& entry, const nlohmann::json* versions) {
   if (versions == nullptr || versions->empty() || !entry.is_object()) return "";
   const std::string since = entry.value("since", ""), until = entry.value("until", "");
@@ -136,9 +141,8 @@ void check_fields(const ConfigNode& dictionary, const std::string& key, const Fi
       out.push_back(std::move(finding));
     } else if (const std::string limits = version_limits(table.fields[field], table.versions);
                !limits.empty()) {
-      // Right for some versions of the library: a false error on a working launch is worse than a
-      // missed one, so this only informs.
-      finding.severity = Severity::info;
+      // Right for some versions of the library, and which one the run has is not known: never an error.
+      finding.severity = table.partial_severity;
       finding.rule = table.unknown_rule + "-version";
       finding.message = "'" + field + "' is a field of " + table.library + " " + limits +
                         ": on a version without it, " + table.consequence;
@@ -161,19 +165,22 @@ bool bridge_sets_attributes(const VerlLaunch& launch, std::string_view section) 
 
 void check_megatron_dictionaries(const VerlLaunch& launch, std::vector<Finding>& out) {
   const nlohmann::json& megatron = embedded_json("verl/megatron_core_fields.json");
-  const std::string version = megatron.value("megatron_core_version", "?");
+  const nlohmann::json& versions = megatron["versions"];
   for (std::string_view section : kSections) {
     for (const Dictionary& dictionary : kDictionaries) {
       const std::string key = std::string(section) + std::string(dictionary.suffix);
       const ConfigNode* node = find_path(launch.config, key);
       if (node == nullptr || !node->is_map() || !megatron.contains(dictionary.table)) continue;
       const std::string dataclass(dictionary.dataclass);
-      FieldTable table{megatron[std::string(dictionary.table)], nullptr, dataclass,
-                       "Megatron-core's " + dataclass, "megatron-core " + version,
+      // The script does not say which megatron-core the run has: a name some releases read lack is a
+      // warning (TypeError on those), one that none has an error.
+      FieldTable table{megatron[std::string(dictionary.table)], &versions, dataclass,
+                       "Megatron-core's " + dataclass, "megatron-core " + versions_range(versions),
                        "building it in the Megatron worker fails with TypeError: unexpected keyword argument",
-                       "passthrough.unknown-field", false};
+                       "passthrough.unknown-field", false, Severity::error, Severity::warning};
       if (dictionary.table == "transformer_config" && bridge_sets_attributes(launch, section)) {
         table.unknown_severity = Severity::warning;
+        table.partial_severity = Severity::info;
         table.consequence = "verl " + launch.verl_version.id + " (vanilla_mbridge=False) sets it as an attribute of "
                             "Megatron-Bridge's model provider, which fails on no name; it has an effect only if the "
                             "installed Megatron build (MindSpeed on Ascend, a newer Megatron-core) reads it";
@@ -194,12 +201,9 @@ void check_engine_kwargs(const VerlLaunch& launch, std::vector<Finding>& out) {
     if (!engines.contains(engine) || !arguments.is_map()) continue;
     const nlohmann::json& table = engines[engine];
     const nlohmann::json& versions = table["versions"];
-    const std::string versions_read =
-        versions.empty() ? "?"
-                         : versions.front().value("label", "?") + ".." + versions.back().value("label", "?");
     check_fields(arguments, std::string(kEngineKwargs) + "." + engine,
                  {table["arguments"], &versions, table.value("dataclass", "?"), table.value("library", "?"),
-                  versions_read, "the rollout server fails when it starts inside the rollout worker",
+                  versions_range(versions), "the rollout server fails when it starts inside the rollout worker",
                   "passthrough.engine-argument", table.value("passed_as", "") == "command line"},
                  out);
   }

@@ -51,6 +51,30 @@ TEST_CASE("override_transformer_config keys are Megatron-core TransformerConfig 
   CHECK(type[0].message == "'overlap_grad_reduce' of DistributedDataParallelConfig is bool, not 'yes'");
 }
 
+TEST_CASE("a Megatron-core field only newer releases have: warning naming its first release, not an error") {
+  // moe_router_fusion came with ADLR/megatron-lm!3809 "feat(moe): Add MoE router fusion" (c08d89bea0,
+  // 2025-08-17): transformer_config.py at core_v0.14.0 declares it, core_v0.13.1 does not; on 0.13.1
+  // TransformerConfig(**kwargs) raises TypeError, and the script does not say which megatron-core runs.
+  const auto lines = test::with(test::megatron_baseline(),
+                                {"+actor_rollout_ref.actor.megatron.override_transformer_config.moe_router_fusion=True",
+                                 "+actor_rollout_ref.actor.megatron.override_transformer_config.moe_router_fuson=True"});
+  const CheckReport report = test::check_lines(lines, "ppo_megatron_trainer");
+  const auto partial = test::findings_of(report, "passthrough.unknown-field-version");
+  REQUIRE(partial.size() == 1);
+  CHECK(partial[0].severity == Severity::warning);
+  CHECK(partial[0].keys[0] == "actor_rollout_ref.actor.megatron.override_transformer_config.moe_router_fusion");
+  CHECK(partial[0].message ==
+        "'moe_router_fusion' is a field of Megatron-core's TransformerConfig 0.14.0..main@d98e8a64 only, not in 0.13.1 or "
+        "older: on a version without it, building it in the Megatron worker fails with TypeError: unexpected keyword "
+        "argument");
+  // A name no release read has stays an error.
+  const auto unknown = test::findings_of(report, "passthrough.unknown-field");
+  REQUIRE(unknown.size() == 1);
+  CHECK(unknown[0].severity == Severity::error);
+  CHECK(unknown[0].message.find("'moe_router_fuson' is not a field of Megatron-core's TransformerConfig (megatron-core "
+                                "0.12.3..main@d98e8a64)") == 0);
+}
+
 TEST_CASE("a TransformerConfig name Megatron-core lacks: error where verl builds TransformerConfig(**kwargs), warning on the Megatron-Bridge path") {
   // verl main@1dda039b has only the engine workers: with vanilla_mbridge false (its default)
   // MegatronEngine gives the overrides to Megatron-Bridge's provider as attributes (MindSpeed's
