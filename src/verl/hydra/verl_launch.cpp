@@ -128,6 +128,13 @@ class Reader {
   // Which verl the launch runs: --verl-version (or --verl-path's version file), else a pin in the
   // script (`pip install verl==X`), else the newest embedded version, said in one line.
   Result<bool> choose_version(const std::vector<InputText>& inputs) {
+    for (const InputText& input : inputs) {
+      if (is_yaml_name(input.file_name)) continue;
+      if (auto vllm = package_version_pin(input.text, "vllm")) {
+        result_.vllm_pin = std::move(vllm);
+        result_.vllm_pin_file = input.file_name;
+      }
+    }
     if (options_.verl_version) {
       const auto found = find_verl_version(*options_.verl_version);
       const std::string next_to = options_.verl_found_at.empty()

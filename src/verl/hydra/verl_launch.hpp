@@ -39,6 +39,9 @@ struct VerlLaunch {
   /// The version file of a verl older than every embedded one ("0.1", from --verl-path): its own
   /// config tree is composed and verl_version is the oldest embedded, whose rules it may lack.
   std::string older_verl;
+  /// `vllm==X` installed by the script (its last pin), with the file it is in; none when not pinned.
+  std::optional<VersionPin> vllm_pin;
+  std::string vllm_pin_file;
   ConfigNode config;                ///< composed and resolved
   std::vector<Finding> findings;    ///< shell.*, hydra.*, config.* findings
   std::vector<Launch> megatron;     ///< Megatron-LM launches found in the scripts

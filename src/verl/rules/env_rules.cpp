@@ -3,7 +3,10 @@
 // against the syntax those readers parse.
 #include <nlohmann/json.hpp>
 
+#include <cctype>
 #include <optional>
+#include <string>
+#include <vector>
 
 #include "core/text.hpp"
 #include "verl/schema/embedded_json.hpp"
@@ -82,6 +85,26 @@ std::vector<Finding> check_environment(const std::map<std::string, ShellArgument
   return out;
 }
 
+namespace {
+
+// "0.8.5.post1" -> {0, 8, 5}: the leading dotted numbers of a release.
+std::vector<int> release_numbers(const std::string& version) {
+  std::vector<int> numbers;
+  std::size_t i = 0;
+  while (i < version.size() && std::isdigit(static_cast<unsigned char>(version[i])) != 0 && numbers.size() < 4) {
+    int n = 0;
+    while (i < version.size() && std::isdigit(static_cast<unsigned char>(version[i])) != 0 && n < 100000) {
+      n = n * 10 + (version[i++] - '0');
+    }
+    numbers.push_back(n);
+    if (i >= version.size() || version[i] != '.') break;
+    ++i;
+  }
+  return numbers;
+}
+
+}  // namespace
+
 std::vector<Finding> check_sleep_mode_allocator(const VerlLaunch& launch) {
   const auto conf = launch.environment.find("PYTORCH_CUDA_ALLOC_CONF");
   // vLLM's test is a substring test on the variable's text (vllm/device_allocator/cumem.py).
@@ -96,8 +119,13 @@ std::vector<Finding> check_sleep_mode_allocator(const VerlLaunch& launch) {
   // always, the spmd rollout with free_cache_engine (default True). Only an explicit false is off.
   const ConfigNode* sleep = find_path(launch.config, "actor_rollout_ref.rollout.enable_sleep_mode");
   if (sleep != nullptr && (sleep->kind != NodeKind::boolean || !sleep->boolean)) return {};
+  // The assert came with vLLM 0.8.0 and left with #40812 (2026-04); 0.11.2 (NeMo RL v0.6's pin,
+  // late 2025) is the newest release certain to have it. A pinned vLLM decides; otherwise warn.
+  const std::vector<int> pinned = launch.vllm_pin ? release_numbers(launch.vllm_pin->version) : std::vector<int>{};
+  if (!pinned.empty() && pinned < std::vector<int>{0, 8, 0}) return {};
+  const bool asserts = !pinned.empty() && pinned <= std::vector<int>{0, 11, 2};
   Finding finding;
-  finding.severity = Severity::warning;
+  finding.severity = asserts ? Severity::error : Severity::warning;
   finding.rule = "env.expandable-segments-sleep-mode";
   finding.keys = {"PYTORCH_CUDA_ALLOC_CONF", "actor_rollout_ref.rollout.name"};
   finding.value = conf->second.text;
@@ -106,8 +134,12 @@ std::vector<Finding> check_sleep_mode_allocator(const VerlLaunch& launch) {
       " reaches the vLLM rollout, which verl starts in sleep mode (CuMemAllocator): vLLM from 0.8.0 "
       "(vllm-project/vllm#14189, 2025-03) until vllm-project/vllm#40812 (2026-04) asserts in "
       "CuMemAllocator.__init__ (\"Expandable segments are not compatible with memory pool\") when the rollout "
-      "starts; newer vLLM turns expandable segments off inside its pool. The vLLM version is not known from "
-      "the launch";
+      "starts; newer vLLM turns expandable segments off inside its pool. " +
+      (asserts ? "The script installs vllm==" + launch.vllm_pin->version + " (" + launch.vllm_pin_file + ":" +
+                     std::to_string(launch.vllm_pin->line) + "), which asserts"
+       : launch.vllm_pin ? "The script installs vllm==" + launch.vllm_pin->version +
+                               ", newer than 0.11.2, the newest release known to assert"
+                         : std::string("The vLLM version is not known from the launch"));
   finding.location = conf->second.location;
   return {finding};
 }

@@ -135,12 +135,15 @@ bool predates_embedded_verl(std::string_view text) {
   return key && oldest && *key < *oldest;
 }
 
-std::optional<VersionPin> verl_version_pin(std::string_view text) {
+std::optional<VersionPin> verl_version_pin(std::string_view text) { return package_version_pin(text, "verl"); }
+
+std::optional<VersionPin> package_version_pin(std::string_view text, std::string_view package) {
   std::optional<VersionPin> pin;
   const auto word_char = [](char c) { return std::isalnum(static_cast<unsigned char>(c)) != 0 || c == '_' || c == '-'; };
-  for (std::size_t at = text.find("verl"); at != std::string_view::npos; at = text.find("verl", at + 4)) {
+  const std::size_t n = package.size();
+  for (std::size_t at = text.find(package); at != std::string_view::npos; at = text.find(package, at + n)) {
     if (at > 0 && (word_char(text[at - 1]) || text[at - 1] == '/' || text[at - 1] == '.')) continue;
-    std::size_t i = at + 4;
+    std::size_t i = at + n;
     if (i < text.size() && text[i] == '[') i = text.find(']', i) == std::string_view::npos ? text.size() : text.find(']', i) + 1;
     if (text.substr(i, 2) != "==") continue;
     i += 2;

@@ -43,8 +43,11 @@ struct VersionPin {
   int line = 0;         ///< 1-based line of the pin
 };
 
-/// A verl version a script pins when it installs verl (`pip install verl==0.5.0`,
-/// `"verl[vllm]==0.6.1"`, `uv pip install verl==...`); the last pin wins, as the last install does.
+/// The version of `package` a script pins when it installs it (`pip install verl==0.5.0`,
+/// `"verl[vllm]==0.6.1"`, `uv pip install vllm==0.8.3`); the last pin wins, as the last install does.
+std::optional<VersionPin> package_version_pin(std::string_view script_text, std::string_view package);
+
+/// package_version_pin(script_text, "verl").
 std::optional<VersionPin> verl_version_pin(std::string_view script_text);
 
 /// verl/trainer/config of `version`: config path without ".yaml" ("ppo_trainer",
