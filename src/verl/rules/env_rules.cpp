@@ -120,12 +120,15 @@ std::vector<Finding> check_sleep_mode_allocator(const VerlLaunch& launch) {
   const ConfigNode* sleep = find_path(launch.config, "actor_rollout_ref.rollout.enable_sleep_mode");
   if (sleep != nullptr && (sleep->kind != NodeKind::boolean || !sleep->boolean)) return {};
   // The assert came with vLLM 0.8.0 and left with #40812 (2026-04); 0.11.2 (NeMo RL v0.6's pin,
-  // late 2025) is the newest release certain to have it. A pinned vLLM decides; otherwise warn.
+  // late 2025) is the newest release certain to have it. A pinned older vLLM has no assert. Even
+  // a pinned asserting one stays a warning: the variable reaches the rollout workers only through
+  // the Ray instance the launch starts (ray.init() joins a cluster a separate `ray start` made,
+  // whose workers carry that raylet's environment), which the script does not settle.
   const std::vector<int> pinned = launch.vllm_pin ? release_numbers(launch.vllm_pin->version) : std::vector<int>{};
   if (!pinned.empty() && pinned < std::vector<int>{0, 8, 0}) return {};
   const bool asserts = !pinned.empty() && pinned <= std::vector<int>{0, 11, 2};
   Finding finding;
-  finding.severity = asserts ? Severity::error : Severity::warning;
+  finding.severity = Severity::warning;
   finding.rule = "env.expandable-segments-sleep-mode";
   finding.keys = {"PYTORCH_CUDA_ALLOC_CONF", "actor_rollout_ref.rollout.name"};
   finding.value = conf->second.text;
@@ -136,7 +139,9 @@ std::vector<Finding> check_sleep_mode_allocator(const VerlLaunch& launch) {
       "CuMemAllocator.__init__ (\"Expandable segments are not compatible with memory pool\") when the rollout "
       "starts; newer vLLM turns expandable segments off inside its pool. " +
       (asserts ? "The script installs vllm==" + launch.vllm_pin->version + " (" + launch.vllm_pin_file + ":" +
-                     std::to_string(launch.vllm_pin->line) + "), which asserts"
+                     std::to_string(launch.vllm_pin->line) +
+                     "), which asserts when the variable reaches its workers (a Ray instance this launch starts; a "
+                     "cluster from an earlier `ray start` has that raylet's environment)"
        : launch.vllm_pin ? "The script installs vllm==" + launch.vllm_pin->version +
                                ", newer than 0.11.2, the newest release known to assert"
                          : std::string("The vLLM version is not known from the launch"));

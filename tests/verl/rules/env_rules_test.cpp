@@ -243,7 +243,7 @@ TEST_CASE("env_vars.json: every family names its sources and uses known value ty
 
 namespace meshplan {
 
-TEST_CASE("expandable_segments:True exported to a vLLM rollout in sleep mode: an error for a pinned vLLM that asserts, else a warning") {
+TEST_CASE("expandable_segments:True exported to a vLLM rollout in sleep mode: a warning, naming a pinned vLLM that asserts") {
   // vllm-project/vllm#14189 (2025-03-04, vLLM 0.8.0) made CuMemAllocator.__init__ assert
   // "expandable_segments:True" not in PYTORCH_CUDA_ALLOC_CONF; #40812 (2026-04) replaced the
   // assert by switching expandable segments off inside the pool. The launch names no vLLM.
@@ -266,17 +266,20 @@ TEST_CASE("expandable_segments:True exported to a vLLM rollout in sleep mode: an
   CHECK(script(exported, {"actor_rollout_ref.rollout.name=sglang"}).empty());
   CHECK(script("export PYTORCH_CUDA_ALLOC_CONF=expandable_segments:False\n", {}).empty());
   CHECK(script("", {}).empty());
-  // A pinned vLLM decides: 0.8.0 .. 0.11.2 assert at start-up (an error naming the pin), older
-  // ones predate the assert, newer ones keep the warning.
+  // A pinned vLLM: 0.8.0 .. 0.11.2 assert at start-up (named, still a warning: whether the variable
+  // reaches the Ray workers depends on how Ray was started), older ones predate the assert, newer
+  // ones keep the general warning.
   const auto pinned = script("pip install vllm==0.8.3\n" + exported, {});
   REQUIRE(pinned.size() == 1);
-  CHECK(pinned[0].severity == Severity::error);
-  CHECK(pinned[0].message.find("installs vllm==0.8.3 (run.sh:1), which asserts") != std::string::npos);
-  CHECK(script("pip install \"vllm==0.11.2\"\n" + exported, {})[0].severity == Severity::error);
+  CHECK(pinned[0].severity == Severity::warning);
+  CHECK(pinned[0].message.find("installs vllm==0.8.3 (run.sh:1), which asserts when the variable reaches") !=
+        std::string::npos);
+  CHECK(script("pip install \"vllm==0.11.2\"\n" + exported, {})[0].message.find("which asserts") !=
+        std::string::npos);
   CHECK(script("pip install vllm==0.7.3\n" + exported, {}).empty());
   const auto newer = script("uv pip install vllm==0.12.0\n" + exported, {});
   REQUIRE(newer.size() == 1);
-  CHECK(newer[0].severity == Severity::warning);
+  CHECK(newer[0].message.find("newer than 0.11.2") != std::string::npos);
 }
 
 }  // namespace meshplan
