@@ -215,9 +215,10 @@ std::string read(const std::string& path) {
 int main(int argc, char** argv) {
   const std::string training_path = argc > 1 ? argv[1] : "tests/fixtures/published_runs.json";
   const std::string rl_path = argc > 2 ? argv[2] : "tests/fixtures/rl_runs.json";
+  const std::string rl_public_path = argc > 3 ? argv[3] : "tests/fixtures/rl_runs_public.json";
   const EfficiencyConstants start = meshplan::fitted_efficiency_constants();
   auto training_set = meshplan::read_calibration_runs(read(training_path), training_path, start);
-  auto rl_set = meshplan::read_rl_calibration_runs(read(rl_path), rl_path, start);
+  auto rl_set = meshplan::read_rl_calibration_runs({{read(rl_path), rl_path}, {read(rl_public_path), rl_public_path}}, start);
   if (!training_set || !rl_set) {
     std::cerr << "fit_efficiency: "
               << (training_set ? rl_set.error().to_string() : training_set.error().to_string()) << "\n";
@@ -240,7 +241,7 @@ int main(int argc, char** argv) {
   std::cout << "\ntraining rows (" << training_path << ")";
   print_errors(training, constants);
   for (const auto& skipped : training_set->skipped) std::cout << "  skipped " << skipped.id << ": " << skipped.reason << "\n";
-  std::cout << "\nRL rows (" << rl_path << ")";
+  std::cout << "\nRL rows (" << rl_path << ", " << rl_public_path << ")";
   print_errors(rl, constants);
   cross_validate("training", training, start, [&](const auto& rows) { return fit_training(rows, start); });
   cross_validate("RL", rl, trained, [&](const auto& rows) { return fit(rows, trained, kRlKnobs); });

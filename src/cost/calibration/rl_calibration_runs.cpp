@@ -2,6 +2,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include <cmath>
 #include <optional>
 
 #include "cost/memory/memory_estimate.hpp"
@@ -19,11 +20,12 @@ using nlohmann::json;
 struct RlSourceConventions {
   const char* id_prefix;
   const char* source;
-  /// Prompt tokens when the row gives none: math word problems with a chat template (assumed,
-  /// neither source states it; the prompt is a few percent of the tokens of these rows).
+  /// Prompt tokens when the row gives none: math word problems with a chat template (verl's
+  /// sources: assumed; NeMo RL: what its own tables' throughput formula gives, below).
   std::int64_t mean_prompt_tokens;
-  /// NeMo RL's table gives G-Average Seq len and T-Max Seq len: prompt + generation.
-  bool lengths_are_totals;
+  /// NeMo RL's table gives T-Max Seq len (prompt + generation: vLLM max_model_len =
+  /// max_total_sequence_length) and G-Average Seq len, the mean generated length.
+  bool max_is_total;
   /// NeMo RL's mini-batch (T-GBS) counts samples; verl's ppo_mini_batch_size counts prompts.
   bool mini_batch_in_samples;
   /// NeMo RL packs sequences into micro-batches of max_total_sequence_length x micro-batch tokens
@@ -36,8 +38,12 @@ constexpr RlSourceConventions kRlSources[] = {
     // NeMo RL docs/about/performance-summary.md: step times are the mean of 5 steps; G-Average and
     // T-Max Seq len are prompt + generation (the average over the generated samples, the maximum
     // the recipe allows); T-GBS counts samples; DP is derived (GPUs / TP·CP·PP).
-    {"nemorl_v06_", "NeMo RL v0.6 performance summary", 256, true, true, true, 0.6},
-    {"nemorl_v05_", "NeMo RL v0.5 performance summary", 256, true, true, true, 0.6},
+    {"nemorl_v06_", "NeMo RL v0.6 performance summary", 110, true, true, true, 0.6},
+    {"nemorl_v05_", "NeMo RL v0.5 performance summary", 110, true, true, true, 0.6},
+    // NeMo RL v0.3 blog (2025-07-21), Table 1: means over steps 22-29; max sequence length 4096
+    // (prompt + generation); avg. generated tokens per sample is the mean response; global batch
+    // 512 samples; sequence packing.
+    {"nemorl_v03_", "NeMo RL v0.3 blog", 110, true, true, true, 0.6},
     // verl docs/advance/one_step_off.md and fully_async.md: per-stage times are run means over
     // hundreds of steps while the response length grows; lengths are the configured maxima; the
     // layouts come from the shell scripts at HEAD (config_provenance), not from the run.
@@ -54,11 +60,56 @@ constexpr RlSourceConventions kRlSources[] = {
     {"openrlhf_bench_", "OpenRLHF benchmark/README.md", 256, false, false, false, 0.5},
 };
 
+/// What a row's own recipe sets beyond its source's conventions: the NeMo RL performance recipes
+/// the table names, read at the release the row was measured with (v0.6 rows at tag v0.6.0, v0.5
+/// rows at 108bffdab), with their `defaults:` chain resolved down to examples/configs/grpo_math_1B.yaml
+/// (gpu_memory_utilization 0.6, activation_checkpointing false). These are the runs' inputs, not
+/// fitted values.
+struct RlRecipeFacts {
+  const char* id;
+  const char* recipe;               ///< NVIDIA-NeMo/RL <ref>:<path>
+  double gpu_memory_utilization;    ///< policy.generation.vllm_cfg.gpu_memory_utilization
+  bool activation_checkpointing;    ///< policy.megatron_cfg.activation_checkpointing
+  int first_stage_layers;           ///< megatron_cfg.num_layers_in_first_pipeline_stage (0: even split)
+  int last_stage_layers;            ///< megatron_cfg.num_layers_in_last_pipeline_stage
+  int logprob_batch_size;           ///< policy.logprob_batch_size: log-prob micro-batches of that many x max length tokens
+};
+
+// NeMo RL nemo_rl/models/megatron/setup.py (v0.6.0): activation_checkpointing sets
+// recompute_granularity "full", recompute_method "uniform", recompute_num_layers 1.
+constexpr RlRecipeFacts kRlRecipes[] = {
+    {"nemorl_v06_gb200_deepseek_v3_128gpu_on",
+     "v0.6.0:examples/configs/recipes/llm/performance/grpo-deepseek-v3-32n4g.yaml (<- grpo-deepseek-v3-32n8g.yaml)", 0.3,
+     true, 7, 6, 1},
+    {"nemorl_v06_gb200_deepseek_v3_256gpu_on",
+     "v0.6.0:examples/configs/recipes/llm/performance/grpo-deepseek-v3-64n4g.yaml (<- grpo-deepseek-v3-32n4g.yaml)", 0.3,
+     true, 7, 6, 1},
+    {"nemorl_v06_gb200_qwen3_235b_a22b_64gpu_on",
+     "v0.6.0:examples/configs/recipes/llm/performance/grpo-qwen3-235b-16n4g.yaml (<- grpo-qwen3-235b-16n8g.yaml)", 0.4,
+     true, 23, 23, 1},
+    {"nemorl_v06_gb200_qwen3_235b_a22b_128gpu_on",
+     "v0.6.0:examples/configs/recipes/llm/performance/grpo-qwen3-235b-32n4g.yaml (<- grpo-qwen3-235b-16n4g.yaml)", 0.6,
+     true, 23, 23, 1},
+    {"nemorl_v06_gb200_qwen3_30b_a3b_16gpu_on", "v0.6.0:examples/configs/recipes/llm/performance/grpo-qwen3-30ba3b-4n4g.yaml",
+     0.6, false, 0, 0, 2},
+    {"nemorl_v05_gb200_llama_31_8b_instruct_8gpu_on",
+     "108bffdab:examples/configs/recipes/llm/performance/grpo-llama3.1-8b-instruct-2n4g.yaml", 0.6, true, 0, 0, 2},
+    {"nemorl_v05_gb200_qwen3_32b_16gpu_on",
+     "108bffdab:examples/configs/recipes/llm/performance/grpo-qwen3-32b-4n4g.yaml (<- grpo_math_1B.yaml)", 0.6, false, 0, 0, 4},
+};
+
+const RlRecipeFacts* recipe_of(const std::string& id) {
+  for (const RlRecipeFacts& recipe : kRlRecipes) {
+    if (id == recipe.id) return &recipe;
+  }
+  return nullptr;
+}
+
 /// The presets whose layer shapes the row's model has (fine-tunes keep their base's shape:
 /// Qwen2.5-Math-7B has Qwen2.5-7B's 28 x 3584 layers and 152064 vocabulary).
 constexpr std::pair<const char*, const char*> kModelPresets[] = {
     {"DeepSeek-V3", "deepseek-v3"},     {"Qwen3-235B-A22B", "qwen3-235b-a22b"}, {"Qwen3-30B-A3B", "qwen3-30b-a3b"},
-    {"Llama-3.1-8B", "llama-3.1-8b"},   {"Qwen2.5-Math-7B", "qwen2.5-7b-instruct"},
+    {"Llama-3.1-8B", "llama-3.1-8b"},   {"Llama-3.1-70B", "llama-3.1-70b"}, {"Qwen2.5-Math-7B", "qwen2.5-7b-instruct"},
     {"Qwen2.5-7B", "qwen2.5-7b-instruct"}, {"Qwen3-8B", "qwen3-8b"}, {"Qwen3-32B", "qwen3-32b"}, {"Qwen3.5-9B", "qwen3.5-9b"},
 };
 
@@ -114,6 +165,13 @@ Result<RlCalibrationRun> build_rl_run(const json& row, const EfficiencyConstants
   const auto step = object_at(row, "measured").find("step_s");
   if (step == object_at(row, "measured").end() || !step->is_number()) return skip("step time not measured");
   run.measured_step_s = step->get<double>();
+  const json& measured = object_at(row, "measured");
+  const json& other_measured = object_at(measured, "other");
+  const auto phase = [&](const json& object, const char* key) { return json_number(object, key).value_or(0.0); };
+  run.measured_gen_s = phase(measured, "gen_s");
+  if (run.measured_gen_s > 0) run.measured_gen_s += phase(other_measured, "refit_s");
+  run.measured_log_prob_s = phase(measured, "old_log_prob_s") + phase(measured, "ref_s") + phase(other_measured, "logprobs_s");
+  run.measured_update_s = phase(measured, "update_actor_s");
   // "colocated_sync", "colocated", "colocated (DeepSpeed HE)": one set of GPUs, one phase after
   // the other. Disaggregated placements and one-step-off / fully-async pipelines overlap phases.
   if (json_string(row, "mode").rfind("colocated", 0) != 0) return skip("not colocated and synchronous");
@@ -171,7 +229,27 @@ Result<RlCalibrationRun> build_rl_run(const json& row, const EfficiencyConstants
   if (!rollout_tp) return skip("rollout TP not stated");
   rl.rollout_tp = static_cast<int>(*rollout_tp);
   rl.engine = engine.rfind("sglang", 0) == 0 ? RolloutEngine::sglang : RolloutEngine::vllm;
-  rl.gpu_memory_utilization = source->gpu_memory_utilization;
+  // The row's own settings where it states them, else its recipe's (kRlRecipes), else the
+  // source's convention.
+  rl.gpu_memory_utilization = json_number(row, "gpu_memory_utilization").value_or(source->gpu_memory_utilization);
+  const auto checkpointing = row.find("gradient_checkpointing");
+  bool recompute = checkpointing != row.end() && checkpointing->is_boolean() && checkpointing->get<bool>();
+  if (const RlRecipeFacts* recipe = recipe_of(run.id)) {
+    rl.gpu_memory_utilization = recipe->gpu_memory_utilization;
+    recompute = recipe->activation_checkpointing;
+    strategy.first_stage_layers = recipe->first_stage_layers;
+    strategy.last_stage_layers = recipe->last_stage_layers;
+  } else {
+    strategy.first_stage_layers = static_cast<int>(json_int(row, "first_stage_layers").value_or(0));
+    strategy.last_stage_layers = static_cast<int>(json_int(row, "last_stage_layers").value_or(0));
+  }
+  // Every layer recomputed: NeMo RL's activation_checkpointing (full, uniform, 1 layer per chunk)
+  // and Hugging Face gradient checkpointing under FSDP (one checkpoint per decoder layer).
+  if (recompute) {
+    strategy.recompute = Recompute::full;
+    strategy.recompute_method = RecomputeMethod::uniform;
+    strategy.recompute_num_layers = 1;
+  }
   const auto n = json_int(row, "rollout_n");
   const auto batch = json_int(row, "train_batch_size");
   const auto mini = json_int(row, "ppo_mini_batch_size");
@@ -181,13 +259,26 @@ Result<RlCalibrationRun> build_rl_run(const json& row, const EfficiencyConstants
   rl.ppo_mini_batch = static_cast<int>(source->mini_batch_in_samples ? *mini / *n : *mini);
 
   const json& other = object_at(row, "other_config");
-  if (source->lengths_are_totals) {
+  if (source->max_is_total) {
+    // G-Average Seq len is the generation's mean: the table's Tokens/sec/GPU = total tokens /
+    // (step x GPUs) (performance-summary.md, Performance Metrics) exceeds G-GBS x G-Average by
+    // 103-127 tokens a sample on every row, the prompt (OpenMathInstruct-2 problems in NeMo RL's
+    // math prompt). A row with its throughput gets its own prompt length from that formula.
     const auto max_total = json_int(other, "T_max_seq_len");
-    const auto mean_total = json_int(other, "G_avg_seq_len");
-    if (!max_total || !mean_total) return skip("sequence lengths not stated");
-    rl.prompt_len = rl.mean_prompt_len = source->mean_prompt_tokens;
-    rl.response_len = *max_total - rl.prompt_len;
-    rl.mean_response_len = *mean_total - rl.prompt_len;
+    const auto mean_generated = json_int(other, "G_avg_seq_len");
+    const auto mean_response = json_int(object_at(row, "response_len"), "mean");
+    if (!max_total || (!mean_generated && !mean_response)) return skip("sequence lengths not stated");
+    rl.mean_response_len = mean_response ? *mean_response : *mean_generated;
+    std::int64_t prompt = source->mean_prompt_tokens;
+    const auto throughput = json_number(object_at(row, "measured"), "throughput_tokens_per_s");
+    const auto samples = json_int(other, "G_GBS_samples_per_step");
+    if (throughput && samples && *samples > 0) {
+      const double per_sample = *throughput * run.measured_step_s * static_cast<double>(*gpus) / static_cast<double>(*samples);
+      const auto derived = static_cast<std::int64_t>(std::lround(per_sample)) - rl.mean_response_len;
+      if (derived > 0 && derived < *max_total - rl.mean_response_len) prompt = derived;
+    }
+    rl.prompt_len = rl.mean_prompt_len = prompt;
+    rl.response_len = *max_total - prompt;
   } else {
     const json& prompt = object_at(row, "prompt_len");
     const json& response = object_at(row, "response_len");
@@ -205,8 +296,15 @@ Result<RlCalibrationRun> build_rl_run(const json& row, const EfficiencyConstants
   }
   run.workload.seq_len = rl.prompt_len + rl.response_len;
   if (source->sequence_packing) {
+    // NeMo RL packs train micro-batches of max_total_sequence_length x train_micro_batch_size (1
+    // in every row) tokens and log-prob micro-batches of max_total_sequence_length x
+    // logprob_batch_size (policy.sequence_packing.train_mb_tokens / logprob_mb_tokens).
+    const auto logprob_batch = json_int(row, "logprob_batch_size");
+    const RlRecipeFacts* recipe = recipe_of(run.id);
+    const std::int64_t logprob_sequences = logprob_batch ? *logprob_batch : recipe ? recipe->logprob_batch_size : 1;
     rl.use_dynamic_bsz = true;
-    rl.ppo_max_token_len_per_gpu = rl.log_prob_max_token_len_per_gpu = run.workload.seq_len;
+    rl.ppo_max_token_len_per_gpu = run.workload.seq_len;
+    rl.log_prob_max_token_len_per_gpu = run.workload.seq_len * logprob_sequences;
   }
   const std::string micro = json_string(row, "micro_batches");
   if (auto update = number_after(micro, "ppo_micro_batch_size_per_gpu")) rl.ppo_micro_batch_per_gpu = *update;
@@ -220,10 +318,17 @@ Result<RlCalibrationRun> build_rl_run(const json& row, const EfficiencyConstants
 
 }  // namespace
 
-Result<RlCalibrationSet> read_rl_calibration_runs(std::string_view json_text, const std::string& file_name,
+Result<RlCalibrationSet> read_rl_calibration_runs(const std::vector<CalibrationFile>& files,
                                                   const EfficiencyConstants& constants) {
-  return read_calibration_rows<RlCalibrationRun>(json_text, file_name, "RL runs",
-                                                 [&](const json& row) { return build_rl_run(row, constants); });
+  RlCalibrationSet all;
+  for (const CalibrationFile& file : files) {
+    auto set = read_calibration_rows<RlCalibrationRun>(file.text, file.name, "RL runs",
+                                                       [&](const json& row) { return build_rl_run(row, constants); });
+    if (!set) return set.error();
+    for (RlCalibrationRun& run : set->runs) all.runs.push_back(std::move(run));
+    for (SkippedRun& skipped : set->skipped) all.skipped.push_back(std::move(skipped));
+  }
+  return all;
 }
 
 }  // namespace meshplan

@@ -21,14 +21,28 @@ struct RlCalibrationRun {
   Workload workload;
   TimeOptions options;  ///< constants, and the rollout concurrency the memory model's KV budget allows
   double measured_step_s = 0;
+  /// Per-phase measured times where the source gives them (0: not given): generation with the
+  /// weight update into the engine (verl timing_s/gen; NeMo RL generation + refit), the log-prob
+  /// passes (old + reference), the actor update.
+  double measured_gen_s = 0;
+  double measured_log_prob_s = 0;
+  double measured_update_s = 0;
 };
 
 using RlCalibrationSet = CalibrationRows<RlCalibrationRun>;
 
-/// Parses the RL-runs JSON. Rows without a measured step, rows that are not colocated and
-/// synchronous, rows whose rollout engine is neither vLLM nor SGLang, and rows that leave the
-/// model, the GPUs, the layout or the lengths unstated are listed in `skipped` with the reason.
-Result<RlCalibrationSet> read_rl_calibration_runs(std::string_view json_text, const std::string& file_name,
+/// One RL-runs JSON file: its text and the name errors give.
+struct CalibrationFile {
+  std::string text;
+  std::string name;
+};
+
+/// The measured RL runs of every file (tests/fixtures/rl_runs.json, a copy of
+/// ../shared/calibration/rl_runs.json, and tests/fixtures/rl_runs_public.json, the runs this
+/// project found). Rows without a measured step, rows that are not colocated and synchronous,
+/// rows whose rollout engine is neither vLLM nor SGLang, and rows that leave the model, the GPUs,
+/// the layout or the lengths unstated are listed in `skipped` with the reason.
+Result<RlCalibrationSet> read_rl_calibration_runs(const std::vector<CalibrationFile>& files,
                                                   const EfficiencyConstants& constants);
 
 }  // namespace meshplan

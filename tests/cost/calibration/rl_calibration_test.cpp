@@ -15,7 +15,8 @@ namespace meshplan {
 namespace {
 
 RlCalibrationSet rl_rows() {
-  auto set = read_rl_calibration_runs(test::file_text(test::fixture("rl_runs.json")), "rl_runs.json",
+  auto set = read_rl_calibration_runs({{test::file_text(test::fixture("rl_runs.json")), "rl_runs.json"},
+                                       {test::file_text(test::fixture("rl_runs_public.json")), "rl_runs_public.json"}},
                                       fitted_efficiency_constants());
   REQUIRE(set.ok());
   return std::move(set.value());
@@ -25,11 +26,12 @@ RlCalibrationSet rl_rows() {
 
 TEST_CASE("RL calibration: measured colocated runs, step time per row (docs/accuracy.md RL table)") {
   const RlCalibrationSet set = rl_rows();
-  // The seven NeMo RL GB200 rows; the other 42 are listed with the reason they are skipped.
-  REQUIRE(set.runs.size() == 7);
-  CHECK(set.skipped.size() == 42);
+  // Seven NeMo RL GB200 rows of rl_runs.json; four NeMo RL v0.3 blog rows and six v0.5/v0.6
+  // on-policy H100 rows of rl_runs_public.json; the other 43 are listed with the reason.
+  REQUIRE(set.runs.size() == 17);
+  CHECK(set.skipped.size() == 43);
   std::ostringstream table;
-  table << "| run | measured s | predicted s | error | gen | log-prob + ref | update |\n";
+  table << "| run | measured s | predicted s | error | gen + weight sync (measured) | log-prob + ref (measured) | update (measured) |\n";
   std::vector<double> errors;
   for (const RlCalibrationRun& run : set.runs) {
     const TimeEstimate estimate = estimate_time(run.model, run.cluster, run.strategy, run.workload, run.options, nullptr);
@@ -46,20 +48,28 @@ TEST_CASE("RL calibration: measured colocated runs, step time per row (docs/accu
       else if (name.find("update") != std::string::npos) update += s;
       else forward += s;
     }
+    // Predicted seconds, and the measured ones in brackets where the source gives the phase.
+    const auto cell = [](double predicted, double measured) {
+      std::ostringstream text;
+      text << std::round(predicted * 10) / 10;
+      if (measured > 0) text << " (" << measured << ")";
+      return text.str();
+    };
     table << "| " << run.id << " | " << run.measured_step_s << " | " << std::round(estimate.step_seconds * 10) / 10
-          << " | " << std::round(error * 1000) / 10 << "% | " << std::round(gen * 10) / 10 << " | "
-          << std::round(forward * 10) / 10 << " | " << std::round(update * 10) / 10 << " |\n";
+          << " | " << std::round(error * 1000) / 10 << "% | " << cell(gen, run.measured_gen_s) << " | "
+          << cell(forward, run.measured_log_prob_s) << " | " << cell(update, run.measured_update_s) << " |\n";
   }
   for (const SkippedRun& skipped : set.skipped) table << "  skipped " << skipped.id << ": " << skipped.reason << "\n";
   std::sort(errors.begin(), errors.end());
   const double median = errors[errors.size() / 2];
   table << "median |error| " << median * 100 << "%, max " << errors.back() * 100 << "%, rows " << errors.size();
   MESSAGE(table.str());
-  // Today's accuracy (docs/accuracy.md: median 17.8%, max 50.5%; 18.7% and 52.9% before the
-  // engine's all-reduce path), held so that a change that makes it worse is seen. The issue's
-  // target on unseen runs (median 15%, max 35%) is not reached.
-  CHECK(median <= 0.18);
-  CHECK(errors.back() <= 0.51);
+  // Today's accuracy on the 17 rows (docs/accuracy.md: median 13.6%, max 41.1%; the three
+  // DeepSeek-V3 rows, rollout TP 32 over several hosts, are the worst), held so that a change that
+  // makes it worse is seen. The issue's target on unseen runs is median 15% (met on these rows)
+  // and max 35% (not met: DeepSeek-V3).
+  CHECK(median <= 0.14);
+  CHECK(errors.back() <= 0.42);
 }
 
 TEST_CASE("RL calibration rows: what each source states and what its conventions fill in") {
@@ -76,9 +86,12 @@ TEST_CASE("RL calibration rows: what each source states and what its conventions
   CHECK(dsv3.strategy.pp == 8);
   CHECK(dsv3.strategy.ep == 16);
   CHECK(dsv3.strategy.dp == 16);
-  // G-Average Seq len 711 and T-Max 1536 are prompt + generation; prompts are 256 tokens.
-  CHECK(dsv3.workload.rl.mean_response_len == 711 - 256);
-  CHECK(dsv3.workload.rl.response_len == 1536 - 256);
+  // G-Average Seq len 711 is the mean generation; T-Max 1536 is prompt + generation. The prompt
+  // comes from the table's own formula: 30.2 tokens/s/GPU x 108 s x 128 GPUs / 512 samples =
+  // 815.4 tokens a sample, 815 - 711 = 104 of them prompt.
+  CHECK(dsv3.workload.rl.mean_response_len == 711);
+  CHECK(dsv3.workload.rl.mean_prompt_len == 104);
+  CHECK(dsv3.workload.rl.response_len == 1536 - 104);
   // T-GBS 512 samples with 16 generations per prompt: a mini-batch of 32 prompts.
   CHECK(dsv3.workload.rl.ppo_mini_batch == 32);
   CHECK(dsv3.workload.rl.rollout_tp == 32);
