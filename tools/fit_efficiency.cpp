@@ -64,6 +64,9 @@ struct Row {
   std::string source;
   std::function<double(const EfficiencyConstants&)> error;  ///< predicted / measured - 1
   bool moe = false;  ///< a MoE training row: fits the MoE constants, not the dense ones
+  /// RL rows whose source times the phases: predicted / measured - 1 of each measured phase
+  /// (generation with the weight sync, the log-prob passes, the update), fit beside the step.
+  std::function<std::vector<double>(const EfficiencyConstants&)> phase_errors = nullptr;
 };
 
 std::vector<Row> training_rows(std::vector<CalibrationRun>& runs) {
@@ -85,24 +88,55 @@ std::vector<Row> training_rows(std::vector<CalibrationRun>& runs) {
 std::vector<Row> rl_rows(std::vector<RlCalibrationRun>& runs) {
   std::vector<Row> rows;
   for (RlCalibrationRun& run : runs) {
-    rows.push_back({run.id, run.source, [&run](const EfficiencyConstants& constants) {
-                      run.options.constants = constants;
-                      const meshplan::TimeEstimate estimate = meshplan::estimate_time(
-                          run.model, run.cluster, run.strategy, run.workload, run.options, nullptr);
-                      return estimate.step_seconds / run.measured_step_s - 1.0;
-                    }});
+    const auto estimate = [&run](const EfficiencyConstants& constants) {
+      run.options.constants = constants;
+      return meshplan::estimate_time(run.model, run.cluster, run.strategy, run.workload, run.options, nullptr);
+    };
+    Row row{run.id, run.source, [estimate, &run](const EfficiencyConstants& constants) {
+              return estimate(constants).step_seconds / run.measured_step_s - 1.0;
+            }};
+    if (run.measured_gen_s > 0 || run.measured_log_prob_s > 0 || run.measured_update_s > 0) {
+      row.phase_errors = [estimate, &run](const EfficiencyConstants& constants) {
+        const meshplan::TimeEstimate predicted = estimate(constants);
+        double gen = 0, log_prob = 0, update = 0;
+        for (int i = 0; i < predicted.num_phases; ++i) {
+          const std::string name = predicted.phases[i].name;
+          const double seconds = predicted.phases[i].seconds;
+          if (name == "timing_s/gen") gen += seconds;
+          else if (name.find("update") != std::string::npos) update += seconds;
+          else log_prob += seconds;
+        }
+        std::vector<double> errors;
+        if (run.measured_gen_s > 0) errors.push_back(gen / run.measured_gen_s - 1.0);
+        if (run.measured_log_prob_s > 0) errors.push_back(log_prob / run.measured_log_prob_s - 1.0);
+        if (run.measured_update_s > 0) errors.push_back(update / run.measured_update_s - 1.0);
+        return errors;
+      };
+    }
+    rows.push_back(std::move(row));
   }
   return rows;
 }
 
 double loss(const std::vector<const Row*>& rows, const EfficiencyConstants& constants) {
   // Mean squared log error, plus a penalty on rows beyond 18% so that no row is sacrificed.
+  // A row with measured phases adds each phase's error as a term of its own.
+  const auto term = [](double error) {
+    const double log_error = std::fabs(std::log1p(error));
+    return log_error * log_error + 4.0 * std::pow(std::max(0.0, log_error - 0.18), 2);
+  };
   double sum = 0;
+  std::size_t terms = 0;
   for (const Row* row : rows) {
-    const double log_error = std::fabs(std::log1p(row->error(constants)));
-    sum += log_error * log_error + 4.0 * std::pow(std::max(0.0, log_error - 0.18), 2);
+    sum += term(row->error(constants));
+    ++terms;
+    if (!row->phase_errors) continue;
+    for (double error : row->phase_errors(constants)) {
+      sum += term(error);
+      ++terms;
+    }
   }
-  return rows.empty() ? 0.0 : sum / static_cast<double>(rows.size());
+  return terms == 0 ? 0.0 : sum / static_cast<double>(terms);
 }
 
 template <std::size_t N>
