@@ -26,6 +26,7 @@ nlohmann::ordered_json gpu_json(const GpuSpec& gpu) {
           {"nvlink_generation", gpu.nvlink_generation}, {"intra_node_Bps", gpu.intra_node_Bps},
           {"intra_node_pair_Bps", gpu.intra_node_pair_Bps}, {"nvswitch", gpu.nvswitch},
           {"pcie_generation", gpu.pcie_generation}, {"gpus_per_node", gpu.gpus_per_node},
+          {"gpus_per_host", gpu.gpus_per_host > 0 ? gpu.gpus_per_host : gpu.gpus_per_node},
           {"nic_Bps", gpu.nic_Bps}, {"host_to_device_Bps", gpu.host_to_device_Bps},
           {"measured_allreduce", measured}, {"confidence", gpu.confidence}, {"source", gpu.source},
           {"derived", gpu.derived}};

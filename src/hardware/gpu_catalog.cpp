@@ -23,7 +23,7 @@ const std::vector<std::string> kTopKeys = {"schema", "units", "provenance", "gpu
 const std::vector<std::string> kGpuKeys = {
     "id", "name", "aliases", "vendor", "arch", "memory_bytes", "memory_bandwidth_Bps", "fp32_flops",
     "tf32_flops", "bf16_flops", "fp16_flops", "fp8_flops", "pcie_generation", "intra_node_link",
-    "nvlink_generation", "intra_node_Bps", "intra_node_pair_Bps", "nvswitch", "gpus_per_node", "nic_Bps",
+    "nvlink_generation", "intra_node_Bps", "intra_node_pair_Bps", "nvswitch", "gpus_per_node", "gpus_per_host", "nic_Bps",
     "host_to_device_Bps", "measured_allreduce", "confidence", "sources", "derived"};
 const std::vector<std::string> kAllReduceKeys = {"gpus", "busbw_Bps", "message_bytes", "nvls",
                                                  "ring_busbw_Bps", "source", "sweep"};
@@ -128,6 +128,10 @@ Result<GpuSpec> read_gpu(const YAML::Node& node, std::string_view file, std::siz
   MESHPLAN_READ(gpu.nvswitch, reader.boolean("nvswitch"));
   MESHPLAN_READ(whole, reader.integer("gpus_per_node", 1, kMaxGpusPerNode));
   gpu.gpus_per_node = static_cast<int>(whole);
+  if (reader.has("gpus_per_host")) {
+    MESHPLAN_READ(whole, reader.integer("gpus_per_host", 1, gpu.gpus_per_node));
+    gpu.gpus_per_host = static_cast<int>(whole);
+  }
   MESHPLAN_READ(gpu.nic_Bps, reader.number("nic_Bps", 1, kMaxBandwidthBps));
   MESHPLAN_READ(gpu.host_to_device_Bps, reader.number("host_to_device_Bps", 1, kMaxBandwidthBps));
   if (reader.has("measured_allreduce")) {

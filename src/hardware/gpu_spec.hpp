@@ -54,7 +54,11 @@ struct GpuSpec {
                                       ///< on switchless meshes: MI300X xGMI, V100 cube-mesh)
   bool nvswitch = false;              ///< every pair gets the full per-GPU bandwidth
   int pcie_generation = 0;            ///< host link generation (x16)
-  int gpus_per_node = 8;              ///< typical server
+  int gpus_per_node = 8;              ///< typical server (rack-scale parts: the NVLink domain)
+  /// GPUs under one operating system; 0 = gpus_per_node. A rack-scale NVLink domain is built of
+  /// smaller hosts (GB200/GB300 NVL72: 4-GPU compute trays), which decides what needs one host
+  /// (vLLM's custom all-reduce).
+  int gpus_per_host = 0;
   double nic_Bps = 0;                 ///< inter-node NIC bandwidth per GPU, per direction (bytes/s)
   double host_to_device_Bps = 0;      ///< pinned H2D copy rate over PCIe (measured or line rate)
   std::optional<MeasuredAllReduce> measured_allreduce;  ///< when a measurement was found

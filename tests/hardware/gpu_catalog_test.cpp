@@ -57,6 +57,11 @@ TEST_CASE("catalog values match published figures (gpus.md) and avoid the sparse
   CHECK(gpu("GB200-NVL72").fp8_flops == 5e15);
   CHECK(gpu("GB200-NVL72").bf16_flops == 2.5e15);
   CHECK(gpu("GB200-NVL72").gpus_per_node == 72);
+  // ... built of 4-GPU hosts (compute trays of two superchips; NeMo RL's GB200 recipes run one
+  // 4-GPU Ray node per tray). A server part has no host size: its node is one host.
+  CHECK(gpu("GB200-NVL72").gpus_per_host == 4);
+  CHECK(gpu("GB300-NVL72").gpus_per_host == 4);
+  CHECK(gpu("H100-80GB").gpus_per_host == 0);
   // Blackwell Ultra. HGX B300 datasheet: 36 PF BF16 and 72 PF FP8 per 8 GPUs with sparsity ->
   // 2.25 / 4.5 PF dense per GPU (as B200); GB300 NVL72: 720 PF FP8 sparse per 72 GPUs -> 5 PF dense.
   // NVLink 5 is 1.8 TB/s both ways = 900 GB/s per direction; ConnectX-8 800 Gb/s = 100 GB/s.
@@ -216,6 +221,12 @@ TEST_CASE("catalog errors name the file, the line and the key") {
     REQUIRE_FALSE(result.ok());
     CHECK(result.error().key == "gpus[0].measured_allreduce.sweep[1].message_bytes");
     CHECK(result.error().line == 9);
+  }
+  SUBCASE("a host larger than its node") {
+    auto result = parse_gpu_catalog(catalog_with(R"(, "gpus_per_host": 16)"), "host.json");
+    REQUIRE_FALSE(result.ok());
+    CHECK(result.error().key == "gpus[0].gpus_per_host");
+    CHECK(result.error().message.find("out of range") != std::string::npos);
   }
   SUBCASE("a key given twice") {
     auto result = parse_gpu_catalog(catalog_with(R"(, "nic_Bps": 5)"), "twice.json");

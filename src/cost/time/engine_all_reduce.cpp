@@ -24,10 +24,6 @@ constexpr double kPeerMaxBytes = 8.0 * 1024 * 1024;
 // 26.6/40.2/45.0 µs at 1 MiB). Other GPUs are not measured.
 constexpr double kPeerLatencySeconds = 9.5e-6;
 constexpr double kPeerBytesPerSecond = 27e9;
-// A rack-scale NVLink domain (more than 8 GPUs to a node) is built of 4-GPU hosts (GB200/GB300
-// NVL72 compute trays).
-constexpr int kServerMaxGpus = 8;
-constexpr int kRackHostGpus = 4;
 
 // NCCL's LL protocol inside a node (src/graph/tuning.cc: baseLat Ring/LL 6.6 µs, hwLat NVLINK
 // Ring/LL 0.6 µs, llMaxBws for one node).
@@ -54,7 +50,8 @@ bool peer_memory_eligible(double bytes, int ranks, const NodeGroup& node) {
 }  // namespace
 
 int gpus_per_host(const NodeGroup& node) {
-  return node.gpus_per_node > kServerMaxGpus ? kRackHostGpus : node.gpus_per_node;
+  // The catalog's host size (a rack-scale NVLink domain is built of smaller hosts), else the node.
+  return node.gpu.gpus_per_host > 0 ? std::min(node.gpu.gpus_per_host, node.gpus_per_node) : node.gpus_per_node;
 }
 
 EngineAllReduce engine_all_reduce(double bytes, int ranks, const NodeGroup& node, const LinkPath& nccl_link) {

@@ -17,8 +17,13 @@ NodeGroup nvlink_node(int gpus_per_node, const char* arch, double nvlink_Bps) {
 // H100 SXM figures of ../shared/hardware/gpus.md: 450 GB/s NVLink per direction, NCCL at 0.8 of it.
 NodeGroup h100_node() { return nvlink_node(8, "Hopper GH100", 450e9); }
 
-// A GB200 NVL72 rack as the time model sees it: one 64-GPU NVLink domain (2x64xGB200-NVL72).
-NodeGroup nvl72_node() { return nvlink_node(64, "Blackwell (2 dies, GB200 superchip)", 900e9); }
+// A GB200 NVL72 rack as the time model sees it: one 64-GPU NVLink domain (2x64xGB200-NVL72) of
+// 4-GPU compute trays (the catalog's gpus_per_host).
+NodeGroup nvl72_node() {
+  NodeGroup node = nvlink_node(64, "Blackwell (2 dies, GB200 superchip)", 900e9);
+  node.gpu.gpus_per_host = 4;
+  return node;
+}
 
 constexpr double kMiB = 1024.0 * 1024.0;
 
@@ -73,7 +78,9 @@ TEST_CASE("engine all-reduce: a GB200 NVL72 host is a 4-GPU tray, so TP 8 and TP
   const NodeGroup node = nvl72_node();
   const LinkPath nccl{900e9 * 0.8, 3e-6};
   CHECK(gpus_per_host(node) == 4);
+  // No host size in the catalog: the node is one host.
   CHECK(gpus_per_host(h100_node()) == 8);
+  CHECK(gpus_per_host(nvlink_node(16, "Hopper GH100", 450e9)) == 16);
   // TP 4 stays in one tray: the custom all-reduce.
   CHECK(engine_all_reduce(kMiB, 4, node, nccl).path == EngineAllReducePath::peer_memory);
   // TP 8 spans two trays: in_the_same_node_as fails, NCCL. 64 sequences of Qwen3-235B (h 4096,
