@@ -97,19 +97,11 @@ std::vector<Row> rl_rows(std::vector<RlCalibrationRun>& runs) {
             }};
     if (run.measured_gen_s > 0 || run.measured_log_prob_s > 0 || run.measured_update_s > 0) {
       row.phase_errors = [estimate, &run](const EfficiencyConstants& constants) {
-        const meshplan::TimeEstimate predicted = estimate(constants);
-        double gen = 0, log_prob = 0, update = 0;
-        for (int i = 0; i < predicted.num_phases; ++i) {
-          const std::string name = predicted.phases[i].name;
-          const double seconds = predicted.phases[i].seconds;
-          if (name == "timing_s/gen") gen += seconds;
-          else if (name.find("update") != std::string::npos) update += seconds;
-          else log_prob += seconds;
-        }
+        const meshplan::RlPhaseSeconds predicted = meshplan::rl_phase_seconds(estimate(constants));
         std::vector<double> errors;
-        if (run.measured_gen_s > 0) errors.push_back(gen / run.measured_gen_s - 1.0);
-        if (run.measured_log_prob_s > 0) errors.push_back(log_prob / run.measured_log_prob_s - 1.0);
-        if (run.measured_update_s > 0) errors.push_back(update / run.measured_update_s - 1.0);
+        if (run.measured_gen_s > 0) errors.push_back(predicted.gen / run.measured_gen_s - 1.0);
+        if (run.measured_log_prob_s > 0) errors.push_back(predicted.log_prob / run.measured_log_prob_s - 1.0);
+        if (run.measured_update_s > 0) errors.push_back(predicted.update / run.measured_update_s - 1.0);
         return errors;
       };
     }

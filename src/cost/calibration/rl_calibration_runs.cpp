@@ -318,6 +318,18 @@ Result<RlCalibrationRun> build_rl_run(const json& row, const EfficiencyConstants
 
 }  // namespace
 
+RlPhaseSeconds rl_phase_seconds(const TimeEstimate& estimate) {
+  RlPhaseSeconds phases;
+  for (int i = 0; i < estimate.num_phases; ++i) {
+    const std::string_view name = estimate.phases[i].name;
+    const double seconds = estimate.phases[i].seconds;
+    if (name == "timing_s/gen") phases.gen += seconds;
+    else if (name.find("update") != std::string_view::npos) phases.update += seconds;
+    else phases.log_prob += seconds;
+  }
+  return phases;
+}
+
 Result<RlCalibrationSet> read_rl_calibration_runs(const std::vector<CalibrationFile>& files,
                                                   const EfficiencyConstants& constants) {
   RlCalibrationSet all;

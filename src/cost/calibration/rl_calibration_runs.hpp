@@ -31,6 +31,15 @@ struct RlCalibrationRun {
 
 using RlCalibrationSet = CalibrationRows<RlCalibrationRun>;
 
+/// A predicted RL step grouped as the sources time it: generation with the weight sync
+/// (timing_s/gen), the forward passes (old and reference log-probs, values), the updates.
+struct RlPhaseSeconds {
+  double gen = 0;
+  double log_prob = 0;
+  double update = 0;
+};
+RlPhaseSeconds rl_phase_seconds(const TimeEstimate& estimate);
+
 /// One RL-runs JSON file: its text and the name errors give.
 struct CalibrationFile {
   std::string text;

@@ -42,14 +42,7 @@ TEST_CASE("RL calibration: measured colocated runs, step time per row (docs/accu
     // with the budget integrated over the response, -30.6% since the fit also weighs the measured
     // generation phases (a faster HBM share).
     if (run.id == "nemorl_v05_gb200_qwen3_32b_16gpu_on") CHECK(std::fabs(error) <= 0.31);
-    double gen = 0, forward = 0, update = 0;
-    for (int i = 0; i < estimate.num_phases; ++i) {
-      const std::string name = estimate.phases[i].name;
-      const double s = estimate.phases[i].seconds;
-      if (name == "timing_s/gen") gen += s;
-      else if (name.find("update") != std::string::npos) update += s;
-      else forward += s;
-    }
+    const RlPhaseSeconds phases = rl_phase_seconds(estimate);
     // Predicted seconds, and the measured ones in brackets where the source gives the phase.
     const auto cell = [](double predicted, double measured) {
       std::ostringstream text;
@@ -58,8 +51,9 @@ TEST_CASE("RL calibration: measured colocated runs, step time per row (docs/accu
       return text.str();
     };
     table << "| " << run.id << " | " << run.measured_step_s << " | " << std::round(estimate.step_seconds * 10) / 10
-          << " | " << std::round(error * 1000) / 10 << "% | " << cell(gen, run.measured_gen_s) << " | "
-          << cell(forward, run.measured_log_prob_s) << " | " << cell(update, run.measured_update_s) << " |\n";
+          << " | " << std::round(error * 1000) / 10 << "% | " << cell(phases.gen, run.measured_gen_s) << " | "
+          << cell(phases.log_prob, run.measured_log_prob_s) << " | " << cell(phases.update, run.measured_update_s)
+          << " |\n";
   }
   for (const SkippedRun& skipped : set.skipped) table << "  skipped " << skipped.id << ": " << skipped.reason << "\n";
   std::sort(errors.begin(), errors.end());
