@@ -39,8 +39,8 @@ TEST_CASE("RL calibration: measured colocated runs, step time per row (docs/accu
     errors.push_back(std::fabs(error));
     // The one KV-limited row: 128 sequences per GB200 replica whose budget runs out part-way
     // (docs/accuracy.md, Concurrency): -31.3% with every sequence at the mean context, -27.9%
-    // with the budget integrated over the response, -30.6% since the fit also weighs the measured
-    // generation phases (a faster HBM share).
+    // with the budget integrated over the response, -30.1% since the fit also weighs the measured
+    // generation phases.
     if (run.id == "nemorl_v05_gb200_qwen3_32b_16gpu_on") CHECK(std::fabs(error) <= 0.31);
     const RlPhaseSeconds phases = rl_phase_seconds(estimate);
     // Predicted seconds, and the measured ones in brackets where the source gives the phase.
@@ -60,12 +60,12 @@ TEST_CASE("RL calibration: measured colocated runs, step time per row (docs/accu
   const double median = errors[errors.size() / 2];
   table << "median |error| " << median * 100 << "%, max " << errors.back() * 100 << "%, rows " << errors.size();
   MESSAGE(table.str());
-  // Today's accuracy on the 17 rows (docs/accuracy.md: median 12.4%, max 43.2%; the three
-  // DeepSeek-V3 rows, rollout TP 32 over several hosts, are the worst), held so that a change that
-  // makes it worse is seen. The issue's target on unseen runs is median 15% (met on these rows)
-  // and max 35% (not met: DeepSeek-V3).
-  CHECK(median <= 0.13);
-  CHECK(errors.back() <= 0.44);
+  // Today's accuracy on the 17 rows (docs/accuracy.md: median 9.2%, max 30.1%, with the weight
+  // update's rate fit among the RL constants; 12.4% and 43.2% with it fixed at the post-v0.6
+  // measurement), held so that a change that makes it worse is seen. The issue's targets are
+  // median 15% and max 35% on unseen runs; held out by source the rows give 16.6% and 47.4%.
+  CHECK(median <= 0.10);
+  CHECK(errors.back() <= 0.31);
 }
 
 TEST_CASE("RL calibration rows: what each source states and what its conventions fill in") {
