@@ -44,6 +44,7 @@ bool contains(const std::string& text, const char* needle) { return text.find(ne
 constexpr std::pair<const char*, const char*> kNamedModels[] = {
     {"Qwen3_30B_a3B", "qwen3-30b-a3b"},
     {"Qwen3_235B_a22B", "qwen3-235b-a22b"},
+    {"GPT OSS 120B", "gpt-oss-120b"},
 };
 
 std::optional<ModelSpec> preset_model(const std::string& model_name) {
