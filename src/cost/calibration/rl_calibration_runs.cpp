@@ -35,9 +35,9 @@ struct RlSourceConventions {
 };
 
 constexpr RlSourceConventions kRlSources[] = {
-    // NeMo RL docs/about/performance-summary.md: step times are the mean of 5 steps; G-Average and
-    // T-Max Seq len are prompt + generation (the average over the generated samples, the maximum
-    // the recipe allows); T-GBS counts samples; DP is derived (GPUs / TP·CP·PP).
+    // NeMo RL docs/about/performance-summary.md: step times are the mean of 5 steps; T-Max Seq len
+    // is prompt + generation (the maximum the recipe allows), G-Average Seq len the mean
+    // generation (max_is_total); T-GBS counts samples; DP is derived (GPUs / TP·CP·PP).
     {"nemorl_v06_", "NeMo RL v0.6 performance summary", 110, true, true, true, 0.6},
     {"nemorl_v05_", "NeMo RL v0.5 performance summary", 110, true, true, true, 0.6},
     // NeMo RL v0.3 blog (2025-07-21), Table 1: means over steps 22-29; max sequence length 4096
