@@ -2,8 +2,7 @@
 
 #include <nlohmann/json.hpp>
 
-#include "hardware/cluster_spec.hpp"
-#include "hardware/gpu_catalog.hpp"
+#include "cost/calibration/calibration_cluster.hpp"
 #include "model/config_reader.hpp"
 #include "model/model_presets.hpp"
 #include "model/param_count.hpp"
@@ -45,6 +44,7 @@ constexpr std::pair<const char*, const char*> kNamedModels[] = {
     {"Qwen3_30B_a3B", "qwen3-30b-a3b"},
     {"Qwen3_235B_a22B", "qwen3-235b-a22b"},
     {"GPT OSS 120B", "gpt-oss-120b"},
+    {"DeepSeekV3", "deepseek-v3"},
 };
 
 std::optional<ModelSpec> preset_model(const std::string& model_name) {
@@ -86,13 +86,15 @@ Result<CalibrationRun> build_run(const json& row, const EfficiencyConstants& con
     }
   }
 
-  // Selene / DGX A100 (A100-SXM4-80GB) and DGX H100 (H100 SXM5): 8 GPUs and 8 NICs per node.
-  const std::string gpu_type = json_string(row, "gpu_type");
-  auto gpu = find_gpu(builtin_gpu_catalog(), contains(gpu_type, "A100") ? "A100-80GB" : "H100-80GB");
+  // Selene / DGX A100, DGX H100 / B200 / B300: 8 GPUs and 8 NICs a node; GB200 / GB300 NVL72:
+  // the rack's NVLink domain.
+  auto gpu = calibration_gpu(json_string(row, "gpu_type"));
   if (!gpu) return Error{"", 0, run.id, gpu.error().message};
   const auto gpus = json_int(row, "num_gpus");
   if (!gpus) return Error{"", 0, run.id, "num_gpus not published"};
-  run.cluster.groups.push_back(make_node_group(static_cast<int>((*gpus + 7) / 8), 8, *gpu));
+  auto nodes = calibration_nodes(*gpu, *gpus);
+  if (!nodes) return Error{"", 0, run.id, nodes.error().message};
+  run.cluster.groups.push_back(std::move(nodes.value()));
 
   Strategy& strategy = run.strategy;
   const std::string sharding = json_string(row, "optimizer_sharding");

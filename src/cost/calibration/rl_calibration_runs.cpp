@@ -5,9 +5,9 @@
 #include <cmath>
 #include <optional>
 
+#include "cost/calibration/calibration_cluster.hpp"
 #include "cost/memory/memory_estimate.hpp"
 #include "hardware/cluster_spec.hpp"
-#include "hardware/gpu_catalog.hpp"
 #include "model/config_reader.hpp"
 #include "model/model_presets.hpp"
 
@@ -145,16 +145,6 @@ Result<ModelSpec> preset_for(const std::string& model_name) {
   return Error{"", 0, "model", "no preset with the shape of " + model_name};
 }
 
-Result<GpuSpec> gpu_for(const std::string& gpu_type) {
-  // "H20-96GB", "GB200-NVL72", "DGX-H100 (H100-80GB SXM)": the name, else the part in brackets.
-  auto gpu = find_gpu(builtin_gpu_catalog(), gpu_type.substr(0, gpu_type.find(' ')));
-  if (gpu) return gpu;
-  const auto open = gpu_type.find('(');
-  if (open == std::string::npos) return gpu;
-  const std::string inner = gpu_type.substr(open + 1);
-  return find_gpu(builtin_gpu_catalog(), inner.substr(0, inner.find_first_of(" )")));
-}
-
 Result<RlCalibrationRun> build_rl_run(const json& row, const EfficiencyConstants& constants) {
   RlCalibrationRun run;
   run.id = json_string(row, "id");
@@ -183,15 +173,12 @@ Result<RlCalibrationRun> build_rl_run(const json& row, const EfficiencyConstants
   auto model = preset_for(json_string(row, "model"));
   if (!model) return skip(model.error().message);
   run.model = std::move(model.value());
-  auto gpu = gpu_for(json_string(row, "gpu_type"));
+  auto gpu = calibration_gpu(json_string(row, "gpu_type"));
   if (!gpu) return skip("unknown GPU '" + json_string(row, "gpu_type") + "'");
   const auto gpus = json_int(row, "num_gpus");
-  if (!gpus || *gpus <= 0) return skip("num_gpus not stated");
-  // Nodes of the GPU's server, or the NVLink domain (NVL72); fewer GPUs per node when the count
-  // does not fill them (128 GB200 = 2 racks of 64).
-  const std::int64_t nodes = (*gpus + gpu->gpus_per_node - 1) / gpu->gpus_per_node;
-  if (*gpus % nodes != 0) return skip("GPU count does not split evenly over nodes");
-  run.cluster.groups.push_back(make_node_group(static_cast<int>(nodes), static_cast<int>(*gpus / nodes), *gpu));
+  auto nodes = calibration_nodes(*gpu, gpus.value_or(0));
+  if (!nodes) return skip(nodes.error().message);
+  run.cluster.groups.push_back(std::move(nodes.value()));
 
   Strategy& strategy = run.strategy;
   const json& parallel = object_at(row, "actor_parallel");
