@@ -89,6 +89,8 @@ nlohmann::json estimate_json(const ModelSpec& model, const Cluster& cluster, con
   if (w.kind == WorkloadKind::rl) {
     j["workload"]["rl"] = {{"engine", w.rl.engine == RolloutEngine::sglang ? "sglang" : "vllm"},
                            {"rollout_tp", w.rl.rollout_tp},
+                           {"rollout_dp", w.rl.rollout_dp},
+                           {"rollout_ep", w.rl.rollout_ep},
                            {"n", w.rl.n},
                            {"prompt_len", w.rl.prompt_len},
                            {"response_len", w.rl.response_len},
@@ -111,7 +113,7 @@ void print_text(const ModelSpec& model, const Cluster& cluster, const EstimateIn
   out << "Strategy: " << strategy_line(in.strategy, in.workload) << "\n";
   for (const std::string& note : in.chosen) out << "  chosen: " << note << "\n";
   out << "\n" << render_memory_phases(e);
-  if (in.workload.kind == WorkloadKind::rl) out << render_rollout_capacity(e, in.workload.rl.rollout_tp);
+  if (in.workload.kind == WorkloadKind::rl) out << render_rollout_capacity(e, in.workload.rl);
   if (e.host_bytes_per_node > 0) {
     out << fmt::format("Host RAM per node for offloaded states: {:.2f} GiB\n",
                        bytes_to_gib(e.host_bytes_per_node));

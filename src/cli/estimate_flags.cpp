@@ -71,6 +71,8 @@ void fill_rl(const CLI::App& command, const EstimateFlags& f, const Cluster& clu
   rl.rollout_tp = std::min(f.rollout_tp, std::max(cluster.total_gpus(), 1));
   note("--rollout-tp", fmt::format("rollout TP {} (verl default 2{})", rl.rollout_tp,
                                    rl.rollout_tp < f.rollout_tp ? ", capped by the GPU count" : ""));
+  rl.rollout_dp = f.rollout_dp;
+  rl.rollout_ep = f.rollout_ep;
   rl.n = f.rollout_n;
   note("--rollout-n", "rollout n 1 (verl default)");
   rl.prompt_len = f.prompt_len;
@@ -184,6 +186,10 @@ void add_estimate_flags(CLI::App& c, EstimateFlags& f) {
   c.add_flag("--no-flash-attention", f.no_flash_attention,
              "store attention scores (Korthikanti Table 2's 5as/h)");
   add_positive(c, "--rollout-tp", f.rollout_tp, "rollout tensor_model_parallel_size");
+  add_positive(c, "--rollout-dp", f.rollout_dp,
+               "rollout data_parallel_size: engines per replica of rollout-tp x rollout-dp GPUs");
+  add_positive(c, "--rollout-ep", f.rollout_ep,
+               "rollout expert_parallel_size (> 1: whole experts per GPU, = rollout-tp x rollout-dp)");
   add_positive(c, "--rollout-n", f.rollout_n, "responses per prompt (rollout.n)");
   add_positive(c, "--prompt-len", f.prompt_len, "data.max_prompt_length");
   add_positive(c, "--response-len", f.response_len, "data.max_response_length");

@@ -32,7 +32,7 @@ struct EstimateFlags {
   std::string measured;  ///< verl console log to compare the time estimate with (--measured)
   bool tp_comm_overlap = false, no_overlap_grad_reduce = false, no_overlap_param_gather = false;
   // RL (verl)
-  int rollout_tp = 2, rollout_n = 1, mini_batch = 256, ppo_micro_batch = 0, log_prob_micro_batch = 0,
+  int rollout_tp = 2, rollout_dp = 1, rollout_ep = 1, rollout_n = 1, mini_batch = 256, ppo_micro_batch = 0, log_prob_micro_batch = 0,
       max_num_seqs = 256;
   std::int64_t prompt_len = 512, response_len = 512, ppo_max_token_len = 16384, log_prob_max_token_len = 0,
                max_num_batched_tokens = 8192, mean_prompt_len = 0, mean_response_len = 0,

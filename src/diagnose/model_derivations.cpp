@@ -93,7 +93,11 @@ std::optional<std::string> derive_from_model(std::string_view name, const Number
     double capacity = context.gpu_memory_bytes;
     if (capacity <= 0) capacity = number_in(numbers, "total_gib").value_or(0.0) * kGiB;
     if (!context.model || !tp || *tp < 1 || capacity <= 0) return std::nullopt;
-    const double weights = rollout_weight_bytes(*context.model, static_cast<int>(*tp));
+    RlSettings rollout;
+    rollout.rollout_tp = static_cast<int>(*tp);
+    const auto dp = config_number(context, "actor_rollout_ref.rollout.data_parallel_size");
+    if (dp && *dp >= 1) rollout.rollout_dp = static_cast<int>(*dp);
+    const double weights = rollout_weight_bytes(*context.model, rollout);
     return fmt::format("{:.1f} GiB, {:.2f} of the GPU's {:.1f} GiB", weights / kGiB, weights / capacity,
                        capacity / kGiB);
   }

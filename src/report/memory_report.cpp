@@ -105,12 +105,14 @@ std::string render_length_tier(const MemoryTiers& t) {
                      memory_phase_name(w.peak().kind), w.peak_bytes <= w.capacity_bytes ? " (fits)" : " (OOM)");
 }
 
-std::string render_rollout_capacity(const MemoryEstimate& e, int rollout_tp) {
+std::string render_rollout_capacity(const MemoryEstimate& e, const RlSettings& rl) {
   const RolloutCapacity& r = e.rollout;
+  const std::string engines =
+      rl.rollout_dp > 1 ? fmt::format(" x DP {}{}", rl.rollout_dp, rl.rollout_ep > 1 ? " (expert parallel)" : "") : "";
   std::string text = fmt::format(
-      "Rollout: {} engine replicas x TP {}; KV cache {} GiB per GPU = {} tokens per replica ({} "
+      "Rollout: {} engine replicas x TP {}{}; KV cache {} GiB per GPU = {} tokens per replica ({} "
       "bytes/token/GPU)\n",
-      r.replicas, rollout_tp, gib(r.kv_cache_bytes), r.kv_tokens_per_replica, r.kv_bytes_per_token);
+      r.replicas, rl.rollout_tp, engines, gib(r.kv_cache_bytes), r.kv_tokens_per_replica, r.kv_bytes_per_token);
   text += fmt::format(
       "  concurrent sequences per replica: {} (KV-held, capped by max_num_seqs) of {} tokens each\n",
       r.concurrent_sequences_per_replica, r.tokens_per_sequence);

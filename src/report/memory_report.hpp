@@ -24,7 +24,7 @@ std::string render_length_tier(const MemoryTiers& tiers);
 
 /// RL: replicas, KV budget, tokens and concurrent sequences it holds vs what the step needs;
 /// host RAM per node.
-std::string render_rollout_capacity(const MemoryEstimate& estimate, int rollout_tp);
+std::string render_rollout_capacity(const MemoryEstimate& estimate, const RlSettings& rl);
 
 /// Every traced term: name, value, formula, inputs, source.
 std::string render_memory_trace(const Trace& trace);

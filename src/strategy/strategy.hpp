@@ -68,6 +68,12 @@ enum class RolloutEngine { vllm, sglang };
 struct RlSettings {
   RolloutEngine engine = RolloutEngine::vllm;
   int rollout_tp = 1;                    ///< rollout.tensor_model_parallel_size
+  /// rollout.data_parallel_size: engine instances (vLLM data-parallel attention ranks, SGLang
+  /// dp_size) inside one replica of rollout_tp x rollout_dp GPUs that share its MoE layers
+  int rollout_dp = 1;
+  /// rollout.expert_parallel_size > 1: whole experts per GPU over the replica's rollout_tp x rollout_dp
+  /// GPUs (verl vllm_async_server.py: enable_expert_parallel = expert_parallel_size > 1)
+  int rollout_ep = 1;
   int n = 1;                             ///< rollout.n: responses per prompt
   std::int64_t prompt_len = 1024;        ///< data.max_prompt_length
   std::int64_t response_len = 1024;      ///< data.max_response_length

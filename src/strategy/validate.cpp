@@ -75,10 +75,13 @@ std::int64_t micro_batches_per_update(const Inputs& in) {
   return divides(ppo_micro(in), local) ? local / ppo_micro(in) : 0;
 }
 
-/// A rollout replica of `rtp` GPUs tiles the nodes (R52, R53) and vLLM splits the heads evenly.
+/// A rollout replica of `rtp` x rollout_dp GPUs tiles the nodes (R52, R53) and vLLM splits the
+/// heads evenly over `rtp`.
 bool rollout_tp_valid(const Inputs& in, std::int64_t rtp) {
   const std::int64_t per_node = in.c.groups.empty() ? 0 : in.c.groups.front().gpus_per_node;
-  const bool tiles = rtp <= per_node ? divides(rtp, per_node) : divides(per_node, rtp) && divides(rtp, world(in));
+  const std::int64_t replica = rtp * std::max(in.w.rl.rollout_dp, 1);
+  const bool tiles =
+      replica <= per_node ? divides(replica, per_node) : divides(per_node, replica) && divides(replica, world(in));
   // vLLM gated_delta_net_state_shape: divide(num_v_heads, tp) asserts; qwen3_next.py shards the
   // key heads as num_k_heads // tp.
   return rtp >= 1 && tiles && divides(rtp, heads(in)) && (divides(rtp, kv_heads(in)) || divides(kv_heads(in), rtp)) &&

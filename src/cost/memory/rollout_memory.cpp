@@ -36,17 +36,23 @@ double kv_bytes_per_token(const ModelSpec& model, int rollout_tp) {
   return kv_cache_shape(model, int(kEngineDtypeBytes), rollout_tp).bytes_per_token_bound();
 }
 
-double rollout_weight_bytes(const ModelSpec& model, int rollout_tp) {
+int rollout_replica_gpus(const RlSettings& rl) { return std::max(rl.rollout_tp, 1) * std::max(rl.rollout_dp, 1); }
+
+double rollout_weight_bytes(const ModelSpec& model, const RlSettings& rl) {
   const double norms = double(model.params.layer_norms + model.params.final_norm);
-  const double sharded = double(model.total_params) - norms;
-  return kEngineDtypeBytes * (sharded / std::max(rollout_tp, 1) + norms);
+  const double routed = double(model.params.routed_experts);
+  const double sharded = double(model.total_params) - norms - routed;
+  // vLLM FusedMoEParallelConfig.make (model_executor/layers/fused_moe/config.py): the routed
+  // experts are split over all rollout_tp x rollout_dp GPUs of the replica, each expert sharded
+  // (TP flattened across DP) or, with enable_expert_parallel, whole experts per GPU: the same bytes.
+  return kEngineDtypeBytes * (sharded / std::max(rl.rollout_tp, 1) + routed / rollout_replica_gpus(rl) + norms);
 }
 
 RolloutMemory rollout_memory(const ModelSpec& model, const Workload& w, int world, double capacity,
                              double other, Trace* trace) {
   const RlSettings& rl = w.rl;
   RolloutMemory m;
-  m.weights = rollout_weight_bytes(model, rl.rollout_tp);
+  m.weights = rollout_weight_bytes(model, rl);
   m.workspace = engine_workspace_bytes(model, rl);
   m.cuda_graphs = rl.enforce_eager ? 0.0 : kCudaGraphBytes;
   const bool vllm = rl.engine == RolloutEngine::vllm;
@@ -55,7 +61,7 @@ RolloutMemory rollout_memory(const ModelSpec& model, const Workload& w, int worl
   m.kv_cache = std::max(kv, 0.0);
 
   RolloutCapacity& c = m.capacity;
-  c.replicas = world / std::max(rl.rollout_tp, 1);
+  c.replicas = world / rollout_replica_gpus(rl);
   c.tokens_per_sequence = rl.prompt_len + rl.response_len;
   // Per token of a full-length sequence: sliding layers capped at the window, linear-attention
   // state once per sequence (model/kv_cache.hpp, vLLM's hybrid allocator).
@@ -64,9 +70,13 @@ RolloutMemory rollout_memory(const ModelSpec& model, const Workload& w, int worl
                              ? shape.bytes_per_sequence(c.tokens_per_sequence) / double(c.tokens_per_sequence)
                              : shape.bytes_per_token_bound();
   c.kv_cache_bytes = m.kv_cache;
-  c.kv_tokens_per_replica = c.kv_bytes_per_token > 0 ? std::int64_t(m.kv_cache / c.kv_bytes_per_token) : 0;
-  const std::int64_t held = c.tokens_per_sequence > 0 ? c.kv_tokens_per_replica / c.tokens_per_sequence : 0;
-  c.concurrent_sequences_per_replica = std::min<std::int64_t>(held, rl.max_num_seqs);
+  // Each of the replica's rollout_dp engine instances keeps its own KV cache over its rollout_tp
+  // GPUs and schedules at most max_num_seqs sequences.
+  const std::int64_t engines = std::max(rl.rollout_dp, 1);
+  const std::int64_t kv_tokens_per_engine = c.kv_bytes_per_token > 0 ? std::int64_t(m.kv_cache / c.kv_bytes_per_token) : 0;
+  c.kv_tokens_per_replica = engines * kv_tokens_per_engine;
+  const std::int64_t held = c.tokens_per_sequence > 0 ? kv_tokens_per_engine / c.tokens_per_sequence : 0;
+  c.concurrent_sequences_per_replica = engines * std::min<std::int64_t>(held, rl.max_num_seqs);
   c.sequences_per_step = std::int64_t(rl.n) * w.global_batch;
   c.kv_tokens_needed = c.sequences_per_step * c.tokens_per_sequence;
   c.kv_holds_all = c.kv_tokens_per_replica * std::int64_t(c.replicas) >= c.kv_tokens_needed;
@@ -79,9 +89,15 @@ RolloutMemory rollout_memory(const ModelSpec& model, const Workload& w, int worl
   c.gpu_memory_utilization_for_one_sequence =
       capacity > 0 ? (m.weights + m.workspace + one_sequence) / capacity : 0.0;
 
-  trace_bytes(trace, "memory/rollout/weights", m.weights, "2 * ((params - norms) / rollout_tp + norms)",
-              "vLLM/SGLang tensor-parallel linear and vocab layers (norms replicated)",
-              [&] { return fmt::format("params={} rollout_tp={}", model.total_params, rl.rollout_tp); });
+  trace_bytes(trace, "memory/rollout/weights", m.weights,
+              "2 * ((params - norms - routed experts) / rollout_tp + routed experts / (rollout_tp * rollout_dp) + norms)",
+              "vLLM/SGLang tensor-parallel linear and vocab layers (norms replicated); vLLM "
+              "FusedMoEParallelConfig.make (experts over the replica's TP x DP GPUs)",
+              [&] {
+                return fmt::format("params={} routed_experts={} rollout_tp={} rollout_dp={} expert_parallel={}",
+                                   model.total_params, model.params.routed_experts, rl.rollout_tp, rl.rollout_dp,
+                                   rl.rollout_ep > 1);
+              });
   trace_bytes(trace, "memory/rollout/engine_workspace", m.workspace,
               "max_num_batched_tokens * 2 * (2h + qkv/tp + 3*ffn/tp) + max_num_seqs * V/tp * 8",
               "approximation of vLLM's profile run (gpu_worker.determine_available_memory)", [&] {

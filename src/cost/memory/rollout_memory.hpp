@@ -18,8 +18,12 @@ inline constexpr double kCudaGraphBytes = 0.5 * kGiB;
 /// only (KvCacheShape::bytes_per_token_bound: no window cap, no linear-attention state).
 double kv_bytes_per_token(const ModelSpec& model, int rollout_tp);
 
-/// Engine weights on one GPU: 2 bytes x (params - norms) / TP + norms (norms replicated).
-double rollout_weight_bytes(const ModelSpec& model, int rollout_tp);
+/// GPUs of one rollout replica: rollout_tp x rollout_dp (verl rollout/replica.py world_size; PP 1).
+int rollout_replica_gpus(const RlSettings& rl);
+
+/// Engine weights on one GPU: 2 bytes x ((params - norms - routed experts) / TP + routed experts /
+/// (TP x DP) + norms); norms replicated.
+double rollout_weight_bytes(const ModelSpec& model, const RlSettings& rl);
 
 struct RolloutMemory {
   double weights = 0;

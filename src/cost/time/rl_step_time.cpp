@@ -40,20 +40,44 @@ int update_micro_batch(const Strategy& strategy, const RlSettings& rl, std::int6
 
 }  // namespace
 
-// Each token picks k of E experts; with uniform routing an expert is left untouched with
-// probability (1 - k/E)^C (vLLM fused_moe reads only the experts that have tokens:
-// moe_align_block_size).
-double decode_weight_bytes(const ModelSpec& model, double concurrent, int rollout_tp) {
-  double params = static_cast<double>(model.total_params);
-  if (model.moe && model.moe->num_experts > 0) {
-    const MoeSpec& moe = *model.moe;
-    const double experts = static_cast<double>(moe.num_experts);
-    const double routed =
-        static_cast<double>(moe.num_moe_layers) * experts * static_cast<double>(moe.routed_expert_params);
-    const double untouched = std::pow(1.0 - static_cast<double>(moe.experts_per_token) / experts, concurrent);
-    params -= routed * untouched;
+double expected_max_touched_experts(int experts_per_gpu, double touched_share, int gpus) {
+  if (experts_per_gpu <= 0 || touched_share <= 0) return 0.0;
+  if (touched_share >= 1 || gpus <= 1) return experts_per_gpu * std::min(touched_share, 1.0);
+  // E[max] = sum over x < m of P(max > x) = sum of 1 - F(x)^G, F the Binomial(m, p) CDF.
+  const double q = 1.0 - touched_share;
+  double pmf = std::pow(q, experts_per_gpu);  // P(X = 0)
+  double cdf = 0.0, expected = 0.0;
+  for (int x = 0; x < experts_per_gpu; ++x) {
+    cdf = std::min(1.0, cdf + pmf);
+    expected += 1.0 - std::pow(cdf, gpus);
+    pmf *= static_cast<double>(experts_per_gpu - x) / static_cast<double>(x + 1) * touched_share / q;
   }
-  return params * kWeightBytes / rollout_tp;
+  return expected;
+}
+
+// Each token picks k of E experts; with uniform routing an expert is left untouched with
+// probability (1 - k/E)^T for the T tokens the step routes (vLLM fused_moe reads only the experts
+// that have tokens: moe_align_block_size). The routed experts are split over the replica's
+// rollout_tp x rollout_dp GPUs (vLLM FusedMoEParallelConfig.make): sharded, every GPU reads its
+// share of each touched expert; with expert parallelism each GPU holds whole experts, and the step
+// waits for the GPU whose experts the tokens touched most.
+double decode_weight_bytes(const ModelSpec& model, double routed_tokens, const RlSettings& rl) {
+  const double tp = std::max(rl.rollout_tp, 1);
+  double params = static_cast<double>(model.total_params);
+  if (!model.moe || model.moe->num_experts <= 0) return params * kWeightBytes / tp;
+  const MoeSpec& moe = *model.moe;
+  const double experts = static_cast<double>(moe.num_experts);
+  const double expert_bytes = static_cast<double>(moe.routed_expert_params) * kWeightBytes;
+  const double layers = static_cast<double>(moe.num_moe_layers);
+  const double routed = layers * experts * static_cast<double>(moe.routed_expert_params);
+  const double touched = 1.0 - std::pow(1.0 - static_cast<double>(moe.experts_per_token) / experts, routed_tokens);
+  const int gpus = rollout_replica_gpus(rl);
+  const double dense_bytes = (params - routed) * kWeightBytes / tp;
+  if (rl.rollout_ep > 1 && gpus > 1) {
+    const int local = static_cast<int>(std::ceil(experts / gpus));
+    return dense_bytes + layers * expected_max_touched_experts(local, touched, gpus) * expert_bytes;
+  }
+  return dense_bytes + routed * touched * kWeightBytes / gpus;
 }
 
 RolloutTime rollout_time(const ModelSpec& model, const NodeGroup& node, const Strategy& actor,
@@ -61,15 +85,20 @@ RolloutTime rollout_time(const ModelSpec& model, const NodeGroup& node, const St
                          const EfficiencyConstants& constants, Trace* trace) {
   RolloutTime rollout;
   const int rollout_tp = std::max(rl.rollout_tp, 1);
-  const std::int64_t replicas = std::max(1, actor.world_size() / rollout_tp);
-  const std::int64_t per_replica = ceil_div(sequences, replicas);
+  // A replica of rollout_tp x rollout_dp GPUs runs rollout_dp engine instances (vLLM data-parallel
+  // attention, SGLang dp_size), each over rollout_tp GPUs with its own share of the sequences, its
+  // own KV cache and scheduler; their MoE layers take the tokens of all of them.
+  const int engines = std::max(rl.rollout_dp, 1);
+  const int replica_gpus = rollout_replica_gpus(rl);
+  const std::int64_t replicas = std::max(1, actor.world_size() / replica_gpus);
+  const std::int64_t per_engine = ceil_div(ceil_div(sequences, replicas), engines);
   // Expected real lengths (mean_*; 0: the maxima) set the work; the longest response sets how
   // long the last sequences of the replica keep decoding.
   const double prompt = static_cast<double>(rl.mean_prompt_len > 0 ? rl.mean_prompt_len : rl.prompt_len);
   const double longest = static_cast<double>(rl.response_len);
   const double response = rl.mean_response_len > 0 ? std::min(static_cast<double>(rl.mean_response_len), longest) : longest;
   // The engine schedules at most rollout.max_num_seqs sequences at once.
-  const double slots = static_cast<double>(std::min<std::int64_t>(per_replica, std::max(rl.max_num_seqs, 1)));
+  const double slots = static_cast<double>(std::min<std::int64_t>(per_engine, std::max(rl.max_num_seqs, 1)));
   // The KV budget holds kv_limited_sequences sequences of the full prompt_len + response_len (the
   // memory model's count), but the engines allocate KV pages as tokens arrive: vLLM V1 admits a
   // request while KVCacheManager.allocate_slots finds blocks for its current tokens and preempts
@@ -80,26 +109,29 @@ RolloutTime rollout_time(const ModelSpec& model, const NodeGroup& node, const St
   // advance together: at response position r each holds prompt + r tokens, and the budget
   // carries C(r) = min(slots, budget / (prompt + r)) of them; the others wait, preempted.
   const double budget_tokens =
-      kv_limited_sequences > 0 ? static_cast<double>(kv_limited_sequences * (rl.prompt_len + rl.response_len)) : 0.0;
+      kv_limited_sequences > 0
+          ? static_cast<double>(std::max<std::int64_t>(kv_limited_sequences / engines, 1) * (rl.prompt_len + rl.response_len))
+          : 0.0;
   const auto in_flight = [&](double position) {
     const double held = budget_tokens > 0 ? budget_tokens / (prompt + position) : slots;
     return std::max(1.0, std::min(slots, held));
   };
   const double fewest = in_flight(response);
-  rollout.concurrent_sequences = static_cast<std::int64_t>(fewest);
-  rollout.waves = ceil_div(per_replica, rollout.concurrent_sequences);
+  rollout.waves = ceil_div(per_engine, static_cast<std::int64_t>(fewest));
+  rollout.concurrent_sequences = static_cast<std::int64_t>(fewest) * engines;
 
   const GpuSpec& gpu = node.gpu;
   const double peak = compute_peak_flops(gpu, Dtype::bf16);
   const double hbm = gpu.memory_bandwidth_Bps * constants.decode_hbm_efficiency;
   const double h = static_cast<double>(model.hidden_size);
   const LinkPath tp_link = group_link(node, {rollout_tp, 1}, constants.nvlink_efficiency, constants.nic_efficiency);
+  const LinkPath replica_link = group_link(node, {replica_gpus, 1}, constants.nvlink_efficiency, constants.nic_efficiency);
 
   // Prefill: every prompt token once through the model, compute-bound (Pope et al. 2022,
   // "Efficiently Scaling Transformer Inference" §2: prefill is FLOP-bound, decode memory-bound).
   // Chunked prefill: a step schedules at most max_num_batched_tokens tokens (vLLM v1
   // core/sched/scheduler.py Scheduler.schedule token_budget; SGLang chunked_prefill_size).
-  const double prompt_tokens = static_cast<double>(per_replica) * prompt;
+  const double prompt_tokens = static_cast<double>(per_engine) * prompt;
   const double chunk = std::min(prompt * in_flight(0.0),
                                 static_cast<double>(std::max<std::int64_t>(rl.max_num_batched_tokens, 1)));
   const double prefill_eff = gemm_efficiency(node, Dtype::bf16, h / rollout_tp, chunk, constants);
@@ -109,9 +141,10 @@ RolloutTime rollout_time(const ModelSpec& model, const NodeGroup& node, const St
   // Decode: each step reads this shard's weights (of the routed experts, those its tokens
   // select) and the KV cache of every sequence in flight at its current context.
   const double layers = static_cast<double>(model.num_layers);
+  const double moe_layers = model.moe ? static_cast<double>(model.moe->num_moe_layers) : 0.0;
   const auto decode_step = [&](double c, double at_context, double& weights_read, double& kv_read) {
     const auto context_tokens = static_cast<std::int64_t>(at_context);
-    weights_read = decode_weight_bytes(model, c, rollout_tp);
+    weights_read = decode_weight_bytes(model, c * engines, rl);
     kv_read = c * kv_cache_shape(model, int(kWeightBytes), rollout_tp).bytes_per_sequence(context_tokens);
     const double memory_s = (weights_read + kv_read) / hbm;
     const double decode_eff = gemm_efficiency(node, Dtype::bf16, h / rollout_tp, c, constants);
@@ -119,7 +152,14 @@ RolloutTime rollout_time(const ModelSpec& model, const NodeGroup& node, const St
         forward_flops_per_token(model, context_tokens).total() * c / rollout_tp / (peak * decode_eff);
     // Two TP all-reduces of the in-flight tokens' hidden states per layer per step (vLLM
     // RowParallelLinear after attention and after the MLP or MoE), each by the engine's path.
-    const double tp_s = 2.0 * layers * engine_all_reduce(c * h * 2.0, rollout_tp, node, tp_link).seconds;
+    // With several engines a MoE layer instead gathers the hidden states of all of them and
+    // reduce-scatters its output (vLLM FusedMoE with dp_size > 1: the all2all manager's dispatch
+    // and combine, allgather-reducescatter by default) over the replica's GPUs.
+    const double all_reduce_s = engine_all_reduce(c * h * 2.0, rollout_tp, node, tp_link).seconds;
+    const double moe_exchange_s = ring_all_gather_seconds(c * engines * h * 2.0, replica_gpus, replica_link) +
+                                  ring_reduce_scatter_seconds(c * engines * h * 2.0, replica_gpus, replica_link);
+    const double tp_s = engines > 1 ? (2.0 * layers - moe_layers) * all_reduce_s + moe_layers * moe_exchange_s
+                                    : 2.0 * layers * all_reduce_s;
     const double launch_s = rl.enforce_eager ? kEagerLaunchSecondsPerLayer * layers : 0.0;
     // A layer never runs faster than its kernel chain (constants.decode_layer_seconds).
     const double floor_s = layers * constants.decode_layer_seconds;
@@ -134,7 +174,7 @@ RolloutTime rollout_time(const ModelSpec& model, const NodeGroup& node, const St
   // Continuous batching over the mean response: each position r of the replica's N sequences
   // takes N / C(r) steps of C(r) sequences (midpoint rule over kDecodeSegments pieces; exact while
   // nothing is preempted, as the KV read grows linearly with r).
-  const double n = static_cast<double>(per_replica);
+  const double n = static_cast<double>(per_engine);
   double steps = 0, weights_read = 0, kv_read = 0, tail_weights = 0, tail_kv = 0;
   rollout.decode_s = 0;
   for (int i = 0; i < kDecodeSegments; ++i) {
@@ -155,7 +195,7 @@ RolloutTime rollout_time(const ModelSpec& model, const NodeGroup& node, const St
                                         constants.nic_efficiency);
   // The link bounds the shard's arrival; the update code moves every full tensor of the model
   // once (gathered over the training layout, then loaded), at constants.weight_sync_Bps.
-  const double shard_bytes = rollout_weight_bytes(model, rollout_tp);
+  const double shard_bytes = rollout_weight_bytes(model, rl);
   const double model_bytes = static_cast<double>(model.total_params) * kWeightBytes;
   rollout.weight_sync_s = std::max(p2p_seconds(shard_bytes, sync_link),
                                    constants.weight_sync_Bps > 0 ? model_bytes / constants.weight_sync_Bps : 0.0);
@@ -167,14 +207,14 @@ RolloutTime rollout_time(const ModelSpec& model, const NodeGroup& node, const St
 
   if (trace) {
     trace->push_back({"time/gen/prefill", rollout.prefill_s, "seconds",
-                      "fwd_flops(prompt) * sequences_per_replica * prompt_len / rollout_tp / (peak * eff)",
-                      fmt::format("replicas={}, sequences/replica={}, prompt_len={}", replicas, per_replica,
-                                  rl.prompt_len),
+                      "fwd_flops(prompt) * sequences_per_engine * prompt_len / rollout_tp / (peak * eff)",
+                      fmt::format("replicas={}, engines/replica={}, sequences/engine={}, prompt_len={}", replicas,
+                                  engines, per_engine, rl.prompt_len),
                       "Pope et al. 2022 §2 (prefill is compute-bound)"});
     trace->push_back({"time/gen/decode", rollout.decode_s, "seconds",
                       "sum over r < mean of N/C(r) * step(C(r), prompt+r) + (longest-mean) * step(1); C(r) = min(slots, KV budget/(prompt+r)); step(c, ctx) = max(bytes(weights/tp + c*ctx*kv)/HBM, flops/peak, L*layer_s) + TP AR + engine",
                       fmt::format("N={}, C(0)={:.0f}, C(mean)={:.0f}, steps={:.0f}, weights={:.4g} B, kv at mean={:.4g} B, HBM={:.4g} B/s, mean step={:.4g} s, tail step={:.4g} s, TP all-reduce={} ({} GPUs per host)",
-                                  per_replica, in_flight(0.0), fewest, steps, weights_read, kv_read, hbm, step_s, tail_step_s,
+                                  per_engine, in_flight(0.0), fewest, steps, weights_read, kv_read, hbm, step_s, tail_step_s,
                                   engine_all_reduce_path_name(engine_all_reduce(h * 2.0, rollout_tp, node, tp_link).path),
                                   gpus_per_host(node)),
                       "Pope et al. 2022 §2; vLLM KV accounting (formulas.md)"});

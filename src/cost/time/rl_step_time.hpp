@@ -26,12 +26,19 @@ struct RolloutTime {
   double total() const { return weight_sync_s + wake_sleep_s + prefill_s + decode_s; }
 };
 
-/// Weight bytes one decode step of `concurrent` sequences reads on one GPU of a replica: every
-/// dense weight, and of the routed experts only those the step's tokens select (bf16).
-double decode_weight_bytes(const ModelSpec& model, double concurrent, int rollout_tp);
+/// Expected largest number of touched experts on one GPU when `gpus` GPUs hold `experts_per_gpu`
+/// experts each and every expert is touched with probability `touched_share`:
+/// E[max of G Binomial(m, p)] = sum over x < m of 1 - F(x)^G.
+double expected_max_touched_experts(int experts_per_gpu, double touched_share, int gpus);
+
+/// Weight bytes one decode step reads on the busiest GPU of a replica when its MoE layers route
+/// `routed_tokens` tokens (the in-flight sequences of all the replica's engines): every dense
+/// weight over rollout_tp, and of the routed experts only those the tokens select, over the
+/// replica's rollout_tp x rollout_dp GPUs (bf16).
+double decode_weight_bytes(const ModelSpec& model, double routed_tokens, const RlSettings& rl);
 
 /// `sequences` responses (mean length rl.mean_response_len, at most rl.response_len) after prompts
-/// of rl.mean_prompt_len tokens, spread over world/rollout_tp replicas; `kv_limited_sequences` is
+/// of rl.mean_prompt_len tokens, spread over world/(rollout_tp x rollout_dp) replicas; `kv_limited_sequences` is
 /// how many sequences the KV budget of one replica holds (memory model: RolloutCapacity::
 /// concurrent_sequences_per_replica; 0: no limit beyond the batch and rl.max_num_seqs).
 RolloutTime rollout_time(const ModelSpec& model, const NodeGroup& node, const Strategy& actor,

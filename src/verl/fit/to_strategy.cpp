@@ -51,6 +51,8 @@ void map_rollout(const ConfigView& v, Workload& w) {
   RlSettings& rl = w.rl;
   rl.engine = v.text(R("name")).value_or("vllm") == "sglang" ? RolloutEngine::sglang : RolloutEngine::vllm;
   rl.rollout_tp = as_int(v, R("tensor_model_parallel_size"), 1);
+  rl.rollout_dp = as_int(v, R("data_parallel_size"), 1);
+  rl.rollout_ep = as_int(v, R("expert_parallel_size"), 1);
   rl.n = as_int(v, R("n"), 1);
   rl.prompt_len = v.integer(R("prompt_length")).value_or(v.integer("data.max_prompt_length").value_or(512));
   rl.response_len = v.integer(R("response_length")).value_or(v.integer("data.max_response_length").value_or(512));

@@ -3,6 +3,7 @@
 #include <cmath>
 #include <string>
 
+#include "cost/memory/rollout_memory.hpp"
 #include "cost/time/rl_step_time.hpp"
 #include "cost/time/step_time.hpp"
 #include "cost/time/time_fixtures.hpp"
@@ -87,12 +88,46 @@ TEST_CASE("MoE decode reads only the experts the step's tokens select") {
   // of the routed experts: exactly the active parameters (3,353,032,704 x 2 B). 1000 tokens
   // touch all but (120/128)^1000 ~ 1e-28 of them: the whole model (30,532,122,624 x 2 B).
   const ModelSpec model = test::qwen3_30b_a3b();
-  CHECK(decode_weight_bytes(model, 1, 1) == doctest::Approx(3353032704.0 * 2));
-  CHECK(decode_weight_bytes(model, 1000, 2) == doctest::Approx(30532122624.0 * 2 / 2));
+  RlSettings tp1;
+  RlSettings tp2;
+  tp2.rollout_tp = 2;
+  CHECK(decode_weight_bytes(model, 1, tp1) == doctest::Approx(3353032704.0 * 2));
+  CHECK(decode_weight_bytes(model, 1000, tp2) == doctest::Approx(30532122624.0 * 2 / 2));
   // 16 tokens: 1 - (15/16)^16 = 0.6439 of each layer's experts.
   const double routed = 48.0 * 128 * model.moe->routed_expert_params;
   const double expected = (30532122624.0 - routed * std::pow(120.0 / 128.0, 16)) * 2;
-  CHECK(decode_weight_bytes(model, 16, 1) == doctest::Approx(expected));
+  CHECK(decode_weight_bytes(model, 16, tp1) == doctest::Approx(expected));
+}
+
+TEST_CASE("the busiest GPU's touched experts: the expected largest of the replica's binomial counts") {
+  // 2 experts a GPU, each touched with p = 1/2: X ~ Binomial(2, 1/2), F(0) = 1/4, F(1) = 3/4.
+  // One GPU: E[X] = (1 - 1/4) + (1 - 3/4) = 1. Two GPUs: (1 - 1/16) + (1 - 9/16) = 1.375.
+  CHECK(expected_max_touched_experts(2, 0.5, 1) == doctest::Approx(1.0));
+  CHECK(expected_max_touched_experts(2, 0.5, 2) == doctest::Approx(1.375));
+  CHECK(expected_max_touched_experts(32, 0.0, 4) == 0.0);
+  CHECK(expected_max_touched_experts(32, 1.0, 4) == doctest::Approx(32.0));
+}
+
+TEST_CASE("rollout data and expert parallelism: experts over the replica's GPUs, the busiest GPU sets the step") {
+  // Qwen3-30B-A3B, rollout TP 1 x DP 4 (verl's examples/gspo_trainer/test_gspo_qwen30b_a3b_ep.sh):
+  // routed experts 48 x 128 x 4,718,592 = 28,991,029,248 params over 4 GPUs, the other
+  // 1,541,093,376 on each: 2 x (1,541,093,376 + 7,247,757,312) = 17,577,701,376 bytes a GPU.
+  const ModelSpec model = test::qwen3_30b_a3b();
+  RlSettings rl;
+  rl.rollout_dp = 4;
+  CHECK(rollout_weight_bytes(model, rl) == doctest::Approx(17577701376.0));
+  rl.rollout_ep = 4;
+  CHECK(rollout_weight_bytes(model, rl) == doctest::Approx(17577701376.0));  // whole experts: same bytes
+  // One token of each engine routed (4 tokens): each expert touched with p = 1 - (120/128)^4.
+  // Sharded, a GPU reads a quarter of every touched expert; with EP, 32 whole experts a GPU and
+  // the step waits for the GPU with the most touched ones. With one token in all (p = 1/16):
+  // E[max of 4 Binomial(32, 1/16)] = 3.452 experts a layer against the mean of 2.
+  const double dense = (30532122624.0 - 28991029248.0) * 2;
+  const double expert = 4718592.0 * 2;
+  RlSettings sharded;
+  sharded.rollout_dp = 4;
+  CHECK(decode_weight_bytes(model, 1, sharded) == doctest::Approx(dense + 48 * 2.0 * expert));
+  CHECK(decode_weight_bytes(model, 1, rl) == doctest::Approx(dense + 48 * 3.4519861596643735 * expert));
 }
 
 TEST_CASE("an RL step reports verl's phases and sums them") {

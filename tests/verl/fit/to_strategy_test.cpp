@@ -30,5 +30,19 @@ TEST_CASE("the FSDP reference's dtype follows the verl version's ref.fsdp_config
   CHECK(ref_param_bytes("0.9.0", " actor_rollout_ref.ref.fsdp_config.model_dtype=bf16") == 2);
 }
 
+TEST_CASE("rollout data and expert parallel sizes reach the rollout model") {
+  // verl examples/gspo_trainer/test_gspo_qwen30b_a3b_ep.sh: gen_tp=1 gen_dp=4 gen_ep=4.
+  const std::string script =
+      "python3 -m verl.trainer.main_ppo actor_rollout_ref.model.path=Qwen/Qwen3-30B-A3B-Base "
+      "actor_rollout_ref.rollout.tensor_model_parallel_size=1 actor_rollout_ref.rollout.data_parallel_size=4 "
+      "actor_rollout_ref.rollout.expert_parallel_size=4 trainer.n_gpus_per_node=8 trainer.nnodes=2\n";
+  const Result<VerlLaunch> launch = read_verl_launch({InputText{"run.sh", script}}, VerlReadOptions{});
+  REQUIRE(launch.ok());
+  const RlSettings rl = verl_to_strategy(launch->config).workload.rl;
+  CHECK(rl.rollout_tp == 1);
+  CHECK(rl.rollout_dp == 4);
+  CHECK(rl.rollout_ep == 4);
+}
+
 }  // namespace
 }  // namespace meshplan
