@@ -32,7 +32,7 @@ EfficiencyConstants fitted_efficiency_constants() {
   // expert): both end at their upper bound, the 30B row is still faster than measured.
   constants.moe_layer_host_seconds = 0.003;
   constants.moe_expert_host_seconds = 0.0002;
-  // Fit on the 17 RL rows (rl_runs.json, rl_runs_public.json: steps, and the phases where the
+  // Fit on the 18 RL rows (rl_runs.json, rl_runs_public.json: steps, and the phases where the
   // source times them) with the constants above fixed, each within its physical range: host
   // time per engine step 0-10 ms, per-layer floor 0-0.2 ms (10-20 kernels of a few µs under CUDA
   // graphs), HBM share 0.5-0.9, and the weight update's rate 3-150 GB/s: NeMo RL's refit measured

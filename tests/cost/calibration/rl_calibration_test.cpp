@@ -26,9 +26,9 @@ RlCalibrationSet rl_rows() {
 
 TEST_CASE("RL calibration: measured colocated runs, step time per row (docs/accuracy.md RL table)") {
   const RlCalibrationSet set = rl_rows();
-  // Seven NeMo RL GB200 rows of rl_runs.json; four NeMo RL v0.3 blog rows and six v0.5/v0.6
+  // Seven NeMo RL GB200 rows of rl_runs.json; four NeMo RL v0.3 blog rows and seven v0.5/v0.6
   // on-policy H100 rows of rl_runs_public.json; the other 43 are listed with the reason.
-  REQUIRE(set.runs.size() == 17);
+  REQUIRE(set.runs.size() == 18);
   CHECK(set.skipped.size() == 43);
   std::ostringstream table;
   table << "| run | measured s | predicted s | error | gen + weight sync (measured) | log-prob + ref (measured) | update (measured) |\n";
@@ -60,10 +60,10 @@ TEST_CASE("RL calibration: measured colocated runs, step time per row (docs/accu
   const double median = errors[errors.size() / 2];
   table << "median |error| " << median * 100 << "%, max " << errors.back() * 100 << "%, rows " << errors.size();
   MESSAGE(table.str());
-  // Today's accuracy on the 17 rows (docs/accuracy.md: median 9.2%, max 30.1%, with the weight
+  // Today's accuracy on the 18 rows (docs/accuracy.md: median 9.2%, max 30.1%, with the weight
   // update's rate fit among the RL constants; 12.4% and 43.2% with it fixed at the post-v0.6
   // measurement), held so that a change that makes it worse is seen. The issue's targets are
-  // median 15% and max 35% on unseen runs; held out by source the rows give 16.6% and 47.4%.
+  // median 15% and max 35% on unseen runs; held out by source the rows give 16.9% and 47.4%.
   CHECK(median <= 0.10);
   CHECK(errors.back() <= 0.31);
 }
