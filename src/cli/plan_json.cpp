@@ -30,7 +30,8 @@ json strategy_json(const PlanCandidate& c) {
             {"compute_dtype", s.compute_dtype == Dtype::fp16 ? "fp16" : "bf16"}};
   if (c.workload.kind == WorkloadKind::rl) {
     const RlSettings& rl = c.workload.rl;
-    j["rl"] = {{"rollout_tp", rl.rollout_tp}, {"gpu_memory_utilization", rl.gpu_memory_utilization},
+    j["rl"] = {{"rollout_tp", rl.rollout_tp}, {"rollout_dp", rl.rollout_dp}, {"rollout_ep", rl.rollout_ep},
+               {"gpu_memory_utilization", rl.gpu_memory_utilization},
                {"ppo_micro_batch_size_per_gpu", rl.ppo_micro_batch_per_gpu},
                {"log_prob_micro_batch_size_per_gpu", rl.log_prob_micro_batch_per_gpu},
                {"use_dynamic_bsz", rl.use_dynamic_bsz}, {"ppo_max_token_len_per_gpu", rl.ppo_max_token_len_per_gpu},

@@ -101,6 +101,12 @@ std::vector<std::string> verl_overrides(const LaunchSpec& launch) {
   if (s.backend == Backend::fsdp) add_fsdp(o, s, rl);
   add(o, "actor_rollout_ref.rollout.name", rl.engine == RolloutEngine::sglang ? "sglang" : "vllm");
   add(o, "actor_rollout_ref.rollout.tensor_model_parallel_size", std::to_string(rl.rollout_tp));
+  if (rl.rollout_dp > 1) {
+    // vLLM data-parallel attention with the experts over TP x DP (verl RolloutConfig requires
+    // expert_parallel_size == tensor_model_parallel_size * data_parallel_size).
+    add(o, "actor_rollout_ref.rollout.data_parallel_size", std::to_string(rl.rollout_dp));
+    add(o, "actor_rollout_ref.rollout.expert_parallel_size", std::to_string(rl.rollout_ep));
+  }
   add(o, "actor_rollout_ref.rollout.gpu_memory_utilization", fmt::format("{:.2f}", rl.gpu_memory_utilization));
   add(o, "actor_rollout_ref.rollout.n", std::to_string(rl.n));
   add(o, "actor_rollout_ref.rollout.dtype", dtype_name(s.compute_dtype));

@@ -58,7 +58,7 @@ std::string top_table(const PlanView& view) {
                                       {"VPP", Align::right}, {"CP", Align::right}, {"EP", Align::right},
                                       {"DP", Align::right}, {"mb", Align::right}, {"recompute"}, {"offload"}};
   if (rl) {
-    for (const char* name : {"rollout TP", "gmu", "lp mb"}) columns.push_back({name, Align::right});
+    for (const char* name : {"rollout TPxDP", "gmu", "lp mb"}) columns.push_back({name, Align::right});
   }
   // RL plans show the actor update's MFU (verl perf/mfu/actor), not the whole step's.
   for (const char* name : {"peak GiB", "in phase", "step s", "tokens/s", "tok/s/GPU", rl ? "update MFU" : "MFU", "comm"}) {
@@ -77,7 +77,9 @@ std::string top_table(const PlanView& view) {
         std::string(recompute_choice_name(static_cast<RecomputeChoice>(values[static_cast<std::size_t>(Dimension::recompute)]))),
         offload_choice_name(static_cast<OffloadChoice>(values[static_cast<std::size_t>(Dimension::offload)]))};
     if (rl) {
-      row.push_back(std::to_string(c.workload.rl.rollout_tp));
+      const RlSettings& rollout = c.workload.rl;
+      row.push_back(rollout.rollout_dp > 1 ? fmt::format("{}x{}", rollout.rollout_tp, rollout.rollout_dp)
+                                           : std::to_string(rollout.rollout_tp));
       row.push_back(fmt::format("{:.2f}", c.workload.rl.gpu_memory_utilization));
       row.push_back(std::to_string(c.workload.rl.log_prob_micro_batch_per_gpu));
     }
@@ -169,12 +171,15 @@ std::string describe_strategy(const PlanCandidate& c) {
   std::string text;
   for (std::size_t d = 0; d < kDimensionCount; ++d) {
     const auto dimension = static_cast<Dimension>(d);
-    const bool rl_dimension = dimension == Dimension::rollout_tp || dimension == Dimension::gpu_memory_utilization ||
-                              dimension == Dimension::log_prob_micro_batch;
+    const bool rl_dimension = is_rl_dimension(dimension);
     // Leave out what does not apply or is at its neutral value.
     if (rl_dimension && c.workload.kind != WorkloadKind::rl) continue;
     if (dimension == Dimension::ulysses && s.backend != Backend::fsdp) continue;
-    if ((dimension == Dimension::vpp || dimension == Dimension::cp || dimension == Dimension::ep) && values[d] == 1) continue;
+    if ((dimension == Dimension::vpp || dimension == Dimension::cp || dimension == Dimension::ep ||
+         dimension == Dimension::rollout_dp) &&
+        values[d] == 1) {
+      continue;
+    }
     if (dimension == Dimension::etp && s.ep == 1) continue;
     if (s.backend == Backend::fsdp && (dimension == Dimension::tp || dimension == Dimension::pp)) continue;
     text += (text.empty() ? "" : " ") + format_dimension(dimension, values[d]);

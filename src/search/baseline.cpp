@@ -103,6 +103,7 @@ void include_in_space(SearchSpace& space, const Strategy& s, const Workload& w, 
   }
   const RlSettings& rl = w.rl;
   add(space.rollout_tp, rl.rollout_tp);
+  add(space.rollout_dp, rl.rollout_dp);
   if (std::none_of(space.gpu_memory_utilization.begin(), space.gpu_memory_utilization.end(),
                    [&](double gmu) { return same_gmu(gmu, rl.gpu_memory_utilization); })) {
     space.gpu_memory_utilization.push_back(rl.gpu_memory_utilization);
@@ -153,6 +154,7 @@ std::vector<std::string> outside_space(const SearchSpace& space, const Strategy&
   }
   const RlSettings& rl = w.rl;
   need(contains(space.rollout_tp, rl.rollout_tp), fmt::format("rollout_tp={}", rl.rollout_tp));
+  need(contains(space.rollout_dp, rl.rollout_dp), fmt::format("rollout_dp={}", rl.rollout_dp));
   need(std::any_of(space.gpu_memory_utilization.begin(), space.gpu_memory_utilization.end(),
                    [&](double gmu) { return same_gmu(gmu, rl.gpu_memory_utilization); }),
        fmt::format("gmu={:g}", rl.gpu_memory_utilization));

@@ -48,6 +48,8 @@ struct PlanMemory {
   /// A rule only the memory model can decide (kKvBelowOneSequenceRule), broken by the rollout
   /// settings of the workload; empty when none. The search applies it to rollout options.
   std::string_view broken_rule;
+  /// Sequences one rollout replica's KV cache holds at once (RolloutCapacity), for the rollout time.
+  std::int64_t rollout_concurrent_sequences = 0;
   double of(PlanPhase phase) const { return peak_bytes[static_cast<std::size_t>(phase)]; }
 };
 
@@ -71,7 +73,15 @@ struct PhaseBreakdown {
 /// options that fit.
 struct CostModel {
   std::function<PlanMemory(const Strategy&, const Workload&)> memory;
-  std::function<PlanTime(const Strategy&, const Workload&)> time;
+  /// `memory` is what `memory` returned for the same candidate (its rollout concurrency).
+  std::function<PlanTime(const Strategy&, const Workload&, const PlanMemory&)> time;
+  /// The rollout phase's memory alone (PlanPhase::rollout), for rollout options: the search asks
+  /// it instead of `memory` when set.
+  std::function<PlanMemory(const Strategy&, const Workload&)> rollout_memory;
+  /// The rollout's seconds alone (TimeComponent::rollout), for rollout options: the search asks
+  /// it instead of `time` when set (the whole step's training and log-prob passes are the same for
+  /// every rollout option of a layout).
+  std::function<double(const Strategy&, const Workload&, const PlanMemory&)> rollout_seconds;
   /// Per-phase components for the plans that are reported (may be empty in tests).
   std::function<std::vector<PhaseBreakdown>(const Strategy&, const Workload&)> breakdown;
   double capacity_bytes = 0;  ///< per GPU, before headroom

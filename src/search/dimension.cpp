@@ -25,9 +25,14 @@ RecomputeChoice recompute_choice(const Strategy& strategy) {
 std::string_view dimension_name(Dimension dimension) {
   static constexpr std::array<std::string_view, kDimensionCount> kNames = {
       "backend", "tp", "pp", "vpp", "cp", "ep", "etp", "ulysses", "offload", "mb", "recompute",
-      "rollout_tp", "gmu", "lp_mb"};
+      "rollout_tp", "rollout_dp", "gmu", "lp_mb"};
   const auto index = static_cast<std::size_t>(dimension);
   return index < kNames.size() ? kNames[index] : "?";
+}
+
+bool is_rl_dimension(Dimension dimension) {
+  return dimension == Dimension::rollout_tp || dimension == Dimension::rollout_dp ||
+         dimension == Dimension::gpu_memory_utilization || dimension == Dimension::log_prob_micro_batch;
 }
 
 DimensionValues dimension_values(const PlanCandidate& candidate) {
@@ -36,7 +41,7 @@ DimensionValues dimension_values(const PlanCandidate& candidate) {
   const bool is_rl = candidate.workload.kind == WorkloadKind::rl;
   return DimensionValues{static_cast<int>(s.backend), s.tp, s.pp, s.vpp, s.cp, s.ep, s.etp, s.ulysses_sp,
                          static_cast<int>(offload_choice(s.offload, is_rl && rl.ref_param_offload)), s.micro_batch,
-                         static_cast<int>(recompute_choice(s)), is_rl ? rl.rollout_tp : 0,
+                         static_cast<int>(recompute_choice(s)), is_rl ? rl.rollout_tp : 0, is_rl ? rl.rollout_dp : 0,
                          is_rl ? static_cast<int>(std::lround(rl.gpu_memory_utilization * 100)) : 0,
                          is_rl ? rl.log_prob_micro_batch_per_gpu : 0};
 }

@@ -11,7 +11,7 @@
 namespace meshplan {
 
 enum class Dimension {
-  backend, tp, pp, vpp, cp, ep, etp, ulysses, offload, micro_batch, recompute, rollout_tp,
+  backend, tp, pp, vpp, cp, ep, etp, ulysses, offload, micro_batch, recompute, rollout_tp, rollout_dp,
   gpu_memory_utilization, log_prob_micro_batch, count
 };
 inline constexpr std::size_t kDimensionCount = static_cast<std::size_t>(Dimension::count);
@@ -19,6 +19,9 @@ using DimensionValues = std::array<int, kDimensionCount>;
 
 /// The name used by --fix and in explanations ("tp", "recompute", "gmu", ...).
 std::string_view dimension_name(Dimension dimension);
+
+/// The rollout's dimensions (rollout_tp, rollout_dp, gmu, lp_mb): RL workloads only.
+bool is_rl_dimension(Dimension dimension);
 
 /// A candidate's value along every dimension (enums as their index, gmu in percent).
 DimensionValues dimension_values(const PlanCandidate& candidate);

@@ -42,10 +42,9 @@ std::string plan_settings(const PlanCandidate& plan) {
     const auto dimension = static_cast<Dimension>(d);
     const bool megatron_only = dimension == Dimension::tp || dimension == Dimension::pp || dimension == Dimension::vpp ||
                                dimension == Dimension::cp || dimension == Dimension::ep || dimension == Dimension::etp;
-    const bool rl_only = dimension == Dimension::rollout_tp || dimension == Dimension::gpu_memory_utilization ||
-                         dimension == Dimension::log_prob_micro_batch;
+    const bool rl_only = is_rl_dimension(dimension);
     if (dimension == Dimension::backend || (fsdp && megatron_only) || (!fsdp && dimension == Dimension::ulysses) ||
-        (!rl && rl_only)) {
+        (!rl && rl_only) || (dimension == Dimension::rollout_dp && values[d] == 1)) {
       continue;
     }
     parts.push_back(format_dimension(dimension, values[d]));

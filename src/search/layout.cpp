@@ -121,13 +121,19 @@ void apply_recompute(Strategy& strategy, RecomputeChoice choice, std::int64_t nu
   }
 }
 
-Workload with_rl_settings(const Workload& base, bool dynamic_bsz, int micro_batch, int rollout_tp, double gmu,
-                          int log_prob_micro_batch) {
+void set_rollout_layout(RlSettings& rl, int rollout_tp, int rollout_dp) {
+  rl.rollout_tp = rollout_tp;
+  rl.rollout_dp = rollout_dp;
+  rl.rollout_ep = rollout_dp > 1 ? rollout_tp * rollout_dp : 1;
+}
+
+Workload with_rl_settings(const Workload& base, bool dynamic_bsz, int micro_batch, int rollout_tp, int rollout_dp,
+                          double gmu, int log_prob_micro_batch) {
   Workload workload = base;
   if (workload.kind != WorkloadKind::rl) return workload;
   RlSettings& rl = workload.rl;
   rl.ppo_micro_batch_per_gpu = micro_batch;
-  rl.rollout_tp = rollout_tp;
+  set_rollout_layout(rl, rollout_tp, rollout_dp);
   rl.gpu_memory_utilization = gmu;
   rl.log_prob_micro_batch_per_gpu = log_prob_micro_batch;
   rl.use_dynamic_bsz = dynamic_bsz;

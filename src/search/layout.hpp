@@ -38,8 +38,13 @@ void apply_recompute(Strategy& strategy, RecomputeChoice choice, std::int64_t nu
 /// The RL settings of one candidate on top of `base` (unchanged for pretraining/SFT). With
 /// dynamic batch sizes the token budgets equal the micro-batches times the padded sequence
 /// width (verl-rules §0, R64).
-Workload with_rl_settings(const Workload& base, bool dynamic_bsz, int micro_batch, int rollout_tp, double gmu,
-                          int log_prob_micro_batch);
+Workload with_rl_settings(const Workload& base, bool dynamic_bsz, int micro_batch, int rollout_tp, int rollout_dp,
+                          double gmu, int log_prob_micro_batch);
+
+/// Rollout replicas of `rollout_tp` x `rollout_dp` GPUs; with several engines a replica's experts
+/// are split over all its GPUs with expert parallelism (rollout.expert_parallel_size = TP x DP,
+/// verl RolloutConfig.__post_init__ requires exactly that product).
+void set_rollout_layout(RlSettings& rl, int rollout_tp, int rollout_dp);
 
 /// With dynamic batch sizes: explicit token budgets (actor update, log-prob passes) and the
 /// micro-batches they hold at the padded width (at least 1).

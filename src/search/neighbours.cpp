@@ -46,6 +46,7 @@ std::vector<int> values_of(Dimension dimension, const SearchSpace& space, Backen
     case Dimension::offload: return indices(space.offload, any_offload);
     case Dimension::recompute: return indices(space.recompute, megatron ? any_recompute : fsdp_recompute);
     case Dimension::rollout_tp: return rl ? space.rollout_tp : none;
+    case Dimension::rollout_dp: return rl ? space.rollout_dp : none;
     case Dimension::gpu_memory_utilization: return rl ? percent(space.gpu_memory_utilization) : none;
     case Dimension::log_prob_micro_batch: return rl ? space.log_prob_micro_batch : none;
     default: return none;  // backend (not one step), etp (follows TP unless pinned)
@@ -66,6 +67,7 @@ void set(Strategy& s, RlSettings& rl, Dimension dimension, int value) {
       rl.ref_param_offload = (value & static_cast<int>(OffloadChoice::ref)) != 0;
       break;
     case Dimension::rollout_tp: rl.rollout_tp = value; break;
+    case Dimension::rollout_dp: rl.rollout_dp = value; break;
     case Dimension::gpu_memory_utilization: rl.gpu_memory_utilization = value / 100.0; break;
     case Dimension::log_prob_micro_batch: rl.log_prob_micro_batch_per_gpu = value; break;
     default: break;
@@ -126,7 +128,7 @@ PlanCandidate evaluate_memory(const Strategy& strategy, const Workload& workload
 }
 
 void evaluate_time(PlanCandidate& candidate, const CostModel& cost) {
-  candidate.time = cost.time(candidate.strategy, candidate.workload);
+  candidate.time = cost.time(candidate.strategy, candidate.workload, candidate.memory);
   candidate.step_seconds = 0;
   for (std::size_t p = 0; p < kPlanPhaseCount; ++p) {
     candidate.step_seconds += candidate.time.phase_seconds(static_cast<PlanPhase>(p));
@@ -161,7 +163,7 @@ std::vector<Neighbour> neighbours_of(const PlanCandidate& winner, const Neighbou
       apply_recompute(strategy, choice, search.num_layers);  // full_block's count follows PP x VPP
       Workload workload =
           with_rl_settings(winner.workload, search.space.dynamic_bsz, strategy.micro_batch, settings.rollout_tp,
-                           settings.gpu_memory_utilization, settings.log_prob_micro_batch_per_gpu);
+                           settings.rollout_dp, settings.gpu_memory_utilization, settings.log_prob_micro_batch_per_gpu);
       workload.rl.ref_param_offload = settings.ref_param_offload;
       if (search.space.dynamic_bsz && rl) {  // token budgets other than the one changed stay the winner's
         const RlSettings& won = winner.workload.rl;

@@ -5,6 +5,7 @@
 #include <map>
 #include <memory>
 
+#include "cost/time/rl_step_time.hpp"
 #include "search/sized_cluster.hpp"
 
 namespace meshplan {
@@ -44,6 +45,22 @@ class SizedClusters {
   std::map<int, Cluster> parts_;
 };
 
+PlanMemory plan_memory(const MemoryEstimate& estimate) {
+  PlanMemory memory;
+  for (int i = 0; i < estimate.phase_count; ++i) {
+    const PhaseMemory& phase = estimate.phases[static_cast<std::size_t>(i)];
+    double& slot = memory.peak_bytes[static_cast<std::size_t>(plan_phase_of(phase.kind))];
+    slot = std::max(slot, phase.peak_bytes());
+  }
+  memory.rollout_concurrent_sequences = estimate.rollout.concurrent_sequences_per_replica;
+  if (estimate.kv_cache_exhausted || estimate.kv_below_one_sequence) {
+    // vLLM refuses to start without room for one max_model_len sequence in its KV cache
+    // (vllm/v1/core/kv_cache_utils.py check_enough_kv_cache_memory): the rollout option cannot run.
+    memory.broken_rule = kKvBelowOneSequenceRule;
+  }
+  return memory;
+}
+
 }  // namespace
 
 TimeOptions time_options_for(const MemoryEstimate& memory, const TimeOptions& base) {
@@ -58,24 +75,18 @@ CostModel real_cost_model(const ModelSpec& model, const Cluster& cluster, const 
   CostModel cost;
   cost.capacity_bytes = static_cast<double>(cluster.groups.front().gpu.memory_bytes);
   cost.memory = [&model, clusters, memory_options](const Strategy& s, const Workload& w) {
-    const MemoryEstimate estimate = estimate_memory(model, clusters->for_gpus(s.world_size()), s, w, memory_options, nullptr);
-    PlanMemory memory;
-    for (int i = 0; i < estimate.phase_count; ++i) {
-      const PhaseMemory& phase = estimate.phases[static_cast<std::size_t>(i)];
-      double& slot = memory.peak_bytes[static_cast<std::size_t>(plan_phase_of(phase.kind))];
-      slot = std::max(slot, phase.peak_bytes());
-    }
-    if (estimate.kv_cache_exhausted || estimate.kv_below_one_sequence) {
-      // vLLM refuses to start without room for one max_model_len sequence in its KV cache
-      // (vllm/v1/core/kv_cache_utils.py check_enough_kv_cache_memory): the rollout option cannot run.
-      memory.broken_rule = kKvBelowOneSequenceRule;
-    }
-    return memory;
+    return plan_memory(estimate_memory(model, clusters->for_gpus(s.world_size()), s, w, memory_options, nullptr));
   };
-  cost.time = [&model, clusters, memory_options, time_options](const Strategy& s, const Workload& w) {
+  MemoryOptions rollout_options = memory_options;
+  rollout_options.rollout_phases_only = true;
+  cost.rollout_memory = [&model, clusters, rollout_options](const Strategy& s, const Workload& w) {
+    return plan_memory(estimate_memory(model, clusters->for_gpus(s.world_size()), s, w, rollout_options, nullptr));
+  };
+  cost.time = [&model, clusters, time_options](const Strategy& s, const Workload& w, const PlanMemory& memory) {
     const Cluster& sized = clusters->for_gpus(s.world_size());
-    const MemoryEstimate memory = estimate_memory(model, sized, s, w, memory_options, nullptr);
-    const TimeEstimate estimate = estimate_time(model, sized, s, w, time_options_for(memory, time_options), nullptr);
+    TimeOptions options = time_options;
+    options.rollout_concurrent_sequences = memory.rollout_concurrent_sequences;
+    const TimeEstimate estimate = estimate_time(model, sized, s, w, options, nullptr);
     PlanTime time;
     double log_prob = 0;
     for (int i = 0; i < estimate.num_phases; ++i) {
@@ -100,6 +111,13 @@ CostModel real_cost_model(const ModelSpec& model, const Cluster& cluster, const 
     set(TimeComponent::log_prob, log_prob);
     time.update_mfu = w.kind == WorkloadKind::rl ? estimate.actor_update_mfu : estimate.mfu;
     return time;
+  };
+  cost.rollout_seconds = [&model, clusters, time_options](const Strategy& s, const Workload& w, const PlanMemory& memory) {
+    const Cluster& sized = clusters->for_gpus(s.world_size());
+    if (sized.groups.empty() || w.kind != WorkloadKind::rl) return 0.0;
+    TimeOptions options = time_options;
+    options.rollout_concurrent_sequences = memory.rollout_concurrent_sequences;
+    return rl_step_rollout(model, sized.groups.front(), s, w, options, nullptr).total();
   };
   cost.breakdown = [&model, clusters, memory_options](const Strategy& s, const Workload& w) {
     const MemoryEstimate estimate = estimate_memory(model, clusters->for_gpus(s.world_size()), s, w, memory_options, nullptr);

@@ -64,7 +64,9 @@ class Searcher {
   }
 
   std::int64_t rollout_option_count() const {
-    return rl_ ? static_cast<std::int64_t>(space_.rollout_tp.size() * space_.gpu_memory_utilization.size()) : 1;
+    return rl_ ? static_cast<std::int64_t>(space_.rollout_tp.size() * space_.rollout_dp.size() *
+                                           space_.gpu_memory_utilization.size())
+               : 1;
   }
   std::int64_t log_prob_option_count() const {
     return rl_ ? static_cast<std::int64_t>(log_prob_batches().size()) : 1;
@@ -95,8 +97,9 @@ class Searcher {
     }
   }
 
-  Workload with_rl(const Workload& base, int micro_batch, int rollout_tp, double gmu, int log_prob_micro) const {
-    return with_rl_settings(base, space_.dynamic_bsz, micro_batch, rollout_tp, gmu, log_prob_micro);
+  Workload with_rl(const Workload& base, int micro_batch, int rollout_tp, int rollout_dp, double gmu,
+                   int log_prob_micro) const {
+    return with_rl_settings(base, space_.dynamic_bsz, micro_batch, rollout_tp, rollout_dp, gmu, log_prob_micro);
   }
 
   // Evaluates one option for `phase`: rules, then memory, then (if it fits) time.
@@ -112,7 +115,9 @@ class Searcher {
     probe.strategy = option.strategy;
     probe.workload = option.workload;
     option.values = dimension_values(probe);
-    option.memory = cost_.memory(option.strategy, option.workload);
+    option.memory = phase == PlanPhase::rollout && cost_.rollout_memory
+                        ? cost_.rollout_memory(option.strategy, option.workload)
+                        : cost_.memory(option.strategy, option.workload);
     if (phase == PlanPhase::rollout && !option.memory.broken_rule.empty()) {
       --options.passed_rules;
       ++options.rejected_by_rule[std::string(option.memory.broken_rule)];
@@ -126,7 +131,12 @@ class Searcher {
       }
       return;
     }
-    option.time = cost_.time(option.strategy, option.workload);
+    if (phase == PlanPhase::rollout && cost_.rollout_seconds) {
+      option.time.seconds[static_cast<std::size_t>(TimeComponent::rollout)] =
+          cost_.rollout_seconds(option.strategy, option.workload, option.memory);
+    } else {
+      option.time = cost_.time(option.strategy, option.workload, option.memory);
+    }
     option.seconds = option.time.phase_seconds(phase);
     if (option.peak_bytes < options.least_peak_bytes) {
       options.least_peak_bytes = option.peak_bytes;
@@ -139,7 +149,7 @@ class Searcher {
     Strategy base = layout_strategy(layout, space_.compute_dtype, model_.num_layers);
     base.lora = space_.lora;
     Workload base_workload = with_rl(workload_, space_.micro_batch.front(), rl_ ? space_.rollout_tp.front() : 1,
-                                     rl_ ? space_.gpu_memory_utilization.front() : 0,
+                                     rl_ ? space_.rollout_dp.front() : 1, rl_ ? space_.gpu_memory_utilization.front() : 0,
                                      rl_ ? space_.log_prob_micro_batch.front() : 0);
     set_train_batch(base, base_workload, train_batches().front());
     if (rl_) set_log_prob_batch(base_workload, log_prob_batches().front());
@@ -176,11 +186,13 @@ class Searcher {
     PhaseOptions log_prob;
     if (rl_) {
       for (int rollout_tp : space_.rollout_tp) {
-        for (double gmu : space_.gpu_memory_utilization) {
-          Workload workload = base_workload;
-          workload.rl.rollout_tp = rollout_tp;
-          workload.rl.gpu_memory_utilization = gmu;
-          evaluate(rollout, PlanPhase::rollout, base, std::move(workload));
+        for (int rollout_dp : space_.rollout_dp) {
+          for (double gmu : space_.gpu_memory_utilization) {
+            Workload workload = base_workload;
+            set_rollout_layout(workload.rl, rollout_tp, rollout_dp);
+            workload.rl.gpu_memory_utilization = gmu;
+            evaluate(rollout, PlanPhase::rollout, base, std::move(workload));
+          }
         }
       }
       for (std::int64_t batch : log_prob_batches()) {
@@ -223,7 +235,7 @@ class Searcher {
     candidate.strategy = train.strategy;
     candidate.workload = train.workload;
     RlSettings& rl = candidate.workload.rl;
-    rl.rollout_tp = rollout.workload.rl.rollout_tp;
+    set_rollout_layout(rl, rollout.workload.rl.rollout_tp, rollout.workload.rl.rollout_dp);
     rl.gpu_memory_utilization = rollout.workload.rl.gpu_memory_utilization;
     rl.log_prob_micro_batch_per_gpu = log_prob.workload.rl.log_prob_micro_batch_per_gpu;
     rl.log_prob_max_token_len_per_gpu = log_prob.workload.rl.log_prob_max_token_len_per_gpu;

@@ -32,7 +32,7 @@ const std::vector<std::pair<std::string, std::string>> kDimensions = {
     {"cp", "int"}, {"ep", "int"}, {"etp", "int"}, {"dp", "int"}, {"sp", "0|1"}, {"distopt", "0|1"},
     {"ulysses", "int"}, {"fsdp_shard", "int"}, {"offload", "none|all|params+grads+optimizer+ref (any of them)"},
     {"first_stage", "int"}, {"last_stage", "int"}, {"mb", "int"},
-    {"recompute", "none|selective|full_uniform|full_block"}, {"rollout_tp", "int"},
+    {"recompute", "none|selective|full_uniform|full_block"}, {"rollout_tp", "int"}, {"rollout_dp", "int"},
     {"gmu", "number in (0,1)"}, {"lp_mb", "int"}, {"dynamic_bsz", "0|1"}};
 
 std::vector<int> powers_of_two_up_to(int limit) {
@@ -236,6 +236,7 @@ Result<SearchSpace> build_search_space(const ModelSpec& model, const Cluster& cl
   if (workload.kind == WorkloadKind::rl) {
     // Replicas of up to four whole nodes (verl R53; vLLM >= 0.11.1 for multi-node TP, R54).
     space.rollout_tp = powers_of_two_up_to(std::min(total, kMaxRolloutNodes * group.gpus_per_node));
+    space.rollout_dp = model.moe ? powers_of_two_up_to(std::min(total, group.gpus_per_node)) : std::vector<int>{1};
     space.gpu_memory_utilization = kGpuMemoryUtilization;
     space.log_prob_micro_batch = kLogProbMicroBatches;
   }
@@ -261,12 +262,13 @@ Result<SearchSpace> build_search_space(const ModelSpec& model, const Cluster& cl
     }
   }
   const bool rl = workload.kind == WorkloadKind::rl;
-  for (const char* name : {"rollout_tp", "gmu", "lp_mb"}) {
+  for (const char* name : {"rollout_tp", "rollout_dp", "gmu", "lp_mb"}) {
     if (fixes.contains(name) && !rl) {
       return Error{"", 0, "--fix", fmt::format("{} applies to --workload rl only", name)};
     }
   }
   apply_int_fix(fixes, "rollout_tp", space.rollout_tp);
+  apply_int_fix(fixes, "rollout_dp", space.rollout_dp);
   apply_int_fix(fixes, "lp_mb", space.log_prob_micro_batch);
   if (fixes.contains("gmu")) space.gpu_memory_utilization = {*parse_fraction(fixes.at("gmu"))};
   space.compute_dtype = common_compute_dtype(cluster);

@@ -53,6 +53,10 @@ struct SearchSpace {
   std::vector<int> micro_batch;             ///< rl: ppo_micro_batch_size_per_gpu
   std::vector<RecomputeChoice> recompute;
   std::vector<int> rollout_tp;              ///< rl only
+  /// rl, MoE models: engines per rollout replica (rollout.data_parallel_size), the experts split
+  /// over the replica's TP x DP GPUs with expert parallelism; {1} for dense models, where DP
+  /// inside a replica is the same as more replicas
+  std::vector<int> rollout_dp;
   std::vector<double> gpu_memory_utilization;
   std::vector<int> log_prob_micro_batch;
   bool dynamic_bsz = false;  ///< token budgets instead of micro-batches (verl use_dynamic_bsz)

@@ -16,7 +16,7 @@ namespace {
 const std::vector<std::string> kPlan = {"plan", "--model", "qwen3-next-80b-a3b-instruct", "--cluster",
                                         "2x8xH200-141GB", "--workload", "rl", "--global-batch", "256",
                                         "--mini-batch", "64", "--rollout-n", "8", "--prompt-len", "1024",
-                                        "--response-len", "3072", "--fix", "rollout_tp=2"};
+                                        "--response-len", "3072", "--fix", "rollout_tp=2,rollout_dp=1"};
 
 std::vector<std::string> with(std::vector<std::string> args, const std::vector<std::string>& more) {
   args.insert(args.end(), more.begin(), more.end());

@@ -35,7 +35,7 @@ ToySearch two_node_search(Objective objective) {
     m.peak_bytes[static_cast<std::size_t>(PlanPhase::update)] = 320.0 / (s.tp * s.pp) * kGiB;
     return m;
   };
-  toy.cost.time = [](const Strategy& s, const Workload&) {
+  toy.cost.time = [](const Strategy& s, const Workload&, const PlanMemory&) {
     PlanTime t;
     t.seconds[static_cast<std::size_t>(TimeComponent::compute)] = 32.0 / s.world_size();
     t.seconds[static_cast<std::size_t>(TimeComponent::tp_comm)] = s.tp > 8 ? 1.0 * s.tp / 8 : 0.1 * s.tp / 8;

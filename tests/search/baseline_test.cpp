@@ -31,7 +31,7 @@ CostModel toy_rl_cost(std::int64_t layers) {
         (stage + w.rl.log_prob_max_token_len_per_gpu / 1000.0 + ref) * kGiB;
     return memory;
   };
-  cost.time = [layers](const Strategy& s, const Workload& w) {
+  cost.time = [layers](const Strategy& s, const Workload& w, const PlanMemory&) {
     PlanTime time;
     time.seconds[static_cast<std::size_t>(TimeComponent::compute)] =
         static_cast<double>(max_stage_layers(layers, s)) + 3000.0 / static_cast<double>(w.rl.ppo_max_token_len_per_gpu);

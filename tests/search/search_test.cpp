@@ -24,7 +24,7 @@ CostModel toy_cost(double capacity_gib) {
         (80.0 / (s.tp * s.pp) + 1.0 * s.micro_batch / s.tp) * kGiB;
     return memory;
   };
-  cost.time = [](const Strategy& s, const Workload&) {
+  cost.time = [](const Strategy& s, const Workload&, const PlanMemory&) {
     PlanTime time;
     time.seconds[static_cast<std::size_t>(TimeComponent::compute)] = 64.0 / s.world_size();
     time.seconds[static_cast<std::size_t>(TimeComponent::tp_comm)] = 0.5 * std::log2(s.tp);
@@ -184,7 +184,7 @@ TEST_CASE("rl: per-phase options combined equal the brute-force product") {
                     (30.0 / s.tp + w.rl.log_prob_micro_batch_per_gpu) * kGiB, (30.0 / s.tp + 4.0 * s.micro_batch) * kGiB};
     return m;
   };
-  cost.time = [](const Strategy& s, const Workload& w) {
+  cost.time = [](const Strategy& s, const Workload& w, const PlanMemory&) {
     PlanTime t;
     t.seconds[static_cast<std::size_t>(TimeComponent::compute)] = 8.0 / s.micro_batch;
     t.seconds[static_cast<std::size_t>(TimeComponent::rollout)] = 10.0 / (w.rl.rollout_tp * w.rl.gpu_memory_utilization);
@@ -221,7 +221,7 @@ TEST_CASE("rl: per-phase options combined equal the brute-force product") {
             if (*std::max_element(m.peak_bytes.begin(), m.peak_bytes.end()) > usable) continue;
             ++feasible;
             double seconds = 0;
-            for (double part : cost.time(s, w).seconds) seconds += part;
+            for (double part : cost.time(s, w, m).seconds) seconds += part;
             best_seconds = std::min(best_seconds, seconds);
           }
         }

@@ -107,6 +107,9 @@ struct MemoryOptions {
   bool flash_attention = true;  ///< attention scores never stored (FlashAttention); false: Table 2's 5as/h
   bool dropout = false;         ///< store every dropout mask (GPT-2/3 style) whatever the model's rates
   double moe_capacity_factor = 1.0;  ///< tokens per expert relative to a uniform routing
+  /// RL: the rollout and weight-sync phases only (what a planner's rollout option changes); the
+  /// log-prob and update phases are left out.
+  bool rollout_phases_only = false;
 };
 
 /// The memory of every phase on the most loaded rank. `trace` may be null (no strings built).

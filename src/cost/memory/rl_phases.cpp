@@ -267,6 +267,11 @@ void add_rl_phases(MemoryEstimate& e, const ModelSpec& model, const Strategy& s,
   };
   auto build = [&](auto&& make) { return most_loaded_stage(s, trace, make); };
   push(build([&](PipelineStage st, Trace*) { return rollout_phase(r, st); }), trace);
+  if (options.rollout_phases_only) {
+    push(build([&](PipelineStage st, Trace*) { return weight_sync_phase(r, st); }), trace);
+    e.phase_count = count;
+    return;
+  }
   push(build([&](PipelineStage st, Trace* t) {
          return log_prob_phase(r, st, MemoryPhaseKind::old_log_prob, t);
        }),

@@ -40,16 +40,31 @@ int update_micro_batch(const Strategy& strategy, const RlSettings& rl, std::int6
 
 }  // namespace
 
+namespace {
+
+/// value^n by squaring (the planner calls this for every decode segment of every rollout option).
+double integer_power(double value, int n) {
+  double result = 1.0;
+  for (; n > 0; n >>= 1, value *= value) {
+    if (n & 1) result *= value;
+  }
+  return result;
+}
+
+}  // namespace
+
 double expected_max_touched_experts(int experts_per_gpu, double touched_share, int gpus) {
   if (experts_per_gpu <= 0 || touched_share <= 0) return 0.0;
   if (touched_share >= 1 || gpus <= 1) return experts_per_gpu * std::min(touched_share, 1.0);
-  // E[max] = sum over x < m of P(max > x) = sum of 1 - F(x)^G, F the Binomial(m, p) CDF.
+  // E[max] = sum over x < m of P(max > x) = sum of 1 - F(x)^G, F the Binomial(m, p) CDF; once
+  // G (1 - F(x)) is below 1e-12 the remaining terms add nothing visible.
   const double q = 1.0 - touched_share;
   double pmf = std::pow(q, experts_per_gpu);  // P(X = 0)
   double cdf = 0.0, expected = 0.0;
   for (int x = 0; x < experts_per_gpu; ++x) {
     cdf = std::min(1.0, cdf + pmf);
-    expected += 1.0 - std::pow(cdf, gpus);
+    if (gpus * (1.0 - cdf) < 1e-12) break;
+    expected += 1.0 - integer_power(cdf, gpus);
     pmf *= static_cast<double>(experts_per_gpu - x) / static_cast<double>(x + 1) * touched_share / q;
   }
   return expected;
@@ -229,6 +244,13 @@ RolloutTime rollout_time(const ModelSpec& model, const NodeGroup& node, const St
   return rollout;
 }
 
+RolloutTime rl_step_rollout(const ModelSpec& model, const NodeGroup& node, const Strategy& strategy,
+                            const Workload& workload, const TimeOptions& options, Trace* trace) {
+  const std::int64_t sequences = workload.global_batch * std::max(workload.rl.n, 1);
+  return rollout_time(model, node, strategy, workload.rl, sequences, options.rollout_concurrent_sequences,
+                      options.constants, trace);
+}
+
 TimeEstimate estimate_rl_step_time(const ModelSpec& model, const NodeGroup& node, const Strategy& strategy,
                                    const Workload& workload, const TimeOptions& options, Trace* trace) {
   const RlSettings& rl = workload.rl;
@@ -241,8 +263,7 @@ TimeEstimate estimate_rl_step_time(const ModelSpec& model, const NodeGroup& node
   const std::int64_t sequences = workload.global_batch * std::max(rl.n, 1);
   TimeEstimate estimate;
 
-  const RolloutTime rollout = rollout_time(model, node, strategy, rl, sequences, options.rollout_concurrent_sequences,
-                                           options.constants, trace);
+  const RolloutTime rollout = rl_step_rollout(model, node, strategy, workload, options, trace);
   estimate.breakdown.rollout = rollout.total();
   estimate.add_phase("timing_s/gen", rollout.total());
 

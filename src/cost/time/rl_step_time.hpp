@@ -45,6 +45,11 @@ RolloutTime rollout_time(const ModelSpec& model, const NodeGroup& node, const St
                          const RlSettings& rl, std::int64_t sequences, std::int64_t kv_limited_sequences,
                          const EfficiencyConstants& constants, Trace* trace);
 
+/// The step's rollout (timing_s/gen) alone: train_batch_size x n sequences, the KV-limited
+/// concurrency of options.rollout_concurrent_sequences.
+RolloutTime rl_step_rollout(const ModelSpec& model, const NodeGroup& node, const Strategy& strategy,
+                            const Workload& workload, const TimeOptions& options, Trace* trace);
+
 /// The whole RL step: phases, breakdown, throughput and the actor-update MFU.
 TimeEstimate estimate_rl_step_time(const ModelSpec& model, const NodeGroup& node, const Strategy& strategy,
                                    const Workload& workload, const TimeOptions& options, Trace* trace);
