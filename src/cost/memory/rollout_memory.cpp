@@ -4,6 +4,8 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdint>
+#include <limits>
 
 #include "cost/memory/memory_trace.hpp"
 #include "model/kv_cache.hpp"
@@ -36,7 +38,11 @@ double kv_bytes_per_token(const ModelSpec& model, int rollout_tp) {
   return kv_cache_shape(model, int(kEngineDtypeBytes), rollout_tp).bytes_per_token_bound();
 }
 
-int rollout_replica_gpus(const RlSettings& rl) { return std::max(rl.rollout_tp, 1) * std::max(rl.rollout_dp, 1); }
+int rollout_replica_gpus(const RlSettings& rl) {
+  // A launch may give any sizes: the product is taken in 64 bits and capped, never overflowed.
+  const std::int64_t gpus = std::int64_t{std::max(rl.rollout_tp, 1)} * std::max(rl.rollout_dp, 1);
+  return static_cast<int>(std::min<std::int64_t>(gpus, std::numeric_limits<int>::max()));
+}
 
 double rollout_weight_bytes(const ModelSpec& model, const RlSettings& rl) {
   const double norms = double(model.params.layer_norms + model.params.final_norm);

@@ -1,8 +1,10 @@
 #include <doctest/doctest.h>
 
 #include <cmath>
+#include <limits>
 #include <string>
 
+#include "cost/memory/memory_estimate.hpp"
 #include "cost/memory/rollout_memory.hpp"
 #include "cost/time/rl_step_time.hpp"
 #include "cost/time/step_time.hpp"
@@ -161,4 +163,29 @@ TEST_CASE("an RL step reports verl's phases and sums them") {
 }
 
 }  // namespace
+}  // namespace meshplan
+
+namespace meshplan {
+
+TEST_CASE("rollout sizes from a launch are taken as given: a replica larger than the cluster, no overflow") {
+  // data_parallel_size x tensor_model_parallel_size beyond int: the replica is capped at INT_MAX
+  // GPUs (none of the cluster's 8 makes one), the memory and time models still return numbers.
+  const ModelSpec model = test::qwen3_30b_a3b();
+  Workload workload;
+  workload.kind = WorkloadKind::rl;
+  workload.global_batch = 8;
+  workload.rl.rollout_tp = 1 << 30;
+  workload.rl.rollout_dp = 1 << 30;
+  workload.rl.rollout_ep = 2;
+  CHECK(rollout_replica_gpus(workload.rl) == std::numeric_limits<int>::max());
+  Strategy strategy;
+  strategy.dp = 8;
+  const MemoryEstimate memory = estimate_memory(model, test::a100_cluster(), strategy, workload, MemoryOptions{}, nullptr);
+  CHECK(memory.rollout.replicas == 0);
+  const RolloutTime rollout =
+      rollout_time(model, test::a100_node(), strategy, workload.rl, 8, 0, fitted_efficiency_constants(), nullptr);
+  CHECK(std::isfinite(rollout.total()));
+  CHECK(rollout.total() > 0);
+}
+
 }  // namespace meshplan
