@@ -38,10 +38,6 @@ int update_micro_batch(const Strategy& strategy, const RlSettings& rl, std::int6
   return rl.ppo_micro_batch_per_gpu > 0 ? rl.ppo_micro_batch_per_gpu : strategy.micro_batch;
 }
 
-}  // namespace
-
-namespace {
-
 /// value^n by squaring (the planner calls this for every decode segment of every rollout option).
 double integer_power(double value, int n) {
   double result = 1.0;
