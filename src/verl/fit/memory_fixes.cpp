@@ -186,12 +186,38 @@ const Knob kKnobs[] = {
     {"rollout-tp",
      [](const VerlJob& job, const ModelSpec& model) {
        std::vector<Variant> out;
+       const RlSettings& rl = job.workload.rl;
        const int gpus = job.nnodes * job.gpus_per_node;
-       for (int tp = job.workload.rl.rollout_tp * 2; tp <= gpus && tp <= 64; tp *= 2) {
-         if (gpus % tp != 0 || model.attention.num_heads % tp != 0) continue;  // vLLM: heads % TP == 0
+       const int dp = std::max(rl.rollout_dp, 1);
+       for (int tp = rl.rollout_tp * 2; tp * dp <= gpus && tp <= 64; tp *= 2) {
+         if (gpus % (tp * dp) != 0 || model.attention.num_heads % tp != 0) continue;  // vLLM: heads % TP == 0
          VerlJob changed = job;
          changed.workload.rl.rollout_tp = tp;
-         out.emplace_back(std::vector<std::string>{R("tensor_model_parallel_size") + "=" + std::to_string(tp)},
+         std::vector<std::string> lines = {R("tensor_model_parallel_size") + "=" + std::to_string(tp)};
+         if (rl.rollout_ep > 1) {  // verl RolloutConfig: expert_parallel_size == TP x DP
+           changed.workload.rl.rollout_ep = tp * dp;
+           lines.push_back(R("expert_parallel_size") + "=" + std::to_string(tp * dp));
+         }
+         out.emplace_back(std::move(lines), std::move(changed));
+       }
+       return out;
+     }},
+    // A MoE's engines in data parallel with the experts over TP x DP GPUs (vLLM
+    // FusedMoEParallelConfig.make): the engine's expert weights per GPU shrink by the DP size.
+    {"rollout-dp",
+     [](const VerlJob& job, const ModelSpec& model) {
+       std::vector<Variant> out;
+       if (!model.moe) return out;
+       const RlSettings& rl = job.workload.rl;
+       const int gpus = job.nnodes * job.gpus_per_node;
+       const int tp = std::max(rl.rollout_tp, 1);
+       for (int dp = std::max(rl.rollout_dp, 1) * 2; tp * dp <= gpus && tp * dp <= 64; dp *= 2) {
+         if (gpus % (tp * dp) != 0) continue;
+         VerlJob changed = job;
+         changed.workload.rl.rollout_dp = dp;
+         changed.workload.rl.rollout_ep = tp * dp;
+         out.emplace_back(std::vector<std::string>{R("data_parallel_size") + "=" + std::to_string(dp),
+                                                   R("expert_parallel_size") + "=" + std::to_string(tp * dp)},
                           std::move(changed));
        }
        return out;

@@ -120,5 +120,36 @@ TEST_CASE("check: the KV cache below one max_model_len sequence is an error with
   check_fixes(launch, options, "memory.kv-below-max-model-len");
 }
 
+
+TEST_CASE("a MoE whose rollout replicas hold the whole model: the fixes include data-parallel engines with EP") {
+  // Qwen3-30B-A3B (57 GiB of bf16 engine weights) at rollout TP 1 on 16 H100 with
+  // gpu_memory_utilization 0.7: no room for a KV cache. Two engines a replica halve the expert
+  // weights per GPU (verl's own EP example runs TP 1 x DP 4 with expert_parallel_size 4,
+  // examples/gspo_trainer/test_gspo_qwen30b_a3b_ep.sh); every listed fix is re-checked by
+  // check_fixes, and the DP one sets expert_parallel_size = TP x DP.
+  const std::vector<std::string> launch = {
+      "algorithm.adv_estimator=grpo", "data.train_batch_size=64", "data.max_prompt_length=1024",
+      "data.max_response_length=4096", "actor_rollout_ref.model.path=Qwen/Qwen3-30B-A3B",
+      "actor_rollout_ref.actor.ppo_mini_batch_size=16", "actor_rollout_ref.actor.ppo_micro_batch_size_per_gpu=1",
+      "actor_rollout_ref.rollout.log_prob_micro_batch_size_per_gpu=1", "actor_rollout_ref.rollout.name=vllm",
+      "actor_rollout_ref.rollout.tensor_model_parallel_size=1", "actor_rollout_ref.rollout.gpu_memory_utilization=0.7",
+      "actor_rollout_ref.actor.fsdp_config.param_offload=True", "actor_rollout_ref.actor.fsdp_config.optimizer_offload=True",
+      "actor_rollout_ref.rollout.n=4", "trainer.n_gpus_per_node=8", "trainer.nnodes=2"};
+  const CheckOptions options = on("qwen3-30b-a3b", "H100-80GB");
+  const CheckReport report = test::check_lines(launch, "ppo_trainer", options);
+  const std::vector<Finding> found = test::findings_of(report, "memory.no-kv-cache");
+  REQUIRE(found.size() == 1);
+  const std::vector<ListedFix> fixes = listed_fixes(found[0].message);
+  const auto with_dp = std::find_if(fixes.begin(), fixes.end(), [](const ListedFix& fix) {
+    return std::find(fix.overrides.begin(), fix.overrides.end(), "actor_rollout_ref.rollout.data_parallel_size=2") !=
+           fix.overrides.end();
+  });
+  REQUIRE_MESSAGE(with_dp != fixes.end(), found[0].message);
+  CHECK(std::find(with_dp->overrides.begin(), with_dp->overrides.end(),
+                  "actor_rollout_ref.rollout.expert_parallel_size=2") != with_dp->overrides.end());
+  CHECK(with_dp->fits);
+  check_fixes(launch, options, "memory.no-kv-cache");
+}
+
 }  // namespace
 }  // namespace meshplan
