@@ -1,5 +1,6 @@
 #include "cost/memory/lora_params.hpp"
 
+#include <algorithm>
 #include <string_view>
 
 namespace meshplan {
@@ -87,6 +88,11 @@ double lora_params_total(const ModelSpec& model, const Lora& lora) {
   const std::int64_t moe_layers = model.moe ? model.moe->num_moe_layers : 0;
   return static_cast<double>(model.num_layers - moe_layers) * lora_params_per_layer(model, lora, false) +
          static_cast<double>(moe_layers) * lora_params_per_layer(model, lora, true);
+}
+
+double trainable_share(const ModelSpec& model, const Lora& lora) {
+  if (lora.rank <= 0 || model.total_params <= 0) return 1.0;
+  return std::min(1.0, lora_params_total(model, lora) / static_cast<double>(model.total_params));
 }
 
 }  // namespace meshplan

@@ -15,4 +15,8 @@ double lora_params_per_layer(const ModelSpec& model, const Lora& lora, bool moe_
 /// Adapter parameters of the whole model (decoder layers only; PEFT's all-linear skips the LM head).
 double lora_params_total(const ModelSpec& model, const Lora& lora);
 
+/// The share of the model's parameters that train: the adapters' over the whole model with LoRA,
+/// 1 without (what gradient reduction and the optimizer step move).
+double trainable_share(const ModelSpec& model, const Lora& lora);
+
 }  // namespace meshplan

@@ -53,6 +53,15 @@ double compute_peak_flops(const GpuSpec& gpu, Dtype dtype) {
   return peak > 0 ? peak : gpu.peak_flops(Dtype::fp16);
 }
 
+double trained_flops_per_token(const ModelSpec& model, const Strategy& strategy, std::int64_t seq_len) {
+  const ForwardFlops forward = forward_flops_per_token(model, seq_len);
+  const double full = train_flops_per_token(model, seq_len);
+  if (strategy.lora.rank <= 0) return full;
+  // LoRA: the frozen weights' GEMMs have no weight gradient (Hu et al. 2021 §4.2): forward plus
+  // input gradient, 4 of the 6 FLOPs per parameter per token (adapters negligible at small rank).
+  return full - (forward.attention_projections + forward.mlp + forward.lm_head);
+}
+
 double hardware_flops_per_token(const ModelSpec& model, const Strategy& strategy, std::int64_t seq_len) {
   const ForwardFlops forward = forward_flops_per_token(model, seq_len);
   const double layers = forward.attention_projections + forward.attention_scores + forward.mlp;
@@ -63,7 +72,7 @@ double hardware_flops_per_token(const ModelSpec& model, const Strategy& strategy
   } else if (strategy.recompute == Recompute::selective) {
     recomputed = forward.attention_scores;  // Korthikanti et al. 2022 §5: only core attention
   }
-  return train_flops_per_token(model, seq_len) + recomputed;
+  return trained_flops_per_token(model, strategy, seq_len) + recomputed;
 }
 
 StageCompute stage_compute(const ModelSpec& model, const NodeGroup& node, const Strategy& strategy,
@@ -144,21 +153,27 @@ StageCompute stage_compute(const ModelSpec& model, const NodeGroup& node, const 
   StageCompute stage;
   stage.layers_forward_s = gpu_forward_s + host_wait_s;
   stage.attention_forward_s = attention_s;
-  // Narayanan 2021 §5.1: bwd = 2 × fwd (autograd launches about twice the kernels too).
-  stage.layers_backward_s = 2.0 * stage.layers_forward_s;
+  // Narayanan 2021 §5.1: bwd = 2 × fwd (autograd launches about twice the kernels too): each
+  // GEMM's input gradient and its weight gradient. LoRA freezes the base weights (Hu et al. 2021
+  // §4.2: no gradients for W0), so their GEMMs compute only the input gradient in the backward;
+  // attention, memory-bound kernels and the host time stay at 2 x.
+  const bool frozen_base = strategy.lora.rank > 0;
+  stage.layers_backward_s = frozen_base ? 2.0 * stage.layers_forward_s - dense_s - expert_s
+                                        : 2.0 * stage.layers_forward_s;
   if (strategy.recompute == Recompute::full) {
     stage.recompute_s = stage.layers_forward_s * full_recompute_fraction(strategy, layers_per_stage);
   } else if (strategy.recompute == Recompute::selective) {
     stage.recompute_s = attention_s;
   }
-  // Output layer on the last stage: logits GEMM split over TP (vocab-parallel), 3 passes,
-  // plus the memory-bound cross-entropy over the [tokens, V/t] logits.
+  // Output layer on the last stage: logits GEMM split over TP (vocab-parallel), 3 passes (2 with
+  // LoRA: the LM head is frozen, PEFT's all-linear leaves it out), plus the memory-bound
+  // cross-entropy over the [tokens, V/t] logits.
   const double vocab = static_cast<double>(model.vocab_size);
   const double head_eff = gemm_efficiency(node, strategy.compute_dtype, vocab / t, tokens, constants);
   const double head_forward = flops.lm_head * tokens / t / (gemm_peak * head_eff);
   const double cross_entropy = kCrossEntropyBytesPerLogit * tokens * vocab / t / gpu.memory_bandwidth_Bps;
   stage.lm_head_forward_s = head_forward + cross_entropy / 2.0;
-  stage.lm_head_s = 3.0 * head_forward + cross_entropy;
+  stage.lm_head_s = (frozen_base ? 2.0 : 3.0) * head_forward + cross_entropy;
 
   if (trace) {
     trace->push_back({"time/compute/dense_gemm", dense_s, "seconds",

@@ -42,6 +42,9 @@ double optimizer_step_seconds(double params_per_rank, const NodeGroup& node, con
 /// Training FLOPs per token with the recomputation the strategy does (hardware FLOPs):
 /// train_flops_per_token + the recomputed forward of the decoder layers (not the LM head,
 /// as in Narayanan et al. 2021 Eq. 3).
+/// Model FLOPs of one trained token: 3 x forward, less the frozen weights' weight gradients with
+/// LoRA (what the MFU counts).
+double trained_flops_per_token(const ModelSpec& model, const Strategy& strategy, std::int64_t seq_len);
 double hardware_flops_per_token(const ModelSpec& model, const Strategy& strategy, std::int64_t seq_len);
 
 /// Dense peak FLOP/s of the strategy's compute dtype (fp16 when bf16 is unsupported).

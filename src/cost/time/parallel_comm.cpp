@@ -4,6 +4,7 @@
 
 #include <algorithm>
 
+#include "cost/memory/lora_params.hpp"
 #include "cost/time/collectives.hpp"
 #include "strategy/pipeline_split.hpp"
 
@@ -158,6 +159,9 @@ double dp_comm_exposed_seconds(const ModelSpec& model, const NodeGroup& node, co
   const LinkPath intra = intra_node_link(node, k.nvlink_efficiency);
   const LinkPath inter = inter_node_link(node, k.nic_efficiency);
   const double grad_bytes = grad_reduce_bytes(strategy);
+  // With LoRA only the adapters have gradients and optimizer states: the gradient reduction and
+  // the distributed optimizer's parameter gather move that share (ZeRO-3 still gathers every weight).
+  const double trainable = trainable_share(model, strategy.lora);
   // Megatron's bucketed reduce-scatter / all-gather and DDP all-reduce: two-level NCCL traffic.
   const auto gather = [&](double bytes_per_param) {
     return group_reduce_scatter_seconds(params.dense * bytes_per_param, node, dense_group, intra, inter) +
@@ -190,14 +194,14 @@ double dp_comm_exposed_seconds(const ModelSpec& model, const NodeGroup& node, co
     // for its backward, reduce-scatter the gradients after each backward; prefetching hides
     // them behind that pass's compute (Rajbhandari et al. 2020 §5.3; PyTorch FSDP paper §3.3).
     const double ag = flat_gather(kParamBytes);
-    const double rs = flat_gather(grad_bytes);
+    const double rs = trainable * flat_gather(grad_bytes);
     exposed = m * (std::max(0.0, ag - overlap * forward) + std::max(0.0, ag + rs - overlap * backward));
     scheme = "zero3/fsdp: m * (max(0, AG - k*fwd) + max(0, AG + RS - k*bwd))";
   } else {
     const bool scatter = strategy.backend == Backend::fsdp ? strategy.zero != ZeroStage::none
                                                            : strategy.distributed_optimizer;
-    const double grads = reduce(scatter);
-    const double params_gather = scatter ? gather(kParamBytes) : 0.0;
+    const double grads = trainable * reduce(scatter);
+    const double params_gather = scatter ? trainable * gather(kParamBytes) : 0.0;
     const bool overlap_grads = options.overlap_grad_reduce || strategy.backend == Backend::fsdp;
     if (overlap_grads) {
       // Buckets reduce while the last micro-batch's backward runs; the last bucket is exposed.

@@ -296,14 +296,14 @@ TimeEstimate estimate_rl_step_time(const ModelSpec& model, const NodeGroup& node
   const double gpus = std::max(strategy.world_size(), 1);
   const double tokens = static_cast<double>(sequences) * static_cast<double>(seq_len);
   const double forward = forward_flops_per_token(model, seq_len).total() * tokens;
-  const double train = train_flops_per_token(model, seq_len) * tokens * updates / static_cast<double>(mini_batches);
+  const double train = trained_flops_per_token(model, strategy, seq_len) * tokens * updates / static_cast<double>(mini_batches);
   const double generated = forward_flops_per_token(model, prompt_len + response_len / 2).total() *
                                static_cast<double>(sequences) * static_cast<double>(response_len) +
                            forward_flops_per_token(model, prompt_len).total() * static_cast<double>(sequences) *
                                static_cast<double>(prompt_len);
   const double critic = rl.use_critic ? train : 0.0;
   const double model_flops = generated + forward_passes * forward + train + critic;
-  const double recomputed = (hardware_flops_per_token(model, strategy, seq_len) - train_flops_per_token(model, seq_len)) *
+  const double recomputed = (hardware_flops_per_token(model, strategy, seq_len) - trained_flops_per_token(model, strategy, seq_len)) *
                             tokens * updates / static_cast<double>(mini_batches) * (rl.use_critic ? 2.0 : 1.0);
   const double peak = compute_peak_flops(node.gpu, strategy.compute_dtype);
   if (estimate.step_seconds > 0) {

@@ -4,6 +4,7 @@
 
 #include <algorithm>
 
+#include "cost/memory/lora_params.hpp"
 #include "cost/time/compute_time.hpp"
 #include "cost/time/offload_time.hpp"
 #include "cost/time/rl_step_time.hpp"
@@ -35,7 +36,8 @@ TimeBreakdown training_step_breakdown(const ModelSpec& model, const NodeGroup& n
   const double md = static_cast<double>(m);
   TimeBreakdown breakdown;
   breakdown.compute = md * per_micro_batch +
-                      optimizer_step_seconds(rank_params(model, strategy).total(), node, strategy, trace);
+                      optimizer_step_seconds(rank_params(model, strategy).total() * trainable_share(model, strategy.lora),
+                                             node, strategy, trace);
   breakdown.tp_comm = md * comm.tp_s;
   breakdown.cp_comm = md * comm.cp_s;
   breakdown.ep_comm = md * comm.ep_s;
@@ -108,7 +110,7 @@ TimeEstimate estimate_time(const ModelSpec& model, const Cluster& cluster, const
     const double tokens = static_cast<double>(workload.global_batch) * static_cast<double>(workload.seq_len);
     if (estimate.step_seconds > 0) {
       estimate.tokens_per_second_per_gpu = tokens / estimate.step_seconds / gpus;
-      estimate.model_tflops_per_gpu = train_flops_per_token(model, workload.seq_len) * tokens /
+      estimate.model_tflops_per_gpu = trained_flops_per_token(model, strategy, workload.seq_len) * tokens /
                                       estimate.step_seconds / gpus / 1e12;
       estimate.hardware_tflops_per_gpu = hardware_flops_per_token(model, strategy, workload.seq_len) * tokens /
                                          estimate.step_seconds / gpus / 1e12;
