@@ -69,6 +69,12 @@ TimeOptions time_options_for(const MemoryEstimate& memory, const TimeOptions& ba
   return options;
 }
 
+TimeOptions time_options_for(const PlanMemory& memory, const TimeOptions& base) {
+  TimeOptions options = base;
+  options.rollout_concurrent_sequences = memory.rollout_concurrent_sequences;
+  return options;
+}
+
 CostModel real_cost_model(const ModelSpec& model, const Cluster& cluster, const MemoryOptions& memory_options,
                           const TimeOptions& time_options) {
   auto clusters = std::make_shared<SizedClusters>(cluster);
@@ -84,8 +90,7 @@ CostModel real_cost_model(const ModelSpec& model, const Cluster& cluster, const 
   };
   cost.time = [&model, clusters, time_options](const Strategy& s, const Workload& w, const PlanMemory& memory) {
     const Cluster& sized = clusters->for_gpus(s.world_size());
-    TimeOptions options = time_options;
-    options.rollout_concurrent_sequences = memory.rollout_concurrent_sequences;
+    const TimeOptions options = time_options_for(memory, time_options);
     const TimeEstimate estimate = estimate_time(model, sized, s, w, options, nullptr);
     PlanTime time;
     double log_prob = 0;
@@ -115,8 +120,7 @@ CostModel real_cost_model(const ModelSpec& model, const Cluster& cluster, const 
   cost.rollout_seconds = [&model, clusters, time_options](const Strategy& s, const Workload& w, const PlanMemory& memory) {
     const Cluster& sized = clusters->for_gpus(s.world_size());
     if (sized.groups.empty() || w.kind != WorkloadKind::rl) return 0.0;
-    TimeOptions options = time_options;
-    options.rollout_concurrent_sequences = memory.rollout_concurrent_sequences;
+    const TimeOptions options = time_options_for(memory, time_options);
     return rl_step_rollout(model, sized.groups.front(), s, w, options, nullptr).total();
   };
   cost.breakdown = [&model, clusters, memory_options](const Strategy& s, const Workload& w) {

@@ -17,5 +17,7 @@ CostModel real_cost_model(const ModelSpec& model, const Cluster& cluster, const 
 
 /// The time options with the rollout concurrency the memory estimate's KV budget allows.
 TimeOptions time_options_for(const MemoryEstimate& memory, const TimeOptions& base);
+/// The same from the search's per-candidate memory (PlanMemory::rollout_concurrent_sequences).
+TimeOptions time_options_for(const PlanMemory& memory, const TimeOptions& base);
 
 }  // namespace meshplan
