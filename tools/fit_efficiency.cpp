@@ -197,14 +197,17 @@ EfficiencyConstants fit_training(const std::vector<const Row*>& rows, const Effi
   return constants;
 }
 
-/// Leave one source out: refit on the other sources, predict the held-out one.
+/// Leave one source out: refit on the other sources, predict the held-out one; prints each
+/// held-out row's error and the constants of each fold (`knobs`).
 void cross_validate(const char* title, const std::vector<Row>& rows, const EfficiencyConstants& base,
-                    const Fitter& refit) {
+                    const Fitter& refit, const std::vector<Knob>& knobs) {
   std::set<std::string> sources;
   for (const Row& row : rows) sources.insert(row.source);
   std::cout << "\n" << title << ": leave one source out\n\n| held-out source | rows | median abs. error | max abs. error |\n"
             << "|---|---|---|---|\n";
   std::vector<double> held_out;
+  std::ostringstream per_row;
+  std::ostringstream fold_constants;
   for (const std::string& source : sources) {
     std::vector<const Row*> training;
     std::vector<const Row*> testing;
@@ -216,10 +219,14 @@ void cross_validate(const char* title, const std::vector<Row>& rows, const Effic
       }
     }
     const EfficiencyConstants constants = training.empty() ? base : refit(training);
+    fold_constants << "  without " << source << ":";
+    for (const Knob& knob : knobs) fold_constants << " " << knob.name << "=" << constants.*knob.field;
+    fold_constants << "\n";
     std::vector<double> errors;
     for (const Row* row : testing) {
       errors.push_back(row->error(constants));
       held_out.push_back(errors.back());
+      per_row << "| " << row->id << " | " << percent(errors.back()) << " |\n";
     }
     const Summary s = summarise(errors);
     std::cout << "| " << source << " | " << testing.size() << " | " << percent(s.median) << " | " << percent(s.max)
@@ -227,7 +234,8 @@ void cross_validate(const char* title, const std::vector<Row>& rows, const Effic
   }
   const Summary all = summarise(held_out);
   std::cout << "| all rows, each held out with its source | " << held_out.size() << " | " << percent(all.median)
-            << " | " << percent(all.max) << " |\n";
+            << " | " << percent(all.max) << " |\n\n| run, held out with its source | error |\n|---|---|\n"
+            << per_row.str() << "\nconstants of each fold:\n" << fold_constants.str();
 }
 
 std::string read(const std::string& path) {
@@ -270,7 +278,11 @@ int main(int argc, char** argv) {
   for (const auto& skipped : training_set->skipped) std::cout << "  skipped " << skipped.id << ": " << skipped.reason << "\n";
   std::cout << "\nRL rows (" << rl_path << ", " << rl_public_path << ")";
   print_errors(rl, constants);
-  cross_validate("training", training, start, [&](const auto& rows) { return fit_training(rows, start); });
-  cross_validate("RL", rl, trained, [&](const auto& rows) { return fit(rows, trained, kRlKnobs); });
+  std::vector<Knob> training_knobs(std::begin(kTrainingKnobs), std::end(kTrainingKnobs));
+  training_knobs.insert(training_knobs.end(), std::begin(kMoeKnobs), std::end(kMoeKnobs));
+  cross_validate("training", training, start, [&](const auto& rows) { return fit_training(rows, start); },
+                 training_knobs);
+  cross_validate("RL", rl, trained, [&](const auto& rows) { return fit(rows, trained, kRlKnobs); },
+                 {std::begin(kRlKnobs), std::end(kRlKnobs)});
   return 0;
 }

@@ -14,9 +14,9 @@ namespace {
 
 double tokens_per_second_per_gpu(const std::vector<std::string>& args) {
   const test::CliRun run = test::run(args);
-  // Exit 1 is the memory verdict (the SFT layout is estimated 0.64 GiB over an H100's 79.2 GiB,
-  // though the run fit); the time is printed either way.
-  REQUIRE_MESSAGE((run.exit_code == 0 || run.exit_code == 1), run.err);
+  // Both layouts ran, and the memory model says they fit (the SFT layout was 0.64 GiB over an
+  // H100 while FP8 linear inputs were counted at 2 bytes).
+  REQUIRE_MESSAGE(run.exit_code == 0, run.err);
   const std::string marker = "Throughput: ";
   const auto at = run.out.find(marker);
   REQUIRE(at != std::string::npos);

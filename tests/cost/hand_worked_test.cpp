@@ -58,6 +58,33 @@ TEST_CASE("MoE activations: routed experts' inner tensors split by ETP, routed t
   CHECK(layer_activation_bytes(moe_toy(), LayerSplit{2, true, 1}, 10, 10, 1, Recompute::none, plain()) == 1680);
 }
 
+TEST_CASE("FP8 (Transformer Engine): linear layers keep their inputs at 1 byte an element") {
+  // The toy dense layer of the recompute case below (sb 10, h 8, widths 8, SwiGLU ffn 16) keeps
+  // 2280 bytes in 16 bits. Under FP8: the QKV and fc1 inputs 1 x sb x h = 80 each (160 less), the
+  // fc2 input 1 x 16 x sb = 160 (160 less), and the output projection keeps a quantized copy of
+  // the attention output beside the one the attention kernel keeps (+ 1 x sb x 8 = 80):
+  // 2280 - 160 - 160 + 80 = 2040.
+  LayerShape dense;
+  dense.hidden = 8;
+  dense.heads = 1;
+  dense.q_width = dense.k_width = dense.v_width = dense.o_width = 8;
+  dense.ffn = 16;
+  CHECK(layer_activation_bytes(dense, LayerSplit{1, false, 1, 2.0}, 10, 10, 1, Recompute::none, plain()) == 2280);
+  CHECK(layer_activation_bytes(dense, LayerSplit{1, false, 1, 1.0}, 10, 10, 1, Recompute::none, plain()) == 2040);
+  // The MoE toy (3360 in 16 bits): replicated 640 - 160 = 480; each routed copy keeps its permuted
+  // input at 1 byte (8 less) and its fc2 input at 1 byte (16 less): 10 x 2 x 24 = 480 less. 2720.
+  CHECK(layer_activation_bytes(moe_toy(), LayerSplit{1, false, 1, 1.0}, 10, 10, 1, Recompute::none, plain()) == 2720);
+  // Which strategies: Megatron-core (TE modules) under FP8; FSDP (Hugging Face modules) keeps 16 bits.
+  Strategy megatron;
+  megatron.compute_dtype = Dtype::fp8;
+  CHECK(layer_split(megatron).linear_input_bytes == 1.0);
+  Strategy fsdp = megatron;
+  fsdp.backend = Backend::fsdp;
+  CHECK(layer_split(fsdp).linear_input_bytes == 2.0);
+  megatron.compute_dtype = Dtype::bf16;
+  CHECK(layer_split(megatron).linear_input_bytes == 2.0);
+}
+
 TEST_CASE("MLA latents are not split by TP") {
   LayerShape shape;
   shape.hidden = 8;

@@ -13,11 +13,10 @@ namespace {
 constexpr double kInputIdBytes = 8;  // int64 token ids kept for the embedding backward (Megatron report)
 
 // Bytes per token of an MLP's inner activations: the fc1 output (2 x ffn wide when gated, the
-// SwiGLU input) and the fc2 input, 2 bytes each (Korthikanti §4.1: 8sbh + 8sbh for a 4h GeLU MLP).
-double mlp_inner_bytes_per_token(double ffn, bool gated) { return (gated ? 6.0 : 4.0) * ffn; }
-
-LayerSplit split_of(const Strategy& s) {
-  return LayerSplit{double(s.tp), s.sequence_parallel && s.tp > 1, double(s.etp)};
+// SwiGLU input, 2 bytes, kept by the activation function) and the fc2 input (kept by fc2 at
+// `fc2_input_bytes`) (Korthikanti §4.1: 8sbh + 8sbh for a 4h GeLU MLP).
+double mlp_inner_bytes_per_token(double ffn, bool gated, double fc2_input_bytes) {
+  return (gated ? 4.0 : 2.0) * ffn + fc2_input_bytes * ffn;
 }
 
 LayerShape attention_shape(const ModelSpec& model) {
@@ -79,6 +78,11 @@ double mixed_layer_bytes(const ModelSpec& model, const LayerShape& shape, const 
 
 }  // namespace
 
+LayerSplit layer_split(const Strategy& s) {
+  const bool fp8_inputs = s.compute_dtype == Dtype::fp8 && s.backend == Backend::megatron;
+  return LayerSplit{double(s.tp), s.sequence_parallel && s.tp > 1, double(s.etp), fp8_inputs ? 1.0 : 2.0};
+}
+
 LayerShape dense_layer_shape(const ModelSpec& model) {
   LayerShape shape = attention_shape(model);
   shape.ffn = double(model.dense_mlp.intermediate_size);
@@ -130,13 +134,17 @@ double layer_activation_bytes(const LayerShape& shape, const LayerSplit& split, 
   // Dropout (Table 2 assumes it on): the config's rates, or every mask with options.dropout.
   const bool hidden_dropout = options.dropout || shape.hidden_dropout;
   const bool attention_dropout = options.dropout || shape.attention_dropout;
-  // Attention block (§4.1): norm input 2sbh, shared QKV input 2sbh, Q and K for QK^T,
-  // V, the output projection input, dropout mask sbh.
-  replicated += 2.0 * sb * h + 2.0 * sb * h + (hidden_dropout ? sb * h : 0.0);
+  // Attention block (§4.1): norm input 2sbh, shared QKV input 2sbh (what the QKV projection
+  // keeps: 1 byte under FP8), Q and K for QK^T, V, the output projection input, dropout mask sbh.
+  const double in_bytes = split.linear_input_bytes;
+  replicated += 2.0 * sb * h + in_bytes * sb * h + (hidden_dropout ? sb * h : 0.0);
   if (shape.linear_mixer > 0) {
     sharded += sb * shape.linear_mixer;  // a linear-attention mixer: no scores, heads split by TP
   } else {
     sharded += 2.0 * sb * (shape.q_width + shape.k_width) + 2.0 * sb * shape.v_width + 2.0 * sb * shape.o_width;
+    // The attention output is kept by the attention kernel; an FP8 output projection keeps its
+    // own quantized copy beside it.
+    if (in_bytes < 2.0) sharded += in_bytes * sb * shape.o_width;
     if (options.flash_attention) {
       sharded += 4.0 * shape.heads * sb;  // FlashAttention keeps only the fp32 row log-sum-exp
     } else if (recompute != Recompute::selective) {
@@ -145,15 +153,17 @@ double layer_activation_bytes(const LayerShape& shape, const LayerSplit& split, 
     }
   }
   unsplit += 2.0 * sb * shape.latent_width;
-  // MLP block: norm input 2sbh, fc1 input 2sbh, inner activations, dropout mask sbh.
-  replicated += 2.0 * sb * h + 2.0 * sb * h + (hidden_dropout ? sb * h : 0.0);
-  sharded += sb * mlp_inner_bytes_per_token(shape.ffn, shape.gated);
+  // MLP block: norm input 2sbh, fc1 input 2sbh (1 byte under FP8), inner activations, dropout mask sbh.
+  replicated += 2.0 * sb * h + in_bytes * sb * h + (hidden_dropout ? sb * h : 0.0);
+  sharded += sb * mlp_inner_bytes_per_token(shape.ffn, shape.gated, in_bytes);
   if (shape.experts > 0) {
-    // Routed tokens (top-k x capacity) through the experts: permuted input 2h, inner activations
-    // (÷ ETP), expert output kept for the routing-probability product 2h; fp32 router logits.
+    // Routed tokens (top-k x capacity) through the experts: permuted input (the grouped fc1's
+    // input), inner activations (÷ ETP), expert output kept for the routing-probability product
+    // 2h; fp32 router logits.
     const double tokens = sb / r;
     unsplit += tokens * shape.routed_per_token *
-               (4.0 * h + mlp_inner_bytes_per_token(shape.expert_ffn, true) / std::max(split.etp, 1.0));
+               ((in_bytes + 2.0) * h + mlp_inner_bytes_per_token(shape.expert_ffn, true, in_bytes) /
+                                           std::max(split.etp, 1.0));
     unsplit += 4.0 * tokens * shape.experts;
   }
   return replicated / r + sharded / t + unsplit;
@@ -176,7 +186,7 @@ double stage_activation_bytes(const ModelSpec& model, const Strategy& s, Pipelin
                               const MicroBatchShape& mb, const MemoryOptions& options, Trace* trace) {
   const LayerShape dense = dense_layer_shape(model);
   const LayerShape moe = moe_layer_shape(model, options.moe_capacity_factor);
-  const LayerSplit split = split_of(s);
+  const LayerSplit split = layer_split(s);
   const StageLayers layers = stage_layers(model, s, stage);
   const double dense_full = mixed_layer_bytes(model, dense, split, mb, Recompute::none, options);
   const double moe_full = mixed_layer_bytes(model, moe, split, mb, Recompute::none, options);
@@ -239,7 +249,7 @@ double forward_only_activation_bytes(const ModelSpec& model, const Strategy& s, 
                                      const MemoryOptions& options, Trace* trace) {
   const LayerShape dense = dense_layer_shape(model);
   const LayerShape moe = moe_layer_shape(model, options.moe_capacity_factor);
-  const LayerSplit split = split_of(s);
+  const LayerSplit split = layer_split(s);
   double largest = mixed_layer_bytes(model, dense, split, mb, Recompute::none, options, true);
   if (model.moe) largest = std::max(largest, mixed_layer_bytes(model, moe, split, mb, Recompute::none, options, true));
   const double residual = 2.0 * mb.seq_tokens * mb.sequences * double(model.hidden_size);

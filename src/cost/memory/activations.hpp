@@ -36,12 +36,21 @@ LayerShape dense_layer_shape(const ModelSpec& model);
 double linear_mixer_bytes_per_token(const LinearAttentionSpec& linear);
 LayerShape moe_layer_shape(const ModelSpec& model, double capacity_factor);
 
-/// How a layer's activations are split across ranks.
+/// How a layer's activations are split across ranks and stored.
 struct LayerSplit {
   double tp = 1;  ///< tensor parallel
   bool sequence_parallel = false;
   double etp = 1;  ///< expert tensor parallel
+  /// Bytes per element a linear layer keeps of its input for the weight gradient: 2 in 16-bit
+  /// training; 1 under Transformer Engine FP8, which saves the quantized input and drops its
+  /// row-wise copy (transformer_engine/pytorch/module/linear.py _Linear forward: "Discard row-wise
+  /// data since it is not needed in backward pass"; layernorm_linear.py and grouped_linear.py alike).
+  double linear_input_bytes = 2;
 };
+
+/// The split of `strategy`'s decoder layers; FP8 linear inputs under Megatron-core (Transformer
+/// Engine modules), 16-bit otherwise.
+LayerSplit layer_split(const Strategy& strategy);
 
 /// Bytes one layer stores for one micro-batch of `sequences` x `seq_tokens` tokens (tokens on this
 /// rank after CP / Ulysses splitting), with 16-bit activations. `kv_tokens` is the key length
