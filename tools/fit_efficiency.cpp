@@ -251,12 +251,17 @@ int main(int argc, char** argv) {
   const std::string training_path = argc > 1 ? argv[1] : "tests/fixtures/published_runs.json";
   const std::string rl_path = argc > 2 ? argv[2] : "tests/fixtures/rl_runs.json";
   const std::string rl_public_path = argc > 3 ? argv[3] : "tests/fixtures/rl_runs_public.json";
+  const std::string rl_async_path = argc > 4 ? argv[4] : "tests/fixtures/rl_runs_async.json";
   const EfficiencyConstants start = meshplan::fitted_efficiency_constants();
   auto training_set = meshplan::read_calibration_runs(read(training_path), training_path, start);
   auto rl_set = meshplan::read_rl_calibration_runs({{read(rl_path), rl_path}, {read(rl_public_path), rl_public_path}}, start);
-  if (!training_set || !rl_set) {
+  // Off-policy rows (generation on GPUs of its own): predicted, never fit.
+  auto rl_async_set = meshplan::read_rl_calibration_runs({{read(rl_async_path), rl_async_path}}, start);
+  if (!training_set || !rl_set || !rl_async_set) {
     std::cerr << "fit_efficiency: "
-              << (training_set ? rl_set.error().to_string() : training_set.error().to_string()) << "\n";
+              << (!training_set ? training_set.error().to_string()
+                                : !rl_set ? rl_set.error().to_string() : rl_async_set.error().to_string())
+              << "\n";
     return 2;
   }
   const std::vector<Row> training = training_rows(training_set->runs);
@@ -278,6 +283,8 @@ int main(int argc, char** argv) {
   for (const auto& skipped : training_set->skipped) std::cout << "  skipped " << skipped.id << ": " << skipped.reason << "\n";
   std::cout << "\nRL rows (" << rl_path << ", " << rl_public_path << ")";
   print_errors(rl, constants);
+  std::cout << "\nOff-policy RL rows, not fit (" << rl_async_path << ")";
+  print_errors(rl_rows(rl_async_set->runs), constants);
   std::vector<Knob> training_knobs(std::begin(kTrainingKnobs), std::end(kTrainingKnobs));
   training_knobs.insert(training_knobs.end(), std::begin(kMoeKnobs), std::end(kMoeKnobs));
   cross_validate("training", training, start, [&](const auto& rows) { return fit_training(rows, start); },

@@ -95,7 +95,10 @@ nlohmann::json estimate_json(const ModelSpec& model, const Cluster& cluster, con
                            {"prompt_len", w.rl.prompt_len},
                            {"response_len", w.rl.response_len},
                            {"ppo_mini_batch", w.rl.ppo_mini_batch},
-                           {"gpu_memory_utilization", w.rl.gpu_memory_utilization}};
+                           {"gpu_memory_utilization", w.rl.gpu_memory_utilization},
+                           {"rollout_gpus", w.rl.rollout_gpus},
+                           {"off_policy_steps", w.rl.off_policy_steps},
+                           {"in_flight_weight_updates", w.rl.in_flight_weight_updates}};
   }
   j["defaults_chosen"] = in.chosen;
   j["memory"] = memory_estimate_json(e, w.kind == WorkloadKind::rl);
@@ -147,8 +150,11 @@ void run_estimate(const CLI::App& command, const EstimateFlags& flags, CommandCo
   if (!model) return context.fail(model.error());
   const Result<EstimateInputs> inputs = estimate_inputs(command, flags, *model, *cluster);
   if (!inputs) return context.fail(inputs.error());
+  // The cost models see the trainer's GPUs; engines on GPUs of their own are in the workload.
+  const Result<Cluster> trainer = trainer_cluster(flags, *cluster);
+  if (!trainer) return context.fail(trainer.error());
   const std::vector<Violation> violations =
-      validate_strategy(inputs->strategy, *model, *cluster, inputs->workload);
+      validate_strategy(inputs->strategy, *model, *trainer, inputs->workload);
   if (!violations.empty()) {
     for (const Violation& v : violations) {
       context.err << fmt::format("meshplan: error: invalid strategy [{}]: {}", v.rule, v.message);
@@ -170,13 +176,13 @@ void run_estimate(const CLI::App& command, const EstimateFlags& flags, CommandCo
   Trace* explain = flags.explain ? &trace : nullptr;
   Trace* time_explain = flags.explain ? &time_trace : nullptr;
   const MemoryEstimate e =
-      estimate_memory(*model, *cluster, inputs->strategy, inputs->workload, inputs->options, explain);
-  const TimeEstimate time = estimate_time(*model, *cluster, inputs->strategy, inputs->workload,
+      estimate_memory(*model, *trainer, inputs->strategy, inputs->workload, inputs->options, explain);
+  const TimeEstimate time = estimate_time(*model, *trainer, inputs->strategy, inputs->workload,
                                           time_options(flags, *inputs, e), time_explain);
   const MemoryTiers tiers =
-      memory_tiers(*model, *cluster, inputs->strategy, inputs->workload, inputs->options, e.capacity_bytes);
+      memory_tiers(*model, *trainer, inputs->strategy, inputs->workload, inputs->options, e.capacity_bytes);
   if (flags.json) {
-    nlohmann::json j = estimate_json(*model, *cluster, *inputs, e);
+    nlohmann::json j = estimate_json(*model, *trainer, *inputs, e);
     j["memory"]["tier"] = memory_tier_name(tiers.tier);
     if (inputs->workload.kind == WorkloadKind::rl) {
       j["memory"]["at_max_length"] = {{"peak_bytes", tiers.worst.peak_bytes},
@@ -195,7 +201,7 @@ void run_estimate(const CLI::App& command, const EstimateFlags& flags, CommandCo
     }
     context.out << j.dump(2) << "\n";
   } else {
-    print_text(*model, *cluster, *inputs, tiers, time, explain, time_explain, context.out);
+    print_text(*model, *trainer, *inputs, tiers, time, explain, time_explain, context.out);
     if (!flags.measured.empty()) {
       context.out << "\n" << render_measured_comparison(time, *measured, bytes_to_gib(e.peak_bytes));
     }

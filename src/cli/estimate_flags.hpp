@@ -33,7 +33,7 @@ struct EstimateFlags {
   bool tp_comm_overlap = false, no_overlap_grad_reduce = false, no_overlap_param_gather = false;
   // RL (verl)
   int rollout_tp = 2, rollout_dp = 1, rollout_ep = 1, rollout_n = 1, mini_batch = 256, ppo_micro_batch = 0, log_prob_micro_batch = 0,
-      max_num_seqs = 256;
+      max_num_seqs = 256, rollout_gpus = 0, off_policy_steps = 0;
   std::int64_t prompt_len = 512, response_len = 512, ppo_max_token_len = 16384, log_prob_max_token_len = 0,
                max_num_batched_tokens = 8192, mean_prompt_len = 0, mean_response_len = 0,
                entropy_chunk = 2048;
@@ -41,7 +41,7 @@ struct EstimateFlags {
   std::string ref_model_dtype = "fp32";
   bool dynamic_bsz = false, entropy_in_update = false, no_reference = false, critic = false,
        entropy_chunking = false, no_free_cache_engine = false, enforce_eager = false, ref_offload = false,
-       no_remove_padding = false;
+       no_remove_padding = false, in_flight_weight_updates = false;
 };
 
 /// Registers every flag on `command` (a subcommand) bound to `flags`.
@@ -54,9 +54,13 @@ struct EstimateInputs {
   std::vector<std::string> chosen;  ///< defaults taken, e.g. "DP derived from the cluster = 32"
 };
 
-/// Builds the inputs from the flags for `model` on `cluster` (DP derives from its GPU count; an
-/// MoE model's expert TP from TP). Errors name the flag.
+/// Builds the inputs from the flags for `model` on `cluster` (DP derives from the trainer's GPU
+/// count; an MoE model's expert TP from TP). Errors name the flag.
 Result<EstimateInputs> estimate_inputs(const CLI::App& command, const EstimateFlags& flags, const ModelSpec& model,
                                        const Cluster& cluster);
+
+/// The GPUs the trainer runs on: the cluster less --rollout-gpus (whole nodes, taken from the end)
+/// when the engines have GPUs of their own; the whole cluster otherwise.
+Result<Cluster> trainer_cluster(const EstimateFlags& flags, const Cluster& cluster);
 
 }  // namespace meshplan

@@ -64,7 +64,8 @@ struct Strategy {
 enum class WorkloadKind { pretrain, sft, rl };
 enum class RolloutEngine { vllm, sglang };
 
-/// verl RL settings (colocated actor/rollout/ref on the same GPUs). Names follow verl's keys.
+/// verl RL settings (actor/rollout/ref colocated on the same GPUs unless rollout_gpus is set).
+/// Names follow verl's keys.
 struct RlSettings {
   RolloutEngine engine = RolloutEngine::vllm;
   int rollout_tp = 1;                    ///< rollout.tensor_model_parallel_size
@@ -105,6 +106,17 @@ struct RlSettings {
   std::int64_t max_model_len = 0;        ///< rollout.max_model_len (0: prompt_len + response_len, as verl sets it)
   /// rollout.checkpoint_engine.update_weights_bucket_megabytes << 20 (verl default 2048 MB)
   std::int64_t weight_sync_bucket_bytes = std::int64_t{2048} << 20;
+  /// GPUs that run only the rollout engines, beside the trainer's (verl one_step_off_policy /
+  /// fully_async_policy rollout.nnodes x rollout.n_gpus_per_node; NeMo RL
+  /// policy.generation.colocated.enabled=false with its resources). 0: colocated on the trainer's GPUs.
+  int rollout_gpus = 0;
+  /// Steps the rollout may run ahead of the trainer on its own GPUs (verl one-step-off: 1; NeMo RL
+  /// grpo.async_grpo.max_trajectory_age_steps). 0: the trainer waits for each step's rollout.
+  int off_policy_steps = 0;
+  /// Off-policy engines keep generating while new weights arrive (NeMo RL
+  /// grpo.async_grpo.in_flight_weight_updates): the next batch's prompts fill the slots the last
+  /// long responses leave, so no step waits for a batch's tail.
+  bool in_flight_weight_updates = false;
 };
 
 struct Workload {

@@ -80,8 +80,10 @@ std::int64_t micro_batches_per_update(const Inputs& in) {
 bool rollout_tp_valid(const Inputs& in, std::int64_t rtp) {
   const std::int64_t per_node = in.c.groups.empty() ? 0 : in.c.groups.front().gpus_per_node;
   const std::int64_t replica = rtp * std::max(in.w.rl.rollout_dp, 1);
-  const bool tiles =
-      replica <= per_node ? divides(replica, per_node) : divides(per_node, replica) && divides(replica, world(in));
+  // Engines on GPUs of their own tile those GPUs; colocated ones tile the trainer's.
+  const std::int64_t gpus = in.w.rl.rollout_gpus > 0 ? in.w.rl.rollout_gpus : world(in);
+  const bool tiles = replica <= per_node ? divides(replica, per_node) && divides(replica, gpus)
+                                         : divides(per_node, replica) && divides(replica, gpus);
   // vLLM gated_delta_net_state_shape: divide(num_v_heads, tp) asserts; qwen3_next.py shards the
   // key heads as num_k_heads // tp.
   return rtp >= 1 && tiles && divides(rtp, heads(in)) && (divides(rtp, kv_heads(in)) || divides(kv_heads(in), rtp)) &&
@@ -335,9 +337,10 @@ const std::array<Rule, 22> kRules{{
      [](const Inputs& in) { return is_rl(in) && !rollout_tp_valid(in, in.w.rl.rollout_tp); },
      [](const Inputs& in, Violation& v) {
        const int per_node = in.c.groups.empty() ? 0 : in.c.groups.front().gpus_per_node;
-       v.message = fmt::format("rollout TP={} with {} GPUs per node, {} GPUs, {} heads, {} KV heads", in.w.rl.rollout_tp,
-                               per_node, world(in), heads(in), kv_heads(in));
-       v.valid = "rollout TP in " + values_where(world(in), [&](std::int64_t t) { return rollout_tp_valid(in, t); });
+       const std::int64_t gpus = in.w.rl.rollout_gpus > 0 ? in.w.rl.rollout_gpus : world(in);
+       v.message = fmt::format("rollout TP={} with {} GPUs per node, {} {}GPUs, {} heads, {} KV heads", in.w.rl.rollout_tp,
+                               per_node, gpus, in.w.rl.rollout_gpus > 0 ? "rollout " : "", heads(in), kv_heads(in));
+       v.valid = "rollout TP in " + values_where(gpus, [&](std::int64_t t) { return rollout_tp_valid(in, t); });
      }},
 }};
 

@@ -163,8 +163,14 @@ Result<RlCalibrationRun> build_rl_run(const json& row, const EfficiencyConstants
   run.measured_log_prob_s = phase(measured, "old_log_prob_s") + phase(measured, "ref_s") + phase(other_measured, "logprobs_s");
   run.measured_update_s = phase(measured, "update_actor_s");
   // "colocated_sync", "colocated", "colocated (DeepSpeed HE)": one set of GPUs, one phase after
-  // the other. Disaggregated placements and one-step-off / fully-async pipelines overlap phases.
-  if (json_string(row, "mode").rfind("colocated", 0) != 0) return skip("not colocated and synchronous");
+  // the other. "async ...": generation on GPUs of its own, off_policy_steps ahead of the trainer
+  // (RlSettings::rollout_gpus); a row must say how many GPUs generate. Other disaggregated
+  // placements are not modelled.
+  const std::string mode = json_string(row, "mode");
+  const bool colocated = mode.rfind("colocated", 0) == 0;
+  const auto generation_gpus = json_int(row, "generation_gpus");
+  if (!colocated && mode.rfind("async", 0) != 0) return skip("not colocated and synchronous");
+  if (!colocated && (!generation_gpus || *generation_gpus <= 0)) return skip("async, the generation GPUs not stated");
   const std::string engine = json_string(row, "rollout_engine");
   if (engine.empty()) return skip("rollout engine not stated");
   if (engine.rfind("vllm", 0) != 0 && engine.rfind("sglang", 0) != 0) {
@@ -176,7 +182,10 @@ Result<RlCalibrationRun> build_rl_run(const json& row, const EfficiencyConstants
   auto gpu = calibration_gpu(json_string(row, "gpu_type"));
   if (!gpu) return skip("unknown GPU '" + json_string(row, "gpu_type") + "'");
   const auto gpus = json_int(row, "num_gpus");
-  auto nodes = calibration_nodes(*gpu, gpus.value_or(0));
+  // The trainer's GPUs: all of them, less those that only generate.
+  const std::int64_t trainer_gpus = gpus.value_or(0) - (colocated ? 0 : *generation_gpus);
+  if (trainer_gpus <= 0) return skip("no GPUs left to the trainer");
+  auto nodes = calibration_nodes(*gpu, trainer_gpus);
   if (!nodes) return skip(nodes.error().message);
   run.cluster.groups.push_back(std::move(nodes.value()));
 
@@ -202,13 +211,13 @@ Result<RlCalibrationRun> build_rl_run(const json& row, const EfficiencyConstants
     strategy.zero = ZeroStage::zero3;
     strategy.ulysses_sp = static_cast<int>(json_int(parallel, "sp_ulysses").value_or(1));
     const auto fsdp_size = json_int(parallel, "fsdp_size").value_or(-1);
-    strategy.fsdp_shard_size = fsdp_size > 0 && fsdp_size < *gpus ? static_cast<int>(fsdp_size) : 0;
+    strategy.fsdp_shard_size = fsdp_size > 0 && fsdp_size < trainer_gpus ? static_cast<int>(fsdp_size) : 0;
   } else {
     return skip("actor layout not stated for backend '" + backend + "'");
   }
   const std::int64_t model_parallel = std::int64_t{strategy.tp} * strategy.pp * strategy.cp;
-  if (*gpus % model_parallel != 0) return skip("GPU count is not a multiple of TP x PP x CP");
-  strategy.dp = static_cast<int>(*gpus / model_parallel);
+  if (trainer_gpus % model_parallel != 0) return skip("GPU count is not a multiple of TP x PP x CP");
+  strategy.dp = static_cast<int>(trainer_gpus / model_parallel);
 
   RlSettings& rl = run.workload.rl;
   run.workload.kind = WorkloadKind::rl;
@@ -216,6 +225,12 @@ Result<RlCalibrationRun> build_rl_run(const json& row, const EfficiencyConstants
   if (!rollout_tp) return skip("rollout TP not stated");
   rl.rollout_tp = static_cast<int>(*rollout_tp);
   rl.engine = engine.rfind("sglang", 0) == 0 ? RolloutEngine::sglang : RolloutEngine::vllm;
+  if (!colocated) {
+    rl.rollout_gpus = static_cast<int>(*generation_gpus);
+    rl.off_policy_steps = static_cast<int>(json_int(row, "off_policy_steps").value_or(0));
+    const auto in_flight = row.find("in_flight_weight_updates");
+    rl.in_flight_weight_updates = in_flight != row.end() && in_flight->is_boolean() && in_flight->get<bool>();
+  }
   // The row's own settings where it states them, else its recipe's (kRlRecipes), else the
   // source's convention.
   rl.gpu_memory_utilization = json_number(row, "gpu_memory_utilization").value_or(source->gpu_memory_utilization);

@@ -14,6 +14,9 @@ using C = MemoryComponent;
 
 constexpr int kRlProcesses = 2;  // the trainer worker and the rollout server share each GPU (verl async mode)
 
+/// Engines on GPUs of their own (RlSettings::rollout_gpus): nothing of the trainer beside them.
+bool standalone(const RlSettings& rl) { return rl.rollout_gpus > 0; }
+
 struct Rl {
   const ModelSpec& model;
   const Strategy& s;
@@ -89,8 +92,10 @@ double critic_resident_bytes(const Rl& r, PipelineStage stage) {
   return b.on_gpu();
 }
 
-// The engine between rollouts: sleeping (free_cache_engine) it keeps only its CUDA graphs.
+// The engine between rollouts: sleeping (free_cache_engine) it keeps only its CUDA graphs; on
+// GPUs of its own it is not on the trainer's GPUs at all.
 void add_sleeping_engine(const Rl& r, PhaseMemory& phase) {
+  if (standalone(r.rl)) return;
   phase[C::cuda_graphs] = r.engine.cuda_graphs;
   if (r.rl.free_cache_engine) return;
   phase[C::rollout_weights] = r.engine.weights;
@@ -108,8 +113,10 @@ PhaseMemory rollout_phase(const Rl& r, PipelineStage stage) {
   PhaseMemory phase;
   phase.kind = MemoryPhaseKind::rollout;
   phase.stage = pipeline_stage_index(r.s, stage);
-  add_states(phase, resident(r, model_state_bytes(r.model, r.s, stage, OffloadMode::own_phase, nullptr)));
-  add_neighbours(r, phase, stage, true, true);
+  if (!standalone(r.rl)) {
+    add_states(phase, resident(r, model_state_bytes(r.model, r.s, stage, OffloadMode::own_phase, nullptr)));
+    add_neighbours(r, phase, stage, true, true);
+  }
   phase[C::rollout_weights] = r.engine.weights;
   phase[C::kv_cache] = r.engine.kv_cache;
   phase[C::engine_workspace] = r.engine.workspace;
@@ -217,8 +224,10 @@ PhaseMemory weight_sync_phase(const Rl& r, PipelineStage stage) {
   }
   add_states(phase, actor);
   add_neighbours(r, phase, stage, true, true);
-  phase[C::rollout_weights] = r.engine.weights;
-  phase[C::cuda_graphs] = r.engine.cuda_graphs;
+  if (!standalone(r.rl)) {  // a standalone engine receives on its own GPUs (the rollout phase's)
+    phase[C::rollout_weights] = r.engine.weights;
+    phase[C::cuda_graphs] = r.engine.cuda_graphs;
+  }
   const double transient_bytes_per_element = fsdp ? 4.0 + 2.0 : 2.0 + 2.0;
   phase[C::resharding_buffer] = double(r.rl.weight_sync_bucket_bytes) +
                                 transient_bytes_per_element * largest_synced_tensor_params(r.model, r.s);
@@ -246,23 +255,27 @@ void add_rl_phases(MemoryEstimate& e, const ModelSpec& model, const Strategy& s,
       s.backend == Backend::fsdp ? std::max(1, s.dp / std::max(s.ulysses_sp, 1)) : s.dp;
   const std::int64_t mini = rl.ppo_mini_batch > 0 ? rl.ppo_mini_batch : w.global_batch;
   r.local_mini = std::max<std::int64_t>(1, mini * rl.n / std::max<std::int64_t>(actor_dp, 1));
-  r.communicators = communicator_count(s) + (rl.rollout_tp > 1 ? 1 : 0);
+  // Standalone engines: the trainer joins one more communicator, the weight broadcast to them.
+  r.communicators = communicator_count(s) + (rl.rollout_tp > 1 || standalone(rl) ? 1 : 0);
 
-  // The engine sizes its KV cache at start-up against what the trainer keeps resident.
+  // The engine sizes its KV cache at start-up against what the trainer keeps resident (nothing
+  // on GPUs of its own).
   PhaseMemory resting = rollout_phase(r, PipelineStage::first);
   double resident_other = kCudaContextBytes;
   for (C c : {C::weights, C::gradients, C::optimizer_states, C::lora_adapters, C::reference_model,
               C::critic_model}) {
     resident_other += resting[c];
   }
-  r.engine = rollout_memory(model, w, s.world_size(), e.capacity_bytes, resident_other, trace);
+  r.engine = rollout_memory(model, w, rollout_gpus(s, rl), e.capacity_bytes, resident_other, trace);
+  // One process per GPU when the engines have GPUs of their own.
+  const int processes = standalone(rl) ? 1 : kRlProcesses;
   e.rollout = r.engine.capacity;
   e.kv_cache_exhausted = r.engine.kv_cache <= 0;
   e.kv_below_one_sequence = !e.kv_cache_exhausted && !r.engine.capacity.holds_one_sequence;
 
   int count = 0;
   auto push = [&](PhaseMemory phase, Trace* t) {
-    finish_phase(phase, kRlProcesses, r.communicators, options, t);
+    finish_phase(phase, processes, r.communicators, options, t);
     e.phases[count++] = phase;
   };
   auto build = [&](auto&& make) { return most_loaded_stage(s, trace, make); };
@@ -294,7 +307,7 @@ void add_rl_phases(MemoryEstimate& e, const ModelSpec& model, const Strategy& s,
       model_state_bytes(model, s, PipelineStage::first, OffloadMode::own_phase, nullptr);
   double host = resident(r, own).host_offloaded * (rl.use_critic ? 2.0 : 1.0);
   if (rl.ref_param_offload) host += reference_bytes(r, PipelineStage::first);
-  if (rl.free_cache_engine) host += r.engine.weights;
+  if (rl.free_cache_engine && !standalone(rl)) host += r.engine.weights;
   e.host_bytes_per_node = host;
 }
 

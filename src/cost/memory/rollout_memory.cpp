@@ -44,6 +44,10 @@ int rollout_replica_gpus(const RlSettings& rl) {
   return static_cast<int>(std::min<std::int64_t>(gpus, std::numeric_limits<int>::max()));
 }
 
+int rollout_gpus(const Strategy& trainer, const RlSettings& rl) {
+  return rl.rollout_gpus > 0 ? rl.rollout_gpus : trainer.world_size();
+}
+
 double rollout_weight_bytes(const ModelSpec& model, const RlSettings& rl) {
   const double norms = double(model.params.layer_norms + model.params.final_norm);
   const double routed = double(model.params.routed_experts);

@@ -21,6 +21,9 @@ double kv_bytes_per_token(const ModelSpec& model, int rollout_tp);
 /// GPUs of one rollout replica: rollout_tp x rollout_dp (verl rollout/replica.py world_size; PP 1).
 int rollout_replica_gpus(const RlSettings& rl);
 
+/// GPUs the rollout engines run on: their own (rl.rollout_gpus) or the trainer's.
+int rollout_gpus(const Strategy& trainer, const RlSettings& rl);
+
 /// Engine weights on one GPU: 2 bytes x ((params - norms - routed experts) / TP + routed experts /
 /// (TP x DP) + norms); norms replicated.
 double rollout_weight_bytes(const ModelSpec& model, const RlSettings& rl);

@@ -101,15 +101,20 @@ RolloutTime rollout_time(const ModelSpec& model, const NodeGroup& node, const St
   // own KV cache and scheduler; their MoE layers take the tokens of all of them.
   const int engines = std::max(rl.rollout_dp, 1);
   const int replica_gpus = rollout_replica_gpus(rl);
-  const std::int64_t replicas = std::max(1, actor.world_size() / replica_gpus);
+  const std::int64_t replicas = std::max(1, rollout_gpus(actor, rl) / replica_gpus);
   const std::int64_t per_engine = ceil_div(ceil_div(sequences, replicas), engines);
   // Expected real lengths (mean_*; 0: the maxima) set the work; the longest response sets how
   // long the last sequences of the replica keep decoding.
   const double prompt = static_cast<double>(rl.mean_prompt_len > 0 ? rl.mean_prompt_len : rl.prompt_len);
   const double longest = static_cast<double>(rl.response_len);
   const double response = rl.mean_response_len > 0 ? std::min(static_cast<double>(rl.mean_response_len), longest) : longest;
-  // The engine schedules at most rollout.max_num_seqs sequences at once.
-  const double slots = static_cast<double>(std::min<std::int64_t>(per_engine, std::max(rl.max_num_seqs, 1)));
+  // The engine schedules at most rollout.max_num_seqs sequences at once. Off-policy engines of
+  // their own hold the prompts of up to off_policy_steps steps at once (NeMo RL
+  // async_utils.py AsyncTrajectoryCollector: in-flight prompts limited to num_prompts_per_step x
+  // max_trajectory_age_steps): more sequences share each step's weight reads.
+  const std::int64_t batches_in_flight = rl.rollout_gpus > 0 ? std::max(rl.off_policy_steps, 1) : 1;
+  const double slots =
+      static_cast<double>(std::min<std::int64_t>(per_engine * batches_in_flight, std::max(rl.max_num_seqs, 1)));
   // The KV budget holds kv_limited_sequences sequences of the full prompt_len + response_len (the
   // memory model's count), but the engines allocate KV pages as tokens arrive: vLLM V1 admits a
   // request while KVCacheManager.allocate_slots finds blocks for its current tokens and preempts
@@ -198,21 +203,34 @@ RolloutTime rollout_time(const ModelSpec& model, const NodeGroup& node, const St
   const double step_s = steps > 0 ? rollout.decode_s / steps : 0.0;
   // The longest responses run on almost alone: one sequence per step for (longest - mean) steps.
   const double tail_step_s = decode_step(1.0, prompt + (response + longest) / 2.0, tail_weights, tail_kv);
-  rollout.decode_s += (longest - response) * tail_step_s;
+  rollout.tail_s = (longest - response) * tail_step_s;
+  rollout.decode_s += rollout.tail_s;
 
   // Weight sync (verl sharding manager): each GPU receives its rollout shard of the weights,
-  // gathered from the training layout across the actor's model-parallel group.
-  const LinkPath sync_link = group_link(node, {actor.tp * actor.pp, 1}, constants.nvlink_efficiency,
-                                        constants.nic_efficiency);
-  // The link bounds the shard's arrival; the update code moves every full tensor of the model
-  // once (gathered over the training layout, then loaded), at constants.weight_sync_Bps.
+  // gathered from the training layout across the actor's model-parallel group. The link bounds
+  // the shard's arrival; the update code moves every full tensor of the model once (gathered over
+  // the training layout, then loaded), at constants.weight_sync_Bps (fit on colocated refits).
   const double shard_bytes = rollout_weight_bytes(model, rl);
   const double model_bytes = static_cast<double>(model.total_params) * kWeightBytes;
-  rollout.weight_sync_s = std::max(p2p_seconds(shard_bytes, sync_link),
-                                   constants.weight_sync_Bps > 0 ? model_bytes / constants.weight_sync_Bps : 0.0);
+  const bool standalone = rl.rollout_gpus > 0;
+  const LinkPath sync_link = standalone ? inter_node_link(node, constants.nic_efficiency)
+                                        : group_link(node, {actor.tp * actor.pp, 1}, constants.nvlink_efficiency,
+                                                     constants.nic_efficiency);
+  if (standalone) {
+    // Engines on GPUs of their own: every full tensor is broadcast from the actor's first rank to
+    // all engine ranks over the network, and each engine loads its shard of it (verl
+    // one_step_off_policy sync_rollout_weights: collective.broadcast per tensor, group
+    // "actor_rollout"; NeMo RL broadcast_weights_for_collective / packed_broadcast_producer):
+    // each engine GPU receives the whole model at the link's rate (a pipelined NCCL broadcast).
+    rollout.weight_sync_s = p2p_seconds(model_bytes, sync_link);
+  } else {
+    rollout.weight_sync_s = std::max(p2p_seconds(shard_bytes, sync_link),
+                                     constants.weight_sync_Bps > 0 ? model_bytes / constants.weight_sync_Bps : 0.0);
+  }
   // Sleep mode (rollout.free_cache_engine): vLLM sleep(level=1) copies the weights to pinned host
   // memory and wake_up copies them back (vllm/device_allocator/cumem.py CuMemAllocator).
-  if (rl.free_cache_engine && gpu.host_to_device_Bps > 0) {
+  // Standalone engines never sleep: no GPU memory is handed back to a trainer.
+  if (!standalone && rl.free_cache_engine && gpu.host_to_device_Bps > 0) {
     rollout.wake_sleep_s = 2.0 * shard_bytes / gpu.host_to_device_Bps;
   }
 
@@ -230,9 +248,10 @@ RolloutTime rollout_time(const ModelSpec& model, const NodeGroup& node, const St
                                   gpus_per_host(node)),
                       "Pope et al. 2022 §2; vLLM KV accounting (formulas.md)"});
     trace->push_back({"time/gen/weight_sync", rollout.weight_sync_s, "seconds",
-                      "max(rollout shard bytes / link_Bps, model bytes / weight_sync_Bps)",
-                      fmt::format("shard={:.4g} B, link={:.4g} B/s, sync rate={:.4g} B/s", shard_bytes,
-                                  sync_link.bandwidth_Bps, constants.weight_sync_Bps),
+                      standalone ? "model bytes / network link_Bps (broadcast to engines of their own)"
+                                 : "max(rollout shard bytes / link_Bps, model bytes / weight_sync_Bps)",
+                      fmt::format("model={:.4g} B, shard={:.4g} B, link={:.4g} B/s, sync rate={:.4g} B/s", model_bytes,
+                                  shard_bytes, sync_link.bandwidth_Bps, constants.weight_sync_Bps),
                       "verl sharding manager (Megatron/FSDP -> vLLM); docs/accuracy.md"});
     trace->push_back({"time/gen/wake_sleep", rollout.wake_sleep_s, "seconds", "2 * shard bytes / host_to_device_Bps",
                       "", "vLLM sleep mode level 1 (weights to pinned host memory and back)"});
@@ -245,6 +264,40 @@ RolloutTime rl_step_rollout(const ModelSpec& model, const NodeGroup& node, const
   const std::int64_t sequences = workload.global_batch * std::max(workload.rl.n, 1);
   return rollout_time(model, node, strategy, workload.rl, sequences, options.rollout_concurrent_sequences,
                       options.constants, trace);
+}
+
+TimeBreakdown rl_step_critical_path(const RolloutTime& rollout, const TimeBreakdown& trainer, const RlSettings& rl,
+                                    Trace* trace) {
+  TimeBreakdown step = trainer;
+  // Colocated, or engines of their own the trainer waits for: one phase after the other.
+  if (rl.rollout_gpus <= 0 || rl.off_policy_steps <= 0) {
+    step.rollout = rollout.total();
+    return step;
+  }
+  // Off-policy on GPUs of their own (verl one_step_off_policy, NeMo RL async GRPO with
+  // max_trajectory_age_steps >= 1): the engines generate the next step's batch while the trainer
+  // trains on this one, and both take part in the weight update between steps (verl
+  // sync_rollout_weights: an NCCL broadcast the engines receive; NeMo RL refit). In steady state
+  // a step takes the slower of the two, plus the update. With in-flight weight updates and
+  // several batches in flight the engines never drain (NeMo RL AsyncTrajectoryCollector keeps
+  // them fed), so a batch's tail of long responses overlaps the next batches' generation.
+  // With one batch in flight (max_trajectory_age_steps 1) a prompt's group frees its slots only
+  // when its longest response ends, so the tail is not overlapped.
+  const double drained_tail = rl.in_flight_weight_updates && rl.off_policy_steps > 1 ? rollout.tail_s : 0.0;
+  const double generation = rollout.total() - rollout.weight_sync_s - drained_tail;
+  const double training = trainer.total();
+  if (generation > training) step = TimeBreakdown{};
+  step.rollout = (generation > training ? generation : 0.0) + rollout.weight_sync_s;
+  if (trace) {
+    trace->push_back({"time/rl_step", step.total(), "seconds",
+                      "max(generation on the rollout GPUs [- its tail with in-flight updates], log-prob + update on "
+                      "the trainer's) + weight sync",
+                      fmt::format("generation={:.4g} s, tail overlapped={:.4g} s, trainer={:.4g} s, weight sync={:.4g} s, "
+                                  "off-policy steps={}",
+                                  generation, drained_tail, training, rollout.weight_sync_s, rl.off_policy_steps),
+                      "verl recipe/one_step_off_policy; NeMo RL async GRPO (grpo.async_grpo)"});
+  }
+  return step;
 }
 
 TimeEstimate estimate_rl_step_time(const ModelSpec& model, const NodeGroup& node, const Strategy& strategy,
@@ -260,17 +313,17 @@ TimeEstimate estimate_rl_step_time(const ModelSpec& model, const NodeGroup& node
   TimeEstimate estimate;
 
   const RolloutTime rollout = rl_step_rollout(model, node, strategy, workload, options, trace);
-  estimate.breakdown.rollout = rollout.total();
   estimate.add_phase("timing_s/gen", rollout.total());
+  TimeBreakdown trainer;  // the log-prob passes and the updates, on the trainer's GPUs
 
   const int log_prob_mb = log_prob_micro_batch(strategy, rl, seq_len);
   const TimeBreakdown log_prob =
       forward_pass_breakdown(model, node, strategy, seq_len, sequences, log_prob_mb, options, trace);
-  estimate.breakdown.add(log_prob);
+  trainer.add(log_prob);
   estimate.add_phase("timing_s/old_log_prob", log_prob.total());
   int forward_passes = 1;
   if (rl.use_reference) {
-    estimate.breakdown.add(log_prob);
+    trainer.add(log_prob);
     estimate.add_phase("timing_s/ref", log_prob.total());
     ++forward_passes;
   }
@@ -282,18 +335,22 @@ TimeEstimate estimate_rl_step_time(const ModelSpec& model, const NodeGroup& node
                                                             update_mb, options, trace);
   const double updates = static_cast<double>(rl.ppo_epochs) * static_cast<double>(mini_batches);
   if (rl.use_critic) {  // critic of the actor's shape: a values pass and its own update
-    estimate.breakdown.add(log_prob);
+    trainer.add(log_prob);
     estimate.add_phase("timing_s/values", log_prob.total());
     ++forward_passes;
-    estimate.breakdown.add(update_step, updates);
+    trainer.add(update_step, updates);
     estimate.add_phase("timing_s/update_critic", updates * update_step.total());
   }
-  estimate.breakdown.add(update_step, updates);
+  trainer.add(update_step, updates);
   const double update_seconds = updates * update_step.total();
   estimate.add_phase("timing_s/update_actor", update_seconds);
+  estimate.breakdown = rl_step_critical_path(rollout, trainer, rl, trace);
   estimate.step_seconds = estimate.breakdown.total();
 
-  const double gpus = std::max(strategy.world_size(), 1);
+  // Throughput and MFU over every GPU of the job (the rollout's own included); the update's MFU
+  // over the trainer's.
+  const double gpus = std::max(strategy.world_size() + std::max(rl.rollout_gpus, 0), 1);
+  const double trainer_gpus = std::max(strategy.world_size(), 1);
   const double tokens = static_cast<double>(sequences) * static_cast<double>(seq_len);
   const double forward = forward_flops_per_token(model, seq_len).total() * tokens;
   const double train = trained_flops_per_token(model, strategy, seq_len) * tokens * updates / static_cast<double>(mini_batches);
@@ -311,7 +368,7 @@ TimeEstimate estimate_rl_step_time(const ModelSpec& model, const NodeGroup& node
     estimate.model_tflops_per_gpu = model_flops / estimate.step_seconds / gpus / 1e12;
     estimate.hardware_tflops_per_gpu = (model_flops + recomputed) / estimate.step_seconds / gpus / 1e12;
   }
-  if (update_seconds > 0 && peak > 0) estimate.actor_update_mfu = train / update_seconds / gpus / peak;
+  if (update_seconds > 0 && peak > 0) estimate.actor_update_mfu = train / update_seconds / trainer_gpus / peak;
   return estimate;
 }
 

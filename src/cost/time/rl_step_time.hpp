@@ -20,6 +20,7 @@ struct RolloutTime {
   double wake_sleep_s = 0;   ///< the engine's weights back from host memory and out again
   double prefill_s = 0;      ///< prompt tokens, compute-bound
   double decode_s = 0;       ///< response tokens, memory-bandwidth-bound
+  double tail_s = 0;         ///< of decode_s: the longest responses decoding almost alone
   std::int64_t concurrent_sequences = 0;  ///< sequences decoded together per replica
   std::int64_t waves = 0;                 ///< rounds of C sequences the replica's share takes
 
@@ -38,7 +39,7 @@ double expected_max_touched_experts(int experts_per_gpu, double touched_share, i
 double decode_weight_bytes(const ModelSpec& model, double routed_tokens, const RlSettings& rl);
 
 /// `sequences` responses (mean length rl.mean_response_len, at most rl.response_len) after prompts
-/// of rl.mean_prompt_len tokens, spread over world/(rollout_tp x rollout_dp) replicas; `kv_limited_sequences` is
+/// of rl.mean_prompt_len tokens, spread over rollout_gpus/(rollout_tp x rollout_dp) replicas; `kv_limited_sequences` is
 /// how many sequences the KV budget of one replica holds (memory model: RolloutCapacity::
 /// concurrent_sequences_per_replica; 0: no limit beyond the batch and rl.max_num_seqs).
 RolloutTime rollout_time(const ModelSpec& model, const NodeGroup& node, const Strategy& actor,
@@ -49,6 +50,12 @@ RolloutTime rollout_time(const ModelSpec& model, const NodeGroup& node, const St
 /// concurrency of options.rollout_concurrent_sequences.
 RolloutTime rl_step_rollout(const ModelSpec& model, const NodeGroup& node, const Strategy& strategy,
                             const Workload& workload, const TimeOptions& options, Trace* trace);
+
+/// The step's critical path: generation then the trainer's work when colocated or on-policy;
+/// with engines of their own running off_policy_steps >= 1 ahead, the slower of generation and
+/// the trainer's work, plus the weight sync.
+TimeBreakdown rl_step_critical_path(const RolloutTime& rollout, const TimeBreakdown& trainer, const RlSettings& rl,
+                                    Trace* trace);
 
 /// The whole RL step: phases, breakdown, throughput and the actor-update MFU.
 TimeEstimate estimate_rl_step_time(const ModelSpec& model, const NodeGroup& node, const Strategy& strategy,

@@ -189,3 +189,76 @@ TEST_CASE("rollout sizes from a launch are taken as given: a replica larger than
 }
 
 }  // namespace meshplan
+
+namespace meshplan {
+
+TEST_CASE("engines on GPUs of their own: the step's critical path, hand-worked") {
+  // Generation 100 s of which a 30 s tail and 4 s of weight sync; the trainer's work 70 s.
+  RolloutTime rollout;
+  rollout.weight_sync_s = 4;
+  rollout.prefill_s = 6;
+  rollout.decode_s = 90;
+  rollout.tail_s = 30;
+  TimeBreakdown trainer;
+  trainer.compute = 60;
+  trainer.dp_comm_exposed = 10;
+  RlSettings rl;
+  // Colocated: one phase after the other, 100 + 70.
+  CHECK(rl_step_critical_path(rollout, trainer, rl, nullptr).total() == doctest::Approx(170));
+  // Own GPUs, on-policy: the trainer still waits: 170.
+  rl.rollout_gpus = 16;
+  CHECK(rl_step_critical_path(rollout, trainer, rl, nullptr).total() == doctest::Approx(170));
+  // One step off: max(96 of generation, 70 of training) + 4 of sync = 100; generation-bound, so
+  // the breakdown is the rollout's.
+  rl.off_policy_steps = 1;
+  const TimeBreakdown one_off = rl_step_critical_path(rollout, trainer, rl, nullptr);
+  CHECK(one_off.total() == doctest::Approx(100));
+  CHECK(one_off.rollout == doctest::Approx(100));
+  CHECK(one_off.compute == 0);
+  // In-flight updates with one batch in flight keep the tail on the critical path: 100.
+  rl.in_flight_weight_updates = true;
+  CHECK(rl_step_critical_path(rollout, trainer, rl, nullptr).total() == doctest::Approx(100));
+  // With 8 batches in flight the tail overlaps: max(96 - 30, 70) + 4 = 74, trainer-bound: the
+  // breakdown is the trainer's and the sync.
+  rl.off_policy_steps = 8;
+  const TimeBreakdown eight_off = rl_step_critical_path(rollout, trainer, rl, nullptr);
+  CHECK(eight_off.total() == doctest::Approx(74));
+  CHECK(eight_off.compute == doctest::Approx(60));
+  CHECK(eight_off.rollout == doctest::Approx(4));
+}
+
+TEST_CASE("engines on GPUs of their own receive the whole model over the network, never sleep") {
+  // Tiny GPT (27,267,072 params, 54,534,144 B in bf16) on the A100 node: the broadcast runs at the
+  // node's inter-node path; colocated engines take the fitted refit rate and sleep mode.
+  const ModelSpec model = test::tiny_gpt();
+  const NodeGroup node = test::a100_node();
+  const EfficiencyConstants k = fitted_efficiency_constants();
+  RlSettings rl = rl_workload().rl;
+  rl.rollout_gpus = 8;
+  const RolloutTime standalone = rollout_time(model, node, Strategy{}, rl, 4, 0, k, nullptr);
+  const LinkPath network = inter_node_link(node, k.nic_efficiency);
+  CHECK(standalone.weight_sync_s == doctest::Approx(p2p_seconds(54534144.0, network)));
+  CHECK(standalone.wake_sleep_s == 0);
+  rl.rollout_gpus = 0;
+  const RolloutTime colocated = rollout_time(model, node, Strategy{}, rl, 4, 0, k, nullptr);
+  CHECK(colocated.weight_sync_s >= 54534144.0 / k.weight_sync_Bps);
+  CHECK(colocated.wake_sleep_s > 0);
+}
+
+TEST_CASE("off-policy engines of their own hold the prompts of several steps at once") {
+  // 64 sequences of one step on one replica; 8 steps off: up to 8 x 64 in flight, capped by
+  // max_num_seqs 256. The same tokens take fewer, fuller decode steps.
+  const ModelSpec model = test::tiny_gpt();
+  RlSettings rl = rl_workload().rl;
+  rl.rollout_gpus = 1;
+  rl.max_num_seqs = 256;
+  const EfficiencyConstants k = fitted_efficiency_constants();
+  const RolloutTime one = rollout_time(model, test::a100_node(), Strategy{}, rl, 64, 0, k, nullptr);
+  rl.off_policy_steps = 8;
+  const RolloutTime eight = rollout_time(model, test::a100_node(), Strategy{}, rl, 64, 0, k, nullptr);
+  CHECK(one.concurrent_sequences == 64);
+  CHECK(eight.concurrent_sequences == 256);
+  CHECK(eight.decode_s < one.decode_s);
+}
+
+}  // namespace meshplan
