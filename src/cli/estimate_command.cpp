@@ -151,7 +151,7 @@ void run_estimate(const CLI::App& command, const EstimateFlags& flags, CommandCo
   const Result<EstimateInputs> inputs = estimate_inputs(command, flags, *model, *cluster);
   if (!inputs) return context.fail(inputs.error());
   // The cost models see the trainer's GPUs; engines on GPUs of their own are in the workload.
-  const Result<Cluster> trainer = trainer_cluster(flags, *cluster);
+  const Result<Cluster> trainer = trainer_cluster(*cluster, flags.placement, flags.workload == "rl");
   if (!trainer) return context.fail(trainer.error());
   const std::vector<Violation> violations =
       validate_strategy(inputs->strategy, *model, *trainer, inputs->workload);

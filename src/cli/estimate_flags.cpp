@@ -8,7 +8,6 @@
 #include "cli/number_checks.hpp"
 #include "core/units.hpp"
 #include "cost/memory/memory_tiers.hpp"
-#include "search/sized_cluster.hpp"
 
 namespace meshplan {
 namespace {
@@ -69,9 +68,7 @@ void fill_rl(const CLI::App& command, const EstimateFlags& f, const Cluster& clu
     if (!given(command, flag)) in.chosen.push_back(std::move(text));
   };
   rl.engine = f.rollout_engine == "sglang" ? RolloutEngine::sglang : RolloutEngine::vllm;
-  rl.rollout_gpus = f.rollout_gpus;
-  rl.off_policy_steps = f.off_policy_steps;
-  rl.in_flight_weight_updates = f.in_flight_weight_updates;
+  apply_rollout_placement(f.placement, rl);
   if (rl.rollout_gpus > 0) {
     in.chosen.push_back(fmt::format("rollout engines on {} GPUs of their own, the trainer on the other {}{}",
                                     rl.rollout_gpus, cluster.total_gpus() - rl.rollout_gpus,
@@ -202,17 +199,7 @@ void add_estimate_flags(CLI::App& c, EstimateFlags& f) {
                "rollout data_parallel_size: engines per replica of rollout-tp x rollout-dp GPUs");
   add_positive(c, "--rollout-ep", f.rollout_ep,
                "rollout expert_parallel_size (> 1: whole experts per GPU, = rollout-tp x rollout-dp)");
-  c.add_option("--rollout-gpus", f.rollout_gpus,
-               "GPUs (whole nodes) that run only the rollout engines; the trainer gets the rest "
-               "(verl one_step_off_policy / fully_async_policy rollout.nnodes x rollout.n_gpus_per_node)")
-      ->check(number_between(0.0, 1e6));
-  c.add_option("--off-policy-steps", f.off_policy_steps,
-               "steps the rollout may run ahead of the trainer on its own GPUs (verl one-step-off: 1; "
-               "NeMo RL max_trajectory_age_steps); needs --rollout-gpus")
-      ->check(number_between(0.0, 1e6));
-  c.add_flag("--in-flight-weight-updates", f.in_flight_weight_updates,
-             "off-policy engines keep generating while new weights arrive (NeMo RL "
-             "grpo.async_grpo.in_flight_weight_updates); needs --off-policy-steps");
+  add_rollout_placement_flags(c, f.placement);
   add_positive(c, "--rollout-n", f.rollout_n, "responses per prompt (rollout.n)");
   add_positive(c, "--prompt-len", f.prompt_len, "data.max_prompt_length");
   add_positive(c, "--response-len", f.response_len, "data.max_response_length");
@@ -252,27 +239,6 @@ void add_estimate_flags(CLI::App& c, EstimateFlags& f) {
   c.add_flag("--tp-comm-overlap", f.tp_comm_overlap, "Megatron --tp-comm-overlap (hides TP collectives)");
   c.add_flag("--no-overlap-grad-reduce", f.no_overlap_grad_reduce, "gradient reduction after the backward");
   c.add_flag("--no-overlap-param-gather", f.no_overlap_param_gather, "parameter all-gather before the forward");
-}
-
-Result<Cluster> trainer_cluster(const EstimateFlags& f, const Cluster& cluster) {
-  const bool rl = f.workload == "rl";
-  if (f.off_policy_steps > 0 && (!rl || f.rollout_gpus <= 0)) {
-    return Error{"", 0, "--off-policy-steps",
-                 "needs --workload rl and --rollout-gpus: generation runs ahead only on engines of their own"};
-  }
-  if (f.in_flight_weight_updates && f.off_policy_steps <= 0) {
-    return Error{"", 0, "--in-flight-weight-updates", "needs --off-policy-steps: on-policy engines drain every batch"};
-  }
-  if (f.rollout_gpus <= 0) return cluster;
-  if (!rl) return Error{"", 0, "--rollout-gpus", "applies to --workload rl only"};
-  const int per_node = cluster.groups.front().gpus_per_node;
-  if (cluster.groups.size() != 1 || f.rollout_gpus % per_node != 0 || f.rollout_gpus >= cluster.total_gpus()) {
-    return Error{"", 0, "--rollout-gpus",
-                 fmt::format("{} is not a whole number of nodes leaving the trainer some: the cluster has {} GPUs, "
-                             "{} per node",
-                             f.rollout_gpus, cluster.total_gpus(), per_node)};
-  }
-  return first_gpus(cluster, cluster.total_gpus() - f.rollout_gpus);
 }
 
 Result<EstimateInputs> estimate_inputs(const CLI::App& command, const EstimateFlags& f, const ModelSpec& model,
@@ -324,7 +290,7 @@ Result<EstimateInputs> estimate_inputs(const CLI::App& command, const EstimateFl
   if (Status offload = parse_offload(f.offload, s.offload); !offload) return offload.error();
   s.offload.optimizer_fraction = f.optimizer_offload_fraction;
 
-  const int world = cluster.total_gpus() - (rl ? f.rollout_gpus : 0);
+  const int world = cluster.total_gpus() - (rl ? f.placement.rollout_gpus : 0);
   const int model_parallel = s.tp * s.pp * s.cp;
   if (given(command, "--dp")) {
     s.dp = f.dp;

@@ -5,6 +5,7 @@
 #include <vector>
 
 #include "core/result.hpp"
+#include "cli/rollout_placement.hpp"
 #include "cost/memory/memory_estimate.hpp"
 #include "hardware/cluster.hpp"
 #include "model/model_spec.hpp"
@@ -33,7 +34,8 @@ struct EstimateFlags {
   bool tp_comm_overlap = false, no_overlap_grad_reduce = false, no_overlap_param_gather = false;
   // RL (verl)
   int rollout_tp = 2, rollout_dp = 1, rollout_ep = 1, rollout_n = 1, mini_batch = 256, ppo_micro_batch = 0, log_prob_micro_batch = 0,
-      max_num_seqs = 256, rollout_gpus = 0, off_policy_steps = 0;
+      max_num_seqs = 256;
+  RolloutPlacementFlags placement;  ///< --rollout-gpus, --off-policy-steps, --in-flight-weight-updates
   std::int64_t prompt_len = 512, response_len = 512, ppo_max_token_len = 16384, log_prob_max_token_len = 0,
                max_num_batched_tokens = 8192, mean_prompt_len = 0, mean_response_len = 0,
                entropy_chunk = 2048;
@@ -41,7 +43,7 @@ struct EstimateFlags {
   std::string ref_model_dtype = "fp32";
   bool dynamic_bsz = false, entropy_in_update = false, no_reference = false, critic = false,
        entropy_chunking = false, no_free_cache_engine = false, enforce_eager = false, ref_offload = false,
-       no_remove_padding = false, in_flight_weight_updates = false;
+       no_remove_padding = false;
 };
 
 /// Registers every flag on `command` (a subcommand) bound to `flags`.
@@ -58,9 +60,5 @@ struct EstimateInputs {
 /// count; an MoE model's expert TP from TP). Errors name the flag.
 Result<EstimateInputs> estimate_inputs(const CLI::App& command, const EstimateFlags& flags, const ModelSpec& model,
                                        const Cluster& cluster);
-
-/// The GPUs the trainer runs on: the cluster less --rollout-gpus (whole nodes, taken from the end)
-/// when the engines have GPUs of their own; the whole cluster otherwise.
-Result<Cluster> trainer_cluster(const EstimateFlags& flags, const Cluster& cluster);
 
 }  // namespace meshplan

@@ -118,6 +118,15 @@ void run_plan(const PlanOptions& options, CommandContext& context) {
   if (format == EmitFormat::verl && workload->kind != WorkloadKind::rl) {
     return context.fail(Error{"", 0, "--emit", "verl launches are for --workload rl (use megatron for pretraining)"});
   }
+  // Engines on GPUs of their own: the search runs on the trainer's GPUs.
+  const Result<Cluster> trainer = trainer_cluster(*cluster, options.placement, workload->kind == WorkloadKind::rl);
+  if (!trainer) return context.fail(trainer.error());
+  if (workload->rl.rollout_gpus > 0 && (*from || format || options.min_gpus)) {
+    return context.fail(Error{"", 0, "--rollout-gpus",
+                              *from ? "does not combine with --from (the launch places its own engines)"
+                                    : format ? "--emit does not write launches with engines on GPUs of their own yet"
+                                             : "does not combine with --min-gpus"});
+  }
 
   const auto start = Clock::now();
   SearchSetup setup{*model, *workload, {options.allow_cross_node_tp, *objective == Objective::gpus, *fixes},
@@ -125,7 +134,7 @@ void run_plan(const PlanOptions& options, CommandContext& context) {
                     *from ? &**from : nullptr};
   // Heterogeneous clusters: plan each group alone (in the dtype all groups support), then the
   // cross-group options are derived from those plans.
-  Cluster used = *cluster;
+  Cluster used = *trainer;
   std::optional<HeterogeneousPlan> heterogeneous;
   std::vector<std::unique_ptr<SearchRun>> group_runs;
   std::vector<Cluster> group_clusters;  // outlive the cost models that refer to them

@@ -36,7 +36,8 @@ json strategy_json(const PlanCandidate& c) {
                {"log_prob_micro_batch_size_per_gpu", rl.log_prob_micro_batch_per_gpu},
                {"use_dynamic_bsz", rl.use_dynamic_bsz}, {"ppo_max_token_len_per_gpu", rl.ppo_max_token_len_per_gpu},
                {"log_prob_max_token_len_per_gpu", rl.log_prob_max_token_len_per_gpu},
-               {"ref_param_offload", rl.ref_param_offload}};
+               {"ref_param_offload", rl.ref_param_offload}, {"rollout_gpus", rl.rollout_gpus},
+               {"off_policy_steps", rl.off_policy_steps}};
   }
   return j;
 }

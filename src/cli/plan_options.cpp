@@ -36,6 +36,7 @@ void add_plan_flags(CLI::App& command, PlanOptions& o) {
   command.add_option("--mini-batch", o.mini_batch, "rl: actor.ppo_mini_batch_size in prompts (default: global batch)");
   command.add_option("--gpu-memory-utilization", o.gpu_memory_utilization, "rl: pin rollout.gpu_memory_utilization");
   command.add_option("--rollout-engine", o.rollout_engine, "rl: vllm | sglang");
+  add_rollout_placement_flags(command, o.placement);
   command.add_option("--fix", o.fix, "pin dimensions, e.g. tp=4,pp=2,recompute=selective (see docs/tour/plan.md)");
   command.add_option("--objective", o.objective, "throughput | memory | gpus");
   command.add_option("--headroom", o.headroom, "fraction of GPU memory kept free (default 0.1)");
@@ -91,6 +92,7 @@ Result<Workload> plan_workload(const PlanOptions& o, const ModelSpec& model) {
     rl.prompt_len = o.prompt_len;
     rl.response_len = o.response_len;
     rl.ppo_mini_batch = static_cast<int>(o.mini_batch);
+    apply_rollout_placement(o.placement, rl);
     if (o.mean_prompt_len < 0 || o.mean_response_len < 0) {
       return Error{"", 0, o.mean_prompt_len < 0 ? "--mean-prompt-len" : "--mean-response-len", "must be positive"};
     }

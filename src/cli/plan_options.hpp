@@ -1,6 +1,7 @@
 #pragma once
 // `meshplan plan` flags, and turning them into a Workload and search settings. Flag names follow
 // `meshplan estimate` (Megatron/verl vocabulary).
+#include "cli/rollout_placement.hpp"
 #include <optional>
 #include <string>
 
@@ -38,6 +39,7 @@ struct PlanOptions {
   std::int64_t mini_batch = 0;
   std::optional<double> gpu_memory_utilization;
   std::string rollout_engine = "vllm";
+  RolloutPlacementFlags placement;  ///< rl: engines on GPUs of their own (--rollout-gpus, ...)
   // Search and output.
   std::string fix;
   std::string objective = "throughput";

@@ -116,7 +116,7 @@ PlanCandidate evaluate_memory(const Strategy& strategy, const Workload& workload
   PlanCandidate candidate;
   candidate.strategy = strategy;
   candidate.workload = workload;
-  candidate.gpus = strategy.world_size();
+  candidate.gpus = job_gpus(strategy, workload);
   candidate.memory = cost.memory(strategy, workload);
   for (std::size_t p = 0; p < kPlanPhaseCount; ++p) {
     if (candidate.memory.peak_bytes[p] > candidate.peak_bytes) {

@@ -239,7 +239,7 @@ class Searcher {
     rl.gpu_memory_utilization = rollout.workload.rl.gpu_memory_utilization;
     rl.log_prob_micro_batch_per_gpu = log_prob.workload.rl.log_prob_micro_batch_per_gpu;
     rl.log_prob_max_token_len_per_gpu = log_prob.workload.rl.log_prob_max_token_len_per_gpu;
-    candidate.gpus = train.strategy.world_size();
+    candidate.gpus = job_gpus(train.strategy, candidate.workload);
     const std::array<const PhaseOption*, kPlanPhaseCount> by_phase = {&rollout, &log_prob, &train};
     for (std::size_t p = 0; p < kPlanPhaseCount; ++p) {
       candidate.memory.peak_bytes[p] = by_phase[p]->memory.peak_bytes[p];

@@ -234,9 +234,12 @@ Result<SearchSpace> build_search_space(const ModelSpec& model, const Cluster& cl
   space.recompute = {RecomputeChoice::none, RecomputeChoice::selective, RecomputeChoice::full_uniform,
                      RecomputeChoice::full_block};
   if (workload.kind == WorkloadKind::rl) {
-    // Replicas of up to four whole nodes (verl R53; vLLM >= 0.11.1 for multi-node TP, R54).
-    space.rollout_tp = powers_of_two_up_to(std::min(total, kMaxRolloutNodes * group.gpus_per_node));
-    space.rollout_dp = model.moe ? powers_of_two_up_to(std::min(total, group.gpus_per_node)) : std::vector<int>{1};
+    // Replicas of up to four whole nodes (verl R53; vLLM >= 0.11.1 for multi-node TP, R54), on
+    // the engines' own GPUs when they have them.
+    const int rollout_total = workload.rl.rollout_gpus > 0 ? workload.rl.rollout_gpus : total;
+    space.rollout_tp = powers_of_two_up_to(std::min(rollout_total, kMaxRolloutNodes * group.gpus_per_node));
+    space.rollout_dp =
+        model.moe ? powers_of_two_up_to(std::min(rollout_total, group.gpus_per_node)) : std::vector<int>{1};
     space.gpu_memory_utilization = kGpuMemoryUtilization;
     space.log_prob_micro_batch = kLogProbMicroBatches;
   }

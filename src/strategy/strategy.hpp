@@ -128,4 +128,10 @@ struct Workload {
   RlSettings rl;
 };
 
+/// Every GPU of the job: the trainer's, and the rollout engines' own when they have them.
+inline int job_gpus(const Strategy& strategy, const Workload& workload) {
+  const bool own_rollout = workload.kind == WorkloadKind::rl && workload.rl.rollout_gpus > 0;
+  return strategy.world_size() + (own_rollout ? workload.rl.rollout_gpus : 0);
+}
+
 }  // namespace meshplan

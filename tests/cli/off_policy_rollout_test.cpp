@@ -82,3 +82,31 @@ TEST_CASE("--rollout-gpus and --off-policy-steps: bad combinations exit 2 naming
 }
 
 }  // namespace meshplan
+
+namespace meshplan {
+
+TEST_CASE("plan --rollout-gpus: the search runs on the trainer's GPUs, the job counts all of them") {
+  const std::vector<std::string> args = {
+      "plan", "--model", "qwen3-30b-a3b", "--cluster", "4x8xH100", "--workload", "rl", "--rollout-gpus", "16",
+      "--off-policy-steps", "1", "--global-batch", "64", "--rollout-n", "32", "--mini-batch", "16", "--prompt-len", "110",
+      "--response-len", "3986", "--mean-prompt-len", "110", "--mean-response-len", "3201", "--top", "3", "--json"};
+  const auto run = test::run(args);
+  REQUIRE_MESSAGE(run.exit_code == 0, run.err);
+  const nlohmann::json plan = nlohmann::json::parse(run.out);
+  REQUIRE(!plan["candidates"].empty());
+  for (const auto& candidate : plan["candidates"]) {
+    const auto& s = candidate["strategy"];
+    // The trainer's 16 GPUs: TP x PP x CP x DP = 16; the job: 32.
+    CHECK(s["tp"].get<int>() * s["pp"].get<int>() * s["cp"].get<int>() * s["dp"].get<int>() == 16);
+    CHECK(candidate["gpus"] == 32);
+    CHECK(s["rl"]["rollout_gpus"] == 16);
+    CHECK(s["rl"]["off_policy_steps"] == 1);
+  }
+  std::vector<std::string> emit = args;
+  emit.insert(emit.end(), {"--emit", "verl"});
+  const auto emitted = test::run(emit);
+  CHECK(emitted.exit_code == 2);
+  CHECK(emitted.err.find("--rollout-gpus") != std::string::npos);
+}
+
+}  // namespace meshplan

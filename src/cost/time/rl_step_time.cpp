@@ -349,7 +349,7 @@ TimeEstimate estimate_rl_step_time(const ModelSpec& model, const NodeGroup& node
 
   // Throughput and MFU over every GPU of the job (the rollout's own included); the update's MFU
   // over the trainer's.
-  const double gpus = std::max(strategy.world_size() + std::max(rl.rollout_gpus, 0), 1);
+  const double gpus = std::max(job_gpus(strategy, workload), 1);
   const double trainer_gpus = std::max(strategy.world_size(), 1);
   const double tokens = static_cast<double>(sequences) * static_cast<double>(seq_len);
   const double forward = forward_flops_per_token(model, seq_len).total() * tokens;

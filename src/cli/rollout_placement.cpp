@@ -1,0 +1,52 @@
+#include "cli/rollout_placement.hpp"
+
+#include <fmt/format.h>
+
+#include <CLI/CLI.hpp>
+
+#include "cli/number_checks.hpp"
+#include "search/sized_cluster.hpp"
+
+namespace meshplan {
+
+void add_rollout_placement_flags(CLI::App& c, RolloutPlacementFlags& f) {
+  c.add_option("--rollout-gpus", f.rollout_gpus,
+               "GPUs (whole nodes) that run only the rollout engines; the trainer gets the rest "
+               "(verl one_step_off_policy / fully_async_policy rollout.nnodes x rollout.n_gpus_per_node)")
+      ->check(number_between(0.0, 1e6));
+  c.add_option("--off-policy-steps", f.off_policy_steps,
+               "steps the rollout may run ahead of the trainer on its own GPUs (verl one-step-off: 1; "
+               "NeMo RL max_trajectory_age_steps); needs --rollout-gpus")
+      ->check(number_between(0.0, 1e6));
+  c.add_flag("--in-flight-weight-updates", f.in_flight_weight_updates,
+             "off-policy engines keep generating while new weights arrive (NeMo RL "
+             "grpo.async_grpo.in_flight_weight_updates); needs --off-policy-steps");
+}
+
+Result<Cluster> trainer_cluster(const Cluster& cluster, const RolloutPlacementFlags& f, bool rl) {
+  if (f.in_flight_weight_updates && f.off_policy_steps <= 0) {
+    return Error{"", 0, "--in-flight-weight-updates", "needs --off-policy-steps: on-policy engines drain every batch"};
+  }
+  if (f.off_policy_steps > 0 && (!rl || f.rollout_gpus <= 0)) {
+    return Error{"", 0, "--off-policy-steps",
+                 "needs --workload rl and --rollout-gpus: generation runs ahead only on engines of their own"};
+  }
+  if (f.rollout_gpus <= 0) return cluster;
+  if (!rl) return Error{"", 0, "--rollout-gpus", "applies to --workload rl only"};
+  const int per_node = cluster.groups.front().gpus_per_node;
+  if (cluster.groups.size() != 1 || f.rollout_gpus % per_node != 0 || f.rollout_gpus >= cluster.total_gpus()) {
+    return Error{"", 0, "--rollout-gpus",
+                 fmt::format("{} is not a whole number of nodes leaving the trainer some: the cluster has {} GPUs, "
+                             "{} per node",
+                             f.rollout_gpus, cluster.total_gpus(), per_node)};
+  }
+  return first_gpus(cluster, cluster.total_gpus() - f.rollout_gpus);
+}
+
+void apply_rollout_placement(const RolloutPlacementFlags& f, RlSettings& rl) {
+  rl.rollout_gpus = f.rollout_gpus;
+  rl.off_policy_steps = f.off_policy_steps;
+  rl.in_flight_weight_updates = f.in_flight_weight_updates;
+}
+
+}  // namespace meshplan

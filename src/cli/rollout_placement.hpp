@@ -1,0 +1,32 @@
+#pragma once
+// `--rollout-gpus`, `--off-policy-steps`, `--in-flight-weight-updates` (estimate and plan): the
+// rollout engines on GPUs of their own, generating ahead of the trainer (verl recipe
+// one_step_off_policy / fully_async_policy, NeMo RL async GRPO). The cost models then see the
+// trainer's GPUs as the cluster and the engines' GPUs in RlSettings::rollout_gpus.
+#include "core/result.hpp"
+#include "hardware/cluster.hpp"
+#include "strategy/strategy.hpp"
+
+namespace CLI {
+class App;
+}  // namespace CLI
+
+namespace meshplan {
+
+struct RolloutPlacementFlags {
+  int rollout_gpus = 0;
+  int off_policy_steps = 0;
+  bool in_flight_weight_updates = false;
+};
+
+void add_rollout_placement_flags(CLI::App& command, RolloutPlacementFlags& flags);
+
+/// The GPUs the trainer runs on: the cluster less rollout_gpus (whole nodes, taken from the end)
+/// when the engines have GPUs of their own, else the whole cluster. Errors name the flag: a
+/// combination that needs another flag, a count that is not whole nodes or leaves no trainer.
+Result<Cluster> trainer_cluster(const Cluster& cluster, const RolloutPlacementFlags& flags, bool rl);
+
+/// The placement into verl's RL settings.
+void apply_rollout_placement(const RolloutPlacementFlags& flags, RlSettings& rl);
+
+}  // namespace meshplan
