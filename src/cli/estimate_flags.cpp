@@ -173,6 +173,9 @@ void add_estimate_flags(CLI::App& c, EstimateFlags& f) {
   add_positive(c, "--ulysses", f.ulysses, "Ulysses sequence parallel size (FSDP)");
   c.add_flag("--no-distributed-optimizer", f.no_distributed_optimizer,
              "Megatron: replicate optimizer states");
+  c.add_flag("--no-grad-reduce-in-fp32", f.no_grad_reduce_in_fp32,
+             "Megatron: main gradients kept and reduced in 16 bits (Megatron-core ddp grad_reduce_in_fp32=False, "
+             "as Megatron-Bridge's performance recipes set it)");
   c.add_option("--offload", f.offload, "comma list of params,grads,optimizer");
   c.add_option("--optimizer-offload-fraction", f.optimizer_offload_fraction,
                "Megatron optimizer_offload_fraction")
@@ -277,6 +280,7 @@ Result<EstimateInputs> estimate_inputs(const CLI::App& command, const EstimateFl
   s.recompute_method = f.recompute_method == "block" ? RecomputeMethod::block : RecomputeMethod::uniform;
   s.recompute_num_layers = f.recompute_num_layers;
   s.distributed_optimizer = !f.no_distributed_optimizer;
+  s.grad_reduce_in_fp32 = !f.no_grad_reduce_in_fp32;
   s.zero = static_cast<ZeroStage>(f.zero);
   if (s.backend == Backend::fsdp && !given(command, "--zero")) {
     s.zero = ZeroStage::zero3;

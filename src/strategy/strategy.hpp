@@ -50,6 +50,11 @@ struct Strategy {
   int first_stage_layers = 0;
   int last_stage_layers = 0;
   bool distributed_optimizer = true;    ///< Megatron: shard optimizer states over DP
+  /// Megatron-core DistributedDataParallelConfig.grad_reduce_in_fp32: the main-grad buffer and its
+  /// reduction in fp32. Megatron-LM sets it under bf16 (arguments.py,
+  /// accumulate_allreduce_grads_in_fp32); Megatron-Bridge's performance recipes turn it off
+  /// (cfg.ddp.grad_reduce_in_fp32 = False): the buffer is then in the weights' 16 bits.
+  bool grad_reduce_in_fp32 = true;
   ZeroStage zero = ZeroStage::none;     ///< FSDP/ZeRO stage (backend fsdp: zero3 = FULL_SHARD)
   int fsdp_shard_size = 0;              ///< hybrid shard group size; 0 = the whole DP group
   int ulysses_sp = 1;                   ///< FSDP Ulysses sequence parallel size
@@ -59,6 +64,10 @@ struct Strategy {
 
   int model_parallel_size() const { return tp * pp * cp; }
   int world_size() const { return tp * pp * cp * dp; }
+  /// Bytes per parameter of Megatron's main gradients (kept and reduced in this dtype).
+  double megatron_grad_bytes() const {
+    return grad_reduce_in_fp32 || compute_dtype == Dtype::fp32 ? 4.0 : 2.0;
+  }
 };
 
 enum class WorkloadKind { pretrain, sft, rl };

@@ -41,6 +41,21 @@ TEST_CASE("estimate --json: memory.phases[] with components, peak, capacity, fit
   CHECK_FALSE(j.at("defaults_chosen").empty());
 }
 
+TEST_CASE("estimate --no-grad-reduce-in-fp32: Megatron's main grads in 16 bits, half the bytes") {
+  const std::vector<std::string> args = {"estimate", "--model", "qwen2.5-7b-instruct", "--cluster", "1x8xH100",
+                                         "--tp", "2", "--json"};
+  const auto gradients = [](const test::CliRun& run) {
+    return nlohmann::json::parse(run.out).at("memory").at("phases")[0].at("components").at("gradients").get<double>();
+  };
+  const test::CliRun fp32 = test::run(args);
+  std::vector<std::string> bf16_args = args;
+  bf16_args.push_back("--no-grad-reduce-in-fp32");
+  const test::CliRun bf16 = test::run(bf16_args);
+  REQUIRE(fp32.exit_code == 0);
+  REQUIRE(bf16.exit_code == 0);
+  CHECK(gradients(bf16) == doctest::Approx(gradients(fp32) / 2));
+}
+
 TEST_CASE("estimate --explain prints formulas and sources") {
   const test::CliRun run =
       test::run({"estimate", "--model", "qwen2.5-0.5b", "--cluster", "1x1xA100-80GB", "--explain"});

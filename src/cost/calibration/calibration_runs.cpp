@@ -24,17 +24,22 @@ struct SourceConventions {
   bool flash_attention;
   bool overlaps;  ///< TP-comm, grad-reduce and param-gather overlap
   bool distributed_optimizer;
+  bool grad_reduce_in_fp32;  ///< Megatron main grads in fp32 (false: in 16 bits)
 };
 
 constexpr SourceConventions kSources[] = {
     // Narayanan et al. 2021 (SC21): fp16, activation recomputation (FLOPs by Eq. 3 include it),
     // unfused softmax, no DP/TP overlap, no distributed optimizer (it came in 2022).
-    {"narayanan2021", PublishedMetric::hardware_tflops_per_gpu, Dtype::fp16, Recompute::full, false, false, false},
+    {"narayanan2021", PublishedMetric::hardware_tflops_per_gpu, Dtype::fp16, Recompute::full, false, false, false,
+     true},
     // Megatron-LM README H100 weak scaling (2024): bf16 (MFU = TFLOP/s / 989), model FLOPs,
     // --overlap-grad-reduce --overlap-param-gather --tp-comm-overlap, TE fused attention.
-    {"megatron_readme", PublishedMetric::model_tflops_per_gpu, Dtype::bf16, Recompute::none, true, true, true},
-    // NeMo / Megatron-Bridge performance summary: tokens/s/GPU, TE, overlaps of the recipes.
-    {"nemo_bridge", PublishedMetric::tokens_per_second_per_gpu, Dtype::bf16, Recompute::none, true, true, true},
+    {"megatron_readme", PublishedMetric::model_tflops_per_gpu, Dtype::bf16, Recompute::none, true, true, true, true},
+    // NeMo / Megatron-Bridge performance summary: tokens/s/GPU, TE, overlaps of the recipes; the
+    // recipes keep main grads in 16 bits (scripts/performance/configs/*/*_llm_pretrain.py at v0.2.0-v0.5.x
+    // and perf_recipes/_common.py at v0.6.0: ddp.grad_reduce_in_fp32 = False; every row of
+    // tests/fixtures/nemo_recipe_settings.json).
+    {"nemo_bridge", PublishedMetric::tokens_per_second_per_gpu, Dtype::bf16, Recompute::none, true, true, true, false},
 };
 
 bool contains(const std::string& text, const char* needle) { return text.find(needle) != std::string::npos; }
@@ -124,6 +129,7 @@ Result<CalibrationRun> build_run(const json& row, const EfficiencyConstants& con
   strategy.sequence_parallel = source->overlaps && strategy.tp > 1;
   strategy.recompute = source->recompute;
   strategy.distributed_optimizer = source->distributed_optimizer;
+  strategy.grad_reduce_in_fp32 = source->grad_reduce_in_fp32;
   const std::string precision = json_string(row, "precision");
   strategy.compute_dtype = contains(precision, "FP8") ? Dtype::fp8 : source->default_dtype;
 

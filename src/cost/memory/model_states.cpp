@@ -11,7 +11,6 @@
 namespace meshplan {
 namespace {
 
-constexpr double kMegatronGradBytes = 4;  // fp32 main grads (Megatron forces them with bf16/fp16)
 // PyTorch FSDP as verl runs it (workers/fsdp_workers.py _build_model_optimizer, engine/fsdp.yaml
 // model_dtype: fp32): the sharded parameter is the fp32 master itself, gradients are reduced and
 // kept in its dtype (MixedPrecision reduce_dtype fp32), AdamW's m and v follow it; the bf16
@@ -73,10 +72,10 @@ ModelStateBytes megatron_states(const ModelSpec& model, const Strategy& s, Pipel
   if (s.lora.rank > 0) {
     const double adapters = rank_lora_params(model, s, stage);
     b.lora_adapters =
-        adapters * (weight_bytes(s) + kMegatronGradBytes + optimizer_per_param / dense_optimizer_group(s));
+        adapters * (weight_bytes(s) + s.megatron_grad_bytes() + optimizer_per_param / dense_optimizer_group(s));
     return b;
   }
-  b.gradients = kMegatronGradBytes * p.total();
+  b.gradients = s.megatron_grad_bytes() * p.total();
   b.optimizer =
       optimizer_per_param * (p.dense / dense_optimizer_group(s) + p.expert / expert_optimizer_group(s));
   return b;
@@ -212,10 +211,14 @@ ModelStateBytes model_state_bytes(const ModelSpec& model, const Strategy& s, Pip
       });
   trace_bytes(
       trace, "memory/model_states/gradients", b.gradients,
-      fsdp ? "4 * params / (ZeRO >= 2 ? shard_group : 1)" : "4 * params_on_rank (fp32 main grads)",
-      fsdp ? "FSDP MixedPrecision reduce_dtype fp32: grads in the fp32 param dtype" : "Megatron-LM: 18 = 2 + 4 + 12 bytes/param (formulas.md)", [&] {
-        return fmt::format("params_on_rank={:.4g}, zero={}, offload.grads={}", p.total(),
-                           static_cast<int>(s.zero), s.offload.grads);
+      fsdp ? "4 * params / (ZeRO >= 2 ? shard_group : 1)"
+           : "grad_bytes * params_on_rank (main grads: 4 with grad_reduce_in_fp32, else 2)",
+      fsdp ? "FSDP MixedPrecision reduce_dtype fp32: grads in the fp32 param dtype"
+           : "Megatron-LM: 18 = 2 + 4 + 12 bytes/param (formulas.md); Megatron-core "
+             "DistributedDataParallelConfig.grad_reduce_in_fp32",
+      [&] {
+        return fmt::format("params_on_rank={:.4g}, grad_bytes={}, zero={}, offload.grads={}", p.total(),
+                           fsdp ? 4.0 : s.megatron_grad_bytes(), static_cast<int>(s.zero), s.offload.grads);
       });
   trace_bytes(trace, "memory/model_states/optimizer", b.optimizer,
               fsdp ? "8 * params / (ZeRO >= 1 ? shard_group : 1) * (1 - offloaded fraction) (Adam m, v in fp32)"

@@ -19,9 +19,12 @@ constexpr double kParamBytes = 2.0;       // 16-bit weights gathered for compute
 double megatron_bucket_params(int dp) { return std::max(40e6, 1e6 * dp); }
 
 // Megatron reduces gradients in fp32 under bf16 (arguments.py: bf16 requires
-// accumulate_allreduce_grads_in_fp32) and in 16 bits under fp16; FSDP in verl reduces in fp32
-// (mixed_precision.reduce_dtype).
-double grad_reduce_bytes(const Strategy& strategy) { return strategy.compute_dtype == Dtype::fp16 ? 2.0 : 4.0; }
+// accumulate_allreduce_grads_in_fp32) unless grad_reduce_in_fp32 is off, and in 16 bits under
+// fp16; FSDP in verl reduces in fp32 (mixed_precision.reduce_dtype).
+double grad_reduce_bytes(const Strategy& strategy) {
+  if (strategy.compute_dtype == Dtype::fp16) return 2.0;
+  return strategy.backend == Backend::megatron ? strategy.megatron_grad_bytes() : 4.0;
+}
 
 double recompute_fraction(const StageCompute& compute) {
   return compute.layers_forward_s > 0 ? compute.recompute_s / compute.layers_forward_s : 0.0;

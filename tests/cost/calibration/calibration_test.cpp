@@ -11,12 +11,13 @@
 namespace meshplan {
 namespace {
 
-/// What the time model reaches on NeMo's MoE training rows (docs/accuracy.md: +54.4%, +36.8% and
+/// What the time model reaches on NeMo's MoE training rows (docs/accuracy.md: +54.3%, +39.6% and
 /// +8.1%, with the MoE host-time constants at the top of their physical range), with a small margin.
-/// A MoE row not listed here is held to the largest bound.
+/// GPT-OSS-120B went from +36.8% to +39.6% when its recipe's 16-bit main grads halved its
+/// gradient reduce-scatter. A MoE row not listed here is held to the largest bound.
 constexpr std::pair<const char*, double> kMoeRowBounds[] = {
     {"nemo_bridge_25.11_h100_Qwen3_30B_a3B_16gpu_FP8-CS", 0.56},
-    {"nemo_bridge_25.11_h100_GPT OSS 120B_64gpu_BF16", 0.38},
+    {"nemo_bridge_25.11_h100_GPT OSS 120B_64gpu_BF16", 0.41},
     {"nemo_bridge_25.11_h100_Qwen3_235B_a22B_256gpu_FP8-CS", 0.10},
 };
 

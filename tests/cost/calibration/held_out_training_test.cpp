@@ -25,13 +25,14 @@ struct GroupBound {
   double max;
 };
 
-// docs/accuracy.md, held-out table: H100 dense 3.1% / 5.5%, Blackwell dense 9.3% / 30.8%, H100 MoE
-// 17.4% / 51.5%, Blackwell MoE 30.7% / 210.2%.
+// docs/accuracy.md, held-out table: H100 dense 3.9% / 5.6%, Blackwell dense 8.9% / 31.4%, H100 MoE
+// 17.0% / 51.5%, Blackwell MoE 32.5% / 210.3% (the recipes' 16-bit main grads, session 8; before:
+// 3.1% / 5.5%, 9.3% / 30.8%, 17.4% / 51.5%, 30.7% / 210.2%).
 constexpr GroupBound kBounds[] = {
-    {"H100 dense", 7, 0.04, 0.07},
+    {"H100 dense", 7, 0.045, 0.07},
     {"Blackwell dense", 40, 0.10, 0.33},
     {"H100 MoE", 13, 0.19, 0.54},
-    {"Blackwell MoE", 100, 0.32, 2.15},
+    {"Blackwell MoE", 100, 0.34, 2.15},
 };
 
 std::string group_of(const CalibrationRun& run) {

@@ -38,6 +38,14 @@ TEST_CASE("Llama-2-7B, Megatron TP1 PP1 DP8 with the distributed optimizer: 6 + 
   CHECK(b.on_gpu() == 50538117120.0);
   // Without the distributed optimizer: 18 bytes/param = 121,291,481,088.
   CHECK(on_gpu(test::llama2_7b(), megatron(1, 1, 1, 8, false)) == 121291481088.0);
+  // Main grads in 16 bits (Megatron-core ddp grad_reduce_in_fp32=False, as Megatron-Bridge's
+  // performance recipes set it): 2P = 13,476,831,232; total 5.5P = 37,061,285,888.
+  Strategy bf16_grads = megatron(1, 1, 1, 8, true);
+  bf16_grads.grad_reduce_in_fp32 = false;
+  const ModelStateBytes half = model_state_bytes(test::llama2_7b(), bf16_grads, PipelineStage::first,
+                                                 OffloadMode::training, nullptr);
+  CHECK(half.gradients == 13476831232.0);
+  CHECK(half.on_gpu() == 37061285888.0);
 }
 
 TEST_CASE(
