@@ -32,32 +32,33 @@ struct RlSourceConventions {
   /// (policy.sequence_packing.train_mb_tokens / logprob_mb_tokens in its recipes).
   bool sequence_packing;
   double gpu_memory_utilization;  ///< NeMo RL vllm_cfg 0.6; verl rollout default 0.5
+  bool framework_grads_in_fp32;   ///< Megatron main grads in fp32 (NeMo RL: 16 bits; verl: fp32)
 };
 
 constexpr RlSourceConventions kRlSources[] = {
     // NeMo RL docs/about/performance-summary.md: step times are the mean of 5 steps; T-Max Seq len
     // is prompt + generation (the maximum the recipe allows), G-Average Seq len the mean
     // generation (max_is_total); T-GBS counts samples; DP is derived (GPUs / TP·CP·PP).
-    {"nemorl_v06_", "NeMo RL v0.6 performance summary", 110, true, true, true, 0.6},
-    {"nemorl_v05_", "NeMo RL v0.5 performance summary", 110, true, true, true, 0.6},
+    {"nemorl_v06_", "NeMo RL v0.6 performance summary", 110, true, true, true, 0.6, false},
+    {"nemorl_v05_", "NeMo RL v0.5 performance summary", 110, true, true, true, 0.6, false},
     // NeMo RL v0.3 blog (2025-07-21), Table 1: means over steps 22-29; max sequence length 4096
     // (prompt + generation); avg. generated tokens per sample is the mean response; global batch
     // 512 samples; sequence packing.
-    {"nemorl_v03_", "NeMo RL v0.3 blog", 110, true, true, true, 0.6},
+    {"nemorl_v03_", "NeMo RL v0.3 blog", 110, true, true, true, 0.6, false},
     // verl docs/advance/one_step_off.md and fully_async.md: per-stage times are run means over
     // hundreds of steps while the response length grows; lengths are the configured maxima; the
     // layouts come from the shell scripts at HEAD (config_provenance), not from the run.
-    {"verl_onestepoff_", "verl docs/advance/one_step_off.md", 256, false, false, false, 0.5},
-    {"verl_fullyasync_", "verl docs/advance/fully_async.md", 256, false, false, false, 0.5},
+    {"verl_onestepoff_", "verl docs/advance/one_step_off.md", 256, false, false, false, 0.5, true},
+    {"verl_fullyasync_", "verl docs/advance/fully_async.md", 256, false, false, false, 0.5, true},
     // verl docs/perf/dpsk.md: perf/mfu/actor only (no times); lengths are the example script's maxima.
-    {"verl_dpsk_", "verl docs/perf/dpsk.md", 256, false, false, false, 0.5},
+    {"verl_dpsk_", "verl docs/perf/dpsk.md", 256, false, false, false, 0.5, true},
     // verl GitHub issues: console logs of single steps; lengths are maxima unless the log's
     // response_length/mean is quoted.
-    {"verl_issue", "verl GitHub issues", 256, false, false, false, 0.5},
+    {"verl_issue", "verl GitHub issues", 256, false, false, false, 0.5, true},
     // OpenRLHF README (2024) and benchmark/README.md: PPO with actor, critic, reference and reward
     // models; the time is that of 1024 prompts with one PPO epoch; lengths are maxima (1024/1024).
-    {"openrlhf_readme_", "OpenRLHF README performance table", 256, false, false, false, 0.5},
-    {"openrlhf_bench_", "OpenRLHF benchmark/README.md", 256, false, false, false, 0.5},
+    {"openrlhf_readme_", "OpenRLHF README performance table", 256, false, false, false, 0.5, true},
+    {"openrlhf_bench_", "OpenRLHF benchmark/README.md", 256, false, false, false, 0.5, true},
 };
 
 /// What a row's own recipe sets beyond its source's conventions: the NeMo RL performance recipes
@@ -202,6 +203,11 @@ Result<RlCalibrationRun> build_rl_run(const json& row, const EfficiencyConstants
     strategy.cp = static_cast<int>(json_int(parallel, "cp").value_or(1));
     strategy.ep = static_cast<int>(json_int(parallel, "ep").value_or(1));
     strategy.sequence_parallel = strategy.tp > 1;
+    // NeMo RL keeps Megatron's main grads in 16 bits (policy.megatron_cfg.
+    // distributed_data_parallel_config.grad_reduce_in_fp32: false in examples/configs/
+    // grpo_math_1B.yaml at v0.5.0 and v0.6.0, grpo_math_1B_megatron.yaml at v0.3.0); verl's
+    // Megatron workers keep them in fp32 (utils/megatron_utils.py).
+    strategy.grad_reduce_in_fp32 = source->framework_grads_in_fp32;
   } else if (backend.rfind("fsdp", 0) == 0) {
     // verl fsdp_workers.py ActorRolloutRefWorker.__init__: create_device_mesh(world_size,
     // fsdp_size) shards the actor over all its GPUs (FULL_SHARD; HYBRID_SHARD over groups of

@@ -22,6 +22,9 @@ void map_megatron(const ConfigView& v, Strategy& s) {
               : as_int(v, A("megatron.virtual_pipeline_model_parallel_size"), 1);
   s.sequence_parallel = v.boolean(A("megatron.sequence_parallel")).value_or(false) && s.tp > 1;
   s.distributed_optimizer = v.boolean(A("megatron.use_distributed_optimizer")).value_or(true);
+  // verl utils/megatron_utils.py: DistributedDataParallelConfig(grad_reduce_in_fp32=True) unless
+  // megatron.override_ddp_config says otherwise.
+  s.grad_reduce_in_fp32 = v.boolean(A("megatron.override_ddp_config.grad_reduce_in_fp32")).value_or(true);
   s.offload.params = v.boolean(A("megatron.param_offload")).value_or(false);
   s.offload.grads = v.boolean(A("megatron.grad_offload")).value_or(false);
   s.offload.optimizer = v.boolean(A("megatron.optimizer_offload")).value_or(false);

@@ -39,7 +39,7 @@ TEST_CASE("RL calibration: measured colocated runs, step time per row (docs/accu
     errors.push_back(std::fabs(error));
     // The one KV-limited row: 128 sequences per GB200 replica whose budget runs out part-way
     // (docs/accuracy.md, Concurrency): -31.3% with every sequence at the mean context, -27.9%
-    // with the budget integrated over the response, -30.1% since the fit also weighs the measured
+    // with the budget integrated over the response, -30.2% since the fit also weighs the measured
     // generation phases.
     if (run.id == "nemorl_v05_gb200_qwen3_32b_16gpu_on") CHECK(std::fabs(error) <= 0.31);
     const RlPhaseSeconds phases = rl_phase_seconds(estimate);
@@ -60,7 +60,7 @@ TEST_CASE("RL calibration: measured colocated runs, step time per row (docs/accu
   const double median = errors[errors.size() / 2];
   table << "median |error| " << median * 100 << "%, max " << errors.back() * 100 << "%, rows " << errors.size();
   MESSAGE(table.str());
-  // Today's accuracy on the 18 rows (docs/accuracy.md: median 9.2%, max 30.1%, with the weight
+  // Today's accuracy on the 18 rows (docs/accuracy.md: median 9.2%, max 30.2%, with the weight
   // update's rate fit among the RL constants; 12.4% and 43.2% with it fixed at the post-v0.6
   // measurement), held so that a change that makes it worse is seen. The issue's targets are
   // median 15% and max 35% on unseen runs; held out by source the rows give 16.9% and 47.4%.

@@ -44,5 +44,20 @@ TEST_CASE("rollout data and expert parallel sizes reach the rollout model") {
   CHECK(rl.rollout_ep == 4);
 }
 
+TEST_CASE("Megatron's main grads: fp32 as verl builds its DDP config, 16 bits when override_ddp_config says so") {
+  const auto grads_in_fp32 = [](const std::string& extra) {
+    const std::string script =
+        "python3 -m verl.trainer.main_ppo --config-name=ppo_megatron_trainer "
+        "actor_rollout_ref.model.path=Qwen/Qwen2.5-7B-Instruct trainer.n_gpus_per_node=8 trainer.nnodes=1" +
+        extra + "\n";
+    const Result<VerlLaunch> launch = read_verl_launch({InputText{"run.sh", script}}, VerlReadOptions{});
+    REQUIRE(launch.ok());
+    return verl_to_strategy(launch->config).strategy.grad_reduce_in_fp32;
+  };
+  // verl utils/megatron_utils.py: DistributedDataParallelConfig(grad_reduce_in_fp32=True, ...).
+  CHECK(grads_in_fp32(""));
+  CHECK_FALSE(grads_in_fp32(" +actor_rollout_ref.actor.megatron.override_ddp_config.grad_reduce_in_fp32=False"));
+}
+
 }  // namespace
 }  // namespace meshplan
