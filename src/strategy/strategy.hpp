@@ -55,6 +55,10 @@ struct Strategy {
   /// accumulate_allreduce_grads_in_fp32); Megatron-Bridge's performance recipes turn it off
   /// (cfg.ddp.grad_reduce_in_fp32 = False): the buffer is then in the weights' 16 bits.
   bool grad_reduce_in_fp32 = true;
+  /// Megatron: bytes per parameter of Adam's m and v (fp32: 4 + 4). Megatron-core's precision-aware
+  /// optimizer (OptimizerConfig.use_precision_aware_optimizer, TE FusedAdam) keeps them in
+  /// exp_avg_dtype / exp_avg_sq_dtype; the fp32 master copy stays.
+  double adam_moment_bytes = 8;
   ZeroStage zero = ZeroStage::none;     ///< FSDP/ZeRO stage (backend fsdp: zero3 = FULL_SHARD)
   int fsdp_shard_size = 0;              ///< hybrid shard group size; 0 = the whole DP group
   int ulysses_sp = 1;                   ///< FSDP Ulysses sequence parallel size

@@ -67,7 +67,7 @@ void apply_training_offload(const Strategy& s, ModelStateBytes& b) {
 ModelStateBytes megatron_states(const ModelSpec& model, const Strategy& s, PipelineStage stage) {
   const RankParams p = rank_params(model, s, stage);
   ModelStateBytes b;
-  const double optimizer_per_param = master_bytes(s) + kAdamMomentsBytes;
+  const double optimizer_per_param = master_bytes(s) + s.adam_moment_bytes;
   b.weights = weight_bytes(s) * p.total();
   if (s.lora.rank > 0) {
     const double adapters = rank_lora_params(model, s, stage);
@@ -222,7 +222,8 @@ ModelStateBytes model_state_bytes(const ModelSpec& model, const Strategy& s, Pip
       });
   trace_bytes(trace, "memory/model_states/optimizer", b.optimizer,
               fsdp ? "8 * params / (ZeRO >= 1 ? shard_group : 1) * (1 - offloaded fraction) (Adam m, v in fp32)"
-                   : "12 * (dense / (DP*CP) + expert / (world/(ETP*EP*PP))) with the distributed optimizer, "
+                   : "(4 master + Adam m, v: 8, or their precision-aware dtypes) * (dense / (DP*CP) + expert / "
+                     "(world/(ETP*EP*PP))) with the distributed optimizer, "
                      "else 12 * params_on_rank; * (1 - optimizer_offload_fraction)",
               "ZeRO §3.1; Megatron distributed optimizer 6 + 12/d (formulas.md)", [&] {
                 return fmt::format(

@@ -22,9 +22,21 @@ void map_megatron(const ConfigView& v, Strategy& s) {
               : as_int(v, A("megatron.virtual_pipeline_model_parallel_size"), 1);
   s.sequence_parallel = v.boolean(A("megatron.sequence_parallel")).value_or(false) && s.tp > 1;
   s.distributed_optimizer = v.boolean(A("megatron.use_distributed_optimizer")).value_or(true);
-  // verl utils/megatron_utils.py: DistributedDataParallelConfig(grad_reduce_in_fp32=True) unless
-  // megatron.override_ddp_config says otherwise.
-  s.grad_reduce_in_fp32 = v.boolean(A("megatron.override_ddp_config.grad_reduce_in_fp32")).value_or(true);
+  // verl utils/megatron/optimizer.py: with optim.use_precision_aware_optimizer (keys since
+  // 64ea4542c, 2026-06) Megatron keeps Adam's m and v in optim.exp_avg_dtype / exp_avg_sq_dtype,
+  // and the engine (workers/engine/megatron/transformer_impl.py) reduces gradients in
+  // optim.main_grads_dtype; otherwise DistributedDataParallelConfig(grad_reduce_in_fp32=True)
+  // (utils/megatron_utils.py). megatron.override_ddp_config.grad_reduce_in_fp32 wins over both.
+  const bool precision_aware = v.boolean(A("optim.use_precision_aware_optimizer")).value_or(false);
+  const auto dtype_bytes = [&](const char* key) {
+    const std::string dtype = v.text(A(key)).value_or("fp32");
+    return dtype == "bf16" || dtype == "fp16" || dtype == "bfloat16" || dtype == "float16" ? 2.0 : 4.0;
+  };
+  if (precision_aware) {
+    s.adam_moment_bytes = dtype_bytes("optim.exp_avg_dtype") + dtype_bytes("optim.exp_avg_sq_dtype");
+  }
+  s.grad_reduce_in_fp32 = v.boolean(A("megatron.override_ddp_config.grad_reduce_in_fp32"))
+                              .value_or(!precision_aware || dtype_bytes("optim.main_grads_dtype") == 4.0);
   s.offload.params = v.boolean(A("megatron.param_offload")).value_or(false);
   s.offload.grads = v.boolean(A("megatron.grad_offload")).value_or(false);
   s.offload.optimizer = v.boolean(A("megatron.optimizer_offload")).value_or(false);

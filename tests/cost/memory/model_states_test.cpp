@@ -46,6 +46,10 @@ TEST_CASE("Llama-2-7B, Megatron TP1 PP1 DP8 with the distributed optimizer: 6 + 
                                                  OffloadMode::training, nullptr);
   CHECK(half.gradients == 13476831232.0);
   CHECK(half.on_gpu() == 37061285888.0);
+  // Adam's m and v in bf16 too (precision-aware optimizer): (4 + 2 + 2)P / 8 = P = 6,738,415,616.
+  bf16_grads.adam_moment_bytes = 4;
+  CHECK(model_state_bytes(test::llama2_7b(), bf16_grads, PipelineStage::first, OffloadMode::training, nullptr)
+            .optimizer == 6738415616.0);
 }
 
 TEST_CASE(

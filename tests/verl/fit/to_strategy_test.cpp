@@ -57,6 +57,31 @@ TEST_CASE("Megatron's main grads: fp32 as verl builds its DDP config, 16 bits wh
   // verl utils/megatron_utils.py: DistributedDataParallelConfig(grad_reduce_in_fp32=True, ...).
   CHECK(grads_in_fp32(""));
   CHECK_FALSE(grads_in_fp32(" +actor_rollout_ref.actor.megatron.override_ddp_config.grad_reduce_in_fp32=False"));
+  // The precision-aware optimizer with bf16 main grads (workers/engine/megatron/transformer_impl.py).
+  const std::string precision_aware =
+      " actor_rollout_ref.actor.optim.use_precision_aware_optimizer=True"
+      " actor_rollout_ref.actor.optim.main_grads_dtype=bf16";
+  CHECK_FALSE(grads_in_fp32(precision_aware));
+  CHECK(grads_in_fp32(" actor_rollout_ref.actor.optim.main_grads_dtype=bf16"));  // not precision-aware: ignored
+  CHECK(grads_in_fp32(precision_aware +
+                      " +actor_rollout_ref.actor.megatron.override_ddp_config.grad_reduce_in_fp32=True"));
+}
+
+TEST_CASE("the precision-aware optimizer's Adam moments in their dtypes (verl utils/megatron/optimizer.py)") {
+  const auto moment_bytes = [](const std::string& extra) {
+    const std::string script =
+        "python3 -m verl.trainer.main_ppo --config-name=ppo_megatron_trainer "
+        "actor_rollout_ref.model.path=Qwen/Qwen2.5-7B-Instruct trainer.n_gpus_per_node=8 trainer.nnodes=1" +
+        extra + "\n";
+    const Result<VerlLaunch> launch = read_verl_launch({InputText{"run.sh", script}}, VerlReadOptions{});
+    REQUIRE(launch.ok());
+    return verl_to_strategy(launch->config).strategy.adam_moment_bytes;
+  };
+  CHECK(moment_bytes("") == 8);
+  CHECK(moment_bytes(" actor_rollout_ref.actor.optim.exp_avg_dtype=bf16") == 8);  // needs precision-aware
+  CHECK(moment_bytes(" actor_rollout_ref.actor.optim.use_precision_aware_optimizer=True"
+                     " actor_rollout_ref.actor.optim.exp_avg_dtype=bf16 actor_rollout_ref.actor.optim.exp_avg_sq_dtype=bf16") ==
+        4);
 }
 
 }  // namespace
