@@ -182,6 +182,9 @@ SETTINGS = [
     ("overlap_param_gather_with_optimizer_step", "optimizer.overlap_param_gather_with_optimizer_step"),
     ("nccl_ub", "ddp.nccl_ub"),
     ("use_precision_aware_optimizer", "optimizer.use_precision_aware_optimizer"),
+    ("main_grads_dtype", "optimizer.main_grads_dtype"),
+    ("exp_avg_dtype", "optimizer.exp_avg_dtype"),
+    ("exp_avg_sq_dtype", "optimizer.exp_avg_sq_dtype"),
     ("grad_reduce_in_fp32", "ddp.grad_reduce_in_fp32"),
     ("mixed_precision_grad_reduce_in_fp32", "mixed_precision.grad_reduce_in_fp32"),
     ("pipeline_model_parallel_layout", "model.pipeline_model_parallel_layout"),
@@ -1919,6 +1922,8 @@ def jsonable(v):
         return {str(k): jsonable(x) for k, x in v.items()}
     if isinstance(v, (str, int, float, bool)) or v is None:
         return v
+    if isinstance(v, External) and v.name.startswith("torch.") and v.name.count(".") == 1:
+        return v.name  # a dtype such as torch.bfloat16 (optimizer main_grads_dtype, exp_avg_dtype)
     if isinstance(v, (External, Instance)):
         return None
     return str(v)

@@ -44,6 +44,7 @@ std::string strategy_line(const Strategy& s, const Workload& w) {
     line += s.sequence_parallel ? " sequence-parallel" : "";
   }
   line += fmt::format(", micro-batch {}, recompute {}", s.micro_batch, recompute_name(s.recompute));
+  if (s.recompute == Recompute::selective) line += fmt::format(" ({})", recompute_module_names(s.recompute_modules));
   if (s.lora.rank > 0) line += fmt::format(", LoRA rank {}", s.lora.rank);
   if (w.kind != WorkloadKind::rl)
     line += fmt::format(", seq {} x global batch {}", w.seq_len, w.global_batch);
@@ -80,6 +81,9 @@ nlohmann::json estimate_json(const ModelSpec& model, const Cluster& cluster, con
                    {"dp", s.dp},
                    {"micro_batch", s.micro_batch},
                    {"recompute", recompute_name(s.recompute)},
+                   {"recompute_modules", s.recompute == Recompute::selective
+                                             ? recompute_module_list(s.recompute_modules)
+                                             : std::vector<std::string>{}},
                    {"sequence_parallel", s.sequence_parallel},
                    {"distributed_optimizer", s.distributed_optimizer},
                    {"zero", static_cast<int>(s.zero)},

@@ -36,6 +36,21 @@ Status parse_offload(const std::string& list, Offload& offload) {
   return Ok{};
 }
 
+/// --recompute-modules: Megatron-core's module names, comma-separated; "" keeps the default list.
+Status parse_recompute_modules(const std::vector<std::string>& names, std::uint16_t& modules) {
+  if (names.empty()) return Ok{};
+  modules = 0;
+  for (const std::string& name : names) {
+    const auto module = recompute_module_of(name);
+    if (!module) {
+      return Error{"", 0, "--recompute-modules",
+                   fmt::format("unknown module '{}'; valid: {}", name, known_recompute_module_names())};
+    }
+    modules |= *module;
+  }
+  return Ok{};
+}
+
 std::vector<std::string> split_list(const std::string& text) {
   std::vector<std::string> items;
   std::size_t start = 0;
@@ -167,6 +182,9 @@ void add_estimate_flags(CLI::App& c, EstimateFlags& f) {
       ->check(CLI::IsMember({"uniform", "block"}));
   add_positive(c, "--recompute-num-layers", f.recompute_num_layers,
                "layers per chunk (uniform) or count (block)");
+  c.add_option("--recompute-modules", f.recompute_modules,
+               "selective recompute: Megatron-core recompute_modules, comma list of core_attn, moe_act, "
+               "layernorm, mla_up_proj, mlp, moe, shared_experts (default core_attn)");
   c.add_flag("--sequence-parallel", f.sequence_parallel, "Megatron sequence parallelism (with TP)");
   c.add_option("--zero", f.zero, "ZeRO stage 0..3 (FSDP backend)")->check(number_between(0, 3));
   add_positive(c, "--fsdp-shard-size", f.fsdp_shard_size, "hybrid-shard group size (verl fsdp_size)");
@@ -279,6 +297,13 @@ Result<EstimateInputs> estimate_inputs(const CLI::App& command, const EstimateFl
   }
   s.recompute_method = f.recompute_method == "block" ? RecomputeMethod::block : RecomputeMethod::uniform;
   s.recompute_num_layers = f.recompute_num_layers;
+  if (Status modules = parse_recompute_modules(split_list(f.recompute_modules), s.recompute_modules); !modules) {
+    return modules.error();
+  }
+  if (given(command, "--recompute-modules") && s.recompute != Recompute::selective) {
+    return Error{"", 0, "--recompute-modules", "takes effect only with --recompute selective (Megatron-core "
+                                               "reads recompute_modules under recompute_granularity=selective)"};
+  }
   s.distributed_optimizer = !f.no_distributed_optimizer;
   s.grad_reduce_in_fp32 = !f.no_grad_reduce_in_fp32;
   s.zero = static_cast<ZeroStage>(f.zero);

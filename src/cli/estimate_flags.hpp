@@ -20,7 +20,7 @@ namespace meshplan {
 
 /// Raw flag values, as CLI11 fills them.
 struct EstimateFlags {
-  std::string model, cluster, gpu_catalog, workload = "pretrain", backend = "megatron", recompute = "none",
+  std::string model, cluster, gpu_catalog, workload = "pretrain", backend = "megatron", recompute = "none", recompute_modules,
                                            recompute_method = "uniform", offload, dtype = "bf16",
                                            rollout_engine = "vllm", lora_targets = "all-linear";
   int tp = 1, pp = 1, vpp = 1, cp = 1, ep = 1, etp = 1, dp = 0, micro_batch = 1, recompute_num_layers = 1,

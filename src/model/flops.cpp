@@ -38,14 +38,23 @@ ForwardFlops forward_flops_per_token(const ModelSpec& model, std::int64_t seq_le
     flops.attention_scores += 5.0 * static_cast<double>(linear.num_layers * linear.num_value_heads) *
                               static_cast<double>(linear.value_head_dim * linear.key_head_dim);
   }
-  double mlp_params = static_cast<double>(model.params.dense_mlp);
+  if (attention.kind == AttentionKind::mla) {
+    // q_b_proj (q_proj when q is not compressed) and kv_b_proj: the up projections from the latents.
+    const double q_input = static_cast<double>(attention.q_lora_rank > 0 ? attention.q_lora_rank : model.hidden_size);
+    flops.mla_up_projections =
+        2.0 * static_cast<double>(model.num_attention_layers()) * heads *
+        (q_input * qk_dim + static_cast<double>(attention.kv_lora_rank) *
+                                static_cast<double>(attention.qk_nope_head_dim + attention.v_head_dim));
+  }
+  flops.dense_mlp = 2.0 * static_cast<double>(model.params.dense_mlp);
   if (model.moe) {
     const MoeSpec& moe = *model.moe;
     const double moe_layers = static_cast<double>(moe.num_moe_layers);
-    mlp_params += moe_layers * (static_cast<double>(moe.experts_per_token * moe.routed_expert_params) +
-                                static_cast<double>(moe.shared_expert_params + moe.router_params));
+    flops.routed_experts = 2.0 * moe_layers * static_cast<double>(moe.experts_per_token * moe.routed_expert_params);
+    flops.shared_experts = 2.0 * moe_layers * static_cast<double>(moe.shared_expert_params);
+    flops.routers = 2.0 * moe_layers * static_cast<double>(moe.router_params);
   }
-  flops.mlp = 2.0 * mlp_params;
+  flops.mlp = flops.dense_mlp + flops.routed_experts + flops.shared_experts + flops.routers;
   flops.lm_head = 2.0 * static_cast<double>(model.vocab_size * model.hidden_size);
   if (model.vision) {
     // Each merged image token comes from spatial_merge^2 patches that went through the tower;

@@ -15,6 +15,12 @@ struct ForwardFlops {
   double mlp = 0;                    ///< dense MLPs + shared experts + top-k routed experts + routers
   double lm_head = 0;                ///< output projection to the vocabulary
   double vision = 0;                 ///< vision tower, per image token it produces (0: text only)
+  // Parts of the sums above that Megatron-core can recompute on their own (recompute_modules):
+  double dense_mlp = 0;           ///< the dense layers' MLPs (part of mlp)
+  double shared_experts = 0;      ///< MoE layers' shared experts (part of mlp)
+  double routed_experts = 0;      ///< the top-k routed experts (part of mlp)
+  double routers = 0;             ///< MoE routers' gate GEMMs (part of mlp)
+  double mla_up_projections = 0;  ///< MLA q and kv up projections (part of attention_projections)
 
   double total() const { return attention_projections + attention_scores + mlp + lm_head; }
 };

@@ -3,6 +3,8 @@
 // switches behind the time estimate's assumptions.
 #include <fmt/format.h>
 
+#include <algorithm>
+
 #include "report/launch.hpp"
 #include "report/megatron_model_args.hpp"
 
@@ -42,7 +44,15 @@ void parallel_args(const LaunchSpec& launch, std::vector<std::string>& args) {
   if (launch.time.tp_comm_overlap && s.tp > 1 && s.sequence_parallel) arg("--tp-comm-overlap");
   arg("--micro-batch-size", std::to_string(s.micro_batch));
   arg("--global-batch-size", std::to_string(launch.workload.global_batch));
-  if (s.recompute == Recompute::selective) arg("--recompute-granularity", "selective");
+  if (s.recompute == Recompute::selective) {
+    arg("--recompute-granularity", "selective");
+    // arguments.py: --recompute-modules takes the module names space-separated (nargs='*').
+    if (s.recompute_modules != kDefaultRecomputeModules) {
+      std::string names = recompute_module_names(s.recompute_modules);
+      std::replace(names.begin(), names.end(), ',', ' ');
+      arg("--recompute-modules", names);
+    }
+  }
   if (s.recompute == Recompute::full) {
     arg("--recompute-granularity", "full");
     arg("--recompute-method", s.recompute_method == RecomputeMethod::block ? "block" : "uniform");

@@ -38,6 +38,9 @@ void add_megatron(std::vector<std::string>& o, const Strategy& s, const RlSettin
   if (s.last_stage_layers > 0) add(o, "+" + t + "num_layers_in_last_pipeline_stage", std::to_string(s.last_stage_layers));
   if (s.recompute == Recompute::selective) {
     add(o, t + "recompute_granularity", "selective");
+    if (s.recompute_modules != kDefaultRecomputeModules) {
+      add(o, t + "recompute_modules", "[" + recompute_module_names(s.recompute_modules) + "]");
+    }
   } else if (s.recompute == Recompute::full) {
     add(o, t + "recompute_granularity", "full");
     add(o, t + "recompute_method", s.recompute_method == RecomputeMethod::block ? "block" : "uniform");

@@ -41,10 +41,11 @@ std::optional<std::pair<int, int>> own_split(const Strategy& s, std::int64_t num
   return std::pair<int, int>{s.first_stage_layers, s.last_stage_layers};
 }
 
-// The search's recompute for a choice sets its own layer count; a launch with another count is
-// outside the space.
+// The search's recompute for a choice sets its own layer count and Megatron-core's default
+// selective modules; a launch with another count or other modules is outside the space.
 bool recompute_reachable(const Strategy& s, std::int64_t num_layers) {
   if (s.backend == Backend::fsdp) return true;  // gradient checkpointing on or off
+  if (s.recompute == Recompute::selective) return s.recompute_modules == kDefaultRecomputeModules;
   Strategy probe = s;
   apply_recompute(probe, recompute_of(s), num_layers);
   return probe.recompute_num_layers == s.recompute_num_layers || s.recompute != Recompute::full;
@@ -145,8 +146,10 @@ std::vector<std::string> outside_space(const SearchSpace& space, const Strategy&
   const OffloadChoice offload = offload_choice(s.offload, w.kind == WorkloadKind::rl && w.rl.ref_param_offload);
   need(contains(space.offload, offload), "offload=" + offload_choice_name(offload));
   need(contains(space.recompute, recompute_of(s)) && recompute_reachable(s, num_layers),
-       fmt::format("recompute={} with recompute_num_layers={}", recompute_choice_name(recompute_of(s)),
-                   s.recompute_num_layers));
+       s.recompute == Recompute::selective
+           ? fmt::format("recompute=selective with recompute_modules=[{}]", recompute_module_names(s.recompute_modules))
+           : fmt::format("recompute={} with recompute_num_layers={}", recompute_choice_name(recompute_of(s)),
+                         s.recompute_num_layers));
   need(space.lora.rank == s.lora.rank, fmt::format("lora_rank={}", s.lora.rank));
   if (w.kind != WorkloadKind::rl) {
     need(contains(space.micro_batch, s.micro_batch), fmt::format("mb={}", s.micro_batch));

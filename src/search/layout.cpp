@@ -104,6 +104,7 @@ void apply_recompute(Strategy& strategy, RecomputeChoice choice, std::int64_t nu
   strategy.recompute = Recompute::none;
   strategy.recompute_method = RecomputeMethod::uniform;
   strategy.recompute_num_layers = 0;
+  strategy.recompute_modules = kDefaultRecomputeModules;
   switch (choice) {
     case RecomputeChoice::none: break;
     case RecomputeChoice::selective: strategy.recompute = Recompute::selective; break;

@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "hardware/gpu_spec.hpp"
+#include "strategy/recompute_modules.hpp"
 
 namespace meshplan {
 
@@ -44,6 +45,8 @@ struct Strategy {
   Recompute recompute = Recompute::none;
   RecomputeMethod recompute_method = RecomputeMethod::uniform;
   int recompute_num_layers = 0;         ///< full recompute: layers per chunk (uniform) or count (block)
+  /// Selective recompute: the RecomputeModule flags Megatron-core recomputes (recompute_modules).
+  std::uint16_t recompute_modules = kDefaultRecomputeModules;
   /// Uneven pipeline split (Megatron --decoder-first/last-pipeline-num-layers; TransformerConfig
   /// num_layers_in_first/last_pipeline_stage): decoder layers on the first / last stage, 0 = not
   /// set (the stages share the layers evenly). strategy/pipeline_split.hpp reads them.

@@ -105,7 +105,7 @@ struct Rule {
 };
 
 // Evaluation order: cheapest and most basic first, so `first_violation` prunes early.
-const std::array<Rule, 22> kRules{{
+const std::array<Rule, 23> kRules{{
     {{"strategy.positive", "every parallel size and the micro-batch are at least 1", "Megatron arguments.py"},
      [](const Inputs& in) {
        const Strategy& s = in.s;
@@ -281,6 +281,18 @@ const std::array<Rule, 22> kRules{{
      [](const Inputs& in, Violation& v) {
        v.message = fmt::format("recompute_num_layers={} exceeds the {} layers per pipeline chunk",
                                in.s.recompute_num_layers, in.m.num_layers / std::max(1, in.s.pp * in.s.vpp));
+     }},
+    {{"recompute.mla-up-proj", "mla_up_proj is recomputed only in multi-latent attention",
+      "Megatron-core TransformerConfig.__post_init__ (recompute_modules)"},
+     [](const Inputs& in) {
+       return in.s.backend == Backend::megatron && in.s.recompute == Recompute::selective &&
+              (in.s.recompute_modules & kRecomputeMlaUpProj) != 0 && in.m.attention.kind != AttentionKind::mla;
+     },
+     [](const Inputs& in, Violation& v) {
+       v.message = fmt::format("mla_up_proj in recompute_modules is only supported with multi_latent_attention; {} "
+                               "uses standard attention",
+                               in.m.name);
+       v.valid = "recompute_modules without mla_up_proj";
      }},
     {{"batch.global-divisible", "the global batch is a multiple of DP x micro-batch (pretrain/SFT)",
       "Megatron arguments.py (global batch divisible by micro batch x DP)"},

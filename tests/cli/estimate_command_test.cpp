@@ -87,6 +87,14 @@ TEST_CASE("estimate: bad inputs exit 2 with the flag named") {
             .exit_code == 2);
   CHECK(test::run({"estimate", "--model", "qwen2.5-7b-instruct", "--cluster", "1x8xA100-80GB", "--zero", "4"})
             .exit_code == 2);
+  const auto modules = test::run({"estimate", "--model", "qwen2.5-7b-instruct", "--cluster", "1x8xA100-80GB",
+                                  "--recompute", "selective", "--recompute-modules", "mlp,attn"});
+  CHECK(modules.exit_code == 2);
+  CHECK(modules.err.find("--recompute-modules") != std::string::npos);
+  CHECK(modules.err.find("unknown module 'attn'") != std::string::npos);
+  CHECK(test::run({"estimate", "--model", "qwen2.5-7b-instruct", "--cluster", "1x8xA100-80GB",
+                   "--recompute-modules", "mlp"})
+            .exit_code == 2);
   CHECK(test::run({"estimate", "--model", "qwen2.5-7b-instruct", "--cluster", "1x8xA100-80GB",
                    "--gpu-memory-utilization", "1.5"})
             .exit_code == 2);

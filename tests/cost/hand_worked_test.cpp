@@ -85,6 +85,42 @@ TEST_CASE("FP8 (Transformer Engine): linear layers keep their inputs at 1 byte a
   CHECK(layer_split(megatron).linear_input_bytes == 2.0);
 }
 
+TEST_CASE("selective recompute of Megatron-core modules drops what each module would keep") {
+  // Megatron-core transformer_config.py recompute_modules, on the toy shapes above (sb 10, h 8).
+  const auto bytes = [](const LayerShape& shape, std::uint16_t modules) {
+    return layer_activation_bytes(shape, LayerSplit{1, false, 1}, 10, 10, 1, {Recompute::selective, modules},
+                                  plain());
+  };
+  // MoE toy, 3360 without recompute (replicated 640, routed 2720).
+  // "moe_act": each routed copy drops its 2 x 16 fc2 input: 10 tokens x 2 x 32 = 640 less: 2720.
+  CHECK(bytes(moe_toy(), kRecomputeMoeAct) == 2720);
+  // "layernorm": the MoE layer's pre-MLP norm is a module of its own, its output 2sbh = 160 goes;
+  // the input norm is fused into QKV (no MLA) and stays: 3200.
+  CHECK(bytes(moe_toy(), kRecomputeLayernorm) == 3200);
+  // "moe": the layer keeps its 16-bit input (160, as the norm output was) and nothing routed: 640.
+  CHECK(bytes(moe_toy(), kRecomputeMoe) == 640);
+  CHECK(bytes(moe_toy(), kRecomputeMoe | kRecomputeLayernorm) == 480);
+  // Dense toy, 2280 (replicated 640; sharded Q, K 320, V 160, o 160, LSE 40, SwiGLU 960).
+  LayerShape dense;
+  dense.hidden = 8;
+  dense.heads = 1;
+  dense.q_width = dense.k_width = dense.v_width = dense.o_width = 8;
+  dense.ffn = 16;
+  // "mlp": the fused norm keeps the MLP's input; the fc1 input 160 and the SwiGLU tensors 960 go: 1160.
+  CHECK(bytes(dense, kRecomputeMlp) == 1160);
+  // "core_attn" with FlashAttention, "moe" on a dense layer: nothing stored changes.
+  CHECK(bytes(dense, kRecomputeCoreAttn | kRecomputeMoe) == 2280);
+  // MLA toy: the dense toy with latents of width 12 (2sb x 12 = 240): 2520.
+  LayerShape mla = dense;
+  mla.latent_width = 12;
+  CHECK(bytes(mla, 0) == 2520);
+  // "mla_up_proj": the up-projected Q, K (320) and V (160) go once core attention has run: 2040.
+  CHECK(bytes(mla, kRecomputeMlaUpProj) == 2040);
+  // "layernorm": MLA's input norm is its own module: its output (the down projections' input, 160) goes.
+  CHECK(bytes(mla, kRecomputeLayernorm) == 2360);
+  CHECK(bytes(mla, kRecomputeMlaUpProj | kRecomputeLayernorm) == 1880);
+}
+
 TEST_CASE("MLA latents are not split by TP") {
   LayerShape shape;
   shape.hidden = 8;

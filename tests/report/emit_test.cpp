@@ -151,6 +151,19 @@ TEST_CASE("emit megatron: pretrain_gpt.py arguments for the fixed plan") {
   }
 }
 
+TEST_CASE("emit: selective recompute names its Megatron-core modules unless they are the default") {
+  Fixture f;
+  f.workload.kind = WorkloadKind::pretrain;
+  f.strategy.recompute = Recompute::selective;
+  CHECK(emit_megatron(f.launch()).find("--recompute-modules") == std::string::npos);  // ["core_attn"]
+  f.strategy.recompute_modules = kRecomputeMoeAct | kRecomputeLayernorm;
+  // megatron/training/arguments.py: --recompute-modules takes the names space-separated.
+  CHECK(emit_megatron(f.launch()).find("--recompute-modules moe_act layernorm \\") != std::string::npos);
+  f.workload.kind = WorkloadKind::rl;
+  CHECK(emit_verl(f.launch()).find("override_transformer_config.recompute_modules=[moe_act,layernorm] \\") !=
+        std::string::npos);
+}
+
 TEST_CASE("emit megatron: the time estimate's assumptions are the launch's switches") {
   Fixture f;
   f.workload.kind = WorkloadKind::pretrain;

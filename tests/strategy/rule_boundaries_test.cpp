@@ -141,6 +141,12 @@ const std::vector<BoundaryCase>& cases() {
             x.s.recompute_method = RecomputeMethod::block; x.s.recompute_num_layers = 14; return x; },
        [] { Setup x = base(); x.s.pp = 2; x.s.dp = 4; x.s.recompute = Recompute::full;
             x.s.recompute_method = RecomputeMethod::block; x.s.recompute_num_layers = 15; return x; }},
+      // Selective recompute of mla_up_proj: an MLA model passes, the standard-attention shape fails.
+      {"recompute.mla-up-proj",
+       [] { Setup x = base(); x.m.attention.kind = AttentionKind::mla; x.s.recompute = Recompute::selective;
+            x.s.recompute_modules = kRecomputeMlaUpProj; return x; },
+       [] { Setup x = base(); x.s.recompute = Recompute::selective; x.s.recompute_modules = kRecomputeMlaUpProj;
+            return x; }},
       // DP 8 x micro 2 = 16: global 64 passes, 56 = 3 x 16 + 8 fails.
       {"batch.global-divisible", [] { Setup x = base(); x.s.micro_batch = 2; return x; },
        [] { Setup x = base(); x.s.micro_batch = 2; x.w.global_batch = 56; return x; }},

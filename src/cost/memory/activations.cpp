@@ -46,7 +46,7 @@ LayerShape attention_shape(const ModelSpec& model) {
 }
 
 double layer_bytes(const LayerShape& shape, const LayerSplit& split, const MicroBatchShape& mb,
-                   Recompute recompute, const MemoryOptions& options) {
+                   LayerRecompute recompute, const MemoryOptions& options) {
   return layer_activation_bytes(shape, split, mb.seq_tokens, mb.kv_tokens, mb.sequences, recompute, options);
 }
 
@@ -67,7 +67,7 @@ LayerShape linear_layer(const ModelSpec& model, LayerShape shape) {
 /// linear-attention layers (exact when its layers follow the model's pattern, e.g. whole
 /// full_attention_interval groups). `largest`: the larger of the two kinds instead.
 double mixed_layer_bytes(const ModelSpec& model, const LayerShape& shape, const LayerSplit& split,
-                         const MicroBatchShape& mb, Recompute recompute, const MemoryOptions& options,
+                         const MicroBatchShape& mb, LayerRecompute recompute, const MemoryOptions& options,
                          bool largest = false) {
   const double attention = layer_bytes(shape, split, mb, recompute, options);
   const double share = linear_share(model);
@@ -121,12 +121,12 @@ LayerShape moe_layer_shape(const ModelSpec& model, double capacity_factor) {
 }
 
 double layer_activation_bytes(const LayerShape& shape, const LayerSplit& split, double s, double kv_s,
-                              double b, Recompute recompute, const MemoryOptions& options) {
+                              double b, LayerRecompute recompute, const MemoryOptions& options) {
   const double t = std::max(split.tp, 1.0);
   const double r = split.sequence_parallel ? t : 1.0;  // divisor of the parts only SP splits
   const double sb = s * b;
   const double h = shape.hidden;
-  if (recompute == Recompute::full) return 2.0 * sb * h / r;  // Table 2: only the layer input
+  if (recompute.granularity == Recompute::full) return 2.0 * sb * h / r;  // Table 2: only the layer input
 
   double replicated = 0;  // LayerNorm inputs, QKV/fc1 inputs, dropout masks (Korthikanti: 10sbh)
   double sharded = 0;     // split by TP (Korthikanti: 24sbh + 5as^2b)
@@ -134,35 +134,58 @@ double layer_activation_bytes(const LayerShape& shape, const LayerSplit& split, 
   // Dropout (Table 2 assumes it on): the config's rates, or every mask with options.dropout.
   const bool hidden_dropout = options.dropout || shape.hidden_dropout;
   const bool attention_dropout = options.dropout || shape.attention_dropout;
+  const bool moe_layer = shape.experts > 0;
+  const bool mla = shape.latent_width > 0;
+  // Megatron-core "layernorm" recompute drops a norm's output where the norm is a module of its
+  // own (transformer_layer.py: not an IdentityOp): MLA's input norm and a MoE layer's pre-MLP norm
+  // (gpt_layer_specs.py); elsewhere Transformer Engine fuses the norm into the next linear.
+  const bool drop_input_norm_output = mla && recompute.recomputes(kRecomputeLayernorm);
+  const bool drop_mlp_norm_output = moe_layer && recompute.recomputes(kRecomputeLayernorm);
   // Attention block (§4.1): norm input 2sbh, shared QKV input 2sbh (what the QKV projection
   // keeps: 1 byte under FP8), Q and K for QK^T, V, the output projection input, dropout mask sbh.
   const double in_bytes = split.linear_input_bytes;
-  replicated += 2.0 * sb * h + in_bytes * sb * h + (hidden_dropout ? sb * h : 0.0);
+  replicated += 2.0 * sb * h + (drop_input_norm_output ? 0.0 : in_bytes * sb * h) + (hidden_dropout ? sb * h : 0.0);
   if (shape.linear_mixer > 0) {
     sharded += sb * shape.linear_mixer;  // a linear-attention mixer: no scores, heads split by TP
   } else {
-    sharded += 2.0 * sb * (shape.q_width + shape.k_width) + 2.0 * sb * shape.v_width + 2.0 * sb * shape.o_width;
+    // "mla_up_proj" (multi_latent_attention.py qkv_up_checkpoint) discards the up-projected Q, K
+    // and V once core attention has run; the latents below stay.
+    if (!(mla && recompute.recomputes(kRecomputeMlaUpProj))) {
+      sharded += 2.0 * sb * (shape.q_width + shape.k_width) + 2.0 * sb * shape.v_width;
+    }
+    sharded += 2.0 * sb * shape.o_width;
     // The attention output is kept by the attention kernel; an FP8 output projection keeps its
     // own quantized copy beside it.
     if (in_bytes < 2.0) sharded += in_bytes * sb * shape.o_width;
     if (options.flash_attention) {
       sharded += 4.0 * shape.heads * sb;  // FlashAttention keeps only the fp32 row log-sum-exp
-    } else if (recompute != Recompute::selective) {
+    } else if (!recompute.recomputes(kRecomputeCoreAttn)) {
       // softmax output 2as^2b (+ dropout mask as^2b + dropout output 2as^2b) = 5as^2b
       sharded += (attention_dropout ? 5.0 : 2.0) * shape.heads * s * kv_s * b;
     }
   }
   unsplit += 2.0 * sb * shape.latent_width;
   // MLP block: norm input 2sbh, fc1 input 2sbh (1 byte under FP8), inner activations, dropout mask sbh.
-  replicated += 2.0 * sb * h + in_bytes * sb * h + (hidden_dropout ? sb * h : 0.0);
-  sharded += sb * mlp_inner_bytes_per_token(shape.ffn, shape.gated, in_bytes);
-  if (shape.experts > 0) {
+  // "mlp" (dense layers) and "moe" recompute keep only the block's input (transformer_layer.py,
+  // moe_layer.py: tensor_parallel.checkpoint): a dense MLP's input is the norm input its fused
+  // norm already keeps, a MoE layer's is the 16-bit pre-MLP norm output. "shared_experts" drops
+  // the shared experts' inner activations, "moe_act" the routed experts' activation output
+  // (experts.py TEGroupedMLP activation_checkpoint), each rebuilt in the backward.
+  const bool whole_block = moe_layer ? recompute.recomputes(kRecomputeMoe) : recompute.recomputes(kRecomputeMlp);
+  double norm_output_bytes = whole_block ? (moe_layer ? 2.0 : 0.0) : in_bytes;
+  if (drop_mlp_norm_output) norm_output_bytes = 0.0;
+  replicated += 2.0 * sb * h + norm_output_bytes * sb * h + (hidden_dropout ? sb * h : 0.0);
+  if (!whole_block && !(moe_layer && recompute.recomputes(kRecomputeSharedExperts))) {
+    sharded += sb * mlp_inner_bytes_per_token(shape.ffn, shape.gated, in_bytes);
+  }
+  if (moe_layer && !whole_block) {
     // Routed tokens (top-k x capacity) through the experts: permuted input (the grouped fc1's
     // input), inner activations (÷ ETP), expert output kept for the routing-probability product
     // 2h; fp32 router logits.
     const double tokens = sb / r;
+    const double fc2_input_bytes = recompute.recomputes(kRecomputeMoeAct) ? 0.0 : in_bytes;
     unsplit += tokens * shape.routed_per_token *
-               ((in_bytes + 2.0) * h + mlp_inner_bytes_per_token(shape.expert_ffn, true, in_bytes) /
+               ((in_bytes + 2.0) * h + mlp_inner_bytes_per_token(shape.expert_ffn, true, fc2_input_bytes) /
                                            std::max(split.etp, 1.0));
     unsplit += 4.0 * tokens * shape.experts;
   }
@@ -197,8 +220,9 @@ double stage_activation_bytes(const ModelSpec& model, const Strategy& s, Pipelin
   double stored = 0;   // per micro-batch
   double working = 0;  // recomputation buffer, once
   if (s.recompute != Recompute::full) {
-    stored = double(layers.dense) * mixed_layer_bytes(model, dense, split, mb, s.recompute, options) +
-             double(layers.moe) * mixed_layer_bytes(model, moe, split, mb, s.recompute, options);
+    const LayerRecompute recompute{s.recompute, s.recompute_modules};
+    stored = double(layers.dense) * mixed_layer_bytes(model, dense, split, mb, recompute, options) +
+             double(layers.moe) * mixed_layer_bytes(model, moe, split, mb, recompute, options);
   } else {
     const double input = layer_activation_bytes(dense, split, mb.seq_tokens, mb.kv_tokens, mb.sequences,
                                                 Recompute::full, options);

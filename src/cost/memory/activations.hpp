@@ -52,13 +52,25 @@ struct LayerSplit {
 /// Engine modules), 16-bit otherwise.
 LayerSplit layer_split(const Strategy& strategy);
 
+/// What a layer recomputes: the granularity and, when selective, Megatron-core's modules.
+struct LayerRecompute {
+  Recompute granularity = Recompute::none;
+  std::uint16_t modules = kDefaultRecomputeModules;  ///< RecomputeModule flags (selective only)
+
+  LayerRecompute(Recompute g) : granularity(g) {}  // NOLINT(google-explicit-constructor): default modules
+  LayerRecompute(Recompute g, std::uint16_t m) : granularity(g), modules(m) {}
+  bool recomputes(RecomputeModule module) const {
+    return granularity == Recompute::selective && (modules & module) != 0;
+  }
+};
+
 /// Bytes one layer stores for one micro-batch of `sequences` x `seq_tokens` tokens (tokens on this
 /// rank after CP / Ulysses splitting), with 16-bit activations. `kv_tokens` is the key length
 /// the scores term sees. For a GPT layer (MHA, 4h GeLU, dropout, no FlashAttention) this is
 /// exactly Table 2: s*b*h*(10 + 24/t + 5*a*s/(h*t)), or 34/t + 5as/(ht) with SP; selective
 /// recompute drops the 5as/h term; full recompute keeps 2*s*b*h (÷ t with SP).
 double layer_activation_bytes(const LayerShape& shape, const LayerSplit& split, double seq_tokens,
-                              double kv_tokens, double sequences, Recompute recompute,
+                              double kv_tokens, double sequences, LayerRecompute recompute,
                               const MemoryOptions& options);
 
 /// A micro-batch as one rank sees it.

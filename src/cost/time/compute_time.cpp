@@ -39,11 +39,21 @@ double full_recompute_fraction(const Strategy& strategy, double layers_per_stage
   return 1.0;  // uniform: every layer is recomputed
 }
 
-double routed_expert_flops_per_token(const ModelSpec& model) {
-  if (!model.moe) return 0.0;
-  const MoeSpec& moe = *model.moe;
-  return 2.0 * static_cast<double>(moe.num_moe_layers) *
-         static_cast<double>(moe.experts_per_token * moe.routed_expert_params);
+
+/// Forward FLOPs per token that selective recompute redoes (Megatron-core recompute_modules):
+/// core attention (Korthikanti et al. 2022 §5), the dense MLPs, the MoE layer or its shared
+/// experts, MLA's up projections. Norms and activation functions move bytes, not FLOPs.
+double selective_recompute_flops(const ForwardFlops& f, std::uint16_t modules) {
+  double flops = 0;
+  if (modules & kRecomputeCoreAttn) flops += f.attention_scores;
+  if (modules & kRecomputeMlp) flops += f.dense_mlp;
+  if (modules & kRecomputeMoe) {
+    flops += f.routed_experts + f.routers + f.shared_experts;
+  } else if (modules & kRecomputeSharedExperts) {
+    flops += f.shared_experts;
+  }
+  if (modules & kRecomputeMlaUpProj) flops += f.mla_up_projections;
+  return flops;
 }
 
 }  // namespace
@@ -70,7 +80,7 @@ double hardware_flops_per_token(const ModelSpec& model, const Strategy& strategy
     const double stage_layers = static_cast<double>(max_stage_layers(model.num_layers, strategy));
     recomputed = layers * full_recompute_fraction(strategy, stage_layers);
   } else if (strategy.recompute == Recompute::selective) {
-    recomputed = forward.attention_scores;  // Korthikanti et al. 2022 §5: only core attention
+    recomputed = selective_recompute_flops(forward, strategy.recompute_modules);
   }
   return trained_flops_per_token(model, strategy, seq_len) + recomputed;
 }
@@ -89,7 +99,7 @@ StageCompute stage_compute(const ModelSpec& model, const NodeGroup& node, const 
   const double tokens = static_cast<double>(micro_batch) * static_cast<double>(seq_len) / cp;
 
   const ForwardFlops flops = forward_flops_per_token(model, seq_len);
-  const double routed = routed_expert_flops_per_token(model);
+  const double routed = flops.routed_experts;
   const double dense_gemm = flops.attention_projections + flops.mlp - routed;
   const double gemm_peak = compute_peak_flops(gpu, strategy.compute_dtype);
   const double attention_peak = compute_peak_flops(gpu, strategy.compute_dtype == Dtype::fp8 ? Dtype::bf16
@@ -135,11 +145,13 @@ StageCompute stage_compute(const ModelSpec& model, const NodeGroup& node, const 
   // router (moe/router.py TopKRouter: fp32 logits, score function, top-k, probabilities
   // scattered back to [tokens, E]) makes ~4 passes over 4-byte logits.
   const double moe_layers = model.moe ? static_cast<double>(model.moe->num_moe_layers) * layer_share : 0.0;
+  double moe_memory_s = 0;
   if (moe_layers > 0) {
     const double k = static_cast<double>(model.moe->experts_per_token);
     const double experts = static_cast<double>(model.moe->num_experts);
     const double moe_bytes = (2.0 * k + 2.0) * h * kActivationBytes + kRouterBytesPerLogit * experts;
-    elementwise_s += moe_bytes * tokens * moe_layers / elementwise_split / gpu.memory_bandwidth_Bps;
+    moe_memory_s = moe_bytes * tokens * moe_layers / elementwise_split / gpu.memory_bandwidth_Bps;
+    elementwise_s += moe_memory_s;
   }
 
   // A MoE layer whose kernels are shorter than the host time that launches them runs at the
@@ -163,7 +175,29 @@ StageCompute stage_compute(const ModelSpec& model, const NodeGroup& node, const 
   if (strategy.recompute == Recompute::full) {
     stage.recompute_s = stage.layers_forward_s * full_recompute_fraction(strategy, layers_per_stage);
   } else if (strategy.recompute == Recompute::selective) {
-    stage.recompute_s = attention_s;
+    // Megatron-core recompute_modules: the GEMM parts at the dense GEMMs' pace by their FLOPs,
+    // the MoE layer with its routed experts, memory-bound kernels and host launches; norms
+    // ("layernorm": MLA's input norm, MoE layers' pre-MLP norm) and the routed experts' SwiGLU
+    // ("moe_act": read 2 x ffn_e, write ffn_e) at HBM speed.
+    const std::uint16_t modules = strategy.recompute_modules;
+    const double per_gemm_flop = dense_gemm > 0 ? dense_s / dense_gemm : 0.0;
+    double gemm_flops = selective_recompute_flops(flops, modules) - ((modules & kRecomputeCoreAttn) ? flops.attention_scores : 0.0);
+    double recompute_s = (modules & kRecomputeCoreAttn) ? attention_s : 0.0;
+    if (modules & kRecomputeMoe) {
+      gemm_flops -= flops.routed_experts;
+      recompute_s += expert_s + moe_memory_s + host_wait_s;
+    }
+    recompute_s += gemm_flops * per_gemm_flop;
+    const double norm_layers = ((model.attention.kind == AttentionKind::mla) ? layers_per_stage : 0.0) + moe_layers;
+    if (modules & kRecomputeLayernorm) {
+      recompute_s += 2.0 * kActivationBytes * tokens * h * norm_layers / elementwise_split / gpu.memory_bandwidth_Bps;
+    }
+    if (model.moe && (modules & kRecomputeMoeAct) && !(modules & kRecomputeMoe)) {
+      const double rows = tokens / t * static_cast<double>(model.moe->experts_per_token);
+      const double width = static_cast<double>(model.moe->expert_intermediate_size) / strategy.etp;
+      recompute_s += 3.0 * kActivationBytes * rows * width * moe_layers / gpu.memory_bandwidth_Bps;
+    }
+    stage.recompute_s = recompute_s;
   }
   // Output layer on the last stage: logits GEMM split over TP (vocab-parallel), 3 passes (2 with
   // LoRA: the LM head is frozen, PEFT's all-linear leaves it out), plus the memory-bound
@@ -205,8 +239,11 @@ StageCompute stage_compute(const ModelSpec& model, const NodeGroup& node, const 
                                   tokens, model.hidden_size, gpu.memory_bandwidth_Bps),
                       "Korthikanti et al. 2022 Table 2 (34·s·b·h activation bytes per layer)"});
     trace->push_back({"time/compute/recompute", stage.recompute_s, "seconds",
-                      "full: forward of recomputed layers; selective: attention scores", "",
-                      "Korthikanti et al. 2022 §5"});
+                      "full: forward of recomputed layers; selective: the forward of each recomputed module",
+                      strategy.recompute == Recompute::selective
+                          ? fmt::format("modules={}", recompute_module_names(strategy.recompute_modules))
+                          : std::string(),
+                      "Korthikanti et al. 2022 §5; Megatron-core transformer_config.py recompute_modules"});
     trace->push_back({"time/compute/lm_head", stage.lm_head_s, "seconds",
                       "3 * 2*V*h*tokens/t / (peak*eff) + 16 B * tokens * V/t / HBM_Bps", "",
                       "Megatron vocab-parallel output layer and cross-entropy"});

@@ -88,7 +88,11 @@ MicroBatchComm micro_batch_comm(const ModelSpec& model, const NodeGroup& node, c
     const double bytes = tokens / strategy.tp * moe.experts_per_token * h * kActivationBytes;
     const double moe_layers = static_cast<double>(moe.num_moe_layers) * layers / static_cast<double>(model.num_layers);
     const double per_pass = 2.0 * moe_layers * group_all_to_all_seconds(bytes, node, group, intra, inter);
-    const double total = passes * per_pass;
+    // Selective recompute of the MoE layer ("moe") dispatches and combines again in the backward;
+    // other selective modules run no all-to-all.
+    const bool selective = strategy.recompute == Recompute::selective;
+    const double ep_passes = selective ? 2.0 + ((strategy.recompute_modules & kRecomputeMoe) ? 1.0 : 0.0) : passes;
+    const double total = ep_passes * per_pass;
     comm.ep_forward_s = per_pass;
     // --overlap-moe-expert-parallel-comm (moe/README.md "EP A2A Overlap"): the combined 1F1B
     // schedule runs one micro-batch's all-to-alls behind another's forward and backward.

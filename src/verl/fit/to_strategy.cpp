@@ -46,6 +46,15 @@ void map_megatron(const ConfigView& v, Strategy& s) {
                            ? RecomputeMethod::block
                            : RecomputeMethod::uniform;
   s.recompute_num_layers = as_int(v, A("megatron.override_transformer_config.recompute_num_layers"), 0);
+  // verl passes override_transformer_config into Megatron-core's TransformerConfig (its engine
+  // config defaults recompute_modules to ["core_attn"], trainer/config/engine/megatron.yaml).
+  if (const ConfigNode* modules = v.node(A("megatron.override_transformer_config.recompute_modules"));
+      modules != nullptr && modules->kind == NodeKind::list) {
+    s.recompute_modules = 0;
+    for (const ConfigNode& item : modules->items) {
+      if (const auto module = recompute_module_of(item.text)) s.recompute_modules |= *module;
+    }
+  }
   s.first_stage_layers = as_int(v, A("megatron.override_transformer_config.num_layers_in_first_pipeline_stage"), 0);
   s.last_stage_layers = as_int(v, A("megatron.override_transformer_config.num_layers_in_last_pipeline_stage"), 0);
 }

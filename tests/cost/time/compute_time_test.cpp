@@ -46,6 +46,26 @@ TEST_CASE("stage compute of a tiny GPT, worked by hand") {
     CHECK(stage_compute(model, node, block, 1024, 1, test::simple_options(), nullptr).recompute_s ==
           doctest::Approx(stage.layers_forward_s / 2));
   }
+  SUBCASE("selective recompute of Megatron-core modules redoes each module's forward") {
+    // "mlp": the dense MLPs' share of the dense GEMMs, by their weights: 8,393,728 of
+    // 4,198,400 + 8,393,728 = 0.666580 of 3.30622e-4 s = 2.20386e-4 s; with "core_attn" the
+    // attention scores (2.75318e-5 s) as well.
+    Strategy mlp = strategy;
+    mlp.recompute = Recompute::selective;
+    mlp.recompute_modules = kRecomputeMlp;
+    CHECK(stage_compute(model, node, mlp, 1024, 1, test::simple_options(), nullptr).recompute_s ==
+          doctest::Approx(2.20386e-4).epsilon(1e-4));
+    mlp.recompute_modules = kRecomputeMlp | kRecomputeCoreAttn;
+    CHECK(stage_compute(model, node, mlp, 1024, 1, test::simple_options(), nullptr).recompute_s ==
+          doctest::Approx(2.20386e-4 + 2.75318e-5).epsilon(1e-4));
+    // Hardware FLOPs per token add the recomputed MLP forward: 2 layers x 2 x 8,393,728.
+    mlp.recompute_modules = kRecomputeMlp;
+    CHECK(hardware_flops_per_token(model, mlp, 1024) - hardware_flops_per_token(model, strategy, 1024) ==
+          doctest::Approx(2.0 * 2.0 * 8393728.0));
+    // A MoE module list on a dense model recomputes nothing.
+    mlp.recompute_modules = kRecomputeMoe | kRecomputeMoeAct | kRecomputeMlaUpProj;
+    CHECK(stage_compute(model, node, mlp, 1024, 1, test::simple_options(), nullptr).recompute_s == 0.0);
+  }
   SUBCASE("unfused attention computes the full score matrix and streams it through HBM") {
     TimeOptions unfused = test::simple_options();
     unfused.flash_attention = false;

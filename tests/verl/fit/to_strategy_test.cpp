@@ -84,5 +84,23 @@ TEST_CASE("the precision-aware optimizer's Adam moments in their dtypes (verl ut
         4);
 }
 
+TEST_CASE("Megatron-core recompute_modules reach the memory model from override_transformer_config") {
+  const auto modules = [](const std::string& extra) {
+    const std::string script =
+        "python3 -m verl.trainer.main_ppo --config-name=ppo_megatron_trainer "
+        "actor_rollout_ref.model.path=Qwen/Qwen3-30B-A3B-Base trainer.n_gpus_per_node=8 trainer.nnodes=1 "
+        "actor_rollout_ref.actor.megatron.override_transformer_config.recompute_granularity=selective" +
+        extra + "\n";
+    const Result<VerlLaunch> launch = read_verl_launch({InputText{"run.sh", script}}, VerlReadOptions{});
+    REQUIRE(launch.ok());
+    const Strategy strategy = verl_to_strategy(launch->config).strategy;
+    CHECK(strategy.recompute == Recompute::selective);
+    return strategy.recompute_modules;
+  };
+  CHECK(modules("") == kRecomputeCoreAttn);  // verl engine/megatron.yaml: ["core_attn"]
+  CHECK(modules(" actor_rollout_ref.actor.megatron.override_transformer_config.recompute_modules=[moe_act,layernorm]") ==
+        (kRecomputeMoeAct | kRecomputeLayernorm));
+}
+
 }  // namespace
 }  // namespace meshplan

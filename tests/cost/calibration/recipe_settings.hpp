@@ -1,0 +1,43 @@
+#pragma once
+// A Megatron-Bridge performance row's recipe (tests/fixtures/nemo_recipe_settings.json, read from
+// Megatron-Bridge's source at the row's release by tools/extract_nemo_recipe_settings.py) applied
+// to the Strategy the published table gives: what the table leaves out and the model represents.
+#include <doctest/doctest.h>
+
+#include <nlohmann/json.hpp>
+#include <string>
+
+#include "strategy/strategy.hpp"
+
+namespace meshplan::test {
+
+/// The recipe's activation recomputation (TransformerConfig recompute_granularity / method /
+/// num_layers / modules; a selective recipe that lists no modules gets Megatron-core's default).
+inline void apply_recipe_recompute(const nlohmann::json& settings, Strategy& strategy) {
+  const nlohmann::json& granularity = settings["recompute_granularity"];
+  if (granularity == "full") {
+    strategy.recompute = Recompute::full;
+    strategy.recompute_method = settings["recompute_method"] == "block" ? RecomputeMethod::block : RecomputeMethod::uniform;
+    strategy.recompute_num_layers = settings["recompute_num_layers"].is_number() ? settings["recompute_num_layers"].get<int>() : 1;
+  } else if (granularity == "selective") {
+    strategy.recompute = Recompute::selective;
+    const nlohmann::json& modules = settings["recompute_modules"];
+    if (!modules.is_array()) return;
+    strategy.recompute_modules = 0;
+    for (const auto& name : modules) {
+      const auto module = recompute_module_of(name.get<std::string>());
+      REQUIRE_MESSAGE(module.has_value(), name);
+      strategy.recompute_modules |= *module;
+    }
+  }
+}
+
+/// The recipe's precision-aware optimizer (OptimizerConfig.use_precision_aware_optimizer): Adam's
+/// moments in exp_avg_dtype / exp_avg_sq_dtype (Megatron-Bridge's DeepSeek-V3 recipes: bf16).
+inline void apply_recipe_optimizer(const nlohmann::json& settings, Strategy& strategy) {
+  if (settings["use_precision_aware_optimizer"] != true) return;
+  const auto bytes = [&](const char* key) { return settings[key] == "torch.bfloat16" ? 2.0 : 4.0; };
+  strategy.adam_moment_bytes = bytes("exp_avg_dtype") + bytes("exp_avg_sq_dtype");
+}
+
+}  // namespace meshplan::test
