@@ -122,7 +122,7 @@ void print_text(const ModelSpec& model, const Cluster& cluster, const EstimateIn
   out << "\n" << render_memory_phases(e);
   if (in.workload.kind == WorkloadKind::rl) out << render_rollout_capacity(e, in.workload.rl);
   if (e.host_bytes_per_node > 0) {
-    out << fmt::format("Host RAM per node for offloaded states: {:.2f} GiB\n",
+    out << fmt::format("Host RAM per node for offloaded states and activations: {:.2f} GiB\n",
                        bytes_to_gib(e.host_bytes_per_node));
   }
   out << "Verdict: " << memory_verdict(e) << "\n";

@@ -185,6 +185,10 @@ void add_estimate_flags(CLI::App& c, EstimateFlags& f) {
   c.add_option("--recompute-modules", f.recompute_modules,
                "selective recompute: Megatron-core recompute_modules, comma list of core_attn, moe_act, "
                "layernorm, mla_up_proj, mlp, moe, shared_experts (default core_attn)");
+  add_positive(c, "--activation-offload-layers", f.activation_offload_layers,
+               "decoder layers whose saved activations go to host memory (Megatron-core cpu_offloading_num_layers)");
+  c.add_flag("--activation-offload", f.activation_offload,
+             "offload every decoder layer's saved activations but the last (verl model.enable_activation_offload)");
   c.add_flag("--sequence-parallel", f.sequence_parallel, "Megatron sequence parallelism (with TP)");
   c.add_option("--zero", f.zero, "ZeRO stage 0..3 (FSDP backend)")->check(number_between(0, 3));
   add_positive(c, "--fsdp-shard-size", f.fsdp_shard_size, "hybrid-shard group size (verl fsdp_size)");
@@ -299,6 +303,10 @@ Result<EstimateInputs> estimate_inputs(const CLI::App& command, const EstimateFl
   s.recompute_num_layers = f.recompute_num_layers;
   if (Status modules = parse_recompute_modules(split_list(f.recompute_modules), s.recompute_modules); !modules) {
     return modules.error();
+  }
+  s.activation_offload_layers = f.activation_offload ? kOffloadAllButLastLayer : f.activation_offload_layers;
+  if (f.activation_offload && given(command, "--activation-offload-layers")) {
+    return Error{"", 0, "--activation-offload", "give either --activation-offload or --activation-offload-layers"};
   }
   if (given(command, "--recompute-modules") && s.recompute != Recompute::selective) {
     return Error{"", 0, "--recompute-modules", "takes effect only with --recompute selective (Megatron-core "

@@ -58,6 +58,11 @@ void parallel_args(const LaunchSpec& launch, std::vector<std::string>& args) {
     arg("--recompute-method", s.recompute_method == RecomputeMethod::block ? "block" : "uniform");
     arg("--recompute-num-layers", std::to_string(s.recompute_num_layers));
   }
+  // arguments.py: --cpu-offloading-num-layers > 0 turns cpu_offloading on.
+  if (s.activation_offload_layers > 0) {
+    arg("--cpu-offloading-num-layers",
+        std::to_string(std::min<std::int64_t>(s.activation_offload_layers, m.num_layers - 1)));
+  }
   if (s.offload.optimizer) {
     arg("--optimizer-cpu-offload");
     arg("--optimizer-offload-fraction", fmt::format("{:g}", s.offload.optimizer_fraction));

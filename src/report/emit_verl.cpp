@@ -3,6 +3,8 @@
 // config, so no `+` is needed (verl-rules R1/R2).
 #include <fmt/format.h>
 
+#include <algorithm>
+
 #include "report/launch.hpp"
 
 namespace meshplan {
@@ -16,7 +18,7 @@ void add(std::vector<std::string>& out, const std::string& key, const std::strin
   out.push_back(key + "=" + value);
 }
 
-void add_megatron(std::vector<std::string>& o, const Strategy& s, const RlSettings& rl) {
+void add_megatron(std::vector<std::string>& o, const Strategy& s, const RlSettings& rl, std::int64_t num_layers) {
   const std::string m = "actor_rollout_ref.actor.megatron.";
   add(o, m + "tensor_model_parallel_size", std::to_string(s.tp));
   add(o, m + "pipeline_model_parallel_size", std::to_string(s.pp));
@@ -46,6 +48,11 @@ void add_megatron(std::vector<std::string>& o, const Strategy& s, const RlSettin
     add(o, t + "recompute_method", s.recompute_method == RecomputeMethod::block ? "block" : "uniform");
     add(o, t + "recompute_num_layers", std::to_string(s.recompute_num_layers));
   }
+  if (s.activation_offload_layers > 0) {
+    add(o, "+" + t + "cpu_offloading", "True");
+    add(o, "+" + t + "cpu_offloading_num_layers",
+        std::to_string(std::min<std::int64_t>(s.activation_offload_layers, num_layers - 1)));
+  }
   add(o, "actor_rollout_ref.ref.megatron.param_offload", flag(rl.ref_param_offload));
 }
 
@@ -60,6 +67,7 @@ void add_fsdp(std::vector<std::string>& o, const Strategy& s, const RlSettings& 
   // Ulysses SP needs remove-padding (verl-rules R12).
   add(o, "actor_rollout_ref.model.use_remove_padding", flag(true));
   add(o, "actor_rollout_ref.model.enable_gradient_checkpointing", flag(s.recompute != Recompute::none));
+  if (s.activation_offload_layers > 0) add(o, "actor_rollout_ref.model.enable_activation_offload", flag(true));
   add(o, "actor_rollout_ref.ref.fsdp_config.param_offload", flag(rl.ref_param_offload));
 }
 
@@ -100,7 +108,7 @@ std::vector<std::string> verl_overrides(const LaunchSpec& launch) {
   // The reference model is loaded for the KL loss (verl-rules R13: need_reference_policy).
   add(o, "actor_rollout_ref.actor.use_kl_loss", flag(rl.use_reference));
   if (rl.entropy_chunking) add(o, "actor_rollout_ref.actor.entropy_from_logits_with_chunking", flag(true));
-  if (s.backend == Backend::megatron) add_megatron(o, s, rl);
+  if (s.backend == Backend::megatron) add_megatron(o, s, rl, launch.model.num_layers);
   if (s.backend == Backend::fsdp) add_fsdp(o, s, rl);
   add(o, "actor_rollout_ref.rollout.name", rl.engine == RolloutEngine::sglang ? "sglang" : "vllm");
   add(o, "actor_rollout_ref.rollout.tensor_model_parallel_size", std::to_string(rl.rollout_tp));

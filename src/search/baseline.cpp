@@ -151,6 +151,7 @@ std::vector<std::string> outside_space(const SearchSpace& space, const Strategy&
            : fmt::format("recompute={} with recompute_num_layers={}", recompute_choice_name(recompute_of(s)),
                          s.recompute_num_layers));
   need(space.lora.rank == s.lora.rank, fmt::format("lora_rank={}", s.lora.rank));
+  need(s.activation_offload_layers == 0, "activation offloading (the search does not offload activations)");
   if (w.kind != WorkloadKind::rl) {
     need(contains(space.micro_batch, s.micro_batch), fmt::format("mb={}", s.micro_batch));
     return outside;

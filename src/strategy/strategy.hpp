@@ -31,6 +31,10 @@ struct Lora {
   std::vector<std::string> target_modules;  ///< e.g. all-linear, q_proj, v_proj
 };
 
+/// Strategy::activation_offload_layers for "every decoder layer but the last" (verl's FSDP
+/// enable_activation_offload), whatever the model's depth; the cost model caps it at L - 1.
+inline constexpr int kOffloadAllButLastLayer = 1 << 30;
+
 struct Strategy {
   Backend backend = Backend::megatron;
   int tp = 1;    ///< tensor parallel
@@ -47,6 +51,10 @@ struct Strategy {
   int recompute_num_layers = 0;         ///< full recompute: layers per chunk (uniform) or count (block)
   /// Selective recompute: the RecomputeModule flags Megatron-core recomputes (recompute_modules).
   std::uint16_t recompute_modules = kDefaultRecomputeModules;
+  /// Activation offloading: decoder layers per stage whose saved activations are copied to host
+  /// memory in the forward and back in the backward (Megatron-core cpu_offloading_num_layers; verl
+  /// FSDP model.enable_activation_offload: kOffloadAllButLastLayer). 0: none.
+  int activation_offload_layers = 0;
   /// Uneven pipeline split (Megatron --decoder-first/last-pipeline-num-layers; TransformerConfig
   /// num_layers_in_first/last_pipeline_stage): decoder layers on the first / last stage, 0 = not
   /// set (the stages share the layers evenly). strategy/pipeline_split.hpp reads them.

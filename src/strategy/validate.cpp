@@ -105,7 +105,7 @@ struct Rule {
 };
 
 // Evaluation order: cheapest and most basic first, so `first_violation` prunes early.
-const std::array<Rule, 23> kRules{{
+const std::array<Rule, 26> kRules{{
     {{"strategy.positive", "every parallel size and the micro-batch are at least 1", "Megatron arguments.py"},
      [](const Inputs& in) {
        const Strategy& s = in.s;
@@ -293,6 +293,40 @@ const std::array<Rule, 23> kRules{{
                                "uses standard attention",
                                in.m.name);
        v.valid = "recompute_modules without mla_up_proj";
+     }},
+    {{"offload.activations-layers", "Megatron-core offloads at most num_layers - 1 layers' activations",
+      "Megatron-core TransformerConfig.__post_init__ (cpu_offloading_num_layers)"},
+     [](const Inputs& in) {
+       return in.s.backend == Backend::megatron && in.s.activation_offload_layers != kOffloadAllButLastLayer &&
+              in.s.activation_offload_layers >= in.m.num_layers;
+     },
+     [](const Inputs& in, Violation& v) {
+       v.message = fmt::format("cpu_offloading_num_layers={} is not below the model's {} layers",
+                               in.s.activation_offload_layers, in.m.num_layers);
+       v.valid = fmt::format("activation offload layers in 1..{}", in.m.num_layers - 1);
+     }},
+    {{"offload.activations-pp", "Megatron-core activation offloading runs without pipeline parallelism",
+      "Megatron-core TransformerConfig.__post_init__ (cpu_offloading)"},
+     [](const Inputs& in) {
+       return in.s.backend == Backend::megatron && in.s.activation_offload_layers > 0 && in.s.pp > 1;
+     },
+     [](const Inputs& in, Violation& v) {
+       v.message = fmt::format("activation offloading with PP={}: Megatron-core has no support for pipeline "
+                               "parallelism with CPU offloading",
+                               in.s.pp);
+       v.valid = "PP 1, or no activation offloading";
+     }},
+    {{"offload.activations-recompute", "Megatron-core activation offloading runs without recomputation",
+      "Megatron-core TransformerConfig.__post_init__ (cpu_offloading)"},
+     [](const Inputs& in) {
+       return in.s.backend == Backend::megatron && in.s.activation_offload_layers > 0 &&
+              in.s.recompute != Recompute::none;
+     },
+     [](const Inputs& in, Violation& v) {
+       v.message = fmt::format("activation offloading with recompute {}: Megatron-core's CPU offloading does not "
+                               "work when activation recomputation is enabled",
+                               in.s.recompute == Recompute::full ? "full" : "selective");
+       v.valid = "recompute none, or no activation offloading";
      }},
     {{"batch.global-divisible", "the global batch is a multiple of DP x micro-batch (pretrain/SFT)",
       "Megatron arguments.py (global batch divisible by micro batch x DP)"},

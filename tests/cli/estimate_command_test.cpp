@@ -95,6 +95,14 @@ TEST_CASE("estimate: bad inputs exit 2 with the flag named") {
   CHECK(test::run({"estimate", "--model", "qwen2.5-7b-instruct", "--cluster", "1x8xA100-80GB",
                    "--recompute-modules", "mlp"})
             .exit_code == 2);
+  // Megatron-core refuses CPU activation offloading with pipeline parallelism.
+  const auto offload_pp = test::run({"estimate", "--model", "qwen2.5-7b-instruct", "--cluster", "1x8xA100-80GB",
+                                     "--pp", "2", "--activation-offload-layers", "4"});
+  CHECK(offload_pp.exit_code == 2);
+  CHECK(offload_pp.err.find("[offload.activations-pp]") != std::string::npos);
+  CHECK(test::run({"estimate", "--model", "qwen2.5-7b-instruct", "--cluster", "1x8xA100-80GB",
+                   "--activation-offload", "--activation-offload-layers", "4"})
+            .exit_code == 2);
   CHECK(test::run({"estimate", "--model", "qwen2.5-7b-instruct", "--cluster", "1x8xA100-80GB",
                    "--gpu-memory-utilization", "1.5"})
             .exit_code == 2);

@@ -161,6 +161,35 @@ TEST_CASE("full recompute: uniform chunks round up, block recompute counts every
   CHECK(stage_activation_bytes(dense_toy(8), block, PipelineStage::first, mb, plain(), nullptr) == 14680);
 }
 
+TEST_CASE("activation offloading keeps the resident layers' activations on the GPU, the rest in host memory") {
+  // The toy dense layer keeps 2280 bytes (above); 8 layers, PP 1, token ids 80.
+  MicroBatchShape mb;
+  mb.seq_tokens = 10;
+  mb.kv_tokens = 10;
+  mb.sequences = 1;
+  Strategy none;
+  none.dp = 1;
+  CHECK(stage_activation_bytes(dense_toy(8), none, PipelineStage::first, mb, plain(), nullptr) == 8 * 2280 + 80);
+  // Megatron-core cpu_offloading_num_layers = 5 (Transformer Engine's v2 offload): the first 5
+  // layers go to host once copied, 3 stay: 3 x 2280 + 80 = 6920 on the GPU, 5 x 2280 = 11400 in host memory.
+  Strategy megatron = none;
+  megatron.activation_offload_layers = 5;
+  CHECK(stage_activation_bytes(dense_toy(8), megatron, PipelineStage::first, mb, plain(), nullptr) == 6920);
+  CHECK(offloaded_activation_bytes(dense_toy(8), megatron, PipelineStage::first, mb, plain()) == 11400);
+  // verl FSDP enable_activation_offload: every layer but the last goes, and the handler holds one
+  // group more in flight: 2 x 2280 + 80 = 4640 on the GPU, 7 x 2280 = 15960 in host memory.
+  Strategy fsdp = none;
+  fsdp.backend = Backend::fsdp;
+  fsdp.activation_offload_layers = kOffloadAllButLastLayer;
+  CHECK(stage_activation_bytes(dense_toy(8), fsdp, PipelineStage::first, mb, plain(), nullptr) == 4640);
+  CHECK(offloaded_activation_bytes(dense_toy(8), fsdp, PipelineStage::first, mb, plain()) == 15960);
+  // With gradient checkpointing it is the layer inputs (160 each) that go: 2 x 160 + 80 ids + the
+  // one layer recomputed at a time 2280 = 2680 (8 x 160 + 80 + 2280 = 3640 without offloading).
+  fsdp.recompute = Recompute::full;
+  fsdp.recompute_num_layers = 1;
+  CHECK(stage_activation_bytes(dense_toy(8), fsdp, PipelineStage::first, mb, plain(), nullptr) == 2680);
+}
+
 namespace {
 
 // A toy MoE model: 4 layers (2 dense, then 2 MoE), h 64, vocabulary 1000 (padded to 1024 at TP 1),

@@ -164,6 +164,22 @@ TEST_CASE("emit: selective recompute names its Megatron-core modules unless they
         std::string::npos);
 }
 
+TEST_CASE("emit: activation offloading in each launcher's own keys") {
+  Fixture f;
+  f.workload.kind = WorkloadKind::pretrain;
+  f.strategy.pp = 1;
+  f.strategy.activation_offload_layers = kOffloadAllButLastLayer;  // capped at the 28 layers - 1
+  CHECK(emit_megatron(f.launch()).find("--cpu-offloading-num-layers 27 \\") != std::string::npos);
+  f.workload.kind = WorkloadKind::rl;
+  const std::string megatron = emit_verl(f.launch());
+  CHECK(megatron.find("+actor_rollout_ref.actor.megatron.override_transformer_config.cpu_offloading=True \\") !=
+        std::string::npos);
+  CHECK(megatron.find("override_transformer_config.cpu_offloading_num_layers=27 \\") != std::string::npos);
+  f.strategy.backend = Backend::fsdp;
+  CHECK(emit_verl(f.launch()).find("actor_rollout_ref.model.enable_activation_offload=True \\") !=
+        std::string::npos);
+}
+
 TEST_CASE("emit megatron: the time estimate's assumptions are the launch's switches") {
   Fixture f;
   f.workload.kind = WorkloadKind::pretrain;

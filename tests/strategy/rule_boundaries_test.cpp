@@ -147,6 +147,15 @@ const std::vector<BoundaryCase>& cases() {
             x.s.recompute_modules = kRecomputeMlaUpProj; return x; },
        [] { Setup x = base(); x.s.recompute = Recompute::selective; x.s.recompute_modules = kRecomputeMlaUpProj;
             return x; }},
+      // Megatron-core cpu_offloading_num_layers on 28 layers: 27 passes, 28 fails.
+      {"offload.activations-layers", [] { Setup x = base(); x.s.activation_offload_layers = 27; return x; },
+       [] { Setup x = base(); x.s.activation_offload_layers = 28; return x; }},
+      // Activation offloading at PP 1 passes; at PP 2 (DP 4) Megatron-core refuses it.
+      {"offload.activations-pp", [] { Setup x = base(); x.s.activation_offload_layers = 4; return x; },
+       [] { Setup x = base(); x.s.activation_offload_layers = 4; x.s.pp = 2; x.s.dp = 4; return x; }},
+      // Without recompute it passes; with selective recompute Megatron-core refuses it.
+      {"offload.activations-recompute", [] { Setup x = base(); x.s.activation_offload_layers = 4; return x; },
+       [] { Setup x = base(); x.s.activation_offload_layers = 4; x.s.recompute = Recompute::selective; return x; }},
       // DP 8 x micro 2 = 16: global 64 passes, 56 = 3 x 16 + 8 fails.
       {"batch.global-divisible", [] { Setup x = base(); x.s.micro_batch = 2; return x; },
        [] { Setup x = base(); x.s.micro_batch = 2; x.w.global_batch = 56; return x; }},

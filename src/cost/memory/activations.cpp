@@ -205,24 +205,40 @@ double microbatches_in_flight(const Strategy& s, PipelineStage stage, std::int64
   return std::min(p - r, double(std::max<std::int64_t>(microbatches, 1)));
 }
 
-double stage_activation_bytes(const ModelSpec& model, const Strategy& s, PipelineStage stage,
-                              const MicroBatchShape& mb, const MemoryOptions& options, Trace* trace) {
+namespace {
+
+/// What a stage's decoder layers keep for the backward: `stored` per micro-batch in flight (all
+/// of it, wherever activation offloading puts it), `working` once (the layers being recomputed).
+struct StageStored {
+  double stored = 0;
+  double working = 0;
+  double layers = 0;
+  StageLayers counts;
+  double dense_full = 0;  ///< one dense layer without recompute (for the trace)
+  double moe_full = 0;    ///< one MoE layer without recompute (for the trace)
+};
+
+StageStored stage_stored(const ModelSpec& model, const Strategy& s, PipelineStage stage, const MicroBatchShape& mb,
+                         const MemoryOptions& options) {
   const LayerShape dense = dense_layer_shape(model);
   const LayerShape moe = moe_layer_shape(model, options.moe_capacity_factor);
   const LayerSplit split = layer_split(s);
   const StageLayers layers = stage_layers(model, s, stage);
+  StageStored out;
+  out.layers = double(layers.total());
+  out.counts = layers;
   const double dense_full = mixed_layer_bytes(model, dense, split, mb, Recompute::none, options);
   const double moe_full = mixed_layer_bytes(model, moe, split, mb, Recompute::none, options);
+  out.dense_full = dense_full;
+  out.moe_full = moe_full;
   const double dense_largest = mixed_layer_bytes(model, dense, split, mb, Recompute::none, options, true);
   const double largest_full =
       layers.moe > 0 ? std::max(dense_largest, mixed_layer_bytes(model, moe, split, mb, Recompute::none, options, true))
                      : dense_largest;
-  double stored = 0;   // per micro-batch
-  double working = 0;  // recomputation buffer, once
   if (s.recompute != Recompute::full) {
     const LayerRecompute recompute{s.recompute, s.recompute_modules};
-    stored = double(layers.dense) * mixed_layer_bytes(model, dense, split, mb, recompute, options) +
-             double(layers.moe) * mixed_layer_bytes(model, moe, split, mb, recompute, options);
+    out.stored = double(layers.dense) * mixed_layer_bytes(model, dense, split, mb, recompute, options) +
+                 double(layers.moe) * mixed_layer_bytes(model, moe, split, mb, recompute, options);
   } else {
     const double input = layer_activation_bytes(dense, split, mb.seq_tokens, mb.kv_tokens, mb.sequences,
                                                 Recompute::full, options);
@@ -230,16 +246,48 @@ double stage_activation_bytes(const ModelSpec& model, const Strategy& s, Pipelin
     const std::int64_t total = layers.total();
     if (s.recompute_method == RecomputeMethod::uniform) {
       // Megatron uniform: chunks of n layers, each keeps its input; backward recomputes one chunk.
-      stored = double((total + n - 1) / n) * input;
-      working = double(std::min(n, total)) * largest_full;
+      out.stored = double((total + n - 1) / n) * input;
+      out.working = double(std::min(n, total)) * largest_full;
     } else {
       // Megatron block: the first n layers of each virtual chunk recompute, the others store all.
       const std::int64_t recomputed = std::min<std::int64_t>(total, n * std::max(s.vpp, 1));
-      stored =
+      out.stored =
           double(recomputed) * input + double(total - recomputed) * (layers.moe > 0 ? moe_full : dense_full);
-      working = recomputed > 0 ? largest_full : 0.0;
+      out.working = recomputed > 0 ? largest_full : 0.0;
     }
   }
+  return out;
+}
+
+}  // namespace
+
+double resident_activation_layers(const Strategy& s, double stage_layers) {
+  if (s.activation_offload_layers <= 0 || stage_layers <= 0) return stage_layers;
+  const double offloaded = std::min(double(s.activation_offload_layers), std::max(stage_layers - 1.0, 0.0));
+  // Megatron-core (Transformer Engine >= 2.10 cpu_offload.py DefaultOffloadSynchronizer): the first
+  // N layers go to host, a layer's GPU copy is freed once its copy is done: L - N stay. verl's FSDP
+  // handler (utils/activation_offload.py AsyncDoubleBufferGroupOffloadHandler) frees a group only
+  // after the next one is computed: one group more is on the GPU, two at most.
+  const double in_flight_group = s.backend == Backend::fsdp ? 1.0 : 0.0;
+  return std::min(stage_layers, stage_layers - offloaded + in_flight_group);
+}
+
+double offloaded_activation_bytes(const ModelSpec& model, const Strategy& s, PipelineStage stage,
+                                  const MicroBatchShape& mb, const MemoryOptions& options) {
+  if (s.activation_offload_layers <= 0) return 0.0;
+  const StageStored kept = stage_stored(model, s, stage, mb, options);
+  if (kept.layers <= 0) return 0.0;
+  const double offloaded = std::min(double(s.activation_offload_layers), std::max(kept.layers - 1.0, 0.0));
+  return kept.stored * offloaded / kept.layers;
+}
+
+double stage_activation_bytes(const ModelSpec& model, const Strategy& s, PipelineStage stage,
+                              const MicroBatchShape& mb, const MemoryOptions& options, Trace* trace) {
+  const StageStored kept = stage_stored(model, s, stage, mb, options);
+  // Activation offloading keeps only the resident layers' share on the GPU (an average layer).
+  const double resident_share = kept.layers > 0 ? resident_activation_layers(s, kept.layers) / kept.layers : 1.0;
+  const double stored = kept.stored * resident_share;
+  const double working = kept.working;
   // First stage: the int64 input ids and, with embedding dropout, its 1-byte mask (÷ TP with SP)
   // (Megatron-LM theoretical_memory_usage.py: 8sbp + sbhp; Korthikanti §4.3).
   const bool embedding_dropout = options.dropout || model.embedding_dropout > 0;
@@ -256,15 +304,16 @@ double stage_activation_bytes(const ModelSpec& model, const Strategy& s, Pipelin
       stage == PipelineStage::first    ? "memory/activations/first_stage"
       : stage == PipelineStage::middle ? "memory/activations/middle_stage"
                                        : "memory/activations/last_stage",
-      bytes, "in_flight * (layers * per_layer(recompute) + 8*s*b ids [+ s*b*h/sp embedding dropout mask]) + recompute_working",
+      bytes, "in_flight * (resident layers * per_layer(recompute) + 8*s*b ids [+ s*b*h/sp embedding dropout mask]) + recompute_working",
       "Korthikanti et al. 2022 §4 / Table 2 (per tensor); Narayanan et al. 2021 §2.2 (in flight)", [&] {
         return fmt::format(
             "s={:.6g} b={:.6g} h={} dense_layers={} moe_layers={} tp={} sp={} cp={} "
             "recompute={} n={} in_flight={:.4g} per_layer_dense={:.4g} per_layer_moe={:.4g} "
-            "working={:.4g} flash_attention={} linear_attention_share={:.4g}",
-            mb.seq_tokens, mb.sequences, model.hidden_size, layers.dense, layers.moe, s.tp,
+            "working={:.4g} flash_attention={} linear_attention_share={:.4g} resident_layers={:.4g}",
+            mb.seq_tokens, mb.sequences, model.hidden_size, kept.counts.dense, kept.counts.moe, s.tp,
             s.sequence_parallel, s.cp, static_cast<int>(s.recompute), s.recompute_num_layers, in_flight,
-            dense_full, moe_full, working, options.flash_attention, linear_share(model));
+            kept.dense_full, kept.moe_full, working, options.flash_attention, linear_share(model),
+            resident_share * kept.layers);
       });
   return bytes;
 }

@@ -86,6 +86,15 @@ struct MicroBatchShape {
 /// 2021 §2.2; Korthikanti §4.2.3; Megatron theoretical_memory_usage.py).
 double microbatches_in_flight(const Strategy& strategy, PipelineStage stage, std::int64_t microbatches);
 
+/// Decoder layers of a stage of `stage_layers` whose saved activations stay on the GPU under
+/// activation offloading (Strategy::activation_offload_layers; all of them without it).
+double resident_activation_layers(const Strategy& strategy, double stage_layers);
+
+/// Bytes of one micro-batch's saved decoder-layer activations that activation offloading keeps in
+/// (pinned) host memory on one rank of `stage`.
+double offloaded_activation_bytes(const ModelSpec& model, const Strategy& strategy, PipelineStage stage,
+                                  const MicroBatchShape& mb, const MemoryOptions& options);
+
 /// Activations of the decoder layers on one rank of `stage` for a training step, including
 /// full-recompute working memory and the embedding input ids.
 double stage_activation_bytes(const ModelSpec& model, const Strategy& strategy, PipelineStage stage,

@@ -43,7 +43,10 @@ void add_train_phase(MemoryEstimate& e, const ModelSpec& model, const Strategy& 
   e.phases[0] = most_loaded_stage(s, trace, [&](PipelineStage stage, Trace* t) {
     PhaseMemory phase;
     phase.kind = MemoryPhaseKind::train;
-    host = add_model_states(phase, model, s, stage, OffloadMode::training, t);
+    // Host RAM: offloaded states, and the activations offloading moves there (pinned buffers).
+    host = add_model_states(phase, model, s, stage, OffloadMode::training, t) +
+           microbatches_in_flight(s, stage, in.mb.microbatches) *
+               offloaded_activation_bytes(model, s, stage, in.mb, options);
     add_step_activations(phase, model, s, stage, in, w.rl, options, t);
     finish_phase(phase, 1, communicator_count(s), options, t);
     return phase;

@@ -308,6 +308,9 @@ void add_rl_phases(MemoryEstimate& e, const ModelSpec& model, const Strategy& s,
   double host = resident(r, own).host_offloaded * (rl.use_critic ? 2.0 : 1.0);
   if (rl.ref_param_offload) host += reference_bytes(r, PipelineStage::first);
   if (rl.free_cache_engine && !standalone(rl)) host += r.engine.weights;
+  // The actor update's offloaded activations (verl's handler skips forward-only passes).
+  host += offloaded_activation_bytes(model, s, PipelineStage::first,
+                                     micro_batch(r, rl.ppo_micro_batch_per_gpu, rl.ppo_max_token_len_per_gpu), options);
   e.host_bytes_per_node = host;
 }
 

@@ -4,6 +4,9 @@
 
 #include <algorithm>
 
+#include "cost/memory/activations.hpp"
+#include "strategy/pipeline_split.hpp"
+
 namespace meshplan {
 namespace {
 
@@ -18,11 +21,15 @@ constexpr double kDefaultHostToDeviceBps = 25e9;
 
 }  // namespace
 
+double host_link_Bps(const NodeGroup& node) {
+  return node.gpu.host_to_device_Bps > 0 ? node.gpu.host_to_device_Bps : kDefaultHostToDeviceBps;
+}
+
 double offload_seconds(const ModelSpec& model, const NodeGroup& node, const Strategy& strategy,
                        std::int64_t micro_batches, Trace* trace) {
   const Offload& offload = strategy.offload;
   if (!offload.params && !offload.grads && !offload.optimizer) return 0.0;
-  const double pcie = node.gpu.host_to_device_Bps > 0 ? node.gpu.host_to_device_Bps : kDefaultHostToDeviceBps;
+  const double pcie = host_link_Bps(node);
   double params = rank_params(model, strategy).total();
   const bool sharded = strategy.backend == Backend::fsdp ? strategy.zero != ZeroStage::none
                                                          : strategy.distributed_optimizer;
@@ -47,6 +54,40 @@ double offload_seconds(const ModelSpec& model, const NodeGroup& node, const Stra
                       fmt::format("copies={:.4g} B, pcie={:.4g} B/s, cpu_adam={:.4g} s", copies_bytes, pcie,
                                   cpu_seconds),
                       "ZeRO-Offload (Ren et al. 2021) §4; gpus.md measured H2D rates"});
+  }
+  return seconds;
+}
+
+double activation_offload_seconds(const ModelSpec& model, const NodeGroup& node, const Strategy& strategy,
+                                  std::int64_t seq_len, int micro_batch, const StageCompute& stage,
+                                  const TimeOptions& options, Trace* trace) {
+  if (strategy.activation_offload_layers <= 0) return 0.0;
+  MicroBatchShape mb;
+  mb.seq_tokens = static_cast<double>(seq_len) / (strategy.cp * (strategy.backend == Backend::fsdp ? strategy.ulysses_sp : 1));
+  mb.kv_tokens = static_cast<double>(seq_len);
+  mb.sequences = micro_batch;
+  MemoryOptions memory;
+  memory.flash_attention = options.flash_attention;
+  const double bytes = offloaded_activation_bytes(model, strategy, PipelineStage::first, mb, memory);
+  const double layers = static_cast<double>(max_stage_layers(model.num_layers, strategy));
+  const double offloaded = std::min(static_cast<double>(strategy.activation_offload_layers), std::max(layers - 1.0, 0.0));
+  if (bytes <= 0 || offloaded <= 0) return 0.0;
+  // Each offloaded layer's tensors go down while the next layer computes its forward and come back
+  // while the layer after it in the backward computes; both handlers wait for the copy before
+  // going on (verl activation_offload.py synchronize_on_group_commit_forward; TE cpu_offload.py
+  // fwd_step / bwd_step), so what the copy takes beyond a layer's compute is exposed.
+  const double copy_s = bytes / offloaded / host_link_Bps(node);
+  const double forward_s = stage.layers_forward_s / std::max(layers, 1.0);
+  const double backward_s = (stage.layers_backward_s + stage.recompute_s) / std::max(layers, 1.0);
+  const double seconds = offloaded * (std::max(0.0, copy_s - forward_s) + std::max(0.0, copy_s - backward_s));
+  if (trace) {
+    trace->push_back({"time/activation_offload", seconds, "seconds",
+                      "per micro-batch: N * (max(0, copy - layer forward) + max(0, copy - layer backward)), copy = "
+                      "offloaded bytes / N / host link",
+                      fmt::format("N={:.0f}, bytes={:.4g}, host_link={:.4g} B/s, copy={:.4g} s, fwd/layer={:.4g} s, "
+                                  "bwd/layer={:.4g} s",
+                                  offloaded, bytes, host_link_Bps(node), copy_s, forward_s, backward_s),
+                      "verl utils/activation_offload.py; Transformer Engine pytorch/cpu_offload.py"});
   }
   return seconds;
 }

@@ -1,5 +1,6 @@
 #pragma once
-// Time of offloaded model states: host↔device copies over PCIe and the CPU optimizer step.
+// Time of offloading: model states' host↔device copies over PCIe and the CPU optimizer step;
+// activations copied to host and back around each layer.
 #include <cstdint>
 
 #include "cost/time/parallel_comm.hpp"
@@ -11,5 +12,12 @@ namespace meshplan {
 /// device→host once, and the optimizer step run by the CPU on the offloaded fraction.
 double offload_seconds(const ModelSpec& model, const NodeGroup& node, const Strategy& strategy,
                        std::int64_t micro_batches, Trace* trace);
+
+/// Exposed seconds per micro-batch of activation offloading (Strategy::activation_offload_layers):
+/// the copies of each offloaded layer's saved activations to host and back that outlast the
+/// layer's forward and backward compute.
+double activation_offload_seconds(const ModelSpec& model, const NodeGroup& node, const Strategy& strategy,
+                                  std::int64_t seq_len, int micro_batch, const StageCompute& stage,
+                                  const TimeOptions& options, Trace* trace);
 
 }  // namespace meshplan

@@ -3,6 +3,7 @@
 // is exposed (not hidden behind compute). Collective costs come from cost/time/collectives.hpp.
 #include <cstdint>
 
+#include "cost/memory/model_states.hpp"
 #include "cost/time/compute_time.hpp"
 
 namespace meshplan {
@@ -32,12 +33,6 @@ PipelineTime pipeline_time(const ModelSpec& model, const NodeGroup& node, const 
 
 /// Parameters held by the most loaded rank (first stage: its layers and the input embedding),
 /// dense and expert separately because they reduce over different groups.
-struct RankParams {
-  double dense = 0;
-  double expert = 0;
-  double total() const { return dense + expert; }
-};
-
 RankParams rank_params(const ModelSpec& model, const Strategy& strategy);
 
 /// Exposed data-parallel traffic of one optimizer step with `micro_batches` micro-batches:

@@ -44,7 +44,8 @@ TimeBreakdown training_step_breakdown(const ModelSpec& model, const NodeGroup& n
   breakdown.pp_bubble = pipeline.bubble_s;
   breakdown.pp_comm = pipeline.p2p_s;
   breakdown.dp_comm_exposed = dp_comm_exposed_seconds(model, node, strategy, m, stage, options, trace);
-  breakdown.offload = offload_seconds(model, node, strategy, m, trace);
+  breakdown.offload = offload_seconds(model, node, strategy, m, trace) +
+                      md * activation_offload_seconds(model, node, strategy, seq_len, micro_batch, stage, options, trace);
   if (trace) {
     trace->push_back({"time/train_step", breakdown.total(), "seconds",
                       "m * (stage compute + TP/CP/EP comm) + bubble + p2p + exposed DP + offload + optimizer",

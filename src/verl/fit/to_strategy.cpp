@@ -55,6 +55,11 @@ void map_megatron(const ConfigView& v, Strategy& s) {
       if (const auto module = recompute_module_of(item.text)) s.recompute_modules |= *module;
     }
   }
+  // Megatron-core layer-level CPU offloading, passed through override_transformer_config
+  // (ModelParallelConfig.cpu_offloading, cpu_offloading_num_layers).
+  if (v.boolean(A("megatron.override_transformer_config.cpu_offloading")).value_or(false)) {
+    s.activation_offload_layers = as_int(v, A("megatron.override_transformer_config.cpu_offloading_num_layers"), 0);
+  }
   s.first_stage_layers = as_int(v, A("megatron.override_transformer_config.num_layers_in_first_pipeline_stage"), 0);
   s.last_stage_layers = as_int(v, A("megatron.override_transformer_config.num_layers_in_last_pipeline_stage"), 0);
 }
@@ -69,6 +74,11 @@ void map_fsdp(const ConfigView& v, Strategy& s) {
   s.offload.optimizer = v.boolean(A("fsdp_config.optimizer_offload")).value_or(false);
   s.recompute = v.boolean("actor_rollout_ref.model.enable_gradient_checkpointing").value_or(false) ? Recompute::full
                                                                                                   : Recompute::none;
+  // verl utils/activation_offload.py (since v0.4.0): every FSDP unit's saved tensors but the last
+  // go to host memory in the actor's training passes (the FSDP engine's build, transformer_impl.py).
+  if (v.boolean("actor_rollout_ref.model.enable_activation_offload").value_or(false)) {
+    s.activation_offload_layers = kOffloadAllButLastLayer;
+  }
 }
 
 void map_rollout(const ConfigView& v, Workload& w) {

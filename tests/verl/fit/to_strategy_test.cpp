@@ -102,5 +102,23 @@ TEST_CASE("Megatron-core recompute_modules reach the memory model from override_
         (kRecomputeMoeAct | kRecomputeLayernorm));
 }
 
+TEST_CASE("activation offloading: verl FSDP enable_activation_offload, Megatron-core cpu_offloading overrides") {
+  const auto offloaded = [](const std::string& config, const std::string& extra) {
+    const std::string script = "python3 -m verl.trainer.main_ppo " + config +
+                               " actor_rollout_ref.model.path=Qwen/Qwen2.5-7B-Instruct trainer.n_gpus_per_node=8 "
+                               "trainer.nnodes=1" +
+                               extra + "\n";
+    const Result<VerlLaunch> launch = read_verl_launch({InputText{"run.sh", script}}, VerlReadOptions{});
+    REQUIRE(launch.ok());
+    return verl_to_strategy(launch->config).strategy.activation_offload_layers;
+  };
+  CHECK(offloaded("", "") == 0);
+  CHECK(offloaded("", " actor_rollout_ref.model.enable_activation_offload=True") == kOffloadAllButLastLayer);
+  const std::string megatron = "--config-name=ppo_megatron_trainer";
+  const std::string t = " +actor_rollout_ref.actor.megatron.override_transformer_config.";
+  CHECK(offloaded(megatron, t + "cpu_offloading=True" + t + "cpu_offloading_num_layers=20") == 20);
+  CHECK(offloaded(megatron, t + "cpu_offloading_num_layers=20") == 0);  // cpu_offloading stays False
+}
+
 }  // namespace
 }  // namespace meshplan
