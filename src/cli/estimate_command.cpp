@@ -40,11 +40,19 @@ std::string strategy_line(const Strategy& s, const Workload& w) {
     line += fmt::format(" ZeRO-{} shard={} ulysses={}", static_cast<int>(s.zero),
                         s.fsdp_shard_size > 0 ? s.fsdp_shard_size : s.dp, s.ulysses_sp);
   } else {
+    line += s.zero == ZeroStage::zero3   ? " Megatron-FSDP(optim_grads_params)"
+            : s.zero == ZeroStage::zero2 ? " Megatron-FSDP(optim_grads)"
+                                         : "";
     line += s.distributed_optimizer ? " distributed-optimizer" : "";
     line += s.sequence_parallel ? " sequence-parallel" : "";
   }
   line += fmt::format(", micro-batch {}, recompute {}", s.micro_batch, recompute_name(s.recompute));
   if (s.recompute == Recompute::selective) line += fmt::format(" ({})", recompute_module_names(s.recompute_modules));
+  if (s.activation_offload_layers == kOffloadAllButLastLayer) {
+    line += ", activations offloaded (all layers but the last)";
+  } else if (s.activation_offload_layers > 0) {
+    line += fmt::format(", activations of {} layers offloaded", s.activation_offload_layers);
+  }
   if (s.lora.rank > 0) line += fmt::format(", LoRA rank {}", s.lora.rank);
   if (w.kind != WorkloadKind::rl)
     line += fmt::format(", seq {} x global batch {}", w.seq_len, w.global_batch);
@@ -122,8 +130,8 @@ void print_text(const ModelSpec& model, const Cluster& cluster, const EstimateIn
   out << "\n" << render_memory_phases(e);
   if (in.workload.kind == WorkloadKind::rl) out << render_rollout_capacity(e, in.workload.rl);
   if (e.host_bytes_per_node > 0) {
-    out << fmt::format("Host RAM per node for offloaded states and activations: {:.2f} GiB\n",
-                       bytes_to_gib(e.host_bytes_per_node));
+    out << fmt::format("Host RAM per host ({} GPUs) for offloaded states and activations: {:.2f} GiB\n",
+                       cluster.groups.front().gpus_per_host(), bytes_to_gib(e.host_bytes_per_node));
   }
   out << "Verdict: " << memory_verdict(e) << "\n";
   if (in.workload.kind == WorkloadKind::rl) out << render_length_tier(tiers) << "\n";

@@ -190,7 +190,13 @@ void add_estimate_flags(CLI::App& c, EstimateFlags& f) {
   c.add_flag("--activation-offload", f.activation_offload,
              "offload every decoder layer's saved activations but the last (verl model.enable_activation_offload)");
   c.add_flag("--sequence-parallel", f.sequence_parallel, "Megatron sequence parallelism (with TP)");
-  c.add_option("--zero", f.zero, "ZeRO stage 0..3 (FSDP backend)")->check(number_between(0, 3));
+  c.add_option("--zero", f.zero,
+               "ZeRO stage 0..3 (FSDP backend; Megatron: 2 and 3 are Megatron-FSDP's optim_grads and "
+               "optim_grads_params)")
+      ->check(number_between(0, 3));
+  c.add_flag("--megatron-fsdp", f.megatron_fsdp,
+             "Megatron-FSDP, data_parallel_sharding_strategy optim_grads_params (Megatron-LM --use-megatron-fsdp; "
+             "verl actor.megatron.use_megatron_fsdp)");
   add_positive(c, "--fsdp-shard-size", f.fsdp_shard_size, "hybrid-shard group size (verl fsdp_size)");
   add_positive(c, "--ulysses", f.ulysses, "Ulysses sequence parallel size (FSDP)");
   c.add_flag("--no-distributed-optimizer", f.no_distributed_optimizer,
@@ -315,6 +321,14 @@ Result<EstimateInputs> estimate_inputs(const CLI::App& command, const EstimateFl
   s.distributed_optimizer = !f.no_distributed_optimizer;
   s.grad_reduce_in_fp32 = !f.no_grad_reduce_in_fp32;
   s.zero = static_cast<ZeroStage>(f.zero);
+  if (f.megatron_fsdp) {
+    if (s.backend != Backend::megatron || given(command, "--zero")) {
+      return Error{"", 0, "--megatron-fsdp", "is the Megatron backend's ZeRO-3; give it without --fsdp and --zero"};
+    }
+    s.zero = ZeroStage::zero3;
+  }
+  // Megatron-FSDP runs with the distributed optimizer (Megatron-LM arguments.py forces it for v1).
+  if (s.backend == Backend::megatron && s.zero >= ZeroStage::zero2) s.distributed_optimizer = true;
   if (s.backend == Backend::fsdp && !given(command, "--zero")) {
     s.zero = ZeroStage::zero3;
     in.chosen.push_back("FSDP full shard = ZeRO-3 (verl default)");

@@ -21,6 +21,13 @@ struct NodeGroup {
   bool bandwidths_measured = false;  ///< intra/inter figures are achieved NCCL bus bandwidths
                                      ///< (meshplan calibrate), not line rates
 
+  /// GPUs under one operating system (one host). A node of the time model is an NVLink domain;
+  /// above 8 GPUs it is a rack of several hosts (GB200/GB300 NVL72: compute trays of 2
+  /// superchips, 4 GPUs each; the catalog's gpus_per_host), else the node itself.
+  int gpus_per_host() const {
+    return gpu.gpus_per_host > 0 && gpu.gpus_per_host < gpus_per_node ? gpu.gpus_per_host : gpus_per_node;
+  }
+
   int gpus() const { return nodes * gpus_per_node; }
 };
 

@@ -103,6 +103,9 @@ TEST_CASE("estimate: bad inputs exit 2 with the flag named") {
   CHECK(test::run({"estimate", "--model", "qwen2.5-7b-instruct", "--cluster", "1x8xA100-80GB",
                    "--activation-offload", "--activation-offload-layers", "4"})
             .exit_code == 2);
+  CHECK(test::run({"estimate", "--model", "qwen2.5-7b-instruct", "--cluster", "1x8xA100-80GB", "--fsdp",
+                   "--megatron-fsdp"})
+            .exit_code == 2);
   CHECK(test::run({"estimate", "--model", "qwen2.5-7b-instruct", "--cluster", "1x8xA100-80GB",
                    "--gpu-memory-utilization", "1.5"})
             .exit_code == 2);

@@ -105,8 +105,12 @@ Result<CalibrationRun> build_run(const json& row, const EfficiencyConstants& con
   const std::string sharding = json_string(row, "optimizer_sharding");
   const auto dp = json_int(row, "dp");
   strategy.cp = static_cast<int>(json_int(row, "cp").value_or(1));
-  if (sharding == "ZeRO-3" || sharding == "FSDP") {
-    strategy.backend = Backend::fsdp;
+  if (sharding == "ZeRO-3") {
+    strategy.backend = Backend::fsdp;  // DeepSpeed ZeRO-3 around Megatron's layers (Narayanan 2021 Table 2)
+    strategy.zero = ZeroStage::zero3;
+  } else if (sharding == "FSDP") {
+    // Megatron-Bridge's FSDP column: Megatron-FSDP (ddp.use_megatron_fsdp) with its default
+    // data_parallel_sharding_strategy optim_grads_params, on Megatron-core's model code.
     strategy.zero = ZeroStage::zero3;
   }
   if (auto tp = json_int(row, "tp"); tp && json_int(row, "pp")) {

@@ -77,7 +77,8 @@ MemoryEstimate estimate_memory(const ModelSpec& model, const Cluster& cluster, c
                                const Workload& workload, const MemoryOptions& options, Trace* trace) {
   MemoryEstimate e;
   e.capacity_bytes = smallest_gpu_memory(cluster);
-  const int gpus_per_node = cluster.groups.empty() ? 1 : cluster.groups.front().gpus_per_node;
+  // Host RAM is per host: the node, or one compute tray of a rack-scale NVLink domain.
+  const int gpus_per_node = cluster.groups.empty() ? 1 : cluster.groups.front().gpus_per_host();
   if (workload.kind == WorkloadKind::rl) {
     add_rl_phases(e, model, strategy, workload, options, trace);
   } else {

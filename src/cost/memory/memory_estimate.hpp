@@ -95,7 +95,8 @@ struct MemoryEstimate {
   bool kv_cache_exhausted = false;  ///< RL: the engine's budget leaves no KV cache (vLLM refuses to start)
   bool kv_below_one_sequence = false;  ///< RL (vLLM): KV holds less than one max_model_len sequence
   RolloutCapacity rollout;          ///< RL only
-  double host_bytes_per_node = 0;   ///< offloaded states (and sleeping engine weights) in host RAM
+  double host_bytes_per_node = 0;   ///< offloaded states, activations (and sleeping engine weights) in the RAM
+                                    ///< of one host (a node, or a tray of a rack-scale NVLink domain)
 
   const PhaseMemory& peak() const { return phases[peak_phase]; }
 };

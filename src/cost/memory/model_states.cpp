@@ -64,20 +64,44 @@ void apply_training_offload(const Strategy& s, ModelStateBytes& b) {
   }
 }
 
+// One decoder layer's parameters on a rank (the largest kind): attention and dense MLP split by TP,
+// routed experts by EP x ETP.
+double largest_rank_layer_params(const ModelSpec& model, const Strategy& s) {
+  const double common = double(model.attention_params_per_layer) / s.tp + double(model.norm_params_per_layer);
+  double largest = model.num_layers > moe_layer_count(model) ? common + double(model.dense_mlp_params_per_layer) / s.tp
+                                                             : 0.0;
+  if (model.moe) {
+    const MoeSpec& m = *model.moe;
+    largest = std::max(largest, common + double(m.shared_expert_params) / s.tp + double(m.router_params) +
+                                    double(m.num_experts) * double(m.routed_expert_params) / (double(s.ep) * s.etp));
+  }
+  return largest;
+}
+
 ModelStateBytes megatron_states(const ModelSpec& model, const Strategy& s, PipelineStage stage) {
   const RankParams p = rank_params(model, s, stage);
   ModelStateBytes b;
   const double optimizer_per_param = master_bytes(s) + s.adam_moment_bytes;
-  b.weights = weight_bytes(s) * p.total();
+  const double sharded = p.dense / dense_optimizer_group(s) + p.expert / expert_optimizer_group(s);
+  // Megatron-FSDP (DistributedDataParallelConfig.use_megatron_fsdp; data_parallel_sharding_strategy
+  // optim_grads = ZeroStage::zero2, optim_grads_params = zero3): the main grads, and under zero3
+  // the weights, sharded over the distributed optimizer's groups. A layer's weights are gathered
+  // for its forward and its backward with the next layer prefetched, and its gradients are kept
+  // whole until they are reduce-scattered (megatron/core/distributed/fsdp: double-buffered units).
+  const bool shard_weights = s.zero == ZeroStage::zero3;
+  const bool shard_grads = s.zero >= ZeroStage::zero2;
+  b.weights = weight_bytes(s) * (shard_weights ? sharded : p.total());
+  if (shard_weights) {
+    b.gathered = (2.0 * weight_bytes(s) + s.megatron_grad_bytes()) * largest_rank_layer_params(model, s);
+  }
   if (s.lora.rank > 0) {
     const double adapters = rank_lora_params(model, s, stage);
     b.lora_adapters =
         adapters * (weight_bytes(s) + s.megatron_grad_bytes() + optimizer_per_param / dense_optimizer_group(s));
     return b;
   }
-  b.gradients = s.megatron_grad_bytes() * p.total();
-  b.optimizer =
-      optimizer_per_param * (p.dense / dense_optimizer_group(s) + p.expert / expert_optimizer_group(s));
+  b.gradients = s.megatron_grad_bytes() * (shard_grads ? sharded : p.total());
+  b.optimizer = optimizer_per_param * sharded;
   return b;
 }
 
@@ -200,7 +224,8 @@ ModelStateBytes model_state_bytes(const ModelSpec& model, const Strategy& s, Pip
   const bool fsdp = s.backend == Backend::fsdp;
   trace_bytes(
       trace, "memory/model_states/weights", b.weights,
-      fsdp ? "4 * params / (ZeRO-3 ? shard_group : 1) (LoRA base: 2 *)" : "bytes_per_weight * params_on_rank",
+      fsdp ? "4 * params / (ZeRO-3 ? shard_group : 1) (LoRA base: 2 *)"
+           : "bytes_per_weight * params_on_rank (Megatron-FSDP optim_grads_params: / the optimizer's groups)",
       fsdp ? "verl fsdp_workers.py _build_model_optimizer: fp32 sharded params (model_dtype); FSDP FULL_SHARD"
            : "Megatron-LM theoretical_memory_usage.py (most loaded shard); formulas.md",
       [&] {
@@ -212,7 +237,8 @@ ModelStateBytes model_state_bytes(const ModelSpec& model, const Strategy& s, Pip
   trace_bytes(
       trace, "memory/model_states/gradients", b.gradients,
       fsdp ? "4 * params / (ZeRO >= 2 ? shard_group : 1)"
-           : "grad_bytes * params_on_rank (main grads: 4 with grad_reduce_in_fp32, else 2)",
+           : "grad_bytes * params_on_rank (main grads: 4 with grad_reduce_in_fp32, else 2; Megatron-FSDP "
+             "optim_grads(_params): / the optimizer's groups)",
       fsdp ? "FSDP MixedPrecision reduce_dtype fp32: grads in the fp32 param dtype"
            : "Megatron-LM: 18 = 2 + 4 + 12 bytes/param (formulas.md); Megatron-core "
              "DistributedDataParallelConfig.grad_reduce_in_fp32",
@@ -242,9 +268,13 @@ ModelStateBytes model_state_bytes(const ModelSpec& model, const Strategy& s, Pip
   }
   if (b.gathered > 0) {
     trace_bytes(trace, "memory/model_states/gathered_params", b.gathered,
-                "bytes_per_weight * (embedding + lm_head + 2 * largest_layer)",
-                "PyTorch FSDP all-gather + prefetch",
-                [&] { return fmt::format("largest_layer={:.4g}", largest_layer_params(model)); });
+                fsdp ? "bytes_per_weight * (embedding + lm_head + 2 * largest_layer)"
+                     : "(2 * bytes_per_weight + grad_bytes) * largest layer on the rank (Megatron-FSDP)",
+                fsdp ? "PyTorch FSDP all-gather + prefetch" : "Megatron-core distributed/fsdp (double-buffered units)",
+                [&] {
+                  return fmt::format("largest_layer={:.4g}",
+                                     fsdp ? largest_layer_params(model) : largest_rank_layer_params(model, s));
+                });
   }
   if (b.host_offloaded > 0) {
     trace_bytes(trace, "memory/model_states/host_offloaded", b.host_offloaded, "offloaded states per GPU",

@@ -44,15 +44,10 @@ bool peer_memory_eligible(double bytes, int ranks, const NodeGroup& node) {
   // Two PCIe GPUs also qualify in vLLM, but the figures above are NVLink measurements: they keep
   // the NCCL cost.
   const bool nvlink = node.gpu.intra_node_link != LinkKind::pcie;
-  return supported_size && ranks <= gpus_per_host(node) && nvlink && bytes < kPeerMaxBytes;
+  return supported_size && ranks <= node.gpus_per_host() && nvlink && bytes < kPeerMaxBytes;
 }
 
 }  // namespace
-
-int gpus_per_host(const NodeGroup& node) {
-  // The catalog's host size (a rack-scale NVLink domain is built of smaller hosts), else the node.
-  return node.gpu.gpus_per_host > 0 ? std::min(node.gpu.gpus_per_host, node.gpus_per_node) : node.gpus_per_node;
-}
 
 EngineAllReduce engine_all_reduce(double bytes, int ranks, const NodeGroup& node, const LinkPath& nccl_link) {
   if (ranks <= 1 || bytes <= 0) return {};

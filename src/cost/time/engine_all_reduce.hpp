@@ -14,11 +14,6 @@ struct EngineAllReduce {
   double seconds = 0;
 };
 
-/// GPUs under one operating system (one host) in a node group. A node of the time model is an
-/// NVLink domain; above 8 GPUs it is a rack of several hosts (GB200/GB300 NVL72: compute trays
-/// of 2 superchips, 4 GPUs each; the catalog's GB200-NVL72 note).
-int gpus_per_host(const NodeGroup& node);
-
 /// One all-reduce of `bytes` over a TP group of `ranks` consecutive GPUs. `nccl_link` is the
 /// group's link (group_link) for the NCCL path.
 EngineAllReduce engine_all_reduce(double bytes, int ranks, const NodeGroup& node, const LinkPath& nccl_link);

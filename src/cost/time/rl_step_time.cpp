@@ -245,7 +245,7 @@ RolloutTime rollout_time(const ModelSpec& model, const NodeGroup& node, const St
                       fmt::format("N={}, C(0)={:.0f}, C(mean)={:.0f}, steps={:.0f}, weights={:.4g} B, kv at mean={:.4g} B, HBM={:.4g} B/s, mean step={:.4g} s, tail step={:.4g} s, TP all-reduce={} ({} GPUs per host)",
                                   per_engine, in_flight(0.0), fewest, steps, weights_read, kv_read, hbm, step_s, tail_step_s,
                                   engine_all_reduce_path_name(engine_all_reduce(h * 2.0, rollout_tp, node, tp_link).path),
-                                  gpus_per_host(node)),
+                                  node.gpus_per_host()),
                       "Pope et al. 2022 §2; vLLM KV accounting (formulas.md)"});
     trace->push_back({"time/gen/weight_sync", rollout.weight_sync_s, "seconds",
                       standalone ? "model bytes / network link_Bps (broadcast to engines of their own)"

@@ -37,6 +37,18 @@ void map_megatron(const ConfigView& v, Strategy& s) {
   }
   s.grad_reduce_in_fp32 = v.boolean(A("megatron.override_ddp_config.grad_reduce_in_fp32"))
                               .value_or(!precision_aware || dtype_bytes("optim.main_grads_dtype") == 4.0);
+  // Megatron-FSDP (verl since f2659862a, 2026-05: megatron.use_megatron_fsdp; utils/megatron_utils.py
+  // builds DistributedDataParallelConfig with data_parallel_sharding_strategy optim_grads_params and
+  // the distributed optimizer unless override_ddp_config says otherwise).
+  if (v.boolean(A("megatron.use_megatron_fsdp")).value_or(false)) {
+    const std::string sharding =
+        v.text(A("megatron.override_ddp_config.data_parallel_sharding_strategy")).value_or("optim_grads_params");
+    s.zero = sharding == "optim_grads_params" ? ZeroStage::zero3
+             : sharding == "optim_grads"      ? ZeroStage::zero2
+             : sharding == "optim"            ? ZeroStage::zero1
+                                              : ZeroStage::none;
+    s.distributed_optimizer = true;
+  }
   s.offload.params = v.boolean(A("megatron.param_offload")).value_or(false);
   s.offload.grads = v.boolean(A("megatron.grad_offload")).value_or(false);
   s.offload.optimizer = v.boolean(A("megatron.optimizer_offload")).value_or(false);

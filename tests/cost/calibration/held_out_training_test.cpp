@@ -29,8 +29,8 @@ struct GroupBound {
 };
 
 // docs/accuracy.md, held-out table: H100 dense 3.9% / 5.6%, Blackwell dense 8.9% / 31.4%, H100 MoE
-// 17.3% / 51.5%, Blackwell MoE 32.0% / 210.3% (the recipes' recompute modules, session 9; the
-// recipes' 16-bit main grads, session 8: 17.0% and 32.5% for MoE; before: 3.1% / 5.5%,
+// 17.3% / 51.5%, Blackwell MoE 32.5% / 210.3% (the recipes' recompute modules, session 9; the
+// recipes' 16-bit main grads, session 8: 17.0% for H100 MoE; before: 3.1% / 5.5%,
 // 9.3% / 30.8%, 17.4% / 51.5%, 30.7% / 210.2%).
 constexpr GroupBound kBounds[] = {
     {"H100 dense", 7, 0.045, 0.07},
@@ -56,8 +56,13 @@ TEST_CASE("held-out training rows: Megatron-Bridge's performance summaries beyon
       nlohmann::json::parse(test::file_text(test::fixture("nemo_recipe_settings.json")))["rows"];
   for (const CalibrationRun& run : set->runs) {
     Strategy strategy = run.strategy;
-    // The recipe's recomputation (full, or Megatron-core recompute_modules) costs forward time.
-    if (recipes.contains(run.id)) test::apply_recipe_recompute(recipes[run.id]["settings"], strategy);
+    // The recipe's recomputation (full, or Megatron-core recompute_modules) costs forward time,
+    // its activation offloading the copies its layers cannot hide.
+    // Only where the recipe ran the table's layout (docs/nemo-recipe-settings.md: 25 rows did not).
+    if (recipes.contains(run.id) && recipes[run.id].value("layout_matches_table", false)) {
+      test::apply_recipe_recompute(recipes[run.id]["settings"], strategy);
+      test::apply_recipe_sharding_and_offload(recipes[run.id]["settings"], strategy);
+    }
     const TimeEstimate estimate = estimate_time(run.model, run.cluster, strategy, run.workload, run.options, nullptr);
     const double predicted = predicted_metric(run, estimate);
     const double error = predicted / run.published - 1.0;

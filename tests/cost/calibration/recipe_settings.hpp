@@ -40,4 +40,18 @@ inline void apply_recipe_optimizer(const nlohmann::json& settings, Strategy& str
   strategy.adam_moment_bytes = bytes("exp_avg_dtype") + bytes("exp_avg_sq_dtype");
 }
 
+/// The recipe's data-parallel sharding and activation offloading: Megatron-FSDP
+/// (ddp.use_megatron_fsdp with data_parallel_sharding_strategy optim_grads_params = ZeRO-3,
+/// optim_grads = ZeRO-2) and Megatron-core's cpu_offloading_num_layers.
+inline void apply_recipe_sharding_and_offload(const nlohmann::json& settings, Strategy& strategy) {
+  if (settings["use_megatron_fsdp"] == true) {
+    const nlohmann::json& sharding = settings["data_parallel_sharding_strategy"];
+    strategy.zero = sharding == "optim_grads" ? ZeroStage::zero2 : ZeroStage::zero3;
+    strategy.distributed_optimizer = true;
+  }
+  if (settings["cpu_offloading"] == true && settings["cpu_offloading_num_layers"].is_number()) {
+    strategy.activation_offload_layers = settings["cpu_offloading_num_layers"].get<int>();
+  }
+}
+
 }  // namespace meshplan::test

@@ -62,6 +62,28 @@ TEST_CASE(
   CHECK(rank_params(test::llama2_7b(), s, PipelineStage::last).total() == 1684672512.0);
 }
 
+TEST_CASE("Megatron-FSDP shards the main grads (optim_grads) and the weights (optim_grads_params) over DP") {
+  // Llama-2-7B, P = 6,738,415,616 on one rank at PP 1, DP 8, main grads in 16 bits.
+  Strategy s = megatron(1, 1, 1, 8, true);
+  s.grad_reduce_in_fp32 = false;
+  // optim_grads (ZeRO-2): weights 2P = 13,476,831,232, grads 2P/8 = 1,684,603,904, optimizer
+  // 12P/8 = 10,107,623,424.
+  s.zero = ZeroStage::zero2;
+  ModelStateBytes b = model_state_bytes(test::llama2_7b(), s, PipelineStage::first, OffloadMode::training, nullptr);
+  CHECK(b.weights == 13476831232.0);
+  CHECK(b.gradients == 1684603904.0);
+  CHECK(b.optimizer == 10107623424.0);
+  CHECK(b.gathered == 0.0);
+  // optim_grads_params (ZeRO-3): weights 2P/8 = 1,684,603,904 as well; two layers' weights gathered
+  // and one layer's grads whole: (2 x 2 + 2) x 202,383,360 = 1,214,300,160.
+  s.zero = ZeroStage::zero3;
+  b = model_state_bytes(test::llama2_7b(), s, PipelineStage::first, OffloadMode::training, nullptr);
+  CHECK(b.weights == 1684603904.0);
+  CHECK(b.gradients == 1684603904.0);
+  CHECK(b.optimizer == 10107623424.0);
+  CHECK(b.gathered == 1214300160.0);
+}
+
 TEST_CASE("Megatron pads the vocabulary to a multiple of 128 x TP") {
   CHECK(megatron_padded_vocab(32000, 1) == 32000);
   CHECK(megatron_padded_vocab(152064, 8) == 152576);  // 152064 / 1024 = 148.5 -> 149 x 1024

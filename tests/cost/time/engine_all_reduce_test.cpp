@@ -77,10 +77,10 @@ TEST_CASE("engine all-reduce: NCCL inside an NVLink domain, LL for small message
 TEST_CASE("engine all-reduce: a GB200 NVL72 host is a 4-GPU tray, so TP 8 and TP 32 take NCCL") {
   const NodeGroup node = nvl72_node();
   const LinkPath nccl{900e9 * 0.8, 3e-6};
-  CHECK(gpus_per_host(node) == 4);
+  CHECK(node.gpus_per_host() == 4);
   // No host size in the catalog: the node is one host.
-  CHECK(gpus_per_host(h100_node()) == 8);
-  CHECK(gpus_per_host(nvlink_node(16, "Hopper GH100", 450e9)) == 16);
+  CHECK(h100_node().gpus_per_host() == 8);
+  CHECK(nvlink_node(16, "Hopper GH100", 450e9).gpus_per_host() == 16);
   // TP 4 stays in one tray: the custom all-reduce.
   CHECK(engine_all_reduce(kMiB, 4, node, nccl).path == EngineAllReducePath::peer_memory);
   // TP 8 spans two trays: in_the_same_node_as fails, NCCL. 64 sequences of Qwen3-235B (h 4096,

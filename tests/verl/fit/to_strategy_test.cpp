@@ -120,5 +120,25 @@ TEST_CASE("activation offloading: verl FSDP enable_activation_offload, Megatron-
   CHECK(offloaded(megatron, t + "cpu_offloading_num_layers=20") == 0);  // cpu_offloading stays False
 }
 
+TEST_CASE("Megatron-FSDP from verl's megatron.use_megatron_fsdp, its sharding from override_ddp_config") {
+  const auto zero = [](const std::string& extra) {
+    const std::string script =
+        "python3 -m verl.trainer.main_ppo --config-name=ppo_megatron_trainer "
+        "actor_rollout_ref.model.path=Qwen/Qwen2.5-7B-Instruct trainer.n_gpus_per_node=8 trainer.nnodes=1" +
+        extra + "\n";
+    const Result<VerlLaunch> launch = read_verl_launch({InputText{"run.sh", script}}, VerlReadOptions{});
+    REQUIRE(launch.ok());
+    const Strategy s = verl_to_strategy(launch->config).strategy;
+    CHECK(s.distributed_optimizer);
+    return s.zero;
+  };
+  CHECK(zero("") == ZeroStage::none);
+  // utils/megatron_utils.py: data_parallel_sharding_strategy optim_grads_params unless overridden.
+  CHECK(zero(" actor_rollout_ref.actor.megatron.use_megatron_fsdp=True") == ZeroStage::zero3);
+  CHECK(zero(" actor_rollout_ref.actor.megatron.use_megatron_fsdp=True"
+             " +actor_rollout_ref.actor.megatron.override_ddp_config.data_parallel_sharding_strategy=optim_grads") ==
+        ZeroStage::zero2);
+}
+
 }  // namespace
 }  // namespace meshplan
