@@ -24,11 +24,6 @@ void add(std::vector<T>& values, const T& value) {
 
 bool same_gmu(double a, double b) { return std::lround(a * 100) == std::lround(b * 100); }
 
-RecomputeChoice recompute_of(const Strategy& s) {
-  if (s.recompute == Recompute::none) return RecomputeChoice::none;
-  if (s.recompute == Recompute::selective) return RecomputeChoice::selective;
-  return s.recompute_method == RecomputeMethod::block ? RecomputeChoice::full_block : RecomputeChoice::full_uniform;
-}
 
 // The explicit split of the launch when it differs from the planner's balanced one.
 std::optional<std::pair<int, int>> own_split(const Strategy& s, std::int64_t num_layers) {
@@ -45,9 +40,9 @@ std::optional<std::pair<int, int>> own_split(const Strategy& s, std::int64_t num
 // selective modules; a launch with another count or other modules is outside the space.
 bool recompute_reachable(const Strategy& s, std::int64_t num_layers) {
   if (s.backend == Backend::fsdp) return true;  // gradient checkpointing on or off
-  if (s.recompute == Recompute::selective) return s.recompute_modules == kDefaultRecomputeModules;
   Strategy probe = s;
-  apply_recompute(probe, recompute_of(s), num_layers);
+  apply_recompute(probe, recompute_choice_of(s), num_layers);
+  if (s.recompute == Recompute::selective) return probe.recompute_modules == s.recompute_modules;
   return probe.recompute_num_layers == s.recompute_num_layers || s.recompute != Recompute::full;
 }
 
@@ -96,7 +91,7 @@ void include_in_space(SearchSpace& space, const Strategy& s, const Workload& w, 
     add(space.fsdp_shard_size, s.fsdp_shard_size);
   }
   add(space.offload, offload_choice(s.offload, w.kind == WorkloadKind::rl && w.rl.ref_param_offload));
-  add(space.recompute, recompute_of(s));
+  add(space.recompute, recompute_choice_of(s));
   space.lora = s.lora;
   if (w.kind != WorkloadKind::rl) {
     add(space.micro_batch, s.micro_batch);
@@ -145,10 +140,10 @@ std::vector<std::string> outside_space(const SearchSpace& space, const Strategy&
   }
   const OffloadChoice offload = offload_choice(s.offload, w.kind == WorkloadKind::rl && w.rl.ref_param_offload);
   need(contains(space.offload, offload), "offload=" + offload_choice_name(offload));
-  need(contains(space.recompute, recompute_of(s)) && recompute_reachable(s, num_layers),
+  need(contains(space.recompute, recompute_choice_of(s)) && recompute_reachable(s, num_layers),
        s.recompute == Recompute::selective
            ? fmt::format("recompute=selective with recompute_modules=[{}]", recompute_module_names(s.recompute_modules))
-           : fmt::format("recompute={} with recompute_num_layers={}", recompute_choice_name(recompute_of(s)),
+           : fmt::format("recompute={} with recompute_num_layers={}", recompute_choice_name(recompute_choice_of(s)),
                          s.recompute_num_layers));
   need(space.lora.rank == s.lora.rank, fmt::format("lora_rank={}", s.lora.rank));
   need(s.activation_offload_layers == 0, "activation offloading (the search does not offload activations)");

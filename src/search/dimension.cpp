@@ -5,22 +5,10 @@
 #include <cctype>
 #include <cmath>
 
+#include "search/layout.hpp"
 #include "search/search_space.hpp"
 
 namespace meshplan {
-namespace {
-
-RecomputeChoice recompute_choice(const Strategy& strategy) {
-  switch (strategy.recompute) {
-    case Recompute::none: return RecomputeChoice::none;
-    case Recompute::selective: return RecomputeChoice::selective;
-    case Recompute::full: break;
-  }
-  return strategy.recompute_method == RecomputeMethod::block ? RecomputeChoice::full_block
-                                                             : RecomputeChoice::full_uniform;
-}
-
-}  // namespace
 
 std::string_view dimension_name(Dimension dimension) {
   static constexpr std::array<std::string_view, kDimensionCount> kNames = {
@@ -41,7 +29,7 @@ DimensionValues dimension_values(const PlanCandidate& candidate) {
   const bool is_rl = candidate.workload.kind == WorkloadKind::rl;
   return DimensionValues{static_cast<int>(s.backend), s.tp, s.pp, s.vpp, s.cp, s.ep, s.etp, s.ulysses_sp,
                          static_cast<int>(offload_choice(s.offload, is_rl && rl.ref_param_offload)), s.micro_batch,
-                         static_cast<int>(recompute_choice(s)), is_rl ? rl.rollout_tp : 0, is_rl ? rl.rollout_dp : 0,
+                         static_cast<int>(recompute_choice_of(s)), is_rl ? rl.rollout_tp : 0, is_rl ? rl.rollout_dp : 0,
                          is_rl ? static_cast<int>(std::lround(rl.gpu_memory_utilization * 100)) : 0,
                          is_rl ? rl.log_prob_micro_batch_per_gpu : 0};
 }

@@ -68,7 +68,8 @@ std::string cause_phrase(TimeComponent cause, const PlanCandidate& winner, const
       return o.ep * o.etp > gpus_per_node ? "the expert all-to-all would cross nodes" : "the expert all-to-all grows";
     case TimeComponent::offload: return "offloaded states cross PCIe every step";
     case TimeComponent::compute:
-      if (o.recompute != w.recompute || o.recompute_method != w.recompute_method) {
+      if (o.recompute != w.recompute || o.recompute_method != w.recompute_method ||
+          o.recompute_modules != w.recompute_modules) {
         return "recomputation adds forward passes";
       }
       if (o.micro_batch < w.micro_batch) return "smaller micro-batches run smaller, less efficient GEMMs";

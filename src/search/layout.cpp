@@ -100,6 +100,17 @@ Strategy layout_strategy(const Layout& layout, Dtype compute_dtype, std::int64_t
   return strategy;
 }
 
+RecomputeChoice recompute_choice_of(const Strategy& strategy) {
+  switch (strategy.recompute) {
+    case Recompute::none: return RecomputeChoice::none;
+    case Recompute::selective:
+      return strategy.recompute_modules == kRecomputeMoe ? RecomputeChoice::selective_moe : RecomputeChoice::selective;
+    case Recompute::full: break;
+  }
+  return strategy.recompute_method == RecomputeMethod::block ? RecomputeChoice::full_block
+                                                             : RecomputeChoice::full_uniform;
+}
+
 void apply_recompute(Strategy& strategy, RecomputeChoice choice, std::int64_t num_layers) {
   strategy.recompute = Recompute::none;
   strategy.recompute_method = RecomputeMethod::uniform;
@@ -108,6 +119,10 @@ void apply_recompute(Strategy& strategy, RecomputeChoice choice, std::int64_t nu
   switch (choice) {
     case RecomputeChoice::none: break;
     case RecomputeChoice::selective: strategy.recompute = Recompute::selective; break;
+    case RecomputeChoice::selective_moe:
+      strategy.recompute = Recompute::selective;
+      strategy.recompute_modules = kRecomputeMoe;
+      break;
     case RecomputeChoice::full_uniform:
       strategy.recompute = Recompute::full;
       strategy.recompute_num_layers = 1;

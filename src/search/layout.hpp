@@ -31,6 +31,9 @@ std::vector<Layout> enumerate_layouts(const SearchSpace& space);
 /// the layout's own or, when it gives none, the balanced one (strategy/pipeline_split.hpp).
 Strategy layout_strategy(const Layout& layout, Dtype compute_dtype, std::int64_t num_layers);
 
+/// The search's recompute choice of a strategy (its granularity, method and modules).
+RecomputeChoice recompute_choice_of(const Strategy& strategy);
+
 /// Applies a recompute choice; `full_block` recomputes the first half of each model chunk's
 /// layers (layers per chunk = num_layers / (pp * vpp)).
 void apply_recompute(Strategy& strategy, RecomputeChoice choice, std::int64_t num_layers);

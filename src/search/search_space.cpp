@@ -32,7 +32,7 @@ const std::vector<std::pair<std::string, std::string>> kDimensions = {
     {"cp", "int"}, {"ep", "int"}, {"etp", "int"}, {"dp", "int"}, {"sp", "0|1"}, {"distopt", "0|1"},
     {"ulysses", "int"}, {"fsdp_shard", "int"}, {"offload", "none|all|params+grads+optimizer+ref (any of them)"},
     {"first_stage", "int"}, {"last_stage", "int"}, {"mb", "int"},
-    {"recompute", "none|selective|full_uniform|full_block"}, {"rollout_tp", "int"}, {"rollout_dp", "int"},
+    {"recompute", "none|selective|full_uniform|full_block|selective_moe"}, {"rollout_tp", "int"}, {"rollout_dp", "int"},
     {"gmu", "number in (0,1)"}, {"lp_mb", "int"}, {"dynamic_bsz", "0|1"}};
 
 std::vector<int> powers_of_two_up_to(int limit) {
@@ -151,6 +151,7 @@ std::string_view recompute_choice_name(RecomputeChoice choice) {
     case RecomputeChoice::selective: return "selective";
     case RecomputeChoice::full_uniform: return "full_uniform";
     case RecomputeChoice::full_block: return "full_block";
+    case RecomputeChoice::selective_moe: return "selective_moe";
   }
   return "?";
 }
@@ -233,6 +234,9 @@ Result<SearchSpace> build_search_space(const ModelSpec& model, const Cluster& cl
   space.micro_batch = kMicroBatches;
   space.recompute = {RecomputeChoice::none, RecomputeChoice::selective, RecomputeChoice::full_uniform,
                      RecomputeChoice::full_block};
+  // MoE layers hold most of a MoE model's activations (routed copies of every token): recomputing
+  // them alone (Megatron-core recompute_modules=[moe]) sits between selective and full.
+  if (model.moe) space.recompute.push_back(RecomputeChoice::selective_moe);
   if (workload.kind == WorkloadKind::rl) {
     // Replicas of up to four whole nodes (verl R53; vLLM >= 0.11.1 for multi-node TP, R54), on
     // the engines' own GPUs when they have them.
@@ -259,8 +263,8 @@ Result<SearchSpace> build_search_space(const ModelSpec& model, const Cluster& cl
     space.balanced_split = false;
   }
   if (fixes.contains("recompute")) {
-    for (RecomputeChoice choice : {RecomputeChoice::none, RecomputeChoice::selective,
-                                   RecomputeChoice::full_uniform, RecomputeChoice::full_block}) {
+    for (RecomputeChoice choice : {RecomputeChoice::none, RecomputeChoice::selective, RecomputeChoice::full_uniform,
+                                   RecomputeChoice::full_block, RecomputeChoice::selective_moe}) {
       if (recompute_choice_name(choice) == fixes.at("recompute")) space.recompute = {choice};
     }
   }

@@ -33,7 +33,9 @@ void apply_offload(Strategy& strategy, Workload& workload, OffloadChoice choice)
 
 /// Recompute choices: none, selective (core attention), full uniform (every layer, one at a
 /// time), full block (the first half of each stage's layers; Megatron --recompute-method block).
-enum class RecomputeChoice { none, selective, full_uniform, full_block };
+/// Megatron recompute settings the search tries; selective_moe recomputes the MoE layers
+/// (recompute_modules=[moe]), tried for MoE models only.
+enum class RecomputeChoice { none, selective, full_uniform, full_block, selective_moe };
 std::string_view recompute_choice_name(RecomputeChoice choice);
 
 struct SearchSpace {
