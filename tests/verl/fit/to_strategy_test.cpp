@@ -44,16 +44,20 @@ TEST_CASE("rollout data and expert parallel sizes reach the rollout model") {
   CHECK(rl.rollout_ep == 4);
 }
 
+/// The strategy verl builds for `arguments` of verl.trainer.main_ppo on one node of 8 GPUs.
+Strategy strategy_of(const std::string& arguments) {
+  const std::string script =
+      "python3 -m verl.trainer.main_ppo " + arguments + " trainer.n_gpus_per_node=8 trainer.nnodes=1\n";
+  const Result<VerlLaunch> launch = read_verl_launch({InputText{"run.sh", script}}, VerlReadOptions{});
+  REQUIRE(launch.ok());
+  return verl_to_strategy(launch->config).strategy;
+}
+
+const std::string kMegatron7b =
+    "--config-name=ppo_megatron_trainer actor_rollout_ref.model.path=Qwen/Qwen2.5-7B-Instruct";
+
 TEST_CASE("Megatron's main grads: fp32 as verl builds its DDP config, 16 bits when override_ddp_config says so") {
-  const auto grads_in_fp32 = [](const std::string& extra) {
-    const std::string script =
-        "python3 -m verl.trainer.main_ppo --config-name=ppo_megatron_trainer "
-        "actor_rollout_ref.model.path=Qwen/Qwen2.5-7B-Instruct trainer.n_gpus_per_node=8 trainer.nnodes=1" +
-        extra + "\n";
-    const Result<VerlLaunch> launch = read_verl_launch({InputText{"run.sh", script}}, VerlReadOptions{});
-    REQUIRE(launch.ok());
-    return verl_to_strategy(launch->config).strategy.grad_reduce_in_fp32;
-  };
+  const auto grads_in_fp32 = [](const std::string& extra) { return strategy_of(kMegatron7b + extra).grad_reduce_in_fp32; };
   // verl utils/megatron_utils.py: DistributedDataParallelConfig(grad_reduce_in_fp32=True, ...).
   CHECK(grads_in_fp32(""));
   CHECK_FALSE(grads_in_fp32(" +actor_rollout_ref.actor.megatron.override_ddp_config.grad_reduce_in_fp32=False"));
@@ -68,15 +72,7 @@ TEST_CASE("Megatron's main grads: fp32 as verl builds its DDP config, 16 bits wh
 }
 
 TEST_CASE("the precision-aware optimizer's Adam moments in their dtypes (verl utils/megatron/optimizer.py)") {
-  const auto moment_bytes = [](const std::string& extra) {
-    const std::string script =
-        "python3 -m verl.trainer.main_ppo --config-name=ppo_megatron_trainer "
-        "actor_rollout_ref.model.path=Qwen/Qwen2.5-7B-Instruct trainer.n_gpus_per_node=8 trainer.nnodes=1" +
-        extra + "\n";
-    const Result<VerlLaunch> launch = read_verl_launch({InputText{"run.sh", script}}, VerlReadOptions{});
-    REQUIRE(launch.ok());
-    return verl_to_strategy(launch->config).strategy.adam_moment_bytes;
-  };
+  const auto moment_bytes = [](const std::string& extra) { return strategy_of(kMegatron7b + extra).adam_moment_bytes; };
   CHECK(moment_bytes("") == 8);
   CHECK(moment_bytes(" actor_rollout_ref.actor.optim.exp_avg_dtype=bf16") == 8);  // needs precision-aware
   CHECK(moment_bytes(" actor_rollout_ref.actor.optim.use_precision_aware_optimizer=True"
@@ -86,14 +82,9 @@ TEST_CASE("the precision-aware optimizer's Adam moments in their dtypes (verl ut
 
 TEST_CASE("Megatron-core recompute_modules reach the memory model from override_transformer_config") {
   const auto modules = [](const std::string& extra) {
-    const std::string script =
-        "python3 -m verl.trainer.main_ppo --config-name=ppo_megatron_trainer "
-        "actor_rollout_ref.model.path=Qwen/Qwen3-30B-A3B-Base trainer.n_gpus_per_node=8 trainer.nnodes=1 "
-        "actor_rollout_ref.actor.megatron.override_transformer_config.recompute_granularity=selective" +
-        extra + "\n";
-    const Result<VerlLaunch> launch = read_verl_launch({InputText{"run.sh", script}}, VerlReadOptions{});
-    REQUIRE(launch.ok());
-    const Strategy strategy = verl_to_strategy(launch->config).strategy;
+    const Strategy strategy =
+        strategy_of(kMegatron7b + " actor_rollout_ref.actor.megatron.override_transformer_config.recompute_granularity=selective" +
+                    extra);
     CHECK(strategy.recompute == Recompute::selective);
     return strategy.recompute_modules;
   };
@@ -103,32 +94,20 @@ TEST_CASE("Megatron-core recompute_modules reach the memory model from override_
 }
 
 TEST_CASE("activation offloading: verl FSDP enable_activation_offload, Megatron-core cpu_offloading overrides") {
-  const auto offloaded = [](const std::string& config, const std::string& extra) {
-    const std::string script = "python3 -m verl.trainer.main_ppo " + config +
-                               " actor_rollout_ref.model.path=Qwen/Qwen2.5-7B-Instruct trainer.n_gpus_per_node=8 "
-                               "trainer.nnodes=1" +
-                               extra + "\n";
-    const Result<VerlLaunch> launch = read_verl_launch({InputText{"run.sh", script}}, VerlReadOptions{});
-    REQUIRE(launch.ok());
-    return verl_to_strategy(launch->config).strategy.activation_offload_layers;
-  };
-  CHECK(offloaded("", "") == 0);
-  CHECK(offloaded("", " actor_rollout_ref.model.enable_activation_offload=True") == kOffloadAllButLastLayer);
-  const std::string megatron = "--config-name=ppo_megatron_trainer";
+  const std::string fsdp = "actor_rollout_ref.model.path=Qwen/Qwen2.5-7B-Instruct";
+  CHECK(strategy_of(fsdp).activation_offload_layers == 0);
+  CHECK(strategy_of(fsdp + " actor_rollout_ref.model.enable_activation_offload=True").activation_offload_layers ==
+        kOffloadAllButLastLayer);
   const std::string t = " +actor_rollout_ref.actor.megatron.override_transformer_config.";
-  CHECK(offloaded(megatron, t + "cpu_offloading=True" + t + "cpu_offloading_num_layers=20") == 20);
-  CHECK(offloaded(megatron, t + "cpu_offloading_num_layers=20") == 0);  // cpu_offloading stays False
+  CHECK(strategy_of(kMegatron7b + t + "cpu_offloading=True" + t + "cpu_offloading_num_layers=20")
+            .activation_offload_layers == 20);
+  // cpu_offloading stays False: nothing is offloaded.
+  CHECK(strategy_of(kMegatron7b + t + "cpu_offloading_num_layers=20").activation_offload_layers == 0);
 }
 
 TEST_CASE("Megatron-FSDP from verl's megatron.use_megatron_fsdp, its sharding from override_ddp_config") {
   const auto zero = [](const std::string& extra) {
-    const std::string script =
-        "python3 -m verl.trainer.main_ppo --config-name=ppo_megatron_trainer "
-        "actor_rollout_ref.model.path=Qwen/Qwen2.5-7B-Instruct trainer.n_gpus_per_node=8 trainer.nnodes=1" +
-        extra + "\n";
-    const Result<VerlLaunch> launch = read_verl_launch({InputText{"run.sh", script}}, VerlReadOptions{});
-    REQUIRE(launch.ok());
-    const Strategy s = verl_to_strategy(launch->config).strategy;
+    const Strategy s = strategy_of(kMegatron7b + extra);
     CHECK(s.distributed_optimizer);
     return s.zero;
   };
