@@ -54,6 +54,7 @@ std::string strategy_line(const Strategy& s, const Workload& w) {
     line += fmt::format(", activations of {} layers offloaded", s.activation_offload_layers);
   }
   if (s.lora.rank > 0) line += fmt::format(", LoRA rank {}", s.lora.rank);
+  if (s.train_mtp) line += ", MTP layers trained";
   if (w.kind != WorkloadKind::rl)
     line += fmt::format(", seq {} x global batch {}", w.seq_len, w.global_batch);
   return line;

@@ -189,6 +189,9 @@ void add_estimate_flags(CLI::App& c, EstimateFlags& f) {
                "decoder layers whose saved activations go to host memory (Megatron-core cpu_offloading_num_layers)");
   c.add_flag("--activation-offload", f.activation_offload,
              "offload every decoder layer's saved activations but the last (verl model.enable_activation_offload)");
+  c.add_flag("--mtp", f.mtp,
+             "train the model's multi-token-prediction layers with it (Megatron --mtp-num-layers; verl "
+             "model.mtp.enable_train)");
   c.add_flag("--sequence-parallel", f.sequence_parallel, "Megatron sequence parallelism (with TP)");
   c.add_option("--zero", f.zero,
                "ZeRO stage 0..3 (FSDP backend; Megatron: 2 and 3 are Megatron-FSDP's optim_grads and "
@@ -311,6 +314,10 @@ Result<EstimateInputs> estimate_inputs(const CLI::App& command, const EstimateFl
     return modules.error();
   }
   s.activation_offload_layers = f.activation_offload ? kOffloadAllButLastLayer : f.activation_offload_layers;
+  s.train_mtp = f.mtp;
+  if (f.mtp && model.num_mtp_layers == 0) {
+    return Error{"", 0, "--mtp", model.name + " has no multi-token-prediction layers (num_nextn_predict_layers)"};
+  }
   if (f.activation_offload && given(command, "--activation-offload-layers")) {
     return Error{"", 0, "--activation-offload", "give either --activation-offload or --activation-offload-layers"};
   }

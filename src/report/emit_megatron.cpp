@@ -93,7 +93,8 @@ constexpr const char* kRunArgs[] = {
 std::string emit_megatron(const LaunchSpec& launch) {
   const ModelSpec& m = launch.model;
   const NodeGroup& group = launch.cluster.groups.front();
-  const MegatronModelArgs model = megatron_model_args(m, launch.strategy.tp, launch.workload.seq_len);
+  const MegatronModelArgs model =
+      megatron_model_args(m, launch.strategy.tp, launch.workload.seq_len, launch.strategy.train_mtp);
   std::vector<std::string> args = model.args;
   parallel_args(launch, args);
   args.insert(args.end(), std::begin(kRunArgs), std::end(kRunArgs));

@@ -156,7 +156,7 @@ void moe_args(const ModelSpec& m, ArgList& arg) {
 
 }  // namespace
 
-MegatronModelArgs megatron_model_args(const ModelSpec& m, int tp, std::int64_t seq_len) {
+MegatronModelArgs megatron_model_args(const ModelSpec& m, int tp, std::int64_t seq_len, bool train_mtp) {
   MegatronModelArgs out;
   ArgList arg(out);
   arg("--num-layers", std::to_string(m.num_layers));
@@ -184,7 +184,7 @@ MegatronModelArgs megatron_model_args(const ModelSpec& m, int tp, std::int64_t s
                          "output layer the same way", m.vocab_size, padded, tp));
   }
   if (m.moe) moe_args(m, arg);
-  if (m.num_mtp_layers > 0) arg("--mtp-num-layers", std::to_string(m.num_mtp_layers));
+  if (train_mtp && m.num_mtp_layers > 0) arg("--mtp-num-layers", std::to_string(m.num_mtp_layers));
   if (m.vision) {
     arg.note(fmt::format("pretrain_gpt.py builds the language model only; the {} vision tower needs "
                          "Megatron-LM's multimodal examples", m.vision->kind));

@@ -15,7 +15,8 @@ struct MegatronModelArgs {
 
 /// Flag names of megatron/training/arguments.py and the TransformerConfig fields it exposes
 /// (Megatron-LM d98e8a6); the Hugging Face -> Megatron correspondences of Megatron-Bridge's and
-/// verl mbridge's model bridges. `tp` sizes the vocabulary padding, `seq_len` the positions.
-MegatronModelArgs megatron_model_args(const ModelSpec& model, int tp, std::int64_t seq_len);
+/// verl mbridge's model bridges. `tp` sizes the vocabulary padding, `seq_len` the positions;
+/// `train_mtp` adds the model's multi-token-prediction layers (--mtp-num-layers).
+MegatronModelArgs megatron_model_args(const ModelSpec& model, int tp, std::int64_t seq_len, bool train_mtp);
 
 }  // namespace meshplan

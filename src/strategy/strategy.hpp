@@ -55,6 +55,10 @@ struct Strategy {
   /// memory in the forward and back in the backward (Megatron-core cpu_offloading_num_layers; verl
   /// FSDP model.enable_activation_offload: kOffloadAllButLastLayer). 0: none.
   int activation_offload_layers = 0;
+  /// Trains the model's multi-token-prediction modules with it (DeepSeek-V3 report §2.2; Megatron-core
+  /// mtp_num_layers = the config's num_nextn_predict_layers, on the last pipeline stage; verl
+  /// model.mtp.enable + enable_train).
+  bool train_mtp = false;
   /// Uneven pipeline split (Megatron --decoder-first/last-pipeline-num-layers; TransformerConfig
   /// num_layers_in_first/last_pipeline_stage): decoder layers on the first / last stage, 0 = not
   /// set (the stages share the layers evenly). strategy/pipeline_split.hpp reads them.

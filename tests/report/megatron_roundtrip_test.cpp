@@ -152,6 +152,7 @@ ModelSpec preset(const std::string& name) {
 
 std::string emit_for(const ModelSpec& model) {
   Strategy strategy;
+  strategy.train_mtp = model.num_mtp_layers > 0;  // the launch trains every layer the checkpoint has
   Workload workload;
   workload.seq_len = 4096;
   workload.global_batch = 256;
@@ -232,6 +233,15 @@ TEST_CASE("emit megatron: the flags read back with Megatron's defaults give ever
     }
     CHECK(mg.dense_mlp.gated == hf.dense_mlp.gated);
     CHECK(mg.num_mtp_layers == hf.num_mtp_layers);
+    if (hf.num_mtp_layers > 0) {
+      // Without MTP training the launch builds no MTP layer (the memory and time models cost none).
+      Strategy plain;
+      Workload workload;
+      workload.seq_len = 4096;
+      const std::string without = emit_megatron(LaunchSpec{hf, "org/" + hf.name, plain, workload,
+                                                           Cluster{{NodeGroup{}}}, 0});
+      CHECK(without.find("--mtp-num-layers") == std::string::npos);
+    }
     REQUIRE(mg.moe.has_value() == hf.moe.has_value());
     if (hf.moe) {
       const MoeSpec& e = *hf.moe;

@@ -223,7 +223,11 @@ StageStored stage_stored(const ModelSpec& model, const Strategy& s, PipelineStag
   const LayerShape dense = dense_layer_shape(model);
   const LayerShape moe = moe_layer_shape(model, options.moe_capacity_factor);
   const LayerSplit split = layer_split(s);
-  const StageLayers layers = stage_layers(model, s, stage);
+  StageLayers layers = stage_layers(model, s, stage);
+  // Trained MTP modules run on the last stage, each a decoder layer of the model's kind
+  // (Megatron-core multi_token_prediction.py MultiTokenPredictionLayer).
+  const bool mtp = s.train_mtp && (s.pp <= 1 || stage == PipelineStage::last);
+  if (mtp) (model.moe ? layers.moe : layers.dense) += model.num_mtp_layers;
   StageStored out;
   out.layers = double(layers.total());
   out.counts = layers;
@@ -255,6 +259,12 @@ StageStored stage_stored(const ModelSpec& model, const Strategy& s, PipelineStag
           double(recomputed) * input + double(total - recomputed) * (layers.moe > 0 ? moe_full : dense_full);
       out.working = recomputed > 0 ? largest_full : 0.0;
     }
+  }
+  // Each MTP module also keeps its enorm and hnorm inputs (2sbh each) and the eh_proj input,
+  // the two normed halves side by side (4sbh) (DeepSeek-V3 report §2.2, Fig. 3).
+  if (mtp) {
+    const double sp_split = s.sequence_parallel && s.tp > 1 ? double(s.tp) : 1.0;
+    out.stored += double(model.num_mtp_layers) * 8.0 * mb.seq_tokens * mb.sequences * double(model.hidden_size) / sp_split;
   }
   return out;
 }

@@ -106,7 +106,7 @@ ModelStateBytes megatron_states(const ModelSpec& model, const Strategy& s, Pipel
 }
 
 ModelStateBytes zero_states(const ModelSpec& model, const Strategy& s) {
-  const double params = static_cast<double>(model.total_params);
+  const double params = static_cast<double>(model.total_params + (s.train_mtp ? model.params.mtp : 0));
   const double group = shard_group(s);
   const int stage = static_cast<int>(s.zero);
   ModelStateBytes b;
@@ -185,7 +185,9 @@ StageLayers stage_layers(const ModelSpec& model, const Strategy& s, PipelineStag
 }
 
 RankParams rank_params(const ModelSpec& model, const Strategy& s, PipelineStage stage) {
-  if (s.backend == Backend::fsdp) return RankParams{static_cast<double>(model.total_params), 0};
+  if (s.backend == Backend::fsdp) {
+    return RankParams{static_cast<double>(model.total_params + (s.train_mtp ? model.params.mtp : 0)), 0};
+  }
   const double tp = s.tp;
   const StageLayers layers = stage_layers(model, s, stage);
   const std::int64_t dense = layers.dense;
@@ -211,8 +213,20 @@ RankParams rank_params(const ModelSpec& model, const Strategy& s, PipelineStage 
     p.dense += double(model.params.final_norm);
     // Tied embeddings with PP > 1: the last stage keeps its own copy for the output layer.
     p.dense += head > 0 ? head : (s.pp > 1 ? embedding : 0.0);
+    if (s.train_mtp) {
+      // Megatron-core builds the MTP block on the last stage (multi_token_prediction.py): its
+      // projections and attention split by TP, its routed experts by EP x ETP.
+      const double experts = mtp_expert_params(model);
+      p.dense += (double(model.params.mtp) - experts) / tp;
+      p.expert += experts / (double(s.ep) * s.etp);
+    }
   }
   return p;
+}
+
+double mtp_expert_params(const ModelSpec& model) {
+  if (!model.moe) return 0.0;
+  return double(model.num_mtp_layers) * double(model.moe->num_experts) * double(model.moe->routed_expert_params);
 }
 
 ModelStateBytes model_state_bytes(const ModelSpec& model, const Strategy& s, PipelineStage stage,

@@ -26,6 +26,10 @@ struct RankParams {
   double total() const { return dense + expert; }
 };
 
+/// Routed-expert parameters of the model's MTP modules (each MTP decoder layer is a MoE layer in a
+/// MoE model: DeepSeek-V3, GLM-4.5); 0 for a dense model.
+double mtp_expert_params(const ModelSpec& model);
+
 /// Megatron pads the vocabulary to a multiple of 128 x TP (make-vocab-size-divisible-by).
 std::int64_t megatron_padded_vocab(std::int64_t vocab, int tp);
 

@@ -18,7 +18,10 @@ void add_step_activations(PhaseMemory& phase, const ModelSpec& model, const Stra
                                              : stage_activation_bytes(model, s, stage, in.mb, options, trace);
   if (last) {
     const double tokens = in.mb.seq_tokens * in.mb.sequences;
-    phase[MemoryComponent::logits] += logits_bytes(model, s, tokens, in.loss, rl, trace);
+    // Each trained MTP module computes its own logits and loss, alive until the backward
+    // (Megatron-core multi_token_prediction.py: the output layer per MTP depth).
+    const double logit_sets = s.train_mtp && !in.forward_only ? 1.0 + double(model.num_mtp_layers) : 1.0;
+    phase[MemoryComponent::logits] += logit_sets * logits_bytes(model, s, tokens, in.loss, rl, trace);
   }
   if (first && in.images > 0) {
     const double in_flight = in.forward_only ? 1.0 : microbatches_in_flight(s, stage, in.mb.microbatches);

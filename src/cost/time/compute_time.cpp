@@ -208,6 +208,15 @@ StageCompute stage_compute(const ModelSpec& model, const NodeGroup& node, const 
   const double cross_entropy = kCrossEntropyBytesPerLogit * tokens * vocab / t / gpu.memory_bandwidth_Bps;
   stage.lm_head_forward_s = head_forward + cross_entropy / 2.0;
   stage.lm_head_s = (frozen_base ? 2.0 : 3.0) * head_forward + cross_entropy;
+  // Trained MTP modules on the last stage: per depth a decoder layer (an average layer of the
+  // stage, forward and the backward's 2x) and its own pass through the output layer and loss
+  // (Megatron-core multi_token_prediction.py; DeepSeek-V3 report §2.2).
+  if (strategy.train_mtp && model.num_mtp_layers > 0) {
+    const double depths = static_cast<double>(model.num_mtp_layers);
+    const double layer_forward = stage.layers_forward_s / std::max(layers_per_stage, 1.0);
+    stage.lm_head_forward_s += depths * (layer_forward + stage.lm_head_forward_s);
+    stage.lm_head_s += depths * (3.0 * layer_forward + stage.lm_head_s);
+  }
 
   if (trace) {
     trace->push_back({"time/compute/dense_gemm", dense_s, "seconds",

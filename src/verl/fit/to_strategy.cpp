@@ -72,6 +72,10 @@ void map_megatron(const ConfigView& v, Strategy& s) {
   if (v.boolean(A("megatron.override_transformer_config.cpu_offloading")).value_or(false)) {
     s.activation_offload_layers = as_int(v, A("megatron.override_transformer_config.cpu_offloading_num_layers"), 0);
   }
+  // verl model.mtp (workers/config/model.py MtpConfig): enable loads the MTP layers, enable_train
+  // adds their loss (Megatron-core mtp_num_layers from the checkpoint's config).
+  s.train_mtp = v.boolean("actor_rollout_ref.model.mtp.enable").value_or(false) &&
+                v.boolean("actor_rollout_ref.model.mtp.enable_train").value_or(false);
   s.first_stage_layers = as_int(v, A("megatron.override_transformer_config.num_layers_in_first_pipeline_stage"), 0);
   s.last_stage_layers = as_int(v, A("megatron.override_transformer_config.num_layers_in_last_pipeline_stage"), 0);
 }

@@ -35,6 +35,30 @@ TEST_CASE(
         2832203776.0);
 }
 
+TEST_CASE("a trained MTP module adds its own logits and a layer's activations on the last stage") {
+  // Llama-2-7B with one (dense) MTP module, 4096 tokens at PP 1: the logits double (819,986,432 x 2,
+  // above); the activations grow by one layer and the module's enorm, hnorm and eh_proj inputs
+  // (8sbh = 8 x 4096 x 4096 = 134,217,728 bytes).
+  ModelSpec model = test::llama2_7b();
+  model.num_mtp_layers = 1;
+  Workload w;
+  w.seq_len = 4096;
+  w.global_batch = 8;
+  Strategy s;
+  s.dp = 8;
+  NodeGroup group;
+  group.gpus_per_node = 8;
+  group.gpu.memory_bytes = 80LL << 30;
+  const Cluster cluster{{group}};
+  const MemoryEstimate plain = estimate_memory(model, cluster, s, w, MemoryOptions{}, nullptr);
+  s.train_mtp = true;
+  const MemoryEstimate mtp = estimate_memory(model, cluster, s, w, MemoryOptions{}, nullptr);
+  CHECK(mtp.phases[0][C::logits] == 2 * plain.phases[0][C::logits]);
+  CHECK(plain.phases[0][C::logits] == 819986432.0);
+  const double layer = (plain.phases[0][C::activations] - 8.0 * 4096) / 32;  // 32 layers + token ids
+  CHECK(mtp.phases[0][C::activations] - plain.phases[0][C::activations] == doctest::Approx(layer + 134217728.0));
+}
+
 TEST_CASE("KV bytes per token: GQA replicated when TP > KV heads, MLA latent not split") {
   // Qwen2.5-7B: 2 x 28 layers x 4 heads x 128 x 2 bytes = 57,344; TP 2: 28,672; TP 8: 1 head each.
   CHECK(kv_bytes_per_token(test::qwen25_7b(), 1) == 57344.0);

@@ -9,6 +9,8 @@
 
 #include "cost/memory/lora_params.hpp"
 #include "cost/hand_models.hpp"
+#include "model/config_reader.hpp"
+#include "model/model_presets.hpp"
 
 namespace meshplan {
 namespace {
@@ -82,6 +84,24 @@ TEST_CASE("Megatron-FSDP shards the main grads (optim_grads) and the weights (op
   CHECK(b.gradients == 1684603904.0);
   CHECK(b.optimizer == 10107623424.0);
   CHECK(b.gathered == 1214300160.0);
+}
+
+TEST_CASE("trained MTP modules sit on the last pipeline stage, their experts split by EP") {
+  // DeepSeek-V3's MTP module: 11,610,068,224 parameters (the report's 11.5B unique), of which the
+  // routed experts 256 x 3 x 7168 x 2048 = 11,274,289,152. TP 1, PP 16, EP 64: the last stage holds
+  // 335,779,072 + 11,274,289,152 / 64 = 511,939,840 more parameters, 1,023,879,680 bytes of bf16 weights.
+  const auto config = find_model_preset_config("deepseek-v3");
+  REQUIRE(config);
+  const auto model = parse_model_config(*config, "deepseek-v3");
+  REQUIRE(model.ok());
+  CHECK(model->params.mtp == 11610068224);
+  Strategy s = megatron(1, 16, 64, 16, true);
+  const double without = model_state_bytes(*model, s, PipelineStage::last, OffloadMode::training, nullptr).weights;
+  const double first = model_state_bytes(*model, s, PipelineStage::first, OffloadMode::training, nullptr).weights;
+  s.train_mtp = true;
+  CHECK(model_state_bytes(*model, s, PipelineStage::last, OffloadMode::training, nullptr).weights - without ==
+        1023879680.0);
+  CHECK(model_state_bytes(*model, s, PipelineStage::first, OffloadMode::training, nullptr).weights == first);
 }
 
 TEST_CASE("Megatron pads the vocabulary to a multiple of 128 x TP") {

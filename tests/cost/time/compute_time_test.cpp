@@ -66,6 +66,15 @@ TEST_CASE("stage compute of a tiny GPT, worked by hand") {
     mlp.recompute_modules = kRecomputeMoe | kRecomputeMoeAct | kRecomputeMlaUpProj;
     CHECK(stage_compute(model, node, mlp, 1024, 1, test::simple_options(), nullptr).recompute_s == 0.0);
   }
+  SUBCASE("a trained MTP module adds a decoder layer and another pass through the output layer") {
+    // lm_head_s 4.8365e-5 s (above) + 3 x the average layer's forward 1.79077e-4 s + 4.8365e-5 s.
+    ModelSpec with_mtp = model;
+    with_mtp.num_mtp_layers = 1;
+    Strategy mtp = strategy;
+    mtp.train_mtp = true;
+    CHECK(stage_compute(with_mtp, node, mtp, 1024, 1, test::simple_options(), nullptr).lm_head_s ==
+          doctest::Approx(2 * 4.8365e-5 + 3 * 1.79077e-4).epsilon(1e-3));
+  }
   SUBCASE("unfused attention computes the full score matrix and streams it through HBM") {
     TimeOptions unfused = test::simple_options();
     unfused.flash_attention = false;

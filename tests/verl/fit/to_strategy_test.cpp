@@ -105,6 +105,13 @@ TEST_CASE("activation offloading: verl FSDP enable_activation_offload, Megatron-
   CHECK(strategy_of(kMegatron7b + t + "cpu_offloading_num_layers=20").activation_offload_layers == 0);
 }
 
+TEST_CASE("MTP layers are trained when verl's model.mtp.enable and enable_train are both set") {
+  const std::string mtp = " actor_rollout_ref.model.mtp.enable=True";
+  CHECK_FALSE(strategy_of(kMegatron7b).train_mtp);
+  CHECK_FALSE(strategy_of(kMegatron7b + mtp).train_mtp);  // loaded for speculative rollout only
+  CHECK(strategy_of(kMegatron7b + mtp + " actor_rollout_ref.model.mtp.enable_train=True").train_mtp);
+}
+
 TEST_CASE("Megatron-FSDP from verl's megatron.use_megatron_fsdp, its sharding from override_ddp_config") {
   const auto zero = [](const std::string& extra) {
     const Strategy s = strategy_of(kMegatron7b + extra);
