@@ -148,6 +148,7 @@ std::vector<std::string> outside_space(const SearchSpace& space, const Strategy&
   need(space.lora.rank == s.lora.rank, fmt::format("lora_rank={}", s.lora.rank));
   need(s.activation_offload_layers == 0, "activation offloading (the search does not offload activations)");
   need(s.backend == Backend::fsdp || s.zero < ZeroStage::zero2, "Megatron-FSDP (the search does not try it)");
+  need(!s.train_mtp, "MTP training (the search's candidates train no MTP layer)");
   if (w.kind != WorkloadKind::rl) {
     need(contains(space.micro_batch, s.micro_batch), fmt::format("mb={}", s.micro_batch));
     return outside;
