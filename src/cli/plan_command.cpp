@@ -34,6 +34,7 @@ struct SearchSetup {
   SearchOptions search_options;
   std::optional<Dtype> dtype;  ///< heterogeneous: the dtype every group supports
   const PlanLaunch* from = nullptr;  ///< --from: its layout's values join the search space
+  bool train_mtp = false;            ///< --mtp: every candidate trains the model's MTP layers
 };
 
 struct SearchRun {
@@ -47,6 +48,7 @@ Result<SearchRun> run_search(const SearchSetup& setup, const Cluster& cluster) {
   Result<SearchSpace> space = build_search_space(setup.model, cluster, setup.workload, setup.space_options);
   if (!space) return space.error();
   if (setup.dtype) space->compute_dtype = *setup.dtype;
+  space->train_mtp = setup.train_mtp;
   if (setup.from) include_in_space(*space, setup.from->strategy, setup.from->workload, setup.model.num_layers);
   SearchRun run{{}, real_cost_model(setup.model, cluster, MemoryOptions{}, TimeOptions{}), std::move(*space),
                 validate_rule_check(setup.model, cluster)};
@@ -131,7 +133,10 @@ void run_plan(const PlanOptions& options, CommandContext& context) {
   const auto start = Clock::now();
   SearchSetup setup{*model, *workload, {options.allow_cross_node_tp, *objective == Objective::gpus, *fixes},
                     {*objective, options.headroom, options.top, progress_printer(context, start)}, std::nullopt,
-                    *from ? &**from : nullptr};
+                    *from ? &**from : nullptr, options.mtp};
+  if (options.mtp && model->num_mtp_layers == 0) {
+    return context.fail(Error{"", 0, "--mtp", model->name + " has no multi-token-prediction layers (num_nextn_predict_layers)"});
+  }
   // Heterogeneous clusters: plan each group alone (in the dtype all groups support), then the
   // cross-group options are derived from those plans.
   Cluster used = *trainer;

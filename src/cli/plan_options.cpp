@@ -42,6 +42,9 @@ void add_plan_flags(CLI::App& command, PlanOptions& o) {
   command.add_option("--headroom", o.headroom, "fraction of GPU memory kept free (default 0.1)");
   command.add_option("--top", o.top, "how many plans to show (default 5)");
   command.add_flag("--allow-cross-node-tp", o.allow_cross_node_tp, "let TP span nodes");
+  command.add_flag("--mtp", o.mtp,
+                   "every plan trains the model's multi-token-prediction layers (Megatron --mtp-num-layers; verl "
+                   "model.mtp.enable_train)");
   command.add_flag("--json", o.json, "machine-readable output (docs/json.md)");
   command.add_option("--html", o.html, "write a self-contained HTML report to FILE");
   command.add_option("--emit", o.emit, "print the winner's launch: verl | megatron | env | slurm");

@@ -46,6 +46,7 @@ struct PlanOptions {
   double headroom = 0.1;
   int top = 5;
   bool allow_cross_node_tp = false;
+  bool mtp = false;  ///< --mtp: train the model's MTP layers in every plan
   bool json = false;
   std::string html;
   std::string emit;

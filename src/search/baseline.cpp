@@ -93,6 +93,7 @@ void include_in_space(SearchSpace& space, const Strategy& s, const Workload& w, 
   add(space.offload, offload_choice(s.offload, w.kind == WorkloadKind::rl && w.rl.ref_param_offload));
   add(space.recompute, recompute_choice_of(s));
   space.lora = s.lora;
+  space.train_mtp = s.train_mtp;
   if (w.kind != WorkloadKind::rl) {
     add(space.micro_batch, s.micro_batch);
     return;
@@ -148,7 +149,6 @@ std::vector<std::string> outside_space(const SearchSpace& space, const Strategy&
   need(space.lora.rank == s.lora.rank, fmt::format("lora_rank={}", s.lora.rank));
   need(s.activation_offload_layers == 0, "activation offloading (the search does not offload activations)");
   need(s.backend == Backend::fsdp || s.zero < ZeroStage::zero2, "Megatron-FSDP (the search does not try it)");
-  need(!s.train_mtp, "MTP training (the search's candidates train no MTP layer)");
   if (w.kind != WorkloadKind::rl) {
     need(contains(space.micro_batch, s.micro_batch), fmt::format("mb={}", s.micro_batch));
     return outside;

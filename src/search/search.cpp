@@ -148,6 +148,7 @@ class Searcher {
   void search_layout(const Layout& layout) {
     Strategy base = layout_strategy(layout, space_.compute_dtype, model_.num_layers);
     base.lora = space_.lora;
+    base.train_mtp = space_.train_mtp;
     Workload base_workload = with_rl(workload_, space_.micro_batch.front(), rl_ ? space_.rollout_tp.front() : 1,
                                      rl_ ? space_.rollout_dp.front() : 1, rl_ ? space_.gpu_memory_utilization.front() : 0,
                                      rl_ ? space_.log_prob_micro_batch.front() : 0);

@@ -66,6 +66,7 @@ struct SearchSpace {
   /// tried (by default the micro-batches times the padded sequence width, verl-rules §0 R64).
   std::vector<std::int64_t> ppo_token_budgets, log_prob_token_budgets;
   Lora lora;  ///< the adapters every candidate trains (a setting of the job, not searched)
+  bool train_mtp = false;  ///< every candidate trains the model's MTP layers (a setting of the job)
   Dtype compute_dtype = Dtype::bf16;  ///< one every GPU of the cluster supports
 };
 

@@ -196,4 +196,20 @@ TEST_CASE("plan: a vision-language model gets a data-loader worker count") {
   CHECK(slow_out["data_loader"]["dataloader_num_workers"].get<int>() == static_cast<int>(std::ceil(128.0 / step)));
 }
 
+TEST_CASE("plan --mtp: every candidate trains the MTP layers, and the emitted launch builds them") {
+  const std::vector<std::string> base = {"plan", "--model", "glm-4.5-air", "--cluster", "4x8xH100",
+                                         "--global-batch", "256", "--emit", "megatron"};
+  const test::CliRun plain = test::run(base);
+  REQUIRE_MESSAGE(plain.exit_code == 0, plain.err);
+  CHECK(plain.out.find("--mtp-num-layers") == std::string::npos);
+  std::vector<std::string> with_mtp = base;
+  with_mtp.push_back("--mtp");
+  const test::CliRun mtp = test::run(with_mtp);
+  REQUIRE_MESSAGE(mtp.exit_code == 0, mtp.err);
+  CHECK(mtp.out.find("--mtp-num-layers 1 \\") != std::string::npos);
+  const test::CliRun none = test::run({"plan", "--model", "qwen3-8b", "--cluster", "1x8xH100", "--mtp"});
+  CHECK(none.exit_code == 2);
+  CHECK(none.err.find("--mtp") != std::string::npos);
+}
+
 }  // namespace meshplan
