@@ -212,7 +212,8 @@ namespace {
 struct StageStored {
   double stored = 0;
   double working = 0;
-  double layers = 0;
+  double layers = 0;      ///< decoder layers and trained MTP layers
+  double mtp_layers = 0;  ///< of which MTP layers (outside the decoder block: never offloaded)
   StageLayers counts;
   double dense_full = 0;  ///< one dense layer without recompute (for the trace)
   double moe_full = 0;    ///< one MoE layer without recompute (for the trace)
@@ -230,6 +231,7 @@ StageStored stage_stored(const ModelSpec& model, const Strategy& s, PipelineStag
   if (mtp) (model.moe ? layers.moe : layers.dense) += model.num_mtp_layers;
   StageStored out;
   out.layers = double(layers.total());
+  out.mtp_layers = mtp ? double(model.num_mtp_layers) : 0.0;
   out.counts = layers;
   const double dense_full = mixed_layer_bytes(model, dense, split, mb, Recompute::none, options);
   const double moe_full = mixed_layer_bytes(model, moe, split, mb, Recompute::none, options);
@@ -287,15 +289,19 @@ double offloaded_activation_bytes(const ModelSpec& model, const Strategy& s, Pip
   if (s.activation_offload_layers <= 0) return 0.0;
   const StageStored kept = stage_stored(model, s, stage, mb, options);
   if (kept.layers <= 0) return 0.0;
-  const double offloaded = std::min(double(s.activation_offload_layers), std::max(kept.layers - 1.0, 0.0));
+  const double decoder = kept.layers - kept.mtp_layers;
+  const double offloaded = std::min(double(s.activation_offload_layers), std::max(decoder - 1.0, 0.0));
   return kept.stored * offloaded / kept.layers;
 }
 
 double stage_activation_bytes(const ModelSpec& model, const Strategy& s, PipelineStage stage,
                               const MicroBatchShape& mb, const MemoryOptions& options, Trace* trace) {
   const StageStored kept = stage_stored(model, s, stage, mb, options);
-  // Activation offloading keeps only the resident layers' share on the GPU (an average layer).
-  const double resident_share = kept.layers > 0 ? resident_activation_layers(s, kept.layers) / kept.layers : 1.0;
+  // Activation offloading keeps only the resident layers' share on the GPU (an average layer); it
+  // offloads decoder layers only (the MTP block runs outside TransformerBlock's offload context).
+  const double decoder = kept.layers - kept.mtp_layers;
+  const double resident_share =
+      kept.layers > 0 ? (resident_activation_layers(s, decoder) + kept.mtp_layers) / kept.layers : 1.0;
   const double stored = kept.stored * resident_share;
   const double working = kept.working;
   // First stage: the int64 input ids and, with embedding dropout, its 1-byte mask (÷ TP with SP)
