@@ -201,6 +201,32 @@ std::vector<Signature> config_signatures() {
        {{override_line, "data.train_batch_size={half:data.train_batch_size}",
          "data.train_batch_size=<at most the number of samples>  # or a larger data.max_prompt_length"}},
        "AssertionError: Train dataloader is empty!"},
+      // Megatron-core TransformerConfig.__post_init__ refusals of what verl passes through
+      // override_transformer_config (megatron/core/transformer/transformer_config.py at d98e8a64dd;
+      // the strategy rules offload.activations-pp, offload.activations-recompute, recompute.mla-up-proj).
+      {"megatron_cpu_offloading_with_pp", "parallel_mismatch", primary,
+       {"no support for Pipeline parallelism with CPU offloading"}, "", {}, {},
+       "Megatron-core's activation offloading (cpu_offloading) runs only without pipeline parallelism.", "",
+       {{override_line,
+         "+actor_rollout_ref.actor.megatron.override_transformer_config.cpu_offloading=False  # or "
+         "pipeline_model_parallel_size=1",
+         ""}},
+       "ValueError: Currently there is no support for Pipeline parallelism with CPU offloading"},
+      {"megatron_cpu_offloading_with_recompute", "config_key", primary,
+       {"CPU offloading does not work when activation recomputation is enabled"}, "", {}, {},
+       "Megatron-core's activation offloading (cpu_offloading) refuses any recompute_granularity.", "",
+       {{override_line,
+         "actor_rollout_ref.actor.megatron.override_transformer_config.recompute_granularity=null  # or "
+         "cpu_offloading=False",
+         ""}},
+       "ValueError: CPU offloading does not work when activation recomputation is enabled"},
+      {"megatron_mla_up_proj_without_mla", "config_key", primary,
+       {"mla_up_proj in recompute_modules is only supported with"}, "", {}, {},
+       "recompute_modules lists mla_up_proj for a model without multi-latent attention.", "",
+       {{action, "remove mla_up_proj from override_transformer_config.recompute_modules (it applies to MLA models "
+                 "such as DeepSeek-V3 only)",
+         ""}},
+       "ValueError: mla_up_proj in recompute_modules is only supported with multi_latent_attention."},
       // Config keys and values (R1-R5, R27, R4, R71, R72, E15-E18, E28).
       {"hydra_key_not_in_struct", "config_key", primary, {"Could not override '"}, R"(Could not override '([^']+)')",
        {{"key", text}}, {},
