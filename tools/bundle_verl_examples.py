@@ -1,6 +1,7 @@
 #!/usr/bin/env python3
 """Writes one text file holding verl's example launch scripts at one commit, unchanged: every
-examples/**/*.sh and recipe/**/*.sh that names main_ppo (the corpus tests/verl/example_corpora_test.cpp
+examples/**/*.sh, recipe/**/*.sh and verl/experimental/**/*.sh (the one-step-off trainer's
+scripts since main@b178a3cd) that names main_ppo (the corpus tests/verl/example_corpora_test.cpp
 checks). Nothing is run; scripts are read with `git show`.
 
 usage: tools/bundle_verl_examples.py VERL_GIT_DIR REF > tests/fixtures/verl/examples/<name>.bundle
@@ -18,11 +19,12 @@ def git(git_dir, *args):
 def main():
     git_dir, ref = sys.argv[1], sys.argv[2]
     commit = git(git_dir, "rev-parse", f"{ref}^{{commit}}").strip()
-    paths = [p for p in git(git_dir, "ls-tree", "-r", "--name-only", commit, "examples", "recipe").split()
+    paths = [p for p in git(git_dir, "ls-tree", "-r", "--name-only", commit, "examples", "recipe",
+                                    "verl/experimental").split()
              if p.endswith(".sh")]
     out = [f"# verl's example launch scripts at https://github.com/verl-project/verl/tree/{commit}",
-           "# (Apache-2.0), unchanged: every examples/ and recipe/ *.sh naming main_ppo, each after its",
-           "# '#### bundled: <path>' line. Written by tools/bundle_verl_examples.py."]
+           "# (Apache-2.0), unchanged: every examples/, recipe/ and verl/experimental/ *.sh naming main_ppo,",
+           "# each after its '#### bundled: <path>' line. Written by tools/bundle_verl_examples.py."]
     for path in sorted(paths):
         text = git(git_dir, "show", f"{commit}:{path}")
         if "main_ppo" not in text:

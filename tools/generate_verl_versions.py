@@ -7,6 +7,10 @@ Per version (the releases users run from v0.4.0 on, plus main commits):
   and types follow from it: verl builds its config dataclasses from these sections), with
   comment-only and blank lines dropped (`# @package` headers kept) and without verl's
   `_generated_*.yaml` snapshots (meshplan composes the tree as Hydra does);
+- the config overlays of verl's other trainer entry points (ENTRY_CONFIG_DIRS: the one-step-off
+  trainer's one_step_off_ppo_trainer.yaml, `defaults: [ppo_trainer, _self_]` with
+  hydra.searchpath verl/trainer/config), under their own names at the root of the tree: Hydra
+  resolves their defaults against verl/trainer/config as it does for the entry point;
 - the Python-side names that verl looks up in registries at start-up:
   adv_estimator  values of `class AdvantageEstimator` (verl/trainer/ppo/core_algos.py or
                  ray_trainer.py), the names get_adv_estimator_fn / compute_advantage accept;
@@ -45,6 +49,9 @@ VERSIONS = [
     ("main@1dda039b", "1dda039b9c6311889a9c9a26040677e1254814f9"),
 ]
 CONFIG_DIR = "verl/trainer/config/"
+# Entry points whose @hydra.main config_path is a directory of their own (recipe/ until v0.7.0,
+# verl/experimental/ from main@b178a3cd on).
+ENTRY_CONFIG_DIRS = ["recipe/one_step_off_policy/config/", "verl/experimental/one_step_off_policy/config/"]
 
 
 def git(git_dir, *args):
@@ -71,8 +78,13 @@ def compact_yaml(text):
 
 def config_texts(git_dir, ref):
     names = git(git_dir, "ls-tree", "-r", "--name-only", ref, CONFIG_DIR).split()
-    return {n[len(CONFIG_DIR):-len(".yaml")]: compact_yaml(show(git_dir, ref, n))
-            for n in names if n.endswith(".yaml") and not n.startswith(CONFIG_DIR + "_generated_")}
+    texts = {n[len(CONFIG_DIR):-len(".yaml")]: compact_yaml(show(git_dir, ref, n))
+             for n in names if n.endswith(".yaml") and not n.startswith(CONFIG_DIR + "_generated_")}
+    for directory in ENTRY_CONFIG_DIRS:
+        for n in git(git_dir, "ls-tree", "--name-only", ref, directory).split():
+            if n.endswith(".yaml"):
+                texts[n[len(directory):-len(".yaml")]] = compact_yaml(show(git_dir, ref, n))
+    return texts
 
 
 def grep(git_dir, ref, pattern, paths):

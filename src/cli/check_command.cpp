@@ -130,6 +130,16 @@ std::optional<Error> read_verl_tree(const std::string& given, const std::filesys
   auto texts = read_config_dir((package / "trainer" / "config").string());
   if (!texts.ok()) return texts.error();
   read.config_texts = std::move(texts.value());
+  // The one-step-off trainer's own config directory (its overlays compose over trainer/config):
+  // verl/experimental/one_step_off_policy/config, recipe/one_step_off_policy/config before v0.8.
+  for (const auto& overlay : {package / "experimental" / "one_step_off_policy" / "config",
+                              package.parent_path() / "recipe" / "one_step_off_policy" / "config"}) {
+    std::error_code ec;
+    if (!std::filesystem::is_directory(overlay, ec)) continue;
+    auto more = read_config_dir(overlay.string());
+    if (!more.ok()) return more.error();
+    read.config_texts.insert(more->begin(), more->end());
+  }
   read.config_texts_from_verl = true;
   return std::nullopt;
 }

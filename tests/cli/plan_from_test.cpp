@@ -232,3 +232,27 @@ TEST_CASE("plan --from on the command line: baseline in text and JSON, the diff 
 }
 
 }  // namespace meshplan
+
+namespace meshplan {
+
+// verl's one-step-off trainer (tests/fixtures/verl/one_step_off_grpo.sh: trainer on 2 x 6 H100,
+// engines on a rollout pool of 2 x 2): check reads it whole; plan --from, which rewrites
+// colocated main_ppo launches, says how to plan it instead (exit 2, never a silent colocated plan).
+TEST_CASE("a one-step-off launch: check fits it on 2 x 8 H100, plan --from points to --rollout-gpus") {
+  const std::string script = test::fixture("verl/one_step_off_grpo.sh").string();
+  const test::CliRun check = test::run({"check", script, "--gpu", "H100", "--cluster", "2x8xH100", "--json"});
+  REQUIRE_MESSAGE(check.exit_code == 0, check.err);
+  const nlohmann::json report = nlohmann::json::parse(check.out);
+  CHECK(report["config_name"] == "one_step_off_ppo_trainer");
+  CHECK(report["errors"] == 0);
+  // 12 trainer GPUs alone are not the launch's 16.
+  const test::CliRun trainer_only = test::run({"check", script, "--gpu", "H100", "--cluster", "2x6xH100"});
+  CHECK(trainer_only.exit_code == 1);
+  CHECK(trainer_only.out.find("and rollout.nnodes x rollout.n_gpus_per_node for 4 more") != std::string::npos);
+
+  const test::CliRun plan = test::run({"plan", "--from", script, "--gpu", "H100"});
+  CHECK(plan.exit_code == 2);
+  CHECK(plan.err.find("--rollout-gpus 4 --off-policy-steps 1") != std::string::npos);
+}
+
+}  // namespace meshplan

@@ -24,6 +24,10 @@ std::vector<std::string> megatron_baseline() {
   return with(fsdp_baseline(), {"actor_rollout_ref.actor.megatron.tensor_model_parallel_size=2"});
 }
 
+std::vector<std::string> one_step_off_baseline() {
+  return with(fsdp_baseline(), {"actor_rollout_ref.hybrid_engine=False", "rollout.nnodes=1", "rollout.n_gpus_per_node=8"});
+}
+
 std::vector<std::string> with(std::vector<std::string> base, const std::vector<std::string>& extra) {
   base.insert(base.end(), extra.begin(), extra.end());
   return base;

@@ -15,6 +15,10 @@ std::vector<std::string> fsdp_baseline();
 /// The same with actor strategy megatron (TP 2: dp 4, minimal batch 4 x micro 2 = 8).
 std::vector<std::string> megatron_baseline();
 
+/// The FSDP baseline under verl's one-step-off trainer (config one_step_off_ppo_trainer): the
+/// trainer on its 8 GPUs, the engines on a rollout pool of 1 x 8 more, hybrid_engine off.
+std::vector<std::string> one_step_off_baseline();
+
 /// Runs check on `lines` (one override per line) with --config-name `config_name`.
 CheckReport check_lines(const std::vector<std::string>& lines, const std::string& config_name = "ppo_trainer",
                         const CheckOptions& options = {});

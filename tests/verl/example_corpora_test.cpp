@@ -1,6 +1,7 @@
 // verl's own example launch scripts at two more versions, checked as a user would (the script
 // alone, --verl-version naming the verl it ships with): verl-project/verl main@1dda039b
-// (2026-08, the newest embedded) and the v0.6.1 release. The scripts are bundled unchanged in
+// (2026-08, the newest embedded; with the one-step-off trainer's scripts under verl/experimental/)
+// and the v0.6.1 release. The scripts are bundled unchanged in
 // tests/fixtures/verl/examples/*.bundle (tools/bundle_verl_examples.py; the header names the
 // commit). Every script checks without errors, except the ones listed below, each with the verl
 // (or Hydra) code that makes it fail, and the ones that need a config of their own (exit 2).
@@ -25,6 +26,9 @@ struct Corpus {
   std::map<std::string, std::pair<std::string, std::string>> broken;
   /// path -> why the script alone cannot be composed (exit 2): the text the message must hold
   std::map<std::string, std::string> unreadable;
+  /// scripts of the one-step-off trainer (recipe/ or verl/experimental/one_step_off_policy), each
+  /// composed from one_step_off_ppo_trainer and checked, not passed over as another entry point
+  int one_step_off = 0;
 };
 
 std::vector<std::pair<std::string, std::string>> read_bundle(const std::filesystem::path& path) {
@@ -47,9 +51,10 @@ void check_corpus(const Corpus& corpus) {
   REQUIRE(scripts.size() == corpus.scripts);
   CheckOptions options;
   options.read.verl_version = corpus.verl_version;
-  int clean = 0, broken = 0, unreadable = 0;
+  int clean = 0, broken = 0, unreadable = 0, one_step_off = 0;
   for (const auto& [path, text] : scripts) {
     const auto report = check_launch({InputText{path, text}}, options);
+    if (report.ok() && report->config_name.starts_with("one_step_off_ppo")) ++one_step_off;
     const auto cannot = corpus.unreadable.find(path);
     if (!report.ok()) {
       CHECK_MESSAGE(cannot != corpus.unreadable.end(), path << ": " << report.error().to_string());
@@ -82,13 +87,14 @@ void check_corpus(const Corpus& corpus) {
                         << " really broken, " << unreadable
                         << " need a config of their own (--config-path, hydra.searchpath) meshplan cannot read");
   CHECK(clean + broken + unreadable == static_cast<int>(scripts.size()));
+  CHECK(one_step_off == corpus.one_step_off);
 }
 
 }  // namespace
 
 TEST_CASE("verl main@1dda039b's example launches: no false error, the broken ones with their reason") {
   check_corpus(Corpus{
-      "verl_1dda039b.bundle", "main@1dda039b", 91,
+      "verl_1dda039b.bundle", "main@1dda039b", 104,
       {
           {"examples/grpo_trainer/run_gpt_oss_20b_fsdp.sh",
            {"hydra.append-existing",
@@ -111,7 +117,8 @@ TEST_CASE("verl main@1dda039b's example launches: no false error, the broken one
           {"examples/sapo_trainer/run_qwen3_8b_fsdp.sh",
            {"config.not-a-dataclass-field", "policy_loss.tau_pos / tau_neg, as the 30B script"}},
       },
-      {}});
+      {},
+      10});  // verl/experimental/one_step_off_policy/shell/*.sh but the three *_colocate.sh (main_ppo baselines)
 }
 
 TEST_CASE("verl v0.6.1's example launches: no false error, the broken ones with their reason") {
@@ -159,7 +166,8 @@ TEST_CASE("verl v0.6.1's example launches: no false error, the broken ones with 
           {"recipe/langgraph_agent/example/run_qwen2.5_3b.sh",
            {"fsdp.ulysses-divides-gpus", "with its defaults N = 2 GPUs is not divisible by Ulysses SP 4"}},
       },
-      config_path});
+      config_path,
+      6});  // recipe/one_step_off_policy/*.sh but the three *_colocate.sh (main_ppo baselines)
 }
 
 }  // namespace meshplan

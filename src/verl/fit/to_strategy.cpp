@@ -134,6 +134,12 @@ void map_rollout(const ConfigView& v, Workload& w) {
   rl.max_model_len = v.integer(R("max_model_len")).value_or(0);
   rl.weight_sync_bucket_bytes =
       v.integer(R("checkpoint_engine.update_weights_bucket_megabytes")).value_or(2048) << 20;
+  if (v.separate_rollout_pool()) {
+    // The one-step-off trainer: engines on the rollout pool, generating the next batch while the
+    // trainer updates on this one (OneStepOffRayTrainer.fit_step: one batch in flight).
+    rl.rollout_gpus = static_cast<int>(v.rollout_pool_gpus());
+    rl.off_policy_steps = 1;
+  }
   w.seq_len = rl.prompt_len + rl.response_len;
   // Expected real lengths (use_remove_padding): a launch does not say them; the documented
   // default (cost/memory/memory_tiers.hpp) until --mean-prompt-len / --mean-response-len replace it.

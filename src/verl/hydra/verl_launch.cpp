@@ -51,6 +51,8 @@ class Reader {
     std::vector<ConfigNode> yaml_layers;
     std::vector<ShellArgument> overrides;
     std::optional<std::string> script_config_name;
+    std::string entry_config = "ppo_trainer";  ///< the entry point's @hydra.main config_name
+    std::string entry;
     for (const InputText& input : inputs) {
       if (is_yaml_name(input.file_name)) {
         auto layer = config_from_yaml(input.text, input.file_name);
@@ -71,6 +73,8 @@ class Reader {
           if (result_.verl_launch_count++ != options_.launch_index) continue;
           result_.has_verl_launch = true;
           if (launch.config_name) script_config_name = strip_yaml_suffix(*launch.config_name);
+          entry_config = launch.default_config;
+          entry = launch.entry;
           if (launch.config_path) config_path_ = *launch.config_path;
           if (launch.uses_script_arguments) {
             info(launch.location, "the script passes its own arguments (\"$@\") to the trainer; none are assumed");
@@ -109,7 +113,16 @@ class Reader {
     result_.has_verl_launch = true;
     if (auto chosen = choose_version(inputs); !chosen.ok()) return chosen.error();
     take_group_choices(overrides);
-    auto base = load_base(options_.config_name ? *options_.config_name : script_config_name.value_or("ppo_trainer"));
+    const std::string name = options_.config_name ? *options_.config_name : script_config_name.value_or(entry_config);
+    if (entry_config != "ppo_trainer" && texts_->count(name) == 0) {
+      // The one-step-off trainer arrived in v0.5.0 (recipe/one_step_off_policy/config).
+      info(result_.location, "'" + entry + "' composes " + name + ", which verl " + result_.verl_version.id +
+                                 " does not have; its arguments are not checked (give --verl-version)");
+      result_.has_verl_launch = false;
+      result_.config = ConfigNode{};
+      return std::move(result_);
+    }
+    auto base = load_base(name);
     if (!base.ok()) return base.error();
     result_.config = std::move(base.value());
     for (const ConfigNode& layer : yaml_layers) merge_yaml(result_.config, layer, "");

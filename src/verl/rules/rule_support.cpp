@@ -225,6 +225,18 @@ long long ConfigView::rollout_world() const {
                  R("tensor_model_parallel_size"));
 }
 
+bool ConfigView::separate_rollout_pool() const { return leaf("rollout.n_gpus_per_node") != nullptr; }
+
+long long ConfigView::rollout_pool_gpus() const {
+  if (!separate_rollout_pool()) return n_gpus();
+  return product({integer("rollout.nnodes").value_or(0), integer("rollout.n_gpus_per_node").value_or(0)},
+                 "rollout.n_gpus_per_node");
+}
+
+long long ConfigView::rollout_gpus_per_node() const {
+  return integer(separate_rollout_pool() ? "rollout.n_gpus_per_node" : "trainer.n_gpus_per_node").value_or(0);
+}
+
 bool ConfigView::megatron_critic() const { return uses_critic() && text("critic.strategy").value_or("") == "megatron"; }
 
 long long round_up_to_multiple(long long value, long long multiple) {

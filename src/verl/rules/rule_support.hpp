@@ -43,6 +43,12 @@ class ConfigView {
   bool uses_critic() const;                 ///< critic.enable, else adv_estimator == gae
   long long sequence_width() const;         ///< rollout prompt_length + response_length
   long long rollout_world() const;          ///< one rollout replica: R.TP * R.DP * R.PP
+  /// The one-step-off trainer's config (one_step_off_ppo_trainer.yaml: a top-level `rollout`
+  /// section, "config for the rollout (only for resource isolation)"): the engines run on a pool
+  /// of their own, rollout.nnodes x rollout.n_gpus_per_node, beside the trainer's.
+  bool separate_rollout_pool() const;
+  long long rollout_pool_gpus() const;      ///< the engines' GPUs: the rollout pool, else N
+  long long rollout_gpus_per_node() const;  ///< rollout.n_gpus_per_node, else trainer.n_gpus_per_node
   bool megatron_critic() const;             ///< a critic is used and its strategy is megatron
 
   /// The launch has an argument not known statically (`opaque`, e.g. "'${ACTOR[@]}' at line

@@ -134,7 +134,7 @@ std::optional<RuleHit> profiler_limits(const ConfigView& v) {
 // needs vLLM >= 0.11.1 (a version question, hence a warning).
 std::optional<RuleHit> vllm_multinode_tp(const ConfigView& v) {
   if (v.text(R("name")).value_or("") != "vllm") return std::nullopt;
-  const long long per_node = v.integer("trainer.n_gpus_per_node").value_or(0);
+  const long long per_node = v.rollout_gpus_per_node();
   const long long replica = v.rollout_world();
   if (per_node <= 0 || replica <= per_node || v.integer(R("data_parallel_size")).value_or(1) > 1)
     return std::nullopt;
@@ -155,7 +155,7 @@ std::optional<RuleHit> vllm_expert_layout(const ConfigView& v) {
   if (v.text(R("name")).value_or("") != "vllm" || v.integer(R("expert_parallel_size")).value_or(1) <= 1) {
     return std::nullopt;
   }
-  const long long per_node = std::min(v.integer("trainer.n_gpus_per_node").value_or(0), v.rollout_world());
+  const long long per_node = std::min(v.rollout_gpus_per_node(), v.rollout_world());
   const long long tp = v.integer(R("tensor_model_parallel_size")).value_or(1);
   if (per_node <= 0 || tp <= 0 || per_node % tp == 0) return std::nullopt;
   return RuleHit{

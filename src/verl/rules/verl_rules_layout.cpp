@@ -15,7 +15,10 @@ constexpr const char* kInWorker = "would fail when the Ray workers build their d
 // batch modulo it; main_ppo's ResourcePoolManager asks Ray for [n_gpus_per_node] * nnodes GPUs.
 // With a count <= 0 no worker is placed and the first division by the GPU count fails.
 std::optional<RuleHit> gpu_counts_positive(const ConfigView& v) {
-  for (const char* key : {"trainer.nnodes", "trainer.n_gpus_per_node"}) {
+  // The one-step-off trainer asserts the same of its rollout pool (create_resource_pool_manager:
+  // "config.rollout.n_gpus_per_node must be greater than 0").
+  for (const char* key : {"trainer.nnodes", "trainer.n_gpus_per_node", "rollout.nnodes", "rollout.n_gpus_per_node"}) {
+    if (std::string_view(key).starts_with("rollout.") && !v.separate_rollout_pool()) continue;
     const auto count = v.integer(key);
     if (!count || *count >= 1) continue;
     return RuleHit{std::to_string(*count),
@@ -28,6 +31,7 @@ std::optional<RuleHit> gpu_counts_positive(const ConfigView& v) {
 }
 
 std::optional<RuleHit> rollout_divides_world(const ConfigView& v) {
+  if (v.separate_rollout_pool()) return std::nullopt;  // rollout.pool-whole-replicas
   const long long gpus = v.n_gpus(), world = v.rollout_world();
   if (gpus <= 0 || world <= 0 || gpus % world == 0) return std::nullopt;
   return RuleHit{std::to_string(world),
@@ -36,9 +40,25 @@ std::optional<RuleHit> rollout_divides_world(const ConfigView& v) {
                  {}};
 }
 
+// The one-step-off trainer's rollout pool: LLMServerManager (verl/workers/rollout/llm_server.py at
+// 1dda039b) starts num_replicas = pool // replica world engines, so the GPUs left over stay idle;
+// the recipe's rollout worker group of v0.5.0-v0.7.0 built each engine in _build_rollout, which
+// asserts the division. A warning either way: idle GPUs now, a failure on the older recipe.
+std::optional<RuleHit> rollout_pool_whole_replicas(const ConfigView& v) {
+  if (!v.separate_rollout_pool()) return std::nullopt;
+  const long long gpus = v.rollout_pool_gpus(), world = v.rollout_world();
+  if (gpus <= 0 || world <= 0 || gpus % world == 0) return std::nullopt;
+  return RuleHit{std::to_string(world),
+                 fmt::format("the rollout pool's {} GPUs (rollout.nnodes x rollout.n_gpus_per_node) are not a whole number "
+                             "of {}-GPU replicas (rollout TP*DP*PP): {} GPU(s) stay idle (LLMServerManager starts pool // "
+                             "replica engines); the one-step-off recipe of verl 0.5-0.7 fails in _build_rollout",
+                             gpus, world, gpus % world),
+                 {}};
+}
+
 std::optional<RuleHit> replica_whole_nodes(const ConfigView& v) {
   const long long world = v.rollout_world();
-  const long long per_node = v.integer("trainer.n_gpus_per_node").value_or(0);
+  const long long per_node = v.rollout_gpus_per_node();
   if (world <= 0 || per_node <= 0) return std::nullopt;
   const long long g = std::min(per_node, world);
   if (world % g == 0) return std::nullopt;
@@ -173,6 +193,9 @@ const std::vector<VerlRule>& layout_rules() {
       {"rollout.tp-divides-gpus", Severity::error,
        {"actor_rollout_ref.rollout.tensor_model_parallel_size", "trainer.n_gpus_per_node", "trainer.nnodes"},
        rollout_divides_world},
+      {"rollout.pool-whole-replicas", Severity::warning,
+       {"actor_rollout_ref.rollout.tensor_model_parallel_size", "rollout.n_gpus_per_node", "rollout.nnodes"},
+       rollout_pool_whole_replicas},
       {"rollout.replica-whole-nodes", Severity::error,
        {"actor_rollout_ref.rollout.tensor_model_parallel_size", "trainer.n_gpus_per_node"}, replica_whole_nodes},
       {"rollout.expert-parallel", Severity::error,

@@ -96,8 +96,20 @@ std::optional<RuleHit> megatron_dtype(const ConfigView& v) {
   return one_of(v, A("megatron.dtype"), kDtypes, "megatron dtype");
 }
 
+// RayPPOTrainer.__init__ asserts hybrid_engine ("Currently, only support hybrid engine"); the
+// one-step-off trainer asserts the opposite (OneStepOffRayTrainer.__init__: `assert not
+// self.hybrid_engine`, recipe/one_step_off_policy/ray_trainer.py v0.5.0 ..
+// verl/experimental/one_step_off_policy/ray_trainer.py at 1dda039b).
 std::optional<RuleHit> hybrid_engine(const ConfigView& v) {
-  if (v.boolean("actor_rollout_ref.hybrid_engine").value_or(true)) return std::nullopt;
+  const bool hybrid = v.boolean("actor_rollout_ref.hybrid_engine").value_or(true);
+  if (v.separate_rollout_pool()) {
+    if (!hybrid) return std::nullopt;
+    return RuleHit{"true",
+                   "the one-step-off trainer runs its engines on the rollout pool: OneStepOffRayTrainer.__init__ "
+                   "asserts not hybrid_engine at start-up (AssertionError)",
+                   {"actor_rollout_ref.hybrid_engine=False"}};
+  }
+  if (hybrid) return std::nullopt;
   return RuleHit{"false", "Currently, only support hybrid engine (RayPPOTrainer.__init__ at start-up)",
                  {"actor_rollout_ref.hybrid_engine=True"}};
 }

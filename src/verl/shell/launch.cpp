@@ -102,6 +102,13 @@ void take_hydra_flags(Launch& launch, const std::vector<ShellArgument>& args, st
   }
 }
 
+// The one-step-off trainer (recipe/one_step_off_policy from v0.5.0, verl/experimental/ from
+// main@b178a3cd): main_ppo.py there is `@hydra.main(config_name="one_step_off_ppo_trainer")`.
+bool is_one_step_off_entry(const std::string& entry) {
+  return entry == "verl.experimental.one_step_off_policy.main_ppo" || entry == "recipe.one_step_off_policy.main_ppo" ||
+         ends_with(entry, "one_step_off_policy/main_ppo.py");
+}
+
 }  // namespace
 
 std::vector<Launch> find_launches(const ShellScript& script) {
@@ -118,6 +125,10 @@ std::vector<Launch> find_launches(const ShellScript& script) {
     const std::string script_name = basename(launch.entry);
     if (launch.entry == "verl.trainer.main_ppo" || ends_with(launch.entry, "verl/trainer/main_ppo.py")) {
       launch.kind = LaunchKind::verl_ppo;
+      take_hydra_flags(launch, call.args, entry + 1);
+    } else if (is_one_step_off_entry(launch.entry)) {
+      launch.kind = LaunchKind::verl_ppo;
+      launch.default_config = "one_step_off_ppo_trainer";
       take_hydra_flags(launch, call.args, entry + 1);
     } else if (script_name.rfind("pretrain_", 0) == 0 && ends_with(script_name, ".py")) {
       launch.kind = LaunchKind::megatron;

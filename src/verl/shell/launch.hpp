@@ -1,7 +1,8 @@
 #pragma once
 // Finds trainer launches among a script's invocations: `python3 -m verl.trainer.main_ppo`,
-// `.../verl/trainer/main_ppo.py`, `torchrun [opts] -m ...`, `ray job submit ... -- ...`,
-// with `nohup`/`exec`/`env` prefixes; and Megatron-LM `pretrain_*.py` launches.
+// `.../verl/trainer/main_ppo.py`, the one-step-off trainer (`verl.experimental.one_step_off_policy.main_ppo`,
+// `recipe.one_step_off_policy.main_ppo` before v0.8), `torchrun [opts] -m ...`, `ray job submit
+// ... -- ...`, with `nohup`/`exec`/`env` prefixes; and Megatron-LM `pretrain_*.py` launches.
 #include <optional>
 #include <string>
 #include <vector>
@@ -15,6 +16,8 @@ enum class LaunchKind { verl_ppo, megatron, other_trainer };
 struct Launch {
   LaunchKind kind = LaunchKind::verl_ppo;
   std::string entry;                      ///< module or script, e.g. verl.trainer.main_ppo
+  /// The entry point's @hydra.main config_name: ppo_trainer (main_ppo) or one_step_off_ppo_trainer.
+  std::string default_config = "ppo_trainer";
   std::optional<std::string> config_name; ///< --config-name / -cn
   std::optional<std::string> config_path; ///< --config-path / -cp
   std::vector<ShellArgument> arguments;   ///< overrides (verl) or flags (Megatron), in order

@@ -20,8 +20,10 @@ void check_rule_case(const RuleCase& c) {
   const std::string rule = c.rule;
   CAPTURE(rule);
   const CheckOptions model = with_qwen_7b();
-  const std::string config = c.megatron ? "ppo_megatron_trainer" : "ppo_trainer";
-  const auto base = c.megatron ? megatron_baseline() : fsdp_baseline();
+  const std::string config = c.one_step_off ? "one_step_off_ppo_trainer"
+                             : c.megatron   ? "ppo_megatron_trainer"
+                                            : "ppo_trainer";
+  const auto base = c.one_step_off ? one_step_off_baseline() : c.megatron ? megatron_baseline() : fsdp_baseline();
 
   const CheckReport quiet = check_lines(with(base, c.passing), config, model);
   for (const Finding& f : findings_of(quiet, c.rule)) CHECK_MESSAGE(false, "near miss fires: " << f.message);

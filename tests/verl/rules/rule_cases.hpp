@@ -21,6 +21,7 @@ struct RuleCase {
   const char* key;      ///< the finding's first key
   const char* message;  ///< a fragment of the exact message
   const char* fix;      ///< the first fix line ("" when the rule suggests none)
+  bool one_step_off = false;  ///< one_step_off_baseline() and its config instead (megatron unused)
 };
 
 /// Runs both configs of `c` (with the Qwen2.5-7B preset as model) and asserts the finding.
@@ -33,5 +34,6 @@ const std::vector<RuleCase>& role_rule_cases();
 const std::vector<RuleCase>& megatron_rule_cases();
 const std::vector<RuleCase>& dispatch_rule_cases();
 const std::vector<RuleCase>& feature_rule_cases();
+const std::vector<RuleCase>& one_step_off_rule_cases();
 
 }  // namespace meshplan::test
