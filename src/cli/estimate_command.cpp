@@ -2,6 +2,7 @@
 // [--json] [--explain]`: per-GPU memory of every phase, the most loaded rank and a verdict.
 // Exit 0 when it fits, 1 when it does not (OOM), 2 on bad input.
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 
 #include <CLI/CLI.hpp>
 #include <memory>
@@ -20,6 +21,7 @@
 #include "report/memory_json.hpp"
 #include "report/memory_report.hpp"
 #include "report/time_report.hpp"
+#include "strategy/pipeline_layout.hpp"
 #include "strategy/validate.hpp"
 
 namespace meshplan {
@@ -45,6 +47,14 @@ std::string strategy_line(const Strategy& s, const Workload& w) {
                                          : "";
     line += s.distributed_optimizer ? " distributed-optimizer" : "";
     line += s.sequence_parallel ? " sequence-parallel" : "";
+  }
+  if (!s.pipeline_layout.empty()) {
+    line += fmt::format(" pipeline-layout {}", s.pipeline_layout);
+    if (const auto layout = parse_pipeline_layout(s.pipeline_layout)) {
+      line += fmt::format(" (decoder layers per PP rank: {})", fmt::join(layout_rank_layers(*layout, s.pp), "/"));
+    }
+  } else if (s.first_stage_layers > 0 || s.last_stage_layers > 0) {
+    line += fmt::format(" first/last stage {}/{} layers", s.first_stage_layers, s.last_stage_layers);
   }
   line += fmt::format(", micro-batch {}, recompute {}", s.micro_batch, recompute_name(s.recompute));
   if (s.recompute == Recompute::selective) line += fmt::format(" ({})", recompute_module_names(s.recompute_modules));

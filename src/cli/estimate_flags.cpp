@@ -8,6 +8,7 @@
 #include "cli/number_checks.hpp"
 #include "core/units.hpp"
 #include "cost/memory/memory_tiers.hpp"
+#include "strategy/pipeline_layout.hpp"
 
 namespace meshplan {
 namespace {
@@ -167,6 +168,9 @@ void add_estimate_flags(CLI::App& c, EstimateFlags& f) {
                "uneven pipeline: decoder layers on the first stage (Megatron --decoder-first-pipeline-num-layers)");
   add_positive(c, "--last-stage-layers", f.last_stage_layers,
                "uneven pipeline: decoder layers on the last stage (Megatron --decoder-last-pipeline-num-layers)");
+  c.add_option("--pipeline-layout", f.pipeline_layout,
+               "custom pipeline layout, e.g. \"Et*4|(t*4|)*14tmL\" (Megatron --pipeline-model-parallel-layout: E embedding, "
+               "t decoder layer, m MTP layer, L loss, | next stage; stages = PP x VPP)");
   add_positive(c, "--cp", f.cp, "context parallel");
   add_positive(c, "--ep", f.ep, "expert parallel");
   add_positive(c, "--etp", f.etp, "expert tensor parallel");
@@ -285,6 +289,10 @@ Result<EstimateInputs> estimate_inputs(const CLI::App& command, const EstimateFl
   s.vpp = f.vpp;
   s.first_stage_layers = f.first_stage_layers;
   s.last_stage_layers = f.last_stage_layers;
+  s.pipeline_layout = f.pipeline_layout;
+  if (const auto layout = parse_pipeline_layout(s.pipeline_layout); layout && !given(command, "--vpp")) {
+    s.vpp = layout_vpp(*layout, s.pp);
+  }
   s.cp = f.cp;
   s.ep = f.ep;
   s.etp = f.etp;

@@ -26,7 +26,13 @@ void parallel_args(const LaunchSpec& launch, std::vector<std::string>& args) {
   arg("--seq-length", std::to_string(launch.workload.seq_len));
   arg("--tensor-model-parallel-size", std::to_string(s.tp));
   arg("--pipeline-model-parallel-size", std::to_string(s.pp));
-  if (s.vpp > 1) arg("--num-layers-per-virtual-pipeline-stage", std::to_string(m.num_layers / (s.pp * s.vpp)));
+  // arguments.py: at most one of --num-layers-per-virtual-pipeline-stage and
+  // --pipeline-model-parallel-layout (which sets VPP itself).
+  if (!s.pipeline_layout.empty()) {
+    arg("--pipeline-model-parallel-layout", "\"" + s.pipeline_layout + "\"");
+  } else if (s.vpp > 1) {
+    arg("--num-layers-per-virtual-pipeline-stage", std::to_string(m.num_layers / (s.pp * s.vpp)));
+  }
   if (s.first_stage_layers > 0) arg("--decoder-first-pipeline-num-layers", std::to_string(s.first_stage_layers));
   if (s.last_stage_layers > 0) arg("--decoder-last-pipeline-num-layers", std::to_string(s.last_stage_layers));
   arg("--context-parallel-size", std::to_string(s.cp));

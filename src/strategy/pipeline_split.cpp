@@ -2,7 +2,30 @@
 
 #include <algorithm>
 
+#include "strategy/pipeline_layout.hpp"
+
 namespace meshplan {
+
+namespace {
+
+// A custom layout: each PP rank's decoder layers summed over its chunks; the middle stages are
+// represented by the most loaded of them (rank 1's schedule position: the memory model's middle
+// stage). Megatron's other refusals (embedding, loss, MTP placement) are strategy/validate's.
+std::optional<StageLayerCounts> layout_stage_counts(std::int64_t num_layers, const Strategy& s) {
+  const auto layout = parse_pipeline_layout(s.pipeline_layout);
+  const int pp = std::max(s.pp, 1);
+  if (!layout || layout->stages.size() % static_cast<std::size_t>(pp) != 0) return std::nullopt;
+  const std::vector<std::int64_t> ranks = layout_rank_layers(*layout, pp);
+  std::int64_t total = 0;
+  for (std::int64_t layers : ranks) total += layers;
+  if (total != num_layers) return std::nullopt;
+  if (pp == 1) return StageLayerCounts{num_layers, num_layers, num_layers};
+  const std::int64_t middle = pp > 2 ? *std::max_element(ranks.begin() + 1, ranks.end() - 1)
+                                     : std::max(ranks.front(), ranks.back());
+  return StageLayerCounts{ranks.front(), middle, ranks.back()};
+}
+
+}  // namespace
 
 // Mirrors Megatron-core TransformerConfig.__post_init__ and get_num_layers_to_build
 // (megatron/core/transformer/transformer_block.py): the stages without their own count share the
@@ -10,6 +33,7 @@ namespace meshplan {
 std::optional<StageLayerCounts> stage_layer_counts(std::int64_t num_layers, const Strategy& s) {
   const std::int64_t pp = std::max(s.pp, 1);
   const std::int64_t vpp = std::max(s.vpp, 1);
+  if (!s.pipeline_layout.empty()) return layout_stage_counts(num_layers, s);
   if (pp == 1) return StageLayerCounts{num_layers, num_layers, num_layers};
   const bool first_set = s.first_stage_layers > 0;
   const bool last_set = s.last_stage_layers > 0;
@@ -36,6 +60,7 @@ std::int64_t max_stage_layers(std::int64_t num_layers, const Strategy& strategy)
 void apply_balanced_split(Strategy& strategy, std::int64_t num_layers) {
   strategy.first_stage_layers = 0;
   strategy.last_stage_layers = 0;
+  strategy.pipeline_layout.clear();
   const std::int64_t pp = std::max(strategy.pp, 1);
   if (pp == 1 || strategy.vpp > 1 || num_layers % pp == 0) return;
   const std::int64_t middle = (num_layers + pp - 1) / pp;

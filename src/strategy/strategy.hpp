@@ -64,6 +64,10 @@ struct Strategy {
   /// set (the stages share the layers evenly). strategy/pipeline_split.hpp reads them.
   int first_stage_layers = 0;
   int last_stage_layers = 0;
+  /// Custom pipeline layout (Megatron-core pipeline_model_parallel_layout, e.g. "Et*4|(t*4|)*14tmL";
+  /// strategy/pipeline_layout.hpp): which layers each stage builds; "" = none. It fixes VPP and
+  /// replaces the first/last counts, which Megatron-core refuses beside it.
+  std::string pipeline_layout;
   bool distributed_optimizer = true;    ///< Megatron: shard optimizer states over DP
   /// Megatron-core DistributedDataParallelConfig.grad_reduce_in_fp32: the main-grad buffer and its
   /// reduction in fp32. Megatron-LM sets it under bf16 (arguments.py,

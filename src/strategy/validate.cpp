@@ -6,6 +6,7 @@
 #include <array>
 #include <cstdint>
 
+#include "strategy/pipeline_layout.hpp"
 #include "strategy/pipeline_split.hpp"
 
 namespace meshplan {
@@ -17,6 +18,23 @@ struct Inputs {
   const Cluster& c;
   const Workload& w;
 };
+
+// Why Megatron-core refuses the strategy's custom pipeline layout, if it does.
+std::optional<std::string> pipeline_layout_violation(const Inputs& in) {
+  if (in.s.first_stage_layers > 0 || in.s.last_stage_layers > 0) {
+    return std::string("pipeline_model_parallel_layout cannot be set with other pipeline layout arguments "
+                       "(num_layers_in_first/last_pipeline_stage)");
+  }
+  const auto layout = parse_pipeline_layout(in.s.pipeline_layout);
+  if (!layout) return layout.error().message;
+  // Megatron-core builds the MTP layers when mtp_num_layers is set, trained or not (verl sets it
+  // with model.mtp.enable, older verl from the checkpoint's config): a layout that places all of
+  // them is valid either way; one that trains them must place them.
+  const auto placed = std::count(layout->flat.begin(), layout->flat.end(), 'm');
+  const bool built_untrained = !in.s.train_mtp && placed == in.m.num_mtp_layers;
+  const int mtp = in.s.train_mtp || built_untrained ? static_cast<int>(in.m.num_mtp_layers) : 0;
+  return pipeline_layout_error(*layout, in.s.pp, in.s.vpp, in.m.num_layers, mtp);
+}
 
 bool divides(std::int64_t divisor, std::int64_t value) { return divisor > 0 && value % divisor == 0; }
 
@@ -105,7 +123,7 @@ struct Rule {
 };
 
 // Evaluation order: cheapest and most basic first, so `first_violation` prunes early.
-const std::array<Rule, 26> kRules{{
+const std::array<Rule, 27> kRules{{
     {{"strategy.positive", "every parallel size and the micro-batch are at least 1", "Megatron arguments.py"},
      [](const Inputs& in) {
        const Strategy& s = in.s;
@@ -184,7 +202,7 @@ const std::array<Rule, 26> kRules{{
       "PP x VPP divides the number of layers, or the first/last stages' own layer counts leave the middle "
       "stages an even share",
       "Megatron-core TransformerConfig (num_layers_in_first/last_pipeline_stage), get_num_layers_to_build"},
-     [](const Inputs& in) { return !stage_layer_counts(in.m.num_layers, in.s).has_value(); },
+     [](const Inputs& in) { return in.s.pipeline_layout.empty() && !stage_layer_counts(in.m.num_layers, in.s).has_value(); },
      [](const Inputs& in, Violation& v) {
        if (in.s.first_stage_layers > 0 || in.s.last_stage_layers > 0) {
          v.message = fmt::format("first stage {} + last stage {} layers leave {} of {} layers, which the {} other "
@@ -211,6 +229,20 @@ const std::array<Rule, 26> kRules{{
                                 "num_layers_in_first/last_pipeline_stage)",
                                 balanced.first_stage_layers, balanced.last_stage_layers);
        }
+     }},
+    {{"pp.layout",
+      "a custom pipeline layout has PP x VPP stages, the embedding first and the loss last once each, every "
+      "decoder layer, the MTP layers after them in one last chunk, and no first/last stage counts beside it",
+      "Megatron-core pipeline_parallel_layer_layout.py (parse_str_to_list, validate_layer_layout); "
+      "TransformerConfig.__post_init__"},
+     [](const Inputs& in) { return !in.s.pipeline_layout.empty() && pipeline_layout_violation(in).has_value(); },
+     [](const Inputs& in, Violation& v) {
+       v.message = fmt::format("pipeline_model_parallel_layout '{}': {}", in.s.pipeline_layout,
+                               pipeline_layout_violation(in).value_or(""));
+       v.valid = fmt::format("a layout of PP x VPP stages holding the {} decoder layers{}, or no layout", in.m.num_layers,
+                             in.s.train_mtp && in.m.num_mtp_layers > 0
+                                 ? fmt::format(" and {} MTP layer(s) before the loss", in.m.num_mtp_layers)
+                                 : "");
      }},
     {{"vpp.requires-pp", "interleaved (virtual) pipeline stages need PP > 1", "Megatron-core; verl R44"},
      [](const Inputs& in) { return in.s.vpp > 1 && in.s.pp < 2; },

@@ -1,6 +1,7 @@
 #include <doctest/doctest.h>
 
 #include "report/launch.hpp"
+#include "verl/check.hpp"
 #include "search/search_space.hpp"
 
 namespace meshplan {
@@ -178,6 +179,26 @@ TEST_CASE("emit: activation offloading in each launcher's own keys") {
   f.strategy.backend = Backend::fsdp;
   CHECK(emit_verl(f.launch()).find("actor_rollout_ref.model.enable_activation_offload=True \\") !=
         std::string::npos);
+}
+
+TEST_CASE("emit: a custom pipeline layout in each launcher's own keys, and the verl launch composes it back") {
+  Fixture f;
+  f.workload.kind = WorkloadKind::pretrain;
+  f.strategy.vpp = 2;
+  f.strategy.pipeline_layout = "Et*6|t*7|t*7|t*8L";  // 28 layers, PP 2 x VPP 2
+  // arguments.py: the layout and --num-layers-per-virtual-pipeline-stage exclude each other.
+  const std::string megatron = emit_megatron(f.launch());
+  CHECK(megatron.find("--pipeline-model-parallel-layout \"Et*6|t*7|t*7|t*8L\" \\") != std::string::npos);
+  CHECK(megatron.find("--num-layers-per-virtual-pipeline-stage") == std::string::npos);
+  f.workload.kind = WorkloadKind::rl;
+  const std::string script = emit_verl(f.launch());
+  CHECK(script.find("++actor_rollout_ref.actor.megatron.override_transformer_config.pipeline_model_parallel_layout="
+                    "\"'Et*6|t*7|t*7|t*8L'\" \\") != std::string::npos);
+  CheckOptions options;
+  options.model = f.model;
+  const auto report = check_launch({InputText{"emitted.sh", script}}, options);
+  REQUIRE(report.ok());
+  for (const Finding& finding : report->findings) CHECK_MESSAGE(finding.severity != Severity::error, finding.message);
 }
 
 TEST_CASE("emit megatron: the time estimate's assumptions are the launch's switches") {

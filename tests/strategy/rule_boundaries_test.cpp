@@ -110,6 +110,10 @@ const std::vector<BoundaryCase>& cases() {
       // 28 layers: PP 4 (7 each) passes, PP 8 (28 % 8 = 4, no uneven split given) fails.
       {"pp.divides-layers", [] { Setup x = base(); x.s.pp = 4; x.s.dp = 2; return x; },
        [] { Setup x = base(); x.s.pp = 8; x.s.dp = 1; return x; }},
+      // A custom layout over 28 layers, PP 2: "Et*14|t*14L" (14 + 14) passes; "Et*14|t*13L" holds
+      // 27 decoder layers ("Number of decoder layers 27 must match num_layers 28").
+      {"pp.layout", [] { Setup x = base(); x.s.pp = 2; x.s.dp = 4; x.s.pipeline_layout = "Et*14|t*14L"; return x; },
+       [] { Setup x = base(); x.s.pp = 2; x.s.dp = 4; x.s.pipeline_layout = "Et*14|t*13L"; return x; }},
       // Interleaving needs PP >= 2: PP 2 VPP 2 (28 % 4 = 0; 64 / 4 = 16 micro-batches, a multiple
       // of PP) passes; PP 1 VPP 2 fails.
       {"vpp.requires-pp", [] { Setup x = base(); x.s.pp = 2; x.s.vpp = 2; x.s.dp = 4; return x; },

@@ -22,12 +22,15 @@ struct ShapeRule {
   std::string_view id;
   std::array<std::string_view, 2> keys;
 };
-constexpr std::array<ShapeRule, 6> kShapeRules = {{
+constexpr std::array<ShapeRule, 7> kShapeRules = {{
     {"tp.divides-heads", {"actor_rollout_ref.actor.megatron.tensor_model_parallel_size", ""}},
     {"tp.divides-kv-heads", {"actor_rollout_ref.actor.megatron.tensor_model_parallel_size", ""}},
     {"pp.divides-layers",
      {"actor_rollout_ref.actor.megatron.pipeline_model_parallel_size",
       "actor_rollout_ref.actor.megatron.virtual_pipeline_model_parallel_size"}},
+    {"pp.layout",
+     {"actor_rollout_ref.actor.megatron.override_transformer_config.pipeline_model_parallel_layout",
+      "actor_rollout_ref.actor.megatron.pipeline_model_parallel_size"}},
     {"ep.requires-moe", {"actor_rollout_ref.actor.megatron.expert_model_parallel_size", ""}},
     {"ep.divides-experts", {"actor_rollout_ref.actor.megatron.expert_model_parallel_size", ""}},
     {"ulysses.divides-heads", {"actor_rollout_ref.actor.ulysses_sequence_parallel_size", ""}},

@@ -1,6 +1,7 @@
 #include "verl/fit/to_strategy.hpp"
 
 #include "cost/memory/memory_tiers.hpp"
+#include "strategy/pipeline_layout.hpp"
 #include "verl/rules/rule_support.hpp"
 
 namespace meshplan {
@@ -8,6 +9,25 @@ namespace {
 
 int as_int(const ConfigView& v, const std::string& key, long long fallback) {
   return static_cast<int>(v.integer(key).value_or(fallback));
+}
+
+// Megatron-core's pipeline_model_parallel_layout, a string or a list of stages (TransformerConfig
+// accepts both): it also sets VPP when the launch leaves it unset.
+void map_pipeline_layout(const ConfigNode* node, Strategy& s) {
+  if (node == nullptr || node->kind == NodeKind::null) return;
+  if (node->kind == NodeKind::list) {
+    std::vector<std::vector<std::string>> stages;
+    for (const ConfigNode& stage : node->items) {
+      stages.emplace_back();
+      if (stage.kind != NodeKind::list) stages.back().push_back("?" + stage.text);
+      for (const ConfigNode& layer : stage.items) stages.back().push_back(layer.text);
+    }
+    s.pipeline_layout = pipeline_layout_from_names(stages);
+  } else {
+    s.pipeline_layout = node->text;
+  }
+  const auto layout = parse_pipeline_layout(s.pipeline_layout);
+  if (layout && s.vpp <= 1) s.vpp = layout_vpp(*layout, s.pp);
 }
 
 void map_megatron(const ConfigView& v, Strategy& s) {
@@ -78,6 +98,7 @@ void map_megatron(const ConfigView& v, Strategy& s) {
                 v.boolean("actor_rollout_ref.model.mtp.enable_train").value_or(false);
   s.first_stage_layers = as_int(v, A("megatron.override_transformer_config.num_layers_in_first_pipeline_stage"), 0);
   s.last_stage_layers = as_int(v, A("megatron.override_transformer_config.num_layers_in_last_pipeline_stage"), 0);
+  map_pipeline_layout(v.node(A("megatron.override_transformer_config.pipeline_model_parallel_layout")), s);
 }
 
 void map_fsdp(const ConfigView& v, Strategy& s) {

@@ -4,6 +4,7 @@
 
 #include <map>
 
+#include "strategy/pipeline_layout.hpp"
 #include "strategy/pipeline_split.hpp"
 
 namespace meshplan {
@@ -97,6 +98,38 @@ void uneven_pipeline(const MegatronArgs& args, std::vector<Finding>& out) {
                   *layers, strategy.first_stage_layers, strategy.last_stage_layers, *pp)));
 }
 
+// --pipeline-model-parallel-layout: arguments.py allows none of the other VPP flags beside it and
+// TransformerConfig none of the first/last stage counts; the layout itself must hold --num-layers
+// and --mtp-num-layers as pipeline_parallel_layer_layout.py validates it.
+void pipeline_layout(const MegatronArgs& args, std::vector<Finding>& out) {
+  const auto it = args.values.find("--pipeline-model-parallel-layout");
+  if (it->second.unknown) return;
+  const std::vector<std::string> flags = {"--pipeline-model-parallel-layout", "--pipeline-model-parallel-size",
+                                          "--num-layers"};
+  for (const char* other : {"--num-layers-per-virtual-pipeline-stage", "--num-virtual-stages-per-pipeline-rank",
+                            "--decoder-first-pipeline-num-layers", "--decoder-last-pipeline-num-layers"}) {
+    if (!args.has(other)) continue;
+    out.push_back(flag_finding(args, Severity::error, "megatron.pp-layout", {"--pipeline-model-parallel-layout", other},
+                               fmt::format("--pipeline-model-parallel-layout cannot be set with {}: Megatron-LM stops "
+                                           "in validate_args / TransformerConfig before training",
+                                           other)));
+    return;
+  }
+  const auto layout = parse_pipeline_layout(it->second.text);
+  if (!layout) {
+    out.push_back(flag_finding(args, Severity::error, "megatron.pp-layout", flags, layout.error().message));
+    return;
+  }
+  const auto layers = args.integer("--num-layers");
+  const auto pp = args.integer("--pipeline-model-parallel-size");
+  if (!layers || !pp) return;
+  const auto error = pipeline_layout_error(*layout, static_cast<int>(*pp), 0, *layers,
+                                           static_cast<int>(args.integer("--mtp-num-layers").value_or(0)));
+  if (!error) return;
+  out.push_back(flag_finding(args, Severity::error, "megatron.pp-layout", flags,
+                             *error + ": Megatron-core's TransformerConfig stops before training"));
+}
+
 }  // namespace
 
 std::vector<Finding> check_megatron_arguments(const Launch& launch) {
@@ -104,7 +137,9 @@ std::vector<Finding> check_megatron_arguments(const Launch& launch) {
   std::vector<Finding> out;
   divides(args, out, "megatron.tp-heads", "--num-attention-heads", "--tensor-model-parallel-size", "attention heads");
   divides(args, out, "megatron.tp-query-groups", "--num-query-groups", "--tensor-model-parallel-size", "query groups");
-  if (args.has("--decoder-first-pipeline-num-layers") || args.has("--decoder-last-pipeline-num-layers")) {
+  if (args.has("--pipeline-model-parallel-layout")) {
+    pipeline_layout(args, out);
+  } else if (args.has("--decoder-first-pipeline-num-layers") || args.has("--decoder-last-pipeline-num-layers")) {
     uneven_pipeline(args, out);
   } else {
     divides(args, out, "megatron.pp-layers", "--num-layers", "--pipeline-model-parallel-size", "layers");

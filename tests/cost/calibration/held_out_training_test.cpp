@@ -62,6 +62,7 @@ TEST_CASE("held-out training rows: Megatron-Bridge's performance summaries beyon
     if (recipes.contains(run.id) && recipes[run.id].value("layout_matches_table", false)) {
       test::apply_recipe_recompute(recipes[run.id]["settings"], strategy);
       test::apply_recipe_sharding_and_offload(recipes[run.id]["settings"], strategy);
+      test::apply_recipe_pipeline_layout(recipes[run.id]["settings"], strategy);
     }
     const TimeEstimate estimate = estimate_time(run.model, run.cluster, strategy, run.workload, run.options, nullptr);
     const double predicted = predicted_metric(run, estimate);

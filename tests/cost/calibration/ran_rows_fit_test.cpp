@@ -5,7 +5,8 @@
 // row's release by tools/extract_nemo_recipe_settings.py) gives the table's layout and uses only
 // what the memory model represents (no MoE paged stash); the recipe's recomputation (full, or
 // selective of Megatron-core recompute_modules), its precision-aware optimizer's Adam dtypes,
-// Megatron-FSDP and activation offloading are applied (docs/memory-model.md, "Measured runs that ran").
+// Megatron-FSDP, activation offloading and custom pipeline layouts are applied (docs/memory-model.md,
+// "Measured runs that ran").
 #include <doctest/doctest.h>
 
 #include <nlohmann/json.hpp>
@@ -56,6 +57,7 @@ TEST_CASE("measured training runs that ran: the memory model says they fit") {
       test::apply_recipe_recompute(recipes[run.id]["settings"], strategy);
       test::apply_recipe_optimizer(recipes[run.id]["settings"], strategy);
       test::apply_recipe_sharding_and_offload(recipes[run.id]["settings"], strategy);
+      test::apply_recipe_pipeline_layout(recipes[run.id]["settings"], strategy);
       const MemoryEstimate memory = estimate_memory(run.model, run.cluster, strategy, run.workload, MemoryOptions{}, nullptr);
       if (memory.fits) continue;
       const double gib = -memory.headroom_bytes / double(1 << 30);
@@ -70,15 +72,18 @@ TEST_CASE("measured training runs that ran: the memory model says they fit") {
   MESSAGE(checked << " rows checked (" << h100 << " on H100); estimated over their memory:\n" << listed.str());
   CHECK(checked == 122);
   CHECK(h100 == 22);
-  // Today: 21 Blackwell rows by at most 7.2 GiB (Llama 3.1 405B on 256 GB200, TP 4 PP 16 VP 4, five
+  // Today: 21 Blackwell rows by at most 13.3 GiB (Llama 3.1 405B on 256 GB200, TP 4 PP 16 VP 4, five
   // releases, 7.2 GiB; Qwen3-30B-A3B on 8 B300, MBS 8, four releases, 5.6 GiB; DeepSeek-V3 on 256
-  // GB200 / GB300 with mla_up_proj or mlp recompute, 2.9-4.1 GiB of 186-279 GiB; Llama 3 70B on 64
+  // GB200 with mlp recompute, 2.9 GiB of 186, on 256 GB300 with mla_up_proj 13.3 GiB of 276: the
+  // recipe's pipeline_model_parallel_layout "Et*4|(t*4|)*14tmL" puts 32 of the 61 layers on PP rank
+  // 0 (8 chunks of 4, VPP 8), 2.125 micro-batches of 32 MoE-layer activations (4.07 GB each at MBS 2)
+  // in flight; before the layout was read the split fell back to 31 a rank, 4.1 GiB; Llama 3 70B on 64
   // GB200, Megatron-FSDP with 40 layers' activations offloaded, 4.0 GiB of 184; GPT-OSS-120B on 64
   // B200, 2.4 GiB). Before the recompute modules, Megatron-FSDP, activation offloading and the
   // recipes' bf16 Adam moments were read, 86 rows were checkable; the DeepSeek-V3 rows were 12-14
   // GiB over with fp32 moments, the Llama 3 70B ones 206 GiB without Megatron-FSDP and offloading.
   CHECK(over <= 21);
-  CHECK(most_over_gib <= 7.5);
+  CHECK(most_over_gib <= 13.5);
 }
 
 }  // namespace meshplan

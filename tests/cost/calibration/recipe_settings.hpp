@@ -7,6 +7,7 @@
 #include <nlohmann/json.hpp>
 #include <string>
 
+#include "strategy/pipeline_layout.hpp"
 #include "strategy/strategy.hpp"
 
 namespace meshplan::test {
@@ -52,6 +53,24 @@ inline void apply_recipe_sharding_and_offload(const nlohmann::json& settings, St
   if (settings["cpu_offloading"] == true && settings["cpu_offloading_num_layers"].is_number()) {
     strategy.activation_offload_layers = settings["cpu_offloading_num_layers"].get<int>();
   }
+}
+
+/// The recipe's custom pipeline layout (TransformerConfig.pipeline_model_parallel_layout: Megatron-
+/// Bridge's DeepSeek-V3 recipes give it as a string or as a list of stages), with the VPP it implies.
+inline void apply_recipe_pipeline_layout(const nlohmann::json& settings, Strategy& strategy) {
+  const nlohmann::json& layout = settings["pipeline_model_parallel_layout"];
+  if (layout.is_string()) {
+    strategy.pipeline_layout = layout.get<std::string>();
+  } else if (layout.is_array()) {
+    strategy.pipeline_layout = pipeline_layout_from_names(layout.get<std::vector<std::vector<std::string>>>());
+  } else {
+    return;
+  }
+  const auto parsed = parse_pipeline_layout(strategy.pipeline_layout);
+  REQUIRE_MESSAGE(parsed.ok(), strategy.pipeline_layout);
+  strategy.vpp = layout_vpp(*parsed, strategy.pp);
+  strategy.first_stage_layers = 0;
+  strategy.last_stage_layers = 0;
 }
 
 }  // namespace meshplan::test

@@ -1,4 +1,5 @@
-// Megatron-LM's uneven pipeline split flags (--decoder-first/last-pipeline-num-layers).
+// Megatron-LM's uneven pipeline split flags (--decoder-first/last-pipeline-num-layers) and its
+// custom layout (--pipeline-model-parallel-layout).
 #include <doctest/doctest.h>
 
 #include "verl/check_support.hpp"
@@ -33,6 +34,27 @@ TEST_CASE("Megatron-LM: an uneven split that leaves an uneven rest is an error, 
   CHECK(findings[0].message.find("--num-layers 61 minus first stage 5 and last stage 5") == 0);
   // 61 % 8 without a split.
   CHECK(test::findings_of(check_pretrain("--micro-batch-size 1"), "megatron.pp-layers").size() == 1);
+}
+
+TEST_CASE("Megatron-LM: --pipeline-model-parallel-layout replaces the even split, checked as Megatron-core does") {
+  // 61 layers on PP 8: no even split, but the layout 8 x 7 + 5 (with the MTP layer) is Megatron's.
+  const std::string layout = "--pipeline-model-parallel-layout 'Et*8|(t*8|)*6t*5mL'";
+  CHECK(check_pretrain(layout + " --mtp-num-layers 1").errors == 0);
+  // Without --mtp-num-layers the 'm' is one MTP layer too many (validate_layer_layout).
+  const auto mtp = test::findings_of(check_pretrain(layout), "megatron.pp-layout");
+  REQUIRE(mtp.size() == 1);
+  CHECK(mtp[0].message.find("Number of mtp layers in layout (1) must match mtp_num_layers (0)") == 0);
+  // 60 decoder layers for --num-layers 61.
+  const auto short_by_one =
+      test::findings_of(check_pretrain("--pipeline-model-parallel-layout 'Et*8|(t*8|)*6t*4L'"), "megatron.pp-layout");
+  REQUIRE(short_by_one.size() == 1);
+  CHECK(short_by_one[0].message.find("Number of decoder layers 60 must match num_layers 61") == 0);
+  // arguments.py: not with the other virtual-stage or first/last-stage flags.
+  CHECK(test::findings_of(check_pretrain(layout + " --mtp-num-layers 1 --decoder-first-pipeline-num-layers 8"),
+                          "megatron.pp-layout")
+            .size() == 1);
+  CHECK(test::findings_of(check_pretrain("--pipeline-model-parallel-layout 'Et*8|x'"), "megatron.pp-layout")[0]
+            .message.find("Invalid layer character: x") == 0);
 }
 
 }  // namespace meshplan
