@@ -47,15 +47,16 @@ ModelSpec dense_toy(int layers) {
 }  // namespace
 
 TEST_CASE("MoE activations: routed experts' inner tensors split by ETP, routed tokens by SP") {
-  // Routed part per token: top-2 x (4h permuted input and kept output + 6 x 16 SwiGLU inner / ETP),
-  // plus 4 bytes x 4 experts of fp32 router logits.
-  // TP 1, ETP 1: tokens 10: 10 x 2 x (32 + 96) + 4 x 10 x 4 = 2560 + 160 = 2720; + 640 = 3360.
-  CHECK(layer_activation_bytes(moe_toy(), LayerSplit{1, false, 1}, 10, 10, 1, Recompute::none, plain()) == 3360);
-  // ETP 2: 10 x 2 x (32 + 48) + 160 = 1760; + 640 = 2400.
-  CHECK(layer_activation_bytes(moe_toy(), LayerSplit{1, false, 2}, 10, 10, 1, Recompute::none, plain()) == 2400);
+  // Routed part per token: top-2 x (2h permuted input + 4-byte fp32 routing probability + 6 x 16
+  // SwiGLU inner / ETP), plus 4 bytes x 4 experts of fp32 router logits. (Megatron-core >= 0.13
+  // scales by the probability inside the activation: no expert output is kept for it.)
+  // TP 1, ETP 1: tokens 10: 10 x 2 x (16 + 4 + 96) + 4 x 10 x 4 = 2320 + 160 = 2480; + 640 = 3120.
+  CHECK(layer_activation_bytes(moe_toy(), LayerSplit{1, false, 1}, 10, 10, 1, Recompute::none, plain()) == 3120);
+  // ETP 2: 10 x 2 x (16 + 4 + 48) + 160 = 1520; + 640 = 2160.
+  CHECK(layer_activation_bytes(moe_toy(), LayerSplit{1, false, 2}, 10, 10, 1, Recompute::none, plain()) == 2160);
   // TP 2 with SP: replicated 640 / 2 = 320; each rank routes its 10 / 2 = 5 tokens:
-  // 5 x 2 x 128 + 4 x 5 x 4 = 1280 + 80 = 1360; total 1680.
-  CHECK(layer_activation_bytes(moe_toy(), LayerSplit{2, true, 1}, 10, 10, 1, Recompute::none, plain()) == 1680);
+  // 5 x 2 x 116 + 4 x 5 x 4 = 1160 + 80 = 1240; total 1560.
+  CHECK(layer_activation_bytes(moe_toy(), LayerSplit{2, true, 1}, 10, 10, 1, Recompute::none, plain()) == 1560);
 }
 
 TEST_CASE("FP8 (Transformer Engine): linear layers keep their inputs at 1 byte an element") {
@@ -71,9 +72,9 @@ TEST_CASE("FP8 (Transformer Engine): linear layers keep their inputs at 1 byte a
   dense.ffn = 16;
   CHECK(layer_activation_bytes(dense, LayerSplit{1, false, 1, 2.0}, 10, 10, 1, Recompute::none, plain()) == 2280);
   CHECK(layer_activation_bytes(dense, LayerSplit{1, false, 1, 1.0}, 10, 10, 1, Recompute::none, plain()) == 2040);
-  // The MoE toy (3360 in 16 bits): replicated 640 - 160 = 480; each routed copy keeps its permuted
-  // input at 1 byte (8 less) and its fc2 input at 1 byte (16 less): 10 x 2 x 24 = 480 less. 2720.
-  CHECK(layer_activation_bytes(moe_toy(), LayerSplit{1, false, 1, 1.0}, 10, 10, 1, Recompute::none, plain()) == 2720);
+  // The MoE toy (3120 in 16 bits): replicated 640 - 160 = 480; each routed copy keeps its permuted
+  // input at 1 byte (8 less) and its fc2 input at 1 byte (16 less): 10 x 2 x 24 = 480 less. 2480.
+  CHECK(layer_activation_bytes(moe_toy(), LayerSplit{1, false, 1, 1.0}, 10, 10, 1, Recompute::none, plain()) == 2480);
   // Which strategies: Megatron-core (TE modules) under FP8; FSDP (Hugging Face modules) keeps 16 bits.
   Strategy megatron;
   megatron.compute_dtype = Dtype::fp8;
@@ -91,12 +92,12 @@ TEST_CASE("selective recompute of Megatron-core modules drops what each module w
     return layer_activation_bytes(shape, LayerSplit{1, false, 1}, 10, 10, 1, {Recompute::selective, modules},
                                   plain());
   };
-  // MoE toy, 3360 without recompute (replicated 640, routed 2720).
-  // "moe_act": each routed copy drops its 2 x 16 fc2 input: 10 tokens x 2 x 32 = 640 less: 2720.
-  CHECK(bytes(moe_toy(), kRecomputeMoeAct) == 2720);
+  // MoE toy, 3120 without recompute (replicated 640, routed 2480).
+  // "moe_act": each routed copy drops its 2 x 16 fc2 input: 10 tokens x 2 x 32 = 640 less: 2480.
+  CHECK(bytes(moe_toy(), kRecomputeMoeAct) == 2480);
   // "layernorm": the MoE layer's pre-MLP norm is a module of its own, its output 2sbh = 160 goes;
-  // the input norm is fused into QKV (no MLA) and stays: 3200.
-  CHECK(bytes(moe_toy(), kRecomputeLayernorm) == 3200);
+  // the input norm is fused into QKV (no MLA) and stays: 2960.
+  CHECK(bytes(moe_toy(), kRecomputeLayernorm) == 2960);
   // "moe": the layer keeps its 16-bit input (160, as the norm output was) and nothing routed: 640.
   CHECK(bytes(moe_toy(), kRecomputeMoe) == 640);
   CHECK(bytes(moe_toy(), kRecomputeMoe | kRecomputeLayernorm) == 480);

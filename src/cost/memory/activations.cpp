@@ -11,6 +11,7 @@ namespace meshplan {
 namespace {
 
 constexpr double kInputIdBytes = 8;  // int64 token ids kept for the embedding backward (Megatron report)
+constexpr double kRoutingProbBytes = 4;  // fp32 probability of a routed copy (TopKRouter, weighted SwiGLU)
 
 // Bytes per token of an MLP's inner activations: the fc1 output (2 x ffn wide when gated, the
 // SwiGLU input, 2 bytes, kept by the activation function) and the fc2 input (kept by fc2 at
@@ -180,13 +181,15 @@ double layer_activation_bytes(const LayerShape& shape, const LayerSplit& split, 
   }
   if (moe_layer && !whole_block) {
     // Routed tokens (top-k x capacity) through the experts: permuted input (the grouped fc1's
-    // input), inner activations (÷ ETP), expert output kept for the routing-probability product
-    // 2h; fp32 router logits.
+    // input), inner activations (÷ ETP) and the fp32 routing probability the activation scales by
+    // (Megatron-core >= 0.13, "Memory efficient token permutation" 2659630721: TEGroupedMLP's
+    // weighted_bias_swiglu_impl applies the probs and the combine's unpermute carries none, so no
+    // expert output is kept for them; core 0.12 and older kept it, 2h more a copy); fp32 router logits.
     const double tokens = sb / r;
     const double fc2_input_bytes = recompute.recomputes(kRecomputeMoeAct) ? 0.0 : in_bytes;
     unsplit += tokens * shape.routed_per_token *
-               ((in_bytes + 2.0) * h + mlp_inner_bytes_per_token(shape.expert_ffn, true, fc2_input_bytes) /
-                                           std::max(split.etp, 1.0));
+               (in_bytes * h + kRoutingProbBytes +
+                mlp_inner_bytes_per_token(shape.expert_ffn, true, fc2_input_bytes) / std::max(split.etp, 1.0));
     unsplit += 4.0 * tokens * shape.experts;
   }
   return replicated / r + sharded / t + unsplit;
@@ -324,10 +327,10 @@ double stage_activation_bytes(const ModelSpec& model, const Strategy& s, Pipelin
       "Korthikanti et al. 2022 §4 / Table 2 (per tensor); Narayanan et al. 2021 §2.2 (in flight)", [&] {
         return fmt::format(
             "s={:.6g} b={:.6g} h={} dense_layers={} moe_layers={} tp={} sp={} cp={} "
-            "recompute={} n={} in_flight={:.4g} per_layer_dense={:.4g} per_layer_moe={:.4g} "
-            "working={:.4g} flash_attention={} linear_attention_share={:.4g} resident_layers={:.4g}",
+            "recompute={} n={} in_flight={:.4g} stored_per_microbatch={:.4g} (without recompute: dense layer={:.4g}, "
+            "MoE layer={:.4g}) working={:.4g} flash_attention={} linear_attention_share={:.4g} resident_layers={:.4g}",
             mb.seq_tokens, mb.sequences, model.hidden_size, kept.counts.dense, kept.counts.moe, s.tp,
-            s.sequence_parallel, s.cp, static_cast<int>(s.recompute), s.recompute_num_layers, in_flight,
+            s.sequence_parallel, s.cp, static_cast<int>(s.recompute), s.recompute_num_layers, in_flight, stored,
             kept.dense_full, kept.moe_full, working, options.flash_attention, linear_share(model),
             resident_share * kept.layers);
       });
