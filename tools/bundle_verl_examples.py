@@ -1,7 +1,8 @@
 #!/usr/bin/env python3
 """Writes one text file holding verl's example launch scripts at one commit, unchanged: every
-examples/**/*.sh, recipe/**/*.sh and verl/experimental/**/*.sh (the one-step-off trainer's
-scripts since main@b178a3cd) that names main_ppo (the corpus tests/verl/example_corpora_test.cpp
+examples/**/*.sh, recipe/**/*.sh, verl/experimental/**/*.sh (the one-step-off trainer's
+scripts since main@b178a3cd) and tests/**/*.sh (the launches verl's own CI runs, CUDA and Ascend)
+that names main_ppo (the corpus tests/verl/example_corpora_test.cpp
 checks). Nothing is run; scripts are read with `git show`.
 
 usage: tools/bundle_verl_examples.py VERL_GIT_DIR REF > tests/fixtures/verl/examples/<name>.bundle
@@ -20,10 +21,10 @@ def main():
     git_dir, ref = sys.argv[1], sys.argv[2]
     commit = git(git_dir, "rev-parse", f"{ref}^{{commit}}").strip()
     paths = [p for p in git(git_dir, "ls-tree", "-r", "--name-only", commit, "examples", "recipe",
-                                    "verl/experimental").split()
+                                    "verl/experimental", "tests").split()
              if p.endswith(".sh")]
     out = [f"# verl's example launch scripts at https://github.com/verl-project/verl/tree/{commit}",
-           "# (Apache-2.0), unchanged: every examples/, recipe/ and verl/experimental/ *.sh naming main_ppo,",
+           "# (Apache-2.0), unchanged: every examples/, recipe/, verl/experimental/ and tests/ *.sh naming main_ppo,",
            "# each after its '#### bundled: <path>' line. Written by tools/bundle_verl_examples.py."]
     for path in sorted(paths):
         text = git(git_dir, "show", f"{commit}:{path}")

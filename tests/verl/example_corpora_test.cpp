@@ -1,7 +1,7 @@
 // verl's own example launch scripts at two more versions, checked as a user would (the script
 // alone, --verl-version naming the verl it ships with): verl-project/verl main@1dda039b
-// (2026-08, the newest embedded; with the one-step-off trainer's scripts under verl/experimental/)
-// and the v0.6.1 release. The scripts are bundled unchanged in
+// (2026-08, the newest embedded; with the one-step-off trainer's scripts under verl/experimental/
+// and the launches verl's own CI runs under tests/, CUDA and Ascend) and the v0.6.1 release. The scripts are bundled unchanged in
 // tests/fixtures/verl/examples/*.bundle (tools/bundle_verl_examples.py; the header names the
 // commit). Every script checks without errors, except the ones listed below, each with the verl
 // (or Hydra) code that makes it fail, and the ones that need a config of their own (exit 2).
@@ -94,7 +94,7 @@ void check_corpus(const Corpus& corpus) {
 
 TEST_CASE("verl main@1dda039b's example launches: no false error, the broken ones with their reason") {
   check_corpus(Corpus{
-      "verl_1dda039b.bundle", "main@1dda039b", 104,
+      "verl_1dda039b.bundle", "main@1dda039b", 130,
       {
           {"examples/grpo_trainer/run_gpt_oss_20b_fsdp.sh",
            {"hydra.append-existing",

@@ -26,7 +26,16 @@ struct FieldTable {
   bool command_line = false;  ///< passed as a command line (vLLM), not as keyword arguments
   Severity unknown_severity = Severity::error;  ///< of a name the table lacks
   Severity partial_severity = Severity::info;   ///< of a name only some versions read have
+  /// Names the library lacks that verl's Ascend (NPU) engine hands to MindSpeed instead; the run's
+  /// device decides whether they fail (null: none).
+  const std::vector<std::string_view>* ascend_fields = nullptr;
+  bool on_npu = false;  ///< the launch sets trainer.device=npu
 };
+
+// Settings of MindSpeed (Ascend's Megatron adaptor) that verl's NPU engine passes from
+// override_transformer_config to MindSpeed's repatch (verl/workers/engine/mindspeed/transformer_impl.py
+// _mindspeed_repatch at 1dda039b: use_flash_attn, use_flash_attn_npu_batch_invariant).
+const std::vector<std::string_view> kMindSpeedTransformerFields = {"use_flash_attn", "use_flash_attn_npu_batch_invariant"};
 
 struct Dictionary {
   std::string_view suffix;  ///< key under the section
@@ -118,10 +127,29 @@ void check_fields(const ConfigNode& dictionary, const std::string& key, const Fi
     finding.keys = {key + "." + field};
     finding.value = value.to_text();
     finding.location = value.origin;
+    const bool ascend_field = table.ascend_fields != nullptr &&
+                              std::find(table.ascend_fields->begin(), table.ascend_fields->end(), field) !=
+                                  table.ascend_fields->end();
+    if (!table.fields.contains(field) && ascend_field) {
+      if (table.on_npu) continue;  // read by MindSpeed on the device the launch names
+      // Whether the run is on CUDA or Ascend is decided where it runs (verl's auto_set_device).
+      finding.severity = Severity::warning;
+      finding.rule = "passthrough.ascend-only-field";
+      finding.message = "'" + field + "' is not a field of " + table.library + " (" + table.versions_read +
+                        ") but a MindSpeed setting: on Ascend NPU verl's MindSpeed engine passes it to MindSpeed's "
+                        "repatch; on CUDA " + table.consequence;
+      out.push_back(std::move(finding));
+      continue;
+    }
     if (!table.fields.contains(field)) {
       finding.rule = table.unknown_rule;
       finding.message = "'" + field + "' is not a field of " + table.library + " (" + table.versions_read +
                         "): " + table.consequence;
+      if (table.on_npu && table.ascend_fields != nullptr) {
+        // MindSpeed patches TransformerConfig on Ascend: a name it adds is not in the table.
+        finding.severity = Severity::warning;
+        finding.message += " (trainer.device=npu: unless MindSpeed's patched TransformerConfig reads it)";
+      }
       finding.fix = {"~" + key + "." + field};
       if (auto near = nearest_match(field, names)) {
         finding.message += "; did you mean '" + *near + "'?";
@@ -178,6 +206,11 @@ void check_megatron_dictionaries(const VerlLaunch& launch, std::vector<Finding>&
                        "Megatron-core's " + dataclass, "megatron-core " + versions_range(versions),
                        "building it in the Megatron worker fails with TypeError: unexpected keyword argument",
                        "passthrough.unknown-field", false, Severity::error, Severity::warning};
+      if (dictionary.table == "transformer_config") {
+        table.ascend_fields = &kMindSpeedTransformerFields;
+        const ConfigNode* device = find_path(launch.config, "trainer.device");
+        table.on_npu = device != nullptr && device->kind == NodeKind::string && device->text == "npu";
+      }
       if (dictionary.table == "transformer_config" && bridge_sets_attributes(launch, section)) {
         table.unknown_severity = Severity::warning;
         table.partial_severity = Severity::info;

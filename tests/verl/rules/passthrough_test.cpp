@@ -77,11 +77,11 @@ TEST_CASE("a Megatron-core field only newer releases have: warning naming its fi
 
 TEST_CASE("a TransformerConfig name Megatron-core lacks: error where verl builds TransformerConfig(**kwargs), warning on the Megatron-Bridge path") {
   // verl main@1dda039b has only the engine workers: with vanilla_mbridge false (its default)
-  // MegatronEngine gives the overrides to Megatron-Bridge's provider as attributes (MindSpeed's
-  // use_flash_attn on Ascend); with vanilla_mbridge true, mbridge's set_extra_args builds
-  // TransformerConfig(**kwargs) and fails. b178a3cd still has the legacy megatron_workers.py.
+  // MegatronEngine gives the overrides to Megatron-Bridge's provider as attributes; with
+  // vanilla_mbridge true, mbridge's set_extra_args builds TransformerConfig(**kwargs) and fails.
+  // b178a3cd still has the legacy megatron_workers.py.
   const auto lines = test::with(test::megatron_baseline(),
-                                {"+actor_rollout_ref.actor.megatron.override_transformer_config.use_flash_attn=True"});
+                                {"+actor_rollout_ref.actor.megatron.override_transformer_config.flash_attn_impl=True"});
   CheckOptions newest;
   newest.read.verl_version = "main@1dda039b";
   const auto bridge = test::findings_of(test::check_lines(lines, "ppo_megatron_trainer", newest), "passthrough.unknown-field");
@@ -97,6 +97,34 @@ TEST_CASE("a TransformerConfig name Megatron-core lacks: error where verl builds
   const auto legacy = test::findings_of(test::check_lines(lines, "ppo_megatron_trainer"), "passthrough.unknown-field");
   REQUIRE(legacy.size() == 1);
   CHECK(legacy[0].severity == Severity::error);
+}
+
+TEST_CASE("MindSpeed's use_flash_attn: a warning naming the device, nothing when the launch says npu") {
+  // verl's Ascend engine (verl/workers/engine/mindspeed/transformer_impl.py _mindspeed_repatch)
+  // hands use_flash_attn to MindSpeed; on CUDA, TransformerConfig(**kwargs) refuses it (verl's own
+  // tests/special_npu/run_qwen3_06b_grpo_mindspeed.sh sets it with vanilla_mbridge=True).
+  const auto lines = test::with(test::megatron_baseline(),
+                                {"actor_rollout_ref.actor.megatron.vanilla_mbridge=True",
+                                 "+actor_rollout_ref.actor.megatron.override_transformer_config.use_flash_attn=True"});
+  CheckOptions newest;
+  newest.read.verl_version = "main@1dda039b";
+  const CheckReport device_unknown = test::check_lines(lines, "ppo_megatron_trainer", newest);
+  CHECK(test::findings_of(device_unknown, "passthrough.unknown-field").empty());
+  const auto ascend = test::findings_of(device_unknown, "passthrough.ascend-only-field");
+  REQUIRE(ascend.size() == 1);
+  CHECK(ascend[0].severity == Severity::warning);
+  CHECK(ascend[0].message.find("on Ascend NPU verl's MindSpeed engine passes it to MindSpeed's repatch; on CUDA") !=
+        std::string::npos);
+  // trainer.device=npu: MindSpeed reads it; a name MindSpeed may add is a warning, not an error.
+  const CheckReport npu = test::check_lines(
+      test::with(lines, {"trainer.device=npu",
+                         "+actor_rollout_ref.actor.megatron.override_transformer_config.use_fused_rmsnorm=True"}),
+      "ppo_megatron_trainer", newest);
+  CHECK(test::findings_of(npu, "passthrough.ascend-only-field").empty());
+  const auto other = test::findings_of(npu, "passthrough.unknown-field");
+  REQUIRE(other.size() == 1);
+  CHECK(other[0].severity == Severity::warning);
+  CHECK(npu.errors == 0);
 }
 
 TEST_CASE("Megatron-LM pretrain_gpt.py arguments get the Megatron subset") {
