@@ -21,8 +21,36 @@ TEST_CASE("check: a broken launch exits 1 with compiler-like lines and fixes") {
   CHECK(run.out.find(file + ":29: error[batch.train-divisible]: real_train_batch_size (315) must be divisible by "
                             "minimal possible batch size (8)") != std::string::npos);
   CHECK(run.out.find("    fix: data.train_batch_size=64") != std::string::npos);
-  CHECK(run.out.find(file + ":10: error[rollout.mode-sync-removed]") != std::string::npos);
+  // rollout.mode=sync fails from verl 0.7.0 on; the script names no verl, and 0.4.0-0.6.1 ran sync
+  // rollouts: a warning naming them. Given the verl, an error.
+  CHECK(run.out.find(file + ":10: warning[rollout.mode-sync-removed]") != std::string::npos);
+  CHECK(run.out.find("verl 0.4.0 .. 0.6.1 (5 versions) would not stop here (give --verl-version)") != std::string::npos);
   CHECK(run.out.find(file + ":4: warning[env.unknown]: NCCL_COMPRESS has no effect") != std::string::npos);
+  const test::CliRun pinned = test::run({"check", file, "--verl-version", "main@1dda039b"});
+  CHECK(pinned.out.find(file + ":10: error[rollout.mode-sync-removed]") != std::string::npos);
+}
+
+TEST_CASE("check: a key only older verl has is a warning when the launch names no verl") {
+  // trainer.use_legacy_worker_impl left verl's config with the legacy workers (044bbba27, after
+  // 0.7.1): a launch that names no verl may run one that has it.
+  const std::string script =
+      "python3 -m verl.trainer.main_ppo trainer.use_legacy_worker_impl=auto trainer.n_gpus_per_node=8\n";
+  auto assumed = check_launch({InputText{"run.sh", script}}, CheckOptions{});
+  REQUIRE(assumed.ok());
+  const auto soft = test::findings_of(*assumed, "hydra.unknown-key");
+  REQUIRE(soft.size() == 1);
+  CHECK(soft[0].severity == Severity::warning);
+  CHECK(soft[0].message.find("it is a key of verl 0.5.0 .. 0.7.1 (6 versions)") != std::string::npos);
+  CheckOptions pinned;
+  pinned.read.verl_version = "main@1dda039b";
+  auto named = check_launch({InputText{"run.sh", script}}, pinned);
+  REQUIRE(named.ok());
+  CHECK(test::findings_of(*named, "hydra.unknown-key")[0].severity == Severity::error);
+  // A key no verl has stays an error.
+  auto typo = check_launch({InputText{"run.sh", "python3 -m verl.trainer.main_ppo trainer.n_gpu_per_node=8\n"}},
+                           CheckOptions{});
+  REQUIRE(typo.ok());
+  CHECK(test::findings_of(*typo, "hydra.unknown-key")[0].severity == Severity::error);
 }
 
 TEST_CASE("check: a Megatron DAPO launch trips the worker-time rules") {
@@ -48,7 +76,9 @@ TEST_CASE("check --json: severity, rule, keys, value, message, fix, location") {
   CHECK(run.exit_code == 1);
   const nlohmann::json report = nlohmann::json::parse(run.out);
   CHECK(report["schema"] == "meshplan.check/1");
-  CHECK(report["errors"].get<int>() == 6);  // 1dda039b has no legacy fsdp_workers.py mini/micro assert
+  // 1dda039b has no legacy fsdp_workers.py mini/micro assert; rollout.mode=sync is a warning (the
+  // script names no verl, and verl before 0.7.0 ran sync rollouts).
+  CHECK(report["errors"].get<int>() == 5);
   bool found = false;
   for (const auto& finding : report["findings"]) {
     if (finding["rule"] != "batch.train-divisible") continue;

@@ -129,6 +129,7 @@ class Reader {
     for (const ShellArgument& word : overrides) apply(word);
     append(result_.findings, resolve_interpolations(result_.config));
     note_newer_keys();
+    note_older_keys();
     note_own_config_path();
     return std::move(result_);
   }
@@ -187,6 +188,7 @@ class Reader {
            "verl.version");
     } else {
       result_.verl_version = newest_verl_version();
+      result_.verl_version_assumed = true;
       info(result_.location,
            "checked against verl " + result_.verl_version.id + " (" + result_.verl_version.date +
                "), the newest embedded; the launch names no version: give --verl-version X (" + embedded_verl_range() +
@@ -229,6 +231,28 @@ class Reader {
       finding.severity = Severity::warning;
       finding.message += "; it is a key of newer verl (" + newest.id + "): if the launch runs a newer verl than " +
                          result_.verl_version.id + ", give --verl-version";
+    }
+  }
+
+  // The launch names no verl and the newest embedded is assumed: a key it lacks that an older
+  // embedded verl has is most likely a launch written for that verl (a key removed since): a
+  // warning naming the versions that have it, not an error.
+  void note_older_keys() {
+    if (!result_.verl_version_assumed || !options_.config_texts.empty()) return;
+    for (Finding& finding : result_.findings) {
+      if (finding.rule != "hydra.unknown-key" || finding.severity != Severity::error || finding.keys.empty()) continue;
+      std::string key = finding.keys.front();
+      while (!key.empty() && (key.front() == '+' || key.front() == '~')) key.erase(0, 1);
+      std::vector<std::string> having;
+      for (const VerlVersion& older : embedded_verl_versions()) {
+        if (older.index >= result_.verl_version.index) continue;
+        auto base = embedded_verl_base(older, result_.config_name, group_choices_);
+        if (base.ok() && find_path(base.value(), key) != nullptr) having.push_back(older.id);
+      }
+      if (having.empty()) continue;
+      finding.severity = Severity::warning;
+      finding.message += "; it is a key of verl " + version_list(having) + ": the launch names no verl, so if it runs " +
+                         (having.size() == 1 ? "that one" : "one of those") + ", give --verl-version";
     }
   }
 

@@ -36,6 +36,9 @@ struct VerlReadOptions {
 struct VerlLaunch {
   std::string config_name;          ///< ppo_trainer | ppo_megatron_trainer | a user's config
   VerlVersion verl_version;         ///< the verl whose registries the rules consult (and whose config tree, without --verl-config)
+  /// No flag, checkout or pin named the verl: verl_version is the newest embedded, assumed. A
+  /// failure some other embedded version would not have is then not certain (a warning).
+  bool verl_version_assumed = false;
   /// The version file of a verl older than every embedded one ("0.1", from --verl-path): its own
   /// config tree is composed and verl_version is the oldest embedded, whose rules it may lack.
   std::string older_verl;

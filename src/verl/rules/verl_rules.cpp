@@ -27,6 +27,24 @@ SourceLocation location_of(const VerlLaunch& launch, const std::vector<std::stri
   return best;
 }
 
+// The embedded verl versions (but the launch's) on which `rule` would not fire: it does not exist
+// there, or their registries accept what the launch sets.
+std::vector<std::string> versions_without(const VerlRule& rule, const VerlLaunch& launch, const ModelSpec* model) {
+  std::vector<std::string> passing;
+  for (const VerlVersion& other : embedded_verl_versions()) {
+    if (other.index == launch.verl_version.index) continue;
+    if (!rule_applies(rule, other)) {
+      passing.push_back(other.id);
+      continue;
+    }
+    ConfigView view(launch.config, model, &other);
+    if (launch.opaque_argument) view.assume_opaque(launch.set_at, *launch.opaque_argument);
+    view.assume_maybe_set(launch.maybe_set);
+    if (!rule.check(view)) passing.push_back(other.id);
+  }
+  return passing;
+}
+
 }  // namespace
 
 std::vector<Finding> check_verl_rules(const VerlLaunch& launch, const ModelSpec* model) {
@@ -69,6 +87,15 @@ std::vector<Finding> check_verl_rules(const VerlLaunch& launch, const ModelSpec*
       }
       Finding finding;
       finding.severity = rule.severity;
+      if (finding.severity == Severity::error && launch.verl_version_assumed) {
+        // The launch names no verl: a failure that an embedded verl would not have is not certain.
+        const std::vector<std::string> passing = versions_without(rule, launch, model);
+        if (!passing.empty()) {
+          finding.severity = Severity::warning;
+          hit->message += "; the launch names no verl and " + launch.verl_version.id + ", the newest, is assumed: verl " +
+                          version_list(passing) + " would not stop here (give --verl-version)";
+        }
+      }
       finding.rule = std::string(rule.id);
       finding.keys.assign(rule.keys.begin(), rule.keys.end());
       finding.value = std::move(hit->value);

@@ -91,6 +91,14 @@ const VerlVersion& newest_verl_version() {
   return versions.empty() ? none : versions.back();
 }
 
+std::string version_list(const std::vector<std::string>& ids) {
+  if (ids.empty()) return "";
+  if (ids.size() > 3) return ids.front() + " .. " + ids.back() + " (" + std::to_string(ids.size()) + " versions)";
+  std::string text = ids.front();
+  for (std::size_t i = 1; i < ids.size(); ++i) text += (i + 1 == ids.size() ? " and " : ", ") + ids[i];
+  return text;
+}
+
 std::optional<VerlVersion> find_verl_version(std::string_view text) {
   const auto& versions = embedded_verl_versions();
   std::string_view bare = text;

@@ -28,6 +28,9 @@ std::string embedded_verl_range();
 /// The newest embedded version.
 const VerlVersion& newest_verl_version();
 
+/// "0.5.0, 0.6.0 and 0.6.1", or "0.4.0 .. 0.7.1 (7 versions)" for more than three.
+std::string version_list(const std::vector<std::string>& ids);
+
 /// The embedded version a user names: an id ("0.6.1", "v0.6.1", "main@1dda039b"), a commit
 /// prefix of 7+ digits, a release series ("0.6" -> the newest 0.6.x), or a version string as
 /// verl/version/version or pip write it ("0.8.0.dev", "0.5.0.post1"): the newest embedded version
