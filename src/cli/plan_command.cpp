@@ -123,11 +123,16 @@ void run_plan(const PlanOptions& options, CommandContext& context) {
   // Engines on GPUs of their own: the search runs on the trainer's GPUs.
   const Result<Cluster> trainer = trainer_cluster(*cluster, options.placement, workload->kind == WorkloadKind::rl);
   if (!trainer) return context.fail(trainer.error());
-  if (workload->rl.rollout_gpus > 0 && (*from || format || options.min_gpus)) {
+  // verl's one-step-off trainer runs the engines exactly one step ahead, waiting for each weight
+  // sync (OneStepOffRayTrainer); more steps or in-flight updates are NeMo RL's async GRPO.
+  const bool one_step_off = workload->rl.off_policy_steps == 1 && !workload->rl.in_flight_weight_updates;
+  const bool verl_emit = format == EmitFormat::verl || format == EmitFormat::slurm;
+  if (workload->rl.rollout_gpus > 0 && (*from || (format && !(verl_emit && one_step_off)) || options.min_gpus)) {
     return context.fail(Error{"", 0, "--rollout-gpus",
                               *from ? "does not combine with --from (the launch places its own engines)"
-                                    : format ? "--emit does not write launches with engines on GPUs of their own yet"
-                                             : "does not combine with --min-gpus"});
+                              : format ? "--emit writes engines on GPUs of their own as verl's one-step-off trainer "
+                                         "(--emit verl or slurm with --off-policy-steps 1, no in-flight updates)"
+                                       : "does not combine with --min-gpus"});
   }
 
   const auto start = Clock::now();

@@ -28,7 +28,15 @@ std::vector<std::string> verl_overrides(const LaunchSpec& launch);
 /// Shell assignments with defaults for the run's own inputs (data files, model path, learning
 /// rate, reward, logger) that verl_overrides refers to as "$NAME".
 std::string verl_variables(const LaunchSpec& launch);
-/// A bash script running `python3 -m verl.trainer.main_ppo` with the overrides ("$@" appended).
+/// The verl entry point and its config: `verl.trainer.main_ppo` with ppo_trainer /
+/// ppo_megatron_trainer, or, with the engines on GPUs of their own one step ahead
+/// (RlSettings::rollout_gpus), the one-step-off trainer with its own config.
+struct VerlEntry {
+  std::string module;
+  std::string config_name;
+};
+VerlEntry verl_entry(const LaunchSpec& launch);
+/// A bash script running verl_entry's module with the overrides ("$@" appended).
 std::string emit_verl(const LaunchSpec& launch);
 /// A bash script: data, tokenizer, checkpoint and optimizer settings as variables, then
 /// Megatron-LM `pretrain_gpt.py` under torchrun, one argument per line.

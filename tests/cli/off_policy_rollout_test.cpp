@@ -2,9 +2,12 @@
 // (--off-policy-steps): verl recipe/one_step_off_policy, NeMo RL async GRPO.
 #include <doctest/doctest.h>
 
+#include <algorithm>
+
 #include <nlohmann/json.hpp>
 
 #include "test_support.hpp"
+#include "verl/check.hpp"
 
 namespace meshplan {
 namespace {
@@ -102,11 +105,37 @@ TEST_CASE("plan --rollout-gpus: the search runs on the trainer's GPUs, the job c
     CHECK(s["rl"]["rollout_gpus"] == 16);
     CHECK(s["rl"]["off_policy_steps"] == 1);
   }
-  std::vector<std::string> emit = args;
+  // --emit verl writes verl's one-step-off trainer: its entry point and config, hybrid engine off,
+  // the trainer on 2 nodes, the engines on a rollout pool of 2 x 8; check composes it cleanly.
+  std::vector<std::string> emit(args.begin(), args.end() - 1);  // without --json
   emit.insert(emit.end(), {"--emit", "verl"});
   const auto emitted = test::run(emit);
-  CHECK(emitted.exit_code == 2);
-  CHECK(emitted.err.find("--rollout-gpus") != std::string::npos);
+  REQUIRE_MESSAGE(emitted.exit_code == 0, emitted.err);
+  CHECK(emitted.out.find("python3 -m verl.experimental.one_step_off_policy.main_ppo \\") != std::string::npos);
+  CHECK(emitted.out.find("--config-name=one_step_off_ppo_megatron_trainer") != std::string::npos);
+  CHECK(emitted.out.find("actor_rollout_ref.hybrid_engine=False \\") != std::string::npos);
+  CHECK(emitted.out.find("trainer.nnodes=2 \\") != std::string::npos);
+  CHECK(emitted.out.find("rollout.nnodes=2 \\") != std::string::npos);
+  CHECK(emitted.out.find("actor_rollout_ref.rollout.free_cache_engine=False \\") != std::string::npos);
+  CheckOptions options;
+  options.cluster_gpus = 32;
+  const auto report = check_launch({InputText{"emitted.sh", emitted.out}}, options);
+  REQUIRE(report.ok());
+  CHECK(report->config_name == "one_step_off_ppo_megatron_trainer");
+  for (const Finding& f : report->findings) CHECK_MESSAGE(f.severity != Severity::error, f.rule << ": " << f.message);
+  // The Slurm job holds the trainer's 2 nodes and the pool's 2.
+  std::vector<std::string> slurm = emit;
+  slurm.back() = "slurm";
+  const auto sbatch = test::run(slurm);
+  REQUIRE_MESSAGE(sbatch.exit_code == 0, sbatch.err);
+  CHECK(sbatch.out.find("#SBATCH --nodes=4\n") != std::string::npos);
+  CHECK(sbatch.out.find("python3 -m verl.experimental.one_step_off_policy.main_ppo") != std::string::npos);
+  // Two steps ahead is not verl's one-step-off trainer: nothing is emitted.
+  std::vector<std::string> two_steps = emit;
+  *(std::find(two_steps.begin(), two_steps.end(), "--off-policy-steps") + 1) = "2";
+  const auto refused = test::run(two_steps);
+  CHECK(refused.exit_code == 2);
+  CHECK(refused.err.find("--off-policy-steps 1") != std::string::npos);
 }
 
 }  // namespace meshplan
