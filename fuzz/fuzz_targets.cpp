@@ -12,6 +12,7 @@
 #include "hardware/cluster_spec.hpp"
 #include "hardware/gpu_catalog.hpp"
 #include "model/config_reader.hpp"
+#include "strategy/pipeline_layout.hpp"
 #include "verl/check.hpp"
 #include "verl/hydra/config_loader.hpp"
 #include "verl/hydra/verl_base.hpp"
@@ -98,6 +99,18 @@ void diagnose(std::string_view text) {
   if (scanner.scan(in, "fuzz.log").ok()) (void)build_report(scanner.output(), FixContext{});
 }
 
+// Megatron-core's pipeline layout string: the parser, then the validation and per-rank counts for
+// each pipeline size that divides it.
+void pipeline_layout(std::string_view text) {
+  const auto layout = parse_pipeline_layout(text);
+  if (!layout) return;
+  for (int pp : {1, 2, 3, 4, 8, 16}) {
+    (void)pipeline_layout_error(*layout, pp, 0, 61, 1);
+    (void)layout_rank_layers(*layout, pp);
+    (void)layout_vpp(*layout, pp);
+  }
+}
+
 // check end to end on a launch script: shell walk, overrides, composition, every rule.
 void check(std::string_view text) {
   (void)check_launch({InputText{"fuzz.sh", std::string(text)}}, CheckOptions{});
@@ -112,7 +125,7 @@ const std::vector<Target>& targets() {
       {"yaml_config", yaml_config},   {"hf_config", hf_config},
       {"cluster_spec", cluster_spec}, {"gpu_catalog", gpu_catalog},   {"nccl_tests", nccl_tests},
       {"verl_metrics", verl_metrics}, {"line_reader", line_reader},   {"diagnose", diagnose},
-      {"check", check},
+      {"check", check},               {"pipeline_layout", pipeline_layout},
   };
   return list;
 }
