@@ -121,8 +121,15 @@ void run_plan(const PlanOptions& options, CommandContext& context) {
     return context.fail(Error{"", 0, "--emit", "verl launches are for --workload rl (use megatron for pretraining)"});
   }
   // Engines on GPUs of their own: the search runs on the trainer's GPUs.
-  const Result<Cluster> trainer = trainer_cluster(*cluster, options.placement, workload->kind == WorkloadKind::rl);
+  Result<Cluster> trainer = trainer_cluster(*cluster, options.placement, workload->kind == WorkloadKind::rl);
   if (!trainer) return context.fail(trainer.error());
+  if (options.placement.split_search &&
+      (workload->kind != WorkloadKind::rl || workload->rl.rollout_gpus > 0 || *from || options.min_gpus ||
+       cluster->heterogeneous())) {
+    return context.fail(Error{"", 0, "--rollout-split",
+                              "tries the placements itself on one GPU type: --workload rl, without --rollout-gpus, "
+                              "--from, --min-gpus or a heterogeneous cluster"});
+  }
   // verl's one-step-off trainer runs the engines exactly one step ahead, waiting for each weight
   // sync (OneStepOffRayTrainer); more steps or in-flight updates are NeMo RL's async GRPO.
   const bool one_step_off = workload->rl.off_policy_steps == 1 && !workload->rl.in_flight_weight_updates;
@@ -141,6 +148,41 @@ void run_plan(const PlanOptions& options, CommandContext& context) {
                     *from ? &**from : nullptr, options.mtp};
   if (options.mtp && model->num_mtp_layers == 0) {
     return context.fail(Error{"", 0, "--mtp", model->name + " has no multi-token-prediction layers (num_nextn_predict_layers)"});
+  }
+  // --rollout-split: the best of each placement (colocated, then engines on whole nodes of their
+  // own one step ahead); the shortest step's placement is planned as if given.
+  std::vector<PlanView::Placement> placements;
+  if (options.placement.split_search) {
+    SearchSetup quiet = setup;
+    quiet.search_options.progress = {};
+    quiet.search_options.top_k = 1;
+    std::optional<std::size_t> fastest;
+    for (int engine_gpus : rollout_split_candidates(*cluster)) {
+      RolloutPlacementFlags flags;
+      flags.rollout_gpus = engine_gpus;
+      flags.off_policy_steps = engine_gpus > 0 ? 1 : 0;
+      const Result<Cluster> side = trainer_cluster(*cluster, flags, true);
+      if (!side) continue;
+      Workload placed = *workload;
+      apply_rollout_placement(flags, placed.rl);
+      const SearchSetup each{quiet.model,  placed,     quiet.space_options, quiet.search_options,
+                             quiet.dtype, quiet.from, quiet.train_mtp};
+      const Result<SearchRun> run = run_search(each, *side);
+      if (!run) return context.fail(run.error());
+      PlanView::Placement row{engine_gpus, side->total_gpus(), std::nullopt};
+      if (!run->result.top.empty()) row.best = run->result.top.front();
+      if (row.best && (!fastest || row.best->step_seconds < placements[*fastest].best->step_seconds)) {
+        fastest = placements.size();
+      }
+      placements.push_back(std::move(row));
+    }
+    if (fastest) {
+      RolloutPlacementFlags chosen;
+      chosen.rollout_gpus = placements[*fastest].engine_gpus;
+      chosen.off_policy_steps = chosen.rollout_gpus > 0 ? 1 : 0;
+      apply_rollout_placement(chosen, workload->rl);
+      trainer = trainer_cluster(*cluster, chosen, true);
+    }
   }
   // Heterogeneous clusters: plan each group alone (in the dtype all groups support), then the
   // cross-group options are derived from those plans.
@@ -182,6 +224,7 @@ void run_plan(const PlanOptions& options, CommandContext& context) {
   view.capacity_bytes = main_run->cost.capacity_bytes;
   view.result = &result;
   view.heterogeneous = heterogeneous;
+  view.placements = std::move(placements);
   for (const PlanCandidate& candidate : result.top) {
     view.top_memory.push_back(main_run->cost.breakdown(candidate.strategy, candidate.workload));
   }

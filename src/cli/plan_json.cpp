@@ -146,6 +146,16 @@ std::string plan_json(const PlanJsonInputs& in) {
                             {"pool_split_step_seconds", h.pool_split_step_seconds}, {"explanation", h.explanation}};
   }
   if (view.min_gpus) out["min_gpus"] = *view.min_gpus;
+  if (!view.placements.empty()) {
+    nlohmann::json placements = nlohmann::json::array();
+    for (const PlanView::Placement& p : view.placements) {
+      placements.push_back({{"engine_gpus", p.engine_gpus},
+                            {"trainer_gpus", p.trainer_gpus},
+                            {"step_seconds", p.best ? nlohmann::json(p.best->step_seconds) : nlohmann::json()},
+                            {"strategy", p.best ? nlohmann::json(describe_strategy(*p.best)) : nlohmann::json()}});
+    }
+    out["placements"] = placements;
+  }
   return out.dump(2);
 }
 

@@ -37,6 +37,7 @@ void add_plan_flags(CLI::App& command, PlanOptions& o) {
   command.add_option("--gpu-memory-utilization", o.gpu_memory_utilization, "rl: pin rollout.gpu_memory_utilization");
   command.add_option("--rollout-engine", o.rollout_engine, "rl: vllm | sglang");
   add_rollout_placement_flags(command, o.placement);
+  add_rollout_split_flag(command, o.placement);
   command.add_option("--fix", o.fix, "pin dimensions, e.g. tp=4,pp=2,recompute=selective (see docs/tour/plan.md)");
   command.add_option("--objective", o.objective, "throughput | memory | gpus");
   command.add_option("--headroom", o.headroom, "fraction of GPU memory kept free (default 0.1)");

@@ -3,6 +3,8 @@
 #include <fmt/format.h>
 
 #include <CLI/CLI.hpp>
+#include <algorithm>
+#include <cmath>
 
 #include "cli/number_checks.hpp"
 #include "search/sized_cluster.hpp"
@@ -21,6 +23,27 @@ void add_rollout_placement_flags(CLI::App& c, RolloutPlacementFlags& f) {
   c.add_flag("--in-flight-weight-updates", f.in_flight_weight_updates,
              "off-policy engines keep generating while new weights arrive (NeMo RL "
              "grpo.async_grpo.in_flight_weight_updates); needs --off-policy-steps");
+}
+
+void add_rollout_split_flag(CLI::App& c, RolloutPlacementFlags& f) {
+  c.add_flag("--rollout-split", f.split_search,
+             "also plan with the rollout engines on whole nodes of their own, one step ahead (verl's one-step-off "
+             "trainer), and keep the placement with the shortest step (placements compared in a table)");
+}
+
+std::vector<int> rollout_split_candidates(const Cluster& cluster, int most) {
+  std::vector<int> gpus = {0};
+  if (cluster.groups.size() != 1) return gpus;
+  const int per_node = cluster.groups.front().gpus_per_node;
+  const int nodes = cluster.total_gpus() / per_node;
+  const int splits = std::min(most, nodes - 1);
+  for (int i = 1; i <= splits; ++i) {
+    // Evenly spread over 1 .. nodes - 1 engine nodes.
+    const int engine_nodes = static_cast<int>(std::lround(double(i) * double(nodes) / double(splits + 1)));
+    const int clamped = std::clamp(engine_nodes, 1, nodes - 1);
+    if (clamped * per_node != gpus.back()) gpus.push_back(clamped * per_node);
+  }
+  return gpus;
 }
 
 Result<Cluster> trainer_cluster(const Cluster& cluster, const RolloutPlacementFlags& f, bool rl) {

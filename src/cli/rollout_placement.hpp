@@ -3,6 +3,8 @@
 // rollout engines on GPUs of their own, generating ahead of the trainer (verl recipe
 // one_step_off_policy / fully_async_policy, NeMo RL async GRPO). The cost models then see the
 // trainer's GPUs as the cluster and the engines' GPUs in RlSettings::rollout_gpus.
+#include <vector>
+
 #include "core/result.hpp"
 #include "hardware/cluster.hpp"
 #include "strategy/strategy.hpp"
@@ -17,9 +19,16 @@ struct RolloutPlacementFlags {
   int rollout_gpus = 0;
   int off_policy_steps = 0;
   bool in_flight_weight_updates = false;
+  bool split_search = false;  ///< plan --rollout-split: try colocated and whole-node splits
 };
 
 void add_rollout_placement_flags(CLI::App& command, RolloutPlacementFlags& flags);
+/// plan's --rollout-split.
+void add_rollout_split_flag(CLI::App& command, RolloutPlacementFlags& flags);
+
+/// The engine-GPU counts plan --rollout-split tries: 0 (colocated), then whole-node pools that
+/// leave the trainer at least a node, at most `most` of them spread evenly over the node counts.
+std::vector<int> rollout_split_candidates(const Cluster& cluster, int most = 6);
 
 /// The GPUs the trainer runs on: the cluster less rollout_gpus (whole nodes, taken from the end)
 /// when the engines have GPUs of their own, else the whole cluster. Errors name the flag: a

@@ -37,6 +37,13 @@ struct PlanView {
   std::optional<HeterogeneousPlan> heterogeneous;
   std::optional<int> min_gpus;
   std::optional<LaunchBaseline> baseline;  ///< with --from
+  /// plan --rollout-split: the best candidate of each placement tried (0 engine GPUs: colocated).
+  struct Placement {
+    int engine_gpus = 0;
+    int trainer_gpus = 0;
+    std::optional<PlanCandidate> best;  ///< none fits
+  };
+  std::vector<Placement> placements;
 };
 
 /// "1.23x": the baseline's step time over the candidate's (how much faster the candidate is).

@@ -204,9 +204,30 @@ std::string speedup_text(const LaunchBaseline& baseline, const PlanCandidate& ca
   return candidate.step_seconds > 0 && base > 0 ? fmt::format("{:.2f}x", base / candidate.step_seconds) : "-";
 }
 
+// plan --rollout-split: each placement's best, colocated first.
+std::string placement_section(const PlanView& view) {
+  if (view.placements.empty()) return "";
+  std::vector<std::vector<std::string>> rows;
+  for (const PlanView::Placement& p : view.placements) {
+    const std::string where = p.engine_gpus == 0 ? "colocated" : fmt::format("{} engine GPUs, one step off", p.engine_gpus);
+    if (!p.best) {
+      rows.push_back({where, std::to_string(p.trainer_gpus), "-", "-", "nothing fits"});
+      continue;
+    }
+    const int gpus = p.trainer_gpus + p.engine_gpus;
+    rows.push_back({where, std::to_string(p.trainer_gpus), fmt::format("{:.2f}", p.best->step_seconds),
+                    fmt::format("{:.0f}", p.best->tokens_per_second / std::max(gpus, 1)), describe_strategy(*p.best)});
+  }
+  return "\nplacements (--rollout-split; the shortest step is planned below):\n" +
+         render_table({{"placement"}, {"trainer GPUs", Align::right}, {"step s", Align::right},
+                       {"tok/s/GPU", Align::right}, {"best layout"}},
+                      rows);
+}
+
 std::string render_plan_text(const PlanView& view, bool colour) {
   std::string text = summary(view);
   if (view.baseline) text += baseline_section(view, colour);
+  text += placement_section(view);
   if (view.min_gpus) text += fmt::format("smallest GPU count that fits: {}\n", *view.min_gpus);
   if (view.result->top.empty()) return text + no_fit_section(view, colour);
   text += "\n" + top_table(view);

@@ -7,6 +7,7 @@
 #include <nlohmann/json.hpp>
 
 #include "test_support.hpp"
+#include "cli/rollout_placement.hpp"
 #include "verl/check.hpp"
 
 namespace meshplan {
@@ -136,6 +137,44 @@ TEST_CASE("plan --rollout-gpus: the search runs on the trainer's GPUs, the job c
   const auto refused = test::run(two_steps);
   CHECK(refused.exit_code == 2);
   CHECK(refused.err.find("--off-policy-steps 1") != std::string::npos);
+}
+
+}  // namespace meshplan
+
+namespace meshplan {
+
+// plan --rollout-split: the colocated plan and one per whole-node engine pool (one step off),
+// each's best in a table; the shortest step is the plan. Qwen2.5-0.5B on 2 x 8 H100: colocated,
+// or 8 engine GPUs beside an 8-GPU trainer.
+TEST_CASE("plan --rollout-split: every placement's best, the shortest step planned") {
+  const auto run = test::run({"plan", "--model", "qwen2.5-0.5b", "--cluster", "2x8xH100", "--workload", "rl",
+                              "--rollout-split", "--global-batch", "64", "--rollout-n", "8", "--mini-batch", "16",
+                              "--prompt-len", "512", "--response-len", "2048", "--top", "1", "--json"});
+  REQUIRE_MESSAGE(run.exit_code == 0, run.err);
+  const nlohmann::json plan = nlohmann::json::parse(run.out);
+  const nlohmann::json& placements = plan["placements"];
+  REQUIRE(placements.size() == 2);
+  CHECK(placements[0]["engine_gpus"] == 0);
+  CHECK(placements[0]["trainer_gpus"] == 16);
+  CHECK(placements[1]["engine_gpus"] == 8);
+  CHECK(placements[1]["trainer_gpus"] == 8);
+  const double colocated = placements[0]["step_seconds"].get<double>();
+  const double split = placements[1]["step_seconds"].get<double>();
+  const auto& winner = plan["candidates"][0];
+  CHECK(winner["step_seconds"].get<double>() == doctest::Approx(std::min(colocated, split)));
+  CHECK(winner["strategy"]["rl"]["rollout_gpus"] == (split < colocated ? 8 : 0));
+  // The split candidates: one more node would leave the trainer none (rollout_split_candidates).
+  Cluster four;
+  four.groups.push_back(NodeGroup{});
+  four.groups.front().nodes = 4;
+  four.groups.front().gpus_per_node = 8;
+  CHECK(rollout_split_candidates(four) == std::vector<int>{0, 8, 16, 24});
+  four.groups.front().nodes = 64;
+  CHECK(rollout_split_candidates(four) == std::vector<int>{0, 72, 144, 216, 296, 368, 440});
+  // It chooses the placement itself: not beside --rollout-gpus.
+  CHECK(test::run({"plan", "--model", "qwen2.5-0.5b", "--cluster", "2x8xH100", "--workload", "rl", "--rollout-split",
+                   "--rollout-gpus", "8"})
+            .exit_code == 2);
 }
 
 }  // namespace meshplan
