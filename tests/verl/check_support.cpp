@@ -2,6 +2,9 @@
 
 #include <doctest/doctest.h>
 
+#include "model/config_reader.hpp"
+#include "model/model_presets.hpp"
+
 namespace meshplan::test {
 
 std::vector<std::string> fsdp_baseline() {
@@ -22,6 +25,14 @@ std::vector<std::string> fsdp_baseline() {
 
 std::vector<std::string> megatron_baseline() {
   return with(fsdp_baseline(), {"actor_rollout_ref.actor.megatron.tensor_model_parallel_size=2"});
+}
+
+CheckOptions with_preset(const std::string& name) {
+  CheckOptions options;
+  auto model = parse_model_config(*find_model_preset_config(name), name);
+  REQUIRE_MESSAGE(model.ok(), name);
+  options.model = model.value();
+  return options;
 }
 
 std::vector<std::string> one_step_off_baseline() {

@@ -19,6 +19,9 @@ std::vector<std::string> megatron_baseline();
 /// trainer on its 8 GPUs, the engines on a rollout pool of 1 x 8 more, hybrid_engine off.
 std::vector<std::string> one_step_off_baseline();
 
+/// CheckOptions with the embedded preset `name` as --model.
+CheckOptions with_preset(const std::string& name);
+
 /// Runs check on `lines` (one override per line) with --config-name `config_name`.
 CheckReport check_lines(const std::vector<std::string>& lines, const std::string& config_name = "ppo_trainer",
                         const CheckOptions& options = {});

@@ -5,8 +5,6 @@
 // the emitted launch carries it back.
 #include <doctest/doctest.h>
 
-#include "model/config_reader.hpp"
-#include "model/model_presets.hpp"
 #include "verl/check_support.hpp"
 #include "verl/fit/to_strategy.hpp"
 #include "verl/hydra/verl_launch.hpp"
@@ -27,13 +25,7 @@ std::vector<std::string> dsv3_pp16(const std::string& layout) {
                          layout});
 }
 
-CheckOptions with_dsv3() {
-  CheckOptions options;
-  auto model = parse_model_config(*find_model_preset_config("deepseek-v3"), "deepseek-v3");
-  REQUIRE(model.ok());
-  options.model = model.value();
-  return options;
-}
+CheckOptions with_dsv3() { return test::with_preset("deepseek-v3"); }
 
 TEST_CASE("verl + Megatron: a custom pipeline layout replaces the even split") {
   const CheckReport even = test::check_lines(dsv3_pp16("null"), "ppo_megatron_trainer", with_dsv3());

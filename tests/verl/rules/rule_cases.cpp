@@ -3,18 +3,10 @@
 #include <doctest/doctest.h>
 
 #include "verl/check_support.hpp"
-#include "model/config_reader.hpp"
-#include "model/model_presets.hpp"
 
 namespace meshplan::test {
 
-CheckOptions with_qwen_7b() {
-  CheckOptions options;
-  auto model = parse_model_config(*find_model_preset_config("qwen2.5-7b-instruct"), "qwen2.5-7b-instruct");
-  REQUIRE(model.ok());
-  options.model = model.value();
-  return options;
-}
+CheckOptions with_qwen_7b() { return with_preset("qwen2.5-7b-instruct"); }
 
 void check_rule_case(const RuleCase& c) {
   const std::string rule = c.rule;
