@@ -52,9 +52,13 @@ struct EfficiencyConstants {
   /// RL decode: the shortest time one decoder layer takes per step however little it reads (its
   /// chain of small kernels and, under TP, its all-reduces: latency, not bandwidth).
   double decode_layer_seconds = 0.0;
-  /// RL decode: achieved fraction of the HBM datasheet rate while the engine streams weights and
-  /// KV cache (paged attention and fused MoE kernels at small batch; STREAM triad reaches 0.85).
+  /// RL decode: achieved fraction of the HBM datasheet rate while the engine streams the weights
+  /// (GEMV / small-batch GEMM and fused MoE kernels; STREAM triad reaches 0.85).
   double decode_hbm_efficiency = 0.0;
+  /// RL decode: achieved fraction of the HBM rate while the attention kernels read the KV cache
+  /// of the sequences in flight (paged, one block table per sequence), fit apart from the weight
+  /// stream's: the step's bytes are weights / (HBM x decode_hbm_efficiency) + KV / (HBM x this).
+  double decode_kv_efficiency = 0.0;
   /// RL: bytes of the whole model per second that the trainer-to-engine weight update moves
   /// (NeMo RL refit / verl sharding managers: every full tensor gathered and loaded once).
   double weight_sync_Bps = 0.0;

@@ -139,6 +139,7 @@ RolloutTime rollout_time(const ModelSpec& model, const NodeGroup& node, const St
   const GpuSpec& gpu = node.gpu;
   const double peak = compute_peak_flops(gpu, Dtype::bf16);
   const double hbm = gpu.memory_bandwidth_Bps * constants.decode_hbm_efficiency;
+  const double kv_hbm = gpu.memory_bandwidth_Bps * constants.decode_kv_efficiency;
   const double h = static_cast<double>(model.hidden_size);
   const LinkPath tp_link = group_link(node, {rollout_tp, 1}, constants.nvlink_efficiency, constants.nic_efficiency);
   const LinkPath replica_link = group_link(node, {replica_gpus, 1}, constants.nvlink_efficiency, constants.nic_efficiency);
@@ -162,7 +163,8 @@ RolloutTime rollout_time(const ModelSpec& model, const NodeGroup& node, const St
     const auto context_tokens = static_cast<std::int64_t>(at_context);
     weights_read = decode_weight_bytes(model, c * engines, rl);
     kv_read = c * kv_cache_shape(model, int(kWeightBytes), rollout_tp).bytes_per_sequence(context_tokens);
-    const double memory_s = (weights_read + kv_read) / hbm;
+    // The weight stream and the paged attention's KV reads, each at its own achieved rate.
+    const double memory_s = weights_read / hbm + kv_read / kv_hbm;
     const double decode_eff = gemm_efficiency(node, Dtype::bf16, h / rollout_tp, c, constants);
     const double compute_s =
         forward_flops_per_token(model, context_tokens).total() * c / rollout_tp / (peak * decode_eff);
@@ -241,9 +243,9 @@ RolloutTime rollout_time(const ModelSpec& model, const NodeGroup& node, const St
                                   engines, per_engine, rl.prompt_len),
                       "Pope et al. 2022 §2 (prefill is compute-bound)"});
     trace->push_back({"time/gen/decode", rollout.decode_s, "seconds",
-                      "sum over r < mean of N/C(r) * step(C(r), prompt+r) + (longest-mean) * step(1); C(r) = min(slots, KV budget/(prompt+r)); step(c, ctx) = max(bytes(weights/tp + c*ctx*kv)/HBM, flops/peak, L*layer_s) + TP AR + engine",
-                      fmt::format("N={}, C(0)={:.0f}, C(mean)={:.0f}, steps={:.0f}, weights={:.4g} B, kv at mean={:.4g} B, HBM={:.4g} B/s, mean step={:.4g} s, tail step={:.4g} s, TP all-reduce={} ({} GPUs per host)",
-                                  per_engine, in_flight(0.0), fewest, steps, weights_read, kv_read, hbm, step_s, tail_step_s,
+                      "sum over r < mean of N/C(r) * step(C(r), prompt+r) + (longest-mean) * step(1); C(r) = min(slots, KV budget/(prompt+r)); step(c, ctx) = max(weights/tp / HBM_w + c*ctx*kv / HBM_kv, flops/peak, L*layer_s) + TP AR + engine",
+                      fmt::format("N={}, C(0)={:.0f}, C(mean)={:.0f}, steps={:.0f}, weights={:.4g} B, kv at mean={:.4g} B, HBM_w={:.4g} B/s, HBM_kv={:.4g} B/s, mean step={:.4g} s, tail step={:.4g} s, TP all-reduce={} ({} GPUs per host)",
+                                  per_engine, in_flight(0.0), fewest, steps, weights_read, kv_read, hbm, kv_hbm, step_s, tail_step_s,
                                   engine_all_reduce_path_name(engine_all_reduce(h * 2.0, rollout_tp, node, tp_link).path),
                                   node.gpus_per_host()),
                       "Pope et al. 2022 §2; vLLM KV accounting (formulas.md)"});

@@ -44,11 +44,12 @@ TEST_CASE("off-policy RL rows, unseen by the fit: step time per row") {
   const double median = errors[errors.size() / 2];
   table << "median |error| " << median * 100 << "%, max " << errors.back() * 100 << "%";
   MESSAGE(table.str());
-  // docs/accuracy.md "Off-policy rows": 15.8% median, 52.5% max (Qwen3-235B on 256 H100 at v0.5,
-  // generation predicted 299 s where the whole step took 203). The targets for unseen
-  // runs are 15% / 35%.
-  CHECK(median <= 0.17);
-  CHECK(errors.back() <= 0.55);
+  // docs/accuracy.md "Off-policy rows": 18.3% median, 37.7% max with the KV-cache reads at a rate
+  // of their own (15.8% / 52.5% with one decode HBM share: Qwen3-235B on 256 H100 at v0.5, then
+  // generation 299 s where the whole step took 203). The targets for unseen runs are
+  // 15% / 35%.
+  CHECK(median <= 0.19);
+  CHECK(errors.back() <= 0.39);
 }
 
 }  // namespace meshplan

@@ -26,9 +26,10 @@ Workload rl_workload() {
 }
 
 TEST_CASE("decode is memory-bound: weights + KV of the batch read once per generated token") {
-  // Tiny GPT, 27,267,072 params in bf16 = 54,534,144 B; 4 sequences at mean context
-  // 128 + 256/2 = 256 tokens x 8192 B = 8,388,608 B of KV per step, read at HBM 2.039e12 x the
-  // decode efficiency; each of the 256 steps also waits for the engine's host work (vLLM).
+  // Tiny GPT, 27,267,072 params in bf16 = 54,534,144 B streamed at HBM 2.039e12 x the weights'
+  // decode efficiency; 4 sequences at mean context 128 + 256/2 = 256 tokens x 8192 B = 8,388,608 B
+  // of KV per step, read at 2.039e12 x the KV efficiency; each of the 256 steps also waits for the
+  // engine's host work (vLLM).
   const ModelSpec model = test::tiny_gpt();
   CHECK(model.total_params == 27267072);
   const Workload workload = rl_workload();
@@ -37,11 +38,12 @@ TEST_CASE("decode is memory-bound: weights + KV of the batch read once per gener
   const RolloutTime rollout = rollout_time(model, test::a100_node(), Strategy{}, workload.rl, 4, 0, k, nullptr);
   CHECK(rollout.concurrent_sequences == 4);
   CHECK(rollout.waves == 1);
-  CHECK(rollout.decode_s ==
-        doctest::Approx(256 * (62922752.0 / (2.039e12 * k.decode_hbm_efficiency) + k.engine_step_seconds)).epsilon(1e-6));
+  const double weights_s = 54534144.0 / (2.039e12 * k.decode_hbm_efficiency);
+  const auto kv_s = [&](double bytes) { return bytes / (2.039e12 * k.decode_kv_efficiency); };
+  CHECK(rollout.decode_s == doctest::Approx(256 * (weights_s + kv_s(8388608.0) + k.engine_step_seconds)).epsilon(1e-6));
 
   SUBCASE("a per-layer floor of 1 ms sets the step of a model that reads little") {
-    k.decode_layer_seconds = 1e-3;  // 2 layers: 2 ms per step, above the 51 us of bytes at k.decode_hbm_efficiency
+    k.decode_layer_seconds = 1e-3;  // 2 layers: 2 ms per step, above the 57 us of weight and KV bytes
     const RolloutTime floored = rollout_time(model, test::a100_node(), Strategy{}, workload.rl, 4, 0, k, nullptr);
     CHECK(floored.decode_s == doctest::Approx(256 * (2e-3 + k.engine_step_seconds)).epsilon(1e-6));
   }
@@ -52,8 +54,8 @@ TEST_CASE("decode is memory-bound: weights + KV of the batch read once per gener
     const RolloutTime rollout_tail = rollout_time(model, test::a100_node(), Strategy{}, tail, 4, 0, k, nullptr);
     // The 4 hold 128 + 128/2 = 192 tokens x 8192 B of KV on average; the last one runs from
     // position 128 to 256, holding 128 + 192 = 320 on average.
-    const double step4 = (54534144.0 + 4 * 192 * 8192.0) / (2.039e12 * k.decode_hbm_efficiency) + k.engine_step_seconds;
-    const double step1 = (54534144.0 + 320 * 8192.0) / (2.039e12 * k.decode_hbm_efficiency) + k.engine_step_seconds;
+    const double step4 = weights_s + kv_s(4 * 192 * 8192.0) + k.engine_step_seconds;
+    const double step1 = weights_s + kv_s(320 * 8192.0) + k.engine_step_seconds;
     CHECK(rollout_tail.decode_s == doctest::Approx(128 * step4 + 128 * step1).epsilon(1e-6));
   }
 
@@ -61,7 +63,7 @@ TEST_CASE("decode is memory-bound: weights + KV of the batch read once per gener
     RlSettings sglang = workload.rl;
     sglang.engine = RolloutEngine::sglang;
     const RolloutTime overlapped = rollout_time(model, test::a100_node(), Strategy{}, sglang, 4, 0, k, nullptr);
-    const double gpu_step = 62922752.0 / (2.039e12 * k.decode_hbm_efficiency);
+    const double gpu_step = weights_s + kv_s(8388608.0);
     CHECK(overlapped.decode_s == doctest::Approx(256 * std::max(gpu_step, k.engine_step_seconds)).epsilon(1e-6));
   }
 
@@ -74,13 +76,12 @@ TEST_CASE("decode is memory-bound: weights + KV of the batch read once per gener
     const RolloutTime limited = rollout_time(model, test::a100_node(), Strategy{}, workload.rl, 4, 2, k, nullptr);
     CHECK(limited.waves == 2);
     CHECK(limited.concurrent_sequences == 2);
-    const double hbm = 2.039e12 * k.decode_hbm_efficiency;
-    const double step_short = (54534144.0 + 4 * 160 * 8192.0) / hbm + k.engine_step_seconds;
-    const double step_full = (54534144.0 + 768 * 8192.0) / hbm + k.engine_step_seconds;
+    const double step_short = weights_s + kv_s(4 * 160 * 8192.0) + k.engine_step_seconds;
+    const double step_full = weights_s + kv_s(768 * 8192.0) + k.engine_step_seconds;
     CHECK(limited.decode_s == doctest::Approx(64 * step_short + 288 * step_full).epsilon(1e-6));
     CHECK(limited.decode_s > rollout.decode_s);  // the weights are read more often
     // Taking every sequence at the mean context (3 in flight for 4 x 256 / 3 steps) undercounts.
-    const double step3 = (54534144.0 + 3 * 256 * 8192.0) / hbm + k.engine_step_seconds;
+    const double step3 = weights_s + kv_s(3 * 256 * 8192.0) + k.engine_step_seconds;
     CHECK(limited.decode_s > 4.0 * 256 / 3 * step3);
   }
 }
