@@ -26,6 +26,7 @@ json strategy_json(const PlanCandidate& c) {
             {"recompute_num_layers", s.recompute_num_layers},
             {"first_stage_layers", s.first_stage_layers},
             {"last_stage_layers", s.last_stage_layers},
+            {"pipeline_layout", s.pipeline_layout},
             {"offload", offload_choice_name(static_cast<OffloadChoice>(values[static_cast<std::size_t>(Dimension::offload)]))},
             {"compute_dtype", s.compute_dtype == Dtype::fp16 ? "fp16" : "bf16"}};
   if (c.workload.kind == WorkloadKind::rl) {
