@@ -6,6 +6,9 @@ that names main_ppo (the corpus tests/verl/example_corpora_test.cpp
 checks). Nothing is run; scripts are read with `git show`.
 
 usage: tools/bundle_verl_examples.py VERL_GIT_DIR REF > tests/fixtures/verl/examples/<name>.bundle
+       tools/bundle_verl_examples.py --repo verl-project/verl-recipe GIT_DIR REF > ...
+         (another repository of verl launches, e.g. the verl-recipe submodule verl pins: every *.sh
+         of the tree naming main_ppo)
 Each script follows a line "#### bundled: <path>"; the header names the repository and the full commit.
 """
 import subprocess
@@ -18,13 +21,18 @@ def git(git_dir, *args):
 
 
 def main():
-    git_dir, ref = sys.argv[1], sys.argv[2]
+    args = sys.argv[1:]
+    repo = "verl-project/verl"
+    if args[0] == "--repo":
+        repo, args = args[1], args[2:]
+    git_dir, ref = args[0], args[1]
     commit = git(git_dir, "rev-parse", f"{ref}^{{commit}}").strip()
-    paths = [p for p in git(git_dir, "ls-tree", "-r", "--name-only", commit, "examples", "recipe",
-                                    "verl/experimental", "tests").split()
-             if p.endswith(".sh")]
-    out = [f"# verl's example launch scripts at https://github.com/verl-project/verl/tree/{commit}",
-           "# (Apache-2.0), unchanged: every examples/, recipe/, verl/experimental/ and tests/ *.sh naming main_ppo,",
+    folders = ["examples", "recipe", "verl/experimental", "tests"] if repo == "verl-project/verl" else ["."]
+    paths = [p for p in git(git_dir, "ls-tree", "-r", "--name-only", commit, *folders).split() if p.endswith(".sh")]
+    what = ("every examples/, recipe/, verl/experimental/ and tests/ *.sh naming main_ppo,"
+            if repo == "verl-project/verl" else "every *.sh naming main_ppo,")
+    out = [f"# verl launch scripts at https://github.com/{repo}/tree/{commit}",
+           f"# (Apache-2.0), unchanged: {what}",
            "# each after its '#### bundled: <path>' line. Written by tools/bundle_verl_examples.py."]
     for path in sorted(paths):
         text = git(git_dir, "show", f"{commit}:{path}")

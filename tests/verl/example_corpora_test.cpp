@@ -50,7 +50,8 @@ void check_corpus(const Corpus& corpus) {
   const auto scripts = read_bundle(test::fixture("verl/examples/" + corpus.bundle));
   REQUIRE(scripts.size() == corpus.scripts);
   CheckOptions options;
-  options.read.verl_version = corpus.verl_version;
+  // No version: the script alone, as a user runs check on it (the newest embedded is assumed).
+  if (!corpus.verl_version.empty()) options.read.verl_version = corpus.verl_version;
   int clean = 0, broken = 0, unreadable = 0, one_step_off = 0;
   for (const auto& [path, text] : scripts) {
     const auto report = check_launch({InputText{path, text}}, options);
@@ -122,6 +123,8 @@ TEST_CASE("verl main@1dda039b's example launches: no false error, the broken one
 }
 
 TEST_CASE("verl v0.6.1's example launches: no false error, the broken ones with their reason") {
+  // With tests/**/*.sh: the launches verl's CI ran at v0.6.1 (two of them still asked for the hf
+  // rollout, which the registry no longer had).
   std::map<std::string, std::string> config_path;
   for (const char* path :
        {"examples/sglang_multiturn/geo3k/run_qwen2.5-3b_geo3k_multiturn.sh",
@@ -140,11 +143,15 @@ TEST_CASE("verl v0.6.1's example launches: no false error, the broken ones with 
         "examples/sglang_multiturn/search_r1_like/run_qwen2.5-3b_instruct_search_multiturn.sh",
         "recipe/deepeyes/run_deepeyes_grpo.sh", "recipe/fapo/run_baseline_32b.sh", "recipe/fapo/run_baseline_7b.sh",
         "recipe/fapo/run_fapo_32b.sh", "recipe/fapo/run_fapo_32b_remote.sh", "recipe/fapo/run_fapo_7b.sh",
-        "recipe/fapo/run_fapo_7b_remote.sh"}) {
+        "recipe/fapo/run_fapo_7b_remote.sh", "tests/special_e2e/run_geo3k_fsdp_sgl_multiturn_w_tool.sh",
+        "tests/special_e2e/run_gsm8k_fsdp_sgl_multiturn_sf_tool.sh",
+        "tests/special_e2e/run_gsm8k_fsdp_sgl_multiturn_w_tool.sh"}) {
     config_path[path] = "comes from --config-path";  // their own config, next to the script
   }
+  // CI's generic runner takes its config name as a positional parameter.
+  config_path["tests/special_e2e/run_test.sh"] = "not known statically";
   check_corpus(Corpus{
-      "verl_v0.6.1.bundle", "0.6.1", 143,
+      "verl_v0.6.1.bundle", "0.6.1", 159,
       {
           {"examples/grpo_trainer/run_deepseek671b_math_megatron_80gb.sh",
            {"megatron.ref-micro-set",
@@ -165,9 +172,35 @@ TEST_CASE("verl v0.6.1's example launches: no false error, the broken ones with 
            {"fsdp.ulysses-divides-gpus", "with its defaults N = 2 GPUs is not divisible by Ulysses SP 4"}},
           {"recipe/langgraph_agent/example/run_qwen2.5_3b.sh",
            {"fsdp.ulysses-divides-gpus", "with its defaults N = 2 GPUs is not divisible by Ulysses SP 4"}},
+          {"tests/special_e2e/ppo_trainer/run_single_gpu.sh",
+           {"rollout.name",
+            "rollout.name=hf: v0.6.1's _ROLLOUT_REGISTRY has vllm and sglang only; get_rollout_class asserts "
+            "'Rollout hf with mode sync not found' (0.5.0's _build_rollout still built HFRollout)"}},
+          {"tests/special_e2e/ppo_trainer/run_single_gpu_with_engine.sh",
+           {"rollout.name", "rollout.name=hf, as run_single_gpu.sh"}},
       },
       config_path,
-      6});  // recipe/one_step_off_policy/*.sh but the three *_colocate.sh (main_ppo baselines)
+      7});  // recipe/one_step_off_policy/*.sh but the three *_colocate.sh (main_ppo baselines), and CI's run_one_step_off_policy.sh
+}
+
+// The verl-recipe submodule at the commit verl 1dda039b pins (verl-project/verl-recipe e7f88957,
+// 2026-04): its launches name no verl, so each is checked as a user would, against the newest
+// embedded verl as an assumption; a failure only that assumption makes is a warning naming the
+// verls that would not stop (trainer.use_legacy_worker_impl, rollout.mode=sync, critic
+// fsdp_config keys of verl before 0.8), and what stays an error fails on every embedded verl.
+TEST_CASE("verl-recipe at the commit verl pins: errors only where every verl fails") {
+  check_corpus(Corpus{
+      "verl-recipe_e7f88957.bundle", "", 40,
+      {
+          {"dapo/test_dapo_qwen3_moe_30b_megatron_fp16.sh",
+           {"megatron.expert-divides-gpus",
+            "ETP 4 x EP 8 x PP 4 = 128 on the script's default 4 nodes x 8 GPUs: initialize_model_parallel fails"}},
+          {"langgraph_agent/example/run_gpt_oss_20b_bf16.sh",
+           {"fsdp.ulysses-divides-gpus", "with its defaults N = 2 GPUs is not divisible by Ulysses SP 4"}},
+          {"langgraph_agent/example/run_qwen2.5_3b.sh",
+           {"fsdp.ulysses-divides-gpus", "with its defaults N = 2 GPUs is not divisible by Ulysses SP 4"}},
+      },
+      {{"deepeyes/run_deepeyes_grpo.sh", "comes from --config-path"}}});
 }
 
 }  // namespace meshplan

@@ -20,8 +20,18 @@ std::optional<RuleHit> rollout_name(const ConfigView& v) {
                    "reads it at start-up)",
                    {R("name") + "=vllm"}};
   }
-  static constexpr std::array<std::string_view, 3> kEngines = {"vllm", "sglang", "trtllm"};
-  return one_of(v, R("name"), kEngines, "rollout engine");
+  // The engines each verl builds: _build_rollout's branches before 0.6.0 (hf, vllm, sglang), then
+  // verl/workers/rollout/base.py _ROLLOUT_REGISTRY (vllm, sglang; trtllm from main@b178a3cd), where
+  // get_rollout_class asserts "Rollout {name} with mode {mode} not found".
+  static const int registry_from = find_verl_version("0.6.0")->index;
+  static const int trtllm_from = find_verl_version("main@b178a3cd")->index;
+  static constexpr std::array<std::string_view, 3> kBuilt = {"hf", "vllm", "sglang"};
+  static constexpr std::array<std::string_view, 2> kRegistered = {"vllm", "sglang"};
+  static constexpr std::array<std::string_view, 3> kWithTrtllm = {"vllm", "sglang", "trtllm"};
+  const int index = v.version().index;
+  if (index < registry_from) return one_of(v, R("name"), kBuilt, "rollout engine");
+  if (index < trtllm_from) return one_of(v, R("name"), kRegistered, "rollout engine");
+  return one_of(v, R("name"), kWithTrtllm, "rollout engine");
 }
 
 std::optional<RuleHit> rollout_mode(const ConfigView& v) {
