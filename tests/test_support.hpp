@@ -2,6 +2,7 @@
 // Helpers shared by the tests: the repository's paths, the optional ../shared folder, and
 // running the CLI in-process with captured output.
 #include <doctest/doctest.h>
+#include <unistd.h>
 
 #include <filesystem>
 #include <fstream>
@@ -58,6 +59,17 @@ inline CliRun run(const std::vector<std::string>& args) {
   std::ostringstream err;
   const int code = run_cli(args, out, err, false);
   return CliRun{code, out.str(), err.str()};
+}
+
+/// Writes `text` to a temporary script named after `name` and the process, runs `meshplan check`
+/// on it with `--model model`, removes it.
+inline CliRun check_script(const std::string& text, const std::string& model, const std::string& name) {
+  const std::filesystem::path script = std::filesystem::temp_directory_path() /
+                                       ("meshplan_" + name + "_" + std::to_string(::getpid()) + ".sh");
+  std::ofstream(script) << text;
+  CliRun check = run({"check", script.string(), "--model", model});
+  std::filesystem::remove(script);
+  return check;
 }
 
 }  // namespace meshplan::test

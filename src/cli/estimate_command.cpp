@@ -47,6 +47,7 @@ std::string strategy_line(const Strategy& s, const Workload& w) {
                                          : "";
     line += s.distributed_optimizer ? " distributed-optimizer" : "";
     line += s.sequence_parallel ? " sequence-parallel" : "";
+    line += s.moe_a2a_overlap ? " EP-all-to-all-overlap" : "";
   }
   if (!s.pipeline_layout.empty()) {
     line += fmt::format(" pipeline-layout {}", s.pipeline_layout);
@@ -107,6 +108,7 @@ nlohmann::json estimate_json(const ModelSpec& model, const Cluster& cluster, con
                    {"distributed_optimizer", s.distributed_optimizer},
                    {"zero", static_cast<int>(s.zero)},
                    {"ulysses_sp", s.ulysses_sp},
+                   {"moe_a2a_overlap", s.moe_a2a_overlap},
                    {"lora_rank", s.lora.rank}};
   j["workload"] = {{"kind", workload_name(w.kind)}, {"seq_len", w.seq_len}, {"global_batch", w.global_batch}};
   if (w.kind == WorkloadKind::rl) {

@@ -218,7 +218,7 @@ std::string verl_override_diff(const PlanLaunch& plan, const LaunchSpec& winner,
   const std::string transformer = actor + "override_transformer_config.";
   for (const char* name : {"recompute_granularity", "recompute_method", "recompute_num_layers",
                            "num_layers_in_first_pipeline_stage", "num_layers_in_last_pipeline_stage",
-                           "pipeline_model_parallel_layout"}) {
+                           "pipeline_model_parallel_layout", "overlap_moe_expert_parallel_comm"}) {
     const std::string key = transformer + name;
     const ConfigNode* current = find_path(plan.launch.config, key);
     if (wanted.count(key) || !plan.launch.set_at.count(key) || !current || current->kind == NodeKind::null) continue;

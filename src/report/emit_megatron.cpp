@@ -64,6 +64,8 @@ void parallel_args(const LaunchSpec& launch, std::vector<std::string>& args) {
     arg("--recompute-method", s.recompute_method == RecomputeMethod::block ? "block" : "uniform");
     arg("--recompute-num-layers", std::to_string(s.recompute_num_layers));
   }
+  // The combined 1F1B schedule that hides the EP all-to-all (moe/README.md "EP A2A Overlap").
+  if (s.moe_a2a_overlap) arg("--overlap-moe-expert-parallel-comm");
   // arguments.py: --cpu-offloading-num-layers > 0 turns cpu_offloading on.
   if (s.activation_offload_layers > 0) {
     arg("--cpu-offloading-num-layers",

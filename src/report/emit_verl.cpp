@@ -51,6 +51,8 @@ void add_megatron(std::vector<std::string>& o, const Strategy& s, const RlSettin
     add(o, t + "recompute_method", s.recompute_method == RecomputeMethod::block ? "block" : "uniform");
     add(o, t + "recompute_num_layers", std::to_string(s.recompute_num_layers));
   }
+  // TransformerConfig.overlap_moe_expert_parallel_comm: not in verl's default override map either.
+  if (s.moe_a2a_overlap) add(o, "+" + t + "overlap_moe_expert_parallel_comm", "True");
   if (s.activation_offload_layers > 0) {
     add(o, "+" + t + "cpu_offloading", "True");
     add(o, "+" + t + "cpu_offloading_num_layers",

@@ -57,6 +57,10 @@ std::string top_table(const PlanView& view) {
   std::vector<TableColumn> columns = {{"#", Align::right}, {"backend"}, {"TP", Align::right}, {"PP", Align::right},
                                       {"VPP", Align::right}, {"CP", Align::right}, {"EP", Align::right},
                                       {"DP", Align::right}, {"mb", Align::right}, {"recompute"}, {"offload"}};
+  // EP all-to-all overlap (Megatron overlap_moe_expert_parallel_comm), where a plan has EP.
+  const std::vector<PlanCandidate>& top = view.result->top;
+  const bool expert_parallel = std::any_of(top.begin(), top.end(), [](const PlanCandidate& c) { return c.strategy.ep > 1; });
+  if (expert_parallel) columns.push_back({"a2a overlap"});
   if (rl) {
     for (const char* name : {"rollout TPxDP", "gmu", "lp mb"}) columns.push_back({name, Align::right});
   }
@@ -76,6 +80,7 @@ std::string top_table(const PlanView& view) {
         std::to_string(s.dp), std::to_string(s.micro_batch),
         std::string(recompute_choice_name(static_cast<RecomputeChoice>(values[static_cast<std::size_t>(Dimension::recompute)]))),
         offload_choice_name(static_cast<OffloadChoice>(values[static_cast<std::size_t>(Dimension::offload)]))};
+    if (expert_parallel) row.push_back(s.ep == 1 ? "-" : s.moe_a2a_overlap ? "yes" : "no");
     if (rl) {
       const RlSettings& rollout = c.workload.rl;
       row.push_back(rollout.rollout_dp > 1 ? fmt::format("{}x{}", rollout.rollout_tp, rollout.rollout_dp)
@@ -181,6 +186,7 @@ std::string describe_strategy(const PlanCandidate& c) {
       continue;
     }
     if (dimension == Dimension::etp && s.ep == 1) continue;
+    if (dimension == Dimension::a2a_overlap && values[d] == 0) continue;
     if (s.backend == Backend::fsdp && (dimension == Dimension::tp || dimension == Dimension::pp)) continue;
     text += (text.empty() ? "" : " ") + format_dimension(dimension, values[d]);
     if (dimension == Dimension::pp && (s.first_stage_layers > 0 || s.last_stage_layers > 0)) {

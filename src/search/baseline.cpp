@@ -85,6 +85,7 @@ void include_in_space(SearchSpace& space, const Strategy& s, const Workload& w, 
     }
     if (s.tp > 1) add(space.sequence_parallel, s.sequence_parallel);
     add(space.distributed_optimizer, s.distributed_optimizer);
+    add(space.moe_a2a_overlap, s.moe_a2a_overlap);
     if (const auto split = own_split(s, num_layers)) add(space.stage_splits, *split);
   } else {
     add(space.ulysses, s.ulysses_sp);
@@ -132,6 +133,7 @@ std::vector<std::string> outside_space(const SearchSpace& space, const Strategy&
          fmt::format("sp={}", s.sequence_parallel ? 1 : 0));
     need(contains(space.distributed_optimizer, s.distributed_optimizer),
          fmt::format("distopt={}", s.distributed_optimizer ? 1 : 0));
+    need(contains(space.moe_a2a_overlap, s.moe_a2a_overlap), fmt::format("a2a_overlap={}", s.moe_a2a_overlap ? 1 : 0));
     const auto split = own_split(s, num_layers);
     need(split ? contains(space.stage_splits, *split) : s.pp == 1 || space.balanced_split,
          fmt::format("first_stage={},last_stage={}", s.first_stage_layers, s.last_stage_layers));

@@ -44,7 +44,8 @@ std::string plan_settings(const PlanCandidate& plan) {
                                dimension == Dimension::cp || dimension == Dimension::ep || dimension == Dimension::etp;
     const bool rl_only = is_rl_dimension(dimension);
     if (dimension == Dimension::backend || (fsdp && megatron_only) || (!fsdp && dimension == Dimension::ulysses) ||
-        (!rl && rl_only) || (dimension == Dimension::rollout_dp && values[d] == 1)) {
+        (!rl && rl_only) || (dimension == Dimension::rollout_dp && values[d] == 1) ||
+        (dimension == Dimension::a2a_overlap && plan.strategy.ep == 1)) {
       continue;
     }
     parts.push_back(format_dimension(dimension, values[d]));
@@ -65,6 +66,7 @@ std::string cause_phrase(TimeComponent cause, const PlanCandidate& winner, const
     case TimeComponent::dp_comm_exposed: return "more data-parallel gradient communication is exposed";
     case TimeComponent::cp_comm: return "the context-parallel K/V exchange grows";
     case TimeComponent::ep_comm:
+      if (w.moe_a2a_overlap && !o.moe_a2a_overlap) return "the expert all-to-all would no longer hide behind another micro-batch";
       return o.ep * o.etp > gpus_per_node ? "the expert all-to-all would cross nodes" : "the expert all-to-all grows";
     case TimeComponent::offload: return "offloaded states cross PCIe every step";
     case TimeComponent::compute:

@@ -24,6 +24,12 @@ std::vector<int> indices(const std::vector<Choice>& choices, bool (*allowed)(Cho
   return values;
 }
 
+std::vector<int> flags(const std::vector<bool>& values) {
+  std::vector<int> out;
+  for (bool value : values) out.push_back(value ? 1 : 0);
+  return out;
+}
+
 bool any_offload(OffloadChoice) { return true; }
 bool any_recompute(RecomputeChoice) { return true; }
 // FSDP has gradient checkpointing on or off (verl: model.enable_gradient_checkpointing).
@@ -31,9 +37,9 @@ bool fsdp_recompute(RecomputeChoice choice) {
   return choice == RecomputeChoice::none || choice == RecomputeChoice::full_uniform;
 }
 
-// The values the search tried along one dimension for a plan of `backend`.
-std::vector<int> values_of(Dimension dimension, const SearchSpace& space, Backend backend, bool rl) {
-  const bool megatron = backend == Backend::megatron;
+// The values the search tried along one dimension for a plan of `strategy`'s backend.
+std::vector<int> values_of(Dimension dimension, const SearchSpace& space, const Strategy& strategy, bool rl) {
+  const bool megatron = strategy.backend == Backend::megatron;
   const std::vector<int> none;
   switch (dimension) {
     case Dimension::tp: return megatron ? space.tp : none;
@@ -49,6 +55,7 @@ std::vector<int> values_of(Dimension dimension, const SearchSpace& space, Backen
     case Dimension::rollout_dp: return rl ? space.rollout_dp : none;
     case Dimension::gpu_memory_utilization: return rl ? percent(space.gpu_memory_utilization) : none;
     case Dimension::log_prob_micro_batch: return rl ? space.log_prob_micro_batch : none;
+    case Dimension::a2a_overlap: return megatron && strategy.ep > 1 ? flags(space.moe_a2a_overlap) : none;
     default: return none;  // backend (not one step), etp (follows TP unless pinned)
   }
 }
@@ -70,6 +77,7 @@ void set(Strategy& s, RlSettings& rl, Dimension dimension, int value) {
     case Dimension::rollout_dp: rl.rollout_dp = value; break;
     case Dimension::gpu_memory_utilization: rl.gpu_memory_utilization = value / 100.0; break;
     case Dimension::log_prob_micro_batch: rl.log_prob_micro_batch_per_gpu = value; break;
+    case Dimension::a2a_overlap: s.moe_a2a_overlap = value != 0; break;
     default: break;
   }
 }
@@ -86,11 +94,13 @@ bool change(Strategy& s, RlSettings& rl, Dimension dimension, int value, const S
   const int model_parallel = s.tp * s.pp * s.cp;
   const bool etp_follows_tp = s.etp == s.tp;
   // What follows the parallel sizes: interleaving needs PP > 1 (verl R44), ETP tied to TP stays
-  // tied, and Megatron turns SP off at TP = 1 (verl-rules R31).
+  // tied, Megatron turns SP off at TP = 1 (verl-rules R31), and EP all-to-all overlap goes with
+  // expert parallelism.
   const auto settle = [&] {
     if (dimension != Dimension::vpp && s.pp == 1) s.vpp = 1;
     if (etp_follows_tp) s.etp = s.tp;
     if (s.tp == 1) s.sequence_parallel = false;
+    if (s.ep == 1) s.moe_a2a_overlap = false;
   };
   set(s, rl, dimension, value);
   settle();
@@ -144,7 +154,7 @@ std::vector<Neighbour> neighbours_of(const PlanCandidate& winner, const Neighbou
   std::vector<Neighbour> neighbours;
   for (std::size_t d = 0; d < kDimensionCount; ++d) {
     const auto dimension = static_cast<Dimension>(d);
-    for (int value : values_of(dimension, search.space, winner.strategy.backend, rl)) {
+    for (int value : values_of(dimension, search.space, winner.strategy, rl)) {
       if (value == winner_values[d]) continue;
       Neighbour neighbour{dimension, winner_values, {}, false, {}};
       neighbour.values[d] = value;
@@ -177,8 +187,19 @@ std::vector<Neighbour> neighbours_of(const PlanCandidate& winner, const Neighbou
         // A new PP (or TP/CP compensated by PP) may not take the winner's interleaving: try without.
         Strategy plain = strategy;
         plain.vpp = 1;
+        if (plain.pp > 1) plain.moe_a2a_overlap = false;  // Megatron-core needs interleaving for it
         apply_balanced_split(plain, search.num_layers);
         apply_recompute(plain, choice, search.num_layers);
+        if (search.check(plain, workload).empty()) {
+          strategy = plain;
+          neighbour.broken_rule = {};
+        }
+      }
+      if (!neighbour.broken_rule.empty() && dimension != Dimension::a2a_overlap && strategy.moe_a2a_overlap) {
+        // A choice Megatron-core refuses with the EP all-to-all overlap (full recompute, a PP
+        // without interleaving) is compared as it would run: without the overlap.
+        Strategy plain = strategy;
+        plain.moe_a2a_overlap = false;
         if (search.check(plain, workload).empty()) {
           strategy = plain;
           neighbour.broken_rule = {};

@@ -155,7 +155,9 @@ class Searcher {
     set_train_batch(base, base_workload, train_batches().front());
     if (rl_) set_log_prob_batch(base_workload, log_prob_batches().front());
     const std::vector<RecomputeChoice> recomputes = recompute_choices(layout.backend);
-    const std::int64_t train_count = static_cast<std::int64_t>(train_batches().size() * recomputes.size());
+    const std::vector<bool> overlaps = a2a_overlap_choices(base);
+    const std::int64_t train_count =
+        static_cast<std::int64_t>(train_batches().size() * recomputes.size() * overlaps.size());
     const std::int64_t per_offload = train_count * rollout_option_count() * log_prob_option_count();
     const std::int64_t layout_size = per_offload * static_cast<std::int64_t>(space_.offload.size());
     result_.searched += layout_size;
@@ -167,20 +169,31 @@ class Searcher {
       Strategy with_offload = base;
       Workload offload_workload = base_workload;
       apply_offload(with_offload, offload_workload, offload);
-      search_offload(with_offload, offload_workload, recomputes);
+      search_offload(with_offload, offload_workload, recomputes, overlaps);
     }
   }
 
+  // EP all-to-all overlap is a Megatron setting of layouts with expert parallelism; elsewhere the
+  // search leaves it off, unless --fix a2a_overlap=1 asks for it (and the rules then refuse it).
+  std::vector<bool> a2a_overlap_choices(const Strategy& base) const {
+    if (base.backend == Backend::megatron && base.ep > 1) return space_.moe_a2a_overlap;
+    const bool only_on = space_.moe_a2a_overlap.size() == 1 && space_.moe_a2a_overlap.front();
+    return {only_on};
+  }
+
   void search_offload(const Strategy& base, const Workload& base_workload,
-                      const std::vector<RecomputeChoice>& recomputes) {
+                      const std::vector<RecomputeChoice>& recomputes, const std::vector<bool>& overlaps) {
     PhaseOptions train;
     for (std::int64_t batch : train_batches()) {
       for (RecomputeChoice recompute : recomputes) {
-        Strategy strategy = base;
-        Workload workload = base_workload;
-        set_train_batch(strategy, workload, batch);
-        apply_recompute(strategy, recompute, model_.num_layers);
-        evaluate(train, PlanPhase::update, std::move(strategy), std::move(workload));
+        for (bool overlap : overlaps) {
+          Strategy strategy = base;
+          Workload workload = base_workload;
+          set_train_batch(strategy, workload, batch);
+          apply_recompute(strategy, recompute, model_.num_layers);
+          strategy.moe_a2a_overlap = overlap;
+          evaluate(train, PlanPhase::update, std::move(strategy), std::move(workload));
+        }
       }
     }
     PhaseOptions rollout;

@@ -33,7 +33,7 @@ const std::vector<std::pair<std::string, std::string>> kDimensions = {
     {"ulysses", "int"}, {"fsdp_shard", "int"}, {"offload", "none|all|params+grads+optimizer+ref (any of them)"},
     {"first_stage", "int"}, {"last_stage", "int"}, {"mb", "int"},
     {"recompute", "none|selective|full_uniform|full_block|selective_moe"}, {"rollout_tp", "int"}, {"rollout_dp", "int"},
-    {"gmu", "number in (0,1)"}, {"lp_mb", "int"}, {"dynamic_bsz", "0|1"}};
+    {"gmu", "number in (0,1)"}, {"lp_mb", "int"}, {"dynamic_bsz", "0|1"}, {"a2a_overlap", "0|1"}};
 
 std::vector<int> powers_of_two_up_to(int limit) {
   std::vector<int> values;
@@ -237,6 +237,10 @@ Result<SearchSpace> build_search_space(const ModelSpec& model, const Cluster& cl
   // MoE layers hold most of a MoE model's activations (routed copies of every token): recomputing
   // them alone (Megatron-core recompute_modules=[moe]) sits between selective and full.
   if (model.moe) space.recompute.push_back(RecomputeChoice::selective_moe);
+  // EP all-to-all overlap hides the dispatch and combine behind another micro-batch's compute;
+  // Megatron-core refuses it without EP, without interleaving under PP, with full recompute or
+  // with the MoE layer recomputed (the moe.a2a-overlap-* rules prune those).
+  space.moe_a2a_overlap = model.moe ? std::vector<bool>{false, true} : std::vector<bool>{false};
   if (workload.kind == WorkloadKind::rl) {
     // Replicas of up to four whole nodes (verl R53; vLLM >= 0.11.1 for multi-node TP, R54), on
     // the engines' own GPUs when they have them.
@@ -255,6 +259,7 @@ Result<SearchSpace> build_search_space(const ModelSpec& model, const Cluster& cl
   apply_int_fix(fixes, "fsdp_shard", space.fsdp_shard_size);
   apply_bool_fix(fixes, "sp", space.sequence_parallel);
   apply_bool_fix(fixes, "distopt", space.distributed_optimizer);
+  apply_bool_fix(fixes, "a2a_overlap", space.moe_a2a_overlap);
   if (fixes.contains("offload")) space.offload = {*parse_offload_choice(fixes.at("offload"))};
   if (fixes.contains("first_stage") || fixes.contains("last_stage")) {
     const int first = fixes.contains("first_stage") ? fixed_int(fixes, "first_stage") : 0;

@@ -54,6 +54,9 @@ struct SearchSpace {
   std::vector<OffloadChoice> offload;
   std::vector<int> micro_batch;             ///< rl: ppo_micro_batch_size_per_gpu
   std::vector<RecomputeChoice> recompute;
+  /// Megatron EP all-to-all overlap (overlap_moe_expert_parallel_comm), tried on layouts with
+  /// EP > 1: {false, true} for MoE models, {false} for dense ones.
+  std::vector<bool> moe_a2a_overlap;
   std::vector<int> rollout_tp;              ///< rl only
   /// rl, MoE models: engines per rollout replica (rollout.data_parallel_size), the experts split
   /// over the replica's TP x DP GPUs with expert parallelism; {1} for dense models, where DP

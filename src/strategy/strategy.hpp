@@ -68,6 +68,11 @@ struct Strategy {
   /// strategy/pipeline_layout.hpp): which layers each stage builds; "" = none. It fixes VPP and
   /// replaces the first/last counts, which Megatron-core refuses beside it.
   std::string pipeline_layout;
+  /// Megatron-core overlap_moe_expert_parallel_comm (Megatron-LM --overlap-moe-expert-parallel-comm;
+  /// verl override_transformer_config): the combined 1F1B schedule runs one micro-batch's forward
+  /// beside another's backward, so each EP all-to-all hides behind the other's computation
+  /// (pipeline_parallel/combined_1f1b.py); with interleaving, one more warm-up micro-batch.
+  bool moe_a2a_overlap = false;
   bool distributed_optimizer = true;    ///< Megatron: shard optimizer states over DP
   /// Megatron-core DistributedDataParallelConfig.grad_reduce_in_fp32: the main-grad buffer and its
   /// reduction in fp32. Megatron-LM sets it under bf16 (arguments.py,

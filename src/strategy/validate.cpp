@@ -123,7 +123,7 @@ struct Rule {
 };
 
 // Evaluation order: cheapest and most basic first, so `first_violation` prunes early.
-const std::array<Rule, 27> kRules{{
+const std::array<Rule, 32> kRules{{
     {{"strategy.positive", "every parallel size and the micro-batch are at least 1", "Megatron arguments.py"},
      [](const Inputs& in) {
        const Strategy& s = in.s;
@@ -359,6 +359,58 @@ const std::array<Rule, 27> kRules{{
                                "work when activation recomputation is enabled",
                                in.s.recompute == Recompute::full ? "full" : "selective");
        v.valid = "recompute none, or no activation offloading";
+     }},
+    // EP all-to-all overlap: the refusals of TransformerConfig.__post_init__ (Megatron-core
+    // transformer_config.py, "if self.overlap_moe_expert_parallel_comm:"), with its messages.
+    {{"moe.a2a-overlap-ep", "EP all-to-all overlap needs expert parallelism (Megatron backend, MoE, EP > 1)",
+      "Megatron-core TransformerConfig.__post_init__ (overlap_moe_expert_parallel_comm)"},
+     [](const Inputs& in) {
+       return in.s.moe_a2a_overlap && (in.s.backend != Backend::megatron || !in.m.moe || in.s.ep <= 1);
+     },
+     [](const Inputs& in, Violation& v) {
+       v.message = in.s.backend != Backend::megatron
+                       ? std::string("overlap_moe_expert_parallel_comm is a Megatron-core setting; the FSDP backend has no "
+                                     "expert parallel all-to-all")
+                       : fmt::format("overlap_moe_expert_parallel_comm is only supported with expert model parallelism "
+                                     "(EP={}{})",
+                                     in.s.ep, in.m.moe ? "" : fmt::format(", {} has no experts", in.m.name));
+       v.valid = "EP > 1 on a MoE model, or no EP all-to-all overlap";
+     }},
+    {{"moe.a2a-overlap-vpp", "EP all-to-all overlap with pipeline parallelism needs interleaving (VPP > 1)",
+      "Megatron-core TransformerConfig.__post_init__ (overlap_moe_expert_parallel_comm)"},
+     [](const Inputs& in) { return in.s.moe_a2a_overlap && in.s.pp > 1 && in.s.vpp <= 1; },
+     [](const Inputs& in, Violation& v) {
+       v.message = fmt::format("If enabling EP A2A overlap, virtual_pipeline_model_parallel_size must be specified when "
+                               "pipeline_model_parallel_size > 1 (PP={})",
+                               in.s.pp);
+       v.valid = "VPP > 1, PP 1, or no EP all-to-all overlap";
+     }},
+    {{"moe.a2a-overlap-recompute", "EP all-to-all overlap runs without full recomputation and without recomputing the MoE layer",
+      "Megatron-core TransformerConfig.__post_init__ (overlap_moe_expert_parallel_comm)"},
+     [](const Inputs& in) {
+       return in.s.moe_a2a_overlap && (in.s.recompute == Recompute::full ||
+                                       (in.s.recompute == Recompute::selective && (in.s.recompute_modules & kRecomputeMoe)));
+     },
+     [](const Inputs& in, Violation& v) {
+       v.message = in.s.recompute == Recompute::full
+                       ? std::string("disable full recomputation when enabling overlap_moe_expert_parallel_comm")
+                       : std::string("disable moe in recompute_modules when enabling overlap_moe_expert_parallel_comm");
+       v.valid = "recompute none, or selective without moe";
+     }},
+    {{"moe.a2a-overlap-dtype", "EP all-to-all overlap runs a bf16 or fp16 model",
+      "Megatron-core TransformerConfig.__post_init__ (overlap_moe_expert_parallel_comm)"},
+     [](const Inputs& in) { return in.s.moe_a2a_overlap && in.s.compute_dtype == Dtype::fp32; },
+     [](const Inputs&, Violation& v) {
+       v.message = "overlap_moe_expert_parallel_comm is only supported with bf16 or fp16 model";
+       v.valid = "bf16, fp16 or fp8 compute";
+     }},
+    {{"moe.a2a-overlap-mtp", "EP all-to-all overlap trains at most one MTP layer",
+      "Megatron-core TransformerConfig.__post_init__ (overlap_moe_expert_parallel_comm)"},
+     [](const Inputs& in) { return in.s.moe_a2a_overlap && in.s.train_mtp && in.m.num_mtp_layers > 1; },
+     [](const Inputs& in, Violation& v) {
+       v.message = fmt::format("MTP supports at most one layer when enabling overlap_moe_expert_parallel_comm ({} has {})",
+                               in.m.name, in.m.num_mtp_layers);
+       v.valid = "one MTP layer, MTP not trained, or no EP all-to-all overlap";
      }},
     {{"batch.global-divisible", "the global batch is a multiple of DP x micro-batch (pretrain/SFT)",
       "Megatron arguments.py (global batch divisible by micro batch x DP)"},

@@ -1,25 +1,8 @@
 #include <doctest/doctest.h>
-#include <unistd.h>
-
-#include <filesystem>
-#include <fstream>
 
 #include "test_support.hpp"
 
 namespace meshplan {
-namespace {
-
-// Writes `text` to a temporary script, runs `meshplan check` on it with `model`, removes it.
-test::CliRun check_script(const std::string& text, const std::string& model, const std::string& name) {
-  const std::filesystem::path script =
-      std::filesystem::temp_directory_path() / ("meshplan_" + name + "_" + std::to_string(getpid()) + ".sh");
-  std::ofstream(script) << text;
-  test::CliRun check = test::run({"check", script.string(), "--model", model});
-  std::filesystem::remove(script);
-  return check;
-}
-
-}  // namespace
 
 TEST_CASE("plan --emit verl round-trips through meshplan check with no error") {
   const test::CliRun emitted = test::run({"plan", "--model", "qwen2.5-vl-7b-instruct", "--cluster", "4x8xA100-40GB",
@@ -27,7 +10,7 @@ TEST_CASE("plan --emit verl round-trips through meshplan check with no error") {
                                           "--rollout-n", "5", "--prompt-len", "1024", "--response-len", "2048",
                                           "--model-path", "Qwen/Qwen2.5-VL-7B-Instruct", "--emit", "verl"});
   REQUIRE_MESSAGE(emitted.exit_code == 0, emitted.err);
-  const test::CliRun check = check_script(emitted.out, "qwen2.5-vl-7b-instruct", "roundtrip");
+  const test::CliRun check = test::check_script(emitted.out, "qwen2.5-vl-7b-instruct", "roundtrip");
   CHECK_MESSAGE(check.exit_code == 0, check.out);
   CHECK(check.out.find("0 error(s)") != std::string::npos);
 }
@@ -42,7 +25,7 @@ TEST_CASE("an uneven pipeline split (61 layers on PP=8) is emitted with '+' over
   const std::string t = "+actor_rollout_ref.actor.megatron.override_transformer_config.";
   CHECK(emitted.out.find(t + "num_layers_in_first_pipeline_stage=7") != std::string::npos);
   CHECK(emitted.out.find(t + "num_layers_in_last_pipeline_stage=6") != std::string::npos);
-  const test::CliRun check = check_script(emitted.out, "deepseek-v3", "uneven");
+  const test::CliRun check = test::check_script(emitted.out, "deepseek-v3", "uneven");
   CHECK_MESSAGE(check.exit_code == 0, check.out);
 
   // 5 + 5 leaves 51 layers, which the 6 middle stages cannot share: verl's Megatron worker would
@@ -54,7 +37,7 @@ TEST_CASE("an uneven pipeline split (61 layers on PP=8) is emitted with '+' over
     REQUIRE(at != std::string::npos);
     broken.replace(at + key.size(), 1, "5");
   }
-  const test::CliRun refused = check_script(broken, "deepseek-v3", "uneven_broken");
+  const test::CliRun refused = test::check_script(broken, "deepseek-v3", "uneven_broken");
   CHECK(refused.exit_code == 1);
   CHECK(refused.out.find("error[model.pp.divides-layers]") != std::string::npos);
   CHECK(refused.out.find("first stage 5 + last stage 5 layers leave 51 of 61 layers") != std::string::npos);
@@ -84,7 +67,7 @@ TEST_CASE("plan --emit verl: FSDP and Megatron x vLLM and SGLang launches check 
       CHECK_MESSAGE(emitted.out.find(std::string("\n") + variable) != std::string::npos, variable);
     }
     CHECK(emitted.out.find(std::string("actor_rollout_ref.rollout.name=") + c.engine) != std::string::npos);
-    const test::CliRun check = check_script(emitted.out, c.model, "matrix");
+    const test::CliRun check = test::check_script(emitted.out, c.model, "matrix");
     CHECK_MESSAGE(check.exit_code == 0, check.out);
     CHECK_MESSAGE(check.out.find("0 error(s), 0 warning(s)") != std::string::npos, check.out);
   }
@@ -97,7 +80,7 @@ TEST_CASE("plan --emit slurm: check reads the verl launch inside the sbatch scri
   REQUIRE_MESSAGE(emitted.exit_code == 0, emitted.err);
   CHECK(emitted.out.find("ray start --head") != std::string::npos);
   CHECK(emitted.out.find("ray job submit") != std::string::npos);
-  const test::CliRun check = check_script(emitted.out, "qwen2.5-7b-instruct", "slurm");
+  const test::CliRun check = test::check_script(emitted.out, "qwen2.5-7b-instruct", "slurm");
   CHECK_MESSAGE(check.exit_code == 0, check.out);
   CHECK_MESSAGE(check.out.find("0 error(s), 0 warning(s)") != std::string::npos, check.out);
   CHECK(check.out.find("trainer.nnodes") == std::string::npos);  // no finding names the node count
@@ -106,7 +89,7 @@ TEST_CASE("plan --emit slurm: check reads the verl launch inside the sbatch scri
   std::string broken = emitted.out;
   const std::string key = "data.train_batch_size=256";
   broken.replace(broken.find(key), key.size(), "data.train_batch_size=7");
-  const test::CliRun refused = check_script(broken, "qwen2.5-7b-instruct", "slurm_broken");
+  const test::CliRun refused = test::check_script(broken, "qwen2.5-7b-instruct", "slurm_broken");
   CHECK(refused.exit_code == 1);
 }
 
@@ -124,7 +107,7 @@ TEST_CASE("plan --emit megatron for pretraining: check reads the torchrun launch
   const test::CliRun emitted = test::run({"plan", "--model", "llama-3.1-8b", "--cluster", "2x8xH100-PCIE",
                                           "--workload", "pretrain", "--global-batch", "256", "--emit", "megatron"});
   REQUIRE_MESSAGE(emitted.exit_code == 0, emitted.err);
-  const test::CliRun check = check_script(emitted.out, "llama-3.1-8b", "pretrain");
+  const test::CliRun check = test::check_script(emitted.out, "llama-3.1-8b", "pretrain");
   CHECK_MESSAGE(check.exit_code == 0, check.out);
   CHECK_MESSAGE(check.out.find("0 error(s), 0 warning(s)") != std::string::npos, check.out);
 }

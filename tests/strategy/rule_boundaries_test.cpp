@@ -160,6 +160,29 @@ const std::vector<BoundaryCase>& cases() {
       // Without recompute it passes; with selective recompute Megatron-core refuses it.
       {"offload.activations-recompute", [] { Setup x = base(); x.s.activation_offload_layers = 4; return x; },
        [] { Setup x = base(); x.s.activation_offload_layers = 4; x.s.recompute = Recompute::selective; return x; }},
+      // EP all-to-all overlap (transformer_config.py __post_init__): EP 2 on the 8-expert shape
+      // passes, EP 1 fails ("only supported with expert model parallelism").
+      {"moe.a2a-overlap-ep", [] { Setup x = moe(); x.s.ep = 2; x.s.moe_a2a_overlap = true; return x; },
+       [] { Setup x = moe(); x.s.moe_a2a_overlap = true; return x; }},
+      // PP 2 with VPP 2 (28 layers, 7 a chunk; global 64 / DP 4 = 16 micro-batches, a multiple of
+      // PP) passes; PP 2 without interleaving fails.
+      {"moe.a2a-overlap-vpp",
+       [] { Setup x = moe(); x.s.ep = 2; x.s.pp = 2; x.s.vpp = 2; x.s.dp = 4; x.s.moe_a2a_overlap = true; return x; },
+       [] { Setup x = moe(); x.s.ep = 2; x.s.pp = 2; x.s.dp = 4; x.s.moe_a2a_overlap = true; return x; }},
+      // Selective recompute of core attention passes; recomputing the MoE layer fails.
+      {"moe.a2a-overlap-recompute",
+       [] { Setup x = moe(); x.s.ep = 2; x.s.moe_a2a_overlap = true; x.s.recompute = Recompute::selective; return x; },
+       [] { Setup x = moe(); x.s.ep = 2; x.s.moe_a2a_overlap = true; x.s.recompute = Recompute::selective;
+            x.s.recompute_modules = kRecomputeMoe; return x; }},
+      // fp16 passes ("bf16 or fp16 model"); fp32 (the A100's 19.5 TFLOP/s) fails.
+      {"moe.a2a-overlap-dtype",
+       [] { Setup x = moe(); x.s.ep = 2; x.s.moe_a2a_overlap = true; x.s.compute_dtype = Dtype::fp16; return x; },
+       [] { Setup x = moe(); x.s.ep = 2; x.s.moe_a2a_overlap = true; x.s.compute_dtype = Dtype::fp32;
+            x.c.groups.front().gpu.fp32_flops = 19.5e12; return x; }},
+      // Training one MTP layer passes; two fail ("MTP supports at most one layer").
+      {"moe.a2a-overlap-mtp",
+       [] { Setup x = moe(); x.s.ep = 2; x.s.moe_a2a_overlap = true; x.s.train_mtp = true; x.m.num_mtp_layers = 1; return x; },
+       [] { Setup x = moe(); x.s.ep = 2; x.s.moe_a2a_overlap = true; x.s.train_mtp = true; x.m.num_mtp_layers = 2; return x; }},
       // DP 8 x micro 2 = 16: global 64 passes, 56 = 3 x 16 + 8 fails.
       {"batch.global-divisible", [] { Setup x = base(); x.s.micro_batch = 2; return x; },
        [] { Setup x = base(); x.s.micro_batch = 2; x.w.global_batch = 56; return x; }},

@@ -153,8 +153,8 @@ Result<CalibrationRun> build_run(const json& row, const EfficiencyConstants& con
   // source runs MoE models. Megatron-core takes it only with EP and, when PP > 1, interleaving
   // (TransformerConfig.__post_init__: "If enabling EP A2A overlap, virtual_pipeline_model_parallel_size
   // must be specified when pipeline_model_parallel_size > 1"): GPT-OSS-120B's PP 4 rows run without.
-  run.options.moe_a2a_overlap = source->overlaps && run.model.moe.has_value() && strategy.ep > 1 &&
-                                (strategy.pp == 1 || strategy.vpp > 1);
+  run.strategy.moe_a2a_overlap = source->overlaps && run.model.moe.has_value() && strategy.ep > 1 &&
+                                 (strategy.pp == 1 || strategy.vpp > 1);
   // ZeRO-3 / "FSDP" rows ran Megatron's model code (DeepSpeed ZeRO-3 around Megatron layers in
   // Narayanan 2021; Megatron-FSDP in NeMo), not Hugging Face modeling.
   run.options.hf_modeling = false;

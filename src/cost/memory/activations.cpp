@@ -203,7 +203,10 @@ double microbatches_in_flight(const Strategy& s, PipelineStage stage, std::int64
   const double r = pipeline_stage_index(s, stage);
   if (s.vpp > 1) {
     const double penalty = 1.0 + (p - 1.0) / (p * s.vpp);
-    return (stage == PipelineStage::last ? 1.0 : p - r) * penalty;
+    // EP all-to-all overlap: one more warm-up forward of one model chunk (schedules.py
+    // get_pp_rank_microbatches: num_warmup_microbatches + 1 with overlap_moe_expert_parallel_comm).
+    const double a2a_warmup = s.moe_a2a_overlap ? 1.0 / s.vpp : 0.0;
+    return (stage == PipelineStage::last ? 1.0 : p - r) * penalty + a2a_warmup;
   }
   return std::min(p - r, double(std::max<std::int64_t>(microbatches, 1)));
 }

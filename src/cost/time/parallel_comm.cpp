@@ -96,12 +96,12 @@ MicroBatchComm micro_batch_comm(const ModelSpec& model, const NodeGroup& node, c
     comm.ep_forward_s = per_pass;
     // --overlap-moe-expert-parallel-comm (moe/README.md "EP A2A Overlap"): the combined 1F1B
     // schedule runs one micro-batch's all-to-alls behind another's forward and backward.
-    comm.ep_s = options.moe_a2a_overlap ? std::max(0.0, total - compute.layers_total()) : total;
+    comm.ep_s = strategy.moe_a2a_overlap ? std::max(0.0, total - compute.layers_total()) : total;
     if (trace) {
       trace->push_back({"time/ep_comm", comm.ep_s, "seconds",
                         "2 all-to-all * passes * moe_layers/p * a2a(tokens/t * k * h * 2 B, ep) [- layers compute if a2a overlap]",
                         fmt::format("ep={}, bytes={:.4g}, total={:.4g} s, overlap={}", strategy.ep, bytes, total,
-                                    options.moe_a2a_overlap),
+                                    strategy.moe_a2a_overlap),
                         "GShard (Lepikhin et al. 2020); Megatron-core token_dispatcher.py"});
     }
   }

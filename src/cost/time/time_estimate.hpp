@@ -17,9 +17,6 @@ struct TimeOptions {
   bool tp_comm_overlap = false;       ///< Megatron --tp-comm-overlap
   bool overlap_grad_reduce = true;    ///< Megatron --overlap-grad-reduce (FSDP always prefetches)
   bool overlap_param_gather = true;   ///< Megatron --overlap-param-gather
-  /// Megatron --overlap-moe-expert-parallel-comm: the EP all-to-all of one micro-batch runs
-  /// behind the computation of another (combined 1F1B schedule, moe/README.md).
-  bool moe_a2a_overlap = false;
   /// The FSDP backend runs Hugging Face modeling code (verl's FSDP workers, fsdp_sft_trainer);
   /// false: Megatron's own model code under ZeRO-3 (Narayanan et al. 2021 Table 2).
   bool hf_modeling = true;

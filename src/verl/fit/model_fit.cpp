@@ -22,7 +22,12 @@ struct ShapeRule {
   std::string_view id;
   std::array<std::string_view, 2> keys;
 };
-constexpr std::array<ShapeRule, 7> kShapeRules = {{
+// Megatron-core's refusals of EP all-to-all overlap (TransformerConfig.__post_init__) stop the
+// workers when they build the model, as the shape rules do.
+constexpr std::string_view kA2aOverlap =
+    "actor_rollout_ref.actor.megatron.override_transformer_config.overlap_moe_expert_parallel_comm";
+
+constexpr std::array<ShapeRule, 12> kShapeRules = {{
     {"tp.divides-heads", {"actor_rollout_ref.actor.megatron.tensor_model_parallel_size", ""}},
     {"tp.divides-kv-heads", {"actor_rollout_ref.actor.megatron.tensor_model_parallel_size", ""}},
     {"pp.divides-layers",
@@ -34,6 +39,12 @@ constexpr std::array<ShapeRule, 7> kShapeRules = {{
     {"ep.requires-moe", {"actor_rollout_ref.actor.megatron.expert_model_parallel_size", ""}},
     {"ep.divides-experts", {"actor_rollout_ref.actor.megatron.expert_model_parallel_size", ""}},
     {"ulysses.divides-heads", {"actor_rollout_ref.actor.ulysses_sequence_parallel_size", ""}},
+    {"moe.a2a-overlap-ep", {kA2aOverlap, "actor_rollout_ref.actor.megatron.expert_model_parallel_size"}},
+    {"moe.a2a-overlap-vpp", {kA2aOverlap, "actor_rollout_ref.actor.megatron.virtual_pipeline_model_parallel_size"}},
+    {"moe.a2a-overlap-recompute",
+     {kA2aOverlap, "actor_rollout_ref.actor.megatron.override_transformer_config.recompute_granularity"}},
+    {"moe.a2a-overlap-dtype", {kA2aOverlap, "actor_rollout_ref.actor.megatron.dtype"}},
+    {"moe.a2a-overlap-mtp", {kA2aOverlap, "actor_rollout_ref.model.mtp.enable_train"}},
 }};
 
 SourceLocation first_set(const VerlLaunch& launch, std::string_view key) {

@@ -99,6 +99,8 @@ void map_megatron(const ConfigView& v, Strategy& s) {
   s.first_stage_layers = as_int(v, A("megatron.override_transformer_config.num_layers_in_first_pipeline_stage"), 0);
   s.last_stage_layers = as_int(v, A("megatron.override_transformer_config.num_layers_in_last_pipeline_stage"), 0);
   map_pipeline_layout(v.node(A("megatron.override_transformer_config.pipeline_model_parallel_layout")), s);
+  s.moe_a2a_overlap =
+      v.boolean(A("megatron.override_transformer_config.overlap_moe_expert_parallel_comm")).value_or(false);
 }
 
 void map_fsdp(const ConfigView& v, Strategy& s) {

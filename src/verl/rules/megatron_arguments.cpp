@@ -130,6 +130,37 @@ void pipeline_layout(const MegatronArgs& args, std::vector<Finding>& out) {
                              *error + ": Megatron-core's TransformerConfig stops before training"));
 }
 
+// --overlap-moe-expert-parallel-comm: TransformerConfig.__post_init__ asserts expert parallelism,
+// interleaving when PP > 1 and no full recomputation (transformer_config.py, "if
+// self.overlap_moe_expert_parallel_comm:"); the flags say all three without the model.
+void a2a_overlap(const MegatronArgs& args, std::vector<Finding>& out) {
+  if (!args.has("--overlap-moe-expert-parallel-comm")) return;
+  const auto refuse = [&](const std::string& flag, const std::string& message) {
+    out.push_back(flag_finding(args, Severity::error, "megatron.a2a-overlap", {"--overlap-moe-expert-parallel-comm", flag},
+                               message + ": Megatron-core's TransformerConfig stops before training"));
+  };
+  // EP 1 when the flag is absent (Megatron's default) or says so; a value the shell computes is not judged.
+  const bool ep_given = args.has("--expert-model-parallel-size");
+  if (!ep_given || args.integer("--expert-model-parallel-size").value_or(2) <= 1) {
+    refuse("--expert-model-parallel-size", "overlap_moe_expert_parallel_comm is only supported with expert model parallelism");
+  }
+  const auto pp = args.integer("--pipeline-model-parallel-size").value_or(1);
+  bool interleaved = args.has("--num-layers-per-virtual-pipeline-stage") || args.has("--num-virtual-stages-per-pipeline-rank");
+  if (const auto layout = args.values.find("--pipeline-model-parallel-layout"); layout != args.values.end()) {
+    // A layout sets VPP = its stages / PP (pipeline_parallel_layer_layout.py); unknown text: assume it does.
+    const auto parsed = parse_pipeline_layout(layout->second.text);
+    interleaved = layout->second.unknown || !parsed || layout_vpp(*parsed, static_cast<int>(pp)) > 1;
+  }
+  if (pp > 1 && !interleaved) {
+    refuse("--pipeline-model-parallel-size", "If enabling EP A2A overlap, virtual_pipeline_model_parallel_size must be "
+                                             "specified when pipeline_model_parallel_size > 1");
+  }
+  const auto granularity = args.values.find("--recompute-granularity");
+  if (granularity != args.values.end() && granularity->second.text == "full") {
+    refuse("--recompute-granularity", "disable full recomputation when enabling overlap_moe_expert_parallel_comm");
+  }
+}
+
 }  // namespace
 
 std::vector<Finding> check_megatron_arguments(const Launch& launch) {
@@ -145,6 +176,7 @@ std::vector<Finding> check_megatron_arguments(const Launch& launch) {
     divides(args, out, "megatron.pp-layers", "--num-layers", "--pipeline-model-parallel-size", "layers");
   }
   divides(args, out, "megatron.ep-experts", "--num-experts", "--expert-model-parallel-size", "experts");
+  a2a_overlap(args, out);
   divides(args, out, "megatron.global-batch-micro", "--global-batch-size", "--micro-batch-size", "global batch");
   const bool interleaved =
       args.has("--num-layers-per-virtual-pipeline-stage") || args.has("--virtual-pipeline-model-parallel-size");

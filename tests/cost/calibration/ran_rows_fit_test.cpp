@@ -58,6 +58,7 @@ TEST_CASE("measured training runs that ran: the memory model says they fit") {
       test::apply_recipe_optimizer(recipes[run.id]["settings"], strategy);
       test::apply_recipe_sharding_and_offload(recipes[run.id]["settings"], strategy);
       test::apply_recipe_pipeline_layout(recipes[run.id]["settings"], strategy);
+      test::apply_recipe_a2a_overlap(recipes[run.id]["settings"], strategy);
       const MemoryEstimate memory = estimate_memory(run.model, run.cluster, strategy, run.workload, MemoryOptions{}, nullptr);
       if (memory.fits) continue;
       const double gib = -memory.headroom_bytes / double(1 << 30);

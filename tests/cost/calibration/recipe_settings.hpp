@@ -73,4 +73,10 @@ inline void apply_recipe_pipeline_layout(const nlohmann::json& settings, Strateg
   strategy.last_stage_layers = 0;
 }
 
+/// The recipe's EP all-to-all overlap: TransformerConfig.overlap_moe_expert_parallel_comm (Bridge
+/// 25.11's performance scripts named it moe_a2a_overlap), instead of the source's convention.
+inline void apply_recipe_a2a_overlap(const nlohmann::json& settings, Strategy& strategy) {
+  strategy.moe_a2a_overlap = settings["overlap_moe_expert_parallel_comm"] == true || settings["moe_a2a_overlap"] == true;
+}
+
 }  // namespace meshplan::test

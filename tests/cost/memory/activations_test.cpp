@@ -86,6 +86,12 @@ TEST_CASE(
   CHECK(microbatches_in_flight(s, PipelineStage::last, 8) == 1.0);
   s.vpp = 2;
   CHECK(microbatches_in_flight(s, PipelineStage::first, 8) == doctest::Approx(4 * (1 + 3.0 / 8)));
+  // EP all-to-all overlap runs one more warm-up forward of one chunk (half a stage here) on every
+  // rank (schedules.py get_pp_rank_microbatches: num_warmup_microbatches + 1).
+  s.moe_a2a_overlap = true;
+  CHECK(microbatches_in_flight(s, PipelineStage::first, 8) == doctest::Approx(4 * (1 + 3.0 / 8) + 0.5));
+  CHECK(microbatches_in_flight(s, PipelineStage::last, 8) == doctest::Approx(1 + 3.0 / 8 + 0.5));
+  s.moe_a2a_overlap = false;
   s.pp = 1;
   s.vpp = 1;
   CHECK(microbatches_in_flight(s, PipelineStage::first, 8) == 1.0);

@@ -129,7 +129,7 @@ TEST_CASE("EP all-to-all: dispatch and combine per MoE layer per pass, hidden be
   CHECK(plain.ep_s == doctest::Approx(2 * 2 * 48 * a2a));      // forward and backward
   // --overlap-moe-expert-parallel-comm: only what exceeds the layers' compute stays exposed; the
   // forward-only share has no backward to hide behind.
-  options.moe_a2a_overlap = true;
+  strategy.moe_a2a_overlap = true;
   const MicroBatchComm overlapped = micro_batch_comm(model, node, strategy, 4096, 1, compute, options, nullptr);
   CHECK(overlapped.ep_s == doctest::Approx(std::max(0.0, 4 * 48 * a2a - compute.layers_total())));
   CHECK(overlapped.ep_s < plain.ep_s);
