@@ -215,9 +215,13 @@ RolloutTime rollout_time(const ModelSpec& model, const NodeGroup& node, const St
   const double shard_bytes = rollout_weight_bytes(model, rl);
   const double model_bytes = static_cast<double>(model.total_params) * kWeightBytes;
   const bool standalone = rl.rollout_gpus > 0;
-  const LinkPath sync_link = standalone ? inter_node_link(node, constants.nic_efficiency)
-                                        : group_link(node, {actor.tp * actor.pp, 1}, constants.nvlink_efficiency,
-                                                     constants.nic_efficiency);
+  // A trainer and a rollout pool that share one node (verl's one-step-off examples: 2 + 6 GPUs of
+  // one node, two Ray resource pools) broadcast over NVLink; pools on nodes of their own, over the NICs.
+  const bool one_node = standalone && actor.world_size() + rl.rollout_gpus <= node.gpus_per_node;
+  const LinkPath sync_link = one_node     ? intra_node_link(node, constants.nvlink_efficiency)
+                             : standalone ? inter_node_link(node, constants.nic_efficiency)
+                                          : group_link(node, {actor.tp * actor.pp, 1}, constants.nvlink_efficiency,
+                                                       constants.nic_efficiency);
   if (standalone) {
     // Engines on GPUs of their own: every full tensor is broadcast from the actor's first rank to
     // all engine ranks over the network, and each engine loads its shard of it (verl
@@ -250,7 +254,7 @@ RolloutTime rollout_time(const ModelSpec& model, const NodeGroup& node, const St
                                   node.gpus_per_host()),
                       "Pope et al. 2022 §2; vLLM KV accounting (formulas.md)"});
     trace->push_back({"time/gen/weight_sync", rollout.weight_sync_s, "seconds",
-                      standalone ? "model bytes / network link_Bps (broadcast to engines of their own)"
+                      standalone ? "model bytes / link_Bps (broadcast to engines of their own: NVLink within one node, else the network)"
                                  : "max(rollout shard bytes / link_Bps, model bytes / weight_sync_Bps)",
                       fmt::format("model={:.4g} B, shard={:.4g} B, link={:.4g} B/s, sync rate={:.4g} B/s", model_bytes,
                                   shard_bytes, sync_link.bandwidth_Bps, constants.weight_sync_Bps),

@@ -230,7 +230,8 @@ TEST_CASE("engines on GPUs of their own: the step's critical path, hand-worked")
 
 TEST_CASE("engines on GPUs of their own receive the whole model over the network, never sleep") {
   // Tiny GPT (27,267,072 params, 54,534,144 B in bf16) on the A100 node: the broadcast runs at the
-  // node's inter-node path; colocated engines take the fitted refit rate and sleep mode.
+  // node's inter-node path when trainer (1 GPU) and pool (8) do not fit one node of 8; colocated
+  // engines take the fitted refit rate and sleep mode.
   const ModelSpec model = test::tiny_gpt();
   const NodeGroup node = test::a100_node();
   const EfficiencyConstants k = fitted_efficiency_constants();
@@ -240,6 +241,14 @@ TEST_CASE("engines on GPUs of their own receive the whole model over the network
   const LinkPath network = inter_node_link(node, k.nic_efficiency);
   CHECK(standalone.weight_sync_s == doctest::Approx(p2p_seconds(54534144.0, network)));
   CHECK(standalone.wake_sleep_s == 0);
+  // verl's grpo_3b_gsm8k_fsdp2_2_6.sh shape: a trainer of 2 and a pool of 6 on one node of 8 share
+  // NVLink, which the broadcast takes (A100: 300 GB/s x 0.8 NCCL efficiency, not the 200 Gb/s NIC).
+  Strategy trainer;
+  trainer.dp = 2;
+  rl.rollout_gpus = 6;
+  const RolloutTime shared = rollout_time(model, node, trainer, rl, 4, 0, k, nullptr);
+  CHECK(shared.weight_sync_s == doctest::Approx(p2p_seconds(54534144.0, intra_node_link(node, k.nvlink_efficiency))));
+  CHECK(shared.weight_sync_s < standalone.weight_sync_s);
   rl.rollout_gpus = 0;
   const RolloutTime colocated = rollout_time(model, node, Strategy{}, rl, 4, 0, k, nullptr);
   CHECK(colocated.weight_sync_s >= 54534144.0 / k.weight_sync_Bps);
