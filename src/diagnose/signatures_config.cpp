@@ -227,6 +227,35 @@ std::vector<Signature> config_signatures() {
                  "such as DeepSeek-V3 only)",
          ""}},
        "ValueError: mla_up_proj in recompute_modules is only supported with multi_latent_attention."},
+      // The same __post_init__'s refusals of overlap_moe_expert_parallel_comm (the strategy rules
+      // moe.a2a-overlap-ep, moe.a2a-overlap-vpp, moe.a2a-overlap-recompute).
+      {"megatron_a2a_overlap_without_ep", "parallel_mismatch", primary,
+       {"overlap_moe_expert_parallel_comm is only supported with expert model parallelism"}, "", {}, {},
+       "Megatron-core's EP all-to-all overlap (overlap_moe_expert_parallel_comm) needs expert parallelism.", "",
+       {{override_line,
+         "+actor_rollout_ref.actor.megatron.override_transformer_config.overlap_moe_expert_parallel_comm=False  # or "
+         "expert_model_parallel_size > 1 on a MoE model",
+         ""}},
+       "AssertionError: overlap_moe_expert_parallel_comm is only supported with expert model parallelism"},
+      {"megatron_a2a_overlap_needs_vpp", "parallel_mismatch", primary,
+       {"If enabling EP A2A overlap, virtual_pipeline_model_parallel_size must be specified"}, "", {}, {},
+       "Megatron-core's EP all-to-all overlap with pipeline parallelism needs the interleaved schedule (VPP).", "",
+       {{override_line,
+         "actor_rollout_ref.actor.megatron.virtual_pipeline_model_parallel_size=2  # layers per PP stage must "
+         "divide by it; or overlap_moe_expert_parallel_comm=False",
+         ""}},
+       "AssertionError: If enabling EP A2A overlap, virtual_pipeline_model_parallel_size must be specified when "
+       "pipeline_model_parallel_size > 1"},
+      {"megatron_a2a_overlap_with_recompute", "config_key", primary,
+       {"when enabling overlap_moe_expert_parallel_comm"}, R"(disable (full recomputation|recomputation method|moe in recompute_modules))",
+       {{"what", text}}, {},
+       "Megatron-core's EP all-to-all overlap refuses full recomputation and recomputing the MoE layer.",
+       "Megatron-core's EP all-to-all overlap asks to disable {n:what}.",
+       {{override_line,
+         "actor_rollout_ref.actor.megatron.override_transformer_config.recompute_granularity=selective  # without "
+         "moe in recompute_modules; or overlap_moe_expert_parallel_comm=False",
+         ""}},
+       "AssertionError: disable full recomputation when enabling overlap_moe_expert_parallel_comm"},
       // Config keys and values (R1-R5, R27, R4, R71, R72, E15-E18, E28).
       {"hydra_key_not_in_struct", "config_key", primary, {"Could not override '"}, R"(Could not override '([^']+)')",
        {{"key", text}}, {},
