@@ -2,8 +2,8 @@
 """Writes one text file holding verl's example launch scripts at one commit, unchanged: every
 examples/**/*.sh, recipe/**/*.sh, verl/experimental/**/*.sh (the one-step-off trainer's
 scripts since main@b178a3cd) and tests/**/*.sh (the launches verl's own CI runs, CUDA and Ascend)
-that names main_ppo (the corpus tests/verl/example_corpora_test.cpp
-checks). Nothing is run; scripts are read with `git show`.
+that names main_ppo or the fully-async trainer's fully_async_main (the corpus
+tests/verl/example_corpora_test.cpp checks). Nothing is run; scripts are read with `git show`.
 
 usage: tools/bundle_verl_examples.py VERL_GIT_DIR REF > tests/fixtures/verl/examples/<name>.bundle
        tools/bundle_verl_examples.py --repo verl-project/verl-recipe GIT_DIR REF > ...
@@ -29,14 +29,14 @@ def main():
     commit = git(git_dir, "rev-parse", f"{ref}^{{commit}}").strip()
     folders = ["examples", "recipe", "verl/experimental", "tests"] if repo == "verl-project/verl" else ["."]
     paths = [p for p in git(git_dir, "ls-tree", "-r", "--name-only", commit, *folders).split() if p.endswith(".sh")]
-    what = ("every examples/, recipe/, verl/experimental/ and tests/ *.sh naming main_ppo,"
-            if repo == "verl-project/verl" else "every *.sh naming main_ppo,")
+    what = ("every examples/, recipe/, verl/experimental/ and tests/ *.sh naming main_ppo or fully_async_main,"
+            if repo == "verl-project/verl" else "every *.sh naming main_ppo or fully_async_main,")
     out = [f"# verl launch scripts at https://github.com/{repo}/tree/{commit}",
            f"# (Apache-2.0), unchanged: {what}",
            "# each after its '#### bundled: <path>' line. Written by tools/bundle_verl_examples.py."]
     for path in sorted(paths):
         text = git(git_dir, "show", f"{commit}:{path}")
-        if "main_ppo" not in text:
+        if "main_ppo" not in text and "fully_async_main" not in text:
             continue
         assert "\n#### bundled: " not in "\n" + text, path
         out.append(f"#### bundled: {path}")

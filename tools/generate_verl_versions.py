@@ -7,8 +7,11 @@ Per version (the releases users run from v0.4.0 on, plus main commits):
   and types follow from it: verl builds its config dataclasses from these sections), with
   comment-only and blank lines dropped (`# @package` headers kept) and without verl's
   `_generated_*.yaml` snapshots (meshplan composes the tree as Hydra does);
+- per version, the version specifiers its setup.py gives the rollout engines ("engines": vllm,
+  sglang), which say whether an engine argument meshplan's tables lack may be newer than them;
 - the config overlays of verl's other trainer entry points (ENTRY_CONFIG_DIRS: the one-step-off
-  trainer's one_step_off_ppo_trainer.yaml, `defaults: [ppo_trainer, _self_]` with
+  trainer's one_step_off_ppo_trainer.yaml and the fully-async trainer's fully_async_ppo_trainer.yaml,
+  `defaults: [ppo_trainer, _self_]` with
   hydra.searchpath verl/trainer/config), under their own names at the root of the tree: Hydra
   resolves their defaults against verl/trainer/config as it does for the entry point;
 - the Python-side names that verl looks up in registries at start-up:
@@ -17,6 +20,7 @@ Per version (the releases users run from v0.4.0 on, plus main commits):
   policy_loss    `@register_policy_loss("name")` in verl/trainer/ppo/core_algos.py
                  (get_policy_loss_fn);
   reward_manager `@register("name")` in verl/workers/reward_manager/*.py (get_reward_manager_cls);
+  logger         the trainer.logger backends of `Tracking.supported_backend` (verl/utils/tracking.py);
   strategy       the actor strategies main_ppo dispatches on (`strategy in {...}` /
                  `strategy == "..."` in verl/trainer/main_ppo.py) and the backends of
                  `@EngineRegistry.register(backend=...)` under verl/workers/engine/.
@@ -51,7 +55,8 @@ VERSIONS = [
 CONFIG_DIR = "verl/trainer/config/"
 # Entry points whose @hydra.main config_path is a directory of their own (recipe/ until v0.7.0,
 # verl/experimental/ from main@b178a3cd on).
-ENTRY_CONFIG_DIRS = ["recipe/one_step_off_policy/config/", "verl/experimental/one_step_off_policy/config/"]
+ENTRY_CONFIG_DIRS = ["recipe/one_step_off_policy/config/", "verl/experimental/one_step_off_policy/config/",
+                     "recipe/fully_async_policy/config/", "verl/experimental/fully_async_policy/config/"]
 
 
 def git(git_dir, *args):
@@ -121,6 +126,12 @@ def reward_managers(git_dir, ref):
     return {m for line in lines for m in re.findall(r'(?:@register\(|reward_manager_name == )"([^"]+)"', line)}
 
 
+def loggers(git_dir, ref):
+    """The trainer.logger backends Tracking accepts: `supported_backend = [...]` in verl/utils/tracking.py."""
+    block = re.search(r"supported_backend\s*=\s*\[([^\]]*)\]", show(git_dir, ref, "verl/utils/tracking.py"))
+    return set(re.findall(r'"([a-z0-9_]+)"', block.group(1))) if block else set()
+
+
 def strategies(git_dir, ref):
     names = set()
     for line in grep(git_dir, ref, r'actor\.strategy (in|==) ', ["verl/trainer/main_ppo.py"]):
@@ -179,7 +190,7 @@ def dataclass_fields(git_dir, ref, string_only):
 
 
 ENUMS = {"adv_estimator": adv_estimators, "policy_loss": policy_losses,
-         "reward_manager": reward_managers, "strategy": strategies,
+         "reward_manager": reward_managers, "strategy": strategies, "logger": loggers,
          "dataclass_field": lambda g, r: dataclass_fields(g, r, False),
          "dataclass_field_str": lambda g, r: dataclass_fields(g, r, True)}
 
@@ -203,6 +214,18 @@ def entry(base, since, until):
     return base
 
 
+def engine_requirements(git_dir, ref):
+    """{"vllm": ">=0.18.0", "sglang": "==0.5.8"}: the version specifiers verl's setup.py gives its
+    rollout engines (VLLM_REQUIRES / SGLANG_REQUIRES), which say which engine releases it runs with."""
+    text = show(git_dir, ref, "setup.py")
+    found = {}
+    for engine in ("vllm", "sglang"):
+        match = re.search(r'"' + engine + r'(?:\[[^\]]*\])?([<>=!~][^"]*)"', text)
+        if match:
+            found[engine] = match.group(1)
+    return found
+
+
 def main():
     git_dir = sys.argv[1]
     ids = [v for v, _ in VERSIONS]
@@ -211,7 +234,8 @@ def main():
         commit = git(git_dir, "rev-parse", f"{ref}^{{commit}}").strip()
         date = git(git_dir, "log", "-1", "--format=%cs", commit).strip()
         version_file = show(git_dir, commit, "verl/version/version").strip()
-        versions.append({"id": vid, "commit": commit, "date": date, "version_file": version_file})
+        versions.append({"id": vid, "commit": commit, "date": date, "version_file": version_file,
+                         "engines": engine_requirements(git_dir, commit)})
         per_version_configs.append(config_texts(git_dir, commit))
         per_version_enums.append({kind: fn(git_dir, commit) for kind, fn in ENUMS.items()})
         per_version_enums[-1]["module"] = {n for n in git(git_dir, "ls-tree", "-r", "--name-only", commit,

@@ -39,6 +39,27 @@ std::vector<std::string> one_step_off_baseline() {
   return with(fsdp_baseline(), {"actor_rollout_ref.hybrid_engine=False", "rollout.nnodes=1", "rollout.n_gpus_per_node=8"});
 }
 
+std::vector<std::string> fully_async_baseline() {
+  // calculate_log_probs: rollout.yaml's default is False before v0.8.0 and the overlay sets it only
+  // from then on (the rollouter asserts it), so verl's scripts of that time pass it.
+  return with(one_step_off_baseline(), {"data.train_batch_size=0", "actor_rollout_ref.rollout.calculate_log_probs=True"});
+}
+
+VerlLaunch read_entry_point(const std::string& entry, const std::string& verl, const std::string& args,
+                            bool composed) {
+  VerlReadOptions options;
+  options.verl_version = verl;
+  const std::string launcher = entry.ends_with(".py") ? "python3 " : "python3 -m ";
+  auto launch = read_verl_launch(launcher + entry + args, "run.sh", options);
+  REQUIRE(launch.ok());
+  CHECK(launch->has_verl_launch == composed);
+  if (!composed) {
+    REQUIRE(!launch->findings.empty());
+    CHECK(launch->findings.back().message.find("which verl " + verl + " does not have") != std::string::npos);
+  }
+  return std::move(launch.value());
+}
+
 std::vector<std::string> with(std::vector<std::string> base, const std::vector<std::string>& extra) {
   base.insert(base.end(), extra.begin(), extra.end());
   return base;

@@ -5,6 +5,7 @@
 #include <vector>
 
 #include "verl/check.hpp"
+#include "verl/hydra/verl_launch.hpp"
 
 namespace meshplan::test {
 
@@ -19,6 +20,11 @@ std::vector<std::string> megatron_baseline();
 /// trainer on its 8 GPUs, the engines on a rollout pool of 1 x 8 more, hybrid_engine off.
 std::vector<std::string> one_step_off_baseline();
 
+/// The FSDP baseline under verl's fully-async trainer (config fully_async_ppo_trainer): the trainer
+/// on 1 x 8 GPUs, a rollout pool of 1 x 8 more, hybrid_engine off, data.train_batch_size 0 (a step
+/// is ppo_mini_batch_size 16 x require_batches 1 prompts).
+std::vector<std::string> fully_async_baseline();
+
 /// CheckOptions with the embedded preset `name` as --model.
 CheckOptions with_preset(const std::string& name);
 
@@ -28,6 +34,12 @@ CheckReport check_lines(const std::vector<std::string>& lines, const std::string
 
 /// The findings of `rule` in the report.
 std::vector<Finding> findings_of(const CheckReport& report, const std::string& rule);
+
+/// `python3 -m <entry> <args>` (`python3 <entry> <args>` for a path ending in .py) read against
+/// verl `verl`: whether it composed (a verl without the trainer passes it over with a note saying
+/// so, never an error), and the launch.
+VerlLaunch read_entry_point(const std::string& entry, const std::string& verl, const std::string& args,
+                            bool composed);
 
 /// Baseline + extra lines.
 std::vector<std::string> with(std::vector<std::string> base, const std::vector<std::string>& extra);

@@ -1,7 +1,8 @@
 // verl's own example launch scripts at two more versions, checked as a user would (the script
 // alone, --verl-version naming the verl it ships with): verl-project/verl main@1dda039b
-// (2026-08, the newest embedded; with the one-step-off trainer's scripts under verl/experimental/
-// and the launches verl's own CI runs under tests/, CUDA and Ascend) and the v0.6.1 release. The scripts are bundled unchanged in
+// (2026-08, the newest embedded; with the one-step-off and fully-async trainers' scripts under
+// verl/experimental/ and the launches verl's own CI runs under tests/, CUDA and Ascend) and the
+// v0.6.1 release (its fully-async scripts under recipe/). The scripts are bundled unchanged in
 // tests/fixtures/verl/examples/*.bundle (tools/bundle_verl_examples.py; the header names the
 // commit). Every script checks without errors, except the ones listed below, each with the verl
 // (or Hydra) code that makes it fail, and the ones that need a config of their own (exit 2).
@@ -29,6 +30,8 @@ struct Corpus {
   /// scripts of the one-step-off trainer (recipe/ or verl/experimental/one_step_off_policy), each
   /// composed from one_step_off_ppo_trainer and checked, not passed over as another entry point
   int one_step_off = 0;
+  /// scripts of the fully-async trainer (fully_async_main), composed from fully_async_ppo_trainer
+  int fully_async = 0;
 };
 
 std::vector<std::pair<std::string, std::string>> read_bundle(const std::filesystem::path& path) {
@@ -52,10 +55,11 @@ void check_corpus(const Corpus& corpus) {
   CheckOptions options;
   // No version: the script alone, as a user runs check on it (the newest embedded is assumed).
   if (!corpus.verl_version.empty()) options.read.verl_version = corpus.verl_version;
-  int clean = 0, broken = 0, unreadable = 0, one_step_off = 0;
+  int clean = 0, broken = 0, unreadable = 0, one_step_off = 0, fully_async = 0;
   for (const auto& [path, text] : scripts) {
     const auto report = check_launch({InputText{path, text}}, options);
     if (report.ok() && report->config_name.starts_with("one_step_off_ppo")) ++one_step_off;
+    if (report.ok() && report->config_name.starts_with("fully_async_ppo")) ++fully_async;
     const auto cannot = corpus.unreadable.find(path);
     if (!report.ok()) {
       CHECK_MESSAGE(cannot != corpus.unreadable.end(), path << ": " << report.error().to_string());
@@ -89,13 +93,14 @@ void check_corpus(const Corpus& corpus) {
                         << " need a config of their own (--config-path, hydra.searchpath) meshplan cannot read");
   CHECK(clean + broken + unreadable == static_cast<int>(scripts.size()));
   CHECK(one_step_off == corpus.one_step_off);
+  CHECK(fully_async == corpus.fully_async);
 }
 
 }  // namespace
 
 TEST_CASE("verl main@1dda039b's example launches: no false error, the broken ones with their reason") {
   check_corpus(Corpus{
-      "verl_1dda039b.bundle", "main@1dda039b", 130,
+      "verl_1dda039b.bundle", "main@1dda039b", 152,
       {
           {"examples/grpo_trainer/run_gpt_oss_20b_fsdp.sh",
            {"hydra.append-existing",
@@ -117,9 +122,27 @@ TEST_CASE("verl main@1dda039b's example launches: no false error, the broken one
             "PolicyLossConfig; omega_conf_to_dataclass of the policy_loss section fails at start-up"}},
           {"examples/sapo_trainer/run_qwen3_8b_fsdp.sh",
            {"config.not-a-dataclass-field", "policy_loss.tau_pos / tau_neg, as the 30B script"}},
+          // The fully-async trainer's scripts (verl/experimental/fully_async_policy/shell).
+          {"verl/experimental/fully_async_policy/shell/dapo_7b_math_fsdp2_4_12.sh",
+           {"dispatch.balance-batch-partitions",
+            "a step of ppo_mini_batch_size 512 x require_batches 1 x n 4 = 2048 rows over the trainer's 12 GPUs: "
+            "balance_batch's get_seqlen_balanced_partitions asserts 2048 % 12 == 0 at the first step"}},
+          {"verl/experimental/fully_async_policy/shell/geo3k_qwen3vl_30b_a3b_fsdp2_32_32.sh",
+           {"trainer.logger",
+            "trainer.logger='[\"console\",\"wandb\"]' inside a double-quoted shell string reaches Hydra as "
+            "the string [console,wandb]: Tracking.__init__ asserts '[console,wandb] is not supported'"}},
+          {"verl/experimental/fully_async_policy/shell/geo3k_qwen3vl_8b_fsdp2_16_16_npu.sh",
+           {"trainer.logger", "the same quoting as the 30B geo3k script"}},
+          {"verl/experimental/fully_async_policy/shell/grpo_qwen35_35b_megatron_async.sh",
+           {"hydra.unknown-key",
+            "actor_rollout_ref.rollout.single_turn_response_length is in no config and has no '+'; "
+            "+algorithm.filter_groups.enable / max_num_gen_batches append onto existing keys"}},
       },
-      {},
-      10});  // verl/experimental/one_step_off_policy/shell/*.sh but the three *_colocate.sh (main_ppo baselines)
+      // Its --config-name fully_async_dapo_trainer.yaml was never in fully_async_policy/config.
+      {{"verl/experimental/fully_async_policy/shell/dapo_30b_a3b_base_math_fsdp.sh",
+        "is not in verl main@1dda039b's config tree"}},
+      10,    // verl/experimental/one_step_off_policy/shell/*.sh but the three *_colocate.sh (main_ppo baselines)
+      21});  // the fully-async scripts (21 under verl/experimental/, one under examples/mtp_trainer/) but the one above
 }
 
 TEST_CASE("verl v0.6.1's example launches: no false error, the broken ones with their reason") {
@@ -151,7 +174,7 @@ TEST_CASE("verl v0.6.1's example launches: no false error, the broken ones with 
   // CI's generic runner takes its config name as a positional parameter.
   config_path["tests/special_e2e/run_test.sh"] = "not known statically";
   check_corpus(Corpus{
-      "verl_v0.6.1.bundle", "0.6.1", 159,
+      "verl_v0.6.1.bundle", "0.6.1", 170,
       {
           {"examples/grpo_trainer/run_deepseek671b_math_megatron_80gb.sh",
            {"megatron.ref-micro-set",
@@ -178,9 +201,17 @@ TEST_CASE("verl v0.6.1's example launches: no false error, the broken ones with 
             "'Rollout hf with mode sync not found' (0.5.0's _build_rollout still built HFRollout)"}},
           {"tests/special_e2e/ppo_trainer/run_single_gpu_with_engine.sh",
            {"rollout.name", "rollout.name=hf, as run_single_gpu.sh"}},
+          {"recipe/fully_async_policy/shell/dapo_7b_math_fsdp2_4_12.sh",
+           {"dispatch.balance-batch-partitions",
+            "2048 rows a step over the trainer's 12 GPUs (v0.6.1 partitions by the worker group's world size)"}},
+          {"recipe/fully_async_policy/shell/dapo_7b_math_fsdp2_64_64_mis.sh",
+           {"algorithm.rollout-correction",
+            "rollout_is=geometric: v0.6.1's compute_rollout_correction_weights (rollout_corr_helper.py) accepts token "
+            "and sequence only and raises ValueError"}},
       },
       config_path,
-      7});  // recipe/one_step_off_policy/*.sh but the three *_colocate.sh (main_ppo baselines), and CI's run_one_step_off_policy.sh
+      7,    // recipe/one_step_off_policy/*.sh but the three *_colocate.sh (main_ppo baselines), and CI's run_one_step_off_policy.sh
+      11});  // recipe/fully_async_policy/shell/*.sh and CI's run_fully_async_policy.sh  // recipe/one_step_off_policy/*.sh but the three *_colocate.sh (main_ppo baselines), and CI's run_one_step_off_policy.sh
 }
 
 // The verl-recipe submodule at the commit verl 1dda039b pins (verl-project/verl-recipe e7f88957,

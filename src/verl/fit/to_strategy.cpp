@@ -159,7 +159,9 @@ void map_rollout(const ConfigView& v, Workload& w) {
       v.integer(R("checkpoint_engine.update_weights_bucket_megabytes")).value_or(2048) << 20;
   if (v.separate_rollout_pool()) {
     // The one-step-off trainer: engines on the rollout pool, generating the next batch while the
-    // trainer updates on this one (OneStepOffRayTrainer.fit_step: one batch in flight).
+    // trainer updates on this one (OneStepOffRayTrainer.fit_step: one batch in flight). The
+    // fully-async trainer's engines run on its pool too and may run further ahead
+    // (async_training.staleness_threshold, trigger_parameter_sync_step): costed as one step ahead.
     rl.rollout_gpus = static_cast<int>(v.rollout_pool_gpus());
     rl.off_policy_steps = 1;
   }
@@ -196,7 +198,9 @@ VerlJob verl_to_strategy(const ConfigNode& config) {
   if (const auto targets = v.text("actor_rollout_ref.model.target_modules")) s.lora.target_modules = {*targets};
   Workload& w = job.workload;
   w.kind = WorkloadKind::rl;
-  w.global_batch = v.integer("data.train_batch_size").value_or(0);
+  // A step's prompts: data.train_batch_size, or the fully-async trainer's ppo_mini_batch_size x
+  // async_training.require_batches (its data.train_batch_size is 0).
+  w.global_batch = v.step_prompts().value_or(0);
   map_rollout(v, w);
   const long long dp = v.actor_dp();
   RlSettings& rl = w.rl;

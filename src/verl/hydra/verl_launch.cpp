@@ -114,9 +114,10 @@ class Reader {
     if (auto chosen = choose_version(inputs); !chosen.ok()) return chosen.error();
     take_group_choices(overrides);
     const std::string name = options_.config_name ? *options_.config_name : script_config_name.value_or(entry_config);
-    if (entry_config != "ppo_trainer" && texts_->count(name) == 0) {
-      // The one-step-off trainer arrived in v0.5.0 (recipe/one_step_off_policy/config).
-      info(result_.location, "'" + entry + "' composes " + name + ", which verl " + result_.verl_version.id +
+    if (entry_config != "ppo_trainer" && texts_->count(entry_config) == 0) {
+      // The one-step-off trainer arrived in v0.5.0 (recipe/one_step_off_policy/config), the
+      // fully-async one in v0.6.1 (recipe/fully_async_policy/config).
+      info(result_.location, "'" + entry + "' composes " + entry_config + ", which verl " + result_.verl_version.id +
                                  " does not have; its arguments are not checked (give --verl-version)");
       result_.has_verl_launch = false;
       result_.config = ConfigNode{};
@@ -262,11 +263,17 @@ class Reader {
   // compute_search_path_dir). Another DIR is a file meshplan does not read
   // and that may add keys; verl's config of that name stands in for it, so a key it lacks is a
   // warning.
-  void note_own_config_path() {
+  // The launch's --config-path is the entry point's own directory (or none): `config` next to
+  // main_ppo.py, one_step_off_policy/ or fully_async_policy/, or verl/trainer/config.
+  bool own_config_path() const {
     std::string path = config_path_;
     while (path.starts_with("./")) path.erase(0, 2);
     while (path.size() > 1 && path.back() == '/') path.pop_back();
-    if (path.empty() || path == "config" || path.find("verl/trainer/config") != std::string::npos) return;
+    return path.empty() || path == "config" || path.find("verl/trainer/config") != std::string::npos;
+  }
+
+  void note_own_config_path() {
+    if (own_config_path()) return;
     if (!options_.config_texts.empty() && !options_.config_texts_from_verl) return;  // --verl-config: the launch's own
     for (Finding& finding : result_.findings) {
       if (finding.rule != "hydra.unknown-key" || finding.severity != Severity::error) continue;
@@ -345,7 +352,7 @@ class Reader {
     auto base = options_.config_texts.empty()
                     ? embedded_verl_base(result_.verl_version, name, group_choices_)
                     : load_verl_base(*texts_, name, group_choices_, "the --verl-config directory");
-    if (!base.ok() && !config_path_.empty()) {
+    if (!base.ok() && !own_config_path()) {
       return Error{"", 0, "--config-name",
                    "config '" + name + "' comes from --config-path " + config_path_ +
                        ", which meshplan cannot read from a script; pass --verl-config DIR (the directory holding " +

@@ -7,6 +7,7 @@
 
 #include "core/text.hpp"
 #include "verl/schema/embedded_json.hpp"
+#include "verl/schema/engine_requirement.hpp"
 #include "verl/schema/verl_versions.hpp"
 
 namespace meshplan {
@@ -30,6 +31,10 @@ struct FieldTable {
   /// device decides whether they fail (null: none).
   const std::vector<std::string_view>* ascend_fields = nullptr;
   bool on_npu = false;  ///< the launch sets trainer.device=npu
+  /// The run may have a release newer than those read (verl's requirement admits one), said here
+  /// ("verl X installs sglang==0.5.8, newer than these"): an unknown name may be valid there, so
+  /// no fix removes or renames it. "" = the releases read cover the run.
+  std::string newer_release = {};
 };
 
 // Settings of MindSpeed (Ascend's Megatron adaptor) that verl's NPU engine passes from
@@ -144,17 +149,20 @@ void check_fields(const ConfigNode& dictionary, const std::string& key, const Fi
     if (!table.fields.contains(field)) {
       finding.rule = table.unknown_rule;
       finding.message = "'" + field + "' is not a field of " + table.library + " (" + table.versions_read +
-                        "): " + table.consequence;
+                        "): " + (table.newer_release.empty() ? table.consequence
+                                                              : table.newer_release + ": if that release has it, it "
+                                                                "is taken; if not, " + table.consequence);
       if (table.on_npu && table.ascend_fields != nullptr) {
         // MindSpeed patches TransformerConfig on Ascend: a name it adds is not in the table.
         finding.severity = Severity::warning;
         finding.message += " (trainer.device=npu: unless MindSpeed's patched TransformerConfig reads it)";
       }
       finding.fix = {"~" + key + "." + field};
+      if (!table.newer_release.empty()) finding.fix.clear();
       if (auto near = nearest_match(field, names)) {
         finding.message += "; did you mean '" + *near + "'?";
         // Offer the rename only when the value suits the field it would become.
-        if (value_fits(field_type(table.fields[*near]), value, table.command_line)) {
+        if (table.newer_release.empty() && value_fits(field_type(table.fields[*near]), value, table.command_line)) {
           finding.fix.insert(finding.fix.begin(), "+" + key + "." + *near + "=" + value.to_text());
         }
       }
@@ -166,6 +174,15 @@ void check_fields(const ConfigNode& dictionary, const std::string& key, const Fi
       finding.rule = "passthrough.field-type";
       finding.message = "'" + field + "' of " + table.dataclass + " is " + describe_type(type) + ", not '" +
                         value.to_text() + "'";
+      if (value.kind == NodeKind::boolean && !value.boolean && !type.empty() && type.back() == '?') {
+        // Python does not enforce the annotation: False for a field that is off when None (Megatron-core
+        // `fp8: Optional[str]`, as verl's Ascend launches pass fp8=False) reads as off where the code tests
+        // its truth (`if self.fp8:`) and as set where it tests `is not None`.
+        finding.severity = Severity::warning;
+        finding.message += ": code that tests its truth reads False as off, code that tests `is not None` as set; "
+                           "null is the value that means off";
+        finding.fix = {"++" + key + "." + field + "=null"};
+      }
       out.push_back(std::move(finding));
     } else if (const std::string limits = version_limits(table.fields[field], table.versions);
                !limits.empty()) {
@@ -223,9 +240,20 @@ void check_megatron_dictionaries(const VerlLaunch& launch, std::vector<Finding>&
   }
 }
 
+// The newest release of an engine's table ("v0.12.0"; a main commit after it counts as that release).
+std::vector<int> newest_release_read(const nlohmann::json& versions) {
+  std::vector<int> newest;
+  for (const auto& version : versions) {
+    if (const auto number = release_number(version.value("label", ""))) newest = *number;
+  }
+  return newest;
+}
+
 // rollout.engine_kwargs.<engine>: verl passes these to the engine (`vllm serve`'s command line, SGLang's
 // ServerArgs; data/verl/engine_args.json, read at several releases); a name that no
 // release read has is an error, one that only some have is an info; engines without a table are not checked.
+// When the verl's setup.py admits engine releases newer than those read (verl main@1dda039b:
+// sglang==0.5.8, vllm>=0.18.0), a name none of them has may be a newer engine's: a warning.
 void check_engine_kwargs(const VerlLaunch& launch, std::vector<Finding>& out) {
   const ConfigNode* kwargs = find_path(launch.config, kEngineKwargs);
   if (kwargs == nullptr || !kwargs->is_map()) return;
@@ -234,11 +262,17 @@ void check_engine_kwargs(const VerlLaunch& launch, std::vector<Finding>& out) {
     if (!engines.contains(engine) || !arguments.is_map()) continue;
     const nlohmann::json& table = engines[engine];
     const nlohmann::json& versions = table["versions"];
-    check_fields(arguments, std::string(kEngineKwargs) + "." + engine,
-                 {table["arguments"], &versions, table.value("dataclass", "?"), table.value("library", "?"),
-                  versions_range(versions), "the rollout server fails when it starts inside the rollout worker",
-                  "passthrough.engine-argument", table.value("passed_as", "") == "command line"},
-                 out);
+    FieldTable fields{table["arguments"], &versions, table.value("dataclass", "?"), table.value("library", "?"),
+                      versions_range(versions), "the rollout server fails when it starts inside the rollout worker",
+                      "passthrough.engine-argument", table.value("passed_as", "") == "command line"};
+    const auto requirement = launch.verl_version.engines.find(engine);
+    if (requirement != launch.verl_version.engines.end() &&
+        admits_newer(requirement->second, newest_release_read(versions))) {
+      fields.unknown_severity = Severity::warning;
+      fields.newer_release =
+          "verl " + launch.verl_version.id + " installs " + engine + requirement->second + ", newer than these";
+    }
+    check_fields(arguments, std::string(kEngineKwargs) + "." + engine, fields, out);
   }
 }
 

@@ -225,7 +225,9 @@ long long ConfigView::rollout_world() const {
                  R("tensor_model_parallel_size"));
 }
 
-bool ConfigView::separate_rollout_pool() const { return leaf("rollout.n_gpus_per_node") != nullptr; }
+// Which trainer composed the config is known from its structure: an argument not known statically
+// (assume_opaque) does not make these sections appear.
+bool ConfigView::separate_rollout_pool() const { return find_path(config_, "rollout.n_gpus_per_node") != nullptr; }
 
 long long ConfigView::rollout_pool_gpus() const {
   if (!separate_rollout_pool()) return n_gpus();
@@ -235,6 +237,27 @@ long long ConfigView::rollout_pool_gpus() const {
 
 long long ConfigView::rollout_gpus_per_node() const {
   return integer(separate_rollout_pool() ? "rollout.n_gpus_per_node" : "trainer.n_gpus_per_node").value_or(0);
+}
+
+bool ConfigView::fully_async() const { return find_path(config_, "async_training") != nullptr; }
+
+std::optional<long long> ConfigView::step_prompts() const {
+  if (!fully_async()) return integer("data.train_batch_size");
+  const auto mini = integer(A("ppo_mini_batch_size"));
+  const auto batches = integer("async_training.require_batches");
+  if (!mini || !batches) return std::nullopt;
+  return product({*mini, *batches}, "async_training.require_batches");
+}
+
+bool ConfigView::engine_workers() const {
+  const std::vector<std::string>& modules = verl_registry_names(version_, "module");
+  const auto has = [&](const char* module) { return std::binary_search(modules.begin(), modules.end(), module); };
+  // The legacy workers were removed in v0.8.0: every trainer builds engine workers there.
+  if (!has("verl/workers/fsdp_workers.py")) return true;
+  if (text("trainer.use_legacy_worker_impl").value_or("auto") == "disable") return true;
+  // v0.7.1 (verl/experimental/fully_async_policy): DetachActorWorker is an engine worker; the
+  // recipe of v0.6.1 / v0.7.0 imported the legacy fsdp_workers / megatron_workers.
+  return fully_async() && has("verl/experimental/fully_async_policy/fully_async_main.py");
 }
 
 bool ConfigView::megatron_critic() const { return uses_critic() && text("critic.strategy").value_or("") == "megatron"; }

@@ -50,6 +50,17 @@ class ConfigView {
   long long rollout_pool_gpus() const;      ///< the engines' GPUs: the rollout pool, else N
   long long rollout_gpus_per_node() const;  ///< rollout.n_gpus_per_node, else trainer.n_gpus_per_node
   bool megatron_critic() const;             ///< a critic is used and its strategy is megatron
+  /// The fully-async trainer's config (fully_async_ppo_trainer.yaml: a top-level `async_training`
+  /// section): main_ppo's validate_config and RayPPOTrainer.__init__ do not run, the rollouter
+  /// wants data.train_batch_size 0, and a trainer step takes ppo_mini_batch_size x
+  /// async_training.require_batches prompts from the queue.
+  bool fully_async() const;
+  /// Prompts of one training step: data.train_batch_size, or under the fully-async trainer
+  /// ppo_mini_batch_size x require_batches (fully_async_trainer.py required_samples).
+  std::optional<long long> step_prompts() const;
+  /// The new engine workers (verl/workers/engine_workers.py) build the actor: use_legacy_worker_impl
+  /// "disable", and the fully-async trainer from v0.7.1 whatever it says (separation/utils.py).
+  bool engine_workers() const;
 
   /// The launch has an argument not known statically (`opaque`, e.g. "'${ACTOR[@]}' at line
   /// 9"): every key that `set_at` does not hold (nor a parent of it) reads as unknown.
@@ -130,6 +141,10 @@ const std::vector<VerlRule>& role_rules();
 const std::vector<VerlRule>& megatron_rules();
 const std::vector<VerlRule>& dispatch_rules();
 const std::vector<VerlRule>& feature_rules();
+/// The fully-async trainer's own checks (verl_rules_async.cpp).
+const std::vector<VerlRule>& fully_async_rules();
+/// main_ppo rules the fully-async trainer does not run (validate_config's).
+bool not_run_by_fully_async(std::string_view rule_id);
 
 inline constexpr const char* kA = "actor_rollout_ref.actor.";
 inline constexpr const char* kR = "actor_rollout_ref.rollout.";

@@ -9,8 +9,8 @@ namespace meshplan {
 namespace {
 
 std::vector<const std::vector<VerlRule>*> all_tables() {
-  return {&option_rules(), &batch_rules(),    &layout_rules(),  &role_rules(),
-          &megatron_rules(), &dispatch_rules(), &feature_rules()};
+  return {&option_rules(),   &batch_rules(),    &layout_rules(),  &role_rules(),
+          &megatron_rules(), &dispatch_rules(), &feature_rules(), &fully_async_rules()};
 }
 
 // Where to point: the last place any of the rule's keys was set; the launch otherwise.
@@ -57,6 +57,7 @@ std::vector<Finding> check_verl_rules(const VerlLaunch& launch, const ModelSpec*
   for (const auto* table : all_tables()) {
     for (const VerlRule& rule : *table) {
       if (!rule_applies(rule, launch.verl_version)) continue;
+      if (view.fully_async() && not_run_by_fully_async(rule.id)) continue;
       if (rule.needs_model && model == nullptr) {
         skipped_for_model = true;
         continue;

@@ -1,9 +1,11 @@
 // Data-dispatch rules (../shared/docs/verl-rules.md R67-R70): how the training batch of
-// data.train_batch_size * rollout.n samples is split over the actor's DP ranks at the first
+// data.train_batch_size * rollout.n samples (the fully-async trainer: ppo_mini_batch_size *
+// async_training.require_batches prompts a step) is split over the actor's DP ranks at the first
 // step, and the new engine workers' consistency checks. Only what batch sizes and GPU counts
 // decide; filtered batches (DAPO-style recipes) depend on the data and are not checked.
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <numeric>
 
 #include "verl/rules/rule_support.hpp"
@@ -12,34 +14,45 @@ namespace meshplan {
 namespace {
 
 constexpr const char* kFirstStep = "would fail at the first training step";
-constexpr const char* kEngine = "would fail in the engine worker (use_legacy_worker_impl=disable)";
+constexpr const char* kEngine =
+    "would fail in the engine worker (verl 0.8.0 on, or use_legacy_worker_impl=disable; the fully-async trainer from 0.7.1)";
 
 struct BatchSplit {
-  long long samples = 0;  ///< data.train_batch_size * rollout.n
+  long long samples = 0;  ///< a step's prompts * rollout.n
   long long dp = 0;       ///< the actor's DP ranks
-  long long prompts = 0;  ///< data.train_batch_size
+  long long prompts = 0;  ///< a step's prompts (ConfigView::step_prompts)
   long long n = 0;
 };
 
 std::optional<BatchSplit> batch_split(const ConfigView& v) {
-  const auto train = v.integer("data.train_batch_size");
+  const auto prompts = v.step_prompts();
   const auto n = v.integer(R("n"));
   const long long dp = v.actor_dp();
-  if (!train || !n || dp <= 0 || *train <= 0 || *n <= 0) return std::nullopt;
-  return BatchSplit{*train * *n, dp, *train, *n};
+  if (!prompts || !n || dp <= 0 || *prompts <= 0 || *n <= 0) return std::nullopt;
+  return BatchSplit{*prompts * *n, dp, *prompts, *n};
 }
 
-std::string train_fix(const BatchSplit& split, long long multiple_of_samples) {
-  return fmt::format(
-      "data.train_batch_size={}",
-      round_up_to_multiple(split.prompts, multiple_of_samples / std::gcd(multiple_of_samples, split.n)));
+// The step's prompts rounded up so that prompts * n is a multiple of `multiple_of_samples`: the
+// train batch, or under the fully-async trainer the mini-batch (a step is require_batches of them).
+std::string train_fix(const ConfigView& v, const BatchSplit& split, long long multiple_of_samples) {
+  const long long multiple = multiple_of_samples / std::gcd(multiple_of_samples, split.n);
+  if (v.fully_async()) {
+    const long long mini = v.integer(A("ppo_mini_batch_size")).value_or(split.prompts);
+    return fmt::format("{}={}", A("ppo_mini_batch_size"), round_up_to_multiple(mini, multiple));
+  }
+  return fmt::format("data.train_batch_size={}", round_up_to_multiple(split.prompts, multiple));
 }
+
+// main_ppo's validate_config demands train_batch_size * n % (N / model parallel) == 0 at start-up
+// without dynamic bsz (R8, batch.train-divisible); the fully-async trainer runs no validate_config,
+// so the first step's split is the first check there.
+bool split_checked_at_start(const ConfigView& v) { return !v.dynamic_bsz() && !v.fully_async(); }
 
 // R68 (verl/protocol.py: DataProto.chunk): without balance_batch the batch is chunked evenly over
 // the DP ranks. Without dynamic bsz validate_config's R8 (batch.train-divisible) already demands
 // more at start-up, so this rule only speaks for use_dynamic_bsz=True.
 std::optional<RuleHit> equal_chunks(const ConfigView& v) {
-  if (!v.dynamic_bsz() || v.boolean("trainer.balance_batch").value_or(true)) return std::nullopt;
+  if (split_checked_at_start(v) || v.boolean("trainer.balance_batch").value_or(true)) return std::nullopt;
   const auto split = batch_split(v);
   if (!split || split->samples % split->dp == 0) return std::nullopt;
   return RuleHit{
@@ -47,7 +60,7 @@ std::optional<RuleHit> equal_chunks(const ConfigView& v) {
       fmt::format("only support equal chunk. Got size of DataProto {} and chunk {} (train_batch_size * "
                   "rollout.n over the actor's DP ranks); {}",
                   split->samples, split->dp, kFirstStep),
-      {train_fix(*split, split->dp)}};
+      {train_fix(v, *split, split->dp)}};
 }
 
 // R69 (verl/utils/seqlen_balancing.py: get_seqlen_balanced_partitions, ray_trainer._balance_batch):
@@ -66,12 +79,14 @@ std::optional<RuleHit> balance_batch_partitions(const ConfigView& v) {
                     split->prompts, split->dp, kFirstStep),
         {fmt::format("data.train_batch_size={}", round_up_to_multiple(split->prompts, split->dp))}};
   }
-  if (!v.dynamic_bsz() || split->samples % split->dp == 0) return std::nullopt;
+  if (split_checked_at_start(v) || split->samples % split->dp == 0) return std::nullopt;
   return RuleHit{
       std::to_string(split->prompts),
-      fmt::format("balance_batch: {} % {} != 0 (train_batch_size * rollout.n over the actor's DP ranks); {}",
-                  split->samples, split->dp, kFirstStep),
-      {train_fix(*split, split->dp)}};
+      fmt::format("balance_batch: {} % {} != 0 ({} * rollout.n over the actor's DP ranks); {}", split->samples,
+                  split->dp,
+                  v.fully_async() ? "ppo_mini_batch_size * async_training.require_batches" : "train_batch_size",
+                  kFirstStep),
+      {train_fix(v, *split, split->dp)}};
 }
 
 // R70 (verl/protocol.py: DataProto.make_iterator, used by megatron_actor.py /
@@ -108,13 +123,9 @@ std::optional<RuleHit> megatron_mini_iterator(const ConfigView& v) {
                        v.n_gpus() / mp);
 }
 
-bool engine_workers(const ConfigView& v) {
-  return v.text("trainer.use_legacy_worker_impl").value_or("auto") == "disable";
-}
-
 // R67 (verl/workers/engine_workers.py): the engine computes log-probs with the actor's batching.
 std::optional<RuleHit> engine_dynamic_agrees(const ConfigView& v) {
-  if (!engine_workers(v)) return std::nullopt;
+  if (!v.engine_workers()) return std::nullopt;
   const bool actor = v.dynamic_bsz();
   const auto rollout = v.boolean(R("log_prob_use_dynamic_bsz"));
   if (!rollout || *rollout == actor) return std::nullopt;
@@ -129,7 +140,7 @@ std::optional<RuleHit> engine_dynamic_agrees(const ConfigView& v) {
 // R67 (engine_workers.py: ActorRolloutRefWorker.init_model): the engine reads the per-GPU micro batches (or,
 // with dynamic bsz, the token budgets) only.
 std::optional<RuleHit> engine_micro_or_budget(const ConfigView& v) {
-  if (!engine_workers(v)) return std::nullopt;
+  if (!v.engine_workers()) return std::nullopt;
   const bool dynamic = v.dynamic_bsz();
   const std::vector<std::string> keys =
       dynamic ? std::vector<std::string>{R("log_prob_max_token_len_per_gpu"), A("ppo_max_token_len_per_gpu")}
@@ -137,10 +148,18 @@ std::optional<RuleHit> engine_micro_or_budget(const ConfigView& v) {
                                          A("ppo_micro_batch_size_per_gpu")};
   for (const std::string& key : keys) {
     if (!v.is_null(key)) continue;
-    return RuleHit{"null",
-                   fmt::format("the engine needs {} ({}); the deprecated global sizes are not read; {}", key,
-                               dynamic ? "use_dynamic_bsz=True" : "use_dynamic_bsz=False", kEngine),
-                   {fmt::format("{}={}", key, dynamic ? 2 * v.sequence_width() : 1)}};
+    RuleHit hit{"null",
+                fmt::format("the engine needs {} ({}); the deprecated global sizes are not read; {}", key,
+                            dynamic ? "use_dynamic_bsz=True" : "use_dynamic_bsz=False", kEngine),
+                {fmt::format("{}={}", key, dynamic ? 2 * v.sequence_width() : 1)}};
+    // A deprecated global micro-batch the launch sets becomes its per-GPU share, and goes: verl
+    // refuses the two together (validate_config's check_mutually_exclusive, ActorConfig).
+    const std::string global = key.substr(0, key.size() - std::string_view("_per_gpu").size());
+    if (!dynamic && !v.is_null(global)) {
+      const long long per_gpu = std::max(1LL, v.integer(global).value_or(1) / std::max(1LL, v.actor_dp()));
+      hit.fix = {fmt::format("{}={}", key, per_gpu), global + "=null"};
+    }
+    return hit;
   }
   return std::nullopt;
 }
@@ -148,7 +167,7 @@ std::optional<RuleHit> engine_micro_or_budget(const ConfigView& v) {
 // R67 (engine_workers.py: TrainingWorker.train_mini_batch): the global mini batch
 // ppo_mini_batch_size * rollout.n is split evenly over the engine's DP ranks.
 std::optional<RuleHit> engine_mini_divisible(const ConfigView& v) {
-  if (!engine_workers(v)) return std::nullopt;
+  if (!v.engine_workers()) return std::nullopt;
   const auto mini = v.integer(A("ppo_mini_batch_size"));
   const auto n = v.integer(R("n"));
   const long long dp = v.actor_dp();

@@ -2,11 +2,13 @@
 // R37, R40, R42, R43, R57, R58, R63, R71-R74, R76) and value ranges: names verl looks up in
 // registries, removed options, options that need another one.
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 
 #include <algorithm>
 #include <array>
 #include <cmath>
 
+#include "core/text.hpp"
 #include "verl/rules/rule_support.hpp"
 
 namespace meshplan {
@@ -107,21 +109,65 @@ std::optional<RuleHit> megatron_dtype(const ConfigView& v) {
 }
 
 // RayPPOTrainer.__init__ asserts hybrid_engine ("Currently, only support hybrid engine"); the
-// one-step-off trainer asserts the opposite (OneStepOffRayTrainer.__init__: `assert not
-// self.hybrid_engine`, recipe/one_step_off_policy/ray_trainer.py v0.5.0 ..
-// verl/experimental/one_step_off_policy/ray_trainer.py at 1dda039b).
+// one-step-off and fully-async trainers assert the opposite (OneStepOffRayTrainer.__init__: `assert
+// not self.hybrid_engine`, recipe/one_step_off_policy/ray_trainer.py v0.5.0 ..
+// verl/experimental/one_step_off_policy/ray_trainer.py at 1dda039b; FullyAsyncTrainer.__init__,
+// fully_async_trainer.py:75-76).
 std::optional<RuleHit> hybrid_engine(const ConfigView& v) {
   const bool hybrid = v.boolean("actor_rollout_ref.hybrid_engine").value_or(true);
   if (v.separate_rollout_pool()) {
     if (!hybrid) return std::nullopt;
     return RuleHit{"true",
-                   "the one-step-off trainer runs its engines on the rollout pool: OneStepOffRayTrainer.__init__ "
-                   "asserts not hybrid_engine at start-up (AssertionError)",
+                   v.fully_async()
+                       ? "the fully-async trainer runs its engines on the rollout pool: FullyAsyncTrainer.__init__ "
+                         "asserts not hybrid_engine at start-up (AssertionError)"
+                       : "the one-step-off trainer runs its engines on the rollout pool: OneStepOffRayTrainer.__init__ "
+                         "asserts not hybrid_engine at start-up (AssertionError)",
                    {"actor_rollout_ref.hybrid_engine=False"}};
   }
   if (hybrid) return std::nullopt;
   return RuleHit{"false", "Currently, only support hybrid engine (RayPPOTrainer.__init__ at start-up)",
                  {"actor_rollout_ref.hybrid_engine=True"}};
+}
+
+// verl/utils/tracking.py Tracking.__init__: a str is one backend, and every backend must be in
+// Tracking.supported_backend ("tracking" is taken with a DeprecationWarning). The trainer builds it
+// when training starts (RayPPOTrainer.fit; FullyAsyncTrainer.__init__). A list quoted inside a shell
+// string reaches Hydra as the string "[console,wandb]" (two of verl's fully-async launches).
+std::optional<RuleHit> logger_backends(const ConfigView& v) {
+  const ConfigNode* node = v.node("trainer.logger");
+  if (node == nullptr) return std::nullopt;
+  std::vector<const ConfigNode*> backends;
+  if (node->kind == NodeKind::list) {
+    for (const ConfigNode& item : node->items) backends.push_back(&item);
+  } else {
+    backends.push_back(node);
+  }
+  const std::vector<std::string>& names = verl_registry_names(v.version(), "logger");
+  if (names.empty()) return std::nullopt;
+  for (const ConfigNode* backend : backends) {
+    if (backend->kind != NodeKind::string || backend->text == "tracking" ||
+        std::binary_search(names.begin(), names.end(), backend->text)) {
+      continue;
+    }
+    const std::string& name = backend->text;
+    RuleHit hit{name,
+                fmt::format("{} is not supported: verl {}'s Tracking.supported_backend is {{{}}}; would fail {}", name,
+                            v.version().id, fmt::join(names, ", "),
+                            v.fully_async() ? "when the trainer is created (FullyAsyncTrainer.__init__), before its workers"
+                                            : "when training starts (Tracking.__init__ in RayPPOTrainer.fit), after the "
+                                              "workers are built"),
+                {}};
+    if (name.size() > 2 && name.front() == '[' && name.back() == ']') {
+      // The list arrived as one string: pass it as a Hydra list.
+      hit.message += "; the list reached Hydra as one string (quoted inside a shell string?)";
+      hit.fix = {"trainer.logger=" + name};
+    } else if (auto near = nearest_match(name, names)) {
+      hit.fix = {"trainer.logger=[" + *near + "]"};
+    }
+    return hit;
+  }
+  return std::nullopt;
 }
 
 std::optional<RuleHit> val_temperature(const ConfigView& v) {
@@ -251,6 +297,7 @@ const std::vector<VerlRule>& option_rules() {
        prometheus_needs_stats},
       {"data.truncation", Severity::error, {"data.truncation"}, truncation},
       {"trainer.legacy-worker-impl", Severity::error, {"trainer.use_legacy_worker_impl"}, legacy_worker_impl},
+      {"trainer.logger", Severity::error, {"trainer.logger"}, logger_backends},
       {"critic.strategy", Severity::error, {"critic.strategy"}, critic_strategy},
       {"critic.ulysses-needs-remove-padding", Severity::error,
        {"critic.ulysses_sequence_parallel_size", "critic.model.use_remove_padding"}, critic_ulysses_padding},

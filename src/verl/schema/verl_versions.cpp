@@ -72,8 +72,12 @@ const std::vector<VerlVersion>& embedded_verl_versions() {
   static const std::vector<VerlVersion> versions = [] {
     std::vector<VerlVersion> out;
     for (const auto& v : table("versions")) {
-      out.push_back(VerlVersion{v.value("id", ""), v.value("commit", ""), v.value("date", ""),
-                                v.value("version_file", ""), static_cast<int>(out.size())});
+      VerlVersion version{v.value("id", ""), v.value("commit", ""), v.value("date", ""),
+                          v.value("version_file", ""), static_cast<int>(out.size()), {}};
+      if (v.contains("engines")) {
+        for (const auto& [engine, spec] : v["engines"].items()) version.engines[engine] = spec.get<std::string>();
+      }
+      out.push_back(std::move(version));
     }
     return out;
   }();

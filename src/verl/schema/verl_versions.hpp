@@ -17,6 +17,9 @@ struct VerlVersion {
   std::string date;          ///< commit date, YYYY-MM-DD
   std::string version_file;  ///< contents of verl/version/version at that commit ("0.10.0.dev")
   int index = -1;            ///< position in release order (0 = oldest)
+  /// The version specifiers its setup.py gives the rollout engines: "vllm" -> ">=0.18.0",
+  /// "sglang" -> "==0.5.8" (VLLM_REQUIRES / SGLANG_REQUIRES).
+  std::map<std::string, std::string> engines;
 };
 
 /// Every embedded version, oldest first.

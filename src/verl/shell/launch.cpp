@@ -109,6 +109,13 @@ bool is_one_step_off_entry(const std::string& entry) {
          ends_with(entry, "one_step_off_policy/main_ppo.py");
 }
 
+// The fully-async trainer (recipe/fully_async_policy in v0.6.1 and v0.7.0, verl/experimental/ from
+// v0.7.1): fully_async_main.py is `@hydra.main(config_name="fully_async_ppo_trainer")`.
+bool is_fully_async_entry(const std::string& entry) {
+  return entry == "verl.experimental.fully_async_policy.fully_async_main" ||
+         entry == "recipe.fully_async_policy.fully_async_main" || ends_with(entry, "fully_async_policy/fully_async_main.py");
+}
+
 }  // namespace
 
 std::vector<Launch> find_launches(const ShellScript& script) {
@@ -129,6 +136,10 @@ std::vector<Launch> find_launches(const ShellScript& script) {
     } else if (is_one_step_off_entry(launch.entry)) {
       launch.kind = LaunchKind::verl_ppo;
       launch.default_config = "one_step_off_ppo_trainer";
+      take_hydra_flags(launch, call.args, entry + 1);
+    } else if (is_fully_async_entry(launch.entry)) {
+      launch.kind = LaunchKind::verl_ppo;
+      launch.default_config = "fully_async_ppo_trainer";
       take_hydra_flags(launch, call.args, entry + 1);
     } else if (script_name.rfind("pretrain_", 0) == 0 && ends_with(script_name, ".py")) {
       launch.kind = LaunchKind::megatron;

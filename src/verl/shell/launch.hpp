@@ -1,7 +1,9 @@
 #pragma once
 // Finds trainer launches among a script's invocations: `python3 -m verl.trainer.main_ppo`,
 // `.../verl/trainer/main_ppo.py`, the one-step-off trainer (`verl.experimental.one_step_off_policy.main_ppo`,
-// `recipe.one_step_off_policy.main_ppo` before v0.8), `torchrun [opts] -m ...`, `ray job submit
+// `recipe.one_step_off_policy.main_ppo` before v0.8), the fully-async trainer
+// (`verl.experimental.fully_async_policy.fully_async_main`, `recipe.fully_async_policy.fully_async_main`
+// in v0.6.1 / v0.7.0), `torchrun [opts] -m ...`, `ray job submit
 // ... -- ...`, with `nohup`/`exec`/`env` prefixes; and Megatron-LM `pretrain_*.py` launches.
 #include <optional>
 #include <string>
@@ -16,7 +18,8 @@ enum class LaunchKind { verl_ppo, megatron, other_trainer };
 struct Launch {
   LaunchKind kind = LaunchKind::verl_ppo;
   std::string entry;                      ///< module or script, e.g. verl.trainer.main_ppo
-  /// The entry point's @hydra.main config_name: ppo_trainer (main_ppo) or one_step_off_ppo_trainer.
+  /// The entry point's @hydra.main config_name: ppo_trainer (main_ppo), one_step_off_ppo_trainer or
+  /// fully_async_ppo_trainer.
   std::string default_config = "ppo_trainer";
   std::optional<std::string> config_name; ///< --config-name / -cn
   std::optional<std::string> config_path; ///< --config-path / -cp

@@ -121,6 +121,30 @@ TEST_CASE("a field no release has is an error with the nearest name") {
   CHECK(sglang_types[0].message == "'tp_size' of ServerArgs is int, not 'two'");
 }
 
+TEST_CASE("under a verl that installs an engine newer than the releases read, an unknown name is a warning") {
+  // verl main@1dda039b's setup.py: sglang==0.5.8, vllm>=0.18.0, newer than the tables (SGLang to a
+  // main after v0.5.6, vLLM to v0.12.0): mamba_scheduler_strategy (Qwen3.5's, verl's fully-async
+  // Qwen3.5 launches pass it) may be a field there. No fix removes or renames it.
+  CheckOptions newest;
+  newest.read.verl_version = "main@1dda039b";
+  const CheckReport report = test::check_lines(
+      test::with(test::fsdp_baseline(), {"actor_rollout_ref.rollout.name=sglang",
+                                         "+actor_rollout_ref.rollout.engine_kwargs.sglang.mamba_scheduler_strategy=no_buffer"}),
+      "ppo_trainer", newest);
+  const auto hits = test::findings_of(report, "passthrough.engine-argument");
+  REQUIRE(hits.size() == 1);
+  CHECK(hits[0].severity == Severity::warning);
+  CHECK(hits[0].message ==
+        "'mamba_scheduler_strategy' is not a field of SGLang's ServerArgs (v0.4.6.post5..main@001067ff): verl "
+        "main@1dda039b installs sglang==0.5.8, newer than these: if that release has it, it is taken; if not, the "
+        "rollout server fails when it starts inside the rollout worker");
+  CHECK(hits[0].fix.empty());
+  // Under verl b178a3cd (sglang==0.5.6, read) the same name is certain to fail: an error.
+  const CheckReport pinned = check_sglang({"mamba_scheduler_strategy=no_buffer"});
+  REQUIRE(test::findings_of(pinned, "passthrough.engine-argument").size() == 1);
+  CHECK(test::findings_of(pinned, "passthrough.engine-argument")[0].severity == Severity::error);
+}
+
 TEST_CASE("engine_kwargs.vllm is checked as the vllm serve command line verl builds from it") {
   // Options of `vllm serve` outside EngineArgs (the OpenAI frontend's tool_call_parser,
   // enable_auto_tool_choice) pass; verl drops a None (so null passes whatever the type) and turns a

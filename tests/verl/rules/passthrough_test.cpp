@@ -51,6 +51,25 @@ TEST_CASE("override_transformer_config keys are Megatron-core TransformerConfig 
   CHECK(type[0].message == "'overlap_grad_reduce' of DistributedDataParallelConfig is bool, not 'yes'");
 }
 
+TEST_CASE("False for a field that is off when None is a warning, not an error") {
+  // verl's Ascend fully-async launch passes +override_transformer_config.fp8=False; TransformerConfig.fp8
+  // is Optional[str]: `if self.fp8:` reads it as off, `self.fp8 is not None` as set.
+  const CheckReport report = test::check_lines(
+      test::with(test::megatron_baseline(), {"+actor_rollout_ref.actor.megatron.override_transformer_config.fp8=False"}),
+      "ppo_megatron_trainer");
+  const auto type = test::findings_of(report, "passthrough.field-type");
+  REQUIRE(type.size() == 1);
+  CHECK(type[0].severity == Severity::warning);
+  CHECK(type[0].message.find("'fp8' of TransformerConfig is str or null, not 'false': code that tests its truth") == 0);
+  CHECK(type[0].fix[0] == "++actor_rollout_ref.actor.megatron.override_transformer_config.fp8=null");
+  // True is a recipe name fp8 never takes: still an error.
+  const CheckReport on = test::check_lines(
+      test::with(test::megatron_baseline(), {"+actor_rollout_ref.actor.megatron.override_transformer_config.fp8=True"}),
+      "ppo_megatron_trainer");
+  REQUIRE(test::findings_of(on, "passthrough.field-type").size() == 1);
+  CHECK(test::findings_of(on, "passthrough.field-type")[0].severity == Severity::error);
+}
+
 TEST_CASE("a Megatron-core field only newer releases have: warning naming its first release, not an error") {
   // moe_router_fusion came with ADLR/megatron-lm!3809 "feat(moe): Add MoE router fusion" (c08d89bea0,
   // 2025-08-17): transformer_config.py at core_v0.14.0 declares it, core_v0.13.1 does not; on 0.13.1

@@ -11,11 +11,16 @@ CheckOptions with_qwen_7b() { return with_preset("qwen2.5-7b-instruct"); }
 void check_rule_case(const RuleCase& c) {
   const std::string rule = c.rule;
   CAPTURE(rule);
-  const CheckOptions model = with_qwen_7b();
-  const std::string config = c.one_step_off ? "one_step_off_ppo_trainer"
-                             : c.megatron   ? "ppo_megatron_trainer"
-                                            : "ppo_trainer";
-  const auto base = c.one_step_off ? one_step_off_baseline() : c.megatron ? megatron_baseline() : fsdp_baseline();
+  CheckOptions model = with_qwen_7b();
+  if (c.verl_version != nullptr) model.read.verl_version = c.verl_version;
+  const std::string config = c.fully_async    ? "fully_async_ppo_trainer"
+                             : c.one_step_off ? "one_step_off_ppo_trainer"
+                             : c.megatron     ? "ppo_megatron_trainer"
+                                              : "ppo_trainer";
+  const auto base = c.fully_async    ? fully_async_baseline()
+                    : c.one_step_off ? one_step_off_baseline()
+                    : c.megatron     ? megatron_baseline()
+                                     : fsdp_baseline();
 
   const CheckReport quiet = check_lines(with(base, c.passing), config, model);
   for (const Finding& f : findings_of(quiet, c.rule)) CHECK_MESSAGE(false, "near miss fires: " << f.message);

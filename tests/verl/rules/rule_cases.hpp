@@ -22,6 +22,8 @@ struct RuleCase {
   const char* message;  ///< a fragment of the exact message
   const char* fix;      ///< the first fix line ("" when the rule suggests none)
   bool one_step_off = false;  ///< one_step_off_baseline() and its config instead (megatron unused)
+  bool fully_async = false;   ///< fully_async_baseline() and its config instead (megatron unused)
+  const char* verl_version = nullptr;  ///< the verl checked against (default: check_lines' main@b178a3cd)
 };
 
 /// Runs both configs of `c` (with the Qwen2.5-7B preset as model) and asserts the finding.
@@ -35,5 +37,6 @@ const std::vector<RuleCase>& megatron_rule_cases();
 const std::vector<RuleCase>& dispatch_rule_cases();
 const std::vector<RuleCase>& feature_rule_cases();
 const std::vector<RuleCase>& one_step_off_rule_cases();
+const std::vector<RuleCase>& fully_async_rule_cases();
 
 }  // namespace meshplan::test

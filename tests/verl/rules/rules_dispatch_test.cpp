@@ -3,6 +3,7 @@
 #include <doctest/doctest.h>
 
 #include "rule_cases.hpp"
+#include "verl/check_support.hpp"
 
 namespace meshplan::test {
 
@@ -53,12 +54,19 @@ const std::vector<RuleCase>& dispatch_rule_cases() {
         "actor_rollout_ref.rollout.log_prob_micro_batch_size=32"},
        Severity::error, "actor_rollout_ref.actor.ppo_micro_batch_size_per_gpu",
        "the engine needs actor_rollout_ref.rollout.log_prob_micro_batch_size_per_gpu (use_dynamic_bsz=False)",
-       "actor_rollout_ref.rollout.log_prob_micro_batch_size_per_gpu=1"},
+       // the global 32 over dp 8, and the global goes (verl refuses both set)
+       "actor_rollout_ref.rollout.log_prob_micro_batch_size_per_gpu=4"},
       // mini 3 x 4 = 12 over dp 8; fix: 3 up to a multiple of 8 / gcd(8, 4) = 2: 4.
       {"engine.mini-divisible", false, {kEngine}, {kEngine, "actor_rollout_ref.actor.ppo_mini_batch_size=3"},
        Severity::error, "actor_rollout_ref.actor.ppo_mini_batch_size",
        "Got mini_batch_size=12 and self.engine.get_data_parallel_size()=8",
        "actor_rollout_ref.actor.ppo_mini_batch_size=4"},
+      // verl 0.9.0 has only the engine workers (the legacy ones left in 0.8.0): the engine's checks
+      // apply whatever use_legacy_worker_impl says.
+      {"engine.mini-divisible", false, {}, {"actor_rollout_ref.actor.ppo_mini_batch_size=3"},
+       Severity::error, "actor_rollout_ref.actor.ppo_mini_batch_size",
+       "Got mini_batch_size=12 and self.engine.get_data_parallel_size()=8",
+       "actor_rollout_ref.actor.ppo_mini_batch_size=4", false, false, "0.9.0"},
   };
   return cases;
 }
@@ -66,6 +74,15 @@ const std::vector<RuleCase>& dispatch_rule_cases() {
 
 TEST_CASE("verl data-dispatch and engine rules") {
   for (const RuleCase& c : dispatch_rule_cases()) check_rule_case(c);
+}
+
+TEST_CASE("before verl 0.8.0 the engine's checks need use_legacy_worker_impl=disable") {
+  // b178a3cd still builds the legacy fsdp_workers by default: mini 3 x 4 = 12 over dp 8 is then
+  // the legacy normalisation's business (3 x 4 // 8 = 1, divisible by micro 1), not the engine's.
+  const CheckReport legacy = check_lines(with(fsdp_baseline(), {"actor_rollout_ref.actor.ppo_mini_batch_size=3",
+                                                                "actor_rollout_ref.actor.ppo_micro_batch_size_per_gpu=1"}),
+                                         "ppo_trainer", with_qwen_7b());
+  CHECK(findings_of(legacy, "engine.mini-divisible").empty());
 }
 
 }  // namespace meshplan::test

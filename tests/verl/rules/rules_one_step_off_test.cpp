@@ -63,21 +63,12 @@ TEST_CASE("the one-step-off entry points are read, each where its verl has it") 
                          Entry{"recipe/one_step_off_policy/main_ppo.py", "0.5.0", true},
                          Entry{"recipe.one_step_off_policy.main_ppo", "0.4.1", false}}) {
     CAPTURE(e.module);
-    VerlReadOptions options;
-    options.verl_version = e.verl;
-    const std::string launcher = std::string(e.module).ends_with(".py") ? "python3 " : "python3 -m ";
-    auto launch = read_verl_launch(launcher + e.module + args, "run.sh", options);
-    REQUIRE(launch.ok());
-    CHECK(launch->has_verl_launch == e.composed);
-    if (!e.composed) {
-      // verl 0.4.1 has no one-step-off trainer: passed over with a note, never an error.
-      REQUIRE(!launch->findings.empty());
-      CHECK(launch->findings.back().message.find("which verl 0.4.1 does not have") != std::string::npos);
-      continue;
-    }
-    CHECK(launch->config_name == "one_step_off_ppo_trainer");
+    // verl 0.4.1 has no one-step-off trainer: passed over with a note, never an error.
+    const VerlLaunch launch = read_entry_point(e.module, e.verl, args, e.composed);
+    if (!e.composed) continue;
+    CHECK(launch.config_name == "one_step_off_ppo_trainer");
     // The trainer's GPUs from trainer.*, the engines' from the rollout pool, one batch in flight.
-    const VerlJob job = verl_to_strategy(launch->config);
+    const VerlJob job = verl_to_strategy(launch.config);
     CHECK(job.nnodes * job.gpus_per_node == 6);
     CHECK(job.workload.rl.rollout_gpus == 2);
     CHECK(job.workload.rl.off_policy_steps == 1);

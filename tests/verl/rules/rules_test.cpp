@@ -175,6 +175,14 @@ const std::vector<RuleCase> kCases = {
     {"data.truncation", false, {"data.truncation=lft"}, "Unknown truncation method 'lft'", "data.truncation=left"},
     {"trainer.legacy-worker-impl", false, {"trainer.use_legacy_worker_impl=enabled"},
      "Invalid use_legacy_worker_impl: 'enabled'", "trainer.use_legacy_worker_impl=enable"},
+    // tracking.py Tracking.__init__: "wandbb is not supported"; the nearest backend is the fix.
+    {"trainer.logger", false, {"trainer.logger=[console,wandbb]"}, "wandbb is not supported: verl main@b178a3cd's "
+     "Tracking.supported_backend is {clearml, console, file, mlflow, swanlab, tensorboard, trackio, vemlp_wandb, wandb}",
+     "trainer.logger=[wandb]"},
+    // A list quoted inside a shell string reaches Hydra as one string (verl's fully-async
+    // geo3k_qwen3vl_*_fsdp2 launches): the fix passes it as a list.
+    {"trainer.logger", false, {"trainer.logger=\"[console,wandb]\""}, "the list reached Hydra as one string",
+     "trainer.logger=[console,wandb]"},
     {"critic.strategy", false,
      {"algorithm.adv_estimator=gae", "critic.ppo_micro_batch_size_per_gpu=2", "critic.strategy=fsdp3"},
      "critic strategy 'fsdp3' is not one of {fsdp, fsdp2, megatron}", "critic.strategy=fsdp"},
@@ -220,7 +228,8 @@ TEST_CASE("every verl rule has a passing and a failing case, and both are run") 
     CHECK(!test::findings_of(test::check_lines(test::with(base, c.failing), config, model), c.rule).empty());
   }
   for (const auto* cases : {&test::role_rule_cases(), &test::megatron_rule_cases(), &test::dispatch_rule_cases(),
-                            &test::feature_rule_cases(), &test::one_step_off_rule_cases()}) {
+                            &test::feature_rule_cases(), &test::one_step_off_rule_cases(),
+                            &test::fully_async_rule_cases()}) {
     for (const test::RuleCase& c : *cases) covered.insert(c.rule);  // check_rule_case runs both sides
   }
   for (const std::string& id : verl_rule_ids()) CHECK_MESSAGE(covered.count(id) == 1, id << " has no test case");

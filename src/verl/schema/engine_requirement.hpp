@@ -1,0 +1,20 @@
+#pragma once
+// Whether a verl version's rollout-engine requirement (setup.py: "vllm>=0.18.0", "sglang==0.5.8")
+// admits releases newer than the newest one meshplan read the engine's arguments from: then an
+// argument the tables lack may be one the installed engine has.
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace meshplan {
+
+/// "0.4.6.post5" -> {0, 4, 6, 5}, "v0.12.0" -> {0, 12, 0}; nullopt for text that is not a release
+/// number ("main@001067ff").
+std::optional<std::vector<int>> release_number(std::string_view text);
+
+/// Whether `spec` (comma-separated ==, >=, <=, <, >, != clauses) admits a release newer than
+/// `newest_read`: it has no upper bound (==, <= or <) or its upper bound is newer.
+bool admits_newer(std::string_view spec, const std::vector<int>& newest_read);
+
+}  // namespace meshplan

@@ -1,0 +1,40 @@
+// verl's setup.py pins its rollout engines (VLLM_REQUIRES, SGLANG_REQUIRES); whether a pin admits a
+// release newer than the newest meshplan read decides how sure an unknown engine argument is.
+#include <doctest/doctest.h>
+
+#include "verl/schema/engine_requirement.hpp"
+#include "verl/schema/verl_versions.hpp"
+
+namespace meshplan {
+
+TEST_CASE("release numbers: v-prefixed, post releases, and main commits that are none") {
+  CHECK(release_number("v0.12.0") == std::vector<int>{0, 12, 0});
+  CHECK(release_number("0.4.6.post5") == std::vector<int>{0, 4, 6, 5});
+  CHECK_FALSE(release_number("main@001067ff"));
+  CHECK_FALSE(release_number(""));
+}
+
+TEST_CASE("a pin admits newer releases when it has no upper bound or a newer one") {
+  const std::vector<int> sglang_read = {0, 5, 6};   // the SGLang table ends at v0.5.6 (+ a main after it)
+  const std::vector<int> vllm_read = {0, 12, 0};    // the vLLM table ends at v0.12.0
+  CHECK(admits_newer("==0.5.8", sglang_read));      // verl 0.8.0 .. main@1dda039b
+  CHECK_FALSE(admits_newer("==0.5.6", sglang_read));  // verl 0.7.x
+  CHECK_FALSE(admits_newer("==0.4.6.post5", sglang_read));
+  CHECK(admits_newer(">=0.18.0", vllm_read));       // verl 0.9.0 on: no upper bound
+  CHECK_FALSE(admits_newer(">=0.8.5,<=0.12.0", vllm_read));
+  CHECK_FALSE(admits_newer(">=0.8.5,<=0.11.0", vllm_read));
+  CHECK_FALSE(admits_newer("<=0.8.5", vllm_read));
+  CHECK(admits_newer("<0.13.1", vllm_read));
+}
+
+TEST_CASE("the embedded verl versions carry their engine pins (setup.py)") {
+  const auto newest = find_verl_version("main@1dda039b");
+  REQUIRE(newest);
+  CHECK(newest->engines.at("sglang") == "==0.5.8");
+  CHECK(newest->engines.at("vllm") == ">=0.18.0");
+  const auto old = find_verl_version("0.6.1");
+  REQUIRE(old);
+  CHECK(old->engines.at("vllm") == ">=0.8.5,<=0.11.0");
+}
+
+}  // namespace meshplan
