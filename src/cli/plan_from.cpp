@@ -114,12 +114,14 @@ Result<PlanLaunch> read_plan_launch(const std::vector<InputText>& inputs, const 
   }
   const VerlJob job = verl_to_strategy(launch->config);
   if (job.workload.rl.rollout_gpus > 0) {
-    // The one-step-off trainer's launch: --from rewrites colocated main_ppo launches only.
+    // The one-step-off or fully-async trainer's launch: --from rewrites colocated main_ppo launches only.
+    const bool fully_async = find_path(launch->config, "async_training") != nullptr;
     return Error{file, launch->location.line, "--from",
-                 fmt::format("the launch runs verl's one-step-off trainer (engines on a rollout pool of {} GPUs beside "
+                 fmt::format("the launch runs verl's {} trainer (engines on a rollout pool of {} GPUs beside "
                              "the trainer's {} x {}); --from plans colocated verl.trainer.main_ppo launches: plan it with "
                              "--rollout-gpus {} --off-policy-steps 1 and the launch's sizes, or check it with meshplan check",
-                             job.workload.rl.rollout_gpus, job.nnodes, job.gpus_per_node, job.workload.rl.rollout_gpus)};
+                             fully_async ? "fully-async" : "one-step-off", job.workload.rl.rollout_gpus, job.nnodes,
+                             job.gpus_per_node, job.workload.rl.rollout_gpus)};
   }
   PlanLaunch plan{std::move(launch.value()), {}, {}, {}, job.strategy, job.workload, job.model_path};
 

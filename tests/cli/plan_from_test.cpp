@@ -255,4 +255,19 @@ TEST_CASE("a one-step-off launch: check fits it on 2 x 8 H100, plan --from point
   CHECK(plan.err.find("--rollout-gpus 4 --off-policy-steps 1") != std::string::npos);
 }
 
+// verl's fully-async trainer (tests/fixtures/verl/fully_async_grpo.sh: trainer on 1 x 8 H100, engines
+// on 1 x 8 more, a step of ppo_mini_batch_size 32 x require_batches 2 prompts): check fits it on 16
+// GPUs; plan --from names the trainer and the pool.
+TEST_CASE("a fully-async launch: check fits it on 2 x 8 H100, plan --from points to --rollout-gpus") {
+  const std::string script = test::fixture("verl/fully_async_grpo.sh").string();
+  const test::CliRun check = test::run({"check", script, "--gpu", "H100", "--cluster", "2x8xH100", "--json"});
+  REQUIRE_MESSAGE(check.exit_code == 0, check.err);
+  const nlohmann::json report = nlohmann::json::parse(check.out);
+  CHECK(report["config_name"] == "fully_async_ppo_trainer");
+  CHECK(report["errors"] == 0);
+  const test::CliRun plan = test::run({"plan", "--from", script, "--gpu", "H100"});
+  CHECK(plan.exit_code == 2);
+  CHECK(plan.err.find("runs verl's fully-async trainer (engines on a rollout pool of 8 GPUs") != std::string::npos);
+}
+
 }  // namespace meshplan
