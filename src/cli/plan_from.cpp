@@ -201,6 +201,13 @@ std::string verl_override_diff(const PlanLaunch& plan, const LaunchSpec& winner,
       order.push_back(ref + size);
     }
   }
+  // A Megatron-FSDP launch whose best plan runs without it turns it off (verl's default).
+  const std::string megatron_fsdp = actor + "use_megatron_fsdp";
+  if (const ConfigNode* on = find_path(plan.launch.config, megatron_fsdp);
+      !wanted.count(megatron_fsdp) && on != nullptr && on->kind == NodeKind::boolean && on->boolean) {
+    wanted[megatron_fsdp] = {"False", false};
+    order.push_back(megatron_fsdp);
+  }
   auto where = [&](const std::string& key, const ConfigNode& current) {
     const auto at = plan.launch.set_at.find(key);
     return at != plan.launch.set_at.end() && at->second.line > 0

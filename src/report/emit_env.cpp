@@ -17,10 +17,14 @@ std::string emit_env(const LaunchSpec& launch) {
   auto line = [&](const std::string& why, const std::string& assignment) {
     text += "# " + why + "\nexport " + assignment + "\n";
   };
-  if (s.backend == Backend::megatron && s.tp > 1) {
+  if (s.backend == Backend::megatron && s.tp > 1 && s.zero != ZeroStage::zero3) {
     line("Megatron overlaps TP communication with compute (sequence parallel); one hardware queue keeps "
          "kernels in issue order, which that overlap needs (Megatron-LM asserts it).",
          "CUDA_DEVICE_MAX_CONNECTIONS=1");
+  }
+  if (s.backend == Backend::megatron && s.zero == ZeroStage::zero3) {
+    text += "# Megatron-FSDP overlaps its all-gathers on more than one hardware queue: Megatron-LM asserts that\n"
+            "# CUDA_DEVICE_MAX_CONNECTIONS is unset or > 1 (leave it unset).\n";
   }
   if (nodes > 1) {
     line("A failed or hung collective on one rank aborts the job instead of blocking every rank "

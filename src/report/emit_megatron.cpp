@@ -42,6 +42,13 @@ void parallel_args(const LaunchSpec& launch, std::vector<std::string>& args) {
   }
   if (s.sequence_parallel) arg("--sequence-parallel");
   if (s.distributed_optimizer) arg("--use-distributed-optimizer");
+  if (s.zero == ZeroStage::zero3) {
+    // Megatron-FSDP (arguments.py: it keeps the distributed optimizer, wants checkpoints in
+    // fsdp_dtensor and CUDA_DEVICE_MAX_CONNECTIONS unset or > 1).
+    arg("--use-megatron-fsdp");
+    arg("--data-parallel-sharding-strategy", "optim_grads_params");
+    arg("--ckpt-format", "fsdp_dtensor");
+  }
   // The time estimate's overlaps (cost/time/parallel_comm.cpp): gradient reduce-scatter / all-reduce
   // in buckets during the backward, parameter all-gather during the next forward (the latter
   // needs the distributed optimizer: arguments.py validate_args), TP comm overlap (userbuffers).

@@ -34,6 +34,9 @@ void add_megatron(std::vector<std::string>& o, const Strategy& s, const RlSettin
   add(o, m + "grad_offload", flag(s.offload.grads));
   add(o, m + "optimizer_offload", flag(s.offload.optimizer));
   add(o, m + "dtype", dtype_name(s.compute_dtype));
+  // Megatron-FSDP (verl since f2659862a, 2026-05; utils/megatron_utils.py defaults the sharding to
+  // optim_grads_params).
+  if (s.zero == ZeroStage::zero3) add(o, m + "use_megatron_fsdp", "True");
   const std::string t = m + "override_transformer_config.";
   // Not in verl's default override_transformer_config: added with '+' (as verl's DeepSeek examples do).
   if (s.first_stage_layers > 0) add(o, "+" + t + "num_layers_in_first_pipeline_stage", std::to_string(s.first_stage_layers));

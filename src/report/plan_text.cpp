@@ -75,7 +75,10 @@ std::string top_table(const PlanView& view) {
     const Strategy& s = c.strategy;
     const DimensionValues values = dimension_values(c);
     std::vector<std::string> row = {
-        std::to_string(i + 1), s.backend == Backend::megatron ? "megatron" : fmt::format("fsdp sp={}", s.ulysses_sp),
+        std::to_string(i + 1),
+        s.backend == Backend::fsdp                     ? fmt::format("fsdp sp={}", s.ulysses_sp)
+        : values[static_cast<std::size_t>(Dimension::megatron_fsdp)] ? std::string("megatron-fsdp")
+                                                       : std::string("megatron"),
         std::to_string(s.tp), std::to_string(s.pp), std::to_string(s.vpp), std::to_string(s.cp), std::to_string(s.ep),
         std::to_string(s.dp), std::to_string(s.micro_batch),
         std::string(recompute_choice_name(static_cast<RecomputeChoice>(values[static_cast<std::size_t>(Dimension::recompute)]))),
@@ -186,7 +189,7 @@ std::string describe_strategy(const PlanCandidate& c) {
       continue;
     }
     if (dimension == Dimension::etp && s.ep == 1) continue;
-    if (dimension == Dimension::a2a_overlap && values[d] == 0) continue;
+    if ((dimension == Dimension::a2a_overlap || dimension == Dimension::megatron_fsdp) && values[d] == 0) continue;
     if (s.backend == Backend::fsdp && (dimension == Dimension::tp || dimension == Dimension::pp)) continue;
     text += (text.empty() ? "" : " ") + format_dimension(dimension, values[d]);
     if (dimension == Dimension::pp && (s.first_stage_layers > 0 || s.last_stage_layers > 0)) {

@@ -86,6 +86,7 @@ void include_in_space(SearchSpace& space, const Strategy& s, const Workload& w, 
     if (s.tp > 1) add(space.sequence_parallel, s.sequence_parallel);
     add(space.distributed_optimizer, s.distributed_optimizer);
     add(space.moe_a2a_overlap, s.moe_a2a_overlap);
+    add(space.megatron_fsdp, s.zero == ZeroStage::zero3);
     if (const auto split = own_split(s, num_layers)) add(space.stage_splits, *split);
   } else {
     add(space.ulysses, s.ulysses_sp);
@@ -134,6 +135,8 @@ std::vector<std::string> outside_space(const SearchSpace& space, const Strategy&
     need(contains(space.distributed_optimizer, s.distributed_optimizer),
          fmt::format("distopt={}", s.distributed_optimizer ? 1 : 0));
     need(contains(space.moe_a2a_overlap, s.moe_a2a_overlap), fmt::format("a2a_overlap={}", s.moe_a2a_overlap ? 1 : 0));
+    need(contains(space.megatron_fsdp, s.zero == ZeroStage::zero3),
+         fmt::format("megatron_fsdp={}", s.zero == ZeroStage::zero3 ? 1 : 0));
     const auto split = own_split(s, num_layers);
     need(split ? contains(space.stage_splits, *split) : s.pp == 1 || space.balanced_split,
          fmt::format("first_stage={},last_stage={}", s.first_stage_layers, s.last_stage_layers));
@@ -150,7 +153,10 @@ std::vector<std::string> outside_space(const SearchSpace& space, const Strategy&
                          s.recompute_num_layers));
   need(space.lora.rank == s.lora.rank, fmt::format("lora_rank={}", s.lora.rank));
   need(s.activation_offload_layers == 0, "activation offloading (the search does not offload activations)");
-  need(s.backend == Backend::fsdp || s.zero < ZeroStage::zero2, "Megatron-FSDP (the search does not try it)");
+  need(s.backend == Backend::fsdp || s.zero != ZeroStage::zero2,
+       "Megatron-FSDP optim_grads (the search tries optim_grads_params)");
+  need(s.backend == Backend::fsdp || s.zero != ZeroStage::zero3 || (s.pp == 1 && s.dp > 1),
+       "Megatron-FSDP with PP > 1 (the search tries it at PP 1)");
   if (w.kind != WorkloadKind::rl) {
     need(contains(space.micro_batch, s.micro_batch), fmt::format("mb={}", s.micro_batch));
     return outside;

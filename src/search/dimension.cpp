@@ -13,7 +13,7 @@ namespace meshplan {
 std::string_view dimension_name(Dimension dimension) {
   static constexpr std::array<std::string_view, kDimensionCount> kNames = {
       "backend", "tp", "pp", "vpp", "cp", "ep", "etp", "ulysses", "offload", "mb", "recompute",
-      "rollout_tp", "rollout_dp", "gmu", "lp_mb", "a2a_overlap"};
+      "rollout_tp", "rollout_dp", "gmu", "lp_mb", "a2a_overlap", "megatron_fsdp"};
   const auto index = static_cast<std::size_t>(dimension);
   return index < kNames.size() ? kNames[index] : "?";
 }
@@ -31,7 +31,8 @@ DimensionValues dimension_values(const PlanCandidate& candidate) {
                          static_cast<int>(offload_choice(s.offload, is_rl && rl.ref_param_offload)), s.micro_batch,
                          static_cast<int>(recompute_choice_of(s)), is_rl ? rl.rollout_tp : 0, is_rl ? rl.rollout_dp : 0,
                          is_rl ? static_cast<int>(std::lround(rl.gpu_memory_utilization * 100)) : 0,
-                         is_rl ? rl.log_prob_micro_batch_per_gpu : 0, s.moe_a2a_overlap ? 1 : 0};
+                         is_rl ? rl.log_prob_micro_batch_per_gpu : 0, s.moe_a2a_overlap ? 1 : 0,
+                         s.backend == Backend::megatron && s.zero == ZeroStage::zero3 ? 1 : 0};
 }
 
 std::string format_dimension(Dimension dimension, int value) {

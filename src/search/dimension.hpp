@@ -12,7 +12,7 @@ namespace meshplan {
 
 enum class Dimension {
   backend, tp, pp, vpp, cp, ep, etp, ulysses, offload, micro_batch, recompute, rollout_tp, rollout_dp,
-  gpu_memory_utilization, log_prob_micro_batch, a2a_overlap, count
+  gpu_memory_utilization, log_prob_micro_batch, a2a_overlap, megatron_fsdp, count
 };
 inline constexpr std::size_t kDimensionCount = static_cast<std::size_t>(Dimension::count);
 using DimensionValues = std::array<int, kDimensionCount>;

@@ -41,7 +41,8 @@ std::string plan_settings(const PlanCandidate& plan) {
   for (std::size_t d = 0; d < kDimensionCount; ++d) {
     const auto dimension = static_cast<Dimension>(d);
     const bool megatron_only = dimension == Dimension::tp || dimension == Dimension::pp || dimension == Dimension::vpp ||
-                               dimension == Dimension::cp || dimension == Dimension::ep || dimension == Dimension::etp;
+                               dimension == Dimension::cp || dimension == Dimension::ep || dimension == Dimension::etp ||
+                               dimension == Dimension::megatron_fsdp;
     const bool rl_only = is_rl_dimension(dimension);
     if (dimension == Dimension::backend || (fsdp && megatron_only) || (!fsdp && dimension == Dimension::ulysses) ||
         (!rl && rl_only) || (dimension == Dimension::rollout_dp && values[d] == 1) ||

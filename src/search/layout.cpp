@@ -12,6 +12,8 @@ bool allowed(const std::vector<int>& values, int value) {
 }
 
 void add_megatron_layouts(const SearchSpace& space, int world, std::vector<Layout>& layouts) {
+  const bool plain_allowed =
+      std::find(space.megatron_fsdp.begin(), space.megatron_fsdp.end(), false) != space.megatron_fsdp.end();
   for (int tp : space.tp) {
     for (int pp : space.pp) {
       for (int cp : space.cp) {
@@ -31,9 +33,22 @@ void add_megatron_layouts(const SearchSpace& space, int world, std::vector<Layou
               for (bool sp : sps) {
                 for (bool distopt : space.distributed_optimizer) {
                   const Layout layout{world, Backend::megatron, tp, pp, vpp, cp, ep, etp, dp, sp, distopt, 1, 0,
-                                      false, 0, 0};
-                  if (pp == 1 || space.balanced_split) layouts.push_back(layout);
-                  if (pp == 1) continue;
+                                      false, 0, 0, false};
+                  if (pp == 1) {
+                    // Megatron-FSDP is tried where Megatron-Bridge's FSDP recipes run it: without pipeline
+                    // parallelism, with DP to shard over (it brings the distributed optimizer along).
+                    for (bool fsdp : space.megatron_fsdp) {
+                      if (!fsdp) layouts.push_back(layout);
+                      if (fsdp && dp > 1 && distopt) {
+                        Layout sharded = layout;
+                        sharded.megatron_fsdp = true;
+                        layouts.push_back(sharded);
+                      }
+                    }
+                    continue;
+                  }
+                  if (!plain_allowed) continue;  // --fix megatron_fsdp=1: PP > 1 is not tried with it
+                  if (space.balanced_split) layouts.push_back(layout);
                   for (const auto& [first, last] : space.stage_splits) {
                     Layout split = layout;
                     split.split_given = true;
@@ -57,7 +72,7 @@ void add_fsdp_layouts(const SearchSpace& space, int world, std::vector<Layout>& 
     for (int shard : space.fsdp_shard_size) {
       if (shard >= world) continue;  // HSDP over the whole world is plain full sharding (shard 0)
       layouts.push_back(
-          Layout{world, Backend::fsdp, 1, 1, 1, 1, 1, 1, world, false, true, ulysses, shard, false, 0, 0});
+          Layout{world, Backend::fsdp, 1, 1, 1, 1, 1, 1, world, false, true, ulysses, shard, false, 0, 0, false});
     }
   }
 }
@@ -87,7 +102,7 @@ Strategy layout_strategy(const Layout& layout, Dtype compute_dtype, std::int64_t
   strategy.dp = layout.dp;
   strategy.sequence_parallel = layout.sequence_parallel;
   strategy.distributed_optimizer = layout.backend == Backend::megatron && layout.distributed_optimizer;
-  strategy.zero = layout.backend == Backend::fsdp ? ZeroStage::zero3 : ZeroStage::none;
+  strategy.zero = layout.backend == Backend::fsdp || layout.megatron_fsdp ? ZeroStage::zero3 : ZeroStage::none;
   strategy.ulysses_sp = layout.ulysses;
   strategy.fsdp_shard_size = layout.fsdp_shard_size;
   strategy.compute_dtype = compute_dtype;

@@ -20,6 +20,8 @@ struct Layout {
   /// PP > 1: explicit first/last stage layers (split_given), else the planner's balanced split.
   bool split_given = false;
   int first_stage_layers = 0, last_stage_layers = 0;
+  /// Megatron-FSDP (optim_grads_params): weights, gradients and optimizer states sharded over DP.
+  bool megatron_fsdp = false;
 };
 
 /// Every factorisation of each world size into the space's values, Megatron layouts first.

@@ -56,6 +56,7 @@ std::vector<int> values_of(Dimension dimension, const SearchSpace& space, const 
     case Dimension::gpu_memory_utilization: return rl ? percent(space.gpu_memory_utilization) : none;
     case Dimension::log_prob_micro_batch: return rl ? space.log_prob_micro_batch : none;
     case Dimension::a2a_overlap: return megatron && strategy.ep > 1 ? flags(space.moe_a2a_overlap) : none;
+    case Dimension::megatron_fsdp: return megatron && strategy.pp == 1 ? flags(space.megatron_fsdp) : none;
     default: return none;  // backend (not one step), etp (follows TP unless pinned)
   }
 }
@@ -78,6 +79,7 @@ void set(Strategy& s, RlSettings& rl, Dimension dimension, int value) {
     case Dimension::gpu_memory_utilization: rl.gpu_memory_utilization = value / 100.0; break;
     case Dimension::log_prob_micro_batch: rl.log_prob_micro_batch_per_gpu = value; break;
     case Dimension::a2a_overlap: s.moe_a2a_overlap = value != 0; break;
+    case Dimension::megatron_fsdp: s.zero = value != 0 ? ZeroStage::zero3 : ZeroStage::none; break;
     default: break;
   }
 }
@@ -101,6 +103,7 @@ bool change(Strategy& s, RlSettings& rl, Dimension dimension, int value, const S
     if (etp_follows_tp) s.etp = s.tp;
     if (s.tp == 1) s.sequence_parallel = false;
     if (s.ep == 1) s.moe_a2a_overlap = false;
+    if (s.pp > 1 && s.backend == Backend::megatron) s.zero = ZeroStage::none;  // the search's Megatron-FSDP is PP 1
   };
   set(s, rl, dimension, value);
   settle();

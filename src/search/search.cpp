@@ -159,18 +159,31 @@ class Searcher {
     const std::int64_t train_count =
         static_cast<std::int64_t>(train_batches().size() * recomputes.size() * overlaps.size());
     const std::int64_t per_offload = train_count * rollout_option_count() * log_prob_option_count();
-    const std::int64_t layout_size = per_offload * static_cast<std::int64_t>(space_.offload.size());
+    const std::vector<OffloadChoice> offloads = offload_choices(base);
+    const std::int64_t layout_size = per_offload * static_cast<std::int64_t>(offloads.size());
     result_.searched += layout_size;
     if (const std::string_view rule = check_(base, base_workload); !rule.empty()) {
       result_.rejected[std::string(rule)] += layout_size;
       return;
     }
-    for (OffloadChoice offload : space_.offload) {
+    for (OffloadChoice offload : offloads) {
       Strategy with_offload = base;
       Workload offload_workload = base_workload;
       apply_offload(with_offload, offload_workload, offload);
       search_offload(with_offload, offload_workload, recomputes, overlaps);
     }
+  }
+
+  // Megatron-FSDP already shards what the actor's offload would move, and verl's
+  // offload_megatron_model_to_cpu (utils/megatron_utils.py) handles Megatron's DDP buffers, not
+  // Megatron-FSDP's sharded parameters: with it the search offloads the reference model at most.
+  std::vector<OffloadChoice> offload_choices(const Strategy& base) const {
+    if (base.backend != Backend::megatron || base.zero != ZeroStage::zero3) return space_.offload;
+    std::vector<OffloadChoice> choices;
+    for (OffloadChoice offload : space_.offload) {
+      if (offload == OffloadChoice::none || offload == OffloadChoice::ref) choices.push_back(offload);
+    }
+    return choices;
   }
 
   // EP all-to-all overlap is a Megatron setting of layouts with expert parallelism; elsewhere the

@@ -33,7 +33,8 @@ const std::vector<std::pair<std::string, std::string>> kDimensions = {
     {"ulysses", "int"}, {"fsdp_shard", "int"}, {"offload", "none|all|params+grads+optimizer+ref (any of them)"},
     {"first_stage", "int"}, {"last_stage", "int"}, {"mb", "int"},
     {"recompute", "none|selective|full_uniform|full_block|selective_moe"}, {"rollout_tp", "int"}, {"rollout_dp", "int"},
-    {"gmu", "number in (0,1)"}, {"lp_mb", "int"}, {"dynamic_bsz", "0|1"}, {"a2a_overlap", "0|1"}};
+    {"gmu", "number in (0,1)"}, {"lp_mb", "int"}, {"dynamic_bsz", "0|1"}, {"a2a_overlap", "0|1"},
+    {"megatron_fsdp", "0|1"}};
 
 std::vector<int> powers_of_two_up_to(int limit) {
   std::vector<int> values;
@@ -227,6 +228,9 @@ Result<SearchSpace> build_search_space(const ModelSpec& model, const Cluster& cl
   // dominated values are searched only when pinned with --fix.
   space.sequence_parallel = {true};
   space.distributed_optimizer = {true};
+  // Megatron-FSDP shards the weights and gradients too, for an all-gather of each layer's weights
+  // in the forward and backward and a reduce-scatter of its gradients (cost/time/parallel_comm.cpp).
+  space.megatron_fsdp = {false, true};
   space.ulysses = kUlysses;
   space.fsdp_shard_size = {0};
   if (total > group.gpus_per_node) space.fsdp_shard_size.push_back(group.gpus_per_node);
@@ -260,6 +264,7 @@ Result<SearchSpace> build_search_space(const ModelSpec& model, const Cluster& cl
   apply_bool_fix(fixes, "sp", space.sequence_parallel);
   apply_bool_fix(fixes, "distopt", space.distributed_optimizer);
   apply_bool_fix(fixes, "a2a_overlap", space.moe_a2a_overlap);
+  apply_bool_fix(fixes, "megatron_fsdp", space.megatron_fsdp);
   if (fixes.contains("offload")) space.offload = {*parse_offload_choice(fixes.at("offload"))};
   if (fixes.contains("first_stage") || fixes.contains("last_stage")) {
     const int first = fixes.contains("first_stage") ? fixed_int(fixes, "first_stage") : 0;

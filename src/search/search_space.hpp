@@ -49,6 +49,9 @@ struct SearchSpace {
   std::vector<int> dp;  ///< empty: any (dp is derived from the world size)
   std::vector<bool> sequence_parallel;      ///< tried when tp > 1
   std::vector<bool> distributed_optimizer;  ///< Megatron
+  /// Megatron-FSDP (data_parallel_sharding_strategy optim_grads_params), tried on Megatron layouts
+  /// with PP 1 and DP > 1.
+  std::vector<bool> megatron_fsdp;
   std::vector<int> ulysses;                 ///< FSDP Ulysses SP
   std::vector<int> fsdp_shard_size;         ///< FSDP: 0 = shard over all ranks, else HSDP group
   std::vector<OffloadChoice> offload;

@@ -165,6 +165,26 @@ TEST_CASE("emit: selective recompute names its Megatron-core modules unless they
         std::string::npos);
 }
 
+TEST_CASE("emit: Megatron-FSDP in each launcher's own keys, and no CUDA_DEVICE_MAX_CONNECTIONS=1") {
+  Fixture f;  // TP 2, PP 2 on 2 x 8
+  f.workload.kind = WorkloadKind::pretrain;
+  f.strategy.pp = 1;
+  f.strategy.dp = 8;
+  f.strategy.zero = ZeroStage::zero3;  // Megatron-FSDP, optim_grads_params
+  const std::string args = emit_megatron(f.launch());
+  for (const char* expected : {"--use-megatron-fsdp \\", "--data-parallel-sharding-strategy optim_grads_params \\",
+                               "--ckpt-format fsdp_dtensor \\"}) {
+    CHECK_MESSAGE(args.find(expected) != std::string::npos, expected);
+  }
+  // arguments.py asserts CUDA_DEVICE_MAX_CONNECTIONS != "1" under Megatron-FSDP, which TP 2 sets otherwise.
+  CHECK(emit_env(f.launch()).find("export CUDA_DEVICE_MAX_CONNECTIONS=1") == std::string::npos);
+  f.strategy.zero = ZeroStage::none;
+  CHECK(emit_env(f.launch()).find("export CUDA_DEVICE_MAX_CONNECTIONS=1") != std::string::npos);
+  f.strategy.zero = ZeroStage::zero3;
+  f.workload.kind = WorkloadKind::rl;
+  CHECK(emit_verl(f.launch()).find("actor_rollout_ref.actor.megatron.use_megatron_fsdp=True \\") != std::string::npos);
+}
+
 TEST_CASE("emit: activation offloading in each launcher's own keys") {
   Fixture f;
   f.workload.kind = WorkloadKind::pretrain;

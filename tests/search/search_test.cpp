@@ -46,7 +46,7 @@ Workload pretrain(std::int64_t global_batch) {
 SearchSpace pinned_space(const ModelSpec& model, const Cluster& cluster, const Workload& workload,
                          const std::string& extra_fixes = "") {
   SpaceOptions options;
-  options.fixes = *parse_fixes("vpp=1,cp=1,mb=1,recompute=none,offload=none" + extra_fixes);
+  options.fixes = *parse_fixes("vpp=1,cp=1,mb=1,recompute=none,offload=none,megatron_fsdp=0" + extra_fixes);
   return *build_search_space(model, cluster, workload, options);
 }
 
@@ -65,6 +65,27 @@ TEST_CASE("8 GPUs, 32 heads, 32 layers: the ten (tp, pp, dp) layouts, all valid"
   CHECK(result.searched == 10);
   CHECK(result.feasible == 10);
   CHECK(result.rejected.empty());
+}
+
+TEST_CASE("Megatron-FSDP is tried on the PP 1 layouts that have DP to shard over") {
+  // The ten layouts of the case above; Megatron-FSDP adds (tp, pp, dp) = (1,1,8) (2,1,4) (4,1,2):
+  // PP 1 and DP > 1 ((8,1,1) has no DP). Pinned on, only those three remain.
+  const ModelSpec model = test::toy_model(32, 32);
+  const Cluster cluster = test::toy_cluster(1, 8, 1000);
+  const Workload workload = pretrain(64);
+  SpaceOptions options;
+  options.fixes = *parse_fixes("vpp=1,cp=1,mb=1,recompute=none,offload=none");
+  const SearchSpace both = *build_search_space(model, cluster, workload, options);
+  CHECK(enumerate_layouts(both).size() == 13);
+  options.fixes = *parse_fixes("vpp=1,cp=1,mb=1,recompute=none,offload=none,megatron_fsdp=1");
+  const std::vector<Layout> sharded = enumerate_layouts(*build_search_space(model, cluster, workload, options));
+  REQUIRE(sharded.size() == 3);
+  for (const Layout& layout : sharded) {
+    CHECK(layout.megatron_fsdp);
+    CHECK(layout.pp == 1);
+    CHECK(layout.dp > 1);
+    CHECK(layout_strategy(layout, Dtype::bf16, model.num_layers).zero == ZeroStage::zero3);
+  }
 }
 
 TEST_CASE("rules prune layouts and are counted per rule id") {
@@ -135,7 +156,7 @@ TEST_CASE("the top list holds one plan per shape, a candidate carries its update
   const Cluster cluster = test::toy_cluster(1, 8, 50);
   const Workload workload = pretrain(64);
   SpaceOptions space_options;
-  space_options.fixes = *parse_fixes("vpp=1,cp=1,recompute=none,offload=none");
+  space_options.fixes = *parse_fixes("vpp=1,cp=1,recompute=none,offload=none,megatron_fsdp=0");
   SearchSpace space = *build_search_space(model, cluster, workload, space_options);
   space.micro_batch = {1, 2, 4};
   SearchOptions options;
@@ -192,7 +213,7 @@ TEST_CASE("rl: per-phase options combined equal the brute-force product") {
     return t;
   };
   SpaceOptions space_options;
-  space_options.fixes = *parse_fixes("vpp=1,cp=1,recompute=none,offload=none,backend=megatron,pp=1");
+  space_options.fixes = *parse_fixes("vpp=1,cp=1,recompute=none,offload=none,backend=megatron,pp=1,megatron_fsdp=0");
   const SearchSpace space = *build_search_space(model, cluster, workload, space_options);
   const SearchResult result = search_plans(model, space, workload, cost, test::toy_rules(model), {});
 
