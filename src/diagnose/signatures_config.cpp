@@ -256,6 +256,33 @@ std::vector<Signature> config_signatures() {
          "moe in recompute_modules; or overlap_moe_expert_parallel_comm=False",
          ""}},
        "AssertionError: disable full recomputation when enabling overlap_moe_expert_parallel_comm"},
+      // The fully-async trainer's start-up asserts (verl/experimental/fully_async_policy/
+      // fully_async_rollouter.py:351-356, 733 at main@1dda039b; the rules async.*).
+      {"fully_async_train_batch_not_zero", "batch_config", primary, {"train_batch_size must be zero"}, "", {}, {},
+       "The fully-async trainer takes ppo_mini_batch_size x async_training.require_batches prompts a step from its "
+       "rollouter, which wants data.train_batch_size 0 (fully_async_ppo_trainer.yaml leaves ppo_trainer's 1024).",
+       "", {{override_line, "data.train_batch_size=0", ""}}, "AssertionError: train_batch_size must be zero"},
+      {"fully_async_gen_batch_not_one", "batch_config", primary, {"gen_batch_size must be one"}, "", {}, {},
+       "The fully-async rollouter feeds its queue one prompt at a time (data.gen_batch_size 1).", "",
+       {{override_line, "data.gen_batch_size=1", ""}}, "AssertionError: gen_batch_size must be one"},
+      {"fully_async_needs_rollout_log_probs", "config_key", primary, {"must rollout calculate log_probs"}, "", {}, {},
+       "The fully-async trainer corrects for off-policy samples with the rollout's log-probs "
+       "(rollout.calculate_log_probs, False by default before verl 0.8).",
+       "", {{override_line, "actor_rollout_ref.rollout.calculate_log_probs=True", ""}},
+       "AssertionError: must rollout calculate log_probs"},
+      {"fully_async_sync_step_below_one", "config_key", primary,
+       {"trigger_parameter_sync_step must larger or equal than 1"}, "", {}, {},
+       "async_training.trigger_parameter_sync_step counts trainer steps between weight syncs: at least 1.", "",
+       {{override_line, "async_training.trigger_parameter_sync_step=1", ""}},
+       "AssertionError: trigger_parameter_sync_step must larger or equal than 1"},
+      // verl/utils/tracking.py Tracking.__init__: a logger list quoted inside a shell string
+      // reaches Hydra as one string, "[console,wandb]" (rule trainer.logger).
+      {"logger_list_as_string", "config_key", primary, {"] is not supported"}, R"(\[([a-z_]+(?:, ?[a-z_]+)*)\] is not supported)",
+       {{"backends", text}}, {},
+       "trainer.logger reached verl as one string that looks like a list (quoted inside a shell string).",
+       "trainer.logger reached verl as the string [{n:backends}], not a list.",
+       {{override_line, "trainer.logger=[{n:backends}]", "trainer.logger=[console]"}},
+       "AssertionError: [console,wandb] is not supported"},
       // Config keys and values (R1-R5, R27, R4, R71, R72, E15-E18, E28).
       {"hydra_key_not_in_struct", "config_key", primary, {"Could not override '"}, R"(Could not override '([^']+)')",
        {{"key", text}}, {},
