@@ -265,12 +265,19 @@ void check_engine_kwargs(const VerlLaunch& launch, std::vector<Finding>& out) {
     FieldTable fields{table["arguments"], &versions, table.value("dataclass", "?"), table.value("library", "?"),
                       versions_range(versions), "the rollout server fails when it starts inside the rollout worker",
                       "passthrough.engine-argument", table.value("passed_as", "") == "command line"};
-    const auto requirement = launch.verl_version.engines.find(engine);
-    if (requirement != launch.verl_version.engines.end() &&
-        admits_newer(requirement->second, newest_release_read(versions))) {
+    // The engine the run has: the script's own `vllm==X` install, else what the verl's setup.py admits.
+    std::string spec, installer;
+    if (engine == "vllm" && launch.vllm_pin) {
+      spec = "==" + launch.vllm_pin->version;
+      installer = "the script (" + launch.vllm_pin_file + ":" + std::to_string(launch.vllm_pin->line) + ")";
+    } else if (const auto requirement = launch.verl_version.engines.find(engine);
+               requirement != launch.verl_version.engines.end()) {
+      spec = requirement->second;
+      installer = "verl " + launch.verl_version.id;
+    }
+    if (!spec.empty() && admits_newer(spec, newest_release_read(versions))) {
       fields.unknown_severity = Severity::warning;
-      fields.newer_release =
-          "verl " + launch.verl_version.id + " installs " + engine + requirement->second + ", newer than these";
+      fields.newer_release = installer + " installs " + engine + spec + ", newer than these";
     }
     check_fields(arguments, std::string(kEngineKwargs) + "." + engine, fields, out);
   }

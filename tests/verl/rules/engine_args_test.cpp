@@ -145,6 +145,32 @@ TEST_CASE("under a verl that installs an engine newer than the releases read, an
   CHECK(test::findings_of(pinned, "passthrough.engine-argument")[0].severity == Severity::error);
 }
 
+TEST_CASE("a script that installs its own vLLM: the pin decides how sure an unknown name is") {
+  // verl main@1dda039b admits vllm>=0.18.0, beyond the table; a script that installs 0.10.2 (read)
+  // makes the misspelled max_num_seq certain to fail, one that installs 0.19.0 does not.
+  const auto check = [](const std::string& pin) {
+    const std::string script =
+        "pip install vllm==" + pin +
+        "\npython3 -m verl.trainer.main_ppo algorithm.adv_estimator=grpo data.train_batch_size=64 "
+        "actor_rollout_ref.rollout.name=vllm actor_rollout_ref.actor.ppo_mini_batch_size=16 "
+        "actor_rollout_ref.actor.ppo_micro_batch_size_per_gpu=2 "
+        "actor_rollout_ref.rollout.log_prob_micro_batch_size_per_gpu=2 "
+        "actor_rollout_ref.ref.log_prob_micro_batch_size_per_gpu=2 "
+        "+actor_rollout_ref.rollout.engine_kwargs.vllm.max_num_seq=8\n";
+    CheckOptions options;
+    options.read.verl_version = "main@1dda039b";
+    auto report = check_launch({InputText{"run.sh", script}}, options);
+    REQUIRE(report.ok());
+    const auto hits = test::findings_of(*report, "passthrough.engine-argument");
+    REQUIRE(hits.size() == 1);
+    return hits[0];
+  };
+  CHECK(check("0.10.2").severity == Severity::error);
+  const Finding newer = check("0.19.0");
+  CHECK(newer.severity == Severity::warning);
+  CHECK(newer.message.find("the script (run.sh:1) installs vllm==0.19.0, newer than these") != std::string::npos);
+}
+
 TEST_CASE("engine_kwargs.vllm is checked as the vllm serve command line verl builds from it") {
   // Options of `vllm serve` outside EngineArgs (the OpenAI frontend's tool_call_parser,
   // enable_auto_tool_choice) pass; verl drops a None (so null passes whatever the type) and turns a
