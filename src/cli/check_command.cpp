@@ -11,6 +11,7 @@
 #include "cli/model_input.hpp"
 #include "hardware/gpu_catalog.hpp"
 #include "verl/check.hpp"
+#include "verl/schema/registry_sources.hpp"
 
 namespace meshplan {
 namespace {
@@ -118,8 +119,27 @@ std::filesystem::path verl_next_to(const std::string& script) {
   return {};
 }
 
+// The checkout's sources its registries are read from (verl/schema/registry_sources.hpp): path
+// relative to the package -> text; a path ending in '/' stands for the directory's *.py files.
+std::map<std::string, std::string> registry_sources(const std::filesystem::path& package) {
+  std::map<std::string, std::string> sources;
+  std::error_code ec;
+  for (const std::string& path : registry_source_paths()) {
+    if (path.back() != '/') {
+      if (auto text = read_text_file((package / path).string())) sources[path] = std::move(text.value());
+      continue;
+    }
+    if (!std::filesystem::is_directory(package / path, ec)) continue;
+    for (const auto& entry : std::filesystem::directory_iterator(package / path, ec)) {
+      if (entry.path().extension() != ".py") continue;
+      if (auto text = read_text_file(entry.path().string())) sources[path + entry.path().filename().string()] = std::move(text.value());
+    }
+  }
+  return sources;
+}
+
 // A verl checkout or installed package (--verl-path, or one found next to the script): its
-// version file and its config tree, read, never run.
+// version file, its config tree and its registries' names, read, never run.
 std::optional<Error> read_verl_tree(const std::string& given, const std::filesystem::path& root, VerlReadOptions& read) {
   const std::filesystem::path package = std::filesystem::exists(root / "verl" / "version") ? root / "verl" : root;
   auto version = read_text_file((package / "version" / "version").string());
@@ -130,10 +150,12 @@ std::optional<Error> read_verl_tree(const std::string& given, const std::filesys
   auto texts = read_config_dir((package / "trainer" / "config").string());
   if (!texts.ok()) return texts.error();
   read.config_texts = std::move(texts.value());
-  // The one-step-off trainer's own config directory (its overlays compose over trainer/config):
-  // verl/experimental/one_step_off_policy/config, recipe/one_step_off_policy/config before v0.8.
+  // The one-step-off and fully-async trainers' own config directories (their overlays compose over
+  // trainer/config): verl/experimental/<trainer>/config, recipe/<trainer>/config before v0.8.
   for (const auto& overlay : {package / "experimental" / "one_step_off_policy" / "config",
-                              package.parent_path() / "recipe" / "one_step_off_policy" / "config"}) {
+                              package.parent_path() / "recipe" / "one_step_off_policy" / "config",
+                              package / "experimental" / "fully_async_policy" / "config",
+                              package.parent_path() / "recipe" / "fully_async_policy" / "config"}) {
     std::error_code ec;
     if (!std::filesystem::is_directory(overlay, ec)) continue;
     auto more = read_config_dir(overlay.string());
@@ -141,6 +163,7 @@ std::optional<Error> read_verl_tree(const std::string& given, const std::filesys
     read.config_texts.insert(more->begin(), more->end());
   }
   read.config_texts_from_verl = true;
+  read.registry_names = registry_names_from_sources(registry_sources(package));
   return std::nullopt;
 }
 

@@ -197,6 +197,8 @@ class Reader {
            "verl.version");
     }
     texts_ = options_.config_texts.empty() ? &embedded_config_texts(result_.verl_version) : &options_.config_texts;
+    // A checkout's own sources name its registries (a fork's extra logger or estimator).
+    result_.registry_names = options_.registry_names;
     return true;
   }
 

@@ -24,6 +24,9 @@ struct VerlReadOptions {
   std::optional<std::string> config_name;           ///< --config-name (wins over the script's)
   std::map<std::string, std::string> config_texts;   ///< --verl-config DIR: config name -> YAML text
   bool config_texts_from_verl = false;  ///< config_texts is a verl checkout's tree (--verl-path), not the launch's own
+  /// The registry names of that checkout's sources (verl/schema/registry_sources.hpp): kind -> names,
+  /// used instead of the embedded version's for the kinds it gives.
+  std::map<std::string, std::vector<std::string>> registry_names;
   std::string verl_found_at;  ///< where the CLI found verl_version and config_texts next to the script (no flag given)
   /// --verl-version X, or the verl/version/version file of --verl-path or of a verl found next to
   /// the script; else a `verl==X` pin in the script, else the newest embedded version.
@@ -36,6 +39,9 @@ struct VerlReadOptions {
 struct VerlLaunch {
   std::string config_name;          ///< ppo_trainer | ppo_megatron_trainer | a user's config
   VerlVersion verl_version;         ///< the verl whose registries the rules consult (and whose config tree, without --verl-config)
+  /// The registry names read from the launch's own verl checkout (kind -> names), which the rules
+  /// consult before verl_version's (VerlReadOptions::registry_names).
+  std::map<std::string, std::vector<std::string>> registry_names;
   /// No flag, checkout or pin named the verl: verl_version is the newest embedded, assumed. A
   /// failure some other embedded version would not have is then not certain (a warning).
   bool verl_version_assumed = false;

@@ -187,13 +187,13 @@ bool rule_applies(const VerlRule& rule, const VerlVersion& version) {
 
 std::optional<RuleHit> registered_name(const ConfigView& v, const std::string& key, std::string_view kind,
                                        const std::string& what, std::string_view when) {
-  const std::vector<std::string>& names = verl_registry_names(v.version(), kind);
+  const std::vector<std::string>& names = v.registry(kind);
   if (names.empty()) return std::nullopt;
   const std::vector<std::string_view> allowed(names.begin(), names.end());
   auto hit = one_of(v, key, allowed, what, when);
   if (!hit) return hit;
   const std::size_t list = hit->message.find(" is not one of {");
-  if (list != std::string::npos) hit->message.insert(list + 15, "verl " + v.version().id + "'s ");
+  if (list != std::string::npos) hit->message.insert(list + 15, v.registry_owner(kind) + "'s ");
   const std::string range = verl_registry_range(kind, hit->value);
   if (!range.empty()) hit->message += "; '" + hit->value + "' exists in verl " + range;
   return hit;
@@ -237,6 +237,19 @@ long long ConfigView::rollout_pool_gpus() const {
 
 long long ConfigView::rollout_gpus_per_node() const {
   return integer(separate_rollout_pool() ? "rollout.n_gpus_per_node" : "trainer.n_gpus_per_node").value_or(0);
+}
+
+const std::vector<std::string>& ConfigView::registry(std::string_view kind) const {
+  if (registries_ != nullptr) {
+    const auto own = registries_->find(std::string(kind));
+    if (own != registries_->end()) return own->second;
+  }
+  return verl_registry_names(version_, kind);
+}
+
+std::string ConfigView::registry_owner(std::string_view kind) const {
+  const bool own = registries_ != nullptr && registries_->count(std::string(kind)) > 0;
+  return own ? "the launch's verl checkout" : "verl " + version_.id;
 }
 
 bool ConfigView::fully_async() const { return find_path(config_, "async_training") != nullptr; }

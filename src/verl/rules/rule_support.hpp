@@ -31,6 +31,12 @@ class ConfigView {
   const ConfigNode* node(std::string_view key) const { return leaf(key); }
   const ModelSpec* model() const { return model_; }
   const VerlVersion& version() const { return version_; }
+  /// The names verl looks up in a registry (`kind`: "logger", "adv_estimator", ...): the launch's
+  /// own checkout's where it gave them (use_registries), else the version's embedded ones.
+  const std::vector<std::string>& registry(std::string_view kind) const;
+  /// Whose registry that is, for messages: "verl 0.6.1" or "the launch's verl checkout".
+  std::string registry_owner(std::string_view kind) const;
+  void use_registries(const std::map<std::string, std::vector<std::string>>& names) { registries_ = &names; }
 
   // Derived quantities (verl-rules.md notation).
   bool megatron() const;                    ///< A.strategy == megatron
@@ -96,6 +102,7 @@ class ConfigView {
   const std::map<std::string, SourceLocation>* set_at_ = nullptr;  ///< with assume_opaque
   ConfigNode opaque_;  ///< the unknown value a key the opaque argument may set reads as
   const std::map<std::string, std::string>* maybe_set_ = nullptr;
+  const std::map<std::string, std::vector<std::string>>* registries_ = nullptr;
   mutable ConfigNode maybe_;  ///< the unknown value of a key in maybe_set_
   mutable std::string unknown_key_;
   mutable std::string unknown_reason_;

@@ -50,6 +50,7 @@ std::vector<std::string> versions_without(const VerlRule& rule, const VerlLaunch
 std::vector<Finding> check_verl_rules(const VerlLaunch& launch, const ModelSpec* model) {
   std::vector<Finding> findings;
   ConfigView view(launch.config, model, &launch.verl_version);
+  view.use_registries(launch.registry_names);
   if (launch.opaque_argument) view.assume_opaque(launch.set_at, *launch.opaque_argument);
   view.assume_maybe_set(launch.maybe_set);
   bool skipped_for_model = false;

@@ -143,7 +143,7 @@ std::optional<RuleHit> logger_backends(const ConfigView& v) {
   } else {
     backends.push_back(node);
   }
-  const std::vector<std::string>& names = verl_registry_names(v.version(), "logger");
+  const std::vector<std::string>& names = v.registry("logger");
   if (names.empty()) return std::nullopt;
   for (const ConfigNode* backend : backends) {
     if (backend->kind != NodeKind::string || backend->text == "tracking" ||
@@ -152,8 +152,8 @@ std::optional<RuleHit> logger_backends(const ConfigView& v) {
     }
     const std::string& name = backend->text;
     RuleHit hit{name,
-                fmt::format("{} is not supported: verl {}'s Tracking.supported_backend is {{{}}}; would fail {}", name,
-                            v.version().id, fmt::join(names, ", "),
+                fmt::format("{} is not supported: {}'s Tracking.supported_backend is {{{}}}; would fail {}", name,
+                            v.registry_owner("logger"), fmt::join(names, ", "),
                             v.fully_async() ? "when the trainer is created (FullyAsyncTrainer.__init__), before its workers"
                                             : "when training starts (Tracking.__init__ in RayPPOTrainer.fit), after the "
                                               "workers are built"),

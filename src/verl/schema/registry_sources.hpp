@@ -1,0 +1,24 @@
+#pragma once
+// The names a verl checkout's start-up looks up in its registries, read from its sources (never
+// run), for a verl meshplan has not embedded (--verl-path, or one a research repository vendors):
+// a fork may add a logger backend, an advantage estimator, a policy loss or a reward manager. The
+// patterns are tools/generate_verl_versions.py's, which reads the embedded versions.
+#include <map>
+#include <string>
+#include <vector>
+
+namespace meshplan {
+
+/// The files (relative to the verl package directory, "verl/") the names are read from; a path
+/// ending in '/' is a directory whose *.py files are read.
+const std::vector<std::string>& registry_source_paths();
+
+/// kind -> sorted names, from `sources` (path relative to the package -> text): "logger"
+/// (utils/tracking.py Tracking.supported_backend), "adv_estimator" (class AdvantageEstimator in
+/// trainer/ppo/core_algos.py or ray_trainer.py), "policy_loss" (@register_policy_loss and the
+/// actors' `loss_mode == "..."`), "reward_manager" (@register in workers/reward_manager/, or
+/// `reward_manager_name == "..."` in trainer/ppo/reward.py). A kind no source gives is left out.
+std::map<std::string, std::vector<std::string>> registry_names_from_sources(
+    const std::map<std::string, std::string>& sources);
+
+}  // namespace meshplan

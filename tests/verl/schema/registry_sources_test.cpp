@@ -1,0 +1,43 @@
+// A verl checkout's registries read from its sources: what a fork adds (DeepEyes' vendored verl
+// adds the rl_logging_board logger; ZeroSearch's a reinforce estimator) is what its launches may name.
+#include <doctest/doctest.h>
+
+#include "verl/check_support.hpp"
+#include "verl/schema/registry_sources.hpp"
+
+namespace meshplan {
+
+TEST_CASE("registry names from a checkout's sources, each in verl's own spelling") {
+  const std::map<std::string, std::string> sources = {
+      {"utils/tracking.py",
+       "class Tracking:\n    supported_backend = [\"wandb\", \"console\", \"rl_logging_board\"]\n"},
+      {"trainer/ppo/core_algos.py",
+       "class AdvantageEstimator(str, Enum):\n    GAE = \"gae\"\n    GRPO = \"grpo\"\n    REINFORCE = \"reinforce\"\n\n"
+       "def other():\n    X = \"not_an_estimator\"\n\n@register_policy_loss(\"vanilla\")\ndef loss(): pass\n"},
+      {"workers/actor/dp_actor.py", "if loss_mode == \"gpg\":\n    pass\n"},
+      {"workers/reward_manager/naive.py", "\n@register(\"naive\")\nclass NaiveRewardManager: pass\n"},
+  };
+  const auto names = registry_names_from_sources(sources);
+  CHECK(names.at("logger") == std::vector<std::string>{"console", "rl_logging_board", "wandb"});
+  CHECK(names.at("adv_estimator") == std::vector<std::string>{"gae", "grpo", "reinforce"});
+  CHECK(names.at("policy_loss") == std::vector<std::string>{"gpg", "vanilla"});
+  CHECK(names.at("reward_manager") == std::vector<std::string>{"naive"});
+  // A kind no source gives is left to the embedded version.
+  CHECK(registry_names_from_sources({{"utils/tracking.py", "no list here"}}).empty());
+}
+
+TEST_CASE("check takes a checkout's own registry names before the embedded version's") {
+  const auto lines = test::with(test::fsdp_baseline(), {"trainer.logger=[console,rl_logging_board]"});
+  const CheckReport embedded = test::check_lines(lines);
+  REQUIRE(test::findings_of(embedded, "trainer.logger").size() == 1);
+  CheckOptions fork;
+  fork.read.registry_names["logger"] = {"console", "rl_logging_board", "wandb"};
+  CHECK(test::findings_of(test::check_lines(lines, "ppo_trainer", fork), "trainer.logger").empty());
+  fork.read.registry_names["logger"] = {"console", "wandb"};
+  const auto hits = test::findings_of(test::check_lines(lines, "ppo_trainer", fork), "trainer.logger");
+  REQUIRE(hits.size() == 1);
+  CHECK(hits[0].message.find("the launch's verl checkout's Tracking.supported_backend is {console, wandb}") !=
+        std::string::npos);
+}
+
+}  // namespace meshplan
