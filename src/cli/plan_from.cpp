@@ -112,10 +112,10 @@ Result<PlanLaunch> read_plan_launch(const std::vector<InputText>& inputs, const 
   if (!launch->has_verl_launch) {
     return Error{file, 0, "--from", "no verl trainer launch (python3 -m verl.trainer.main_ppo ...) in the script"};
   }
-  const VerlJob job = verl_to_strategy(launch->config);
+  const VerlJob job = verl_to_strategy(launch->config, launch->trainer);
   if (job.workload.rl.rollout_gpus > 0) {
     // The one-step-off or fully-async trainer's launch: --from rewrites colocated main_ppo launches only.
-    const bool fully_async = find_path(launch->config, "async_training") != nullptr;
+    const bool fully_async = launch->trainer == VerlTrainer::fully_async;
     return Error{file, launch->location.line, "--from",
                  fmt::format("the launch runs verl's {} trainer (engines on a rollout pool of {} GPUs beside "
                              "the trainer's {} x {}); --from plans colocated verl.trainer.main_ppo launches: plan it with "

@@ -181,8 +181,9 @@ int per_gpu(const ConfigView& v, const std::string& per_gpu_key, const std::stri
 
 }  // namespace
 
-VerlJob verl_to_strategy(const ConfigNode& config) {
-  const ConfigView v(config, nullptr);
+VerlJob verl_to_strategy(const ConfigNode& config, std::optional<VerlTrainer> trainer) {
+  ConfigView v(config, nullptr);
+  if (trainer) v.set_trainer(*trainer);
   VerlJob job;
   job.nnodes = as_int(v, "trainer.nnodes", 1);
   job.gpus_per_node = as_int(v, "trainer.n_gpus_per_node", 8);

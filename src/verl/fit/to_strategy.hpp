@@ -7,6 +7,7 @@
 
 #include "strategy/strategy.hpp"
 #include "verl/hydra/config_node.hpp"
+#include "verl/hydra/verl_launch.hpp"
 
 namespace meshplan {
 
@@ -24,6 +25,8 @@ struct VerlJob {
   std::string too_large_key;
 };
 
-VerlJob verl_to_strategy(const ConfigNode& config);
+/// `trainer`: the one the launch's entry point runs (VerlLaunch::trainer); none, the one the
+/// config's keys suggest (a composed one-step-off or fully-async config).
+VerlJob verl_to_strategy(const ConfigNode& config, std::optional<VerlTrainer> trainer = std::nullopt);
 
 }  // namespace meshplan

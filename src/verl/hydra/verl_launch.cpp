@@ -123,6 +123,7 @@ class Reader {
       result_.config = ConfigNode{};
       return std::move(result_);
     }
+    result_.trainer = trainer_of_config(entry.empty() ? name : entry_config);
     auto base = load_base(name);
     if (!base.ok()) return base.error();
     result_.config = std::move(base.value());
@@ -540,6 +541,12 @@ class Reader {
 };
 
 }  // namespace
+
+VerlTrainer trainer_of_config(std::string_view config_name) {
+  if (config_name.starts_with("one_step_off_ppo")) return VerlTrainer::one_step_off;
+  if (config_name.starts_with("fully_async_ppo")) return VerlTrainer::fully_async;
+  return VerlTrainer::main_ppo;
+}
 
 Result<VerlLaunch> read_verl_launch(const std::vector<InputText>& inputs, const VerlReadOptions& options) {
   return Reader(options).run(inputs);

@@ -6,6 +6,7 @@
 #include <map>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "core/result.hpp"
@@ -36,8 +37,20 @@ struct VerlReadOptions {
   int launch_index = 0;  ///< which verl launch of the scripts (in order) to compose: one per branch of an if
 };
 
+/// Which verl trainer runs the launch: decided by its entry point (verl.trainer.main_ppo, the
+/// one-step-off or the fully-async trainer's module), never by the keys its config holds (a
+/// main_ppo launch may add `+rollout.n_gpus_per_node`; a fork's config may carry `async_training`).
+enum class VerlTrainer { main_ppo, one_step_off, fully_async };
+
+/// The trainer whose @hydra.main config is `config_name` (one_step_off_ppo_trainer*,
+/// fully_async_ppo_trainer*), main_ppo otherwise.
+VerlTrainer trainer_of_config(std::string_view config_name);
+
 struct VerlLaunch {
   std::string config_name;          ///< ppo_trainer | ppo_megatron_trainer | a user's config
+  /// The trainer the entry point runs; for override lines or YAML alone (no entry point), the one
+  /// whose config they compose.
+  VerlTrainer trainer = VerlTrainer::main_ppo;
   VerlVersion verl_version;         ///< the verl whose registries the rules consult (and whose config tree, without --verl-config)
   /// The registry names read from the launch's own verl checkout (kind -> names), which the rules
   /// consult before verl_version's (VerlReadOptions::registry_names).

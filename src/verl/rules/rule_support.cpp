@@ -227,7 +227,10 @@ long long ConfigView::rollout_world() const {
 
 // Which trainer composed the config is known from its structure: an argument not known statically
 // (assume_opaque) does not make these sections appear.
-bool ConfigView::separate_rollout_pool() const { return find_path(config_, "rollout.n_gpus_per_node") != nullptr; }
+bool ConfigView::separate_rollout_pool() const {
+  if (trainer_) return *trainer_ != VerlTrainer::main_ppo;
+  return find_path(config_, "rollout.n_gpus_per_node") != nullptr;
+}
 
 long long ConfigView::rollout_pool_gpus() const {
   if (!separate_rollout_pool()) return n_gpus();
@@ -252,7 +255,10 @@ std::string ConfigView::registry_owner(std::string_view kind) const {
   return own ? "the launch's verl checkout" : "verl " + version_.id;
 }
 
-bool ConfigView::fully_async() const { return find_path(config_, "async_training") != nullptr; }
+bool ConfigView::fully_async() const {
+  if (trainer_) return *trainer_ == VerlTrainer::fully_async;
+  return find_path(config_, "async_training") != nullptr;
+}
 
 std::optional<long long> ConfigView::step_prompts() const {
   if (!fully_async()) return integer("data.train_batch_size");

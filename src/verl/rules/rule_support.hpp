@@ -11,6 +11,7 @@
 
 #include "model/model_spec.hpp"
 #include "verl/hydra/config_node.hpp"
+#include "verl/hydra/verl_launch.hpp"
 #include "verl/schema/verl_versions.hpp"
 
 namespace meshplan {
@@ -37,6 +38,9 @@ class ConfigView {
   /// Whose registry that is, for messages: "verl 0.6.1" or "the launch's verl checkout".
   std::string registry_owner(std::string_view kind) const;
   void use_registries(const std::map<std::string, std::vector<std::string>>& names) { registries_ = &names; }
+  /// The trainer the launch's entry point runs (VerlLaunch::trainer); unset, the one whose config
+  /// the keys suggest (a top-level rollout pool, async_training).
+  void set_trainer(VerlTrainer trainer) { trainer_ = trainer; }
 
   // Derived quantities (verl-rules.md notation).
   bool megatron() const;                    ///< A.strategy == megatron
@@ -103,6 +107,7 @@ class ConfigView {
   ConfigNode opaque_;  ///< the unknown value a key the opaque argument may set reads as
   const std::map<std::string, std::string>* maybe_set_ = nullptr;
   const std::map<std::string, std::vector<std::string>>* registries_ = nullptr;
+  std::optional<VerlTrainer> trainer_;
   mutable ConfigNode maybe_;  ///< the unknown value of a key in maybe_set_
   mutable std::string unknown_key_;
   mutable std::string unknown_reason_;

@@ -38,6 +38,7 @@ std::vector<std::string> versions_without(const VerlRule& rule, const VerlLaunch
       continue;
     }
     ConfigView view(launch.config, model, &other);
+    view.set_trainer(launch.trainer);
     if (launch.opaque_argument) view.assume_opaque(launch.set_at, *launch.opaque_argument);
     view.assume_maybe_set(launch.maybe_set);
     if (!rule.check(view)) passing.push_back(other.id);
@@ -51,6 +52,7 @@ std::vector<Finding> check_verl_rules(const VerlLaunch& launch, const ModelSpec*
   std::vector<Finding> findings;
   ConfigView view(launch.config, model, &launch.verl_version);
   view.use_registries(launch.registry_names);
+  view.set_trainer(launch.trainer);
   if (launch.opaque_argument) view.assume_opaque(launch.set_at, *launch.opaque_argument);
   view.assume_maybe_set(launch.maybe_set);
   bool skipped_for_model = false;

@@ -1,8 +1,8 @@
 #include "verl/schema/registry_sources.hpp"
 
-#include <algorithm>
-#include <regex>
 #include <set>
+
+#include "core/std_regex.hpp"
 
 namespace meshplan {
 namespace {

@@ -77,6 +77,30 @@ TEST_CASE("the one-step-off entry points are read, each where its verl has it") 
   }
 }
 
+TEST_CASE("the entry point decides the trainer, not the keys a launch adds") {
+  // A main_ppo launch that adds a top-level rollout pool (+rollout.n_gpus_per_node, as a research
+  // fork's script does) still runs RayPPOTrainer, which asserts hybrid_engine: no one-step-off
+  // rule, no pool in the memory fit.
+  const std::string launch =
+      "python3 -m verl.trainer.main_ppo algorithm.adv_estimator=grpo data.train_batch_size=64 "
+      "actor_rollout_ref.rollout.name=vllm actor_rollout_ref.actor.ppo_mini_batch_size=16 "
+      "actor_rollout_ref.actor.ppo_micro_batch_size_per_gpu=2 "
+      "actor_rollout_ref.rollout.log_prob_micro_batch_size_per_gpu=2 "
+      "actor_rollout_ref.ref.log_prob_micro_batch_size_per_gpu=2 +rollout.nnodes=1 +rollout.n_gpus_per_node=8\n";
+  VerlReadOptions options;
+  options.verl_version = "main@1dda039b";
+  auto read = read_verl_launch(launch, "run.sh", options);
+  REQUIRE(read.ok());
+  CHECK(read->trainer == VerlTrainer::main_ppo);
+  CHECK(verl_to_strategy(read->config, read->trainer).workload.rl.rollout_gpus == 0);
+  CheckOptions check_options;
+  check_options.read.verl_version = "main@1dda039b";
+  const auto report = check_launch({InputText{"run.sh", launch}}, check_options);
+  REQUIRE(report.ok());
+  CHECK(findings_of(*report, "trainer.hybrid-engine").empty());
+  CHECK(findings_of(*report, "trainer.gpu-count").empty());
+}
+
 TEST_CASE("--cluster counts the rollout pool beside the trainer's GPUs") {
   CheckOptions options = with_qwen_7b();
   options.cluster_gpus = 8;  // the baseline needs 8 + 8
