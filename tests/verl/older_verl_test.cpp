@@ -34,6 +34,25 @@ Severity severity_of(const CheckReport& report, const std::string& rule) {
 
 }  // namespace
 
+TEST_CASE("a checkout of X.dev: a check verl X added is a warning, the snapshot may predate it") {
+  // Research forks vendor verl "0.7.0.dev" (the v0.7.0 tag's own version file) from before sync
+  // rollout was removed: their rollout.yaml still defaults to sync and RolloutConfig has no
+  // "has been removed" check. The same launch against the embedded 0.7.0 stays an error.
+  CheckOptions dev;
+  dev.read.verl_version = "0.7.0.dev";
+  dev.read.config_texts = verl_config_texts(*find_verl_version("0.7.0"));
+  dev.read.config_texts_from_verl = true;
+  const std::string text = script("", {"actor_rollout_ref.rollout.mode=sync"});
+  const CheckReport snapshot = check_script(text, dev);
+  CHECK(severity_of(snapshot, "rollout.mode-sync-removed") == Severity::warning);
+  CHECK(test::findings_of(snapshot, "rollout.mode-sync-removed")[0].message.find(
+            "a check of verl 0.7.0, and the launch's verl 0.7.0.dev is a development snapshot that may predate it") !=
+        std::string::npos);
+  CheckOptions release;
+  release.read.verl_version = "0.7.0";
+  CHECK(severity_of(check_script(text, release), "rollout.mode-sync-removed") == Severity::error);
+}
+
 TEST_CASE("a --verl-path older than every embedded verl: its config tree decides, the rules warn") {
   // A research fork vendoring verl "0.3.1.dev" (verl/version/version), its config tree read with
   // it (here the tree of the oldest embedded, 0.4.0). mini 128 > train 64 is an error of 0.4.0's

@@ -200,6 +200,7 @@ class Reader {
     texts_ = options_.config_texts.empty() ? &embedded_config_texts(result_.verl_version) : &options_.config_texts;
     // A checkout's own sources name its registries (a fork's extra logger or estimator).
     result_.registry_names = options_.registry_names;
+    if (options_.config_texts_from_verl && options_.verl_version) result_.checkout_version = *options_.verl_version;
     return true;
   }
 

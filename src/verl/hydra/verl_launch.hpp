@@ -61,6 +61,9 @@ struct VerlLaunch {
   /// The version file of a verl older than every embedded one ("0.1", from --verl-path): its own
   /// config tree is composed and verl_version is the oldest embedded, whose rules it may lack.
   std::string older_verl;
+  /// The version file of the verl checkout the launch is checked against (--verl-path, or one
+  /// next to the script), e.g. "0.7.0.dev"; "" for an embedded version.
+  std::string checkout_version;
   /// `vllm==X` installed by the script (its last pin), with the file it is in; none when not pinned.
   std::optional<VersionPin> vllm_pin;
   std::string vllm_pin_file;
