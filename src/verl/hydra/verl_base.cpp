@@ -19,7 +19,8 @@ void clear_origins(ConfigNode& node) {
 }  // namespace
 
 Result<ConfigNode> load_verl_base(const ConfigTexts& texts, const std::string& name,
-                                  const std::map<std::string, std::string>& choices, const std::string& origin) {
+                                  const std::map<std::string, std::string>& choices, const std::string& origin,
+                                  GeneratedBase generated_base) {
   if (name.empty()) {
     return Error{"", 0, "--config-name",
                  "the launch's --config-name is empty or not known statically (a positional parameter or a variable "
@@ -27,14 +28,19 @@ Result<ConfigNode> load_verl_base(const ConfigTexts& texts, const std::string& n
                  "give --config-name ppo_trainer|ppo_megatron_trainer"};
   }
   const auto generated = texts.find("_generated_" + name);
-  if (choices.empty() && generated != texts.end()) return config_from_yaml(generated->second, generated->first + ".yaml");
+  const bool generated_first = generated_base == GeneratedBase::first && choices.empty();
+  if (generated_first && generated != texts.end()) return config_from_yaml(generated->second, generated->first + ".yaml");
   const auto own = texts.find(name);
   if (own == texts.end()) {
     if (generated != texts.end()) return config_from_yaml(generated->second, generated->first + ".yaml");
     return Error{"", 0, "--config-name", "config '" + name + "' is not in " + origin};
   }
   if (!has_defaults_list(own->second)) return config_from_yaml(own->second, name + ".yaml");
-  return compose_hydra_config(texts, name, choices);
+  auto composed = compose_hydra_config(texts, name, choices);
+  if (!composed.ok() && choices.empty() && generated != texts.end()) {
+    return config_from_yaml(generated->second, generated->first + ".yaml");
+  }
+  return composed;
 }
 
 const ConfigTexts& embedded_config_texts(const VerlVersion& version) {
@@ -57,7 +63,8 @@ Result<ConfigNode> embedded_verl_base(const VerlVersion& version, const std::str
     const auto found = composed.find(key);
     if (found != composed.end()) return found->second;
   }
-  auto base = load_verl_base(embedded_config_texts(version), name, choices, "verl " + version.id + "'s config tree");
+  auto base = load_verl_base(embedded_config_texts(version), name, choices, "verl " + version.id + "'s config tree",
+                             GeneratedBase::first);
   if (base.ok()) clear_origins(base.value());
   const std::lock_guard<std::mutex> lock(mutex);
   return composed.emplace(key, std::move(base)).first->second;

@@ -7,6 +7,7 @@
 #include "verl/hydra/hydra_override.hpp"
 #include "verl/hydra/interpolation.hpp"
 #include "verl/hydra/verl_base.hpp"
+#include "verl/schema/worker_impl.hpp"
 #include "verl/shell/shell_script.hpp"
 
 namespace meshplan {
@@ -129,6 +130,7 @@ class Reader {
     result_.config = std::move(base.value());
     for (const ConfigNode& layer : yaml_layers) merge_yaml(result_.config, layer, "");
     for (const ShellArgument& word : overrides) apply(word);
+    drop_ref_fields_of_legacy_workers();
     append(result_.findings, resolve_interpolations(result_.config));
     note_newer_keys();
     note_older_keys();
@@ -355,7 +357,8 @@ class Reader {
     result_.config_name = name;
     auto base = options_.config_texts.empty()
                     ? embedded_verl_base(result_.verl_version, name, group_choices_)
-                    : load_verl_base(*texts_, name, group_choices_, "the --verl-config directory");
+                    : load_verl_base(*texts_, name, group_choices_, "the --verl-config directory",
+                                     options_.config_texts_from_verl ? GeneratedBase::fallback : GeneratedBase::first);
     if (!base.ok() && !own_config_path()) {
       return Error{"", 0, "--config-name",
                    "config '" + name + "' comes from --config-path " + config_path_ +
@@ -500,14 +503,27 @@ class Reader {
 
   // Whether the verl version's dataclass `target` (`verl.workers.config.RolloutConfig`) has `field`
   // among the names of `kind` (verl_versions.json dataclass_field / dataclass_field_str, read
-  // from verl's Python sources); nullopt when the class is not among them.
+  // from verl's Python sources), or the checkout's own sources give it there (a fork adds fields);
+  // nullopt when neither knows the class.
   std::optional<bool> dataclass_has(const std::string& target, const std::string& field, std::string_view kind) const {
     const std::string name = target.substr(target.rfind('.') + 1) + ".";
-    const std::vector<std::string>& all = verl_registry_names(result_.verl_version, "dataclass_field");
-    const auto first = std::lower_bound(all.begin(), all.end(), name);
-    if (first == all.end() || first->rfind(name, 0) != 0) return std::nullopt;
-    const std::vector<std::string>& names = verl_registry_names(result_.verl_version, kind);
-    return std::binary_search(names.begin(), names.end(), name + field);
+    const auto own = options_.registry_names.find(std::string(kind));
+    const std::vector<std::string>* sources[] = {&verl_registry_names(result_.verl_version, std::string(kind)),
+                                                 own == options_.registry_names.end() ? nullptr : &own->second};
+    const auto knows_class = [&](const std::string& class_kind) {
+      const auto names = options_.registry_names.find(class_kind);
+      for (const std::vector<std::string>* all : {&verl_registry_names(result_.verl_version, class_kind),
+                                                  names == options_.registry_names.end() ? nullptr : &names->second}) {
+        if (all == nullptr) continue;
+        const auto first = std::lower_bound(all->begin(), all->end(), name);
+        if (first != all->end() && first->rfind(name, 0) == 0) return true;
+      }
+      return false;
+    };
+    if (!knows_class("dataclass_field")) return std::nullopt;
+    return std::any_of(std::begin(sources), std::end(sources), [&](const std::vector<std::string>* names) {
+      return names != nullptr && std::binary_search(names->begin(), names->end(), name + field);
+    });
   }
 
   // verl-rules.md R5: a section carrying `_target_` becomes that dataclass at start-up; a key
@@ -529,6 +545,19 @@ class Reader {
     finding.fix = {"~" + added.key};
     finding.location = added.location;
     result_.findings.push_back(std::move(finding));
+  }
+
+  // The legacy workers never convert the ref section (only its fsdp_config): a field added to it
+  // fails only where the launch builds engine workers (verl/schema/worker_impl.hpp).
+  void drop_ref_fields_of_legacy_workers() {
+    const ConfigNode* legacy = find_path(result_.config, "trainer.use_legacy_worker_impl");
+    const std::string worker_impl = legacy != nullptr && legacy->kind == NodeKind::string ? legacy->text : "auto";
+    if (builds_engine_workers(result_.verl_version, worker_impl, result_.trainer == VerlTrainer::fully_async)) return;
+    std::erase_if(result_.findings, [](const Finding& finding) {
+      return finding.rule == "config.not-a-dataclass-field" && !finding.keys.empty() &&
+             finding.keys.front().starts_with("actor_rollout_ref.ref.") &&
+             finding.keys.front().find('.', std::string_view("actor_rollout_ref.ref.").size()) == std::string::npos;
+    });
   }
 
   const VerlReadOptions& options_;

@@ -6,6 +6,7 @@
 #include <cmath>
 
 #include "core/text.hpp"
+#include "verl/schema/worker_impl.hpp"
 
 namespace meshplan {
 
@@ -269,14 +270,7 @@ std::optional<long long> ConfigView::step_prompts() const {
 }
 
 bool ConfigView::engine_workers() const {
-  const std::vector<std::string>& modules = verl_registry_names(version_, "module");
-  const auto has = [&](const char* module) { return std::binary_search(modules.begin(), modules.end(), module); };
-  // The legacy workers were removed in v0.8.0: every trainer builds engine workers there.
-  if (!has("verl/workers/fsdp_workers.py")) return true;
-  if (text("trainer.use_legacy_worker_impl").value_or("auto") == "disable") return true;
-  // v0.7.1 (verl/experimental/fully_async_policy): DetachActorWorker is an engine worker; the
-  // recipe of v0.6.1 / v0.7.0 imported the legacy fsdp_workers / megatron_workers.
-  return fully_async() && has("verl/experimental/fully_async_policy/fully_async_main.py");
+  return builds_engine_workers(version_, text("trainer.use_legacy_worker_impl").value_or("auto"), fully_async());
 }
 
 bool ConfigView::megatron_critic() const { return uses_critic() && text("critic.strategy").value_or("") == "megatron"; }

@@ -1,5 +1,6 @@
 #include "verl/schema/registry_sources.hpp"
 
+#include <algorithm>
 #include <set>
 
 #include "core/std_regex.hpp"
@@ -75,22 +76,118 @@ std::set<std::string> reward_managers(const std::map<std::string, std::string>& 
   return names;
 }
 
+// One `@dataclass` class of a source: its annotated fields, those whose annotation admits a
+// string (str, Any), and its bases' names.
+struct DataclassFields {
+  std::set<std::string> fields;
+  std::set<std::string> text_fields;
+  std::vector<std::string> bases;
+};
+
+std::size_t indent_of(const std::string& line) { return line.find_first_not_of(" \t"); }
+
+// The @dataclass classes of `text`, read line by line as tools/generate_verl_versions.py reads
+// them with Python's ast: a field is `name: annotation` at the class body's indentation, neither
+// private nor a ClassVar.
+void read_dataclasses(const std::string& text, std::map<std::string, DataclassFields>& classes) {
+  static const std::regex header(R"(^class\s+([A-Za-z_][A-Za-z0-9_]*)\s*(?:\(([^)]*)\))?\s*:)");
+  static const std::regex field(R"(^([A-Za-z][A-Za-z0-9_]*)\s*:\s*([^=#\s][^=#]*))");
+  std::vector<std::string> lines;
+  for (std::size_t start = 0; start <= text.size();) {
+    const std::size_t end = std::min(text.find('\n', start), text.size());
+    lines.push_back(text.substr(start, end - start));
+    start = end + 1;
+  }
+  bool decorated = false;
+  for (std::size_t i = 0; i < lines.size(); ++i) {
+    std::smatch match;
+    if (lines[i].rfind("@dataclass", 0) == 0 || lines[i].rfind("@dataclasses.dataclass", 0) == 0) {
+      decorated = true;
+      continue;
+    }
+    if (!decorated || !std::regex_search(lines[i], match, header)) {
+      if (lines[i].rfind("@", 0) != 0) decorated = false;
+      continue;
+    }
+    decorated = false;
+    DataclassFields& found = classes[match[1].str()];
+    static const std::regex base_name(R"(([A-Za-z_][A-Za-z0-9_]*)\s*(?:,|$))");
+    const std::string bases = match[2].str();
+    for (std::sregex_iterator it(bases.begin(), bases.end(), base_name), end; it != end; ++it) {
+      found.bases.push_back((*it)[1].str());
+    }
+    std::size_t body_indent = std::string::npos;
+    for (++i; i < lines.size(); ++i) {
+      const std::size_t indent = indent_of(lines[i]);
+      if (indent == std::string::npos || lines[i][indent] == '#') continue;
+      if (indent == 0) break;
+      if (body_indent == std::string::npos) body_indent = indent;
+      if (indent != body_indent) continue;
+      const std::string statement = lines[i].substr(indent);
+      if (statement.starts_with(R"(""")") || statement.starts_with("'''")) {
+        // A docstring ("Args:" is no field): skip to its closing quotes.
+        const std::string quotes = statement.substr(0, 3);
+        if (statement.find(quotes, 3) != std::string::npos) continue;
+        while (i + 1 < lines.size() && lines[i + 1].find(quotes) == std::string::npos) ++i;
+        ++i;
+        continue;
+      }
+      if (!std::regex_search(statement, match, field) || match[1].str()[0] == '_') continue;
+      const std::string annotation = match[2].str();
+      if (annotation.find("ClassVar") != std::string::npos) continue;
+      found.fields.insert(match[1].str());
+      static const std::regex text_type(R"(\b(str|Any)\b)");
+      if (std::regex_search(annotation, text_type)) found.text_fields.insert(match[1].str());
+    }
+    --i;
+  }
+}
+
+// "Class.field" of every dataclass in the sources with its bases' fields (text fields only when
+// `text_only`), as verl_versions.json's dataclass_field / dataclass_field_str.
+std::set<std::string> dataclass_fields(const std::map<std::string, DataclassFields>& classes, bool text_only) {
+  std::set<std::string> names;
+  for (const auto& [name, own] : classes) {
+    std::vector<std::string> pending = {name};
+    std::set<std::string> seen;
+    while (!pending.empty()) {
+      const std::string current = pending.back();
+      pending.pop_back();
+      const auto it = classes.find(current);
+      if (it == classes.end() || !seen.insert(current).second) continue;
+      for (const std::string& field : text_only ? it->second.text_fields : it->second.fields) {
+        names.insert(name + "." + field);
+      }
+      pending.insert(pending.end(), it->second.bases.begin(), it->second.bases.end());
+    }
+  }
+  return names;
+}
+
 }  // namespace
 
 const std::vector<std::string>& registry_source_paths() {
-  static const std::vector<std::string> paths = {"utils/tracking.py", "trainer/ppo/core_algos.py",
-                                                 "trainer/ppo/ray_trainer.py", "trainer/ppo/reward.py",
-                                                 "workers/reward_manager/", "workers/actor/"};
+  static const std::vector<std::string> paths = {
+      "utils/tracking.py",   "trainer/ppo/core_algos.py", "trainer/ppo/ray_trainer.py", "trainer/ppo/reward.py",
+      "workers/reward_manager/", "workers/actor/",       "workers/config/",            "trainer/config/",
+      "utils/profiler/",     "base_config.py"};
   return paths;
 }
 
 std::map<std::string, std::vector<std::string>> registry_names_from_sources(
     const std::map<std::string, std::string>& sources) {
   std::map<std::string, std::vector<std::string>> out;
-  const std::pair<const char*, std::set<std::string>> kinds[] = {{"logger", loggers(sources)},
-                                                                 {"adv_estimator", adv_estimators(sources)},
-                                                                 {"policy_loss", policy_losses(sources)},
-                                                                 {"reward_manager", reward_managers(sources)}};
+  std::map<std::string, DataclassFields> classes;
+  for (const auto& [path, text] : sources) {
+    if (text.find("@dataclass") != std::string::npos) read_dataclasses(text, classes);
+  }
+  const std::pair<const char*, std::set<std::string>> kinds[] = {
+      {"logger", loggers(sources)},
+      {"adv_estimator", adv_estimators(sources)},
+      {"policy_loss", policy_losses(sources)},
+      {"reward_manager", reward_managers(sources)},
+      {"dataclass_field", dataclass_fields(classes, false)},
+      {"dataclass_field_str", dataclass_fields(classes, true)}};
   for (const auto& [kind, names] : kinds) {
     if (!names.empty()) out[kind] = std::vector<std::string>(names.begin(), names.end());
   }

@@ -17,7 +17,10 @@ const std::vector<std::string>& registry_source_paths();
 /// (utils/tracking.py Tracking.supported_backend), "adv_estimator" (class AdvantageEstimator in
 /// trainer/ppo/core_algos.py or ray_trainer.py), "policy_loss" (@register_policy_loss and the
 /// actors' `loss_mode == "..."`), "reward_manager" (@register in workers/reward_manager/, or
-/// `reward_manager_name == "..."` in trainer/ppo/reward.py). A kind no source gives is left out.
+/// `reward_manager_name == "..."` in trainer/ppo/reward.py), "dataclass_field" and
+/// "dataclass_field_str" ("Class.field" of the @dataclass classes of workers/config/,
+/// trainer/config/, utils/profiler/ and base_config.py, with their bases' fields: a fork adds
+/// fields to PolicyLossConfig). A kind no source gives is left out.
 std::map<std::string, std::vector<std::string>> registry_names_from_sources(
     const std::map<std::string, std::string>& sources);
 

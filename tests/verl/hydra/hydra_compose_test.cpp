@@ -4,6 +4,7 @@
 
 #include "verl/check.hpp"
 #include "verl/hydra/hydra_compose.hpp"
+#include "verl/hydra/verl_base.hpp"
 
 namespace meshplan {
 namespace {
@@ -66,6 +67,24 @@ TEST_CASE("Hydra composition: a missing option or a cycle is an error, not a cra
   CHECK(cycle.error().message == "the defaults lists include each other");
   CHECK(is_config_group(tree(), "engine"));
   CHECK_FALSE(is_config_group(tree(), "extra"));
+}
+
+TEST_CASE("a checkout's base: its own composition before a _generated_ it may have left stale") {
+  // DAC-RL and CacheEOPD edit ppo_trainer.yaml's groups and leave _generated_ppo_trainer.yaml as
+  // verl shipped it: the released tree reads _generated_ first, a checkout composes first and
+  // reads _generated_ only when composing fails.
+  std::map<std::string, std::string> texts = tree();
+  texts["_generated_trainer"] = "top: 1\nengine: dp\n";
+  const auto released = load_verl_base(texts, "trainer", {}, "a tree", GeneratedBase::first);
+  REQUIRE(released.ok());
+  CHECK(text_at(*released, "x") == "<none>");
+  const auto checkout = load_verl_base(texts, "trainer", {}, "a tree", GeneratedBase::fallback);
+  REQUIRE(checkout.ok());
+  CHECK(text_at(*checkout, "x") == "2");
+  texts["trainer"] = "defaults:\n  - missing_config\n  - _self_\ntop: 1\n";
+  const auto broken = load_verl_base(texts, "trainer", {}, "a tree", GeneratedBase::fallback);
+  REQUIRE(broken.ok());
+  CHECK(text_at(*broken, "engine") == "dp");
 }
 
 TEST_CASE("check --verl-config: a group choice on the command line selects configs, it is not a key") {

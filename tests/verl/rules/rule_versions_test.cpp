@@ -99,6 +99,22 @@ TEST_CASE("a launch of newer verl checks clean with no flag, against b178a3cd it
   CHECK(loss[0].message.find("'dppo_tv' exists in verl 0.7.1..main@1dda039b") != std::string::npos);
 }
 
+TEST_CASE("a field added to the ref section fails only where the engine workers convert it") {
+  // verl/workers/engine_workers.py: omega_conf_to_dataclass(self.config.ref) -> ActorConfig; the
+  // legacy fsdp_workers.py (verl <= 0.7.1's default, use_legacy_worker_impl=auto) converts only
+  // ref.fsdp_config and reads extra keys with .get (CacheEOPD: +actor_rollout_ref.ref.topk_logits).
+  const auto lines = test::with(test::fsdp_baseline(), {"+actor_rollout_ref.ref.topk_logits=20"});
+  CheckOptions legacy;
+  legacy.read.verl_version = "0.7.0";
+  CHECK(test::findings_of(test::check_lines(lines, "ppo_trainer", legacy), "config.not-a-dataclass-field").empty());
+  const auto disabled = test::with(lines, {"trainer.use_legacy_worker_impl=disable"});
+  CHECK(test::findings_of(test::check_lines(disabled, "ppo_trainer", legacy), "config.not-a-dataclass-field").size() ==
+        1);
+  CheckOptions engine;
+  engine.read.verl_version = "0.8.0";
+  CHECK(test::findings_of(test::check_lines(lines, "ppo_trainer", engine), "config.not-a-dataclass-field").size() == 1);
+}
+
 }  // namespace meshplan
 
 namespace meshplan {
@@ -121,6 +137,22 @@ TEST_CASE("a key added to a dataclass section is checked against the dataclass's
   const auto typed = test::findings_of(test::check_lines(lines, "ppo_trainer", older), "config.type");
   REQUIRE(typed.size() == 1);
   CHECK(typed[0].keys[0] == "algorithm.rollout_correction.rollout_is_threshold");
+}
+
+TEST_CASE("a field added to the ref section fails only where the engine workers convert it") {
+  // verl/workers/engine_workers.py: omega_conf_to_dataclass(self.config.ref) -> ActorConfig; the
+  // legacy fsdp_workers.py (verl <= 0.7.1's default, use_legacy_worker_impl=auto) converts only
+  // ref.fsdp_config and reads extra keys with .get (CacheEOPD: +actor_rollout_ref.ref.topk_logits).
+  const auto lines = test::with(test::fsdp_baseline(), {"+actor_rollout_ref.ref.topk_logits=20"});
+  CheckOptions legacy;
+  legacy.read.verl_version = "0.7.0";
+  CHECK(test::findings_of(test::check_lines(lines, "ppo_trainer", legacy), "config.not-a-dataclass-field").empty());
+  const auto disabled = test::with(lines, {"trainer.use_legacy_worker_impl=disable"});
+  CHECK(test::findings_of(test::check_lines(disabled, "ppo_trainer", legacy), "config.not-a-dataclass-field").size() ==
+        1);
+  CheckOptions engine;
+  engine.read.verl_version = "0.8.0";
+  CHECK(test::findings_of(test::check_lines(lines, "ppo_trainer", engine), "config.not-a-dataclass-field").size() == 1);
 }
 
 }  // namespace meshplan

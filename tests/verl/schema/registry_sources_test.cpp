@@ -26,6 +26,41 @@ TEST_CASE("registry names from a checkout's sources, each in verl's own spelling
   CHECK(registry_names_from_sources({{"utils/tracking.py", "no list here"}}).empty());
 }
 
+TEST_CASE("a checkout's config dataclasses: fields with their bases', and no docstring line or ClassVar") {
+  // As Python's ast reads them (tools/generate_verl_versions.py): CacheEOPD's vendored verl adds
+  // soft_kd_loss_coef to PolicyLossConfig; "Args:" of a docstring at the body's indentation, a
+  // ClassVar, a private name and a method's local are not fields.
+  const std::map<std::string, std::string> sources = {
+      {"base_config.py", "@dataclass\nclass BaseConfig(collections.abc.Mapping):\n"
+                         "    _mutable_fields: ClassVar[set[str]] = set()\n    _target_: str = \"\"\n"},
+      {"workers/config/actor.py",
+       "from dataclasses import dataclass\n\n@dataclass\nclass PolicyLossConfig(BaseConfig):\n"
+       "    \"\"\"Policy loss.\n\n    Args:\n        loss_mode: the loss\n    \"\"\"\n\n"
+       "    loss_mode: str = \"vanilla\"\n    clip_cov_ratio: float = 0.0002\n"
+       "    soft_kd_loss_coef: Optional[float] = None\n\n    def check(self):\n        local: int = 1\n\n"
+       "class NotADataclass:\n    field: int = 0\n"},
+  };
+  const auto names = registry_names_from_sources(sources);
+  CHECK(names.at("dataclass_field") ==
+        std::vector<std::string>{"PolicyLossConfig.clip_cov_ratio", "PolicyLossConfig.loss_mode",
+                                 "PolicyLossConfig.soft_kd_loss_coef"});
+  CHECK(names.at("dataclass_field_str") == std::vector<std::string>{"PolicyLossConfig.loss_mode"});
+}
+
+TEST_CASE("a field a checkout's PolicyLossConfig adds is no error, one neither verl has stays one") {
+  // +actor_rollout_ref.actor.policy_loss.soft_kd_loss_coef (CacheEOPD's scripts/eopd/run_eopd_vllm.sh).
+  const auto lines = test::with(test::fsdp_baseline(), {"+actor_rollout_ref.actor.policy_loss.soft_kd_loss_coef=1.0",
+                                                        "+actor_rollout_ref.actor.policy_loss.not_a_field=1"});
+  CheckOptions fork;
+  fork.read.verl_version = "0.7.0";
+  const auto embedded = test::findings_of(test::check_lines(lines, "ppo_trainer", fork), "config.not-a-dataclass-field");
+  CHECK(embedded.size() == 2);
+  fork.read.registry_names["dataclass_field"] = {"PolicyLossConfig.loss_mode", "PolicyLossConfig.soft_kd_loss_coef"};
+  const auto own = test::findings_of(test::check_lines(lines, "ppo_trainer", fork), "config.not-a-dataclass-field");
+  REQUIRE(own.size() == 1);
+  CHECK(own[0].keys[0] == "actor_rollout_ref.actor.policy_loss.not_a_field");
+}
+
 TEST_CASE("check takes a checkout's own registry names before the embedded version's") {
   const auto lines = test::with(test::fsdp_baseline(), {"trainer.logger=[console,rl_logging_board]"});
   const CheckReport embedded = test::check_lines(lines);
