@@ -21,6 +21,8 @@ Per version (the releases users run from v0.4.0 on, plus main commits):
                  (get_policy_loss_fn);
   reward_manager `@register("name")` in verl/workers/reward_manager/*.py (get_reward_manager_cls);
   logger         the trainer.logger backends of `Tracking.supported_backend` (verl/utils/tracking.py);
+  agent_loop     `@register("name")` in verl/experimental/agent_loop/*.py (the rollout.agent loops);
+  loss_agg_mode  the list ActorConfig.__post_init__ (v0.6 on) or _validate_config checks;
   strategy       the actor strategies main_ppo dispatches on (`strategy in {...}` /
                  `strategy == "..."` in verl/trainer/main_ppo.py) and the backends of
                  `@EngineRegistry.register(backend=...)` under verl/workers/engine/.
@@ -132,6 +134,24 @@ def loggers(git_dir, ref):
     return set(re.findall(r'"([a-z0-9_]+)"', block.group(1))) if block else set()
 
 
+def agent_loops(git_dir, ref):
+    """The agent loops verl registers: `@register("...")` in verl/experimental/agent_loop/."""
+    lines = grep(git_dir, ref, r'^@register\("', ["verl/experimental/agent_loop/"])
+    return {m for line in lines for m in re.findall(r'@register\("([^"]+)"', line)}
+
+
+def loss_agg_modes(git_dir, ref):
+    """The actor's loss_agg_mode values verl accepts at start-up: the list of ActorConfig.__post_init__
+    (`valid_loss_agg_modes = [...]`, verl/workers/config/actor.py) or, before v0.6, of
+    RayPPOTrainer._validate_config (`actor.loss_agg_mode in [...]`, verl/trainer/ppo/ray_trainer.py)."""
+    for path, pattern in (("verl/workers/config/actor.py", r"valid_loss_agg_modes\s*=\s*\[([^\]]*)\]"),
+                          ("verl/trainer/ppo/ray_trainer.py", r"actor\.loss_agg_mode in \[([^\]]*)\]")):
+        block = re.search(pattern, show(git_dir, ref, path))
+        if block:
+            return set(re.findall(r'"([a-z-]+)"', block.group(1)))
+    return set()
+
+
 def strategies(git_dir, ref):
     names = set()
     for line in grep(git_dir, ref, r'actor\.strategy (in|==) ', ["verl/trainer/main_ppo.py"]):
@@ -189,7 +209,8 @@ def dataclass_fields(git_dir, ref, string_only):
     return {f"{name}.{field}" for name in classes for field in collect(name, set())}
 
 
-ENUMS = {"adv_estimator": adv_estimators, "policy_loss": policy_losses,
+ENUMS = {"adv_estimator": adv_estimators, "policy_loss": policy_losses, "agent_loop": agent_loops,
+         "loss_agg_mode": loss_agg_modes,
          "reward_manager": reward_managers, "strategy": strategies, "logger": loggers,
          "dataclass_field": lambda g, r: dataclass_fields(g, r, False),
          "dataclass_field_str": lambda g, r: dataclass_fields(g, r, True)}

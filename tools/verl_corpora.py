@@ -5,7 +5,7 @@ script, the verl package it vendors, and the recorded exit code, errors and warn
 
 For each row a checkout-like folder is laid out from git mirrors (nothing is cloned, imported or
 run): the script at its path, the vendored verl package at its place (a submodule's under
-`verl/`), a `.git` marker at the root. `meshplan check SCRIPT` then runs there with no flag, as a
+`verl/`) with the recipe/ trainer configs next to it, a `.git` marker at the root. `meshplan check SCRIPT` then runs there with no flag, as a
 user would in that repository, and finds the vendored verl next to the script.
 
 usage: tools/verl_corpora.py MIRRORS MESHPLAN [TSV]
@@ -43,13 +43,26 @@ def lay_out(mirrors: pathlib.Path, row: list, root: pathlib.Path) -> None:
                           check=True, capture_output=True).stdout
     (root / script).parent.mkdir(parents=True, exist_ok=True)
     (root / script).write_bytes(text)
-    if package == "-" or (root / package).is_dir():
+    # A marker, not the package directory: a script that lives under the package (knapsack_async's
+    # verl/experimental/fully_async_policy/shell/) has created that directory already.
+    exported = root / (".exported-" + re.sub(r"[^A-Za-z0-9]+", "_", package))
+    if package == "-" or exported.exists():
         return
     submodule = re.fullmatch(r"([^@]+)@([0-9a-f]+):(.+)", package)
     if submodule:  # a submodule named verl holding that repository
         export(git_dir(mirrors, submodule.group(1)), submodule.group(2), submodule.group(3), root / "verl")
     else:
         export(git, commit, package, root)
+        # The one-step-off and fully-async trainers' configs of verl before v0.8 live in recipe/
+        # next to the package (check reads them from there).
+        parent = str(pathlib.PurePosixPath(package).parent)
+        for trainer in ("one_step_off_policy", "fully_async_policy"):
+            config = str(pathlib.PurePosixPath(parent) / "recipe" / trainer / "config")
+            listed = subprocess.run(["git", "--git-dir", str(git), "ls-tree", "--name-only", commit, config + "/"],
+                                    capture_output=True, text=True).stdout
+            if listed.strip():
+                export(git, commit, config, root)
+    exported.write_text("")
 
 
 def main() -> int:

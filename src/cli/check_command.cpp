@@ -178,7 +178,7 @@ void run_check(const CheckArguments& args, CommandContext& context) {
   if (!args.config_name.empty()) options.read.config_name = args.config_name;
   if (!args.verl_path.empty()) {
     if (auto error = read_verl_tree(args.verl_path, args.verl_path, options.read)) return context.fail(*error);
-  } else if (args.verl_version.empty() && args.verl_config.empty() && !args.files.empty()) {
+  } else if (args.verl_version.empty() && !args.files.empty()) {
     // No verl named: the one a research repository vendors next to its scripts, if any.
     if (const std::filesystem::path found = verl_next_to(args.files.front()); !found.empty()) {
       if (auto error = read_verl_tree(found.string(), found, options.read)) return context.fail(*error);
@@ -189,8 +189,12 @@ void run_check(const CheckArguments& args, CommandContext& context) {
   if (!args.verl_config.empty()) {
     auto texts = read_config_dir(args.verl_config);
     if (!texts.ok()) return context.fail(texts.error());
-    options.read.config_texts = std::move(texts.value());
-    options.read.config_texts_from_verl = false;
+    if (options.read.config_texts_from_verl) {
+      // The launch's own config directory over the checkout's tree, as Hydra's search path has it.
+      for (auto& [config, text] : texts.value()) options.read.config_texts[config] = std::move(text);
+    } else {
+      options.read.config_texts = std::move(texts.value());
+    }
   }
   if (!args.model.empty()) {
     auto model = load_model_argument(args.model);

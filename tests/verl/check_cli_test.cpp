@@ -1,5 +1,9 @@
 // meshplan check end to end: compiler-like text, JSON, exit codes 0 / 1 / 2.
 #include <doctest/doctest.h>
+#include <unistd.h>
+
+#include <filesystem>
+#include <fstream>
 
 #include <nlohmann/json.hpp>
 
@@ -125,6 +129,27 @@ TEST_CASE("check: --verl-config reads a user's own config directory") {
   if (!dir) return;
   const test::CliRun run = test::run({"check", test::fixture("verl/clean_grpo.sh").string(), "--verl-config", dir->string()});
   CHECK(run.exit_code == 0);
+}
+
+TEST_CASE("check: a --verl-config directory whose config names ppo_trainer composes over verl's tree") {
+  // ab-iitd/spectra: `--config-path=/verl/spectra/config --config-name chat_template`, whose
+  // chat_template.yaml has `defaults: [ppo_trainer, _self_]` and hydra.searchpath
+  // file://verl/trainer/config. The directory alone does not hold ppo_trainer.
+  const std::filesystem::path dir =
+      std::filesystem::temp_directory_path() / ("meshplan_launch_config_" + std::to_string(::getpid()));
+  std::filesystem::create_directories(dir);
+  std::ofstream(dir / "chat_template.yaml")
+      << "hydra:\n  searchpath:\n    - file://verl/trainer/config\ndefaults:\n  - ppo_trainer\n  - _self_\n"
+         "data:\n  max_prompt_length: 2048\n";
+  const std::filesystem::path script = dir / "train.sh";
+  std::ofstream(script) << "python3 -m verl.trainer.main_ppo --config-path=/verl/spectra/config "
+                           "--config-name=chat_template trainer.n_gpus_per_node=8 data.max_response_length=4096\n";
+  const test::CliRun run = test::run({"check", script.string(), "--verl-config", dir.string(), "--verl-version", "0.6.1"});
+  std::filesystem::remove_all(dir);
+  CHECK(run.exit_code != 2);
+  CHECK(run.out.find("info[verl.config-tree]: --verl-config's chat_template names configs the directory does not hold: "
+                     "composed over verl 0.6.1's config tree") != std::string::npos);
+  CHECK(run.out.find("hydra.unknown-key") == std::string::npos);
 }
 
 TEST_CASE("a key added with '+' to a dataclass section is caught (verl R5)") {

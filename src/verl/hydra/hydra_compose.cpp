@@ -25,8 +25,10 @@ std::string join(const std::string& a, const std::string& b, char separator) {
   return a + separator + b;
 }
 
-// "../optim" from group "actor" -> "optim"; "engine" from "" -> "engine".
+// "../optim" from group "actor" -> "optim"; "engine" from "" -> "engine"; an absolute "/optim"
+// (Hydra: from the config search path's root) -> "optim" from any group.
 std::string resolve_group(const std::string& parent_group, std::string group) {
+  if (group.starts_with('/')) return group.substr(1);
   std::string base = parent_group;
   while (group.rfind("../", 0) == 0) {
     group = group.substr(3);
@@ -34,6 +36,18 @@ std::string resolve_group(const std::string& parent_group, std::string group) {
     base = slash == std::string::npos ? "" : base.substr(0, slash);
   }
   return join(base, group, '/');
+}
+
+// A config of the defaults list named without a group: "extra" in group "actor" is
+// "actor/extra"; an absolute "/baseline_grpo" (ROPD's ropd.yaml) is the root's.
+std::string config_of_group(const std::string& group, const std::string& option) {
+  return option.starts_with('/') ? option.substr(1) : join(group, option, '/');
+}
+
+// The group a config path belongs to: "actor/extra" -> "actor", "baseline_grpo" -> "".
+std::string group_of(const std::string& path) {
+  const std::size_t slash = path.rfind('/');
+  return slash == std::string::npos ? "" : path.substr(0, slash);
 }
 
 Result<DefaultsEntry> parse_entry(const ConfigNode& item, const std::string& file) {
@@ -135,7 +149,8 @@ class Composer {
     for (const DefaultsEntry& entry : loaded->defaults) {
       if (entry.self) continue;
       if (entry.group.empty()) {
-        if (auto nested = collect_choices(join(group, entry.option, '/'), group, depth + 1); !nested.ok()) {
+        const std::string nested_path = config_of_group(group, entry.option);
+        if (auto nested = collect_choices(nested_path, group_of(nested_path), depth + 1); !nested.ok()) {
           return nested.error();
         }
         continue;
@@ -163,7 +178,8 @@ class Composer {
       }
       if (entry.group.empty()) {  // a config of this config's own group, at this package (or its own)
         const std::string at = entry.has_package ? join(here, entry.package, '.') : here;
-        if (auto nested = compose(join(group, entry.option, '/'), group, at, depth + 1, root); !nested.ok()) {
+        const std::string nested_path = config_of_group(group, entry.option);
+        if (auto nested = compose(nested_path, group_of(nested_path), at, depth + 1, root); !nested.ok()) {
           return nested.error();
         }
         continue;
@@ -172,7 +188,7 @@ class Composer {
       // Hydra's default package of a group option is the group's path (`_group_`), relative here.
       std::string own_package = entry.package;
       if (!entry.has_package) {
-        own_package = entry.group;
+        own_package = entry.group.starts_with('/') ? entry.group.substr(1) : entry.group;
         while (own_package.rfind("../", 0) == 0) own_package = own_package.substr(3);
         for (char& c : own_package) c = c == '/' ? '.' : c;
       }

@@ -357,15 +357,40 @@ class Reader {
     result_.config_name = name;
     auto base = options_.config_texts.empty()
                     ? embedded_verl_base(result_.verl_version, name, group_choices_)
-                    : load_verl_base(*texts_, name, group_choices_, "the --verl-config directory",
+                    : load_verl_base(*texts_, name, group_choices_, config_tree_name(),
                                      options_.config_texts_from_verl ? GeneratedBase::fallback : GeneratedBase::first);
-    if (!base.ok() && !own_config_path()) {
+    const bool launch_directory = !options_.config_texts.empty() && !options_.config_texts_from_verl;
+    if (!base.ok() && launch_directory) {
+      // A launch's own --config-path directory whose configs name verl's in their defaults
+      // (spectra's chat_template.yaml: `- ppo_trainer` with hydra.searchpath verl/trainer/config):
+      // Hydra finds those on its search path, here the chosen verl's tree under the directory's.
+      with_verl_tree_ = embedded_config_texts(result_.verl_version);
+      for (const auto& [config, text] : options_.config_texts) with_verl_tree_[config] = text;
+      auto over_verl = load_verl_base(with_verl_tree_, name, group_choices_, config_tree_name(), GeneratedBase::fallback);
+      if (over_verl.ok()) {
+        texts_ = &with_verl_tree_;
+        info(result_.location,
+             "--verl-config's " + name + " names configs the directory does not hold: composed over verl " +
+                 result_.verl_version.id + "'s config tree, as Hydra's search path would",
+             "verl.config-tree");
+        return over_verl;
+      }
+    }
+    if (!base.ok() && !own_config_path() && !launch_directory) {
       return Error{"", 0, "--config-name",
                    "config '" + name + "' comes from --config-path " + config_path_ +
                        ", which meshplan cannot read from a script; pass --verl-config DIR (the directory holding " +
                        name + ".yaml) or --config-name ppo_trainer|ppo_megatron_trainer"};
     }
     return base;
+  }
+
+  // The config tree a launch's --config-name is looked up in, for messages.
+  std::string config_tree_name() const {
+    if (!options_.config_texts_from_verl) return "the --verl-config directory";
+    const std::string where = options_.verl_found_at.empty() ? "--verl-path" : options_.verl_found_at;
+    return "the config tree of the verl checkout (" + where +
+           "; verl/trainer/config and the trainers' own config directories): Hydra stops before verl starts";
   }
 
   // A user's YAML layer: keys merge over the base; a key the base lacks is reported.
@@ -566,6 +591,7 @@ class Reader {
   std::map<std::string, SourceLocation> choice_locations_;
   std::vector<std::string> searchpath_packages_;  ///< packages whose config comes from hydra.searchpath
   const ConfigTexts* texts_ = nullptr;                 ///< --verl-config's tree or the chosen version's
+  ConfigTexts with_verl_tree_;                         ///< --verl-config's directory over the chosen version's tree
   std::string pin_text_;                               ///< the script's `verl==X`
   VerlLaunch result_;
 };

@@ -247,13 +247,13 @@ std::optional<RuleHit> dapo_overlong(const ConfigView& v) {
   return hit;
 }
 
-// R78 (verl/experimental/agent_loop/agent_loop.py): verl registers single_turn_agent and
-// tool_agent; other names must come from agent_loop_config_path or user code (hence a warning).
-// A dataset's own agent_name column is not visible statically.
+// R78 (verl/experimental/agent_loop/agent_loop.py): the loops @register'ed in
+// verl/experimental/agent_loop/ (single_turn_agent and tool_agent in releases; a checkout's own
+// sources add its loops); other names must come from agent_loop_config_path or user code (hence a
+// warning). A dataset's own agent_name column is not visible statically.
 std::optional<RuleHit> agent_loop_name(const ConfigView& v) {
   if (!v.is_null(R("agent.agent_loop_config_path"))) return std::nullopt;
-  static constexpr std::array<std::string_view, 2> kLoops = {"single_turn_agent", "tool_agent"};
-  auto hit = one_of(v, R("agent.default_agent_loop"), kLoops, "Agent loop", "verl registers only these");
+  auto hit = registered_name(v, R("agent.default_agent_loop"), "agent_loop", "Agent loop", "verl registers only these");
   if (!hit) return hit;
   hit->message +=
       "; would fail at the first generate unless your code or agent_loop_config_path registers it";

@@ -52,10 +52,10 @@ std::optional<RuleHit> gpu_memory_utilization(const ConfigView& v) {
                  {R("gpu_memory_utilization") + "=0.6"}};
 }
 
+// ActorConfig.__post_init__ (verl/workers/config/actor.py, v0.6 on) or
+// RayPPOTrainer._validate_config before it: the version's list ("token-sum" from v0.9.0).
 std::optional<RuleHit> loss_agg_mode(const ConfigView& v) {
-  static constexpr std::array<std::string_view, 4> kModes = {"token-mean", "seq-mean-token-sum", "seq-mean-token-mean",
-                                                             "seq-mean-token-sum-norm"};
-  return one_of(v, A("loss_agg_mode"), kModes, "Invalid loss_agg_mode:");
+  return registered_name(v, A("loss_agg_mode"), "loss_agg_mode", "Invalid loss_agg_mode:");
 }
 
 // core_algos.get_adv_estimator_fn (AdvantageEstimator values).

@@ -76,6 +76,30 @@ std::set<std::string> reward_managers(const std::map<std::string, std::string>& 
   return names;
 }
 
+std::set<std::string> agent_loops(const std::map<std::string, std::string>& sources) {
+  std::set<std::string> names;
+  for (const auto& [path, text] : sources) {
+    if (under(path, "experimental/agent_loop/")) collect(text, std::regex(R"re(\n@register\("([^"]+)")re"), names);
+  }
+  return names;
+}
+
+// ActorConfig.__post_init__'s valid_loss_agg_modes (v0.6 on), else _validate_config's list.
+std::set<std::string> loss_agg_modes(const std::map<std::string, std::string>& sources) {
+  std::set<std::string> names;
+  const std::pair<const char*, const char*> lists[] = {
+      {"workers/config/actor.py", R"(valid_loss_agg_modes\s*=\s*\[([^\]]*)\])"},
+      {"trainer/ppo/ray_trainer.py", R"(actor\.loss_agg_mode in \[([^\]]*)\])"}};
+  for (const auto& [path, pattern] : lists) {
+    const std::string* text = source(sources, path);
+    std::smatch list;
+    if (text == nullptr || !std::regex_search(*text, list, std::regex(pattern))) continue;
+    collect(list[1].str(), std::regex(R"re("([a-z-]+)")re"), names);
+    return names;
+  }
+  return names;
+}
+
 // One `@dataclass` class of a source: its annotated fields, those whose annotation admits a
 // string (str, Any), and its bases' names.
 struct DataclassFields {
@@ -167,10 +191,12 @@ std::set<std::string> dataclass_fields(const std::map<std::string, DataclassFiel
 }  // namespace
 
 const std::vector<std::string>& registry_source_paths() {
-  static const std::vector<std::string> paths = {
-      "utils/tracking.py",   "trainer/ppo/core_algos.py", "trainer/ppo/ray_trainer.py", "trainer/ppo/reward.py",
-      "workers/reward_manager/", "workers/actor/",       "workers/config/",            "trainer/config/",
-      "utils/profiler/",     "base_config.py"};
+  static const std::vector<std::string> paths = {"utils/tracking.py",         "trainer/ppo/core_algos.py",
+                                                 "trainer/ppo/ray_trainer.py", "trainer/ppo/reward.py",
+                                                 "workers/reward_manager/",    "workers/actor/",
+                                                 "workers/config/",            "trainer/config/",
+                                                 "utils/profiler/",            "base_config.py",
+                                                 "experimental/agent_loop/"};
   return paths;
 }
 
@@ -186,6 +212,8 @@ std::map<std::string, std::vector<std::string>> registry_names_from_sources(
       {"adv_estimator", adv_estimators(sources)},
       {"policy_loss", policy_losses(sources)},
       {"reward_manager", reward_managers(sources)},
+      {"agent_loop", agent_loops(sources)},
+      {"loss_agg_mode", loss_agg_modes(sources)},
       {"dataclass_field", dataclass_fields(classes, false)},
       {"dataclass_field_str", dataclass_fields(classes, true)}};
   for (const auto& [kind, names] : kinds) {

@@ -69,6 +69,19 @@ TEST_CASE("Hydra composition: a missing option or a cycle is an error, not a cra
   CHECK_FALSE(is_config_group(tree(), "extra"));
 }
 
+TEST_CASE("Hydra composition: an absolute defaults entry is looked up from the root, not the group") {
+  // ROPD's verl/trainer/config/ropd.yaml: `defaults: [- /baseline_grpo, - _self_]`; here
+  // sub/child names /extra (the root's extra.yaml, no sub/extra exists) and /engine: mg.
+  std::map<std::string, std::string> texts = tree();
+  texts["sub/child"] = "defaults:\n  - /extra\n  - /engine: mg\n  - _self_\nz: 3\n";
+  texts["top2"] = "defaults:\n  - sub/child\n  - _self_\n";
+  const auto composed = compose_hydra_config(texts, "top2", {});
+  REQUIRE(composed.ok());
+  CHECK(text_at(*composed, "x") == "2");
+  CHECK(text_at(*composed, "z") == "3");
+  CHECK(text_at(*composed, "engine") == "mg");
+}
+
 TEST_CASE("a checkout's base: its own composition before a _generated_ it may have left stale") {
   // DAC-RL and CacheEOPD edit ppo_trainer.yaml's groups and leave _generated_ppo_trainer.yaml as
   // verl shipped it: the released tree reads _generated_ first, a checkout composes first and

@@ -99,6 +99,20 @@ TEST_CASE("a launch of newer verl checks clean with no flag, against b178a3cd it
   CHECK(loss[0].message.find("'dppo_tv' exists in verl 0.7.1..main@1dda039b") != std::string::npos);
 }
 
+TEST_CASE("loss_agg_mode token-sum: verl 0.9.0 added it to ActorConfig's valid_loss_agg_modes") {
+  // verl/workers/config/actor.py __post_init__ at v0.8.0 lists token-mean and the three seq-mean
+  // modes; v0.9.0 adds "token-sum".
+  const auto lines = test::with(test::fsdp_baseline(), {"actor_rollout_ref.actor.loss_agg_mode=token-sum"});
+  CheckOptions older;
+  older.read.verl_version = "0.8.0";
+  const auto hits = test::findings_of(test::check_lines(lines, "ppo_trainer", older), "actor.loss-agg-mode");
+  REQUIRE(hits.size() == 1);
+  CHECK(hits[0].message.find("'token-sum' exists in verl 0.9.0") != std::string::npos);
+  CheckOptions newer;
+  newer.read.verl_version = "0.9.0";
+  CHECK(test::findings_of(test::check_lines(lines, "ppo_trainer", newer), "actor.loss-agg-mode").empty());
+}
+
 TEST_CASE("a field added to the ref section fails only where the engine workers convert it") {
   // verl/workers/engine_workers.py: omega_conf_to_dataclass(self.config.ref) -> ActorConfig; the
   // legacy fsdp_workers.py (verl <= 0.7.1's default, use_legacy_worker_impl=auto) converts only
@@ -137,6 +151,20 @@ TEST_CASE("a key added to a dataclass section is checked against the dataclass's
   const auto typed = test::findings_of(test::check_lines(lines, "ppo_trainer", older), "config.type");
   REQUIRE(typed.size() == 1);
   CHECK(typed[0].keys[0] == "algorithm.rollout_correction.rollout_is_threshold");
+}
+
+TEST_CASE("loss_agg_mode token-sum: verl 0.9.0 added it to ActorConfig's valid_loss_agg_modes") {
+  // verl/workers/config/actor.py __post_init__ at v0.8.0 lists token-mean and the three seq-mean
+  // modes; v0.9.0 adds "token-sum".
+  const auto lines = test::with(test::fsdp_baseline(), {"actor_rollout_ref.actor.loss_agg_mode=token-sum"});
+  CheckOptions older;
+  older.read.verl_version = "0.8.0";
+  const auto hits = test::findings_of(test::check_lines(lines, "ppo_trainer", older), "actor.loss-agg-mode");
+  REQUIRE(hits.size() == 1);
+  CHECK(hits[0].message.find("'token-sum' exists in verl 0.9.0") != std::string::npos);
+  CheckOptions newer;
+  newer.read.verl_version = "0.9.0";
+  CHECK(test::findings_of(test::check_lines(lines, "ppo_trainer", newer), "actor.loss-agg-mode").empty());
 }
 
 TEST_CASE("a field added to the ref section fails only where the engine workers convert it") {

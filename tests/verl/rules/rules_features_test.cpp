@@ -112,7 +112,7 @@ const std::vector<RuleCase>& feature_rule_cases() {
       {"rollout.agent-loop-name", false, {"actor_rollout_ref.rollout.agent.default_agent_loop=tool_agent"},
        {"actor_rollout_ref.rollout.agent.default_agent_loop=single_turn"}, Severity::warning,
        "actor_rollout_ref.rollout.agent.default_agent_loop",
-       "Agent loop 'single_turn' is not one of {single_turn_agent, tool_agent}",
+       "'s {single_turn_agent, tool_agent}; verl registers only these",
        "actor_rollout_ref.rollout.agent.default_agent_loop=single_turn_agent"},
   };
   return cases;

@@ -16,12 +16,21 @@ TEST_CASE("registry names from a checkout's sources, each in verl's own spelling
        "def other():\n    X = \"not_an_estimator\"\n\n@register_policy_loss(\"vanilla\")\ndef loss(): pass\n"},
       {"workers/actor/dp_actor.py", "if loss_mode == \"gpg\":\n    pass\n"},
       {"workers/reward_manager/naive.py", "\n@register(\"naive\")\nclass NaiveRewardManager: pass\n"},
+      // Asynch-SKD's vendored verl registers its own agent loop next to verl's.
+      {"experimental/agent_loop/skd_agent_loop.py", "\n@register(\"skd_agent\")\nclass SkdAgentLoop: pass\n"},
+      {"experimental/agent_loop/tool_agent_loop.py", "\n@register(\"tool_agent\")\nclass ToolAgentLoop: pass\n"},
   };
   const auto names = registry_names_from_sources(sources);
   CHECK(names.at("logger") == std::vector<std::string>{"console", "rl_logging_board", "wandb"});
   CHECK(names.at("adv_estimator") == std::vector<std::string>{"gae", "grpo", "reinforce"});
   CHECK(names.at("policy_loss") == std::vector<std::string>{"gpg", "vanilla"});
   CHECK(names.at("reward_manager") == std::vector<std::string>{"naive"});
+  CHECK(names.at("agent_loop") == std::vector<std::string>{"skd_agent", "tool_agent"});
+  // pacth-verifier's vendored ActorConfig accepts one more aggregation than verl 0.5.
+  const auto actor = registry_names_from_sources(
+      {{"workers/config/actor.py", "        valid_loss_agg_modes = [\n            \"token-mean\",\n"
+                                   "            \"seq-mean-token-sum-length-norm\",\n        ]\n"}});
+  CHECK(actor.at("loss_agg_mode") == std::vector<std::string>{"seq-mean-token-sum-length-norm", "token-mean"});
   // A kind no source gives is left to the embedded version.
   CHECK(registry_names_from_sources({{"utils/tracking.py", "no list here"}}).empty());
 }
