@@ -119,6 +119,31 @@ std::filesystem::path verl_next_to(const std::string& script) {
   return {};
 }
 
+// The inference engines a repository ships next to its verl (Sparrow's sglang/python/sglang):
+// each copy's path relative to `root` and the fields of the dataclass its arguments become.
+void read_vendored_engines(const std::filesystem::path& root, VerlReadOptions& read) {
+  struct VendoredEngine {
+    const char* name;
+    const char* arguments_file;  ///< relative to the package
+    const char* dataclass;
+  };
+  constexpr VendoredEngine kEngines[] = {{"sglang", "srt/server_args.py", "ServerArgs"},
+                                         {"vllm", "engine/arg_utils.py", "EngineArgs"}};
+  std::error_code ec;
+  for (const VendoredEngine& engine : kEngines) {
+    for (const std::filesystem::path& package :
+         {std::filesystem::path(engine.name) / "python" / engine.name, std::filesystem::path(engine.name) / engine.name,
+          std::filesystem::path(engine.name)}) {
+      if (!std::filesystem::is_regular_file(root / package / engine.arguments_file, ec)) continue;
+      read.vendored_engines[engine.name] = package.generic_string();
+      if (auto text = read_text_file((root / package / engine.arguments_file).string()); text.ok()) {
+        read.vendored_engine_arguments[engine.name] = dataclass_field_names(text.value(), engine.dataclass);
+      }
+      break;
+    }
+  }
+}
+
 // The checkout's sources its registries are read from (verl/schema/registry_sources.hpp): path
 // relative to the package -> text; a path ending in '/' stands for the directory's *.py files.
 std::map<std::string, std::string> registry_sources(const std::filesystem::path& package) {
@@ -164,6 +189,7 @@ std::optional<Error> read_verl_tree(const std::string& given, const std::filesys
   }
   read.config_texts_from_verl = true;
   read.registry_names = registry_names_from_sources(registry_sources(package));
+  read_vendored_engines(package.parent_path(), read);
   return std::nullopt;
 }
 

@@ -44,6 +44,7 @@ std::optional<ErrorLine> exception_at(std::string_view body, std::size_t at, std
   if (first < 'A' || first > 'Z') return std::nullopt;
   const bool garbled_start = body.substr(0, start).find_first_not_of('.') == std::string_view::npos;
   if (start > 0 && !garbled_start) {  // ".DistBackendError: …" after interleaved writes counts from the start
+    if (start >= 2 && body.substr(start - 2, 2) == "::") return std::nullopt;  // C++: "c10::Error::Error("
     const char before = body[start - 1];
     if (before != ' ' && before != '\t' && before != ':' && before != ']' && before != '|' && before != '>' &&
         before != '(' && before != '`') {
@@ -67,6 +68,7 @@ std::optional<ErrorLine> exception_at(std::string_view body, std::size_t at, std
   if (pos < body.size() && body[pos] == '.') ++pos;  // "DistBackendError.: …" from interleaved writes
   if (pos < body.size()) {
     if (body[pos] != ':') return std::nullopt;  // "Error executing job …", "Error(s) in loading …"
+    if (body.substr(pos).starts_with("::")) return std::nullopt;  // C++ scope: "c10::Error::Error("
     error.message = trim(body.substr(pos + 1));
   }
   error.echo = is_wrapper(kind);
@@ -106,6 +108,9 @@ std::optional<ErrorLine> nccl_error_trace(std::string_view body) {
 
 std::optional<ErrorLine> find_error(std::string_view body, LogLevel level) {
   if (body.starts_with("File \"") || body.starts_with("Traceback")) return std::nullopt;
+  // A native stack frame (PyTorch's c10 backtrace after a watchdog abort or a CUDA error):
+  // "frame #0: c10::Error::Error(c10::SourceLocation, std::string) + 0x57 (libc10.so)".
+  if (body.starts_with("frame #")) return std::nullopt;
   for (const std::string_view suffix : {std::string_view("Error"), std::string_view("Exception")}) {
     std::size_t at = body.find(suffix);
     for (int tries = 0; at != std::string_view::npos && tries < 4; ++tries) {

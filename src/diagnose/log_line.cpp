@@ -341,8 +341,21 @@ std::string_view clean_line(std::string_view raw, std::string& scratch) {
       end = cr;
     }
   }
-  if (std::memchr(raw.data(), '\x1b', raw.size()) == nullptr) return raw;
-  strip_ansi(raw, scratch);
+  if (std::memchr(raw.data(), '\x1b', raw.size()) != nullptr) {
+    strip_ansi(raw, scratch);
+    raw = scratch;
+  }
+  if (raw.find("**") == std::string_view::npos) return raw;
+  // Markdown emphasis of a log pasted into an issue ("CUDA out of memory.** Tried to allocate").
+  std::string plain;
+  plain.reserve(raw.size());
+  for (std::size_t pos = 0; pos < raw.size();) {
+    const std::size_t stars = raw.find("**", pos);
+    plain.append(raw.substr(pos, stars - pos));
+    if (stars == std::string_view::npos) break;
+    pos = stars + 2;
+  }
+  scratch = std::move(plain);
   return scratch;
 }
 

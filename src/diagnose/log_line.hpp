@@ -12,8 +12,9 @@
 namespace meshplan {
 
 /// The text a terminal would show for `raw`: ANSI escape sequences removed, and of the segments
-/// separated by '\r' (progress bars redrawn in place) only the last non-empty one. Returns a
-/// view into `raw` or into `scratch`.
+/// separated by '\r' (progress bars redrawn in place) only the last non-empty one, without the
+/// markdown emphasis ("**") of a log pasted into an issue. Returns a view into `raw` or into
+/// `scratch`.
 std::string_view clean_line(std::string_view raw, std::string& scratch);
 
 /// The severity a prefix announced ("ERROR 11-27 …", "E1127 …", "… | ERROR | …", "ERROR:name:").

@@ -460,11 +460,14 @@ Status LogScanner::scan(std::istream& in, std::string_view file_name) {
       // actor's compute_log_prob); for the rollout the innermost frame is the most precise (a
       // weight sync inside generate_sequences).
       const bool keep_outer = current != s.stream_marker.end() &&
-                              markers[static_cast<std::size_t>(current->second)].group == "training" &&
-                              markers[static_cast<std::size_t>(marker)].group == "training";
+                              ((markers[static_cast<std::size_t>(current->second)].group == "training" &&
+                                markers[static_cast<std::size_t>(marker)].group == "training") ||
+                               markers[static_cast<std::size_t>(marker)].fallback);
       if (!keep_outer) s.stream_marker[stream] = marker;
-      s.file_marker = marker;
-      s.file_marker_line = line_number;
+      if (!markers[static_cast<std::size_t>(marker)].fallback || s.file_marker < 0) {
+        s.file_marker = marker;
+        s.file_marker_line = line_number;
+      }
       if (line.find("ray::") != std::string_view::npos) {
         s.adopt_phase(output_, prefix.pid, line_number, markers[static_cast<std::size_t>(marker)].phase);
       }

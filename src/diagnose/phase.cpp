@@ -34,6 +34,13 @@ constexpr std::array kMarkers = {
     PhaseMarker{"Memory profiling takes", "rollout_engine_start", "rollout", true},
     PhaseMarker{"Graph capturing finished", "rollout_engine_start", "rollout", true},
     PhaseMarker{"Capture cuda graph begin", "rollout_engine_start", "rollout", true},
+    // Frames of the engines' model code: an error raised in their forward pass, in whichever
+    // rollout call (vllm/model_executor/, vllm/v1/worker/, sglang/srt/layers/ ...).
+    PhaseMarker{"/vllm/model_executor/", "generate_sequences", "rollout", false, true},
+    PhaseMarker{"/vllm/v1/worker/", "generate_sequences", "rollout", false, true},
+    PhaseMarker{"/vllm/worker/", "generate_sequences", "rollout", false, true},
+    PhaseMarker{"/sglang/srt/model_executor/", "generate_sequences", "rollout", false, true},
+    PhaseMarker{"/sglang/srt/layers/", "generate_sequences", "rollout", false, true},
     PhaseMarker{", in load_checkpoint", "checkpoint_load", "checkpoint"},
     PhaseMarker{", in _load_checkpoint", "checkpoint_load", "checkpoint"},
     PhaseMarker{", in load_state_dict", "checkpoint_load", "checkpoint"},

@@ -14,6 +14,9 @@ struct PhaseMarker {
   /// An engine's own log message announcing the phase (vLLM's "Capturing cudagraphs"): counts on
   /// any line, not only in traceback frames and Ray method names.
   bool message = false;
+  /// An engine's own code in a frame (vllm/model_executor/): its forward pass, the phase only
+  /// when no other marker of the traceback names one (an engine start's profile_run does).
+  bool fallback = false;
 };
 
 std::span<const PhaseMarker> phase_markers();

@@ -240,6 +240,13 @@ DiagnosisReport build_report(const ScanOutput& scan, FixContext context) {
     for (std::size_t g = 0; g < groups.size(); ++g) {
       if (unclassified(root) && !unclassified(g)) root = g;
     }
+    // A watchdog timeout takes its process down (ProcessGroupNCCL.cpp: "To avoid data
+    // inconsistency, we are taking the entire process down"), which Ray and torchrun then report
+    // as a dead worker: with no host-memory line (a primary event), the timeout is the root,
+    // whichever of the interleaved lines came first.
+    for (std::size_t g = 0; g < groups.size(); ++g) {
+      if (groups[root].category == "host_oom" && groups[g].category == "nccl_timeout") root = g;
+    }
   }
 
   Diagnosis root_diagnosis = diagnose_group(scan, groups[root], context);

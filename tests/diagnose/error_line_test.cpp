@@ -36,6 +36,11 @@ TEST_CASE("find_error: source lines, warnings and prose are not errors") {
   CHECK_FALSE(find_error("UserWarning: FSDP is switching to use NO_SHARD", LogLevel::none));
   CHECK_FALSE(find_error("File \"/x/y.py\", line 3, in f", LogLevel::error));
   CHECK_FALSE(find_error("the ErrorHandler was installed", LogLevel::none));
+  // PyTorch's native backtrace after a watchdog abort (verl#5750, OpenRLHF#427): C++ frames.
+  CHECK_FALSE(find_error("frame #0: c10::Error::Error(c10::SourceLocation, std::string) + 0x57 (0x7f in "
+                         "/usr/local/lib/python3.10/dist-packages/torch/lib/libc10.so)",
+                         LogLevel::none));
+  CHECK_FALSE(find_error("terminate called after c10::Error::Error(c10::SourceLocation, std::string)", LogLevel::none));
 }
 
 TEST_CASE("find_error: NCCL, CUDA and kernel asserts, ERROR-level lines are echoes") {

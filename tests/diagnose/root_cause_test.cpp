@@ -91,6 +91,27 @@ TEST_CASE("a lone consequence-type event is its own root cause") {
   CHECK(died.diagnoses[0].root_cause);
 }
 
+TEST_CASE("a watchdog timeout and the worker death it causes: the timeout is the root in either order") {
+  // verl#2995 (Qwen3-235B, rollout TP 16, validation at 20k tokens): Ray's "(raylet) A worker
+  // died" and the rank's watchdog timeout, interleaved by Ray in either order. The watchdog takes
+  // the process down; with no OOM-killer or memory-monitor line, host memory is not the cause.
+  const std::string died =
+      "(raylet) A worker died or was killed while executing a task by an unexpected system error. To troubleshoot "
+      "the problem, check the logs for the dead worker.\n";
+  const std::string timeout = "(WorkerDict pid=833, ip=172.26.153.33) " + watchdog(62, "809 14:59:33.656957424") + "\n";
+  for (const std::string& log : {died + timeout, timeout + died}) {
+    const DiagnosisReport report = diagnose_logs({{"job.log", log}});
+    REQUIRE_FALSE(report.diagnoses.empty());
+    CHECK(report.diagnoses[0].category == "nccl_timeout");
+  }
+  // With the kernel's kill line the dead worker is host memory, and the timeout its echo.
+  const DiagnosisReport killed = diagnose_logs(
+      {{"job.log", died + timeout},
+       {"dmesg.log", "[12.6] Out of memory: Killed process 833 (python) total-vm:8388608kB, anon-rss:4194304kB, "
+                     "file-rss:0kB\n"}});
+  CHECK(killed.diagnoses[0].category == "host_oom");
+}
+
 TEST_CASE("the kernel OOM killer explains the dead actor: one host_oom diagnosis keyed on the kill line") {
   const DiagnosisReport report = diagnose_logs(
       {{"driver.log", "ray.exceptions.ActorDiedError: The actor died unexpectedly before finishing this task.\n"},

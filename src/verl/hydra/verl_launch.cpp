@@ -202,6 +202,8 @@ class Reader {
     texts_ = options_.config_texts.empty() ? &embedded_config_texts(result_.verl_version) : &options_.config_texts;
     // A checkout's own sources name its registries (a fork's extra logger or estimator).
     result_.registry_names = options_.registry_names;
+    result_.vendored_engines = options_.vendored_engines;
+    result_.vendored_engine_arguments = options_.vendored_engine_arguments;
     if (options_.config_texts_from_verl && options_.verl_version) result_.checkout_version = *options_.verl_version;
     return true;
   }
@@ -555,6 +557,12 @@ class Reader {
   // added with '+' that is not one of its fields fails there (TypeError / ConfigKeyError). The
   // dataclass may have fields its YAML does not list (AlgoConfig.gdpo_reward_keys).
   void check_dataclass_field(const Override& added) {
+    // Sections whose `_target_` verl never instantiates: every verl from v0.4.0 to main@1dda039b
+    // reads `algorithm` (AlgoConfig is only a type hint in core_algos.py) and `global_profiler` as
+    // plain DictConfig, so a key added there is read with .get or not at all.
+    for (const std::string_view plain : {"algorithm", "global_profiler"}) {
+      if (added.key == plain || added.key.starts_with(std::string(plain) + ".")) return;
+    }
     const ConfigNode* target = dataclass_target(added.key);
     if (target == nullptr) return;
     const std::size_t dot = added.key.rfind('.');

@@ -28,6 +28,11 @@ struct VerlReadOptions {
   /// The registry names of that checkout's sources (verl/schema/registry_sources.hpp): kind -> names,
   /// used instead of the embedded version's for the kinds it gives.
   std::map<std::string, std::vector<std::string>> registry_names;
+  /// Inference engines the repository ships its own copy of (engine -> its package path, e.g.
+  /// "sglang" -> "sglang/python/sglang"): their arguments are that copy's, not a release's.
+  std::map<std::string, std::string> vendored_engines;
+  /// The argument names read from those copies (ServerArgs / EngineArgs fields), per engine.
+  std::map<std::string, std::vector<std::string>> vendored_engine_arguments;
   std::string verl_found_at;  ///< where the CLI found verl_version and config_texts next to the script (no flag given)
   /// --verl-version X, or the verl/version/version file of --verl-path or of a verl found next to
   /// the script; else a `verl==X` pin in the script, else the newest embedded version.
@@ -55,6 +60,8 @@ struct VerlLaunch {
   /// The registry names read from the launch's own verl checkout (kind -> names), which the rules
   /// consult before verl_version's (VerlReadOptions::registry_names).
   std::map<std::string, std::vector<std::string>> registry_names;
+  std::map<std::string, std::string> vendored_engines;  ///< VerlReadOptions::vendored_engines
+  std::map<std::string, std::vector<std::string>> vendored_engine_arguments;  ///< and their arguments
   /// No flag, checkout or pin named the verl: verl_version is the newest embedded, assumed. A
   /// failure some other embedded version would not have is then not certain (a warning).
   bool verl_version_assumed = false;

@@ -275,6 +275,21 @@ void check_engine_kwargs(const VerlLaunch& launch, std::vector<Finding>& out) {
       spec = requirement->second;
       installer = "verl " + launch.verl_version.id;
     }
+    if (const auto own = launch.vendored_engines.find(engine); own != launch.vendored_engines.end()) {
+      // Sparrow ships its own SGLang (sglang/python/sglang) whose ServerArgs adds vortex_* fields:
+      // a name that copy's dataclass has is taken; another is uncertain (it may set it elsewhere).
+      const auto read = launch.vendored_engine_arguments.find(engine);
+      ConfigNode unread = arguments;
+      if (read != launch.vendored_engine_arguments.end()) {
+        std::erase_if(unread.entries, [&](const auto& entry) {
+          return std::binary_search(read->second.begin(), read->second.end(), entry.first);
+        });
+      }
+      fields.unknown_severity = Severity::warning;
+      fields.newer_release = "the repository ships its own " + engine + " (" + own->second + "), not a release read";
+      check_fields(unread, std::string(kEngineKwargs) + "." + engine, fields, out);
+      continue;
+    }
     if (!spec.empty() && admits_newer(spec, newest_release_read(versions))) {
       fields.unknown_severity = Severity::warning;
       fields.newer_release = installer + " installs " + engine + spec + ", newer than these";

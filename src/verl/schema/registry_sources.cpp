@@ -200,6 +200,17 @@ const std::vector<std::string>& registry_source_paths() {
   return paths;
 }
 
+std::vector<std::string> dataclass_field_names(const std::string& text, const std::string& class_name) {
+  std::map<std::string, DataclassFields> classes;
+  read_dataclasses(text, classes);
+  std::vector<std::string> names;
+  const std::string prefix = class_name + ".";
+  for (const std::string& qualified : dataclass_fields(classes, false)) {
+    if (qualified.starts_with(prefix)) names.push_back(qualified.substr(prefix.size()));
+  }
+  return names;
+}
+
 std::map<std::string, std::vector<std::string>> registry_names_from_sources(
     const std::map<std::string, std::string>& sources) {
   std::map<std::string, std::vector<std::string>> out;

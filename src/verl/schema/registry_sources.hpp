@@ -26,4 +26,8 @@ const std::vector<std::string>& registry_source_paths();
 std::map<std::string, std::vector<std::string>> registry_names_from_sources(
     const std::map<std::string, std::string>& sources);
 
+/// The fields of the @dataclass `class_name` in a Python source, with those of its bases that the
+/// source defines (a vendored engine's ServerArgs or EngineArgs), sorted; empty when it has none.
+std::vector<std::string> dataclass_field_names(const std::string& text, const std::string& class_name);
+
 }  // namespace meshplan

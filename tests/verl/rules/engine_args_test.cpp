@@ -145,6 +145,29 @@ TEST_CASE("under a verl that installs an engine newer than the releases read, an
   CHECK(test::findings_of(pinned, "passthrough.engine-argument")[0].severity == Severity::error);
 }
 
+TEST_CASE("a repository that ships its own SGLang: that copy's ServerArgs decides, an unread name warns") {
+  // Infini-AI-Lab/Sparrow vendors sglang/python/sglang, whose ServerArgs adds vortex_* fields its
+  // launches pass through engine_kwargs; under verl b178a3cd (sglang==0.5.6, read) each would be an
+  // error against the release.
+  CheckOptions vendored;
+  vendored.read.verl_version = "main@b178a3cd";
+  vendored.read.vendored_engines = {{"sglang", "sglang/python/sglang"}};
+  vendored.read.vendored_engine_arguments = {{"sglang", {"enable_vortex_sparsity", "mem_fraction_static"}}};
+  const CheckReport report = test::check_lines(
+      test::with(test::fsdp_baseline(), {"actor_rollout_ref.rollout.name=sglang",
+                                         "+actor_rollout_ref.rollout.engine_kwargs.sglang.enable_vortex_sparsity=true",
+                                         "+actor_rollout_ref.rollout.engine_kwargs.sglang.vortex_unknown=1"}),
+      "ppo_trainer", vendored);
+  const auto hits = test::findings_of(report, "passthrough.engine-argument");
+  REQUIRE(hits.size() == 1);
+  CHECK(hits[0].keys[0].ends_with("vortex_unknown"));
+  CHECK(hits[0].severity == Severity::warning);
+  CHECK(hits[0].message.find("the repository ships its own sglang (sglang/python/sglang), not a release read") !=
+        std::string::npos);
+  CHECK(test::findings_of(check_sglang({"enable_vortex_sparsity=true"}), "passthrough.engine-argument")[0].severity ==
+        Severity::error);
+}
+
 TEST_CASE("a script that installs its own vLLM: the pin decides how sure an unknown name is") {
   // verl main@1dda039b admits vllm>=0.18.0, beyond the table; a script that installs 0.10.2 (read)
   // makes the misspelled max_num_seq certain to fail, one that installs 0.19.0 does not.

@@ -99,52 +99,25 @@ TEST_CASE("a launch of newer verl checks clean with no flag, against b178a3cd it
   CHECK(loss[0].message.find("'dppo_tv' exists in verl 0.7.1..main@1dda039b") != std::string::npos);
 }
 
-TEST_CASE("loss_agg_mode token-sum: verl 0.9.0 added it to ActorConfig's valid_loss_agg_modes") {
-  // verl/workers/config/actor.py __post_init__ at v0.8.0 lists token-mean and the three seq-mean
-  // modes; v0.9.0 adds "token-sum".
-  const auto lines = test::with(test::fsdp_baseline(), {"actor_rollout_ref.actor.loss_agg_mode=token-sum"});
-  CheckOptions older;
-  older.read.verl_version = "0.8.0";
-  const auto hits = test::findings_of(test::check_lines(lines, "ppo_trainer", older), "actor.loss-agg-mode");
-  REQUIRE(hits.size() == 1);
-  CHECK(hits[0].message.find("'token-sum' exists in verl 0.9.0") != std::string::npos);
-  CheckOptions newer;
-  newer.read.verl_version = "0.9.0";
-  CHECK(test::findings_of(test::check_lines(lines, "ppo_trainer", newer), "actor.loss-agg-mode").empty());
-}
-
-TEST_CASE("a field added to the ref section fails only where the engine workers convert it") {
-  // verl/workers/engine_workers.py: omega_conf_to_dataclass(self.config.ref) -> ActorConfig; the
-  // legacy fsdp_workers.py (verl <= 0.7.1's default, use_legacy_worker_impl=auto) converts only
-  // ref.fsdp_config and reads extra keys with .get (CacheEOPD: +actor_rollout_ref.ref.topk_logits).
-  const auto lines = test::with(test::fsdp_baseline(), {"+actor_rollout_ref.ref.topk_logits=20"});
-  CheckOptions legacy;
-  legacy.read.verl_version = "0.7.0";
-  CHECK(test::findings_of(test::check_lines(lines, "ppo_trainer", legacy), "config.not-a-dataclass-field").empty());
-  const auto disabled = test::with(lines, {"trainer.use_legacy_worker_impl=disable"});
-  CHECK(test::findings_of(test::check_lines(disabled, "ppo_trainer", legacy), "config.not-a-dataclass-field").size() ==
-        1);
-  CheckOptions engine;
-  engine.read.verl_version = "0.8.0";
-  CHECK(test::findings_of(test::check_lines(lines, "ppo_trainer", engine), "config.not-a-dataclass-field").size() == 1);
-}
-
 }  // namespace meshplan
 
 namespace meshplan {
 
 TEST_CASE("a key added to a dataclass section is checked against the dataclass's fields, not only its YAML") {
-  // verl 0.7.1 added AlgoConfig.gdpo_reward_keys (verl/trainer/config/algorithm.py) without a
-  // YAML default; RolloutCorrectionConfig.rollout_is_threshold is `str | float` from 0.8.0 on.
+  // RolloutConfig is instantiated (omega_conf_to_dataclass in the agent loop and the workers), so
+  // an unknown field fails; AlgoConfig never is (verl reads `algorithm` as a DictConfig from
+  // v0.4.0 to main@1dda039b: Mini-o3 and CodeDance add their own keys there and run).
+  // RolloutCorrectionConfig.rollout_is_threshold is `str | float` from 0.8.0 on.
   CheckOptions newest;
   newest.read.verl_version = "main@1dda039b";
   const auto lines = test::with(test::fsdp_baseline(), {"+algorithm.gdpo_reward_keys=[accuracy,format]",
                                                         "+algorithm.not_a_field=1",
+                                                        "+actor_rollout_ref.rollout.not_a_field=1",
                                                         "algorithm.rollout_correction.rollout_is_threshold=0.5_4.0"});
   const CheckReport report = test::check_lines(lines, "ppo_trainer", newest);
   const auto added = test::findings_of(report, "config.not-a-dataclass-field");
   REQUIRE(added.size() == 1);
-  CHECK(added[0].keys[0] == "algorithm.not_a_field");
+  CHECK(added[0].keys[0] == "actor_rollout_ref.rollout.not_a_field");
   CHECK(test::findings_of(report, "config.type").empty());
   CheckOptions older;
   older.read.verl_version = "0.7.1";

@@ -56,6 +56,17 @@ TEST_CASE("a checkout's config dataclasses: fields with their bases', and no doc
   CHECK(names.at("dataclass_field_str") == std::vector<std::string>{"PolicyLossConfig.loss_mode"});
 }
 
+TEST_CASE("a vendored engine's argument dataclass: its fields and its bases' in the same file") {
+  const std::string server_args =
+      "@dataclasses.dataclass\nclass BaseArgs:\n    host: str = \"127.0.0.1\"\n\n"
+      "@dataclasses.dataclass\nclass ServerArgs(BaseArgs):\n    model_path: str\n"
+      "    enable_vortex_sparsity: bool = False\n    vortex_topk_val: int = 30\n\n"
+      "@dataclasses.dataclass\nclass PortArgs:\n    port: int = 0\n";
+  CHECK(dataclass_field_names(server_args, "ServerArgs") ==
+        std::vector<std::string>{"enable_vortex_sparsity", "host", "model_path", "vortex_topk_val"});
+  CHECK(dataclass_field_names(server_args, "EngineArgs").empty());
+}
+
 TEST_CASE("a field a checkout's PolicyLossConfig adds is no error, one neither verl has stays one") {
   // +actor_rollout_ref.actor.policy_loss.soft_kd_loss_coef (CacheEOPD's scripts/eopd/run_eopd_vllm.sh).
   const auto lines = test::with(test::fsdp_baseline(), {"+actor_rollout_ref.actor.policy_loss.soft_kd_loss_coef=1.0",
