@@ -327,6 +327,28 @@ std::vector<Signature> config_signatures() {
        "A mandatory config value (??? in verl's config) was not given.", "The mandatory value {n:key} is not set.",
        {{override_line, "{n:key}=<value>  # actor_rollout_ref.rollout.name: vllm or sglang", ""}},
        "omegaconf.errors.MissingMandatoryValue: Missing mandatory value: actor_rollout_ref.rollout.name"},
+      // A call between verl and the engine with an argument one side does not take: the versions
+      // do not match (verl#7130: vLLM < 0.16 has no Worker.reload_weights(weights_iterator=...);
+      // rllm#208: vLLM 0.10.1's EngineArgs no longer takes model_hf_config).
+      {"engine_worker_unexpected_kwarg", "environment", primary,
+       {"got an unexpected keyword argument '", "Worker."},
+       R"((\w*Worker\.\w+)\(\) got an unexpected keyword argument '(\w+)')", {{"call", text}, {"argument", text}}, {},
+       "verl calls its rollout engine's worker with an argument the installed engine does not take: verl and "
+       "vLLM / SGLang are versions that do not match.",
+       "{n:call}() does not take '{n:argument}': the installed engine and verl do not match.",
+       {{action, "install the vLLM / SGLang version this verl release pins (its setup.py, requirements or Docker "
+                 "image), or the verl release made for the installed engine", ""}},
+       "TypeError: Worker.reload_weights() got an unexpected keyword argument 'weights_iterator'"},
+      {"engine_args_unexpected_kwarg", "environment", primary,
+       {"got an unexpected keyword argument '", "EngineArgs"},
+       R"((\w*EngineArgs\.\w+)\(\) got an unexpected keyword argument '(\w+)')",
+       {{"call", text}, {"argument", text}}, {},
+       "vLLM's EngineArgs does not take an argument it was given: a name in rollout.engine_kwargs.vllm, or one "
+       "verl passes that the installed vLLM dropped or has not yet added.",
+       "vLLM's {n:call}() does not take '{n:argument}'.",
+       {{action, "if '{n:argument}' is in actor_rollout_ref.rollout.engine_kwargs.vllm, fix or remove it there "
+                 "(meshplan check names the vLLM releases that have it); else install the vLLM this verl pins", ""}},
+       "TypeError: EngineArgs.__init__() got an unexpected keyword argument 'model_hf_config'"},
       {"unexpected_keyword_argument", "config_key", primary, {"got an unexpected keyword argument '"},
        R"(got an unexpected keyword argument '(\w+)')", {{"field", text}}, {},
        "A key added with + is not a field of verl's config dataclass.",
@@ -363,6 +385,16 @@ std::vector<Signature> config_signatures() {
         {override_line, "actor_rollout_ref.rollout.log_prob_max_token_len_per_gpu={d:token_budget_fit}", ""}},
        "AssertionError: max_token_len must be greater than the sequence length. Got max_token_len=8192 and "
        "max_seq_len=tensor(9216, device='cuda:0')"},
+      // vllm/sampling_params.py _verify_args: a generation budget computed as the length limit minus
+      // the prompt went negative (ms-swift#8223: max_length - prompt_len = -239).
+      {"vllm_max_tokens_not_positive", "sequence_length", primary, {"max_tokens must be at least 1, got"},
+       R"(max_tokens must be at least 1, got (-?\d+))", {{"max_tokens", number}}, {},
+       "vLLM was asked for no tokens at all: the response budget left after a prompt was zero or negative, so a "
+       "prompt is longer than the length limit the budget was computed from.",
+       "vLLM was asked for {n:max_tokens} tokens: a prompt used up the whole length budget.",
+       {{action, "raise the total length the budget comes from (max_model_len, or the framework's max_length) "
+                 "above the longest prompt plus the responses", ""}},
+       "ValueError: max_tokens must be at least 1, got -239."},
       {"prompt_exceeds_context", "sequence_length", primary, {"exceeds the model's maximum context length"},
        R"(Prompt length \((\d+)\) exceeds the model's maximum context length \((\d+)\))",
        {{"prompt_length", number}, {"max_model_len", number}}, {},

@@ -36,6 +36,15 @@ std::vector<Signature> runtime_signatures() {
        "[rank4]:[E223 11:14:34.991860392 ProcessGroupNCCL.cpp:1785] [PG ID 2 PG GUID 3 Rank 4] Exception (either "
        "an error or timeout) detected by watchdog at work: 91885, last enqueued NCCL work: 91885, last completed "
        "NCCL work: 91884."},
+      // Gloo's timeout (torch/csrc/distributed/c10d/ProcessGroupGloo.cpp, gloo/transport): a CPU
+      // collective, e.g. verl's object broadcasts, waited past its timeout for a rank (verl#2106).
+      {"gloo_timeout", "nccl_timeout", consequence, {"Timed out waiting ", "ms for "},
+       R"(Timed out waiting (\d+)ms for (recv|send) operation)", {{"timeout_ms", number}, {"operation", text}}, {},
+       "A Gloo (CPU) collective waited past its timeout: some rank never reached it.",
+       "A Gloo {n:operation} waited {n:timeout_ms} ms: some rank never reached the collective.",
+       {},
+       "RuntimeError: [../third_party/gloo/gloo/transport/tcp/pair.cc:534] Timed out waiting 1800000ms for recv "
+       "operation to complete"},
       {"nccl_watchdog_stuck", "nccl_timeout", consequence, {"watchdog got stuck for"},
        R"(watchdog got stuck for (\d+) seconds)", {{"stuck_seconds", number}}, {},
        "The NCCL watchdog thread itself hung (a collective or CUDA call never returned).", "", {},
