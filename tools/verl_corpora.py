@@ -5,7 +5,8 @@ script, the verl package it vendors, and the recorded exit code, errors and warn
 
 For each row a checkout-like folder is laid out from git mirrors (nothing is cloned, imported or
 run): the script at its path, the vendored verl package at its place (a submodule's under
-`verl/`) with the recipe/ trainer configs next to it, a `.git` marker at the root. `meshplan check SCRIPT` then runs there with no flag, as a
+`verl/`) with the recipe/ trainer configs next to it, the repository's *.yaml files and a
+vendored engine's argument file, a `.git` marker at the root. `meshplan check SCRIPT` then runs there with no flag, as a
 user would in that repository, and finds the vendored verl next to the script.
 
 usage: tools/verl_corpora.py MIRRORS MESHPLAN [TSV]
@@ -62,6 +63,18 @@ def lay_out(mirrors: pathlib.Path, row: list, root: pathlib.Path) -> None:
                                     capture_output=True, text=True).stdout
             if listed.strip():
                 export(git, commit, config, root)
+    # The repository's own Hydra configs (a launch's --config-path) and a vendored engine's
+    # argument dataclass (check reads both).
+    yaml = subprocess.run(["git", "--git-dir", str(git), "archive", commit, "--", ":(glob)**/*.yaml"],
+                          capture_output=True).stdout
+    if yaml:
+        with tarfile.open(fileobj=io.BytesIO(yaml)) as tar:
+            tar.extractall(root, filter="data")
+    for engine_file in ("sglang/python/sglang/srt/server_args.py", "vllm/vllm/engine/arg_utils.py"):
+        text = subprocess.run(["git", "--git-dir", str(git), "show", f"{commit}:{engine_file}"], capture_output=True)
+        if text.returncode == 0:
+            (root / engine_file).parent.mkdir(parents=True, exist_ok=True)
+            (root / engine_file).write_bytes(text.stdout)
     exported.write_text("")
 
 

@@ -8,6 +8,7 @@
 
 #include "cli/cluster_input.hpp"
 #include "cli/command.hpp"
+#include "cli/config_dirs.hpp"
 #include "cli/model_input.hpp"
 #include "hardware/gpu_catalog.hpp"
 #include "verl/check.hpp"
@@ -31,25 +32,6 @@ struct CheckArguments {
   std::int64_t mean_prompt_len = 0;
   std::int64_t mean_response_len = 0;
 };
-
-// Every *.yaml below DIR by its path without the suffix ("ppo_trainer", "actor/dp_actor",
-// "_generated_ppo_trainer"): the Hydra config tree of a verl checkout (verl/trainer/config).
-Result<std::map<std::string, std::string>> read_config_dir(const std::string& dir) {
-  std::map<std::string, std::string> texts;
-  std::error_code ec;
-  for (auto it = std::filesystem::recursive_directory_iterator(dir, ec);
-       !ec && it != std::filesystem::recursive_directory_iterator(); it.increment(ec)) {
-    const std::filesystem::path& path = it->path();
-    if (path.extension() != ".yaml") continue;
-    auto text = read_text_file(path.string());
-    if (!text.ok()) return text.error();
-    std::string name = std::filesystem::relative(path, dir).replace_extension().generic_string();
-    texts[name] = std::move(text.value());
-  }
-  if (ec) return Error{dir, 0, "--verl-config", "cannot read the directory: " + ec.message()};
-  if (texts.empty()) return Error{dir, 0, "--verl-config", "no *.yaml config in the directory"};
-  return texts;
-}
 
 std::string location_text(const SourceLocation& where, const std::string& fallback) {
   if (where.file.empty()) return fallback;
@@ -244,6 +226,18 @@ void run_check(const CheckArguments& args, CommandContext& context) {
       }
       options.gpu = gpu.value();
     }
+  }
+  if (!args.files.empty()) {
+    // The launch's own --config-path directory, found from the script's place.
+    const std::filesystem::path script = args.files.front();
+    const std::filesystem::path package =
+        !options.read.config_texts_from_verl ? std::filesystem::path()
+        : !args.verl_path.empty()            ? std::filesystem::path(args.verl_path)
+                                             : verl_next_to(args.files.front());
+    options.read.find_config_path = [script, package](const std::string& written) {
+      const std::filesystem::path verl = std::filesystem::exists(package / "verl" / "version") ? package / "verl" : package;
+      return find_launch_config_dir(script, verl, written);
+    };
   }
   std::vector<InputText> inputs;
   for (const std::string& file : args.files) {

@@ -152,6 +152,35 @@ TEST_CASE("check: a --verl-config directory whose config names ppo_trainer compo
   CHECK(run.out.find("hydra.unknown-key") == std::string::npos);
 }
 
+TEST_CASE("check: a launch's own --config-path is found in its repository, whatever its unknown prefix") {
+  // CodeDance-VL/CodeDance: CONFIG_PATH="$(pwd)/configs" and --config-path "$CONFIG_PATH" from
+  // examples/; spectra: the container path /verl/spectra/config. Both resolve by their tail
+  // against the repository (the directory holding .git), and the config composes over verl's tree.
+  const std::filesystem::path repo =
+      std::filesystem::temp_directory_path() / ("meshplan_repo_" + std::to_string(::getpid()));
+  std::filesystem::create_directories(repo / "configs");
+  std::filesystem::create_directories(repo / "examples");
+  std::ofstream(repo / ".git") << "gitdir: none\n";
+  std::ofstream(repo / "configs" / "my_trainer.yaml")
+      << "defaults:\n  - ppo_trainer\n  - _self_\nmy_section:\n  reward_scale: 2\n";
+  std::ofstream(repo / "examples" / "run.sh")
+      << "CONFIG_PATH=\"$(pwd)/configs\"\npython3 -m verl.trainer.main_ppo --config-path \"$CONFIG_PATH\" "
+         "--config-name my_trainer my_section.reward_scale=3 trainer.n_gpus_per_node=8\n";
+  std::ofstream(repo / "examples" / "run_container.sh")
+      << "python3 -m verl.trainer.main_ppo --config-path=/verl/configs --config-name my_trainer "
+         "my_section.reward_scale=3 trainer.n_gpus_per_node=8\n";
+  const test::CliRun pwd = test::run({"check", (repo / "examples" / "run.sh").string(), "--verl-version", "0.6.1"});
+  const test::CliRun container =
+      test::run({"check", (repo / "examples" / "run_container.sh").string(), "--verl-version", "0.6.1"});
+  std::filesystem::remove_all(repo);
+  for (const test::CliRun& run : {pwd, container}) {
+    CHECK(run.exit_code != 2);
+    CHECK(run.out.find("info[verl.config-tree]: --config-path ") != std::string::npos);
+    CHECK(run.out.find("/configs read from ") != std::string::npos);
+    CHECK(run.out.find("my_section") == std::string::npos);  // its own key is known
+  }
+}
+
 TEST_CASE("a key added with '+' to a dataclass section is caught (verl R5)") {
   const CheckReport report = test::check_lines(test::with(test::fsdp_baseline(), {"+actor_rollout_ref.model.torch_dtype=bfloat16"}));
   const auto hits = test::findings_of(report, "config.not-a-dataclass-field");

@@ -281,7 +281,7 @@ class Reader {
   }
 
   void note_own_config_path() {
-    if (own_config_path()) return;
+    if (own_config_path() || launch_directory_read_) return;
     if (!options_.config_texts.empty() && !options_.config_texts_from_verl) return;  // --verl-config: the launch's own
     for (Finding& finding : result_.findings) {
       if (finding.rule != "hydra.unknown-key" || finding.severity != Severity::error) continue;
@@ -355,12 +355,30 @@ class Reader {
     });
   }
 
+  // The launch's own --config-path directory, when the caller finds it (CodeDance's
+  // "$(pwd)/configs", spectra's container path /verl/spectra/config): composed over the verl tree,
+  // as Hydra's search path has it.
+  void read_launch_config_directory() {
+    if (own_config_path() || !options_.find_config_path) return;
+    if (!options_.config_texts.empty() && !options_.config_texts_from_verl) return;  // --verl-config gave it
+    const auto found = options_.find_config_path(config_path_);
+    if (!found) return;
+    with_verl_tree_ = options_.config_texts.empty() ? embedded_config_texts(result_.verl_version) : options_.config_texts;
+    for (const auto& [config, text] : found->texts) with_verl_tree_[config] = text;
+    texts_ = &with_verl_tree_;
+    launch_directory_read_ = true;
+    info(result_.location, "--config-path " + config_path_ + " read from " + found->path, "verl.config-tree");
+  }
+
   Result<ConfigNode> load_base(const std::string& name) {
     result_.config_name = name;
-    auto base = options_.config_texts.empty()
+    read_launch_config_directory();
+    auto base = options_.config_texts.empty() && !launch_directory_read_
                     ? embedded_verl_base(result_.verl_version, name, group_choices_)
                     : load_verl_base(*texts_, name, group_choices_, config_tree_name(),
-                                     options_.config_texts_from_verl ? GeneratedBase::fallback : GeneratedBase::first);
+                                     options_.config_texts_from_verl || launch_directory_read_ ? GeneratedBase::fallback
+                                                                                               : GeneratedBase::first);
+    if (launch_directory_read_) return base;
     const bool launch_directory = !options_.config_texts.empty() && !options_.config_texts_from_verl;
     if (!base.ok() && launch_directory) {
       // A launch's own --config-path directory whose configs name verl's in their defaults
@@ -389,6 +407,7 @@ class Reader {
 
   // The config tree a launch's --config-name is looked up in, for messages.
   std::string config_tree_name() const {
+    if (launch_directory_read_) return "--config-path " + config_path_ + " over verl's config tree";
     if (!options_.config_texts_from_verl) return "the --verl-config directory";
     const std::string where = options_.verl_found_at.empty() ? "--verl-path" : options_.verl_found_at;
     return "the config tree of the verl checkout (" + where +
@@ -599,7 +618,8 @@ class Reader {
   std::map<std::string, SourceLocation> choice_locations_;
   std::vector<std::string> searchpath_packages_;  ///< packages whose config comes from hydra.searchpath
   const ConfigTexts* texts_ = nullptr;                 ///< --verl-config's tree or the chosen version's
-  ConfigTexts with_verl_tree_;                         ///< --verl-config's directory over the chosen version's tree
+  ConfigTexts with_verl_tree_;  ///< the launch's config directory over the verl tree
+  bool launch_directory_read_ = false;  ///< the launch's own --config-path directory was found and read
   std::string pin_text_;                               ///< the script's `verl==X`
   VerlLaunch result_;
 };

@@ -3,6 +3,7 @@
 // Hydra composition over verl's base config (struct mode) -> OmegaConf resolution. The result
 // is the config verl's TaskRunner would see, plus every finding met on the way. Also used by
 // `diagnose --config`.
+#include <functional>
 #include <map>
 #include <optional>
 #include <string>
@@ -21,6 +22,12 @@ struct InputText {
   std::string text;
 };
 
+/// A launch's own --config-path directory, found on disk by the caller.
+struct LaunchConfigDirectory {
+  std::string path;                           ///< where it was found
+  std::map<std::string, std::string> texts;   ///< config name -> YAML text
+};
+
 struct VerlReadOptions {
   std::optional<std::string> config_name;           ///< --config-name (wins over the script's)
   std::map<std::string, std::string> config_texts;   ///< --verl-config DIR: config name -> YAML text
@@ -33,6 +40,10 @@ struct VerlReadOptions {
   std::map<std::string, std::string> vendored_engines;
   /// The argument names read from those copies (ServerArgs / EngineArgs fields), per engine.
   std::map<std::string, std::vector<std::string>> vendored_engine_arguments;
+  /// Finds the directory a launch's --config-path names (as written in the script, unknown parts
+  /// such as $(pwd) as written), when it is not verl's own; none when it cannot be found. Unset:
+  /// such a directory is not read (a launch checked without its files).
+  std::function<std::optional<LaunchConfigDirectory>(const std::string& config_path)> find_config_path;
   std::string verl_found_at;  ///< where the CLI found verl_version and config_texts next to the script (no flag given)
   /// --verl-version X, or the verl/version/version file of --verl-path or of a verl found next to
   /// the script; else a `verl==X` pin in the script, else the newest embedded version.

@@ -84,11 +84,15 @@ void take_hydra_flags(Launch& launch, const std::vector<ShellArgument>& args, st
       if (arg == long_name || arg == short_name) {
         if (k + 1 >= args.size()) return std::string();
         unknown_value = args[++k].unknown.has_value();
-        return args[k].text;
+        // A value known in part ("$(pwd)/configs" for "$CONFIG_PATH") says more than its name.
+        return unknown_value && !args[k].partial.empty() ? args[k].partial : args[k].text;
       }
       const std::string with_eq = std::string(long_name) + "=";
       unknown_value = args[k].unknown.has_value();
-      if (arg.rfind(with_eq, 0) == 0) return arg.substr(with_eq.size());
+      if (arg.rfind(with_eq, 0) == 0) {
+        const std::string& whole = unknown_value && args[k].partial.starts_with(with_eq) ? args[k].partial : arg;
+        return whole.substr(with_eq.size());
+      }
       return std::nullopt;
     };
     if (auto name = value_of("--config-name", "-cn")) {

@@ -6,6 +6,36 @@
 namespace meshplan {
 namespace {
 
+// Whether a value kept with its unknown parts as written (`$(pwd)/configs`) has a part that is
+// not one: text outside $(...), ${...}, $NAME and backticks.
+bool has_known_part(std::string_view value) {
+  std::size_t i = 0;
+  while (i < value.size()) {
+    if (value[i] == '`') {
+      const std::size_t close = value.find('`', i + 1);
+      if (close == std::string_view::npos) return false;
+      i = close + 1;
+    } else if (value[i] == '$' && i + 1 < value.size() && (value[i + 1] == '(' || value[i + 1] == '{')) {
+      const char open = value[i + 1];
+      const char close = open == '(' ? ')' : '}';
+      int depth = 0;
+      std::size_t j = i + 1;
+      for (; j < value.size(); ++j) {
+        if (value[j] == open) ++depth;
+        if (value[j] == close && --depth == 0) break;
+      }
+      if (j >= value.size()) return false;
+      i = j + 1;
+    } else if (value[i] == '$') {
+      ++i;
+      while (i < value.size() && (std::isalnum(static_cast<unsigned char>(value[i])) != 0 || value[i] == '_')) ++i;
+    } else {
+      return true;
+    }
+  }
+  return false;
+}
+
 /// Nested $(( )) and ${..:-..} levels expanded in one word; deeper ones are left unknown
 /// instead of exhausting the stack (real scripts nest two or three).
 constexpr int kMaxNesting = 64;
@@ -65,6 +95,11 @@ class Expander {
     // "$@" and "${A[@]}" of nothing produce no argument at all.
     const bool vanishing = word == "\"$@\"" || word.starts_with("\"${@:") ||
                            (word.rfind("\"${", 0) == 0 && word.size() > 7 && word.substr(word.size() - 5) == "[@]}\"");
+    for (const PartialValue& known : partial_values_) {
+      ShellField& field = fields_[known.field];
+      const std::size_t at = field.text.find(known.rendered);
+      if (at != std::string::npos) field.partial = field.text.substr(0, at) + known.value + field.text.substr(at + known.rendered.size());
+    }
     if (!any_quoted || fields_.size() > 1 || vanishing) {
       std::erase_if(fields_, [](const ShellField& f) { return f.text.empty() && !f.unknown; });
     }
@@ -73,6 +108,14 @@ class Expander {
   }
 
  private:
+  /// A variable known in part, expanded into field `field` as `rendered`.
+  struct PartialValue {
+    std::size_t field;
+    std::string rendered;
+    std::string value;
+  };
+  std::vector<PartialValue> partial_values_;
+
   void append(std::string_view text) { fields_.back().text += text; }
 
   void append_unknown(std::string_view rendered, const std::string& why) {
@@ -200,6 +243,10 @@ class Expander {
           quoted || !split_ || it->second.values.empty() ? std::vector<std::string>{} : top_level_fields(it->second.values.front());
       if (pieces.size() <= 1) {
         append_unknown(rendered, *it->second.unknown);
+        // Known in part (`CONFIG_PATH="$(pwd)/configs"`): the field with its value in its place.
+        if (!it->second.values.empty() && has_known_part(it->second.values.front())) {
+          partial_values_.push_back({fields_.size() - 1, std::string(rendered), it->second.values.front()});
+        }
         return;
       }
       // A value known only in part (`A="x=1 y=$HOME/z"`), split on blanks as bash would: the

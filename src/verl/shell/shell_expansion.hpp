@@ -35,6 +35,9 @@ struct ShellField {
   std::optional<std::string> unknown;  ///< set when any part of the field is not known
   int line = 0;                        ///< line where it was written, when not the word's own
   std::vector<std::string> alternatives = {};  ///< the known words an unknown field may be (ShellVariable)
+  /// When unknown: a variable's value known in part, its unknown parts as written
+  /// ("$(pwd)/configs" for "$CONFIG_PATH"); "" otherwise.
+  std::string partial = {};
 };
 
 struct ShellExpansion {

@@ -188,7 +188,7 @@ class Walker {
   void forget_assigned() {
     for (const std::string& name : assigned_) {
       ShellVariable& variable = variables_[name];
-      variable.values = {""};
+      variable.values = {"$" + name};  // as written, like every unknown part of a value
       variable.lines.clear();
       variable.element_unknown.clear();
       variable.unknown = "$" + name + " may be set in " + skipped_block_ + ", which is not evaluated";
@@ -298,6 +298,8 @@ class Walker {
     if (append) {
       const auto it = variables_.find(name);
       if (it != variables_.end() && !it->second.values.empty()) argument.text = it->second.values.front() + argument.text;
+      // Appending to a value not known statically (`X+="]"` after a loop that built X) keeps it unknown.
+      if (it != variables_.end() && it->second.unknown && !argument.unknown) argument.unknown = it->second.unknown;
     }
     return {name, argument};
   }
@@ -369,7 +371,7 @@ class Walker {
       for (ShellField& field : expanded.fields) {
         call.args.push_back(ShellArgument{std::move(field.text), std::move(field.unknown),
                                           SourceLocation{file_, field.line > 0 ? field.line : word.line},
-                                          std::move(field.alternatives)});
+                                          std::move(field.alternatives), std::move(field.partial)});
       }
     }
     for (const auto& [name, variable] : variables_) {

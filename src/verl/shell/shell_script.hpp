@@ -20,6 +20,7 @@ struct ShellArgument {
   std::optional<std::string> unknown;  ///< why the value is not known statically
   SourceLocation location;
   std::vector<std::string> alternatives = {};  ///< when unknown: the known words it may stand for (may be empty)
+  std::string partial = {};  ///< when unknown: the value known in part (ShellField::partial)
 };
 
 struct ShellInvocation {

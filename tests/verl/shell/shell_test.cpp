@@ -132,6 +132,23 @@ TEST_CASE("a string of overrides known only in part splits into fields, only tho
   CHECK(q.invocations.back().args[2].unknown);
 }
 
+TEST_CASE("a value known in part keeps its known part beside the unknown text, appending keeps it unknown") {
+  // CodeDance: CONFIG_PATH="$(pwd)/configs" ... --config-path "$CONFIG_PATH"; ActGuide-RL builds
+  // TRAIN_FILES in a loop and closes it with TRAIN_FILES+="]".
+  const ShellScript s = run_script(
+      "CONFIG_PATH=\"$(pwd)/configs\"\nF=\"[\"\nfor f in a b; do F+=\"$f,\"; done\nF+=\"]\"\n"
+      "python3 x.py --config-path \"$CONFIG_PATH\" files=${F} n=$(nproc)\n");
+  const auto& args = s.invocations.back().args;
+  REQUIRE(args.size() == 6);
+  CHECK(args[3].text == "$CONFIG_PATH");
+  CHECK(args[3].partial == "$(pwd)/configs");
+  CHECK(args[3].unknown.has_value());
+  CHECK(args[4].unknown.has_value());  // not files=]
+  CHECK(args[4].partial == "files=$F]");
+  const ShellScript whole = run_script("N=$(nvidia-smi -L | wc -l)\npython3 x.py n=$N\n");
+  CHECK(whole.invocations.back().args[2].partial.empty());  // nothing of it is known
+}
+
 TEST_CASE("arithmetic $(( )) is evaluated: (2048 + 8192) * 2 = 20480, 7 / 2 = 3, 2 ** 10 = 1024") {
   const ShellScript s = run_script(
       "P=$((1024 * 2))\nR=$((1024 * 8))\nT=$(((P + R) * 2))\npython3 x.py $T $((7 / 2)) $(( 2 ** 10 )) $((P % 1000))\n");
