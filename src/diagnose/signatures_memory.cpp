@@ -72,6 +72,15 @@ std::vector<Signature> memory_signatures() {
        "Ray task {n:ray_actor}.{n:ray_method} failed with a CUDA out-of-memory error in {phase}.", {},
        "ray.exceptions.RayTaskError(OutOfMemoryError): ray::WorkerDict.actor_rollout_ref_update_actor() "
        "(pid=118848, ip=10.130.71.7, actor_id=b2ba64f6, repr=<verl.single_controller.ray.base.WorkerDict object>)"},
+      // A worker's import failed and Ray re-raises it (agent-lightning#144: verl 0.5.0's fsdp_workers
+      // imports a vLLM 0.11 module that is gone); the inner ModuleNotFoundError line, when printed,
+      // says which module.
+      {"ray_task_import_error", "environment", consequence, {"RayTaskError(ModuleNotFoundError)"},
+       R"(ray::(\w+)\.(\w+)\(\))", {{"ray_actor", text}, {"ray_method", text}}, {},
+       "A Ray task failed to import a module: verl and the installed engine or library do not match.",
+       "Ray task {n:ray_actor}.{n:ray_method} failed to import a module: the installed versions do not match.", {},
+       "ray.exceptions.RayTaskError(ModuleNotFoundError): ray::WorkerDict.actor_rollout_init_model() (pid=10928, "
+       "ip=10.1.1.104, actor_id=3b846a02a80aa8b92c91fcfb01000000)"},
       {"vllm_no_kv_cache_blocks", "rollout_memory_budget", primary, {"No available memory for the cache blocks"}, "",
        {}, {},
        "vLLM found no memory left for KV-cache blocks after loading the weights: gpu_memory_utilization x GPU "

@@ -165,6 +165,29 @@ std::vector<Signature> runtime_signatures() {
        "Ray cannot place a task or actor: no node has the resources it requests.", "", {},
        "(autoscaler) Warning: The following resource request cannot be scheduled right now: {'GPU': 1.0, 'CPU': "
        "1.0}. This is likely due to all cluster resources being claimed by actors."},
+      // Ray's core worker aborts when it cannot start a thread (boost::asio thread_pool in
+      // ray/rpc/server_call.cc GetServerCallExecutor): the process or thread limit is reached
+      // (EasyR1#52, *** SIGABRT received with this frame).
+      {"ray_thread_start_failed", "resources", primary, {"boost::asio::detail::posix_thread::start_thread"}, "", {},
+       {},
+       "A Ray process could not start a thread and aborted: the node's process / thread limit (ulimit -u, a "
+       "container's pids.max) is reached.",
+       "",
+       {{action, "raise the limit (ulimit -u unlimited; the container's pids-limit) or start fewer processes: "
+                 "data.dataloader_num_workers, ray_kwargs.ray_init.num_cpus", ""}},
+       "(main_task pid=9005)     @     0x1549e73fbd0c         96  boost::asio::detail::posix_thread::start_thread()"},
+      // ray/gcs/gcs_client/gcs_client.cc: a node cannot reach the head's GCS. With an empty host the
+      // address came from a variable the node does not have (MM-EUREKA#54: ray start --address=:6379).
+      {"ray_gcs_connect_failed", "resources", consequence, {"Failed to connect to GCS at address"},
+       R"(Failed to connect to GCS at address ([^\s:]*):(\d+))", {{"gcs_host", text}, {"gcs_port", number}}, {},
+       "A node could not reach the Ray head (its GCS): the head's address is wrong or empty, the head is not up, or "
+       "the port is blocked.",
+       "A node could not reach the Ray head's GCS at '{n:gcs_host}:{n:gcs_port}'.",
+       {{action, "an empty host is an unset address variable (MASTER_ADDR / RAY_ADDRESS on this node): export it; "
+                 "else start the head first (ray start --head), use one Ray version on every node and open the port",
+         ""}},
+       "[2025-07-23 10:05:49,679 W 51000 51000] gcs_rpc_client.h:151: Failed to connect to GCS at address :6379 "
+       "within 5 seconds."},
       {"no_space_left", "resources", primary, {"No space left on device"}, "", {}, {},
        "A disk is full (checkpoints, Ray's object spilling or /dev/shm).", "",
        {{action, "free space in trainer.default_local_dir and /tmp/ray; limit checkpoints with "
