@@ -91,7 +91,13 @@ class Walker {
     if (skipped_depth_ > 0) {
       note_assigned(command);
       skipped_depth_ += opener ? 1 : closer ? -1 : 0;
-      if (skipped_depth_ == 0) forget_assigned();
+      if (skipped_depth_ == 0 && reading_loop_) {
+        replay_loop();
+      } else if (skipped_depth_ == 0) {
+        forget_assigned();
+      } else if (reading_loop_) {
+        loop_body_.push_back(command);
+      }
       return;
     }
     if (first == "if" && !command.conditional) {
@@ -117,9 +123,17 @@ class Walker {
       skipped_depth_ = 1;
       skipped_block_ = "the '" + first + "' block at line " + std::to_string(command.line);
       note_assigned(command);
-      note(command.line, Severity::info,
-           "'" + first + "' block is not evaluated: assignments and commands inside it are skipped, and the variables "
-           "they assign are unknown after it");
+      reading_loop_ = first == "for" || first == "while" || first == "until";
+      loop_body_.clear();
+      if (reading_loop_) {
+        note(command.line, Severity::info,
+             "'" + first + "' loop: its body is read once, with every variable the loop assigns unknown in it and "
+             "after it");
+      } else {
+        note(command.line, Severity::info,
+             "'" + first + "' block is not evaluated: assignments and commands inside it are skipped, and the "
+             "variables they assign are unknown after it");
+      }
       return;
     }
     if (closer) return;  // a stray closer
@@ -198,6 +212,37 @@ class Walker {
   }
 
   // `then cmd` / `else cmd` on one line: the words after the keyword are a command of their own.
+  // A loop's body, read once at its `done`: what the loop assigns (its variable, what the body
+  // sets) is unknown in the body and after it, so a launch inside a sweep is found and checked with
+  // the swept values unknown (ACuRL's run.sh launches inside `for ((iter...))`).
+  void replay_loop() {
+    std::vector<ShellCommand> body = std::move(loop_body_);
+    loop_body_.clear();
+    reading_loop_ = false;
+    const std::vector<std::string> names = assigned_;
+    const std::string block = skipped_block_;
+    forget_assigned();
+    for (const ShellCommand& command : body) {
+      if (command.words.empty()) continue;
+      if (command.words.front().text == "do") {
+        evaluate_rest(command);
+      } else {
+        evaluate(command);
+      }
+    }
+    while (skipped_depth_ > 0 || !ifs_.empty()) {  // a block the body left open (a malformed loop)
+      if (skipped_depth_ > 0) {
+        skipped_depth_ = 0;
+        reading_loop_ = false;
+        forget_assigned();
+      }
+      if (!ifs_.empty()) close_if();
+    }
+    assigned_ = names;
+    skipped_block_ = block;
+    forget_assigned();
+  }
+
   void evaluate_rest(const ShellCommand& command) {
     if (command.words.size() < 2) return;
     ShellCommand rest = command;
@@ -395,6 +440,8 @@ class Walker {
   int skipped_depth_ = 0;     ///< > 0 inside a block that is not evaluated
   std::string skipped_block_;          ///< that block, for messages
   std::vector<std::string> assigned_;  ///< names assigned inside it
+  bool reading_loop_ = false;             ///< the block is a loop whose body is read at its end
+  std::vector<ShellCommand> loop_body_;  ///< its commands, nested blocks included
 };
 
 }  // namespace

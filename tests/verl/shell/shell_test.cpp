@@ -71,17 +71,36 @@ TEST_CASE("a bare positional parameter is the script's argument: not known, neve
   CHECK_FALSE(args[4].unknown.has_value());
 }
 
-TEST_CASE("the ')' of a case pattern is not a subshell: only the unevaluated block is reported") {
-  // An argument parser in a while loop (`--lr) LR="$2"; shift 2;;`): one note for the block,
-  // none per pattern; LR is unknown after it, the launch still found.
+TEST_CASE("the ')' of a case pattern is not a subshell: only the loop and the unevaluated block are reported") {
+  // An argument parser in a while loop (`--lr) LR="$2"; shift 2;;`): one note for the loop (its
+  // body is read once), one for the case block inside it, none per pattern; LR is unknown after
+  // it, the launch still found.
   const ShellScript s = run_script("LR=1\nwhile [[ $# -gt 0 ]]; do\n  case \"$1\" in\n    --lr) LR=\"$2\"; shift 2;;\n"
                                    "    *) break;;\n  esac\ndone\npython3 x.py lr=$LR\n");
   int unsupported = 0;
   for (const Finding& f : s.findings) unsupported += f.rule == "shell.unsupported" ? 1 : 0;
-  CHECK(unsupported == 1);
-  CHECK(s.findings.at(0).message.find("'while' block is not evaluated") != std::string::npos);
+  CHECK(unsupported == 2);
+  CHECK(s.findings.at(0).message.find("'while' loop: its body is read once") != std::string::npos);
+  CHECK(s.findings.at(1).message.find("'case' block is not evaluated") != std::string::npos);
   REQUIRE(s.invocations.back().args.size() == 3);
   CHECK(s.invocations.back().args[2].unknown.has_value());
+}
+
+TEST_CASE("a launch inside a loop is found, the loop's variables unknown in it and after it") {
+  // OSU-NLP-Group/ACuRL scripts/ACuRL/run.sh launches inside `for ((iter=...))`; a sweep
+  // `for lr in ...` passes its variable. R is set before the loop and kept; I is set in the body.
+  const ShellScript s = run_script(
+      "R=1\nfor lr in 1e-6 2e-6; do\n  I=$lr\n  python3 x.py lr=$lr r=$R i=$I\ndone\npython3 y.py lr=$lr i=$I\n");
+  REQUIRE(s.invocations.size() == 2);
+  const auto& in_loop = s.invocations[0].args;
+  REQUIRE(in_loop.size() == 5);
+  CHECK(in_loop[2].unknown.has_value());
+  CHECK(in_loop[3].text == "r=1");
+  CHECK_FALSE(in_loop[3].unknown.has_value());
+  CHECK(in_loop[4].unknown.has_value());  // I=$lr: unknown like lr
+  const auto& after = s.invocations[1].args;
+  CHECK(after[2].unknown.has_value());
+  CHECK(after[3].unknown.has_value());
 }
 
 TEST_CASE("a nested $(( )) with an unknown operand stays one argument when expanded unquoted") {
