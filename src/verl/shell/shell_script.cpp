@@ -139,10 +139,20 @@ class Walker {
     if (closer) return;  // a stray closer
     if (command.conditional) {
       note(command.line, Severity::info,
-           "a command after '&&' or '||' runs only depending on the previous one; it is not evaluated");
+           "a command after '&&' or '||' runs only depending on the previous one: what it assigns is unknown "
+           "after it; a program it runs is read");
       skipped_block_ = "the command after '&&'/'||' at line " + std::to_string(command.line);
       note_assigned(command);
       forget_assigned();
+      // `[[ done ]] || ray job submit ... -- python -m verl.trainer.main_ppo ...` (ACuRL): the
+      // launch is what such a line is for; its arguments are read like any other's.
+      std::size_t verb = 0;
+      while (verb < command.words.size() && assignment_name_length(command.words[verb].text) > 0) ++verb;
+      if (verb < command.words.size() && !is_builtin(command.words[verb].text)) {
+        std::vector<std::pair<std::string, ShellArgument>> prefix;
+        for (std::size_t k = 0; k < verb; ++k) prefix.push_back(assignment(command.words[k]));
+        invocation(command, verb, prefix);
+      }
       return;
     }
     std::size_t i = 0;
@@ -160,13 +170,19 @@ class Walker {
       declaration(command, i);
       return;
     }
-    if (verb == "set" || verb == "shopt" || verb == "cd" || verb == "pushd" || verb == "popd") return;  // no effect here
+    if (is_builtin(verb) && verb != "source" && verb != ".") return;  // no effect here
     if (verb == "source" || verb == ".") {
       note(command.line, Severity::info,
            "'" + verb + "' is not followed: variables set by the sourced file are unknown");
       return;
     }
     invocation(command, i, prefix);
+  }
+
+  // Builtins that change the shell, not programs: a declaration, `set`, `cd`, `source` ...
+  static bool is_builtin(const std::string& verb) {
+    return std::find(kDeclarations.begin(), kDeclarations.end(), verb) != kDeclarations.end() || verb == "set" ||
+           verb == "shopt" || verb == "cd" || verb == "pushd" || verb == "popd" || verb == "source" || verb == ".";
   }
 
   // The names a command that is not evaluated would assign: `X=...` (also before a command, or

@@ -103,6 +103,17 @@ TEST_CASE("a launch inside a loop is found, the loop's variables unknown in it a
   CHECK(after[3].unknown.has_value());
 }
 
+TEST_CASE("a program run after && or || is read, what such a command assigns is unknown after it") {
+  // ACuRL: `[[ -n "$latest" && "$MODE" == "disable" ]] || ray job submit ... -- python -m ...`.
+  const ShellScript s = run_script("X=1\n[[ -n \"$D\" ]] || X=2\n[[ -n \"$D\" ]] || python3 x.py a=1 x=$X\n");
+  REQUIRE_FALSE(s.invocations.empty());
+  const auto& args = s.invocations.back().args;
+  REQUIRE(args.size() == 4);
+  CHECK(args[1].text == "x.py");
+  CHECK(args[2].text == "a=1");
+  CHECK(args[3].unknown.has_value());  // X may be 1 or 2
+}
+
 TEST_CASE("a nested $(( )) with an unknown operand stays one argument when expanded unquoted") {
   // bash: an arithmetic result is one number, never split; G is unset, so the value is unknown.
   const ShellScript s = run_script("B=8\nC=$(($(($G * $B)) * 4))\npython3 x.py k=$C z=1\n");
