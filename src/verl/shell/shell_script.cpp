@@ -123,7 +123,8 @@ class Walker {
       skipped_depth_ = 1;
       skipped_block_ = "the '" + first + "' block at line " + std::to_string(command.line);
       note_assigned(command);
-      reading_loop_ = first == "for" || first == "while" || first == "until";
+      // Loops nested deeper than kMaxLoopNesting are skipped, not read (bounded recursion).
+      reading_loop_ = (first == "for" || first == "while" || first == "until") && replaying_ < kMaxLoopNesting;
       loop_body_.clear();
       if (reading_loop_) {
         note(command.line, Severity::info,
@@ -238,6 +239,7 @@ class Walker {
     const std::vector<std::string> names = assigned_;
     const std::string block = skipped_block_;
     forget_assigned();
+    ++replaying_;
     for (const ShellCommand& command : body) {
       if (command.words.empty()) continue;
       if (command.words.front().text == "do") {
@@ -254,6 +256,7 @@ class Walker {
       }
       if (!ifs_.empty()) close_if();
     }
+    --replaying_;
     assigned_ = names;
     skipped_block_ = block;
     forget_assigned();
@@ -456,7 +459,9 @@ class Walker {
   int skipped_depth_ = 0;     ///< > 0 inside a block that is not evaluated
   std::string skipped_block_;          ///< that block, for messages
   std::vector<std::string> assigned_;  ///< names assigned inside it
+  static constexpr int kMaxLoopNesting = 16;
   bool reading_loop_ = false;             ///< the block is a loop whose body is read at its end
+  int replaying_ = 0;                     ///< loop bodies being read, innermost last
   std::vector<ShellCommand> loop_body_;  ///< its commands, nested blocks included
 };
 

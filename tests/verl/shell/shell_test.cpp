@@ -101,6 +101,13 @@ TEST_CASE("a launch inside a loop is found, the loop's variables unknown in it a
   const auto& after = s.invocations[1].args;
   CHECK(after[2].unknown.has_value());
   CHECK(after[3].unknown.has_value());
+  // Nesting is read to 16 loops deep; deeper loops are skipped (the recursion is bounded).
+  std::string nested;
+  for (int depth = 0; depth < 20; ++depth) nested += "for a in 1; do\n";
+  nested += "python3 deep.py\n";
+  for (int depth = 0; depth < 20; ++depth) nested += "done\n";
+  CHECK(run_script(nested).invocations.empty());
+  CHECK(run_script("for a in 1; do\nfor b in 2; do\npython3 two.py\ndone\ndone\n").invocations.size() == 1);
 }
 
 TEST_CASE("a program run after && or || is read, what such a command assigns is unknown after it") {
