@@ -145,10 +145,15 @@ std::map<std::string, std::string> registry_sources(const std::filesystem::path&
   return sources;
 }
 
+// The verl package of a checkout root (`root/verl`) or of the package directory itself.
+std::filesystem::path verl_package_of(const std::filesystem::path& root) {
+  return std::filesystem::exists(root / "verl" / "version") ? root / "verl" : root;
+}
+
 // A verl checkout or installed package (--verl-path, or one found next to the script): its
 // version file, its config tree and its registries' names, read, never run.
 std::optional<Error> read_verl_tree(const std::string& given, const std::filesystem::path& root, VerlReadOptions& read) {
-  const std::filesystem::path package = std::filesystem::exists(root / "verl" / "version") ? root / "verl" : root;
+  const std::filesystem::path package = verl_package_of(root);
   auto version = read_text_file((package / "version" / "version").string());
   if (!version.ok()) return Error{given, 0, "--verl-path", "no verl/version/version file: not a verl checkout"};
   std::string text = version.value();
@@ -234,8 +239,7 @@ void run_check(const CheckArguments& args, CommandContext& context) {
         !options.read.config_texts_from_verl ? std::filesystem::path()
         : !args.verl_path.empty()            ? std::filesystem::path(args.verl_path)
                                              : verl_next_to(args.files.front());
-    options.read.find_config_path = [script, package](const std::string& written) {
-      const std::filesystem::path verl = std::filesystem::exists(package / "verl" / "version") ? package / "verl" : package;
+    options.read.find_config_path = [script, verl = verl_package_of(package)](const std::string& written) {
       return find_launch_config_dir(script, verl, written);
     };
   }
