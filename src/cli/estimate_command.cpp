@@ -48,6 +48,12 @@ std::string strategy_line(const Strategy& s, const Workload& w) {
     line += s.distributed_optimizer ? " distributed-optimizer" : "";
     line += s.sequence_parallel ? " sequence-parallel" : "";
     line += s.moe_a2a_overlap ? " EP-all-to-all-overlap" : "";
+    if (s.cuda_graph_impl != CudaGraphImpl::none) {
+      line += " cuda-graphs(" + cuda_graph_impl_name(s.cuda_graph_impl);
+      const bool per_layer = s.cuda_graph_impl != CudaGraphImpl::full_iteration;
+      if (per_layer) line += ": " + (s.cuda_graph_modules == 0 ? std::string("whole layer") : cuda_graph_module_names(s.cuda_graph_modules));
+      line += ")";
+    }
   }
   if (!s.pipeline_layout.empty()) {
     line += fmt::format(" pipeline-layout {}", s.pipeline_layout);
@@ -109,6 +115,8 @@ nlohmann::json estimate_json(const ModelSpec& model, const Cluster& cluster, con
                    {"zero", static_cast<int>(s.zero)},
                    {"ulysses_sp", s.ulysses_sp},
                    {"moe_a2a_overlap", s.moe_a2a_overlap},
+                   {"cuda_graph_impl", cuda_graph_impl_name(s.cuda_graph_impl)},
+                   {"cuda_graph_modules", cuda_graph_module_names(s.cuda_graph_modules)},
                    {"lora_rank", s.lora.rank}};
   j["workload"] = {{"kind", workload_name(w.kind)}, {"seq_len", w.seq_len}, {"global_batch", w.global_batch}};
   if (w.kind == WorkloadKind::rl) {

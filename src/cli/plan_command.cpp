@@ -35,6 +35,7 @@ struct SearchSetup {
   std::optional<Dtype> dtype;  ///< heterogeneous: the dtype every group supports
   const PlanLaunch* from = nullptr;  ///< --from: its layout's values join the search space
   bool train_mtp = false;            ///< --mtp: every candidate trains the model's MTP layers
+  Strategy graphs;                   ///< --cuda-graph-impl / --cuda-graph-modules (their fields only)
 };
 
 struct SearchRun {
@@ -49,6 +50,8 @@ Result<SearchRun> run_search(const SearchSetup& setup, const Cluster& cluster) {
   if (!space) return space.error();
   if (setup.dtype) space->compute_dtype = *setup.dtype;
   space->train_mtp = setup.train_mtp;
+  space->cuda_graph_impl = setup.graphs.cuda_graph_impl;
+  space->cuda_graph_modules = setup.graphs.cuda_graph_modules;
   if (setup.from) include_in_space(*space, setup.from->strategy, setup.from->workload, setup.model.num_layers);
   SearchRun run{{}, real_cost_model(setup.model, cluster, MemoryOptions{}, TimeOptions{}), std::move(*space),
                 validate_rule_check(setup.model, cluster)};
@@ -145,7 +148,13 @@ void run_plan(const PlanOptions& options, CommandContext& context) {
   const auto start = Clock::now();
   SearchSetup setup{*model, *workload, {options.allow_cross_node_tp, *objective == Objective::gpus, *fixes},
                     {*objective, options.headroom, options.top, progress_printer(context, start)}, std::nullopt,
-                    *from ? &**from : nullptr, options.mtp};
+                    *from ? &**from : nullptr, options.mtp, {}};
+  if (Status graphs = apply_cuda_graph_flags(options.cuda_graphs, setup.graphs); !graphs) return context.fail(graphs.error());
+  if (setup.graphs.cuda_graph_impl != CudaGraphImpl::none && workload->kind == WorkloadKind::rl) {
+    return context.fail(Error{"", 0, "--cuda-graph-impl",
+                              "is for Megatron-LM pretraining and SFT: verl's Megatron workers build no CUDA graphs "
+                              "of the training step (verl main@1dda039b has no such setting)"});
+  }
   if (options.mtp && model->num_mtp_layers == 0) {
     return context.fail(Error{"", 0, "--mtp", model->name + " has no multi-token-prediction layers (num_nextn_predict_layers)"});
   }
@@ -166,7 +175,7 @@ void run_plan(const PlanOptions& options, CommandContext& context) {
       Workload placed = *workload;
       apply_rollout_placement(flags, placed.rl);
       const SearchSetup each{quiet.model,  placed,     quiet.space_options, quiet.search_options,
-                             quiet.dtype, quiet.from, quiet.train_mtp};
+                             quiet.dtype, quiet.from, quiet.train_mtp, quiet.graphs};
       const Result<SearchRun> run = run_search(each, *side);
       if (!run) return context.fail(run.error());
       PlanView::Placement row{engine_gpus, side->total_gpus(), std::nullopt};

@@ -28,6 +28,8 @@ json strategy_json(const PlanCandidate& c) {
             {"last_stage_layers", s.last_stage_layers},
             {"pipeline_layout", s.pipeline_layout},
             {"moe_a2a_overlap", s.moe_a2a_overlap},
+            {"cuda_graph_impl", cuda_graph_impl_name(s.cuda_graph_impl)},
+            {"cuda_graph_modules", cuda_graph_module_names(s.cuda_graph_modules)},
             {"megatron_fsdp", s.backend == Backend::megatron && s.zero == ZeroStage::zero3},
             {"offload", offload_choice_name(static_cast<OffloadChoice>(values[static_cast<std::size_t>(Dimension::offload)]))},
             {"compute_dtype", s.compute_dtype == Dtype::fp16 ? "fp16" : "bf16"}};

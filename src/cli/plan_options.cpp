@@ -46,6 +46,7 @@ void add_plan_flags(CLI::App& command, PlanOptions& o) {
   command.add_flag("--mtp", o.mtp,
                    "every plan trains the model's multi-token-prediction layers (Megatron --mtp-num-layers; verl "
                    "model.mtp.enable_train)");
+  add_cuda_graph_flags(command, o.cuda_graphs);
   command.add_flag("--json", o.json, "machine-readable output (docs/json.md)");
   command.add_option("--html", o.html, "write a self-contained HTML report to FILE");
   command.add_option("--emit", o.emit, "print the winner's launch: verl | megatron | env | slurm");

@@ -1,6 +1,7 @@
 #pragma once
 // `meshplan plan` flags, and turning them into a Workload and search settings. Flag names follow
 // `meshplan estimate` (Megatron/verl vocabulary).
+#include "cli/cuda_graph_flags.hpp"
 #include "cli/rollout_placement.hpp"
 #include <optional>
 #include <string>
@@ -47,6 +48,7 @@ struct PlanOptions {
   int top = 5;
   bool allow_cross_node_tp = false;
   bool mtp = false;  ///< --mtp: train the model's MTP layers in every plan
+  CudaGraphFlags cuda_graphs;  ///< pretrain/sft: every Megatron plan runs under these CUDA graphs
   bool json = false;
   std::string html;
   std::string emit;

@@ -73,6 +73,15 @@ void parallel_args(const LaunchSpec& launch, std::vector<std::string>& args) {
   }
   // The combined 1F1B schedule that hides the EP all-to-all (moe/README.md "EP A2A Overlap").
   if (s.moe_a2a_overlap) arg("--overlap-moe-expert-parallel-comm");
+  // Megatron-core CUDA graphs (moe/README.md "CUDA Graph"); --cuda-graph-modules takes nargs='+'.
+  // arguments.py: the whole-iteration graph needs --no-check-for-nan-in-loss-and-grad.
+  if (s.cuda_graph_impl != CudaGraphImpl::none) {
+    arg("--cuda-graph-impl", cuda_graph_impl_name(s.cuda_graph_impl));
+    if (s.cuda_graph_impl == CudaGraphImpl::full_iteration) arg("--no-check-for-nan-in-loss-and-grad");
+    std::string modules = cuda_graph_module_names(s.cuda_graph_modules);
+    std::replace(modules.begin(), modules.end(), ',', ' ');
+    if (!modules.empty()) arg("--cuda-graph-modules", modules);
+  }
   // arguments.py: --cpu-offloading-num-layers > 0 turns cpu_offloading on.
   if (s.activation_offload_layers > 0) {
     arg("--cpu-offloading-num-layers",

@@ -149,6 +149,10 @@ class Searcher {
     Strategy base = layout_strategy(layout, space_.compute_dtype, model_.num_layers);
     base.lora = space_.lora;
     base.train_mtp = space_.train_mtp;
+    if (layout.backend == Backend::megatron) {
+      base.cuda_graph_impl = space_.cuda_graph_impl;
+      base.cuda_graph_modules = space_.cuda_graph_modules;
+    }
     Workload base_workload = with_rl(workload_, space_.micro_batch.front(), rl_ ? space_.rollout_tp.front() : 1,
                                      rl_ ? space_.rollout_dp.front() : 1, rl_ ? space_.gpu_memory_utilization.front() : 0,
                                      rl_ ? space_.log_prob_micro_batch.front() : 0);

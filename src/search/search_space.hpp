@@ -73,6 +73,10 @@ struct SearchSpace {
   std::vector<std::int64_t> ppo_token_budgets, log_prob_token_budgets;
   Lora lora;  ///< the adapters every candidate trains (a setting of the job, not searched)
   bool train_mtp = false;  ///< every candidate trains the model's MTP layers (a setting of the job)
+  /// Megatron-core CUDA graphs every Megatron-backend candidate runs under (a setting of the job;
+  /// the FSDP backend runs eagerly).
+  CudaGraphImpl cuda_graph_impl = CudaGraphImpl::none;
+  std::uint8_t cuda_graph_modules = 0;
   Dtype compute_dtype = Dtype::bf16;  ///< one every GPU of the cluster supports
 };
 

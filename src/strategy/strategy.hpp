@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "hardware/gpu_spec.hpp"
+#include "strategy/cuda_graphs.hpp"
 #include "strategy/recompute_modules.hpp"
 
 namespace meshplan {
@@ -73,6 +74,10 @@ struct Strategy {
   /// beside another's backward, so each EP all-to-all hides behind the other's computation
   /// (pipeline_parallel/combined_1f1b.py); with interleaving, one more warm-up micro-batch.
   bool moe_a2a_overlap = false;
+  /// Megatron-core CUDA graphs (strategy/cuda_graphs.hpp): cuda_graph_impl and, for the per-layer
+  /// impls, the captured cuda_graph_modules (0 = the whole layer).
+  CudaGraphImpl cuda_graph_impl = CudaGraphImpl::none;
+  std::uint8_t cuda_graph_modules = 0;
   bool distributed_optimizer = true;    ///< Megatron: shard optimizer states over DP
   /// Megatron-core DistributedDataParallelConfig.grad_reduce_in_fp32: the main-grad buffer and its
   /// reduction in fp32. Megatron-LM sets it under bf16 (arguments.py,

@@ -123,7 +123,7 @@ struct Rule {
 };
 
 // Evaluation order: cheapest and most basic first, so `first_violation` prunes early.
-const std::array<Rule, 32> kRules{{
+const std::array<Rule, 38> kRules{{
     {{"strategy.positive", "every parallel size and the micro-batch are at least 1", "Megatron arguments.py"},
      [](const Inputs& in) {
        const Strategy& s = in.s;
@@ -411,6 +411,69 @@ const std::array<Rule, 32> kRules{{
        v.message = fmt::format("MTP supports at most one layer when enabling overlap_moe_expert_parallel_comm ({} has {})",
                                in.m.name, in.m.num_mtp_layers);
        v.valid = "one MTP layer, MTP not trained, or no EP all-to-all overlap";
+     }},
+    // CUDA graphs: the refusals of TransformerConfig.__post_init__ (Megatron-core
+    // transformer_config.py, "if self.cuda_graph_impl != \"none\":"), with its messages.
+    {{"graph.megatron", "CUDA graphs of the training step are a Megatron-core setting",
+      "Megatron-core TransformerConfig.cuda_graph_impl"},
+     [](const Inputs& in) { return in.s.cuda_graph_impl != CudaGraphImpl::none && in.s.backend != Backend::megatron; },
+     [](const Inputs&, Violation& v) {
+       v.message = "cuda_graph_impl is a Megatron-core setting; the FSDP backend runs the training step eagerly";
+       v.valid = "the Megatron backend, or cuda_graph_impl none";
+     }},
+    {{"graph.full-recompute", "full recomputation runs only under a full-iteration CUDA graph",
+      "Megatron-core TransformerConfig.__post_init__ (cuda_graph_impl)"},
+     [](const Inputs& in) {
+       return in.s.cuda_graph_impl != CudaGraphImpl::none && in.s.cuda_graph_impl != CudaGraphImpl::full_iteration &&
+              in.s.recompute == Recompute::full;
+     },
+     [](const Inputs& in, Violation& v) {
+       v.message = fmt::format("full recompute is only supported with full iteration CUDA graph (cuda_graph_impl={})",
+                               cuda_graph_impl_name(in.s.cuda_graph_impl));
+       v.valid = "cuda_graph_impl full_iteration, or selective / no recompute";
+     }},
+    {{"graph.cpu-offload", "per-layer CUDA graphs run without activation offloading",
+      "Megatron-core TransformerConfig.__post_init__ (cuda_graph_impl, cpu_offloading)"},
+     [](const Inputs& in) {
+       return in.s.cuda_graph_impl != CudaGraphImpl::none && in.s.cuda_graph_impl != CudaGraphImpl::full_iteration &&
+              in.s.activation_offload_layers > 0;
+     },
+     [](const Inputs&, Violation& v) {
+       v.message = "CUDA graphs not supported with CPU offloading.";
+       v.valid = "cuda_graph_impl full_iteration or none, or no activation offloading";
+     }},
+    {{"graph.moe-modules", "the moe and moe_router graph modules capture a MoE model's layers, one of them at a time",
+      "Megatron-core TransformerConfig.__post_init__ (cuda_graph_modules)"},
+     [](const Inputs& in) {
+       const std::uint8_t modules = in.s.cuda_graph_modules;
+       const bool moe_module = (modules & (kGraphMoe | kGraphMoeRouter)) != 0;
+       return (moe_module && !in.m.moe) || ((modules & kGraphMoe) && (modules & kGraphMoeRouter));
+     },
+     [](const Inputs& in, Violation& v) {
+       v.message = in.m.moe ? std::string("cuda_graph_modules must not contain both moe and moe_router.")
+                            : fmt::format("moe cuda graph is only supported for MoE ({} has no experts)", in.m.name);
+       v.valid = "moe or moe_router on a MoE model";
+     }},
+    {{"graph.moe-preprocess", "the moe_preprocess graph module comes with moe_router",
+      "Megatron-core TransformerConfig.__post_init__ (cuda_graph_modules)"},
+     [](const Inputs& in) {
+       // The local impl adds the missing one itself; Transformer Engine's refuses.
+       return in.s.cuda_graph_impl == CudaGraphImpl::transformer_engine &&
+              (in.s.cuda_graph_modules & kGraphMoePreprocess) && !(in.s.cuda_graph_modules & kGraphMoeRouter);
+     },
+     [](const Inputs&, Violation& v) {
+       v.message = "moe_preprocess cuda graph is only supported with moe_router cuda graph.";
+       v.valid = "moe_router with moe_preprocess";
+     }},
+    {{"graph.moe-recompute", "Transformer Engine's graphed router runs without recomputing the MoE layer",
+      "Megatron-core TransformerConfig.__post_init__ (cuda_graph_impl, recompute_modules)"},
+     [](const Inputs& in) {
+       return in.s.cuda_graph_impl == CudaGraphImpl::transformer_engine && (in.s.cuda_graph_modules & kGraphMoeRouter) &&
+              in.s.recompute == Recompute::selective && (in.s.recompute_modules & kRecomputeMoe);
+     },
+     [](const Inputs&, Violation& v) {
+       v.message = "moe recompute is not supported with moe_router CUDA graph with: --cuda-graph-impl transformer_engine.";
+       v.valid = "moe out of recompute_modules, or moe_router out of cuda_graph_modules";
      }},
     {{"batch.global-divisible", "the global batch is a multiple of DP x micro-batch (pretrain/SFT)",
       "Megatron arguments.py (global batch divisible by micro batch x DP)"},

@@ -183,6 +183,41 @@ const std::vector<BoundaryCase>& cases() {
       {"moe.a2a-overlap-mtp",
        [] { Setup x = moe(); x.s.ep = 2; x.s.moe_a2a_overlap = true; x.s.train_mtp = true; x.m.num_mtp_layers = 1; return x; },
        [] { Setup x = moe(); x.s.ep = 2; x.s.moe_a2a_overlap = true; x.s.train_mtp = true; x.m.num_mtp_layers = 2; return x; }},
+      // CUDA graphs (transformer_config.py __post_init__, "if self.cuda_graph_impl != \"none\":").
+      // The Megatron backend takes them; the FSDP backend (ZeRO-3 over 8) has none.
+      {"graph.megatron", [] { Setup x = base(); x.s.cuda_graph_impl = CudaGraphImpl::local; return x; },
+       [] { Setup x = base(); x.s.cuda_graph_impl = CudaGraphImpl::local; x.s.backend = Backend::fsdp;
+            x.s.zero = ZeroStage::zero3; return x; }},
+      // Full recompute passes under full_iteration and fails under per-layer graphs.
+      {"graph.full-recompute",
+       [] { Setup x = base(); x.s.cuda_graph_impl = CudaGraphImpl::full_iteration; x.s.recompute = Recompute::full;
+            return x; },
+       [] { Setup x = base(); x.s.cuda_graph_impl = CudaGraphImpl::local; x.s.recompute = Recompute::full; return x; }},
+      // Offloading 4 layers' activations passes under full_iteration, fails under per-layer graphs.
+      {"graph.cpu-offload",
+       [] { Setup x = base(); x.s.cuda_graph_impl = CudaGraphImpl::full_iteration; x.s.activation_offload_layers = 4;
+            return x; },
+       [] { Setup x = base(); x.s.cuda_graph_impl = CudaGraphImpl::transformer_engine;
+            x.s.activation_offload_layers = 4; return x; }},
+      // moe_router on the 8-expert shape passes; moe with moe_router fails.
+      {"graph.moe-modules",
+       [] { Setup x = moe(); x.s.cuda_graph_impl = CudaGraphImpl::transformer_engine;
+            x.s.cuda_graph_modules = kGraphMoeRouter; return x; },
+       [] { Setup x = moe(); x.s.cuda_graph_impl = CudaGraphImpl::transformer_engine;
+            x.s.cuda_graph_modules = kGraphMoeRouter | kGraphMoe; return x; }},
+      // Transformer Engine's graphs: moe_router + moe_preprocess passes, moe_preprocess alone fails.
+      {"graph.moe-preprocess",
+       [] { Setup x = moe(); x.s.cuda_graph_impl = CudaGraphImpl::transformer_engine;
+            x.s.cuda_graph_modules = kGraphMoeRouter | kGraphMoePreprocess; return x; },
+       [] { Setup x = moe(); x.s.cuda_graph_impl = CudaGraphImpl::transformer_engine;
+            x.s.cuda_graph_modules = kGraphMoePreprocess; return x; }},
+      // A graphed router with selective recompute of core attention passes; recomputing moe fails.
+      {"graph.moe-recompute",
+       [] { Setup x = moe(); x.s.cuda_graph_impl = CudaGraphImpl::transformer_engine;
+            x.s.cuda_graph_modules = kGraphMoeRouter; x.s.recompute = Recompute::selective; return x; },
+       [] { Setup x = moe(); x.s.cuda_graph_impl = CudaGraphImpl::transformer_engine;
+            x.s.cuda_graph_modules = kGraphMoeRouter; x.s.recompute = Recompute::selective;
+            x.s.recompute_modules = kRecomputeMoe; return x; }},
       // DP 8 x micro 2 = 16: global 64 passes, 56 = 3 x 16 + 8 fails.
       {"batch.global-divisible", [] { Setup x = base(); x.s.micro_batch = 2; return x; },
        [] { Setup x = base(); x.s.micro_batch = 2; x.w.global_batch = 56; return x; }},

@@ -155,11 +155,14 @@ StageCompute stage_compute(const ModelSpec& model, const NodeGroup& node, const 
   }
 
   // A MoE layer whose kernels are shorter than the host time that launches them runs at the
-  // host's pace: the dispatcher's per-layer device sync stops the host from running ahead.
+  // host's pace: the dispatcher's per-layer device sync stops the host from running ahead. What
+  // a CUDA graph captures is replayed by one launch (strategy/cuda_graphs.hpp).
   const double gpu_forward_s = dense_s + expert_s + attention_s + elementwise_s;
   const double gpu_layer_s = gpu_forward_s / std::max(layers_per_stage, 1.0);
   const double local_experts = model.moe ? static_cast<double>(model.moe->num_experts) / strategy.ep : 0.0;
-  const double host_layer_s = constants.moe_layer_host_seconds + constants.moe_expert_host_seconds * local_experts;
+  const MoeHostLaunches launches = moe_host_launches(strategy.cuda_graph_impl, strategy.cuda_graph_modules);
+  const double host_layer_s = (launches.layer ? constants.moe_layer_host_seconds : 0.0) +
+                              (launches.experts ? constants.moe_expert_host_seconds * local_experts : 0.0);
   const double host_wait_s = moe_layers * std::max(0.0, host_layer_s - gpu_layer_s);
 
   StageCompute stage;
@@ -233,10 +236,20 @@ StageCompute stage_compute(const ModelSpec& model, const NodeGroup& node, const 
     }
     if (moe_layers > 0) {
       trace->push_back({"time/compute/moe_host_wait", host_wait_s, "seconds",
-                        "moe_layers_stage * max(0, host_layer + host_expert * E/ep - gpu_per_layer), forward (bwd 2x)",
-                        fmt::format("moe_layers={:.1f}, host={:.4g} s, local_experts={:.0f}, gpu/layer={:.4g} s",
-                                    moe_layers, host_layer_s, local_experts, gpu_layer_s),
-                        "Megatron-core token_dispatcher.py _maybe_dtoh_and_synchronize; TE grouped_linear.py"});
+                        "moe_layers_stage * max(0, host_layer + host_expert * E/ep - gpu_per_layer), forward (bwd 2x); "
+                        "a part a CUDA graph captures costs no host time",
+                        fmt::format("moe_layers={:.1f}, host={:.4g} s, local_experts={:.0f}, gpu/layer={:.4g} s, "
+                                    "cuda_graph_impl={}{}",
+                                    moe_layers, host_layer_s, local_experts, gpu_layer_s,
+                                    cuda_graph_impl_name(strategy.cuda_graph_impl),
+                                    strategy.cuda_graph_impl == CudaGraphImpl::none ||
+                                            strategy.cuda_graph_impl == CudaGraphImpl::full_iteration
+                                        ? std::string()
+                                        : " modules=" + (strategy.cuda_graph_modules == 0
+                                                             ? std::string("whole layer")
+                                                             : cuda_graph_module_names(strategy.cuda_graph_modules))),
+                        "Megatron-core token_dispatcher.py _maybe_dtoh_and_synchronize; TE grouped_linear.py; "
+                        "Megatron-core moe/README.md \"CUDA Graph\""});
     }
     trace->push_back({"time/compute/attention_scores", attention_s, "seconds",
                       "score_flops * tokens * L_stage/L / t * causal / (peak * eff) [+ unfused softmax traffic]",

@@ -12,6 +12,7 @@ namespace {
 
 struct MegatronArgs {
   std::map<std::string, ShellArgument> values;  ///< "--flag" -> value ("" for a bare flag)
+  std::map<std::string, std::vector<ShellArgument>> lists;  ///< "--flag" -> every value up to the next flag (nargs='+')
 
   std::optional<long long> integer(const std::string& flag) const {
     const auto it = values.find(flag);
@@ -40,6 +41,10 @@ MegatronArgs parse(const Launch& launch) {
     if (eq != std::string::npos) {
       args.values[arg.text.substr(0, eq)] = ShellArgument{arg.text.substr(eq + 1), arg.unknown, arg.location};
     } else if (i + 1 < launch.arguments.size() && launch.arguments[i + 1].text.rfind("--", 0) != 0) {
+      std::vector<ShellArgument>& list = args.lists[arg.text];
+      for (std::size_t j = i + 1; j < launch.arguments.size() && launch.arguments[j].text.rfind("--", 0) != 0; ++j) {
+        list.push_back(launch.arguments[j]);
+      }
       args.values[arg.text] = launch.arguments[++i];
     } else {
       args.values[arg.text] = ShellArgument{"", std::nullopt, arg.location};
@@ -161,6 +166,77 @@ void a2a_overlap(const MegatronArgs& args, std::vector<Finding>& out) {
   }
 }
 
+// CUDA graphs: what Megatron-LM refuses from the flags alone (arguments.py validate_args and
+// TransformerConfig.__post_init__, "if self.cuda_graph_impl != \"none\":"; --cuda-graph-modules
+// takes nargs='+' and replaced the hidden --cuda-graph-scope, whose "full_iteration" became
+// --cuda-graph-impl full_iteration). Refusals added after --cuda-graph-impl itself (2025-10-14,
+// 5769804591) are warnings that name the commit: an older Megatron-LM runs those combinations.
+void cuda_graphs(const MegatronArgs& args, std::vector<Finding>& out) {
+  const auto impl_it = args.values.find("--cuda-graph-impl");
+  const char* deprecated = args.has("--enable-cuda-graph")     ? "--enable-cuda-graph"
+                           : args.has("--external-cuda-graph") ? "--external-cuda-graph"
+                                                               : nullptr;
+  if (impl_it == args.values.end() && deprecated == nullptr) return;
+  const std::string first = impl_it != args.values.end() ? "--cuda-graph-impl" : deprecated;
+  const auto refuse = [&](Severity severity, const std::string& flag, const std::string& message) {
+    out.push_back(flag_finding(args, severity, "megatron.cuda-graph", {first, flag},
+                               severity == Severity::error
+                                   ? message + ": Megatron-LM stops before training"
+                                   : message + " (Megatron-core from 2b343d739f, 2025-12-31, stops before training; "
+                                               "an older Megatron-LM runs it)"));
+  };
+  if (impl_it != args.values.end() && deprecated != nullptr) {
+    refuse(Severity::error, deprecated, "Do not use --enable-cuda-graph or --external-cuda-graph with --cuda-graph-impl.");
+    return;
+  }
+  if (impl_it != args.values.end() && impl_it->second.unknown) return;
+  const std::string impl = impl_it != args.values.end() ? impl_it->second.text
+                           : args.has("--enable-cuda-graph") ? std::string("local")
+                                                             : std::string("transformer_engine");
+  if (impl == "none") return;
+  std::uint8_t modules = 0;
+  bool full_iteration_scope = false;
+  std::string modules_flag;
+  for (const char* flag : {"--cuda-graph-modules", "--cuda-graph-scope"}) {
+    const auto list = args.lists.find(flag);
+    if (list == args.lists.end()) continue;
+    if (!modules_flag.empty()) {
+      refuse(Severity::error, flag, "--cuda-graph-scope and --cuda-graph-modules cannot be used together.");
+      return;
+    }
+    modules_flag = flag;
+    for (const ShellArgument& name : list->second) {
+      if (name.unknown) return;
+      if (name.text == "full_iteration") full_iteration_scope = true;
+      if (const auto module = cuda_graph_module_of(name.text)) modules |= *module;
+    }
+  }
+  if (impl == "full_iteration" || full_iteration_scope) {
+    if (modules != 0) {
+      refuse(Severity::error, modules_flag, "--cuda-graph-modules must be empty when --cuda-graph-impl=full_iteration.");
+    }
+    if (!args.has("--no-check-for-nan-in-loss-and-grad")) {
+      refuse(Severity::error, "--no-check-for-nan-in-loss-and-grad",
+             "--no-check-for-nan-in-loss-and-grad should be set with --cuda-graph-impl=full_iteration for training.");
+    }
+    return;
+  }
+  if (args.integer("--cpu-offloading-num-layers").value_or(0) > 0) {
+    refuse(Severity::error, "--cpu-offloading-num-layers", "CUDA graphs not supported with CPU offloading.");
+  }
+  const auto granularity = args.values.find("--recompute-granularity");
+  if (granularity != args.values.end() && granularity->second.text == "full") {
+    refuse(Severity::warning, "--recompute-granularity", "full recompute is only supported with full iteration CUDA graph.");
+  }
+  if ((modules & kGraphMoe) && (modules & kGraphMoeRouter)) {
+    refuse(Severity::warning, modules_flag, "cuda_graph_modules must not contain both moe and moe_router.");
+  }
+  // The local impl adds moe_router itself; Transformer Engine's refuses.
+  if (impl == "transformer_engine" && (modules & kGraphMoePreprocess) && !(modules & kGraphMoeRouter)) {
+    refuse(Severity::warning, modules_flag, "moe_preprocess cuda graph is only supported with moe_router cuda graph.");
+  }
+}
+
 }  // namespace
 
 std::vector<Finding> check_megatron_arguments(const Launch& launch) {
@@ -177,6 +253,7 @@ std::vector<Finding> check_megatron_arguments(const Launch& launch) {
   }
   divides(args, out, "megatron.ep-experts", "--num-experts", "--expert-model-parallel-size", "experts");
   a2a_overlap(args, out);
+  cuda_graphs(args, out);
   divides(args, out, "megatron.global-batch-micro", "--global-batch-size", "--micro-batch-size", "global batch");
   const bool interleaved =
       args.has("--num-layers-per-virtual-pipeline-stage") || args.has("--virtual-pipeline-model-parallel-size");

@@ -79,4 +79,29 @@ inline void apply_recipe_a2a_overlap(const nlohmann::json& settings, Strategy& s
   strategy.moe_a2a_overlap = settings["overlap_moe_expert_parallel_comm"] == true || settings["moe_a2a_overlap"] == true;
 }
 
+/// The recipe's CUDA graphs: TransformerConfig.cuda_graph_impl with cuda_graph_scope (Megatron-core
+/// migrates the deprecated scope "full_iteration" to cuda_graph_impl="full_iteration", and reads
+/// the deprecated "full" scope, or none, as the whole layer); enable_cuda_graph and
+/// external_cuda_graph are the older names of the local and transformer_engine impls.
+inline void apply_recipe_cuda_graphs(const nlohmann::json& settings, Strategy& strategy) {
+  const nlohmann::json& impl = settings["cuda_graph_impl"];
+  strategy.cuda_graph_impl = impl.is_string() ? cuda_graph_impl_of(impl.get<std::string>()).value_or(CudaGraphImpl::none)
+                                              : CudaGraphImpl::none;
+  if (settings["enable_cuda_graph"] == true) strategy.cuda_graph_impl = CudaGraphImpl::local;
+  if (settings["external_cuda_graph"] == true) strategy.cuda_graph_impl = CudaGraphImpl::transformer_engine;
+  strategy.cuda_graph_modules = 0;
+  const nlohmann::json& scope = settings["cuda_graph_scope"];
+  if (!scope.is_array()) return;
+  for (const auto& name : scope) {
+    if (name == "full_iteration") {
+      strategy.cuda_graph_impl = CudaGraphImpl::full_iteration;
+      continue;
+    }
+    const auto module = cuda_graph_module_of(name.get<std::string>());
+    REQUIRE_MESSAGE(module.has_value(), name);
+    strategy.cuda_graph_modules |= *module;
+  }
+  if (strategy.cuda_graph_impl == CudaGraphImpl::full_iteration) strategy.cuda_graph_modules = 0;
+}
+
 }  // namespace meshplan::test
