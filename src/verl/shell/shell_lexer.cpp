@@ -88,10 +88,20 @@ class Lexer {
     result_.findings.push_back(std::move(finding));
   }
 
+  bool expecting_pattern() const { return !case_patterns_.empty() && case_patterns_.back(); }
+
   void subshell_or_paren() {
     if (text_[pos_] == ')') {  // a ')' with no '(' before it ends a case pattern (`--lr) LR="$2";;`)
       ++pos_;
+      if (expecting_pattern()) {
+        current_.case_pattern = true;
+        case_patterns_.back() = false;  // the branch's commands follow
+      }
       end_command();
+      return;
+    }
+    if (expecting_pattern() && current_.words.empty()) {  // `(a|b) ...`: the optional '(' of a pattern
+      ++pos_;
       return;
     }
     Finding finding;
@@ -113,6 +123,24 @@ class Lexer {
   void operator_token() {
     while (std::isdigit(static_cast<unsigned char>(at(pos_)))) ++pos_;
     const char c = text_[pos_];
+    if (expecting_pattern() && c == '|') {  // `a|b)`: the next alternative of the pattern
+      ++pos_;
+      return;
+    }
+    if (!case_patterns_.empty() && c == ';' && (at(pos_ + 1) == ';' || at(pos_ + 1) == '&')) {
+      // `;;`, `;&` or `;;&` ends a case branch: a command of its own marks it.
+      const int line = line_;
+      std::string marker = at(pos_ + 1) == '&' ? ";&" : ";;";
+      pos_ += 2;
+      if (marker == ";;" && at(pos_) == '&') ++pos_;
+      end_command();
+      ShellCommand end;
+      end.words.push_back(ShellWord{marker, line});
+      end.line = line;
+      result_.commands.push_back(std::move(end));
+      case_patterns_.back() = true;
+      return;
+    }
     if (c == ';' || c == '|' || (c == '&' && at(pos_ + 1) != '>')) {
       const bool logical = (c == '&' || c == '|') && at(pos_ + 1) == c;
       pos_ += (at(pos_ + 1) == c) ? 2 : 1;
@@ -299,7 +327,24 @@ class Lexer {
       return;
     }
     if (current_.words.empty()) current_.line = result.line;
+    if (current_.words.empty() && result.text == "esac" && !case_patterns_.empty()) case_patterns_.pop_back();
     current_.words.push_back(std::move(result));
+    // `case WORD in` (also after `then`, `do`, `else`, `{`): the patterns and branches that follow
+    // are commands of their own.
+    if (opens_case(current_.words)) {
+      end_command();
+      case_patterns_.push_back(true);
+    }
+  }
+
+  static bool opens_case(const std::vector<ShellWord>& words) {
+    const std::size_t n = words.size();
+    if (n < 3 || words[n - 1].text != "in" || words[n - 3].text != "case") return false;
+    for (std::size_t k = 0; k + 3 < n; ++k) {
+      const std::string& keyword = words[k].text;
+      if (keyword != "then" && keyword != "do" && keyword != "else" && keyword != "{") return false;
+    }
+    return true;
   }
 
   // `\` then blanks up to the end of the line (or a comment): bash reads `\ ` as an escaped
@@ -366,6 +411,9 @@ class Lexer {
   std::string heredoc_delimiter_;
   ShellCommand current_;
   ShellLexResult result_;
+  /// Open `case` blocks, innermost last: true while a pattern is expected (after `in` and after
+  /// each `;;`), false inside a branch's commands.
+  std::vector<bool> case_patterns_;
 };
 
 }  // namespace

@@ -1,8 +1,9 @@
 #pragma once
 // Splits a bash launch script into simple commands of raw words, the way bash's parser does
 // for the subset launch scripts use: comments, `\`-newline continuations, quotes, `$(...)`,
-// `${...}`, `$((...))`, arrays `A=(...)`, `;` `&&` `||` `|` `&` separators, redirections and
-// here-documents (dropped). Nothing is executed. Words keep their quotes for expansion.
+// `${...}`, `$((...))`, arrays `A=(...)`, `;` `&&` `||` `|` `&` separators, redirections,
+// here-documents (dropped) and the patterns and branch ends of `case` blocks. Nothing is
+// executed. Words keep their quotes for expansion.
 #include <string>
 #include <string_view>
 #include <vector>
@@ -20,6 +21,9 @@ struct ShellCommand {
   std::vector<ShellWord> words;
   int line = 0;
   bool conditional = false;  ///< runs only depending on the previous one (after `&&` / `||`)
+  /// Inside `case WORD in ... esac`: the words are the alternatives of one pattern (`a|b*)`).
+  /// A branch ends with a command of the one word ";;" (or ";&", which falls through, or ";;&").
+  bool case_pattern = false;
 };
 
 struct ShellLexResult {

@@ -1,5 +1,7 @@
 #include "verl/shell/shell_script.hpp"
 
+#include <fnmatch.h>
+
 #include <algorithm>
 #include <array>
 #include <cctype>
@@ -9,7 +11,8 @@
 namespace meshplan {
 namespace {
 
-// Blocks that are not evaluated (an `if` inside one is skipped with it).
+// Blocks read apart from the command stream: loops and case blocks are collected to their
+// closer and then read; an `if` inside one is collected with it.
 constexpr std::array<std::string_view, 5> kBlockOpeners = {"if", "for", "while", "until", "case"};
 constexpr std::array<std::string_view, 3> kBlockClosers = {"fi", "done", "esac"};
 
@@ -80,6 +83,7 @@ class Walker {
     ShellVariables before;
     std::vector<ShellVariables> ends;  ///< the variables at the end of each branch
     bool has_else = false;
+    std::string kind = "if";  ///< "if", or "case" for a case block whose word is not known
   };
 
   void evaluate(const ShellCommand& command) {
@@ -93,9 +97,11 @@ class Walker {
       skipped_depth_ += opener ? 1 : closer ? -1 : 0;
       if (skipped_depth_ == 0 && reading_loop_) {
         replay_loop();
+      } else if (skipped_depth_ == 0 && reading_case_) {
+        read_case();
       } else if (skipped_depth_ == 0) {
         forget_assigned();
-      } else if (reading_loop_) {
+      } else if (reading_loop_ || reading_case_) {
         loop_body_.push_back(command);
       }
       return;
@@ -123,10 +129,14 @@ class Walker {
       skipped_depth_ = 1;
       skipped_block_ = "the '" + first + "' block at line " + std::to_string(command.line);
       note_assigned(command);
-      // Loops nested deeper than kMaxLoopNesting are skipped, not read (bounded recursion).
+      // Loops and case blocks nested deeper than kMaxLoopNesting are skipped, not read (bounded recursion).
       reading_loop_ = (first == "for" || first == "while" || first == "until") && replaying_ < kMaxLoopNesting;
+      reading_case_ = first == "case" && command.words.size() == 3 && replaying_ < kMaxLoopNesting;
+      if (reading_case_) case_command_ = command;
       loop_body_.clear();
-      if (reading_loop_) {
+      if (reading_case_) {
+        // read_case() says how it is read, once the block is complete.
+      } else if (reading_loop_) {
         note(command.line, Severity::info,
              "'" + first + "' loop: its body is read once, with every variable the loop assigns unknown in it and "
              "after it");
@@ -240,7 +250,18 @@ class Walker {
     const std::string block = skipped_block_;
     forget_assigned();
     ++replaying_;
-    for (const ShellCommand& command : body) {
+    read_commands(body);
+    --replaying_;
+    assigned_ = names;
+    skipped_block_ = block;
+    forget_assigned();
+  }
+
+  // Commands of a loop body or a case branch, in order; a block they leave open (a malformed
+  // body) is closed at their end, never one opened before them.
+  void read_commands(const std::vector<ShellCommand>& commands) {
+    const std::size_t open_ifs = ifs_.size();
+    for (const ShellCommand& command : commands) {
       if (command.words.empty()) continue;
       if (command.words.front().text == "do") {
         evaluate_rest(command);
@@ -248,18 +269,129 @@ class Walker {
         evaluate(command);
       }
     }
-    while (skipped_depth_ > 0 || !ifs_.empty()) {  // a block the body left open (a malformed loop)
+    while (skipped_depth_ > 0 || ifs_.size() > open_ifs) {
       if (skipped_depth_ > 0) {
         skipped_depth_ = 0;
         reading_loop_ = false;
+        reading_case_ = false;
         forget_assigned();
       }
-      if (!ifs_.empty()) close_if();
+      if (ifs_.size() > open_ifs) close_if();
+    }
+  }
+
+  struct CaseBranch {
+    std::vector<std::string> patterns;  ///< as written
+    int line = 0;
+    std::vector<ShellCommand> commands;
+    bool falls_through = false;  ///< ended by `;&`
+  };
+
+  // The branches of a case block's body (pattern commands and `;;` markers at its own depth).
+  static std::vector<CaseBranch> case_branches(const std::vector<ShellCommand>& body) {
+    std::vector<CaseBranch> branches;
+    int depth = 0;
+    for (const ShellCommand& command : body) {
+      const std::string& first = command.words.front().text;
+      if (depth == 0 && command.case_pattern) {
+        CaseBranch branch;
+        branch.line = command.line;
+        for (const ShellWord& word : command.words) branch.patterns.push_back(word.text);
+        branches.push_back(std::move(branch));
+        continue;
+      }
+      if (depth == 0 && (first == ";;" || first == ";&") && command.words.size() == 1) {
+        if (!branches.empty()) branches.back().falls_through = first == ";&";
+        continue;
+      }
+      depth += std::find(kBlockOpeners.begin(), kBlockOpeners.end(), first) != kBlockOpeners.end()   ? 1
+               : std::find(kBlockClosers.begin(), kBlockClosers.end(), first) != kBlockClosers.end() ? -1
+                                                                                                       : 0;
+      if (!branches.empty()) branches.back().commands.push_back(command);
+    }
+    return branches;
+  }
+
+  // A branch's commands with those of the branches it falls into (`;&`).
+  static std::vector<ShellCommand> branch_path(const std::vector<CaseBranch>& branches, std::size_t k) {
+    std::vector<ShellCommand> path = branches[k].commands;
+    while (branches[k].falls_through && k + 1 < branches.size()) {
+      ++k;
+      path.insert(path.end(), branches[k].commands.begin(), branches[k].commands.end());
+    }
+    return path;
+  }
+
+  // A path that runs `exit` ends the script: the commands after the block never see its variables.
+  static bool exits(const std::vector<ShellCommand>& path) {
+    return std::any_of(path.begin(), path.end(), [](const ShellCommand& command) {
+      return !command.conditional && command.words.front().text == "exit";
+    });
+  }
+
+  // `case WORD in ... esac`, collected: bash runs the first branch whose pattern matches WORD.
+  // When WORD and the patterns up to that branch are known, that branch is read; otherwise every
+  // branch is read from the same start and, as after an if, a variable keeps its value only where
+  // every path that goes on agrees (a branch that exits does not go on; without a `*` branch, not
+  // entering any is a path too).
+  void read_case() {
+    std::vector<ShellCommand> body = std::move(loop_body_);
+    loop_body_.clear();
+    reading_case_ = false;
+    assigned_.clear();
+    const ShellCommand header = case_command_;
+    const int line = header.line;
+    const std::vector<CaseBranch> branches = case_branches(body);
+    ShellExpansion subject = expand(header.words[1].text, false, line);
+    std::string value;
+    bool known = true;
+    for (const ShellField& field : subject.fields) {
+      value += field.text;
+      known = known && !field.unknown;
+    }
+    std::optional<std::size_t> chosen;
+    bool decided = known;
+    for (std::size_t k = 0; decided && !chosen && k < branches.size(); ++k) {
+      for (const std::string& pattern : branches[k].patterns) {
+        ShellExpansion expanded = expand(pattern, false, branches[k].line);
+        std::string text;
+        for (const ShellField& field : expanded.fields) {
+          text += field.text;
+          if (field.unknown) decided = false;
+        }
+        if (!decided) break;
+        if (fnmatch(text.c_str(), value.c_str(), 0) == 0) {
+          chosen = k;
+          break;
+        }
+      }
+    }
+    ++replaying_;
+    if (decided) {
+      note(line, Severity::info,
+           chosen ? "'case' block: its word is '" + value + "', so the branch at line " +
+                        std::to_string(branches[*chosen].line) + " is read"
+                  : "'case' block: its word is '" + value + "', which no pattern matches: no branch runs");
+      if (chosen) read_commands(branch_path(branches, *chosen));
+      --replaying_;
+      return;
+    }
+    note(line, Severity::info,
+         "'case' block: its word is not known statically, so every branch is read; a variable the branches set "
+         "differently is unknown after it");
+    IfBlock block{line, variables_, {}, false, "case"};
+    for (std::size_t k = 0; k < branches.size(); ++k) {
+      const std::vector<ShellCommand> path = branch_path(branches, k);
+      variables_ = block.before;
+      read_commands(path);
+      if (!exits(path)) block.ends.push_back(variables_);
+      for (const std::string& pattern : branches[k].patterns) block.has_else = block.has_else || pattern == "*";
     }
     --replaying_;
-    assigned_ = names;
-    skipped_block_ = block;
-    forget_assigned();
+    variables_ = block.ends.empty() ? block.before : block.ends.back();
+    if (!block.ends.empty()) block.ends.pop_back();
+    ifs_.push_back(std::move(block));
+    close_if();
   }
 
   void evaluate_rest(const ShellCommand& command) {
@@ -287,8 +419,8 @@ class Walker {
         return it != end.end() && same_value(it->second, variable);
       });
       if (agreed) continue;
-      const std::string why =
-          "$" + name + " is set differently in the branches of the if at line " + std::to_string(block.line);
+      const std::string why = "$" + name + " is set differently in the branches of the " + block.kind + " at line " +
+                              std::to_string(block.line);
       if (keep_common_elements(name, variable, block.ends, why)) continue;
       variable.alternatives = known_alternatives(name, block.ends);
       variable.values = {""};
@@ -461,6 +593,8 @@ class Walker {
   std::vector<std::string> assigned_;  ///< names assigned inside it
   static constexpr int kMaxLoopNesting = 16;
   bool reading_loop_ = false;             ///< the block is a loop whose body is read at its end
+  bool reading_case_ = false;             ///< the block is a case block, read at its esac
+  ShellCommand case_command_;             ///< its `case WORD in` line
   int replaying_ = 0;                     ///< loop bodies being read, innermost last
   std::vector<ShellCommand> loop_body_;  ///< its commands, nested blocks included
 };

@@ -28,7 +28,8 @@ TEST_CASE("an argument not known statically leaves the defaults it may override 
   CHECK(test::findings_of(known, "batch.mini-le-train").size() == 1);
   CHECK(test::findings_of(known, "batch.mini-le-train")[0].severity == Severity::error);
 
-  const CheckReport opaque = check_script("ACTOR=()\ncase \"$DEVICE\" in\n  gpu) ACTOR+=(a=1) ;;\nesac\n" + kLaunch +
+  // ACTOR holds, for DEVICE=gpu, whatever $GPU_ARGS holds: not known statically.
+  const CheckReport opaque = check_script("ACTOR=()\ncase \"$DEVICE\" in\n  gpu) ACTOR+=($GPU_ARGS) ;;\nesac\n" + kLaunch +
                                           " \"${ACTOR[@]}\"\n");
   CHECK(test::findings_of(opaque, "batch.mini-le-train").empty());
   // One info names the argument and every rule it leaves undecided.
@@ -40,7 +41,7 @@ TEST_CASE("an argument not known statically leaves the defaults it may override 
   CHECK(named);
   CHECK(opaque.errors == 0);
   // A key the known arguments set is still checked: train 128 with rollout.n 0 is an error.
-  const CheckReport set = check_script("ACTOR=()\ncase \"$DEVICE\" in\n  gpu) ACTOR+=(a=1) ;;\nesac\n" + kLaunch +
+  const CheckReport set = check_script("ACTOR=()\ncase \"$DEVICE\" in\n  gpu) ACTOR+=($GPU_ARGS) ;;\nesac\n" + kLaunch +
                                        " actor_rollout_ref.actor.ppo_mini_batch_size=64 actor_rollout_ref.rollout.n=0"
                                        " \"${ACTOR[@]}\"\n");
   CHECK(test::findings_of(set, "batch.sizes-positive").size() == 1);

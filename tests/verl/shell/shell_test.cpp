@@ -71,19 +71,91 @@ TEST_CASE("a bare positional parameter is the script's argument: not known, neve
   CHECK_FALSE(args[4].unknown.has_value());
 }
 
-TEST_CASE("the ')' of a case pattern is not a subshell: only the loop and the unevaluated block are reported") {
+TEST_CASE("the ')' of a case pattern is not a subshell: an argument parser's case block is read, LR unknown after it") {
   // An argument parser in a while loop (`--lr) LR="$2"; shift 2;;`): one note for the loop (its
-  // body is read once), one for the case block inside it, none per pattern; LR is unknown after
-  // it, the launch still found.
+  // body is read once), one for the case block inside it (its word $1 is not known: every branch
+  // is read), none per pattern; LR is "$2" in one branch and 1 in the other: unknown after it,
+  // the launch still found.
   const ShellScript s = run_script("LR=1\nwhile [[ $# -gt 0 ]]; do\n  case \"$1\" in\n    --lr) LR=\"$2\"; shift 2;;\n"
                                    "    *) break;;\n  esac\ndone\npython3 x.py lr=$LR\n");
   int unsupported = 0;
   for (const Finding& f : s.findings) unsupported += f.rule == "shell.unsupported" ? 1 : 0;
   CHECK(unsupported == 2);
   CHECK(s.findings.at(0).message.find("'while' loop: its body is read once") != std::string::npos);
-  CHECK(s.findings.at(1).message.find("'case' block is not evaluated") != std::string::npos);
+  CHECK(s.findings.at(1).message.find("'case' block: its word is not known statically") != std::string::npos);
   REQUIRE(s.invocations.back().args.size() == 3);
   CHECK(s.invocations.back().args[2].unknown.has_value());
+}
+
+TEST_CASE("a case block whose word is known runs the first branch whose pattern matches, as bash does") {
+  // verl 1dda039b examples/dppo_trainer/run_qwen3_30b_a3b_megatron.sh: LOSS_MODE defaults to
+  // dppo_tv, so CLIP_DEFAULT is 0.15 (bash: the dppo_tv) branch; the *) branch exits).
+  const std::string dppo =
+      "LOSS_MODE=${LOSS_MODE:-dppo_tv}\ncase $LOSS_MODE in\n    dppo_tv)  CLIP_DEFAULT=0.15 ;;\n"
+      "    dppo_kl)  CLIP_DEFAULT=0.05 ;;\n    vanilla)  CLIP_DEFAULT=0.20 ;;\n"
+      "    *) echo \"Unknown LOSS_MODE: $LOSS_MODE\"; exit 1 ;;\nesac\npython3 x.py clip=${CLIP_LOW:-$CLIP_DEFAULT}\n";
+  const ShellScript known = run_script(dppo);
+  REQUIRE(last_args(known).size() == 3);
+  CHECK(last_args(known)[2] == "clip=0.15");
+  CHECK_FALSE(known.invocations.back().args[2].unknown);
+  CHECK(has_rule(known.findings, "shell.unsupported"));  // the info saying which branch was read
+  CHECK(known.findings.back().message.find("its word is 'dppo_tv', so the branch at line 3 is read") !=
+        std::string::npos);
+  // --env LOSS_MODE=dppo_kl: the second branch.
+  CHECK(last_args(run_script(dppo, {{"LOSS_MODE", "dppo_kl"}}))[2] == "clip=0.05");
+  // Glob patterns and alternatives, on one line; the first match wins (bash stops there).
+  const ShellScript glob = run_script(
+      "M=llama-3.1-8b\ncase \"$M\" in qwen*) TP=1;; llama*|mistral*) TP=2;; *) TP=8;; esac\npython3 x.py $TP\n");
+  CHECK(last_args(glob) == std::vector<std::string>{"python3", "x.py", "2"});
+  // No pattern matches: no branch runs, TP keeps its value.
+  const ShellScript none = run_script("TP=4\nM=gemma\ncase $M in\n  qwen) TP=1 ;;\nesac\npython3 x.py $TP\n");
+  CHECK(last_args(none) == std::vector<std::string>{"python3", "x.py", "4"});
+  // `;&` falls through into the next branch's commands.
+  const ShellScript through = run_script("M=a\ncase $M in\n  a) X=1 ;&\n  b) Y=2 ;;\n  c) Y=3 ;;\nesac\n"
+                                         "python3 x.py $X $Y\n");
+  CHECK(last_args(through) == std::vector<std::string>{"python3", "x.py", "1", "2"});
+  // A launch inside the chosen branch is found with the branch's values; the others are not run.
+  const ShellScript launch = run_script(
+      "MODE=train\ncase $MODE in\n  train)\n    python3 -m verl.trainer.main_ppo a=1\n    ;;\n"
+      "  eval)\n    python3 -m verl.trainer.main_eval b=2\n    ;;\nesac\n");
+  REQUIRE(launch.invocations.size() == 1);
+  CHECK(last_args(launch) == std::vector<std::string>{"python3", "-m", "verl.trainer.main_ppo", "a=1"});
+}
+
+TEST_CASE("a case block whose word is not known reads every branch, and a branch that exits does not go on") {
+  // The dppo script with LOSS_MODE from the environment only: CLIP is one of three overrides (the
+  // *) branch exits, so no path leaves it unset): unknown, with those three alternatives.
+  const ShellScript s = run_script(
+      "case $LOSS_MODE in\n    dppo_tv)  CLIP=(clip=0.15) ;;\n    dppo_kl)  CLIP=(clip=0.05) ;;\n"
+      "    vanilla)  CLIP=(clip=0.20) ;;\n    *) echo \"Unknown\"; exit 1 ;;\nesac\nK=1\npython3 x.py \"${CLIP[@]}\" $K\n");
+  const auto& args = s.invocations.back().args;
+  REQUIRE(args.size() == 4);
+  REQUIRE(args[2].unknown);
+  CHECK(*args[2].unknown == "$CLIP is set differently in the branches of the case at line 1");
+  CHECK(args[2].alternatives == std::vector<std::string>{"clip=0.15", "clip=0.05", "clip=0.20"});
+  CHECK_FALSE(args[3].unknown);
+  // Without the exiting *) branch, not entering any branch is a path: CLIP may be unset, no
+  // alternatives are known.
+  const ShellScript open = run_script("case $LOSS_MODE in\n  a) CLIP=(clip=0.15) ;;\nesac\npython3 x.py \"${CLIP[@]}\"\n");
+  REQUIRE(open.invocations.back().args.size() == 3);
+  CHECK(open.invocations.back().args[2].unknown);
+  CHECK(open.invocations.back().args[2].alternatives.empty());
+  // Every branch sets the same value: known after the block.
+  const ShellScript same = run_script("case $X in\n  a) TP=2 ;;\n  *) TP=2 ;;\nesac\npython3 x.py $TP\n");
+  CHECK(last_args(same) == std::vector<std::string>{"python3", "x.py", "2"});
+  CHECK_FALSE(same.invocations.back().args[2].unknown);
+}
+
+TEST_CASE("a loop inside an if branch closes no block of the if: its else still pairs with it") {
+  // bash: C is unknown, so A is (a=1) (then, after the loop) or (a=2) (else): two alternatives
+  // after fi. (Before, the loop's end closed the if, and its else ran as a command.)
+  const ShellScript s = run_script("if [ -n \"$C\" ]; then\n  for i in 1 2; do\n    echo $i\n  done\n  A=(a=1)\n"
+                                   "else\n  A=(a=2)\nfi\npython3 x.py \"${A[@]}\"\n");
+  const auto& args = s.invocations.back().args;
+  REQUIRE(args.size() == 3);
+  REQUIRE(args[2].unknown);
+  CHECK(args[2].alternatives == std::vector<std::string>{"a=1", "a=2"});
+  CHECK(s.invocations.size() == 2);  // echo, python3: no command named "else"
 }
 
 TEST_CASE("a launch inside a loop is found, the loop's variables unknown in it and after it") {
@@ -264,7 +336,7 @@ TEST_CASE("an array extended in one branch keeps the elements every path shares"
   CHECK(*args[3].unknown == "$EXTRA is set differently in the branches of the if at line 2");
 }
 
-TEST_CASE("loops, case and && / || branches are not evaluated: what they may assign is unknown after them") {
+TEST_CASE("loops, case on an unknown word and && / || branches: what they may assign is unknown after them") {
   const ShellScript s = run_script(
       "X=1\nfor n in 1 2; do\n  if true; then X=4; fi\n  X=2\ndone\npython3 x.py $X $n\n");
   CHECK(has_rule(s.findings, "shell.unsupported"));
@@ -274,16 +346,17 @@ TEST_CASE("loops, case and && / || branches are not evaluated: what they may ass
   REQUIRE(args[2].unknown);  // not the 1 from before the loop
   CHECK(args[2].unknown->find("$X may be set in the 'for' block at line 2") != std::string::npos);
   REQUIRE(args[3].unknown);  // the loop variable
-  // bash runs one arm of a case; which one depends on a value meshplan does not decide.
+  // bash runs one arm of a case; which one depends on $MODEL, not known here: TP is 2, 4 or the 1
+  // from before (no arm matches).
   const ShellScript c = run_script(
-      "MODEL=qwen\nTP=1\ncase $MODEL in\n  qwen) TP=2 ;;\n  llama) export TP=4 ;;\nesac\n"
+      "TP=1\ncase $MODEL in\n  qwen) TP=2 ;;\n  llama) export TP=4 ;;\nesac\n"
       "[ -z \"$PP\" ] && PP=2\nK=3\npython3 x.py $TP $PP $K\n");
   const auto& cargs = c.invocations.back().args;
   REQUIRE(cargs.size() == 5);
   REQUIRE(cargs[2].unknown);
-  CHECK(cargs[2].unknown->find("the 'case' block at line 3") != std::string::npos);
+  CHECK(cargs[2].unknown->find("the branches of the case at line 2") != std::string::npos);
   REQUIRE(cargs[3].unknown);
-  CHECK(cargs[3].unknown->find("after '&&'/'||' at line 7") != std::string::npos);
+  CHECK(cargs[3].unknown->find("after '&&'/'||' at line 6") != std::string::npos);
   CHECK_FALSE(cargs[4].unknown);
   CHECK(cargs[4].text == "3");
 }
