@@ -14,13 +14,13 @@ EfficiencyConstants fitted_efficiency_constants() {
   constants.gemm_peak_fraction_other = 0.70;
   constants.gemm_half_size = 4.0;
   constants.elementwise_passes = 33.4;
-  constants.attention_relative_efficiency = 0.373;
-  constants.nic_efficiency = 0.907;
+  constants.attention_relative_efficiency = 0.386667;
+  constants.nic_efficiency = 0.92;
   // NCCL ring bus bandwidth over the NVLink line rate: A100 231.6/300 = 0.77, H100 ~370/450 =
   // 0.82 (../shared/hardware/gpus.md, measured rows). Not fit.
   constants.nvlink_efficiency = 0.8;
   constants.tp_overlap_hidden = 1.0;
-  constants.overlap_efficiency = 0.283;
+  constants.overlap_efficiency = 0.25;
   // Fit; for comparison H100 fp8 GEMM 1382 of 1979 TFLOP/s (0.70) vs bf16 ~0.8 (gpus.md): 0.87.
   constants.fp8_relative_efficiency = 0.81;
   // Counted, not fit: a grouped GEMM pads each expert's rows to the kernel's 128-row M tile
@@ -38,12 +38,14 @@ EfficiencyConstants fitted_efficiency_constants() {
   // graphs), HBM share of the weight stream 0.5-0.9 and of the KV-cache reads 0.05-0.9, and the
   // weight update's rate 3-150 GB/s: NeMo RL's refit measured 3-10 GB/s at v0.3 (blog, 2025-07:
   // Llama-3.1-8B 16 GB in 5 s, 70B 141 GB in 14 s, Qwen3-30B 61 GB in 12 s) and 100-150 GB/s after
-  // v0.6 (PR #2808: DeepSeek-V3 1.34 TB in 7.65-9.94 s, Qwen3-235B 470 GB in 4.56-4.85 s). The layer
-  // floor ends at its bound; the KV share (0.19) is well below what decode attention kernels reach
-  // alone: it carries every cost that grows with sequences x context (docs/accuracy.md).
-  constants.engine_step_seconds = 0.00516667;
-  constants.decode_layer_seconds = 0.0002;
-  constants.decode_hbm_efficiency = 0.746667;
+  // v0.6 (PR #2808: DeepSeek-V3 1.34 TB in 7.65-9.94 s, Qwen3-235B 470 GB in 4.56-4.85 s). The
+  // weight stream's share ends at its upper bound; the KV share (0.19) is well below what decode
+  // attention kernels reach alone: it carries every cost that grows with sequences x context
+  // (docs/accuracy.md). Refit in full in session 12 (the constants had drifted from what the tool
+  // gives since partial refits; GB200 at HGX B200's dense peaks).
+  constants.engine_step_seconds = 0.00583333;
+  constants.decode_layer_seconds = 0.00019;
+  constants.decode_hbm_efficiency = 0.9;
   constants.decode_kv_efficiency = 0.191667;
   constants.weight_sync_Bps = 20.15e9;
   constants.hf_elementwise_factor = 2.0;

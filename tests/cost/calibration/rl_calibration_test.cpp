@@ -60,13 +60,13 @@ TEST_CASE("RL calibration: measured colocated runs, step time per row (docs/accu
   const double median = errors[errors.size() / 2];
   table << "median |error| " << median * 100 << "%, max " << errors.back() * 100 << "%, rows " << errors.size();
   MESSAGE(table.str());
-  // Today's accuracy on the 18 rows (docs/accuracy.md: median 10.6%, max 22.6%, with the KV-cache
-  // reads at a rate of their own; 9.2% and 30.2% with one decode HBM share for weights and KV),
-  // held so that a change that makes it worse is seen. The issue's targets are median 15% and max
-  // 35% on unseen runs; held out by source (tools/fit_efficiency.sh) the rows give 10.0% and 28.8%
-  // (16.9% and 47.7% with one share).
-  CHECK(median <= 0.11);
-  CHECK(errors.back() <= 0.23);
+  // Today's accuracy on the 18 rows (docs/accuracy.md: median 11.3%, max 20.4% after the full refit
+  // of session 12; 10.6% and 22.6% with the constants of session 10, which the fit tool no longer
+  // reproduced; 9.2% and 30.2% with one decode HBM share for weights and KV), held so that a change
+  // that makes it worse is seen. The issue's targets are median 15% and max 35% on unseen runs;
+  // held out by source (tools/fit_efficiency.sh) the rows give 14.3% and 30.0%.
+  CHECK(median <= 0.12);
+  CHECK(errors.back() <= 0.21);
 }
 
 TEST_CASE("RL calibration rows: what each source states and what its conventions fill in") {
