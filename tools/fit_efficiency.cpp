@@ -248,7 +248,31 @@ std::string read(const std::string& path) {
 
 }  // namespace
 
+// --check: the fit, started from the shipped constants, must end on them (each within 0.1%): a change
+// to the model that moves the optimum fails here until the constants are refit and the docs redone.
+int check(const EfficiencyConstants& fitted, const EfficiencyConstants& shipped) {
+  int moved = 0;
+  const auto compare = [&](const Knob& knob) {
+    const double a = fitted.*knob.field;
+    const double b = shipped.*knob.field;
+    if (std::fabs(a - b) <= 1e-3 * std::max(std::fabs(b), 1e-12)) return;
+    std::cout << "  " << knob.name << ": the fit gives " << a << ", the model ships " << b << "\n";
+    ++moved;
+  };
+  for (const Knob& knob : kTrainingKnobs) compare(knob);
+  for (const Knob& knob : kMoeKnobs) compare(knob);
+  for (const Knob& knob : kRlKnobs) compare(knob);
+  std::cout << (moved == 0 ? "the fit gives the shipped constants\n"
+                           : "refit: tools/fit_efficiency.sh, then cost/time/efficiency.cpp and docs/accuracy.md\n");
+  return moved == 0 ? 0 : 1;
+}
+
 int main(int argc, char** argv) {
+  const bool checking = argc > 1 && std::string(argv[1]) == "--check";
+  if (checking) {
+    --argc;
+    ++argv;
+  }
   const std::string training_path = argc > 1 ? argv[1] : "tests/fixtures/published_runs.json";
   const std::string rl_path = argc > 2 ? argv[2] : "tests/fixtures/rl_runs.json";
   const std::string rl_public_path = argc > 3 ? argv[3] : "tests/fixtures/rl_runs_public.json";
@@ -274,6 +298,7 @@ int main(int argc, char** argv) {
 
   const EfficiencyConstants trained = fit_training(all_training, start);
   const EfficiencyConstants constants = fit(all_rl, trained, kRlKnobs);
+  if (checking) return check(constants, start);
   std::cout << "fitted constants:\n";
   for (const Knob& knob : kTrainingKnobs) std::cout << "  " << knob.name << " = " << constants.*knob.field << "\n";
   for (const Knob& knob : kMoeKnobs) std::cout << "  " << knob.name << " = " << constants.*knob.field << "\n";
