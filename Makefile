@@ -27,7 +27,7 @@ test-release: build
 
 test-asan: deps
 	cmake -S . -B $(ASAN_BUILD) $(CMAKE_GEN) -DCMAKE_BUILD_TYPE= -DCMAKE_CXX_FLAGS=-O1 -DMESHPLAN_SANITIZE=ON >/dev/null
-	cmake --build $(ASAN_BUILD) -j $(JOBS) --target meshplan_tests
+	cmake --build $(ASAN_BUILD) -j $(JOBS) --target meshplan_tests fit_efficiency
 	ASAN_OPTIONS=detect_leaks=1 UBSAN_OPTIONS=print_stacktrace=1 \
 	  ctest --test-dir $(ASAN_BUILD) --output-on-failure -j $(JOBS)
 
