@@ -323,10 +323,17 @@ class Walker {
   }
 
   // A path that runs `exit` ends the script: the commands after the block never see its variables.
+  // Only an `exit` outside any nested block counts (one inside an if or a loop may not run).
   static bool exits(const std::vector<ShellCommand>& path) {
-    return std::any_of(path.begin(), path.end(), [](const ShellCommand& command) {
-      return !command.conditional && command.words.front().text == "exit";
-    });
+    int depth = 0;
+    for (const ShellCommand& command : path) {
+      const std::string& first = command.words.front().text;
+      if (depth == 0 && !command.conditional && first == "exit") return true;
+      depth += std::find(kBlockOpeners.begin(), kBlockOpeners.end(), first) != kBlockOpeners.end()   ? 1
+               : std::find(kBlockClosers.begin(), kBlockClosers.end(), first) != kBlockClosers.end() ? -1
+                                                                                                       : 0;
+    }
+    return false;
   }
 
   // `case WORD in ... esac`, collected: bash runs the first branch whose pattern matches WORD.

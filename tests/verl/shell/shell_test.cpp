@@ -140,6 +140,12 @@ TEST_CASE("a case block whose word is not known reads every branch, and a branch
   REQUIRE(open.invocations.back().args.size() == 3);
   CHECK(open.invocations.back().args[2].unknown);
   CHECK(open.invocations.back().args[2].alternatives.empty());
+  // An exit inside an if of a branch may not run: that branch still goes on, CLIP may be (a=1).
+  const ShellScript guarded = run_script(
+      "case $M in\n  a)\n    if [ -z \"$X\" ]; then\n      exit 1\n    fi\n    CLIP=(a=1) ;;\n  *) CLIP=(a=2) ;;\nesac\n"
+      "python3 x.py \"${CLIP[@]}\"\n");
+  REQUIRE(guarded.invocations.back().args.size() == 3);
+  CHECK(guarded.invocations.back().args[2].alternatives == std::vector<std::string>{"a=1", "a=2"});
   // Every branch sets the same value: known after the block.
   const ShellScript same = run_script("case $X in\n  a) TP=2 ;;\n  *) TP=2 ;;\nesac\npython3 x.py $TP\n");
   CHECK(last_args(same) == std::vector<std::string>{"python3", "x.py", "2"});
