@@ -57,8 +57,8 @@ std::string known_cuda_graph_module_names() { return cuda_graph_module_names(0xF
 
 MoeHostLaunches moe_host_launches(CudaGraphImpl impl, std::uint8_t modules) {
   if (impl == CudaGraphImpl::none) return {};
-  if (impl == CudaGraphImpl::full_iteration || modules == 0 || (modules & kGraphMoe) != 0) return {false, false};
-  if ((modules & kGraphMoeRouter) != 0) return {false, true};
+  if (impl == CudaGraphImpl::full_iteration || (modules & kGraphMoe) != 0) return {false, false};
+  if (modules == 0 || (modules & kGraphMoeRouter) != 0) return {false, true};
   return {};
 }
 

@@ -41,10 +41,11 @@ struct MoeHostLaunches {
   bool experts = true;  ///< the grouped expert GEMMs (one launch chain per local expert)
 };
 
-/// full_iteration, a whole captured layer or the "moe" module: nothing (Megatron-core captures a
-/// MoE layer only when its shapes are static: drop-and-pad, or full_iteration's paged stash);
-/// moe_router (with or without moe_preprocess): the experts only, whose per-expert row counts
-/// change every step in a dropless layer; otherwise everything.
+/// full_iteration or the "moe" module: nothing (Megatron-core refuses "moe" unless the layer drops
+/// and pads to a capacity, and full_iteration runs a sync-free dropless layer with its paged
+/// stash); moe_router (with or without moe_preprocess), or the whole layer (no module): the
+/// experts only, whose per-expert row counts change every step in a dropless layer (moe/README.md
+/// "CUDA Graph": such a layer's dynamic shapes are not capturable); otherwise everything.
 MoeHostLaunches moe_host_launches(CudaGraphImpl impl, std::uint8_t modules);
 
 }  // namespace meshplan
