@@ -123,7 +123,7 @@ struct Rule {
 };
 
 // Evaluation order: cheapest and most basic first, so `first_violation` prunes early.
-const std::array<Rule, 38> kRules{{
+const std::array<Rule, 39> kRules{{
     {{"strategy.positive", "every parallel size and the micro-batch are at least 1", "Megatron arguments.py"},
      [](const Inputs& in) {
        const Strategy& s = in.s;
@@ -453,6 +453,18 @@ const std::array<Rule, 38> kRules{{
        v.message = in.m.moe ? std::string("cuda_graph_modules must not contain both moe and moe_router.")
                             : fmt::format("moe cuda graph is only supported for MoE ({} has no experts)", in.m.name);
        v.valid = "moe or moe_router on a MoE model";
+     }},
+    {{"graph.mlp-dense-layers", "the mlp graph module captures dense MLP layers, which a model of MoE layers only lacks",
+      "Megatron-core TransformerConfig.__post_init__ (cuda_graph_modules, moe_layer_freq)"},
+     [](const Inputs& in) {
+       return (in.s.cuda_graph_impl == CudaGraphImpl::local || in.s.cuda_graph_impl == CudaGraphImpl::transformer_engine) &&
+              (in.s.cuda_graph_modules & kGraphMlp) && in.m.moe && in.m.moe->num_moe_layers >= in.m.num_layers;
+     },
+     [](const Inputs& in, Violation& v) {
+       v.message = fmt::format("mlp cuda graph is only supported for dense layers, but not found in the model ({} has "
+                               "{} MoE layers of {})",
+                               in.m.name, in.m.moe->num_moe_layers, in.m.num_layers);
+       v.valid = "attn, moe_router, moe_preprocess without mlp";
      }},
     {{"graph.moe-preprocess", "the moe_preprocess graph module comes with moe_router",
       "Megatron-core TransformerConfig.__post_init__ (cuda_graph_modules)"},

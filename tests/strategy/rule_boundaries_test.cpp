@@ -205,6 +205,13 @@ const std::vector<BoundaryCase>& cases() {
             x.s.cuda_graph_modules = kGraphMoeRouter; return x; },
        [] { Setup x = moe(); x.s.cuda_graph_impl = CudaGraphImpl::transformer_engine;
             x.s.cuda_graph_modules = kGraphMoeRouter | kGraphMoe; return x; }},
+      // mlp on a model whose 28 layers are all MoE fails (Megatron: moe_layer_freq == 1); with one
+      // dense layer (27 MoE layers of 28) it passes.
+      {"graph.mlp-dense-layers",
+       [] { Setup x = moe(); x.m.moe->num_moe_layers = 27; x.s.cuda_graph_impl = CudaGraphImpl::local;
+            x.s.cuda_graph_modules = kGraphAttn | kGraphMlp; return x; },
+       [] { Setup x = moe(); x.m.moe->num_moe_layers = 28; x.s.cuda_graph_impl = CudaGraphImpl::local;
+            x.s.cuda_graph_modules = kGraphAttn | kGraphMlp; return x; }},
       // Transformer Engine's graphs: moe_router + moe_preprocess passes, moe_preprocess alone fails.
       {"graph.moe-preprocess",
        [] { Setup x = moe(); x.s.cuda_graph_impl = CudaGraphImpl::transformer_engine;
