@@ -16,6 +16,13 @@ namespace {
 constexpr std::array<std::string_view, 5> kBlockOpeners = {"if", "for", "while", "until", "case"};
 constexpr std::array<std::string_view, 3> kBlockClosers = {"fi", "done", "esac"};
 
+// +1 for a command that opens a block (if, for, while, until, case), -1 for one that closes it.
+int block_depth_step(const std::string& first_word) {
+  if (std::find(kBlockOpeners.begin(), kBlockOpeners.end(), first_word) != kBlockOpeners.end()) return 1;
+  if (std::find(kBlockClosers.begin(), kBlockClosers.end(), first_word) != kBlockClosers.end()) return -1;
+  return 0;
+}
+
 bool same_value(const ShellVariable& a, const ShellVariable& b) {
   return a.values == b.values && a.exported == b.exported && a.unknown == b.unknown &&
          a.element_unknown == b.element_unknown;
@@ -90,8 +97,8 @@ class Walker {
     const std::string& first = command.words.front().text;
     // `function name { ...; }` is read like `name() { ...; }`: its body's commands in order (it
     // ends at `}`, not at a block closer).
-    const bool opener = std::find(kBlockOpeners.begin(), kBlockOpeners.end(), first) != kBlockOpeners.end();
-    const bool closer = std::find(kBlockClosers.begin(), kBlockClosers.end(), first) != kBlockClosers.end();
+    const bool opener = block_depth_step(first) > 0;
+    const bool closer = block_depth_step(first) < 0;
     if (skipped_depth_ > 0) {
       note_assigned(command);
       skipped_depth_ += opener ? 1 : closer ? -1 : 0;
@@ -304,9 +311,7 @@ class Walker {
         if (!branches.empty()) branches.back().falls_through = first == ";&";
         continue;
       }
-      depth += std::find(kBlockOpeners.begin(), kBlockOpeners.end(), first) != kBlockOpeners.end()   ? 1
-               : std::find(kBlockClosers.begin(), kBlockClosers.end(), first) != kBlockClosers.end() ? -1
-                                                                                                       : 0;
+      depth += block_depth_step(first);
       if (!branches.empty()) branches.back().commands.push_back(command);
     }
     return branches;
@@ -329,9 +334,7 @@ class Walker {
     for (const ShellCommand& command : path) {
       const std::string& first = command.words.front().text;
       if (depth == 0 && !command.conditional && first == "exit") return true;
-      depth += std::find(kBlockOpeners.begin(), kBlockOpeners.end(), first) != kBlockOpeners.end()   ? 1
-               : std::find(kBlockClosers.begin(), kBlockClosers.end(), first) != kBlockClosers.end() ? -1
-                                                                                                       : 0;
+      depth += block_depth_step(first);
     }
     return false;
   }
