@@ -82,7 +82,27 @@ def rows_of(text, path, commit):
         yield release, row.get("System", system), row.get("Model", model), row, f"{path}:{line_no}"
 
 
-def build(row_system, row_model, row, release, where, commit):
+def footnotes_of(text, path):
+    """'[^name]: text' definitions of a summary file: name -> (text, 'path:line')."""
+    notes = {}
+    for line_no, line in enumerate(text.splitlines(), 1):
+        if m := re.match(r"^\[\^([^\]]+)\]:\s*(.+)$", line):
+            notes[m.group(1)] = (m.group(2).strip(), f"{path}:{line_no}")
+    return notes
+
+
+def known_regression(row, notes):
+    """The row's footnote where the table itself calls its figure a performance regression (a known
+    software issue of that container, fixed in a later one): the run is not what the stack does."""
+    for cell in row.values():
+        for name in re.findall(r"\[\^([^\]]+)\]", cell):
+            text, where = notes.get(name, ("", ""))
+            if re.search(r"regression", text, re.IGNORECASE):
+                return f"{text} ({where})"
+    return None
+
+
+def build(row_system, row_model, row, release, where, commit, notes):
     if row_system not in SYSTEMS or row_model is None:
         return None
     name, variant = model_key(row_model)
@@ -104,7 +124,7 @@ def build(row_system, row_model, row, release, where, commit):
         arch.update(num_layers=layers, hidden_size=hidden, num_attention_heads=heads, num_kv_heads=kv,
                     ffn_hidden_size=ffn, vocab_size=128000)
     system = row_system.removeprefix("DGX-").lower()
-    return {
+    run = {
         "id": f"nemo_bridge_{release}_{system}_{name}_{gpus}gpu_{precision}".replace(" ", "_"),
         "source": {"repo": "NVIDIA-NeMo/Megatron-Bridge", "path": f"{where} (commit {commit[:9]})",
                    "url": "https://github.com/NVIDIA-NeMo/Megatron-Bridge/blob/" + commit + "/" + where.split(":")[0]},
@@ -124,6 +144,9 @@ def build(row_system, row_model, row, release, where, commit):
         "notes": f"NeMo container {release}; table row as published" + (f" ({variant})" if variant else "")
                  + "; MoE rows force-balanced and token-dropless (the table's note).",
     }
+    if regression := known_regression(row, notes):
+        run["known_regression"] = regression
+    return run
 
 
 def main():
@@ -132,8 +155,9 @@ def main():
     runs, seen = [], set()
     for path in PATHS:
         text = subprocess.check_output(["git", "-C", repo, "show", f"{commit}:{path}"], text=True)
+        notes = footnotes_of(text, path)
         for release, system, model, row, where in rows_of(text, path, commit):
-            run = build(system, model, row, release, where, commit)
+            run = build(system, model, row, release, where, commit, notes)
             if run is None:
                 continue
             if run["id"] in seen:  # a second layout of the same model, GPUs and precision

@@ -14,6 +14,7 @@
 #include "cli/plan_from.hpp"
 #include "cli/plan_json.hpp"
 #include "cli/plan_options.hpp"
+#include "cost/calibration/time_accuracy.hpp"
 #include "report/launch.hpp"
 #include "report/plan_report.hpp"
 #include "search/baseline.hpp"
@@ -254,6 +255,8 @@ void run_plan(const PlanOptions& options, CommandContext& context) {
     const double cpu_seconds_per_image = options.cpu_ms_per_image ? *options.cpu_ms_per_image / 1000
                                                                    : default_cpu_seconds_per_image(workload->image_pixels);
     view.data_loader = data_loader_need(*workload, result.top.front().step_seconds, cpu_seconds_per_image);
+    const PlanCandidate& winner = result.top.front();
+    view.accuracy = time_accuracy_for(model->is_moe(), used.groups.front().gpu, winner.strategy, winner.workload);
   }
   if (options.min_gpus) {
     SearchSetup quiet = setup;

@@ -5,6 +5,7 @@
 #include "cost/memory/memory_estimate.hpp"
 #include "report/memory_json.hpp"
 #include "cost/time/step_time.hpp"
+#include "report/time_report.hpp"
 #include "search/dimension.hpp"
 #include "search/real_cost_model.hpp"
 #include "search/search_space.hpp"
@@ -53,21 +54,10 @@ json estimate_json(const PlanCandidate& c, const ModelSpec& model, const Cluster
   const Cluster sized = first_gpus(cluster, c.gpus);
   const MemoryEstimate memory = estimate_memory(model, sized, c.strategy, c.workload, MemoryOptions{}, nullptr);
   const TimeEstimate time = estimate_time(model, sized, c.strategy, c.workload, time_options_for(memory, TimeOptions{}), nullptr);
-  json time_phases = json::array();
-  for (int i = 0; i < time.num_phases; ++i) {
-    time_phases.push_back({{"name", time.phases[static_cast<std::size_t>(i)].name},
-                           {"seconds", time.phases[static_cast<std::size_t>(i)].seconds}});
-  }
-  const TimeBreakdown& b = time.breakdown;
-  return {{"memory", memory_estimate_json(memory, c.workload.kind == WorkloadKind::rl)},
-          {"time", {{"step_seconds", time.step_seconds}, {"phases", time_phases},
-                    {"breakdown", {{"compute", b.compute}, {"tp_comm", b.tp_comm}, {"pp_bubble", b.pp_bubble},
-                                   {"pp_comm", b.pp_comm}, {"dp_comm_exposed", b.dp_comm_exposed}, {"cp_comm", b.cp_comm},
-                                   {"ep_comm", b.ep_comm}, {"offload", b.offload}, {"rollout", b.rollout}}},
-                    {"tokens_per_second_per_gpu", time.tokens_per_second_per_gpu},
-                    {"model_tflops_per_gpu", time.model_tflops_per_gpu},
-                    {"hardware_tflops_per_gpu", time.hardware_tflops_per_gpu}, {"mfu", time.mfu},
-                    {"actor_update_mfu", time.actor_update_mfu}, {"comm_fraction", time.comm_fraction}}}};
+  json time_json = time_to_json(time);
+  time_json["actor_update_mfu"] = time.actor_update_mfu;  // present in every plan candidate, 0 outside RL
+  time_json["accuracy"] = time_accuracy_json(time_accuracy_for(model.is_moe(), sized.groups.front().gpu, c.strategy, c.workload));
+  return {{"memory", memory_estimate_json(memory, c.workload.kind == WorkloadKind::rl)}, {"time", time_json}};
 }
 
 json point_json(const PlanCandidate& c) {

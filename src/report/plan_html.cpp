@@ -9,6 +9,7 @@
 
 #include "core/units.hpp"
 #include "report/plan_report.hpp"
+#include "report/time_report.hpp"
 
 namespace meshplan {
 namespace {
@@ -215,7 +216,9 @@ std::string render_plan_html(const PlanView& view) {
                         r.top.empty() ? "" : " Best plan: " + speedup_text(*view.baseline, r.top.front()) + " its speed.");
   }
   if (r.top.empty()) body += "<p class=\"nofit\">Nothing fits: see the closest miss in the terminal report.</p>\n";
-  body += "<section id=\"plans\"><h2>Top plans</h2>\n" + top_table_html(view) + "</section>\n";
+  body += "<section id=\"plans\"><h2>Top plans</h2>\n" + top_table_html(view);
+  if (view.accuracy) body += "<p id=\"accuracy\">" + escape(render_time_accuracy(*view.accuracy)) + "</p>\n";
+  body += "</section>\n";
   body += "<section id=\"memory\"><h2>Memory per GPU by phase (GiB; line: usable memory)</h2>\n" +
           stacked_bars_svg("memory-chart", memory, "GiB", kGiB, bytes_to_gib(r.usable_bytes)) + "</section>\n";
   body += "<section id=\"time\"><h2>Step time by component (s)</h2>\n" + stacked_bars_svg("time-chart", time, "s", 1, 0) +

@@ -5,6 +5,7 @@
 #include <string>
 #include <vector>
 
+#include "cost/calibration/time_accuracy.hpp"
 #include "search/advice.hpp"
 #include "search/baseline.hpp"
 #include "search/data_loader.hpp"
@@ -44,6 +45,8 @@ struct PlanView {
     std::optional<PlanCandidate> best;  ///< none fits
   };
   std::vector<Placement> placements;
+  /// How far step times of the winner's kind were from held-out measured runs (or why unchecked).
+  std::optional<TimeAccuracyMatch> accuracy;
 };
 
 /// "1.23x": the baseline's step time over the candidate's (how much faster the candidate is).

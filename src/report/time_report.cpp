@@ -82,6 +82,26 @@ nlohmann::json time_to_json(const TimeEstimate& estimate) {
   return time;
 }
 
+std::string render_time_accuracy(const TimeAccuracyMatch& accuracy) {
+  if (!accuracy.group) return fmt::format("Accuracy of the step time: unchecked: {} (docs/accuracy.md)\n", accuracy.unchecked);
+  const TimeAccuracy& group = *accuracy.group;
+  return fmt::format(
+      "Accuracy of the step time: off by a median {} (at most {}) on {} measured runs that no constant was fit on: "
+      "{} ({})\n",
+      percent(group.median_abs_error), percent(group.max_abs_error), group.runs, group.scope, group.evidence);
+}
+
+nlohmann::json time_accuracy_json(const TimeAccuracyMatch& accuracy) {
+  if (!accuracy.group) return {{"group", nullptr}, {"unchecked", accuracy.unchecked}};
+  const TimeAccuracy& group = *accuracy.group;
+  return {{"group", group.id},
+          {"scope", group.scope},
+          {"runs", group.runs},
+          {"median_abs_error", group.median_abs_error},
+          {"max_abs_error", group.max_abs_error},
+          {"evidence", group.evidence}};
+}
+
 std::string render_time_explain(const Trace& trace) {
   std::string text = "Time terms (formula; inputs; source):\n";
   for (const TraceTerm& term : trace) {

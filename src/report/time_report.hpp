@@ -7,6 +7,7 @@
 
 #include "cost/time/time_estimate.hpp"
 #include "cost/trace.hpp"
+#include "cost/calibration/time_accuracy.hpp"
 #include "cost/calibration/verl_metrics.hpp"
 
 namespace meshplan {
@@ -17,6 +18,14 @@ std::string render_time_text(const TimeEstimate& estimate);
 /// {"step_seconds", "phases": [{"name", "seconds"}], "breakdown": {...}, "tokens_per_second_per_gpu",
 ///  "model_tflops_per_gpu", "hardware_tflops_per_gpu", "mfu", "comm_fraction"}.
 nlohmann::json time_to_json(const TimeEstimate& estimate);
+
+/// How far times of this kind were from measured runs no constant was fit on, or that no such runs
+/// cover it (one line).
+std::string render_time_accuracy(const TimeAccuracyMatch& accuracy);
+
+/// {"group", "scope", "runs", "median_abs_error", "max_abs_error", "evidence"}, or
+/// {"group": null, "unchecked": why}.
+nlohmann::json time_accuracy_json(const TimeAccuracyMatch& accuracy);
 
 /// Every "time/..." term of the trace: value, formula, inputs, source.
 std::string render_time_explain(const Trace& trace);

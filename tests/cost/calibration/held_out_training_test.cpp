@@ -4,9 +4,8 @@
 // written by tools/extract_nemo_perf_rows.py; docs/accuracy.md "Held-out training rows"), each with
 // its recipe's recomputation, sharding, offloading, pipeline layout, EP all-to-all overlap and CUDA
 // graphs (tests/fixtures/nemo_recipe_settings.json).
-// The bounds are what the model reaches today, with a small margin: a change that makes any group
-// worse fails here. They are not the targets (median <= 5%, max <= 20%), which only the H100 dense
-// rows meet.
+// The groups' figures are what the model reaches today, not the targets (median <= 5%, max <= 20%),
+// which only the H100 dense rows meet.
 #include <doctest/doctest.h>
 
 #include <algorithm>
@@ -16,37 +15,27 @@
 #include <sstream>
 
 #include "cost/calibration/calibration_runs.hpp"
+#include "cost/calibration/time_accuracy.hpp"
 #include "recipe_settings.hpp"
 #include "test_support.hpp"
 
 namespace meshplan {
 namespace {
 
-struct GroupBound {
-  const char* group;
-  std::size_t min_rows;
-  double median;
-  double max;
-};
+// Each group's figures are what estimate and plan print as the accuracy of a time of that kind
+// (cost/calibration/time_accuracy.cpp); they are checked here to the 0.1 point they are printed
+// with, so a change that moves any group, for better or worse, fails until the table and
+// docs/accuracy-held-out-training.md say so. Session 13: the two GPT-OSS-120B rows of 26.06.01, which
+// the summary itself marks as a known performance regression of that container (its footnote
+// "gpt-oss-note": cudnn-frontend#256, a 10x slower MoE grouped-GEMM dGLU kernel), are listed but not
+// counted: with them Blackwell MoE is 24.3% / 187.8%. Earlier figures: docs/accuracy-held-out-training.md.
+constexpr const char* kGroups[] = {"dense-training-hopper", "dense-training-blackwell", "moe-training-hopper",
+                                   "moe-training-blackwell"};
 
-// docs/accuracy.md, held-out table: H100 dense 3.1% / 5.8%, Blackwell dense 6.4% / 30.8%, H100 MoE
-// 17.4% / 52.6%, Blackwell MoE 24.3% / 187.8% (session 12: each recipe's CUDA graphs, 30.9% /
-// 149.3% without them, the new max GPT-OSS-120B at 26.06.01, whose host floor had hidden its
-// 1.6x gap to the same settings at 26.08; GB200's dense peaks as HGX B200's, 8.9% and
-// 24.1% / 211.0% before; every constant refit, 3.9% / 5.6% for H100 dense before); (each recipe's EP all-to-all overlap, session 11:
-// 17.3% / 51.5% and 32.5% / 210.3% with the 25.11 convention; the recipes' recompute modules, session 9; the
-// recipes' 16-bit main grads, session 8: 17.0% for H100 MoE; before: 3.1% / 5.5%,
-// 9.3% / 30.8%, 17.4% / 51.5%, 30.7% / 210.2%).
-constexpr GroupBound kBounds[] = {
-    {"H100 dense", 7, 0.04, 0.07},
-    {"Blackwell dense", 40, 0.075, 0.33},
-    {"H100 MoE", 13, 0.19, 0.55},
-    {"Blackwell MoE", 100, 0.26, 1.9},
-};
-
-std::string group_of(const CalibrationRun& run) {
-  const std::string& gpu = run.cluster.groups.front().gpu.id;
-  return std::string(gpu.rfind("H100", 0) == 0 ? "H100" : "Blackwell") + (run.model.moe ? " MoE" : " dense");
+std::string group_of(const CalibrationRun& run, const Strategy& strategy) {
+  const auto group = time_accuracy_for(run.model.is_moe(), run.cluster.groups.front().gpu, strategy, run.workload).group;
+  REQUIRE_MESSAGE(group.has_value(), run.id);
+  return std::string(group->id);
 }
 
 TEST_CASE("held-out training rows: Megatron-Bridge's performance summaries beyond the fit's 25.11 H100 rows") {
@@ -59,6 +48,11 @@ TEST_CASE("held-out training rows: Megatron-Bridge's performance summaries beyon
   table << "| run | published tokens/s/GPU | predicted | error |\n|---|---|---|---|\n";
   const nlohmann::json recipes =
       nlohmann::json::parse(test::file_text(test::fixture("nemo_recipe_settings.json")))["rows"];
+  std::map<std::string, std::string> known_regressions;  // the summary's own footnote, by row id
+  for (const nlohmann::json& row : nlohmann::json::parse(test::file_text(path))) {
+    if (row.contains("known_regression")) known_regressions[row["id"]] = row["known_regression"];
+  }
+  CHECK(known_regressions.size() == 2);
   for (const CalibrationRun& run : set->runs) {
     Strategy strategy = run.strategy;
     // The recipe's recomputation (full, or Megatron-core recompute_modules) costs forward time,
@@ -74,20 +68,24 @@ TEST_CASE("held-out training rows: Megatron-Bridge's performance summaries beyon
     const TimeEstimate estimate = estimate_time(run.model, run.cluster, strategy, run.workload, run.options, nullptr);
     const double predicted = predicted_metric(run, estimate);
     const double error = predicted / run.published - 1.0;
-    errors[group_of(run)].push_back(std::fabs(error));
-    table << "| " << run.id << " | " << run.published << " | " << std::round(predicted) << " | "
-          << std::round(error * 1000) / 10 << "% |\n";
+    const bool regression = known_regressions.contains(run.id);
+    if (!regression) errors[group_of(run, strategy)].push_back(std::fabs(error));
+    table << "| " << run.id << (regression ? " (known regression, not counted)" : "") << " | " << run.published
+          << " | " << std::round(predicted) << " | " << std::round(error * 1000) / 10 << "% |\n";
   }
   for (const SkippedRun& skipped : set->skipped) table << "skipped " << skipped.id << ": " << skipped.reason << "\n";
-  for (const GroupBound& bound : kBounds) {
-    std::vector<double>& values = errors[bound.group];
-    REQUIRE(values.size() >= bound.min_rows);
+  for (const char* id : kGroups) {
+    const auto group = time_accuracy_group(id);
+    REQUIRE(group.has_value());
+    std::vector<double>& values = errors[id];
+    REQUIRE(!values.empty());
     std::sort(values.begin(), values.end());
     const double median = values[values.size() / 2];
-    table << bound.group << ": " << values.size() << " rows, median |error| " << std::round(median * 1000) / 10
-          << "%, max " << std::round(values.back() * 1000) / 10 << "%\n";
-    CHECK_MESSAGE(median <= bound.median, bound.group << " median " << median * 100 << "%");
-    CHECK_MESSAGE(values.back() <= bound.max, bound.group << " max " << values.back() * 100 << "%");
+    table << id << ": " << values.size() << " rows, median |error| " << std::round(median * 1000) / 10 << "%, max "
+          << std::round(values.back() * 1000) / 10 << "%\n";
+    CHECK_MESSAGE(values.size() == static_cast<std::size_t>(group->runs), id);
+    CHECK_MESSAGE(std::fabs(median - group->median_abs_error) <= 5.0001e-4, id << " median " << median * 100 << "%");
+    CHECK_MESSAGE(std::fabs(values.back() - group->max_abs_error) <= 5.0001e-4, id << " max " << values.back() * 100 << "%");
   }
   MESSAGE(table.str());
 }

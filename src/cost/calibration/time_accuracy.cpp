@@ -1,0 +1,57 @@
+#include "cost/calibration/time_accuracy.hpp"
+
+#include <array>
+
+namespace meshplan {
+namespace {
+
+constexpr std::string_view kHeldOutTraining =
+    "Megatron-Bridge performance summaries, NeMo 25.11-26.08; docs/accuracy-held-out-training.md";
+
+// Figures as the tests recompute them (see the header); percentages rounded to 0.1 point.
+constexpr std::array<TimeAccuracy, 6> kGroups{{
+    {"dense-training-hopper", "dense pre-training with Megatron-core on Hopper (measured on H100)", 7, 0.031, 0.058,
+     kHeldOutTraining},
+    {"dense-training-blackwell", "dense pre-training with Megatron-core on Blackwell (B200, GB200, GB300)", 44, 0.064,
+     0.308, kHeldOutTraining},
+    {"moe-training-hopper", "MoE pre-training with Megatron-core on Hopper (measured on H100)", 13, 0.174, 0.526,
+     kHeldOutTraining},
+    {"moe-training-blackwell", "MoE pre-training with Megatron-core on Blackwell (B200, B300, GB200, GB300)", 101,
+     0.237, 1.337, kHeldOutTraining},
+    {"rl-colocated", "colocated GRPO step, Megatron-core or DTensor training + vLLM rollout (H100, GB200)", 18, 0.167,
+     0.464,
+     "NeMo RL v0.3 blog, v0.5 and v0.6 performance summaries, each held out of the fit in turn; docs/accuracy.md"},
+    {"rl-off-policy", "off-policy GRPO step, vLLM rollout on GPUs of its own (H100, GB200)", 17, 0.176, 0.360,
+     "NeMo RL v0.5 and v0.6 performance summaries; docs/accuracy.md"},
+}};
+
+bool starts_with(const std::string& text, std::string_view prefix) { return text.rfind(prefix, 0) == 0; }
+
+}  // namespace
+
+std::span<const TimeAccuracy> time_accuracy_groups() { return kGroups; }
+
+std::optional<TimeAccuracy> time_accuracy_group(std::string_view id) {
+  for (const TimeAccuracy& group : kGroups) {
+    if (group.id == id) return group;
+  }
+  return std::nullopt;
+}
+
+TimeAccuracyMatch time_accuracy_for(bool moe, const GpuSpec& gpu, const Strategy& strategy, const Workload& workload) {
+  // The catalog's arch names the generation first ("Hopper GH100", "Blackwell Ultra (2 dies)").
+  const bool hopper = starts_with(gpu.arch, "Hopper");
+  const bool blackwell = starts_with(gpu.arch, "Blackwell");
+  if (!hopper && !blackwell) return {std::nullopt, "no held-out run was measured on " + gpu.arch + " GPUs"};
+  if (workload.kind == WorkloadKind::rl) {
+    if (workload.rl.engine != RolloutEngine::vllm) return {std::nullopt, "no held-out RL run was measured with SGLang"};
+    return {time_accuracy_group(workload.rl.rollout_gpus > 0 ? "rl-off-policy" : "rl-colocated"), ""};
+  }
+  if (strategy.backend != Backend::megatron) {
+    return {std::nullopt, "no held-out training run was measured with FSDP (the held-out rows run Megatron-core)"};
+  }
+  const char* kind = moe ? "moe-training-" : "dense-training-";
+  return {time_accuracy_group(std::string(kind) + (hopper ? "hopper" : "blackwell")), ""};
+}
+
+}  // namespace meshplan

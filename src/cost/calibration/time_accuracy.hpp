@@ -1,0 +1,41 @@
+#pragma once
+// How far a step time is from measured runs of its kind that no constant was fit on: the groups of
+// docs/accuracy.md and docs/accuracy-held-out-training.md as data, so that estimate and plan say
+// how sure their time is. Each figure is recomputed from its rows by a test
+// (tests/cost/calibration/held_out_training_test.cpp, rl_off_policy_rows_test.cpp, and
+// `fit_efficiency --check` for the RL rows held out by source), which fails when the model no
+// longer gives it.
+#include <optional>
+#include <span>
+#include <string>
+#include <string_view>
+
+#include "hardware/gpu_spec.hpp"
+#include "strategy/strategy.hpp"
+
+namespace meshplan {
+
+struct TimeAccuracy {
+  std::string_view id;        ///< stable: "moe-training-blackwell"
+  std::string_view scope;     ///< what the rows are: "MoE pre-training with Megatron-core on Blackwell"
+  int runs = 0;               ///< measured runs in the group
+  double median_abs_error = 0;  ///< |predicted / measured - 1|, median over the runs
+  double max_abs_error = 0;
+  std::string_view evidence;  ///< where the runs come from and where every row's error is listed
+};
+
+/// Every group, in the order the docs list them.
+std::span<const TimeAccuracy> time_accuracy_groups();
+
+/// The group by id (the tests look their figures up this way); nullopt for an unknown id.
+std::optional<TimeAccuracy> time_accuracy_group(std::string_view id);
+
+/// The group whose held-out runs an estimate of this kind is like; without one (another GPU
+/// generation, FSDP pre-training, SGLang rollout) the time is unchecked, and `unchecked` says why.
+struct TimeAccuracyMatch {
+  std::optional<TimeAccuracy> group;
+  std::string unchecked;  ///< "no held-out run was measured on Ampere GA100 GPUs"; empty with a group
+};
+TimeAccuracyMatch time_accuracy_for(bool moe, const GpuSpec& gpu, const Strategy& strategy, const Workload& workload);
+
+}  // namespace meshplan

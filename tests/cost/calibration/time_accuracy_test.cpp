@@ -1,0 +1,66 @@
+// Which held-out group an estimate's step time is like (cost/calibration/time_accuracy.hpp). The
+// groups' figures themselves are recomputed from their rows by held_out_training_test.cpp,
+// rl_off_policy_rows_test.cpp and `fit_efficiency --check`.
+#include <doctest/doctest.h>
+
+#include "cost/calibration/time_accuracy.hpp"
+#include "hardware/gpu_catalog.hpp"
+
+namespace meshplan {
+namespace {
+
+TimeAccuracyMatch match_for(bool moe, const char* gpu_name, Backend backend, WorkloadKind kind, int rollout_gpus,
+                            RolloutEngine engine) {
+  const auto gpu = find_gpu(builtin_gpu_catalog(), gpu_name);
+  REQUIRE(gpu.ok());
+  Strategy strategy;
+  strategy.backend = backend;
+  Workload workload;
+  workload.kind = kind;
+  workload.rl.rollout_gpus = rollout_gpus;
+  workload.rl.engine = engine;
+  return time_accuracy_for(moe, *gpu, strategy, workload);
+}
+
+std::string group_for(bool moe, const char* gpu_name, Backend backend, WorkloadKind kind, int rollout_gpus = 0,
+                      RolloutEngine engine = RolloutEngine::vllm) {
+  const TimeAccuracyMatch match = match_for(moe, gpu_name, backend, kind, rollout_gpus, engine);
+  CHECK(match.group.has_value() == match.unchecked.empty());
+  return match.group ? std::string(match.group->id) : "unchecked: " + match.unchecked;
+}
+
+TEST_CASE("time accuracy: an estimate takes the group of the held-out runs it is like") {
+  // Megatron-core training, by GPU generation (the catalog's arch) and dense or MoE.
+  CHECK(group_for(false, "H100-80GB", Backend::megatron, WorkloadKind::pretrain) == "dense-training-hopper");
+  CHECK(group_for(false, "H200", Backend::megatron, WorkloadKind::sft) == "dense-training-hopper");
+  CHECK(group_for(true, "H100-80GB", Backend::megatron, WorkloadKind::pretrain) == "moe-training-hopper");
+  CHECK(group_for(false, "GB300", Backend::megatron, WorkloadKind::pretrain) == "dense-training-blackwell");
+  CHECK(group_for(true, "B200", Backend::megatron, WorkloadKind::pretrain) == "moe-training-blackwell");
+  // RL: colocated, or the engines on GPUs of their own; vLLM only (the rows' engine).
+  CHECK(group_for(true, "H100-80GB", Backend::megatron, WorkloadKind::rl) == "rl-colocated");
+  CHECK(group_for(false, "GB200", Backend::fsdp, WorkloadKind::rl) == "rl-colocated");
+  CHECK(group_for(false, "H100-80GB", Backend::megatron, WorkloadKind::rl, 16) == "rl-off-policy");
+  // No held-out run covers these: the time is unchecked, not given another group's figure.
+  CHECK(group_for(false, "H100-80GB", Backend::megatron, WorkloadKind::rl, 0, RolloutEngine::sglang) ==
+        "unchecked: no held-out RL run was measured with SGLang");
+  CHECK(group_for(false, "H100-80GB", Backend::fsdp, WorkloadKind::pretrain) ==
+        "unchecked: no held-out training run was measured with FSDP (the held-out rows run Megatron-core)");
+  CHECK(group_for(false, "A100-80GB", Backend::megatron, WorkloadKind::pretrain) ==
+        "unchecked: no held-out run was measured on Ampere GA100 GPUs");
+  CHECK(group_for(false, "MI300X", Backend::megatron, WorkloadKind::rl) ==
+        "unchecked: no held-out run was measured on CDNA3 (8 XCD) GPUs");
+}
+
+TEST_CASE("time accuracy: every group has a stable id, runs and a median no larger than its max") {
+  for (const TimeAccuracy& group : time_accuracy_groups()) {
+    CHECK(time_accuracy_group(group.id).has_value());
+    CHECK(group.runs > 0);
+    CHECK(group.median_abs_error > 0);
+    CHECK(group.median_abs_error <= group.max_abs_error);
+    CHECK(!group.evidence.empty());
+  }
+  CHECK_FALSE(time_accuracy_group("no-such-group").has_value());
+}
+
+}  // namespace
+}  // namespace meshplan
