@@ -171,6 +171,7 @@ void run_plan(const PlanOptions& options, CommandContext& context) {
       RolloutPlacementFlags flags;
       flags.rollout_gpus = engine_gpus;
       flags.off_policy_steps = engine_gpus > 0 ? 1 : 0;
+      if (engine_gpus > 0) flags.weight_broadcast = options.placement.weight_broadcast;
       const Result<Cluster> side = trainer_cluster(*cluster, flags, true);
       if (!side) continue;
       Workload placed = *workload;
@@ -190,6 +191,7 @@ void run_plan(const PlanOptions& options, CommandContext& context) {
       RolloutPlacementFlags chosen;
       chosen.rollout_gpus = placements[*fastest].engine_gpus;
       chosen.off_policy_steps = chosen.rollout_gpus > 0 ? 1 : 0;
+      if (chosen.rollout_gpus > 0) chosen.weight_broadcast = options.placement.weight_broadcast;
       apply_rollout_placement(chosen, workload->rl);
       trainer = trainer_cluster(*cluster, chosen, true);
     }

@@ -23,6 +23,11 @@ void add_rollout_placement_flags(CLI::App& c, RolloutPlacementFlags& f) {
   c.add_flag("--in-flight-weight-updates", f.in_flight_weight_updates,
              "off-policy engines keep generating while new weights arrive (NeMo RL "
              "grpo.async_grpo.in_flight_weight_updates); needs --off-policy-steps");
+  c.add_option("--weight-broadcast", f.weight_broadcast,
+               "how engines on GPUs of their own get new weights: checkpoint-engine (verl's nccl checkpoint engine: "
+               "one sender, at the rate verl measured) or pipelined (a broadcast at the link's rate, NeMo RL's "
+               "packed broadcast); needs --rollout-gpus (plan: or --rollout-split)")
+      ->check(CLI::IsMember({"checkpoint-engine", "pipelined"}));
 }
 
 void add_rollout_split_flag(CLI::App& c, RolloutPlacementFlags& f) {
@@ -54,6 +59,10 @@ Result<Cluster> trainer_cluster(const Cluster& cluster, const RolloutPlacementFl
     return Error{"", 0, "--off-policy-steps",
                  "needs --workload rl and --rollout-gpus: generation runs ahead only on engines of their own"};
   }
+  if (f.weight_broadcast != "checkpoint-engine" && f.rollout_gpus <= 0 && !f.split_search) {
+    return Error{"", 0, "--weight-broadcast",
+                 "needs --rollout-gpus or --rollout-split: colocated engines take the weights in place"};
+  }
   if (f.rollout_gpus <= 0) return cluster;
   if (!rl) return Error{"", 0, "--rollout-gpus", "applies to --workload rl only"};
   const int per_node = cluster.groups.front().gpus_per_node;
@@ -70,6 +79,8 @@ void apply_rollout_placement(const RolloutPlacementFlags& f, RlSettings& rl) {
   rl.rollout_gpus = f.rollout_gpus;
   rl.off_policy_steps = f.off_policy_steps;
   rl.in_flight_weight_updates = f.in_flight_weight_updates;
+  rl.standalone_weight_sync = f.weight_broadcast == "pipelined" ? StandaloneWeightSync::link_rate
+                                                                : StandaloneWeightSync::verl_checkpoint_engine;
 }
 
 }  // namespace meshplan

@@ -1,8 +1,10 @@
 #pragma once
-// `--rollout-gpus`, `--off-policy-steps`, `--in-flight-weight-updates` (estimate and plan): the
+// `--rollout-gpus`, `--off-policy-steps`, `--in-flight-weight-updates`, `--weight-broadcast`
+// (estimate and plan): the
 // rollout engines on GPUs of their own, generating ahead of the trainer (verl recipe
 // one_step_off_policy / fully_async_policy, NeMo RL async GRPO). The cost models then see the
 // trainer's GPUs as the cluster and the engines' GPUs in RlSettings::rollout_gpus.
+#include <string>
 #include <vector>
 
 #include "core/result.hpp"
@@ -19,6 +21,9 @@ struct RolloutPlacementFlags {
   int rollout_gpus = 0;
   int off_policy_steps = 0;
   bool in_flight_weight_updates = false;
+  /// --weight-broadcast: checkpoint-engine (verl's nccl checkpoint engine, measured) or pipelined
+  /// (a broadcast at the link's rate, NeMo RL's).
+  std::string weight_broadcast = "checkpoint-engine";
   bool split_search = false;  ///< plan --rollout-split: try colocated and whole-node splits
 };
 

@@ -105,6 +105,14 @@ struct Strategy {
 
 enum class WorkloadKind { pretrain, sft, rl };
 enum class RolloutEngine { vllm, sglang };
+/// How engines on GPUs of their own receive the trainer's new weights.
+enum class StandaloneWeightSync {
+  /// verl's checkpoint engine, nccl backend (verl/checkpoint_engine/nccl_checkpoint_engine.py):
+  /// actor rank 0 alone broadcasts every full tensor, gathered from the training layout, in buckets.
+  verl_checkpoint_engine,
+  /// A pipelined broadcast at the link's rate (NeMo RL packed_broadcast_producer).
+  link_rate,
+};
 
 /// verl RL settings (actor/rollout/ref colocated on the same GPUs unless rollout_gpus is set).
 /// Names follow verl's keys.
@@ -152,6 +160,7 @@ struct RlSettings {
   /// fully_async_policy rollout.nnodes x rollout.n_gpus_per_node; NeMo RL
   /// policy.generation.colocated.enabled=false with its resources). 0: colocated on the trainer's GPUs.
   int rollout_gpus = 0;
+  StandaloneWeightSync standalone_weight_sync = StandaloneWeightSync::verl_checkpoint_engine;
   /// Steps the rollout may run ahead of the trainer on its own GPUs (verl one-step-off: 1; NeMo RL
   /// grpo.async_grpo.max_trajectory_age_steps). 0: the trainer waits for each step's rollout.
   int off_policy_steps = 0;

@@ -33,32 +33,35 @@ struct RlSourceConventions {
   bool sequence_packing;
   double gpu_memory_utilization;  ///< NeMo RL vllm_cfg 0.6; verl rollout default 0.5
   bool framework_grads_in_fp32;   ///< Megatron main grads in fp32 (NeMo RL: 16 bits; verl: fp32)
+  /// Engines on GPUs of their own get the weights by a pipelined broadcast at the link's rate
+  /// (NeMo RL packed_broadcast_producer), not verl's checkpoint engine.
+  bool link_rate_weight_broadcast;
 };
 
 constexpr RlSourceConventions kRlSources[] = {
     // NeMo RL docs/about/performance-summary.md: step times are the mean of 5 steps; T-Max Seq len
     // is prompt + generation (the maximum the recipe allows), G-Average Seq len the mean
     // generation (max_is_total); T-GBS counts samples; DP is derived (GPUs / TP·CP·PP).
-    {"nemorl_v06_", "NeMo RL v0.6 performance summary", 110, true, true, true, 0.6, false},
-    {"nemorl_v05_", "NeMo RL v0.5 performance summary", 110, true, true, true, 0.6, false},
+    {"nemorl_v06_", "NeMo RL v0.6 performance summary", 110, true, true, true, 0.6, false, true},
+    {"nemorl_v05_", "NeMo RL v0.5 performance summary", 110, true, true, true, 0.6, false, true},
     // NeMo RL v0.3 blog (2025-07-21), Table 1: means over steps 22-29; max sequence length 4096
     // (prompt + generation); avg. generated tokens per sample is the mean response; global batch
     // 512 samples; sequence packing.
-    {"nemorl_v03_", "NeMo RL v0.3 blog", 110, true, true, true, 0.6, false},
+    {"nemorl_v03_", "NeMo RL v0.3 blog", 110, true, true, true, 0.6, false, true},
     // verl docs/advance/one_step_off.md and fully_async.md: per-stage times are run means over
     // hundreds of steps while the response length grows; lengths are the configured maxima; the
     // layouts come from the shell scripts at HEAD (config_provenance), not from the run.
-    {"verl_onestepoff_", "verl docs/advance/one_step_off.md", 256, false, false, false, 0.5, true},
-    {"verl_fullyasync_", "verl docs/advance/fully_async.md", 256, false, false, false, 0.5, true},
+    {"verl_onestepoff_", "verl docs/advance/one_step_off.md", 256, false, false, false, 0.5, true, false},
+    {"verl_fullyasync_", "verl docs/advance/fully_async.md", 256, false, false, false, 0.5, true, false},
     // verl docs/perf/dpsk.md: perf/mfu/actor only (no times); lengths are the example script's maxima.
-    {"verl_dpsk_", "verl docs/perf/dpsk.md", 256, false, false, false, 0.5, true},
+    {"verl_dpsk_", "verl docs/perf/dpsk.md", 256, false, false, false, 0.5, true, false},
     // verl GitHub issues: console logs of single steps; lengths are maxima unless the log's
     // response_length/mean is quoted.
-    {"verl_issue", "verl GitHub issues", 256, false, false, false, 0.5, true},
+    {"verl_issue", "verl GitHub issues", 256, false, false, false, 0.5, true, false},
     // OpenRLHF README (2024) and benchmark/README.md: PPO with actor, critic, reference and reward
     // models; the time is that of 1024 prompts with one PPO epoch; lengths are maxima (1024/1024).
-    {"openrlhf_readme_", "OpenRLHF README performance table", 256, false, false, false, 0.5, true},
-    {"openrlhf_bench_", "OpenRLHF benchmark/README.md", 256, false, false, false, 0.5, true},
+    {"openrlhf_readme_", "OpenRLHF README performance table", 256, false, false, false, 0.5, true, false},
+    {"openrlhf_bench_", "OpenRLHF benchmark/README.md", 256, false, false, false, 0.5, true, false},
 };
 
 /// What a row's own recipe sets beyond its source's conventions: the NeMo RL performance recipes
@@ -233,6 +236,7 @@ Result<RlCalibrationRun> build_rl_run(const json& row, const EfficiencyConstants
   rl.engine = engine.rfind("sglang", 0) == 0 ? RolloutEngine::sglang : RolloutEngine::vllm;
   if (!colocated) {
     rl.rollout_gpus = static_cast<int>(*generation_gpus);
+    if (source->link_rate_weight_broadcast) rl.standalone_weight_sync = StandaloneWeightSync::link_rate;
     rl.off_policy_steps = static_cast<int>(json_int(row, "off_policy_steps").value_or(0));
     const auto in_flight = row.find("in_flight_weight_updates");
     rl.in_flight_weight_updates = in_flight != row.end() && in_flight->is_boolean() && in_flight->get<bool>();

@@ -21,7 +21,9 @@ constexpr std::array<TimeAccuracy, 6> kGroups{{
     {"rl-colocated", "colocated GRPO step, Megatron-core or DTensor training + vLLM rollout (H100, GB200)", 18, 0.167,
      0.464,
      "NeMo RL v0.3 blog, v0.5 and v0.6 performance summaries, each held out of the fit in turn; docs/accuracy.md"},
-    {"rl-off-policy", "off-policy GRPO step, vLLM rollout on GPUs of its own (H100, GB200)", 17, 0.176, 0.360,
+    {"rl-off-policy",
+     "off-policy GRPO step, vLLM engines on GPUs of their own (H100, GB200; NeMo RL's weight broadcast)", 17, 0.176,
+     0.360,
      "NeMo RL v0.5 and v0.6 performance summaries; docs/accuracy.md"},
 }};
 

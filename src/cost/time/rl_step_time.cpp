@@ -22,6 +22,21 @@ constexpr double kWeightBytes = 2.0;  // bf16 inference weights
 // Pieces of the mean response over which the in-flight count and the KV held are integrated.
 constexpr int kDecodeSegments = 32;
 
+// verl's checkpoint engine with the nccl backend, measured (verl docs/advance/delta_weight_sync.md
+// at 1dda039b9, "Measured results": H100 nodes, verl V1 separate_async, steady-state sync of the
+// full broadcast): the payload leaves one sender (actor rank 0) after the full tensors are
+// gathered and bucketed, far below the link's rate. Model bytes (bf16) over seconds, summed over
+// the rows with parameter offload off:
+//   dense: Qwen2.5-32B on 2+2 nodes 65.5 GB in 14.2 s, Qwen2.5-72B on 4+4 nodes 145.4 GB in
+//          28.5-29.1 s (28.8): 210.9 GB / 43.0 s = 4.90 GB/s;
+//   MoE (expert stacks restacked into per-expert tensors): Qwen3-30B-A3B on 1+1 nodes 61.1 GB in
+//          32.2 s, Qwen3-235B-A22B on 8+2 nodes 470.2 GB in 246-266 s (256): 531.3 GB / 288.2 s
+//          = 1.84 GB/s.
+// The rate does not grow with the nodes (one sender). With parameter offload the shards are
+// paged back first (Qwen2.5-32B: 17.7-18.1 s); that is not costed.
+constexpr double kVerlBroadcastDenseBps = 4.90e9;
+constexpr double kVerlBroadcastMoeBps = 1.84e9;
+
 std::int64_t ceil_div(std::int64_t a, std::int64_t b) { return b > 0 ? (a + b - 1) / b : a; }
 
 int log_prob_micro_batch(const Strategy& strategy, const RlSettings& rl, std::int64_t seq_len) {
@@ -222,13 +237,15 @@ RolloutTime rollout_time(const ModelSpec& model, const NodeGroup& node, const St
                              : standalone ? inter_node_link(node, constants.nic_efficiency)
                                           : group_link(node, {actor.tp * actor.pp, 1}, constants.nvlink_efficiency,
                                                        constants.nic_efficiency);
+  const bool verl_broadcast = rl.standalone_weight_sync == StandaloneWeightSync::verl_checkpoint_engine;
+  const double verl_broadcast_Bps = model.moe ? kVerlBroadcastMoeBps : kVerlBroadcastDenseBps;
   if (standalone) {
     // Engines on GPUs of their own: every full tensor is broadcast from the actor's first rank to
-    // all engine ranks over the network, and each engine loads its shard of it (verl
-    // one_step_off_policy sync_rollout_weights: collective.broadcast per tensor, group
-    // "actor_rollout"; NeMo RL broadcast_weights_for_collective / packed_broadcast_producer):
-    // each engine GPU receives the whole model at the link's rate (a pipelined NCCL broadcast).
+    // all engine ranks over the network, and each engine loads its shard of it. NeMo RL
+    // (broadcast_weights_for_collective / packed_broadcast_producer) streams it at the link's
+    // rate; verl's checkpoint engine reaches the measured rate above at most.
     rollout.weight_sync_s = p2p_seconds(model_bytes, sync_link);
+    if (verl_broadcast) rollout.weight_sync_s = std::max(rollout.weight_sync_s, model_bytes / verl_broadcast_Bps);
   } else {
     rollout.weight_sync_s = std::max(p2p_seconds(shard_bytes, sync_link),
                                      constants.weight_sync_Bps > 0 ? model_bytes / constants.weight_sync_Bps : 0.0);
@@ -253,12 +270,21 @@ RolloutTime rollout_time(const ModelSpec& model, const NodeGroup& node, const St
                                   engine_all_reduce_path_name(engine_all_reduce(h * 2.0, rollout_tp, node, tp_link).path),
                                   node.gpus_per_host()),
                       "Pope et al. 2022 §2; vLLM KV accounting (formulas.md)"});
-    trace->push_back({"time/gen/weight_sync", rollout.weight_sync_s, "seconds",
-                      standalone ? "model bytes / link_Bps (broadcast to engines of their own: NVLink within one node, else the network)"
-                                 : "max(rollout shard bytes / link_Bps, model bytes / weight_sync_Bps)",
-                      fmt::format("model={:.4g} B, shard={:.4g} B, link={:.4g} B/s, sync rate={:.4g} B/s", model_bytes,
-                                  shard_bytes, sync_link.bandwidth_Bps, constants.weight_sync_Bps),
-                      "verl sharding manager (Megatron/FSDP -> vLLM); docs/accuracy.md"});
+    const char* formula = !standalone ? "max(rollout shard bytes / link_Bps, model bytes / weight_sync_Bps)"
+                          : verl_broadcast
+                              ? "max(model bytes / link_Bps, model bytes / verl_broadcast_Bps) (verl checkpoint engine, "
+                                "nccl: one sender; NVLink within one node, else the network)"
+                              : "model bytes / link_Bps (a pipelined broadcast to engines of their own: NVLink within "
+                                "one node, else the network)";
+    trace->push_back({"time/gen/weight_sync", rollout.weight_sync_s, "seconds", formula,
+                      fmt::format("model={:.4g} B, shard={:.4g} B, link={:.4g} B/s, sync rate={:.4g} B/s, "
+                                  "verl_broadcast_Bps={:.4g} ({})",
+                                  model_bytes, shard_bytes, sync_link.bandwidth_Bps, constants.weight_sync_Bps,
+                                  verl_broadcast_Bps, model.moe ? "MoE" : "dense"),
+                      standalone && verl_broadcast
+                          ? "verl checkpoint_engine/nccl_checkpoint_engine.py; verl docs/advance/delta_weight_sync.md "
+                            "measured full broadcasts"
+                          : "verl sharding manager (Megatron/FSDP -> vLLM); NeMo RL refit; docs/accuracy.md"});
     trace->push_back({"time/gen/wake_sleep", rollout.wake_sleep_s, "seconds", "2 * shard bytes / host_to_device_Bps",
                       "", "vLLM sleep mode level 1 (weights to pinned host memory and back)"});
   }

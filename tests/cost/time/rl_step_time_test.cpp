@@ -9,6 +9,9 @@
 #include "cost/time/rl_step_time.hpp"
 #include "cost/time/step_time.hpp"
 #include "cost/time/time_fixtures.hpp"
+#include "hardware/cluster_spec.hpp"
+#include "hardware/gpu_catalog.hpp"
+#include "model/parsed_model.hpp"
 
 namespace meshplan {
 namespace {
@@ -229,14 +232,15 @@ TEST_CASE("engines on GPUs of their own: the step's critical path, hand-worked")
 }
 
 TEST_CASE("engines on GPUs of their own receive the whole model over the network, never sleep") {
-  // Tiny GPT (27,267,072 params, 54,534,144 B in bf16) on the A100 node: the broadcast runs at the
-  // node's inter-node path when trainer (1 GPU) and pool (8) do not fit one node of 8; colocated
-  // engines take the fitted refit rate and sleep mode.
+  // Tiny GPT (27,267,072 params, 54,534,144 B in bf16) on the A100 node. A pipelined broadcast (NeMo
+  // RL) runs at the node's inter-node path when trainer (1 GPU) and pool (8) do not fit one node of
+  // 8; colocated engines take the fitted refit rate and sleep mode.
   const ModelSpec model = test::tiny_gpt();
   const NodeGroup node = test::a100_node();
   const EfficiencyConstants k = fitted_efficiency_constants();
   RlSettings rl = rl_workload().rl;
   rl.rollout_gpus = 8;
+  rl.standalone_weight_sync = StandaloneWeightSync::link_rate;
   const RolloutTime standalone = rollout_time(model, node, Strategy{}, rl, 4, 0, k, nullptr);
   const LinkPath network = inter_node_link(node, k.nic_efficiency);
   CHECK(standalone.weight_sync_s == doctest::Approx(p2p_seconds(54534144.0, network)));
@@ -249,10 +253,56 @@ TEST_CASE("engines on GPUs of their own receive the whole model over the network
   const RolloutTime shared = rollout_time(model, node, trainer, rl, 4, 0, k, nullptr);
   CHECK(shared.weight_sync_s == doctest::Approx(p2p_seconds(54534144.0, intra_node_link(node, k.nvlink_efficiency))));
   CHECK(shared.weight_sync_s < standalone.weight_sync_s);
+  // verl's checkpoint engine (the default) sends from one rank at its measured 4.90 GB/s for a
+  // dense model, slower than either link: 54,534,144 B / 4.90e9 B/s = 11.1 ms on both placements.
+  rl.standalone_weight_sync = StandaloneWeightSync::verl_checkpoint_engine;
+  CHECK(rollout_time(model, node, trainer, rl, 4, 0, k, nullptr).weight_sync_s == doctest::Approx(54534144.0 / 4.90e9));
+  rl.rollout_gpus = 8;
+  CHECK(rollout_time(model, node, Strategy{}, rl, 4, 0, k, nullptr).weight_sync_s == doctest::Approx(54534144.0 / 4.90e9));
   rl.rollout_gpus = 0;
   const RolloutTime colocated = rollout_time(model, node, Strategy{}, rl, 4, 0, k, nullptr);
   CHECK(colocated.weight_sync_s >= 54534144.0 / k.weight_sync_Bps);
   CHECK(colocated.wake_sleep_s > 0);
+}
+
+TEST_CASE("verl's checkpoint engine: the full broadcasts verl measured on H100 nodes") {
+  // verl docs/advance/delta_weight_sync.md (1dda039b9), "Measured results", the nccl column (full
+  // broadcast, parameter offload off where the table says so), against the presets' parameter
+  // counts in bf16. The dense and MoE rates are these rows' bytes over their seconds (the
+  // comment in cost/time/rl_step_time.cpp), so each row lands within the spread of the two.
+  struct Row {
+    const char* model;
+    int trainer_gpus;
+    int engine_gpus;
+    double measured_low_s;
+    double measured_high_s;
+  };
+  const Row rows[] = {
+      {"qwen2.5-72b-instruct", 32, 32, 28.5, 29.1},  // 4+4 nodes, gen TP 8
+      {"qwen3-30b-a3b", 8, 8, 32.2, 32.2},           // 1+1 nodes, 50-step median
+      {"qwen3-235b-a22b", 64, 16, 246, 266},         // 8+2 nodes, gen TP 16
+  };
+  const NodeGroup node = make_node_group(10, 8, *find_gpu(builtin_gpu_catalog(), "H100-80GB"));
+  const EfficiencyConstants k = fitted_efficiency_constants();
+  for (const Row& row : rows) {
+    const ModelSpec model = test::preset_model(row.model);
+    RlSettings rl = rl_workload().rl;
+    rl.rollout_gpus = row.engine_gpus;
+    Strategy trainer;
+    trainer.dp = row.trainer_gpus;
+    const double predicted = rollout_time(model, node, trainer, rl, 4, 0, k, nullptr).weight_sync_s;
+    const double measured = (row.measured_low_s + row.measured_high_s) / 2;
+    CHECK_MESSAGE(std::fabs(predicted / measured - 1) < 0.10, row.model << " predicted " << predicted << " s");
+  }
+  // Qwen2.5-7B on 1+1 nodes with parameter offload on: 5.5-6.0 s measured; paging the shards back
+  // is not costed, so the estimate (15.2 GB / 4.90 GB/s = 3.1 s) is below it.
+  RlSettings rl = rl_workload().rl;
+  rl.rollout_gpus = 8;
+  Strategy trainer;
+  trainer.dp = 8;
+  const double seven_b = rollout_time(test::preset_model("qwen2.5-7b-instruct"), node, trainer, rl, 4, 0, k, nullptr).weight_sync_s;
+  CHECK(seven_b == doctest::Approx(3.1).epsilon(0.03));
+  CHECK(seven_b < 5.5);
 }
 
 TEST_CASE("off-policy engines of their own hold the prompts of several steps at once") {
