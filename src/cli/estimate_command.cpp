@@ -131,7 +131,10 @@ nlohmann::json estimate_json(const ModelSpec& model, const Cluster& cluster, con
                            {"gpu_memory_utilization", w.rl.gpu_memory_utilization},
                            {"rollout_gpus", w.rl.rollout_gpus},
                            {"off_policy_steps", w.rl.off_policy_steps},
-                           {"in_flight_weight_updates", w.rl.in_flight_weight_updates}};
+                           {"in_flight_weight_updates", w.rl.in_flight_weight_updates},
+                           {"weight_broadcast", w.rl.standalone_weight_sync == StandaloneWeightSync::link_rate
+                                                    ? "pipelined"
+                                                    : "checkpoint-engine"}};
   }
   j["defaults_chosen"] = in.chosen;
   j["memory"] = memory_estimate_json(e, w.kind == WorkloadKind::rl);

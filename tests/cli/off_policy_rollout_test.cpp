@@ -84,6 +84,8 @@ TEST_CASE("--weight-broadcast: verl's checkpoint engine at its measured rate, or
   const double difference = nlohmann::json::parse(verl.out)["time"]["step_seconds"].get<double>() -
                             nlohmann::json::parse(pipelined.out)["time"]["step_seconds"].get<double>();
   CHECK(difference == doctest::Approx(31.9).epsilon(0.02));
+  CHECK(nlohmann::json::parse(verl.out)["workload"]["rl"]["weight_broadcast"] == "checkpoint-engine");
+  CHECK(nlohmann::json::parse(pipelined.out)["workload"]["rl"]["weight_broadcast"] == "pipelined");
   const auto colocated = test::run({"estimate", "--model", "qwen3-30b-a3b", "--cluster", "4x8xH100", "--workload", "rl",
                                     "--weight-broadcast", "pipelined"});
   CHECK(colocated.exit_code == 2);
