@@ -22,6 +22,8 @@ Per version (the releases users run from v0.4.0 on, plus main commits):
   reward_manager `@register("name")` in verl/workers/reward_manager/*.py (get_reward_manager_cls);
   logger         the trainer.logger backends of `Tracking.supported_backend` (verl/utils/tracking.py);
   agent_loop     `@register("name")` in verl/experimental/agent_loop/*.py (the rollout.agent loops);
+  checkpoint_engine `@CheckpointEngineRegistry.register("name")` in verl/checkpoint_engine/*.py (the
+                 rollout.checkpoint_engine.backend names CheckpointEngineRegistry.get accepts);
   loss_agg_mode  the list ActorConfig.__post_init__ (v0.6 on) or _validate_config checks;
   strategy       the actor strategies main_ppo dispatches on (`strategy in {...}` /
                  `strategy == "..."` in verl/trainer/main_ppo.py) and the backends of
@@ -140,6 +142,13 @@ def agent_loops(git_dir, ref):
     return {m for line in lines for m in re.findall(r'@register\("([^"]+)"', line)}
 
 
+def checkpoint_engines(git_dir, ref):
+    """The weight-sync backends verl registers: `@CheckpointEngineRegistry.register("...")` in
+    verl/checkpoint_engine/ (CheckpointEngineRegistry.get, called by CheckpointEngineManager)."""
+    lines = grep(git_dir, ref, r'@CheckpointEngineRegistry\.register\("', ["verl/checkpoint_engine/"])
+    return {m for line in lines for m in re.findall(r'@CheckpointEngineRegistry\.register\("([^"]+)"', line)}
+
+
 def loss_agg_modes(git_dir, ref):
     """The actor's loss_agg_mode values verl accepts at start-up: the list of ActorConfig.__post_init__
     (`valid_loss_agg_modes = [...]`, verl/workers/config/actor.py) or, before v0.6, of
@@ -210,6 +219,7 @@ def dataclass_fields(git_dir, ref, string_only):
 
 
 ENUMS = {"adv_estimator": adv_estimators, "policy_loss": policy_losses, "agent_loop": agent_loops,
+         "checkpoint_engine": checkpoint_engines,
          "loss_agg_mode": loss_agg_modes,
          "reward_manager": reward_managers, "strategy": strategies, "logger": loggers,
          "dataclass_field": lambda g, r: dataclass_fields(g, r, False),

@@ -261,6 +261,36 @@ std::optional<RuleHit> agent_loop_name(const ConfigView& v) {
   return hit;
 }
 
+// verl/checkpoint_engine/base.py CheckpointEngineRegistry.get (CheckpointEngineManager.__init__,
+// at start-up in every trainer): "Checkpoint engine {backend} not registered". A module named by
+// checkpoint_engine.custom_backend_module is imported first and may register any name.
+std::optional<RuleHit> checkpoint_engine_backend(const ConfigView& v) {
+  if (!v.is_null(R("checkpoint_engine.custom_backend_module"))) return std::nullopt;
+  auto hit = registered_name(v, R("checkpoint_engine.backend"), "checkpoint_engine", "Checkpoint engine",
+                             "CheckpointEngineManager fails at start-up: not registered");
+  if (!hit || !hit->fix.empty()) return hit;
+  // Colocated engines take the weights in place (naive); engines of their own over NCCL.
+  const bool colocated = v.boolean("actor_rollout_ref.hybrid_engine").value_or(true);
+  hit->fix = {R("checkpoint_engine.backend") + (colocated ? "=naive" : "=nccl")};
+  return hit;
+}
+
+// verl/checkpoint_engine/base.py CheckpointEngineWorker.__init__ (verl 0.9.0 on): the worker of
+// every engine on GPUs of its own raises NotImplementedError for delta_sharded unless the rollout
+// is SGLang (the sparse apply goes through SGLang's custom-weight-loader hook). Colocated engines
+// are not built as these workers: no verdict there, nor when hybrid_engine is unknown.
+std::optional<RuleHit> delta_sharded_rollout(const ConfigView& v) {
+  if (v.text(R("checkpoint_engine.backend")) != std::optional<std::string>("delta_sharded")) return std::nullopt;
+  const auto name = v.text(R("name"));
+  const auto hybrid = v.boolean("actor_rollout_ref.hybrid_engine");
+  if (!name || *name == "sglang" || !hybrid || *hybrid) return std::nullopt;
+  return RuleHit{"delta_sharded",
+                 fmt::format("checkpoint_engine.backend='delta_sharded' currently supports only the sglang rollout "
+                             "(got rollout.name='{}'): CheckpointEngineWorker raises NotImplementedError at start-up",
+                             *name),
+                 {R("checkpoint_engine.backend") + "=nccl"}};
+}
+
 }  // namespace
 
 const std::vector<VerlRule>& feature_rules() {
@@ -319,6 +349,21 @@ const std::vector<VerlRule>& feature_rules() {
        Severity::warning,
        {"actor_rollout_ref.rollout.agent.default_agent_loop"},
        agent_loop_name},
+      {"rollout.checkpoint-engine-backend",
+       Severity::error,
+       {"actor_rollout_ref.rollout.checkpoint_engine.backend",
+        "actor_rollout_ref.rollout.checkpoint_engine.custom_backend_module"},
+       checkpoint_engine_backend,
+       false,
+       "verl/checkpoint_engine/base.py:CheckpointEngineRegistry.get"},
+      {"rollout.delta-sharded-sglang",
+       Severity::error,
+       {"actor_rollout_ref.rollout.checkpoint_engine.backend", "actor_rollout_ref.rollout.name",
+        "actor_rollout_ref.hybrid_engine"},
+       delta_sharded_rollout,
+       false,
+       "verl/checkpoint_engine/base.py:CheckpointEngineWorker.__init__",
+       "0.9.0"},
   };
   return rules;
 }

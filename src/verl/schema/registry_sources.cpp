@@ -76,12 +76,24 @@ std::set<std::string> reward_managers(const std::map<std::string, std::string>& 
   return names;
 }
 
-std::set<std::string> agent_loops(const std::map<std::string, std::string>& sources) {
+// The names of a registry's decorator at the start of a line, in the *.py files under `directory`.
+std::set<std::string> decorated_names(const std::map<std::string, std::string>& sources, const char* directory,
+                                      const std::regex& decorator) {
   std::set<std::string> names;
   for (const auto& [path, text] : sources) {
-    if (under(path, "experimental/agent_loop/")) collect(text, std::regex(R"re(\n@register\("([^"]+)")re"), names);
+    if (under(path, directory)) collect(text, decorator, names);
   }
   return names;
+}
+
+std::set<std::string> agent_loops(const std::map<std::string, std::string>& sources) {
+  return decorated_names(sources, "experimental/agent_loop/", std::regex(R"re(\n@register\("([^"]+)")re"));
+}
+
+// CheckpointEngineRegistry.get's names (checkpoint_engine/*.py), the rollout.checkpoint_engine.backend values.
+std::set<std::string> checkpoint_engines(const std::map<std::string, std::string>& sources) {
+  return decorated_names(sources, "checkpoint_engine/",
+                         std::regex(R"re(\n@CheckpointEngineRegistry\.register\("([^"]+)")re"));
 }
 
 // ActorConfig.__post_init__'s valid_loss_agg_modes (v0.6 on), else _validate_config's list.
@@ -196,7 +208,7 @@ const std::vector<std::string>& registry_source_paths() {
                                                  "workers/reward_manager/",    "workers/actor/",
                                                  "workers/config/",            "trainer/config/",
                                                  "utils/profiler/",            "base_config.py",
-                                                 "experimental/agent_loop/"};
+                                                 "experimental/agent_loop/",  "checkpoint_engine/"};
   return paths;
 }
 
@@ -224,6 +236,7 @@ std::map<std::string, std::vector<std::string>> registry_names_from_sources(
       {"policy_loss", policy_losses(sources)},
       {"reward_manager", reward_managers(sources)},
       {"agent_loop", agent_loops(sources)},
+      {"checkpoint_engine", checkpoint_engines(sources)},
       {"loss_agg_mode", loss_agg_modes(sources)},
       {"dataclass_field", dataclass_fields(classes, false)},
       {"dataclass_field_str", dataclass_fields(classes, true)}};

@@ -18,7 +18,8 @@ const std::vector<std::string>& registry_source_paths();
 /// trainer/ppo/core_algos.py or ray_trainer.py), "policy_loss" (@register_policy_loss and the
 /// actors' `loss_mode == "..."`), "reward_manager" (@register in workers/reward_manager/, or
 /// `reward_manager_name == "..."` in trainer/ppo/reward.py), "agent_loop" (@register in
-/// experimental/agent_loop/), "loss_agg_mode" (ActorConfig's valid_loss_agg_modes in
+/// experimental/agent_loop/), "checkpoint_engine" (@CheckpointEngineRegistry.register in
+/// checkpoint_engine/), "loss_agg_mode" (ActorConfig's valid_loss_agg_modes in
 /// workers/config/actor.py, or ray_trainer.py's list before it), "dataclass_field" and
 /// "dataclass_field_str" ("Class.field" of the @dataclass classes of workers/config/,
 /// trainer/config/, utils/profiler/ and base_config.py, with their bases' fields: a fork adds

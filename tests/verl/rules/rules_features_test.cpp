@@ -114,6 +114,13 @@ const std::vector<RuleCase>& feature_rule_cases() {
        "actor_rollout_ref.rollout.agent.default_agent_loop",
        "'s {single_turn_agent, tool_agent}; verl registers only these",
        "actor_rollout_ref.rollout.agent.default_agent_loop=single_turn_agent"},
+      // CheckpointEngineRegistry.get at start-up; a custom backend module may register the name.
+      {"rollout.checkpoint-engine-backend", false,
+       {"actor_rollout_ref.rollout.checkpoint_engine.backend=ncl",
+        "actor_rollout_ref.rollout.checkpoint_engine.custom_backend_module=my_pkg.engines"},
+       {"actor_rollout_ref.rollout.checkpoint_engine.backend=ncl"}, Severity::error,
+       "actor_rollout_ref.rollout.checkpoint_engine.backend", "Checkpoint engine 'ncl' is not one of verl 0.9.0's",
+       "actor_rollout_ref.rollout.checkpoint_engine.backend=nccl", false, false, "0.9.0"},
   };
   return cases;
 }

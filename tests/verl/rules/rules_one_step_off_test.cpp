@@ -28,6 +28,20 @@ const std::vector<RuleCase>& one_step_off_rule_cases() {
       // create_resource_pool_manager: "config.rollout.n_gpus_per_node must be greater than 0".
       {"trainer.gpu-count", false, {"rollout.n_gpus_per_node=1"}, {"rollout.n_gpus_per_node=0"}, Severity::error,
        "trainer.nnodes", "rollout.n_gpus_per_node is 0", "rollout.n_gpus_per_node=1", true},
+      // CheckpointEngineWorker.__init__ (verl 0.9.0 on): delta_sharded applies through SGLang only.
+      {"rollout.delta-sharded-sglang", false,
+       {"actor_rollout_ref.rollout.checkpoint_engine.backend=delta_sharded", "actor_rollout_ref.rollout.name=sglang"},
+       {"actor_rollout_ref.rollout.checkpoint_engine.backend=delta_sharded"}, Severity::error,
+       "actor_rollout_ref.rollout.checkpoint_engine.backend",
+       "currently supports only the sglang rollout (got rollout.name='vllm')",
+       "actor_rollout_ref.rollout.checkpoint_engine.backend=nccl", true, false, "main@1dda039b"},
+      // "hccl" was a registered name until verl 0.7.1 (the Ascend engine registers as "nccl" since).
+      {"rollout.checkpoint-engine-backend", false, {"actor_rollout_ref.rollout.checkpoint_engine.backend=nixl"},
+       {"actor_rollout_ref.rollout.checkpoint_engine.backend=hccl"}, Severity::error,
+       "actor_rollout_ref.rollout.checkpoint_engine.backend",
+       "Checkpoint engine 'hccl' is not one of verl main@1dda039b's {delta_sharded, kimi_ckpt_engine, mooncake, naive, "
+       "nccl, nixl}; CheckpointEngineManager fails at start-up: not registered; 'hccl' exists in verl main@b178a3cd",
+       "actor_rollout_ref.rollout.checkpoint_engine.backend=nccl", true, false, "main@1dda039b"},
   };
   return cases;
 }
