@@ -16,7 +16,7 @@ std::vector<Finding> memory_findings(const VerlLaunch& launch, const VerlJob& jo
                                      const CheckOptions& options) {
   std::vector<Finding> out;
   const int gpus = job.nnodes * job.gpus_per_node;
-  const int rollout_pool = job.workload.rl.rollout_gpus;  // the one-step-off trainer's rollout pool
+  const int rollout_pool = job.workload.rl.rollout_gpus;  // the engines' own pool (one-step-off, async)
   if (options.cluster_gpus > 0 && options.cluster_gpus != gpus + rollout_pool) {
     Finding mismatch;
     mismatch.severity = Severity::error;
@@ -25,7 +25,7 @@ std::vector<Finding> memory_findings(const VerlLaunch& launch, const VerlJob& jo
     mismatch.value = std::to_string(gpus + rollout_pool);
     mismatch.message = "--cluster has " + std::to_string(options.cluster_gpus) +
                        " GPUs but trainer.nnodes x trainer.n_gpus_per_node asks for " + std::to_string(gpus) +
-                       (rollout_pool > 0 ? " and rollout.nnodes x rollout.n_gpus_per_node for " +
+                       (rollout_pool > 0 ? " and the rollout pool (its nnodes x n_gpus_per_node) for " +
                                                std::to_string(rollout_pool) + " more"
                                          : "") +
                        ": Ray would wait for the missing GPUs or leave some idle";

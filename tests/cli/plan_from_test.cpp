@@ -248,7 +248,7 @@ TEST_CASE("a one-step-off launch: check fits it on 2 x 8 H100, plan --from point
   // 12 trainer GPUs alone are not the launch's 16.
   const test::CliRun trainer_only = test::run({"check", script, "--gpu", "H100", "--cluster", "2x6xH100"});
   CHECK(trainer_only.exit_code == 1);
-  CHECK(trainer_only.out.find("and rollout.nnodes x rollout.n_gpus_per_node for 4 more") != std::string::npos);
+  CHECK(trainer_only.out.find("and the rollout pool (its nnodes x n_gpus_per_node) for 4 more") != std::string::npos);
 
   const test::CliRun plan = test::run({"plan", "--from", script, "--gpu", "H100"});
   CHECK(plan.exit_code == 2);

@@ -161,7 +161,9 @@ void map_rollout(const ConfigView& v, Workload& w) {
     // The one-step-off trainer: engines on the rollout pool, generating the next batch while the
     // trainer updates on this one (OneStepOffRayTrainer.fit_step: one batch in flight). The
     // fully-async trainer's engines run on its pool too and may run further ahead
-    // (async_training.staleness_threshold, trigger_parameter_sync_step): costed as one step ahead.
+    // (async_training.staleness_threshold, trigger_parameter_sync_step): costed as one step ahead,
+    // as is the V1 trainer's separate-async mode (verl 0.9.0 on), whose engines sync every
+    // trainer.v1.separate_async.parameter_sync_step mini-batches.
     rl.rollout_gpus = static_cast<int>(v.rollout_pool_gpus());
     rl.off_policy_steps = 1;
   }

@@ -228,19 +228,37 @@ long long ConfigView::rollout_world() const {
 
 // Which trainer composed the config is known from its structure: an argument not known statically
 // (assume_opaque) does not make these sections appear.
+bool ConfigView::v1_trainer() const {
+  if (trainer_ && *trainer_ != VerlTrainer::main_ppo) return false;
+  const std::vector<std::string>& modules = verl_registry_names(version_, "module");
+  if (!std::binary_search(modules.begin(), modules.end(), std::string("verl/trainer/ppo/v1/trainer_base.py"))) {
+    return false;
+  }
+  return boolean("trainer.use_v1").value_or(false);
+}
+
+bool ConfigView::v1_separate_async() const {
+  return v1_trainer() && text("trainer.v1.trainer_mode") == std::optional<std::string>("separate_async");
+}
+
 bool ConfigView::separate_rollout_pool() const {
+  if (v1_separate_async()) return true;
   if (trainer_) return *trainer_ != VerlTrainer::main_ppo;
   return find_path(config_, "rollout.n_gpus_per_node") != nullptr;
 }
 
+std::string ConfigView::rollout_pool_key(std::string_view suffix) const {
+  return v1_separate_async() ? R(suffix) : "rollout." + std::string(suffix);
+}
+
 long long ConfigView::rollout_pool_gpus() const {
   if (!separate_rollout_pool()) return n_gpus();
-  return product({integer("rollout.nnodes").value_or(0), integer("rollout.n_gpus_per_node").value_or(0)},
-                 "rollout.n_gpus_per_node");
+  return product({integer(rollout_pool_key("nnodes")).value_or(0), integer(rollout_pool_key("n_gpus_per_node")).value_or(0)},
+                 rollout_pool_key("n_gpus_per_node"));
 }
 
 long long ConfigView::rollout_gpus_per_node() const {
-  return integer(separate_rollout_pool() ? "rollout.n_gpus_per_node" : "trainer.n_gpus_per_node").value_or(0);
+  return integer(separate_rollout_pool() ? rollout_pool_key("n_gpus_per_node") : "trainer.n_gpus_per_node").value_or(0);
 }
 
 const std::vector<std::string>& ConfigView::registry(std::string_view kind) const {

@@ -56,9 +56,20 @@ class ConfigView {
   /// The one-step-off trainer's config (one_step_off_ppo_trainer.yaml: a top-level `rollout`
   /// section, "config for the rollout (only for resource isolation)"): the engines run on a pool
   /// of their own, rollout.nnodes x rollout.n_gpus_per_node, beside the trainer's.
+  /// From verl 0.9.0 also main_ppo's V1 trainer in separate-async mode, whose pool is
+  /// actor_rollout_ref.rollout.nnodes x n_gpus_per_node.
   bool separate_rollout_pool() const;
   long long rollout_pool_gpus() const;      ///< the engines' GPUs: the rollout pool, else N
-  long long rollout_gpus_per_node() const;  ///< rollout.n_gpus_per_node, else trainer.n_gpus_per_node
+  long long rollout_gpus_per_node() const;  ///< the pool's n_gpus_per_node, else trainer.n_gpus_per_node
+  /// The key of the rollout pool's `nnodes` / `n_gpus_per_node`: "rollout.<suffix>" (one-step-off,
+  /// fully-async) or "actor_rollout_ref.rollout.<suffix>" (V1 separate-async).
+  std::string rollout_pool_key(std::string_view suffix) const;
+  /// main_ppo of verl 0.9.0 on runs the V1 trainer (verl/trainer/ppo/v1/, trainer.use_v1, on by
+  /// default), not RayPPOTrainer; false when use_v1 is unknown.
+  bool v1_trainer() const;
+  /// The V1 trainer in separate-async mode (trainer.v1.trainer_mode=separate_async): the engines
+  /// on GPUs of their own (SeparateAsyncTrainer).
+  bool v1_separate_async() const;
   bool megatron_critic() const;             ///< a critic is used and its strategy is megatron
   /// The fully-async trainer's config (fully_async_ppo_trainer.yaml: a top-level `async_training`
   /// section): main_ppo's validate_config and RayPPOTrainer.__init__ do not run, the rollouter
@@ -155,6 +166,8 @@ const std::vector<VerlRule>& dispatch_rules();
 const std::vector<VerlRule>& feature_rules();
 /// The fully-async trainer's own checks (verl_rules_async.cpp).
 const std::vector<VerlRule>& fully_async_rules();
+/// The V1 trainer's separate-async checks (verl_rules_v1.cpp).
+const std::vector<VerlRule>& v1_trainer_rules();
 /// main_ppo rules the fully-async trainer does not run (validate_config's).
 bool not_run_by_fully_async(std::string_view rule_id);
 

@@ -2,6 +2,8 @@
 
 #include <fmt/format.h>
 
+#include <utility>
+
 #include "verl/rules/passthrough_rules.hpp"
 #include "verl/rules/rule_support.hpp"
 
@@ -9,17 +11,19 @@ namespace meshplan {
 namespace {
 
 std::vector<const std::vector<VerlRule>*> all_tables() {
-  return {&option_rules(),   &batch_rules(),    &layout_rules(),  &role_rules(),
-          &megatron_rules(), &dispatch_rules(), &feature_rules(), &fully_async_rules()};
+  return {&option_rules(),   &batch_rules(),    &layout_rules(),      &role_rules(),     &megatron_rules(),
+          &dispatch_rules(), &feature_rules(),  &fully_async_rules(), &v1_trainer_rules()};
 }
 
-// Where to point: the last place any of the rule's keys was set; the launch otherwise.
+// Where to point: the last place any of the rule's keys was set; the launch otherwise. `check
+// --set` lines are applied after the launch's own, so they come last whatever their line.
 SourceLocation location_of(const VerlLaunch& launch, const std::vector<std::string_view>& keys) {
   SourceLocation best = launch.location;
   bool found = false;
+  const auto rank = [](const SourceLocation& at) { return std::pair(at.file == "--set", at.line); };
   for (std::string_view key : keys) {
     const auto it = launch.set_at.find(std::string(key));
-    if (it != launch.set_at.end() && (!found || it->second.line >= best.line)) {
+    if (it != launch.set_at.end() && (!found || rank(it->second) >= rank(best))) {
       best = it->second;
       found = true;
     }

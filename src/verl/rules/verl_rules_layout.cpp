@@ -17,8 +17,9 @@ constexpr const char* kInWorker = "would fail when the Ray workers build their d
 std::optional<RuleHit> gpu_counts_positive(const ConfigView& v) {
   // The one-step-off trainer asserts the same of its rollout pool (create_resource_pool_manager:
   // "config.rollout.n_gpus_per_node must be greater than 0").
+  // The V1 separate-async pool (actor_rollout_ref.rollout.*) has its own assert: v1.separate-async-pool.
   for (const char* key : {"trainer.nnodes", "trainer.n_gpus_per_node", "rollout.nnodes", "rollout.n_gpus_per_node"}) {
-    if (std::string_view(key).starts_with("rollout.") && !v.separate_rollout_pool()) continue;
+    if (std::string_view(key).starts_with("rollout.") && (!v.separate_rollout_pool() || v.v1_separate_async())) continue;
     const auto count = v.integer(key);
     if (!count || *count >= 1) continue;
     return RuleHit{std::to_string(*count),
@@ -49,10 +50,11 @@ std::optional<RuleHit> rollout_pool_whole_replicas(const ConfigView& v) {
   const long long gpus = v.rollout_pool_gpus(), world = v.rollout_world();
   if (gpus <= 0 || world <= 0 || gpus % world == 0) return std::nullopt;
   return RuleHit{std::to_string(world),
-                 fmt::format("the rollout pool's {} GPUs (rollout.nnodes x rollout.n_gpus_per_node) are not a whole number "
-                             "of {}-GPU replicas (rollout TP*DP*PP): {} GPU(s) stay idle (LLMServerManager starts pool // "
-                             "replica engines); the one-step-off recipe of verl 0.5-0.7 fails in _build_rollout",
-                             gpus, world, gpus % world),
+                 fmt::format("the rollout pool's {} GPUs ({} x {}) are not a whole number of {}-GPU replicas (rollout "
+                             "TP*DP*PP): {} GPU(s) stay idle (LLMServerManager starts pool // replica engines){}",
+                             gpus, v.rollout_pool_key("nnodes"), v.rollout_pool_key("n_gpus_per_node"), world,
+                             gpus % world,
+                             v.v1_separate_async() ? "" : "; the one-step-off recipe of verl 0.5-0.7 fails in _build_rollout"),
                  {}};
 }
 

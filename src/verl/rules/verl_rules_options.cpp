@@ -114,6 +114,9 @@ std::optional<RuleHit> megatron_dtype(const ConfigView& v) {
 // verl/experimental/one_step_off_policy/ray_trainer.py at 1dda039b; FullyAsyncTrainer.__init__,
 // fully_async_trainer.py:75-76).
 std::optional<RuleHit> hybrid_engine(const ConfigView& v) {
+  // main_ppo of verl 0.9.0 on builds the V1 trainer (trainer.use_v1, the default), which does not
+  // assert it; RayPPOTrainer runs only with use_v1=False (main_ppo.py main).
+  if (v.v1_trainer()) return std::nullopt;
   const bool hybrid = v.boolean("actor_rollout_ref.hybrid_engine").value_or(true);
   if (v.separate_rollout_pool()) {
     if (!hybrid) return std::nullopt;

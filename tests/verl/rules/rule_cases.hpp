@@ -38,5 +38,6 @@ const std::vector<RuleCase>& dispatch_rule_cases();
 const std::vector<RuleCase>& feature_rule_cases();
 const std::vector<RuleCase>& one_step_off_rule_cases();
 const std::vector<RuleCase>& fully_async_rule_cases();
+const std::vector<RuleCase>& v1_rule_cases();
 
 }  // namespace meshplan::test

@@ -121,7 +121,7 @@ TEST_CASE("--cluster counts the rollout pool beside the trainer's GPUs") {
   const CheckReport report = check_lines(one_step_off_baseline(), "one_step_off_ppo_trainer", options);
   const std::vector<Finding> hits = findings_of(report, "memory.cluster-mismatch");
   REQUIRE(hits.size() == 1);
-  CHECK(hits[0].message.find("asks for 8 and rollout.nnodes x rollout.n_gpus_per_node for 8 more") !=
+  CHECK(hits[0].message.find("asks for 8 and the rollout pool (its nnodes x n_gpus_per_node) for 8 more") !=
         std::string::npos);
   options.cluster_gpus = 16;
   CHECK(findings_of(check_lines(one_step_off_baseline(), "one_step_off_ppo_trainer", options),

@@ -1,0 +1,91 @@
+// The V1 trainer's separate-async rules (verl_rules_v1.cpp) over the FSDP baseline of
+// check_support.hpp (train batch 64, mini-batch 16) at verl main@1dda039b, where trainer.use_v1
+// is on by default and parameter_sync_step defaults to 4: 64 = 4 x 16.
+#include <doctest/doctest.h>
+
+#include "rule_cases.hpp"
+#include "verl/check_support.hpp"
+
+namespace meshplan::test {
+
+namespace {
+constexpr const char* kMode = "trainer.v1.trainer_mode=separate_async";
+constexpr const char* kPool = "actor_rollout_ref.rollout.nnodes=1";
+constexpr const char* kNccl = "actor_rollout_ref.rollout.checkpoint_engine.backend=nccl";
+constexpr const char* kVerl = "main@1dda039b";
+}  // namespace
+
+// clang-format off
+const std::vector<RuleCase>& v1_rule_cases() {
+  static const std::vector<RuleCase> cases = {
+      {"v1.separate-async-batch", false, {kMode, kPool, kNccl},
+       {kMode, kPool, kNccl, "trainer.v1.separate_async.parameter_sync_step=2"}, Severity::error,
+       "data.train_batch_size",
+       "train_batch_size must equal parameter_sync_step * ppo_mini_batch_size in separate async training, but got "
+       "train_batch_size=64, parameter_sync_step=2, ppo_mini_batch_size=16",
+       "trainer.v1.separate_async.parameter_sync_step=4", false, false, kVerl},
+      // rollout.nnodes defaults to 0: the mode needs a pool of its own.
+      {"v1.separate-async-pool", false, {kMode, kPool, kNccl}, {kMode, kNccl}, Severity::error,
+       "actor_rollout_ref.rollout.nnodes", "nnodes must be > 0 in separate async training",
+       "actor_rollout_ref.rollout.nnodes=1", false, false, kVerl},
+      // The checkpoint engine's default backend is naive.
+      {"v1.separate-async-backend", false, {kMode, kPool, kNccl}, {kMode, kPool}, Severity::error,
+       "actor_rollout_ref.rollout.checkpoint_engine.backend",
+       "please use nccl/nixl/mooncake, etc. backend for separate async training",
+       "actor_rollout_ref.rollout.checkpoint_engine.backend=nccl", false, false, kVerl},
+  };
+  return cases;
+}
+// clang-format on
+
+TEST_CASE("V1 separate-async rules: the batch per sync, the engines' own pool, a weight-sync backend") {
+  for (const RuleCase& c : v1_rule_cases()) check_rule_case(c);
+}
+
+TEST_CASE("V1 separate-async rules stay quiet for the other modes, the legacy trainer and verl before 0.9.0") {
+  const std::vector<std::string> broken = with(fsdp_baseline(), {"trainer.v1.separate_async.parameter_sync_step=2"});
+  CheckOptions options;
+  options.read.verl_version = kVerl;
+  // trainer_mode defaults to sync.
+  CHECK(findings_of(check_lines(broken, "ppo_trainer", options), "v1.separate-async-batch").empty());
+  std::vector<std::string> legacy = with(broken, {kMode, "trainer.use_v1=False"});
+  CHECK(findings_of(check_lines(legacy, "ppo_trainer", options), "v1.separate-async-batch").empty());
+  CHECK(findings_of(check_lines(with(broken, {kMode}), "ppo_trainer", options), "v1.separate-async-batch").size() == 1);
+  // verl 0.8.0 has no V1 trainer (its config has no trainer.v1: the keys are unknown there).
+  options.read.verl_version = "0.8.0";
+  CHECK(findings_of(check_lines(with(broken, {"+trainer.v1.trainer_mode=separate_async"}), "ppo_trainer", options),
+                    "v1.separate-async-batch")
+            .empty());
+}
+
+TEST_CASE("V1 separate-async: the engines on actor_rollout_ref.rollout's pool, no hybrid-engine assert") {
+  CheckOptions options = with_qwen_7b();
+  options.read.verl_version = kVerl;
+  // A pool of 1 x 6 GPUs holds one TP 4 replica: 2 idle, named by the V1 pool's keys.
+  const std::vector<std::string> six = with(fsdp_baseline(), {kMode, kPool, kNccl,
+                                                              "actor_rollout_ref.rollout.n_gpus_per_node=6",
+                                                              "actor_rollout_ref.rollout.tensor_model_parallel_size=4"});
+  const std::vector<Finding> idle = findings_of(check_lines(six, "ppo_trainer", options), "rollout.pool-whole-replicas");
+  REQUIRE(idle.size() == 1);
+  CHECK(idle[0].message.find("the rollout pool's 6 GPUs (actor_rollout_ref.rollout.nnodes x "
+                             "actor_rollout_ref.rollout.n_gpus_per_node) are not a whole number of 4-GPU replicas") !=
+        std::string::npos);
+  // --cluster holds the trainer's 8 GPUs and the pool's 8.
+  std::vector<std::string> eight = with(fsdp_baseline(), {kMode, kPool, kNccl});
+  options.cluster_gpus = 16;
+  CHECK(findings_of(check_lines(eight, "ppo_trainer", options), "memory.cluster-mismatch").empty());
+  options.cluster_gpus = 8;
+  CHECK(findings_of(check_lines(eight, "ppo_trainer", options), "memory.cluster-mismatch").size() == 1);
+  options.cluster_gpus = 0;
+  // RayPPOTrainer's "only support hybrid engine" runs only in the legacy trainer (use_v1=False).
+  const std::vector<std::string> no_hybrid = with(fsdp_baseline(), {"actor_rollout_ref.hybrid_engine=False"});
+  CHECK(findings_of(check_lines(no_hybrid, "ppo_trainer", options), "trainer.hybrid-engine").empty());
+  CHECK(findings_of(check_lines(with(no_hybrid, {"trainer.use_v1=False"}), "ppo_trainer", options),
+                    "trainer.hybrid-engine")
+            .size() == 1);
+  // verl 0.8.0's main_ppo is RayPPOTrainer's.
+  options.read.verl_version = "0.8.0";
+  CHECK(findings_of(check_lines(no_hybrid, "ppo_trainer", options), "trainer.hybrid-engine").size() == 1);
+}
+
+}  // namespace meshplan::test
