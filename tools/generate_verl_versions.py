@@ -24,6 +24,8 @@ Per version (the releases users run from v0.4.0 on, plus main commits):
   agent_loop     `@register("name")` in verl/experimental/agent_loop/*.py (the rollout.agent loops);
   checkpoint_engine `@CheckpointEngineRegistry.register("name")` in verl/checkpoint_engine/*.py (the
                  rollout.checkpoint_engine.backend names CheckpointEngineRegistry.get accepts);
+  v1_trainer     `@register_trainer("name")` in verl/trainer/ppo/v1/*.py (the trainer.v1.trainer_mode
+                 names get_trainer_cls accepts);
   loss_agg_mode  the list ActorConfig.__post_init__ (v0.6 on) or _validate_config checks;
   strategy       the actor strategies main_ppo dispatches on (`strategy in {...}` /
                  `strategy == "..."` in verl/trainer/main_ppo.py) and the backends of
@@ -149,6 +151,12 @@ def checkpoint_engines(git_dir, ref):
     return {m for line in lines for m in re.findall(r'@CheckpointEngineRegistry\.register\("([^"]+)"', line)}
 
 
+def v1_trainers(git_dir, ref):
+    """The V1 trainer modes: `@register_trainer("...")` in verl/trainer/ppo/v1/ (get_trainer_cls)."""
+    lines = grep(git_dir, ref, r'^@register_trainer\("', ["verl/trainer/ppo/v1/"])
+    return {m for line in lines for m in re.findall(r'@register_trainer\("([^"]+)"', line)}
+
+
 def loss_agg_modes(git_dir, ref):
     """The actor's loss_agg_mode values verl accepts at start-up: the list of ActorConfig.__post_init__
     (`valid_loss_agg_modes = [...]`, verl/workers/config/actor.py) or, before v0.6, of
@@ -219,7 +227,7 @@ def dataclass_fields(git_dir, ref, string_only):
 
 
 ENUMS = {"adv_estimator": adv_estimators, "policy_loss": policy_losses, "agent_loop": agent_loops,
-         "checkpoint_engine": checkpoint_engines,
+         "checkpoint_engine": checkpoint_engines, "v1_trainer": v1_trainers,
          "loss_agg_mode": loss_agg_modes,
          "reward_manager": reward_managers, "strategy": strategies, "logger": loggers,
          "dataclass_field": lambda g, r: dataclass_fields(g, r, False),

@@ -1,5 +1,5 @@
-// The V1 trainer's separate-async mode (verl 0.9.0 on: main_ppo with trainer.use_v1=True, the
-// default, and trainer.v1.trainer_mode=separate_async): SeparateAsyncTrainer.__init__'s asserts
+// main_ppo's V1 trainer (verl 0.9.0 on, trainer.use_v1=True, the default): the mode must be a
+// registered trainer, and the separate-async mode's SeparateAsyncTrainer.__init__ asserts
 // (verl/trainer/ppo/v1/trainer_separate_async.py, lines 50-63 at main@1dda039b). The engines run on
 // actor_rollout_ref.rollout.nnodes x n_gpus_per_node GPUs of their own and get the weights through
 // the checkpoint engine; the trainer is built after validate_config, before any worker.
@@ -63,10 +63,24 @@ std::optional<RuleHit> checkpoint_backend(const ConfigView& v) {
                  {R("checkpoint_engine.backend") + "=nccl"}};
 }
 
+// TaskRunnerV1.run: get_trainer_cls(trainer.v1.trainer_mode), "Unknown trainer '...'", before
+// any worker starts.
+std::optional<RuleHit> trainer_mode(const ConfigView& v) {
+  if (!v.v1_trainer()) return std::nullopt;
+  return registered_name(v, "trainer.v1.trainer_mode", "v1_trainer", "Unknown trainer",
+                         "TaskRunnerV1.run fails at start-up (get_trainer_cls)");
+}
+
 }  // namespace
 
 const std::vector<VerlRule>& v1_trainer_rules() {
   static const std::vector<VerlRule> rules = {
+      {"v1.trainer-mode",
+       Severity::error,
+       {"trainer.v1.trainer_mode", "trainer.use_v1"},
+       trainer_mode,
+       false,
+       "verl/trainer/ppo/v1/trainer_base.py:get_trainer_cls"},
       {"v1.separate-async-batch",
        Severity::error,
        {"data.train_batch_size", "actor_rollout_ref.actor.ppo_mini_batch_size",

@@ -90,6 +90,11 @@ std::set<std::string> agent_loops(const std::map<std::string, std::string>& sour
   return decorated_names(sources, "experimental/agent_loop/", std::regex(R"re(\n@register\("([^"]+)")re"));
 }
 
+// get_trainer_cls's names (trainer/ppo/v1/*.py), the trainer.v1.trainer_mode values.
+std::set<std::string> v1_trainers(const std::map<std::string, std::string>& sources) {
+  return decorated_names(sources, "trainer/ppo/v1/", std::regex(R"re(\n@register_trainer\("([^"]+)")re"));
+}
+
 // CheckpointEngineRegistry.get's names (checkpoint_engine/*.py), the rollout.checkpoint_engine.backend values.
 std::set<std::string> checkpoint_engines(const std::map<std::string, std::string>& sources) {
   return decorated_names(sources, "checkpoint_engine/",
@@ -208,7 +213,8 @@ const std::vector<std::string>& registry_source_paths() {
                                                  "workers/reward_manager/",    "workers/actor/",
                                                  "workers/config/",            "trainer/config/",
                                                  "utils/profiler/",            "base_config.py",
-                                                 "experimental/agent_loop/",  "checkpoint_engine/"};
+                                                 "experimental/agent_loop/",  "checkpoint_engine/",
+                                                 "trainer/ppo/v1/"};
   return paths;
 }
 
@@ -237,6 +243,7 @@ std::map<std::string, std::vector<std::string>> registry_names_from_sources(
       {"reward_manager", reward_managers(sources)},
       {"agent_loop", agent_loops(sources)},
       {"checkpoint_engine", checkpoint_engines(sources)},
+      {"v1_trainer", v1_trainers(sources)},
       {"loss_agg_mode", loss_agg_modes(sources)},
       {"dataclass_field", dataclass_fields(classes, false)},
       {"dataclass_field_str", dataclass_fields(classes, true)}};

@@ -19,7 +19,7 @@ const std::vector<std::string>& registry_source_paths();
 /// actors' `loss_mode == "..."`), "reward_manager" (@register in workers/reward_manager/, or
 /// `reward_manager_name == "..."` in trainer/ppo/reward.py), "agent_loop" (@register in
 /// experimental/agent_loop/), "checkpoint_engine" (@CheckpointEngineRegistry.register in
-/// checkpoint_engine/), "loss_agg_mode" (ActorConfig's valid_loss_agg_modes in
+/// checkpoint_engine/), "v1_trainer" (@register_trainer in trainer/ppo/v1/), "loss_agg_mode" (ActorConfig's valid_loss_agg_modes in
 /// workers/config/actor.py, or ray_trainer.py's list before it), "dataclass_field" and
 /// "dataclass_field_str" ("Class.field" of the @dataclass classes of workers/config/,
 /// trainer/config/, utils/profiler/ and base_config.py, with their bases' fields: a fork adds

@@ -18,6 +18,10 @@ constexpr const char* kVerl = "main@1dda039b";
 // clang-format off
 const std::vector<RuleCase>& v1_rule_cases() {
   static const std::vector<RuleCase> cases = {
+      {"v1.trainer-mode", false, {"trainer.v1.trainer_mode=colocate_async"}, {"trainer.v1.trainer_mode=async"},
+       Severity::error, "trainer.v1.trainer_mode",
+       "Unknown trainer 'async' is not one of verl main@1dda039b's {colocate_async, separate_async, sync}",
+       "trainer.v1.trainer_mode=sync", false, false, kVerl},
       {"v1.separate-async-batch", false, {kMode, kPool, kNccl},
        {kMode, kPool, kNccl, "trainer.v1.separate_async.parameter_sync_step=2"}, Severity::error,
        "data.train_batch_size",
