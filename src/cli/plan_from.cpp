@@ -114,14 +114,17 @@ Result<PlanLaunch> read_plan_launch(const std::vector<InputText>& inputs, const 
   }
   const VerlJob job = verl_to_strategy(launch->config, launch->trainer);
   if (job.workload.rl.rollout_gpus > 0) {
-    // The one-step-off or fully-async trainer's launch: --from rewrites colocated main_ppo launches only.
-    const bool fully_async = launch->trainer == VerlTrainer::fully_async;
+    // The one-step-off, fully-async or V1 separate-async trainer's launch: --from rewrites
+    // colocated main_ppo launches only.
+    const char* trainer = launch->trainer == VerlTrainer::fully_async  ? "fully-async trainer"
+                          : launch->trainer == VerlTrainer::main_ppo ? "V1 trainer in separate-async mode"
+                                                                       : "one-step-off trainer";
     return Error{file, launch->location.line, "--from",
-                 fmt::format("the launch runs verl's {} trainer (engines on a rollout pool of {} GPUs beside "
+                 fmt::format("the launch runs verl's {} (engines on a rollout pool of {} GPUs beside "
                              "the trainer's {} x {}); --from plans colocated verl.trainer.main_ppo launches: plan it with "
                              "--rollout-gpus {} --off-policy-steps 1 and the launch's sizes, or check it with meshplan check",
-                             fully_async ? "fully-async" : "one-step-off", job.workload.rl.rollout_gpus, job.nnodes,
-                             job.gpus_per_node, job.workload.rl.rollout_gpus)};
+                             trainer, job.workload.rl.rollout_gpus, job.nnodes, job.gpus_per_node,
+                             job.workload.rl.rollout_gpus)};
   }
   PlanLaunch plan{std::move(launch.value()), {}, {}, {}, job.strategy, job.workload, job.model_path};
 

@@ -270,4 +270,22 @@ TEST_CASE("a fully-async launch: check fits it on 2 x 8 H100, plan --from points
   CHECK(plan.err.find("runs verl's fully-async trainer (engines on a rollout pool of 8 GPUs") != std::string::npos);
 }
 
+// verl's V1 trainer in separate-async mode (tests/fixtures/verl/v1_separate_async_grpo.sh: trainer on
+// 1 x 8 H100, engines on actor_rollout_ref.rollout's 1 x 8 more): check fits it on 16 GPUs, with
+// the engine alone on the pool; plan --from names the trainer and the pool.
+TEST_CASE("a V1 separate-async launch: check fits it on 2 x 8 H100, plan --from points to --rollout-gpus") {
+  const std::string script = test::fixture("verl/v1_separate_async_grpo.sh").string();
+  const test::CliRun check = test::run({"check", script, "--verl-version", "main@1dda039b", "--gpu", "H100",
+                                        "--cluster", "2x8xH100", "--json"});
+  REQUIRE_MESSAGE(check.exit_code == 0, check.err);
+  CHECK(nlohmann::json::parse(check.out)["errors"] == 0);
+  // The same pool but a cluster of the trainer's 8 GPUs alone.
+  const test::CliRun short_cluster = test::run({"check", script, "--verl-version", "main@1dda039b", "--cluster", "1x8xH100"});
+  CHECK(short_cluster.out.find("memory.cluster-mismatch") != std::string::npos);
+  const test::CliRun plan = test::run({"plan", "--from", script, "--gpu", "H100"});
+  CHECK(plan.exit_code == 2);
+  CHECK(plan.err.find("runs verl's V1 trainer in separate-async mode (engines on a rollout pool of 8 GPUs") !=
+        std::string::npos);
+}
+
 }  // namespace meshplan
