@@ -138,6 +138,13 @@ std::optional<std::string> derive(std::string_view name, const Numbers& numbers,
     if (!key || context.known_keys.empty()) return std::nullopt;
     return nearest_match(*key, context.known_keys);
   }
+  if (name == "sync_step_fit") {
+    // SeparateAsyncTrainer: train_batch_size = parameter_sync_step x ppo_mini_batch_size.
+    const auto train = number_in(numbers, "train_batch_size");
+    const auto mini = number_in(numbers, "ppo_mini_batch_size");
+    if (!train || !mini || *mini < 1 || std::fmod(*train, *mini) != 0 || *train < *mini) return std::nullopt;
+    return format_number(*train / *mini);
+  }
   if (name == "nnodes_fit") {
     const auto available = number_in(numbers, "available_gpus");
     const auto per_node = config_number(context, "trainer.n_gpus_per_node");

@@ -275,6 +275,55 @@ std::vector<Signature> config_signatures() {
        "async_training.trigger_parameter_sync_step counts trainer steps between weight syncs: at least 1.", "",
        {{override_line, "async_training.trigger_parameter_sync_step=1", ""}},
        "AssertionError: trigger_parameter_sync_step must larger or equal than 1"},
+      // verl's weight-sync checkpoint engine (verl/checkpoint_engine/base.py at 1dda039b9:
+      // CheckpointEngineRegistry.get, CheckpointEngineWorker.__init__; rules
+      // rollout.checkpoint-engine-backend, rollout.delta-sharded-sglang).
+      {"checkpoint_engine_not_registered", "config_key", primary, {"not registered, registered backends:"},
+       R"(Checkpoint engine (\S+) not registered, registered backends: (\[[^\]]*\]))",
+       {{"backend", text}, {"registered", text}}, {},
+       "rollout.checkpoint_engine.backend names a weight-sync backend this verl does not register (or whose "
+       "module failed to import: the message then lists it).",
+       "Checkpoint engine {n:backend} is not registered; this verl registers {n:registered}.",
+       {{override_line,
+         "actor_rollout_ref.rollout.checkpoint_engine.backend=nccl  # engines on GPUs of their own; naive when "
+         "colocated",
+         ""}},
+       "ValueError: Checkpoint engine hccl not registered, registered backends: ['kimi_ckpt_engine', 'mooncake', "
+       "'naive', 'nccl', 'nixl']"},
+      {"delta_sharded_needs_sglang", "config_key", primary, {"currently supports only the sglang rollout"},
+       R"(got rollout\.name='([^']+)')", {{"engine", text}}, {},
+       "The delta_sharded checkpoint engine applies its sparse updates through SGLang's custom weight loader only.",
+       "The delta_sharded checkpoint engine needs the SGLang rollout, not {n:engine}.",
+       {{override_line, "actor_rollout_ref.rollout.checkpoint_engine.backend=nccl  # or rollout.name=sglang", ""}},
+       "NotImplementedError: checkpoint_engine.backend='delta_sharded' currently supports only the sglang rollout "
+       "(got rollout.name='vllm'): the sparse apply is dispatched through sglang's custom-weight-loader hook. Other "
+       "backends need a per-backend apply interface, planned as a follow-up."},
+      // main_ppo's V1 trainer (verl 0.9.0 on; rules v1.trainer-mode, v1.separate-async-*).
+      {"v1_unknown_trainer_mode", "config_key", primary, {"Available trainers:"},
+       R"(Unknown trainer '([^']*)'\. Available trainers: ([^.]*)\.)", {{"mode", text}, {"available", text}}, {},
+       "trainer.v1.trainer_mode is not a V1 trainer this verl registers.",
+       "trainer.v1.trainer_mode '{n:mode}' is not one of {n:available}.",
+       {{override_line, "trainer.v1.trainer_mode=sync  # or colocate_async, separate_async", ""}},
+       "ValueError: Unknown trainer 'async'. Available trainers: colocate_async, separate_async, sync."},
+      {"v1_separate_async_batch", "batch_config", primary, {"must equal parameter_sync_step * ppo_mini_batch_size"},
+       R"(train_batch_size=(\d+), parameter_sync_step=(\d+), ppo_mini_batch_size=(\d+))",
+       {{"train_batch_size", number}, {"parameter_sync_step", number}, {"ppo_mini_batch_size", number}}, {},
+       "The V1 separate-async trainer syncs weights after parameter_sync_step mini-batches: the step's prompts "
+       "must be exactly that many mini-batches.",
+       "train_batch_size {n:train_batch_size} is not parameter_sync_step {n:parameter_sync_step} x "
+       "ppo_mini_batch_size {n:ppo_mini_batch_size}.",
+       {{override_line,
+         "trainer.v1.separate_async.parameter_sync_step={d:sync_step_fit}  # {n:train_batch_size} prompts in "
+         "mini-batches of {n:ppo_mini_batch_size}",
+         "trainer.v1.separate_async.parameter_sync_step=<data.train_batch_size / ppo_mini_batch_size>"}},
+       "AssertionError: train_batch_size must equal parameter_sync_step * ppo_mini_batch_size in separate async "
+       "training, but got train_batch_size=64, parameter_sync_step=2, ppo_mini_batch_size=16"},
+      {"v1_separate_async_naive_backend", "config_key", primary,
+       {"backend for separate async training"}, "", {}, {},
+       "The V1 separate-async trainer's engines run on GPUs of their own: the in-place naive checkpoint engine "
+       "(the default) cannot reach them.",
+       "", {{override_line, "actor_rollout_ref.rollout.checkpoint_engine.backend=nccl", ""}},
+       "AssertionError: please use nccl/nixl/mooncake, etc. backend for separate async training"},
       // verl/utils/tracking.py Tracking.__init__: a logger list quoted inside a shell string
       // reaches Hydra as one string, "[console,wandb]" (rule trainer.logger).
       {"logger_list_as_string", "config_key", primary, {"] is not supported"}, R"(\[([a-z_]+(?:, ?[a-z_]+)*)\] is not supported)",

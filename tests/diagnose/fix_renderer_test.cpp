@@ -57,6 +57,12 @@ TEST_CASE("derived numbers, each worked by hand") {
   CHECK(fill_placeholders("{d:gmu_lower} {d:gmu_raise}", {}, "", gmu) == "0.6 0.8");
   const FixContext lengths = with_config({{"data.max_prompt_length", "2048"}, {"data.max_response_length", "4096"}});
   CHECK(fill_placeholders("{d:prompt_plus_response}", {}, "", lengths) == "6144");
+  // V1 separate async: 64 prompts in mini-batches of 16 take 4 syncs' worth; 60 / 16 is no whole count.
+  CHECK(fill_placeholders("{d:sync_step_fit}", {{"train_batch_size", num(64)}, {"ppo_mini_batch_size", num(16)}}, "",
+                          none) == "4");
+  CHECK_FALSE(fill_placeholders("{d:sync_step_fit}", {{"train_batch_size", num(60)}, {"ppo_mini_batch_size", num(16)}},
+                                "", none)
+                  .has_value());
 }
 
 TEST_CASE("render_fix: phase filter, unless, only_if and the generic fallback") {
