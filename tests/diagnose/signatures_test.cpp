@@ -8,6 +8,7 @@
 #include "diagnose/log_scanner.hpp"
 #include "diagnose/phase.hpp"
 #include "diagnose/signature.hpp"
+#include "test_support.hpp"
 
 namespace meshplan {
 
@@ -84,6 +85,16 @@ TEST_CASE("every signature matches its own example line and reads its numbers") 
       CHECK(events[0].numbers.count(std::string(capture.name)) == 1);
     }
   }
+}
+
+TEST_CASE("docs/tour/diagnose.md counts the signatures as the tables have them") {
+  std::size_t literal = 0;
+  for (const Signature& signature : signatures()) literal += signature.match == MatchKind::literal ? 1 : 0;
+  const std::string doc = test::file_text(test::source_dir() / "docs/tour/diagnose.md");
+  CHECK(doc.find("`src/diagnose/signatures_*.cpp`, " + std::to_string(signatures().size()) + "\nin all") !=
+        std::string::npos);
+  CHECK(doc.find("**literal** signatures (" + std::to_string(literal) + ")") != std::string::npos);
+  CHECK(doc.find("**shape** signatures (" + std::to_string(signatures().size() - literal) + ")") != std::string::npos);
 }
 
 }  // namespace meshplan
