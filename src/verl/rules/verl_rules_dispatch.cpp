@@ -48,11 +48,19 @@ std::string train_fix(const ConfigView& v, const BatchSplit& split, long long mu
 // so the first step's split is the first check there.
 bool split_checked_at_start(const ConfigView& v) { return !v.dynamic_bsz() && !v.fully_async(); }
 
+// main_ppo's V1 trainer (verl 0.9.0 on, the default) pads every step's batch with padding
+// sequences to a multiple of lcm(DP, ppo_mini_batch_size x n, and the critic's) before it is split
+// (verl/trainer/ppo/v1/trainer_base.py PPOTrainer._balance_batch: upsample_batch_to_divisible_size),
+// so the legacy trainer's uneven splits do not happen there.
+bool batch_padded_to_split(const ConfigView& v) { return v.v1_trainer(); }
+
 // R68 (verl/protocol.py: DataProto.chunk): without balance_batch the batch is chunked evenly over
 // the DP ranks. Without dynamic bsz validate_config's R8 (batch.train-divisible) already demands
 // more at start-up, so this rule only speaks for use_dynamic_bsz=True.
 std::optional<RuleHit> equal_chunks(const ConfigView& v) {
-  if (split_checked_at_start(v) || v.boolean("trainer.balance_batch").value_or(true)) return std::nullopt;
+  if (batch_padded_to_split(v) || split_checked_at_start(v) || v.boolean("trainer.balance_batch").value_or(true)) {
+    return std::nullopt;
+  }
   const auto split = batch_split(v);
   if (!split || split->samples % split->dp == 0) return std::nullopt;
   return RuleHit{
@@ -67,7 +75,7 @@ std::optional<RuleHit> equal_chunks(const ConfigView& v) {
 // balance_batch partitions the batch into dp equal parts; with use_prefix_grouper the prompts
 // (uid groups) must split evenly too. R8 covers the sample count without dynamic bsz.
 std::optional<RuleHit> balance_batch_partitions(const ConfigView& v) {
-  if (!v.boolean("trainer.balance_batch").value_or(true)) return std::nullopt;
+  if (batch_padded_to_split(v) || !v.boolean("trainer.balance_batch").value_or(true)) return std::nullopt;
   const auto split = batch_split(v);
   if (!split) return std::nullopt;
   if (v.boolean(A("use_prefix_grouper")).value_or(false)) {
@@ -197,7 +205,9 @@ const std::vector<VerlRule>& dispatch_rules() {
        Severity::error,
        {"data.train_batch_size", "actor_rollout_ref.actor.ppo_mini_batch_size",
         "actor_rollout_ref.rollout.n"},
-       megatron_mini_iterator},
+       megatron_mini_iterator,
+       false,
+       "verl/workers/actor/megatron_actor.py:MegatronPPOActor.make_minibatch_iterator"},
       {"engine.log-prob-dynamic-agrees",
        Severity::error,
        {"actor_rollout_ref.actor.use_dynamic_bsz", "actor_rollout_ref.rollout.log_prob_use_dynamic_bsz"},

@@ -85,4 +85,26 @@ TEST_CASE("before verl 0.8.0 the engine's checks need use_legacy_worker_impl=dis
   CHECK(findings_of(legacy, "engine.mini-divisible").empty());
 }
 
+TEST_CASE("verl 0.9.0 on: the V1 trainer pads the step's batch, so uneven splits fail only in the legacy trainer") {
+  // 63 prompts x 4 = 252 samples over 8 ranks: the legacy trainer's balance_batch fails; the V1
+  // trainer (use_v1, the default) pads to lcm(8, 16 x 4) = 64 multiples first.
+  CheckOptions options = with_qwen_7b();
+  options.read.verl_version = "main@1dda039b";
+  const std::vector<std::string> uneven = with(fsdp_baseline(), {kDynamicBsz, "data.train_batch_size=63"});
+  CHECK(findings_of(check_lines(uneven, "ppo_trainer", options), "dispatch.balance-batch-partitions").empty());
+  CHECK(findings_of(check_lines(with(uneven, {"trainer.balance_batch=False"}), "ppo_trainer", options),
+                    "dispatch.equal-chunks")
+            .empty());
+  CHECK(findings_of(check_lines(with(uneven, {"trainer.use_v1=False"}), "ppo_trainer", options),
+                    "dispatch.balance-batch-partitions")
+            .size() == 1);
+  // The legacy Megatron actor's mini-batch iterator is gone from verl 0.8.0 (megatron_actor.py).
+  const std::vector<std::string> mini24 = with(megatron_baseline(), {"actor_rollout_ref.actor.ppo_mini_batch_size=24"});
+  options.read.verl_version = "0.8.0";
+  CHECK(findings_of(check_lines(mini24, "ppo_megatron_trainer", options), "dispatch.megatron-mini-iterator").empty());
+  options.read.verl_version = "0.7.1";
+  CHECK(findings_of(check_lines(mini24, "ppo_megatron_trainer", options), "dispatch.megatron-mini-iterator").size() ==
+        1);
+}
+
 }  // namespace meshplan::test
