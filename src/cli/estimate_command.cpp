@@ -132,6 +132,8 @@ nlohmann::json estimate_json(const ModelSpec& model, const Cluster& cluster, con
                            {"rollout_gpus", w.rl.rollout_gpus},
                            {"off_policy_steps", w.rl.off_policy_steps},
                            {"in_flight_weight_updates", w.rl.in_flight_weight_updates},
+                           {"partial_rollout", w.rl.partial_rollout},
+                           {"warmup_batches", w.rl.partial_rollout ? w.rl.warmup_batches : 0},
                            {"weight_broadcast", w.rl.standalone_weight_sync == StandaloneWeightSync::link_rate
                                                     ? "pipelined"
                                                     : "checkpoint-engine"}};

@@ -93,6 +93,11 @@ void fill_rl(const CLI::App& command, const EstimateFlags& f, const Cluster& clu
                                                       rl.off_policy_steps)
                                         : "; the trainer waits for each step's generation"));
   }
+  if (rl.partial_rollout) {
+    in.chosen.push_back(fmt::format("partial rollout: the engines hold {} batch(es) of prompts and abort the responses "
+                                    "still decoding when a batch is ready",
+                                    1 + rl.warmup_batches));
+  }
   rl.rollout_tp = std::min(f.rollout_tp, std::max(rl.rollout_gpus > 0 ? rl.rollout_gpus : cluster.total_gpus(), 1));
   note("--rollout-tp", fmt::format("rollout TP {} (verl default 2{})", rl.rollout_tp,
                                    rl.rollout_tp < f.rollout_tp ? ", capped by the GPU count" : ""));

@@ -172,6 +172,8 @@ void run_plan(const PlanOptions& options, CommandContext& context) {
       flags.rollout_gpus = engine_gpus;
       flags.off_policy_steps = engine_gpus > 0 ? 1 : 0;
       if (engine_gpus > 0) flags.weight_broadcast = options.placement.weight_broadcast;
+      flags.partial_rollout = options.placement.partial_rollout;
+      flags.warmup_batches = options.placement.warmup_batches;
       const Result<Cluster> side = trainer_cluster(*cluster, flags, true);
       if (!side) continue;
       Workload placed = *workload;
@@ -192,6 +194,8 @@ void run_plan(const PlanOptions& options, CommandContext& context) {
       chosen.rollout_gpus = placements[*fastest].engine_gpus;
       chosen.off_policy_steps = chosen.rollout_gpus > 0 ? 1 : 0;
       if (chosen.rollout_gpus > 0) chosen.weight_broadcast = options.placement.weight_broadcast;
+      chosen.partial_rollout = options.placement.partial_rollout;
+      chosen.warmup_batches = options.placement.warmup_batches;
       apply_rollout_placement(chosen, workload->rl);
       trainer = trainer_cluster(*cluster, chosen, true);
     }

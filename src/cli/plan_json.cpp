@@ -43,7 +43,7 @@ json strategy_json(const PlanCandidate& c) {
                {"use_dynamic_bsz", rl.use_dynamic_bsz}, {"ppo_max_token_len_per_gpu", rl.ppo_max_token_len_per_gpu},
                {"log_prob_max_token_len_per_gpu", rl.log_prob_max_token_len_per_gpu},
                {"ref_param_offload", rl.ref_param_offload}, {"rollout_gpus", rl.rollout_gpus},
-               {"off_policy_steps", rl.off_policy_steps}};
+               {"off_policy_steps", rl.off_policy_steps}, {"partial_rollout", rl.partial_rollout}};
   }
   return j;
 }

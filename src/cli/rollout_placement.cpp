@@ -28,6 +28,14 @@ void add_rollout_placement_flags(CLI::App& c, RolloutPlacementFlags& f) {
                "one sender, at the rate verl measured) or pipelined (a broadcast at the link's rate, NeMo RL's "
                "packed broadcast); needs --rollout-gpus (plan: or --rollout-split)")
       ->check(CLI::IsMember({"checkpoint-engine", "pipelined"}));
+  c.add_flag("--partial-rollout", f.partial_rollout,
+             "a step's generation ends when its batch is ready: the responses still decoding are aborted and "
+             "resumed after the weight update, so no step waits for the longest one (verl's V1 trainer, "
+             "trainer.v1.trainer_mode=colocate_async or separate_async)");
+  c.add_option("--warmup-batches", f.warmup_batches,
+               "with --partial-rollout: batches queued for generation beside the one being sampled "
+               "(trainer.v1.<mode>.num_warmup_batches, default 1)")
+      ->check(number_between(0.0, 64.0));
 }
 
 void add_rollout_split_flag(CLI::App& c, RolloutPlacementFlags& f) {
@@ -63,6 +71,10 @@ Result<Cluster> trainer_cluster(const Cluster& cluster, const RolloutPlacementFl
     return Error{"", 0, "--weight-broadcast",
                  "needs --rollout-gpus or --rollout-split: colocated engines take the weights in place"};
   }
+  if (f.partial_rollout && !rl) return Error{"", 0, "--partial-rollout", "applies to --workload rl only"};
+  if (f.warmup_batches >= 0 && !f.partial_rollout) {
+    return Error{"", 0, "--warmup-batches", "needs --partial-rollout: without it a step generates its own batch only"};
+  }
   if (f.rollout_gpus <= 0) return cluster;
   if (!rl) return Error{"", 0, "--rollout-gpus", "applies to --workload rl only"};
   const int per_node = cluster.groups.front().gpus_per_node;
@@ -81,6 +93,11 @@ void apply_rollout_placement(const RolloutPlacementFlags& f, RlSettings& rl) {
   rl.in_flight_weight_updates = f.in_flight_weight_updates;
   rl.standalone_weight_sync = f.weight_broadcast == "pipelined" ? StandaloneWeightSync::link_rate
                                                                 : StandaloneWeightSync::verl_checkpoint_engine;
+  // Given, it replaces what a launch (plan --from) said; not given, the launch's stands.
+  if (f.partial_rollout) {
+    rl.partial_rollout = true;
+    rl.warmup_batches = f.warmup_batches >= 0 ? f.warmup_batches : 1;
+  }
 }
 
 }  // namespace meshplan

@@ -4,6 +4,8 @@
 // rollout engines on GPUs of their own, generating ahead of the trainer (verl recipe
 // one_step_off_policy / fully_async_policy, NeMo RL async GRPO). The cost models then see the
 // trainer's GPUs as the cluster and the engines' GPUs in RlSettings::rollout_gpus.
+// `--partial-rollout`, `--warmup-batches`: how the engines end a step's generation (verl's V1
+// colocate_async and separate_async trainers), colocated or not.
 #include <string>
 #include <vector>
 
@@ -24,6 +26,8 @@ struct RolloutPlacementFlags {
   /// --weight-broadcast: checkpoint-engine (verl's nccl checkpoint engine, measured) or pipelined
   /// (a broadcast at the link's rate, NeMo RL's).
   std::string weight_broadcast = "checkpoint-engine";
+  bool partial_rollout = false;  ///< --partial-rollout
+  int warmup_batches = -1;       ///< --warmup-batches (-1: not given, verl's default 1)
   bool split_search = false;  ///< plan --rollout-split: try colocated and whole-node splits
 };
 

@@ -168,6 +168,14 @@ struct RlSettings {
   /// grpo.async_grpo.in_flight_weight_updates): the next batch's prompts fill the slots the last
   /// long responses leave, so no step waits for a batch's tail.
   bool in_flight_weight_updates = false;
+  /// Partial rollout (verl's V1 colocate_async and separate_async trainers, FullyAsyncLLMServerClient;
+  /// the fully-async trainer's async_training.partial_rollout): once a batch's samples are ready the
+  /// responses still decoding are aborted, and resumed after the weight update with their KV cache
+  /// prefilled again, so no step waits for the longest response.
+  bool partial_rollout = false;
+  /// Batches queued for generation beyond the one being sampled (trainer.v1.<mode>.num_warmup_batches):
+  /// with partial rollout the engines hold the prompts of 1 + warmup_batches batches.
+  int warmup_batches = 0;
 };
 
 struct Workload {

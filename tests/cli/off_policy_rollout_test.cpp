@@ -200,3 +200,74 @@ TEST_CASE("plan --rollout-split: every placement's best, the shortest step plann
 }
 
 }  // namespace meshplan
+
+namespace meshplan {
+
+TEST_CASE("--partial-rollout: the colocated step drops the longest responses' tail, --warmup-batches needs it") {
+  // Qwen3-30B-A3B on 4 x 8 H100 colocated: mean response 3201 of at most 3986, so without partial
+  // rollout the step waits for 785 single-sequence decode steps after the mean.
+  const auto waiting = test::run(qwen30b({}));
+  const auto partial = test::run(qwen30b({"--partial-rollout"}));
+  // (exit 1: the memory verdict of this colocated layout; the times are estimated all the same)
+  REQUIRE_MESSAGE(waiting.exit_code != 2, waiting.err);
+  REQUIRE_MESSAGE(partial.exit_code != 2, partial.err);
+  const nlohmann::json waiting_json = nlohmann::json::parse(waiting.out);
+  const nlohmann::json partial_json = nlohmann::json::parse(partial.out);
+  CHECK(partial_json["workload"]["rl"]["partial_rollout"] == true);
+  CHECK(partial_json["workload"]["rl"]["warmup_batches"] == 1);
+  CHECK(waiting_json["workload"]["rl"]["partial_rollout"] == false);
+  CHECK(phase_seconds(partial_json["time"], "timing_s/gen") < phase_seconds(waiting_json["time"], "timing_s/gen"));
+  // The trainer's phases do not change.
+  CHECK(phase_seconds(partial_json["time"], "timing_s/update_actor") ==
+        doctest::Approx(phase_seconds(waiting_json["time"], "timing_s/update_actor")));
+  CHECK(nlohmann::json::parse(test::run(qwen30b({"--partial-rollout", "--warmup-batches", "2"})).out)["workload"]["rl"]
+                                ["warmup_batches"] == 2);
+  const auto no_partial = test::run(qwen30b({"--warmup-batches", "2"}));
+  CHECK(no_partial.exit_code == 2);
+  CHECK(no_partial.err.find("--warmup-batches") != std::string::npos);
+  const auto pretrain =
+      test::run({"estimate", "--model", "qwen3-30b-a3b", "--cluster", "4x8xH100", "--partial-rollout"});
+  CHECK(pretrain.exit_code == 2);
+  CHECK(pretrain.err.find("--partial-rollout") != std::string::npos);
+}
+
+}  // namespace meshplan
+
+namespace meshplan {
+
+// Partial rollout is emitted as verl's V1 trainer: colocate_async on the trainer's GPUs,
+// separate_async with the engines on actor_rollout_ref.rollout's pool and a parameter_sync_step
+// that meets SeparateAsyncTrainer's batch assert; verl's own rules (check) pass both.
+TEST_CASE("plan --partial-rollout --emit verl: verl's V1 colocate_async and separate_async launches") {
+  const std::vector<std::string> base = {
+      "plan", "--model", "qwen3-30b-a3b", "--cluster", "4x8xH100", "--workload", "rl", "--global-batch", "64",
+      "--rollout-n", "32", "--mini-batch", "16", "--prompt-len", "110", "--response-len", "3986", "--mean-prompt-len",
+      "110", "--mean-response-len", "3201", "--top", "1", "--partial-rollout", "--emit", "verl"};
+  const auto colocated = test::run(base);
+  REQUIRE_MESSAGE(colocated.exit_code == 0, colocated.err);
+  CHECK(colocated.out.find("python3 -m verl.trainer.main_ppo \\") != std::string::npos);
+  CHECK(colocated.out.find("trainer.use_v1=True \\") != std::string::npos);
+  CHECK(colocated.out.find("trainer.v1.trainer_mode=colocate_async \\") != std::string::npos);
+  CHECK(colocated.out.find("trainer.v1.colocate_async.num_warmup_batches=1 \\") != std::string::npos);
+  CheckOptions options;
+  options.cluster_gpus = 32;
+  const auto colocated_report = check_launch({InputText{"emitted.sh", colocated.out}}, options);
+  REQUIRE(colocated_report.ok());
+  for (const Finding& f : colocated_report->findings) CHECK_MESSAGE(f.severity != Severity::error, f.rule << ": " << f.message);
+
+  std::vector<std::string> separate = base;
+  separate.insert(separate.end(), {"--rollout-gpus", "16", "--off-policy-steps", "1"});
+  const auto emitted = test::run(separate);
+  REQUIRE_MESSAGE(emitted.exit_code == 0, emitted.err);
+  CHECK(emitted.out.find("python3 -m verl.trainer.main_ppo \\") != std::string::npos);
+  CHECK(emitted.out.find("trainer.v1.trainer_mode=separate_async \\") != std::string::npos);
+  CHECK(emitted.out.find("trainer.v1.separate_async.parameter_sync_step=4 \\") != std::string::npos);  // 64 / 16
+  CHECK(emitted.out.find("actor_rollout_ref.rollout.nnodes=2 \\") != std::string::npos);
+  CHECK(emitted.out.find("actor_rollout_ref.rollout.checkpoint_engine.backend=nccl \\") != std::string::npos);
+  CHECK(emitted.out.find("one_step_off") == std::string::npos);
+  const auto report = check_launch({InputText{"emitted.sh", emitted.out}}, options);
+  REQUIRE(report.ok());
+  for (const Finding& f : report->findings) CHECK_MESSAGE(f.severity != Severity::error, f.rule << ": " << f.message);
+}
+
+}  // namespace meshplan

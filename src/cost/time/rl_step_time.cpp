@@ -127,7 +127,11 @@ RolloutTime rollout_time(const ModelSpec& model, const NodeGroup& node, const St
   // their own hold the prompts of up to off_policy_steps steps at once (NeMo RL
   // async_utils.py AsyncTrajectoryCollector: in-flight prompts limited to num_prompts_per_step x
   // max_trajectory_age_steps): more sequences share each step's weight reads.
-  const std::int64_t batches_in_flight = rl.rollout_gpus > 0 ? std::max(rl.off_policy_steps, 1) : 1;
+  // With partial rollout the engines also hold the warm-up batches queued beside the sampled one
+  // (verl trainer/ppo/v1 on_train_begin: num_warmup_batches x _add_batch_to_generate).
+  const std::int64_t batches_in_flight =
+      std::max<std::int64_t>(rl.rollout_gpus > 0 ? std::max(rl.off_policy_steps, 1) : 1,
+                             rl.partial_rollout ? 1 + std::max(rl.warmup_batches, 0) : 1);
   const double slots =
       static_cast<double>(std::min<std::int64_t>(per_engine * batches_in_flight, std::max(rl.max_num_seqs, 1)));
   // The KV budget holds kv_limited_sequences sequences of the full prompt_len + response_len (the
@@ -219,8 +223,21 @@ RolloutTime rollout_time(const ModelSpec& model, const NodeGroup& node, const St
   }
   const double step_s = steps > 0 ? rollout.decode_s / steps : 0.0;
   // The longest responses run on almost alone: one sequence per step for (longest - mean) steps.
+  // Partial rollout aborts them once the batch's samples are ready and resumes them in the next
+  // step (verl trainer/ppo/v1 on_sample_end: abort_replicas; FullyAsyncLLMServerClient retries the
+  // unfinished trajectory), so no step waits for them: their tokens are in the mean's work. What
+  // it costs instead: the aborted responses (the engine's in-flight ones) prefill their prompt and
+  // the tokens they had, half the mean response on average, again after the weight update
+  // (docs/advance/v1_async_trainer.md "Partial Rollout": the KV cache is reconstructed).
   const double tail_step_s = decode_step(1.0, prompt + (response + longest) / 2.0, tail_weights, tail_kv);
-  rollout.tail_s = (longest - response) * tail_step_s;
+  if (rl.partial_rollout) {
+    const double resumed_tokens = fewest * (prompt + response / 2.0);
+    rollout.resume_prefill_s = forward_flops_per_token(model, static_cast<std::int64_t>(prompt + response / 2.0)).total() *
+                               resumed_tokens / rollout_tp / (peak * prefill_eff);
+    rollout.prefill_s += rollout.resume_prefill_s;
+  } else {
+    rollout.tail_s = (longest - response) * tail_step_s;
+  }
   rollout.decode_s += rollout.tail_s;
 
   // Weight sync (verl sharding manager): each GPU receives its rollout shard of the weights,
@@ -260,13 +277,15 @@ RolloutTime rollout_time(const ModelSpec& model, const NodeGroup& node, const St
   if (trace) {
     trace->push_back({"time/gen/prefill", rollout.prefill_s, "seconds",
                       "fwd_flops(prompt) * sequences_per_engine * prompt_len / rollout_tp / (peak * eff)",
-                      fmt::format("replicas={}, engines/replica={}, sequences/engine={}, prompt_len={}", replicas,
-                                  engines, per_engine, rl.prompt_len),
+                      fmt::format("replicas={}, engines/replica={}, sequences/engine={}, prompt_len={}, resumed "
+                                  "(partial rollout)={:.4g} s",
+                                  replicas, engines, per_engine, rl.prompt_len, rollout.resume_prefill_s),
                       "Pope et al. 2022 §2 (prefill is compute-bound)"});
     trace->push_back({"time/gen/decode", rollout.decode_s, "seconds",
-                      "sum over r < mean of N/C(r) * step(C(r), prompt+r) + (longest-mean) * step(1); C(r) = min(slots, KV budget/(prompt+r)); step(c, ctx) = max(weights/tp / HBM_w + c*ctx*kv / HBM_kv, flops/peak, L*layer_s) + TP AR + engine",
-                      fmt::format("N={}, C(0)={:.0f}, C(mean)={:.0f}, steps={:.0f}, weights={:.4g} B, kv at mean={:.4g} B, HBM_w={:.4g} B/s, HBM_kv={:.4g} B/s, mean step={:.4g} s, tail step={:.4g} s, TP all-reduce={} ({} GPUs per host)",
+                      "sum over r < mean of N/C(r) * step(C(r), prompt+r) + (longest-mean) * step(1) [none with partial rollout]; C(r) = min(slots, KV budget/(prompt+r)); step(c, ctx) = max(weights/tp / HBM_w + c*ctx*kv / HBM_kv, flops/peak, L*layer_s) + TP AR + engine",
+                      fmt::format("N={}, C(0)={:.0f}, C(mean)={:.0f}, steps={:.0f}, weights={:.4g} B, kv at mean={:.4g} B, HBM_w={:.4g} B/s, HBM_kv={:.4g} B/s, mean step={:.4g} s, tail step={:.4g} s, tail={:.4g} s, TP all-reduce={} ({} GPUs per host)",
                                   per_engine, in_flight(0.0), fewest, steps, weights_read, kv_read, hbm, kv_hbm, step_s, tail_step_s,
+                                  rollout.tail_s,
                                   engine_all_reduce_path_name(engine_all_reduce(h * 2.0, rollout_tp, node, tp_link).path),
                                   node.gpus_per_host()),
                       "Pope et al. 2022 §2; vLLM KV accounting (formulas.md)"});

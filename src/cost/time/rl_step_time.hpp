@@ -21,6 +21,7 @@ struct RolloutTime {
   double prefill_s = 0;      ///< prompt tokens, compute-bound
   double decode_s = 0;       ///< response tokens, memory-bandwidth-bound
   double tail_s = 0;         ///< of decode_s: the longest responses decoding almost alone
+  double resume_prefill_s = 0;  ///< of prefill_s: partial rollout's aborted responses prefilled again
   std::int64_t concurrent_sequences = 0;  ///< sequences decoded together per replica
   std::int64_t waves = 0;                 ///< rounds of C sequences the replica's share takes
 

@@ -167,6 +167,17 @@ void map_rollout(const ConfigView& v, Workload& w) {
     rl.rollout_gpus = static_cast<int>(v.rollout_pool_gpus());
     rl.off_policy_steps = 1;
   }
+  // Partial rollout: the V1 async modes abort the responses still decoding once a batch is ready
+  // and resume them after the weight update (trainer/ppo/v1 trainer_colocate_async.py
+  // on_sample_end, FullyAsyncLLMServerClient), with num_warmup_batches batches queued beside it;
+  // the fully-async trainer resumes them when async_training.partial_rollout (its default from 0.7.0).
+  const std::string v1_mode = v.v1_trainer() ? v.text("trainer.v1.trainer_mode").value_or("sync") : "";
+  if (v1_mode == "colocate_async" || v1_mode == "separate_async") {
+    rl.partial_rollout = true;
+    rl.warmup_batches = as_int(v, "trainer.v1." + v1_mode + ".num_warmup_batches", 1);
+  } else if (v.fully_async()) {
+    rl.partial_rollout = v.boolean("async_training.partial_rollout").value_or(false);
+  }
   w.seq_len = rl.prompt_len + rl.response_len;
   // Expected real lengths (use_remove_padding): a launch does not say them; the documented
   // default (cost/memory/memory_tiers.hpp) until --mean-prompt-len / --mean-response-len replace it.

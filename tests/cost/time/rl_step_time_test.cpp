@@ -62,6 +62,33 @@ TEST_CASE("decode is memory-bound: weights + KV of the batch read once per gener
     CHECK(rollout_tail.decode_s == doctest::Approx(128 * step4 + 128 * step1).epsilon(1e-6));
   }
 
+  SUBCASE("partial rollout: no step waits for the longest response, the warm-up batch decodes beside it") {
+    // verl's V1 colocate_async: mean 128 of at most 256, one warm-up batch. The engine holds the
+    // prompts of 2 batches (8 sequences, under max_num_seqs) and stops when a batch's worth of
+    // tokens is done: 4 x 128 tokens in 64 steps of 8 sequences at a mean context of 128 + 64,
+    // and no tail. The 8 aborted responses prefill their 128 + 64 tokens again.
+    RlSettings partial = workload.rl;
+    partial.mean_response_len = 128;
+    partial.partial_rollout = true;
+    partial.warmup_batches = 1;
+    const RolloutTime resumed = rollout_time(model, test::a100_node(), Strategy{}, partial, 4, 0, k, nullptr);
+    const double step8 = weights_s + kv_s(8 * 192 * 8192.0) + k.engine_step_seconds;
+    CHECK(resumed.tail_s == 0);
+    CHECK(resumed.concurrent_sequences == 8);
+    CHECK(resumed.decode_s == doctest::Approx(64 * step8).epsilon(1e-6));
+    RlSettings waiting = partial;
+    waiting.partial_rollout = false;
+    const RolloutTime whole = rollout_time(model, test::a100_node(), Strategy{}, waiting, 4, 0, k, nullptr);
+    CHECK(whole.tail_s > 0);
+    CHECK(resumed.resume_prefill_s > 0);
+    CHECK(resumed.prefill_s == doctest::Approx(whole.prefill_s + resumed.resume_prefill_s));
+    // Without the warm-up batch, 4 are in flight and aborted: half the prefill again.
+    partial.warmup_batches = 0;
+    const RolloutTime alone = rollout_time(model, test::a100_node(), Strategy{}, partial, 4, 0, k, nullptr);
+    CHECK(alone.concurrent_sequences == 4);
+    CHECK(alone.resume_prefill_s == doctest::Approx(resumed.resume_prefill_s / 2));
+  }
+
   SUBCASE("SGLang's overlap scheduler hides the host work behind the GPU step") {
     RlSettings sglang = workload.rl;
     sglang.engine = RolloutEngine::sglang;

@@ -128,3 +128,43 @@ TEST_CASE("Megatron-FSDP from verl's megatron.use_megatron_fsdp, its sharding fr
 
 }  // namespace
 }  // namespace meshplan
+
+namespace meshplan {
+namespace {
+
+RlSettings rl_of(const std::string& arguments) {
+  const std::string script = "python3 -m verl.trainer.main_ppo actor_rollout_ref.model.path=Qwen/Qwen2.5-7B-Instruct " +
+                             arguments + " trainer.n_gpus_per_node=8 trainer.nnodes=1\n";
+  VerlReadOptions options;
+  options.verl_version = "0.9.0";
+  const Result<VerlLaunch> launch = read_verl_launch({InputText{"run.sh", script}}, options);
+  REQUIRE(launch.ok());
+  return verl_to_strategy(launch->config, launch->trainer).workload.rl;
+}
+
+}  // namespace
+
+TEST_CASE("verl's V1 async modes end a step's generation by partial rollout, with their warm-up batches") {
+  // verl 0.9.0 trainer/ppo/v1: colocate_async and separate_async use FullyAsyncLLMServerClient
+  // (abort, then resume after update_weights); sync waits for every response.
+  const RlSettings sync = rl_of("trainer.use_v1=True");
+  CHECK_FALSE(sync.partial_rollout);
+  const RlSettings colocated = rl_of("trainer.use_v1=True trainer.v1.trainer_mode=colocate_async");
+  CHECK(colocated.partial_rollout);
+  CHECK(colocated.warmup_batches == 1);  // ppo_trainer.yaml trainer.v1.colocate_async.num_warmup_batches
+  CHECK(colocated.rollout_gpus == 0);
+  const RlSettings two = rl_of(
+      "trainer.use_v1=True trainer.v1.trainer_mode=colocate_async trainer.v1.colocate_async.num_warmup_batches=2");
+  CHECK(two.warmup_batches == 2);
+  const RlSettings separate = rl_of(
+      "trainer.use_v1=True trainer.v1.trainer_mode=separate_async actor_rollout_ref.rollout.nnodes=1 "
+      "actor_rollout_ref.rollout.n_gpus_per_node=8 trainer.v1.separate_async.num_warmup_batches=3");
+  CHECK(separate.partial_rollout);
+  CHECK(separate.warmup_batches == 3);
+  CHECK(separate.rollout_gpus == 8);
+  CHECK(separate.off_policy_steps == 1);
+  // The legacy trainer (use_v1=False) has no partial rollout.
+  CHECK_FALSE(rl_of("trainer.use_v1=False trainer.v1.trainer_mode=colocate_async").partial_rollout);
+}
+
+}  // namespace meshplan
