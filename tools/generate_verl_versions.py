@@ -26,6 +26,10 @@ Per version (the releases users run from v0.4.0 on, plus main commits):
                  rollout.checkpoint_engine.backend names CheckpointEngineRegistry.get accepts);
   v1_trainer     `@register_trainer("name")` in verl/trainer/ppo/v1/*.py (the trainer.v1.trainer_mode
                  names get_trainer_cls accepts);
+  vllm_executor  the distributed_executor_backend verl's vLLM server gives the engine
+                 (verl/workers/rollout/vllm_rollout/vllm_async_server.py: "mp", or verl's own
+                 ExternalZeroMQDistributedExecutor / ExternalRayDistributedExecutor): vLLM runs async
+                 scheduling only with its uni, mp and external_launcher executors;
   loss_agg_mode  the list ActorConfig.__post_init__ (v0.6 on) or _validate_config checks;
   strategy       the actor strategies main_ppo dispatches on (`strategy in {...}` /
                  `strategy == "..."` in verl/trainer/main_ppo.py) and the backends of
@@ -157,6 +161,19 @@ def v1_trainers(git_dir, ref):
     return {m for line in lines for m in re.findall(r'@register_trainer\("([^"]+)"', line)}
 
 
+def vllm_executors(git_dir, ref):
+    """The executors verl's vLLM server passes as distributed_executor_backend (vllm_async_server.py):
+    the string "mp", or the names of verl's own executor classes; None (vLLM's choice) is left out."""
+    lines = grep(git_dir, ref, r'distributed_executor_backend"?[[:space:]]*[:=]',
+                 ["verl/workers/rollout/vllm_rollout/vllm_async_server.py"])
+    names = set()
+    for line in lines:
+        for quote, name in re.findall(r'distributed_executor_backend"?\s*[:=]\s*("?)([A-Za-z_]+)\1', line):
+            if name not in ("None", "distributed_executor_backend"):
+                names.add(name)
+    return names
+
+
 def loss_agg_modes(git_dir, ref):
     """The actor's loss_agg_mode values verl accepts at start-up: the list of ActorConfig.__post_init__
     (`valid_loss_agg_modes = [...]`, verl/workers/config/actor.py) or, before v0.6, of
@@ -227,7 +244,7 @@ def dataclass_fields(git_dir, ref, string_only):
 
 
 ENUMS = {"adv_estimator": adv_estimators, "policy_loss": policy_losses, "agent_loop": agent_loops,
-         "checkpoint_engine": checkpoint_engines, "v1_trainer": v1_trainers,
+         "checkpoint_engine": checkpoint_engines, "v1_trainer": v1_trainers, "vllm_executor": vllm_executors,
          "loss_agg_mode": loss_agg_modes,
          "reward_manager": reward_managers, "strategy": strategies, "logger": loggers,
          "dataclass_field": lambda g, r: dataclass_fields(g, r, False),

@@ -133,6 +133,7 @@ nlohmann::json estimate_json(const ModelSpec& model, const Cluster& cluster, con
                            {"off_policy_steps", w.rl.off_policy_steps},
                            {"in_flight_weight_updates", w.rl.in_flight_weight_updates},
                            {"partial_rollout", w.rl.partial_rollout},
+                           {"vllm_async_scheduling", w.rl.engine == RolloutEngine::vllm && w.rl.vllm_async_scheduling},
                            {"warmup_batches", w.rl.partial_rollout ? w.rl.warmup_batches : 0},
                            {"weight_broadcast", w.rl.standalone_weight_sync == StandaloneWeightSync::link_rate
                                                     ? "pipelined"

@@ -134,6 +134,12 @@ void fill_rl(const CLI::App& command, const EstimateFlags& f, const Cluster& clu
   rl.entropy_chunk_tokens = f.entropy_chunk;
   rl.free_cache_engine = !f.no_free_cache_engine;
   rl.enforce_eager = f.enforce_eager;
+  rl.vllm_async_scheduling = !f.no_async_scheduling;
+  if (rl.engine == RolloutEngine::vllm) {
+    note("--no-async-scheduling",
+         "vLLM async scheduling: the engine's host work hides behind each decode step (vLLM 0.14.0 on, as verl 0.9.0 "
+         "installs)");
+  }
   rl.ref_param_offload = f.ref_offload;
   rl.ref_param_bytes = f.ref_model_dtype == "fp32" ? 4 : 2;
   if (in.strategy.backend == Backend::fsdp && rl.use_reference && in.strategy.lora.rank == 0) {
@@ -275,6 +281,9 @@ void add_estimate_flags(CLI::App& c, EstimateFlags& f) {
   add_positive(c, "--entropy-chunk", f.entropy_chunk, "chunk size in tokens");
   c.add_flag("--no-free-cache-engine", f.no_free_cache_engine, "keep the engine awake between rollouts");
   c.add_flag("--enforce-eager", f.enforce_eager, "no CUDA graphs in the rollout engine");
+  c.add_flag("--no-async-scheduling", f.no_async_scheduling,
+             "vLLM runs its host work between decode steps, not beside them: vLLM before 0.14.0, Ray's executor, or "
+             "verl before 0.9.0 (whose vLLM pin predates the default or whose executor does not support it)");
   c.add_flag("--ref-offload", f.ref_offload, "ref param_offload");
   c.add_option("--ref-model-dtype", f.ref_model_dtype, "FSDP ref.fsdp_config.model_dtype (verl >= 0.6: fp32; older: bf16)")
       ->check(CLI::IsMember({"fp32", "bf16"}));

@@ -112,7 +112,7 @@ Result<PlanLaunch> read_plan_launch(const std::vector<InputText>& inputs, const 
   if (!launch->has_verl_launch) {
     return Error{file, 0, "--from", "no verl trainer launch (python3 -m verl.trainer.main_ppo ...) in the script"};
   }
-  const VerlJob job = verl_to_strategy(launch->config, launch->trainer);
+  const VerlJob job = verl_to_strategy(*launch);
   if (job.workload.rl.rollout_gpus > 0) {
     // The one-step-off, fully-async or V1 separate-async trainer's launch: --from rewrites
     // colocated main_ppo launches only.

@@ -17,7 +17,7 @@ Result<RunConfig> read_run_config(std::string_view text, const std::string& file
     if (node->kind == NodeKind::map) continue;
     run.values[key] = node->to_text();
   }
-  run.job = verl_to_strategy(launch->config, launch->trainer);
+  run.job = verl_to_strategy(*launch);
   return run;
 }
 

@@ -144,6 +144,15 @@ struct RlSettings {
   bool use_fused_kernels = false;        ///< model.use_fused_kernels: log-probs/entropy from the hidden states in chunks
   bool free_cache_engine = true;         ///< rollout.free_cache_engine (sleep mode between phases)
   bool enforce_eager = false;            ///< no CUDA graphs in the rollout engine
+  /// vLLM's async scheduling: the engine schedules step N+1 and takes step N-1's output while the
+  /// GPU runs step N (v1/core/sched/async_scheduler.py AsyncScheduler, EngineCore
+  /// step_with_batch_queue), so its host work per step hides behind the GPU's. On by default from
+  /// vLLM #27614 (merged 2025-12, after v0.13.0: VllmConfig.__post_init__ enables it when
+  /// async_scheduling is None) for the uni, mp and external_launcher executors, not Ray's (vLLM
+  /// 0.17.1 logs "not supported with the `ray` distributed executor backend"). verl runs its
+  /// engines with the mp executor from 0.7.1 (vllm_async_server.py "distributed_executor_backend":
+  /// "mp"), with its own ExternalZeroMQDistributedExecutor before, which does not support it.
+  bool vllm_async_scheduling = true;
   int max_num_seqs = 256;                ///< rollout.max_num_seqs (engine batch limit)
   std::int64_t max_num_batched_tokens = 8192;  ///< rollout.max_num_batched_tokens (prefill chunk)
   bool ref_param_offload = false;        ///< ref.fsdp_config / ref.megatron param_offload

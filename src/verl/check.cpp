@@ -68,7 +68,7 @@ void soften_for_older_verl(std::vector<Finding>& findings, const VerlLaunch& lau
 std::vector<Finding> verl_findings(const VerlLaunch& launch, const CheckOptions& options) {
   std::vector<Finding> out = launch.findings;
   if (!launch.has_verl_launch) return out;
-  const VerlJob job = verl_to_strategy(launch.config, launch.trainer);
+  const VerlJob job = verl_to_strategy(launch);
   const std::optional<ModelSpec> model = options.model ? options.model : model_from_path(job.model_path);
   const ModelSpec* model_ptr = model ? &*model : nullptr;
   for (Finding& finding : check_verl_rules(launch, model_ptr)) out.push_back(std::move(finding));

@@ -36,32 +36,38 @@ struct RlSourceConventions {
   /// Engines on GPUs of their own get the weights by a pipelined broadcast at the link's rate
   /// (NeMo RL packed_broadcast_producer), not verl's checkpoint engine.
   bool link_rate_weight_broadcast;
+  /// The source's vLLM runs async scheduling on engines of one GPU (RlSettings::vllm_async_scheduling):
+  /// NeMo RL v0.6 pins vLLM 0.17.1, where it is on by default for the uni executor NeMo RL gives
+  /// single-GPU engines (vllm_worker.py: distributed_executor_backend None) and off for the Ray
+  /// executor it gives the others ("ray"). NeMo RL v0.3 and v0.5 pin vLLM 0.9.0 and 0.11.2, from
+  /// before the default; verl's sources ran engines on its own executor, which does not support it.
+  bool async_scheduling_single_gpu_engines;
 };
 
 constexpr RlSourceConventions kRlSources[] = {
     // NeMo RL docs/about/performance-summary.md: step times are the mean of 5 steps; T-Max Seq len
     // is prompt + generation (the maximum the recipe allows), G-Average Seq len the mean
     // generation (max_is_total); T-GBS counts samples; DP is derived (GPUs / TP·CP·PP).
-    {"nemorl_v06_", "NeMo RL v0.6 performance summary", 110, true, true, true, 0.6, false, true},
-    {"nemorl_v05_", "NeMo RL v0.5 performance summary", 110, true, true, true, 0.6, false, true},
+    {"nemorl_v06_", "NeMo RL v0.6 performance summary", 110, true, true, true, 0.6, false, true, true},
+    {"nemorl_v05_", "NeMo RL v0.5 performance summary", 110, true, true, true, 0.6, false, true, false},
     // NeMo RL v0.3 blog (2025-07-21), Table 1: means over steps 22-29; max sequence length 4096
     // (prompt + generation); avg. generated tokens per sample is the mean response; global batch
     // 512 samples; sequence packing.
-    {"nemorl_v03_", "NeMo RL v0.3 blog", 110, true, true, true, 0.6, false, true},
+    {"nemorl_v03_", "NeMo RL v0.3 blog", 110, true, true, true, 0.6, false, true, false},
     // verl docs/advance/one_step_off.md and fully_async.md: per-stage times are run means over
     // hundreds of steps while the response length grows; lengths are the configured maxima; the
     // layouts come from the shell scripts at HEAD (config_provenance), not from the run.
-    {"verl_onestepoff_", "verl docs/advance/one_step_off.md", 256, false, false, false, 0.5, true, false},
-    {"verl_fullyasync_", "verl docs/advance/fully_async.md", 256, false, false, false, 0.5, true, false},
+    {"verl_onestepoff_", "verl docs/advance/one_step_off.md", 256, false, false, false, 0.5, true, false, false},
+    {"verl_fullyasync_", "verl docs/advance/fully_async.md", 256, false, false, false, 0.5, true, false, false},
     // verl docs/perf/dpsk.md: perf/mfu/actor only (no times); lengths are the example script's maxima.
-    {"verl_dpsk_", "verl docs/perf/dpsk.md", 256, false, false, false, 0.5, true, false},
+    {"verl_dpsk_", "verl docs/perf/dpsk.md", 256, false, false, false, 0.5, true, false, false},
     // verl GitHub issues: console logs of single steps; lengths are maxima unless the log's
     // response_length/mean is quoted.
-    {"verl_issue", "verl GitHub issues", 256, false, false, false, 0.5, true, false},
+    {"verl_issue", "verl GitHub issues", 256, false, false, false, 0.5, true, false, false},
     // OpenRLHF README (2024) and benchmark/README.md: PPO with actor, critic, reference and reward
     // models; the time is that of 1024 prompts with one PPO epoch; lengths are maxima (1024/1024).
-    {"openrlhf_readme_", "OpenRLHF README performance table", 256, false, false, false, 0.5, true, false},
-    {"openrlhf_bench_", "OpenRLHF benchmark/README.md", 256, false, false, false, 0.5, true, false},
+    {"openrlhf_readme_", "OpenRLHF README performance table", 256, false, false, false, 0.5, true, false, false},
+    {"openrlhf_bench_", "OpenRLHF benchmark/README.md", 256, false, false, false, 0.5, true, false, false},
 };
 
 /// What a row's own recipe sets beyond its source's conventions: the NeMo RL performance recipes
@@ -234,6 +240,7 @@ Result<RlCalibrationRun> build_rl_run(const json& row, const EfficiencyConstants
   if (!rollout_tp) return skip("rollout TP not stated");
   rl.rollout_tp = static_cast<int>(*rollout_tp);
   rl.engine = engine.rfind("sglang", 0) == 0 ? RolloutEngine::sglang : RolloutEngine::vllm;
+  rl.vllm_async_scheduling = source->async_scheduling_single_gpu_engines && rl.rollout_tp == 1;
   if (!colocated) {
     rl.rollout_gpus = static_cast<int>(*generation_gpus);
     if (source->link_rate_weight_broadcast) rl.standalone_weight_sync = StandaloneWeightSync::link_rate;

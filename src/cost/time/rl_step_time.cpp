@@ -201,12 +201,13 @@ RolloutTime rollout_time(const ModelSpec& model, const NodeGroup& node, const St
     // A layer never runs faster than its kernel chain (constants.decode_layer_seconds).
     const double floor_s = layers * constants.decode_layer_seconds;
     const double gpu_step_s = std::max({memory_s, compute_s, floor_s}) + tp_s + launch_s;
-    // The engine's host work per step (constants.engine_step_seconds): vLLM's EngineCore runs it
-    // between model steps (v1/engine/core.py EngineCore.step: schedule, execute_model,
-    // update_from_output); SGLang's overlap scheduler prepares the next batch while the GPU runs
-    // this one (srt/managers/scheduler.py event_loop_overlap), so only the longer of the two counts.
-    return rl.engine == RolloutEngine::sglang ? std::max(gpu_step_s, constants.engine_step_seconds)
-                                              : gpu_step_s + constants.engine_step_seconds;
+    // The engine's host work per step (constants.engine_step_seconds): vLLM's EngineCore without
+    // async scheduling runs it between model steps (v1/engine/core.py EngineCore.step: schedule,
+    // execute_model, update_from_output); SGLang's overlap scheduler prepares the next batch while
+    // the GPU runs this one (srt/managers/scheduler.py event_loop_overlap), and so does vLLM's
+    // async scheduling (RlSettings::vllm_async_scheduling): only the longer of the two counts.
+    const bool overlapped = rl.engine == RolloutEngine::sglang || rl.vllm_async_scheduling;
+    return overlapped ? std::max(gpu_step_s, constants.engine_step_seconds) : gpu_step_s + constants.engine_step_seconds;
   };
   // Continuous batching over the mean response: each position r of the replica's N sequences
   // takes N / C(r) steps of C(r) sequences (midpoint rule over kDecodeSegments pieces; exact while
@@ -283,11 +284,14 @@ RolloutTime rollout_time(const ModelSpec& model, const NodeGroup& node, const St
                       "Pope et al. 2022 §2 (prefill is compute-bound)"});
     trace->push_back({"time/gen/decode", rollout.decode_s, "seconds",
                       "sum over r < mean of N/C(r) * step(C(r), prompt+r) + (longest-mean) * step(1) [none with partial rollout]; C(r) = min(slots, KV budget/(prompt+r)); step(c, ctx) = max(weights/tp / HBM_w + c*ctx*kv / HBM_kv, flops/peak, L*layer_s) + TP AR + engine",
-                      fmt::format("N={}, C(0)={:.0f}, C(mean)={:.0f}, steps={:.0f}, weights={:.4g} B, kv at mean={:.4g} B, HBM_w={:.4g} B/s, HBM_kv={:.4g} B/s, mean step={:.4g} s, tail step={:.4g} s, tail={:.4g} s, TP all-reduce={} ({} GPUs per host)",
+                      fmt::format("N={}, C(0)={:.0f}, C(mean)={:.0f}, steps={:.0f}, weights={:.4g} B, kv at mean={:.4g} B, HBM_w={:.4g} B/s, HBM_kv={:.4g} B/s, mean step={:.4g} s, tail step={:.4g} s, tail={:.4g} s, TP all-reduce={} ({} GPUs per host), engine host work={}",
                                   per_engine, in_flight(0.0), fewest, steps, weights_read, kv_read, hbm, kv_hbm, step_s, tail_step_s,
                                   rollout.tail_s,
                                   engine_all_reduce_path_name(engine_all_reduce(h * 2.0, rollout_tp, node, tp_link).path),
-                                  node.gpus_per_host()),
+                                  node.gpus_per_host(),
+                                  rl.engine == RolloutEngine::sglang ? "overlapped (SGLang)"
+                                  : rl.vllm_async_scheduling        ? "overlapped (vLLM async scheduling)"
+                                                                    : "between steps (vLLM)"),
                       "Pope et al. 2022 §2; vLLM KV accounting (formulas.md)"});
     const char* formula = !standalone ? "max(rollout shard bytes / link_Bps, model bytes / weight_sync_Bps)"
                           : verl_broadcast

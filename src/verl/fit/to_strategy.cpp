@@ -2,6 +2,7 @@
 
 #include "cost/memory/memory_tiers.hpp"
 #include "strategy/pipeline_layout.hpp"
+#include "verl/fit/vllm_scheduling.hpp"
 #include "verl/rules/rule_support.hpp"
 
 namespace meshplan {
@@ -227,6 +228,12 @@ VerlJob verl_to_strategy(const ConfigNode& config, std::optional<VerlTrainer> tr
       !v.integer(R("log_prob_micro_batch_size_per_gpu")) && v.integer(R("log_prob_micro_batch_size"));
   if (const ConfigNode* path = find_path(config, "actor_rollout_ref.model.path")) job.model_path = path->text;
   job.too_large_key = v.too_large_key();
+  return job;
+}
+
+VerlJob verl_to_strategy(const VerlLaunch& launch) {
+  VerlJob job = verl_to_strategy(launch.config, launch.trainer);
+  job.workload.rl.vllm_async_scheduling = verl_vllm_scheduling(launch).async_scheduling;
   return job;
 }
 

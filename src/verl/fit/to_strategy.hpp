@@ -29,4 +29,8 @@ struct VerlJob {
 /// config's keys suggest (a composed one-step-off or fully-async config).
 VerlJob verl_to_strategy(const ConfigNode& config, std::optional<VerlTrainer> trainer = std::nullopt);
 
+/// The same for a read launch, with what depends on its verl version and installs beyond the
+/// config: whether its vLLM engines run async scheduling (verl/fit/vllm_scheduling.hpp).
+VerlJob verl_to_strategy(const VerlLaunch& launch);
+
 }  // namespace meshplan

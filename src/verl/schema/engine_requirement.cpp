@@ -24,22 +24,47 @@ std::optional<std::vector<int>> release_number(std::string_view text) {
   return parts;
 }
 
-bool admits_newer(std::string_view spec, const std::vector<int>& newest_read) {
+namespace {
+
+/// The tightest upper bound of `spec` (==, <= or <; `strict` for <); nullopt when it has none.
+/// `understood` turns false on a bound that is not a release number.
+std::optional<std::vector<int>> upper_bound(std::string_view spec, bool& strict, bool& understood) {
   std::optional<std::vector<int>> upper;
+  understood = true;
   while (!spec.empty()) {
     const std::size_t comma = spec.find(',');
     std::string_view clause = spec.substr(0, comma);
     spec = comma == std::string_view::npos ? std::string_view() : spec.substr(comma + 1);
     while (!clause.empty() && clause.front() == ' ') clause.remove_prefix(1);
-    const bool bounds = clause.starts_with("==") || clause.starts_with("<=") ||
-                        (clause.starts_with("<") && !clause.starts_with("<="));
-    if (!bounds) continue;
-    clause.remove_prefix(clause.starts_with("<") && !clause.starts_with("<=") ? 1 : 2);
+    const bool less = clause.starts_with("<") && !clause.starts_with("<=");
+    if (!(clause.starts_with("==") || clause.starts_with("<=") || less)) continue;
+    clause.remove_prefix(less ? 1 : 2);
     const auto number = release_number(clause);
-    if (!number) return true;  // a bound not understood: nothing is certain
-    if (!upper || *number < *upper) upper = number;
+    if (!number) {
+      understood = false;
+      return std::nullopt;
+    }
+    if (!upper || *number < *upper || (*number == *upper && less)) {
+      upper = number;
+      strict = less;
+    }
   }
-  return !upper || *upper > newest_read;
+  return upper;
+}
+
+}  // namespace
+
+bool newest_admitted_at_least(std::string_view spec, const std::vector<int>& release) {
+  bool strict = false, understood = true;
+  const auto upper = upper_bound(spec, strict, understood);
+  if (!understood || !upper) return true;
+  return strict ? *upper > release : *upper >= release;
+}
+
+bool admits_newer(std::string_view spec, const std::vector<int>& newest_read) {
+  bool strict = false, understood = true;
+  const auto upper = upper_bound(spec, strict, understood);
+  return !understood || !upper || *upper > newest_read;
 }
 
 }  // namespace meshplan

@@ -17,4 +17,8 @@ std::optional<std::vector<int>> release_number(std::string_view text);
 /// `newest_read`: it has no upper bound (==, <= or <) or its upper bound is newer.
 bool admits_newer(std::string_view spec, const std::vector<int>& newest_read);
 
+/// Whether the newest release `spec` admits (what pip installs) is `release` or later: its upper
+/// bound (==, <=, <) is at or after `release`, or it has none. A bound not understood admits it.
+bool newest_admitted_at_least(std::string_view spec, const std::vector<int>& release);
+
 }  // namespace meshplan

@@ -4,7 +4,9 @@
 // meta-llama/Meta-Llama-3-8B" -> "Throughput: 24.52 requests/s, 12555.73 tokens/s". The script's
 // defaults then: 1000 prompts, gpu_memory_utilization 0.9, max_num_seqs 256, CUDA graphs (V0
 // engine). 1000 requests / 24.52 per s = 40.78 s of prefill and decode. Llama-3-8B has the shape of
-// the llama-3.1-8b preset. Not in any fit (the RL constants are fit on NeMo RL's steps).
+// the llama-3.1-8b preset. Not in any fit (the RL constants are fit on NeMo RL's steps). The V0
+// engine of then ran its host work between steps (async output processing came with v0.6.0, async
+// scheduling by default with v0.14.0): --no-async-scheduling.
 #include <doctest/doctest.h>
 
 #include <cmath>
@@ -18,7 +20,8 @@ TEST_CASE("vLLM offline throughput, Llama-3-8B on one H100, 1000 x (256 in, 256 
   const test::CliRun run = test::run(
       {"estimate", "--model", "llama-3.1-8b", "--cluster", "1x1xH100", "--workload", "rl", "--fsdp", "--global-batch",
        "1000", "--rollout-n", "1", "--prompt-len", "256", "--response-len", "256", "--mean-prompt-len", "256",
-       "--mean-response-len", "256", "--gpu-memory-utilization", "0.9", "--max-num-seqs", "256", "--explain", "--json"});
+       "--mean-response-len", "256", "--gpu-memory-utilization", "0.9", "--max-num-seqs", "256", "--no-async-scheduling",
+       "--explain", "--json"});
   REQUIRE(run.exit_code != 2);
   const nlohmann::json json = nlohmann::json::parse(run.out);
   double engine_s = 0;

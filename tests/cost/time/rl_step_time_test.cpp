@@ -25,6 +25,8 @@ Workload rl_workload() {
   workload.rl.prompt_len = 128;
   workload.rl.response_len = 256;
   workload.seq_len = 384;
+  // vLLM without async scheduling (before 0.14.0): the engine's host work adds to each step.
+  workload.rl.vllm_async_scheduling = false;
   return workload;
 }
 
@@ -87,6 +89,15 @@ TEST_CASE("decode is memory-bound: weights + KV of the batch read once per gener
     const RolloutTime alone = rollout_time(model, test::a100_node(), Strategy{}, partial, 4, 0, k, nullptr);
     CHECK(alone.concurrent_sequences == 4);
     CHECK(alone.resume_prefill_s == doctest::Approx(resumed.resume_prefill_s / 2));
+  }
+
+  SUBCASE("vLLM's async scheduling hides the host work behind the GPU step") {
+    RlSettings async = workload.rl;
+    async.vllm_async_scheduling = true;
+    const RolloutTime overlapped = rollout_time(model, test::a100_node(), Strategy{}, async, 4, 0, k, nullptr);
+    const double gpu_step = weights_s + kv_s(8388608.0);
+    CHECK(overlapped.decode_s == doctest::Approx(256 * std::max(gpu_step, k.engine_step_seconds)).epsilon(1e-6));
+    CHECK(overlapped.decode_s < rollout.decode_s);
   }
 
   SUBCASE("SGLang's overlap scheduler hides the host work behind the GPU step") {

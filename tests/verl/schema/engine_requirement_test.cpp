@@ -27,6 +27,19 @@ TEST_CASE("a pin admits newer releases when it has no upper bound or a newer one
   CHECK(admits_newer("<0.13.1", vllm_read));
 }
 
+TEST_CASE("the newest release a pin admits: what pip installs, against a feature's first release") {
+  const std::vector<int> since = {0, 14, 0};  // vLLM's async scheduling by default
+  CHECK(newest_admitted_at_least(">=0.18.0", since));            // verl 0.9.0 on
+  CHECK_FALSE(newest_admitted_at_least(">=0.8.5,<=0.12.0", since));  // verl 0.7.0 .. 0.8.0
+  CHECK(newest_admitted_at_least("<=0.14.0", since));
+  CHECK_FALSE(newest_admitted_at_least("<0.14.0", since));
+  CHECK(newest_admitted_at_least("<0.14.1", since));
+  CHECK(newest_admitted_at_least("==0.17.1", since));
+  CHECK_FALSE(newest_admitted_at_least("==0.13.0,<=0.20.0", since));  // the tighter bound holds
+  CHECK(newest_admitted_at_least("", since));                     // no requirement: the newest
+  CHECK(newest_admitted_at_least("<=latest", since));             // not understood: admitted
+}
+
 TEST_CASE("the embedded verl versions carry their engine pins (setup.py)") {
   const auto newest = find_verl_version("main@1dda039b");
   REQUIRE(newest);
