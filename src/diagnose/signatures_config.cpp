@@ -324,6 +324,23 @@ std::vector<Signature> config_signatures() {
        "(the default) cannot reach them.",
        "", {{override_line, "actor_rollout_ref.rollout.checkpoint_engine.backend=nccl", ""}},
        "AssertionError: please use nccl/nixl/mooncake, etc. backend for separate async training"},
+      // PPOTrainer._resolve_filter_groups_metric (rules v1.filter-groups-metric, -reward).
+      {"v1_filter_groups_metric", "config_key", primary, {"algorithm.filter_groups.metric must be set"}, "", {}, {},
+       "The V1 trainer filters DAPO groups at sampling time by a metric of the reward's extra info, and "
+       "algorithm.filter_groups.metric names none.",
+       "", {{override_line, "algorithm.filter_groups.metric=acc  # a key your reward function returns (verl's DAPO math reward: acc)", ""}},
+       "ValueError: algorithm.filter_groups.metric must be set when group filtering is enabled"},
+      {"v1_filter_groups_reward", "config_key", primary, {"requires the reward metric at sampling time"}, "", {}, {},
+       "The V1 trainer filters DAPO groups at sampling time, but a reward model on the trainer's GPUs scores "
+       "only after the replay buffer has sampled.",
+       "",
+       {{override_line,
+         "reward.reward_model.enable_resource_pool=True  # with reward.reward_model.nnodes and n_gpus_per_node: "
+         "GPUs of its own",
+         ""}},
+       "AssertionError: algorithm.filter_groups requires the reward metric at sampling time: use rule-based reward "
+       "or reward.reward_model.enable_resource_pool=True. A colocated reward model computes rewards only after "
+       "replay-buffer sampling."},
       // verl/utils/tracking.py Tracking.__init__: a logger list quoted inside a shell string
       // reaches Hydra as one string, "[console,wandb]" (rule trainer.logger).
       {"logger_list_as_string", "config_key", primary, {"] is not supported"}, R"(\[([a-z_]+(?:, ?[a-z_]+)*)\] is not supported)",

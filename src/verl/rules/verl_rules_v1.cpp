@@ -1,5 +1,6 @@
 // main_ppo's V1 trainer (verl 0.9.0 on, trainer.use_v1=True, the default): the mode must be a
-// registered trainer, and the separate-async mode's SeparateAsyncTrainer.__init__ asserts
+// registered trainer, DAPO group filtering needs its metric at sampling time, and the
+// separate-async mode's SeparateAsyncTrainer.__init__ asserts
 // (verl/trainer/ppo/v1/trainer_separate_async.py, lines 50-63 at main@1dda039b). The engines run on
 // actor_rollout_ref.rollout.nnodes x n_gpus_per_node GPUs of their own and get the weights through
 // the checkpoint engine; the trainer is built after validate_config, before any worker.
@@ -63,6 +64,44 @@ std::optional<RuleHit> checkpoint_backend(const ConfigView& v) {
                  {R("checkpoint_engine.backend") + "=nccl"}};
 }
 
+// PPOTrainer._build_replay_buffer -> _resolve_filter_groups_metric (trainer/ppo/v1/trainer_base.py
+// at 0.9.0 and main@1dda039b), in the trainer's constructor, when the built-in replay buffer
+// samples (no trainer.v1.sampler.custom_sampler path and name) and DAPO group filtering is on: the
+// groups are filtered at sampling time by a metric of the reward's extra info.
+bool v1_group_filtering(const ConfigView& v) {
+  if (!v.v1_trainer() || !v.boolean("algorithm.filter_groups.enable").value_or(false)) return false;
+  const bool custom_sampler = v.text("trainer.v1.sampler.custom_sampler.path").value_or("") != "" &&
+                              v.text("trainer.v1.sampler.custom_sampler.name").value_or("") != "";
+  return !custom_sampler;
+}
+
+std::optional<RuleHit> filter_groups_metric(const ConfigView& v) {
+  if (!v1_group_filtering(v) || v.text("algorithm.filter_groups.metric").value_or("") != "") return std::nullopt;
+  // Which metric exists depends on the reward function (a key of its extra info: verl's DAPO math
+  // reward returns acc), so no value is offered as a fix.
+  return RuleHit{"null",
+                 "algorithm.filter_groups.metric must be set when group filtering is enabled: the V1 trainer "
+                 "filters groups at sampling time by a key of the reward's extra info (verl's DAPO math reward: "
+                 "acc); PPOTrainer._build_replay_buffer raises it at start-up (ValueError)",
+                 {}};
+}
+
+// The same function, next: a reward model sharing the trainer's GPUs scores only after the
+// replay buffer sampled, too late for the filter.
+std::optional<RuleHit> filter_groups_reward(const ConfigView& v) {
+  if (!v1_group_filtering(v) || v.text("algorithm.filter_groups.metric").value_or("") == "") return std::nullopt;
+  if (!v.boolean("reward.reward_model.enable").value_or(false)) return std::nullopt;
+  if (v.boolean("reward.reward_model.enable_resource_pool").value_or(false)) return std::nullopt;
+  // enable_resource_pool=True also needs the pool's reward.reward_model.nnodes and n_gpus_per_node
+  // (PPOTrainer._init_resource_pool_mgr raises otherwise), sizes only the user knows: no fix.
+  return RuleHit{"True",
+                 "algorithm.filter_groups requires the reward metric at sampling time: use rule-based reward or "
+                 "reward.reward_model.enable_resource_pool=True (with reward.reward_model.nnodes and "
+                 "n_gpus_per_node). A colocated reward model computes rewards only after replay-buffer sampling; "
+                 "PPOTrainer._build_replay_buffer asserts it at start-up (AssertionError)",
+                 {}};
+}
+
 // TaskRunnerV1.run: get_trainer_cls(trainer.v1.trainer_mode), "Unknown trainer '...'", before
 // any worker starts.
 std::optional<RuleHit> trainer_mode(const ConfigView& v) {
@@ -100,6 +139,18 @@ const std::vector<VerlRule>& v1_trainer_rules() {
        checkpoint_backend,
        false,
        "verl/trainer/ppo/v1/trainer_separate_async.py:SeparateAsyncTrainer.__init__"},
+      {"v1.filter-groups-metric",
+       Severity::error,
+       {"algorithm.filter_groups.metric", "algorithm.filter_groups.enable"},
+       filter_groups_metric,
+       false,
+       "verl/trainer/ppo/v1/trainer_base.py:PPOTrainer._resolve_filter_groups_metric"},
+      {"v1.filter-groups-reward",
+       Severity::error,
+       {"reward.reward_model.enable", "reward.reward_model.enable_resource_pool", "algorithm.filter_groups.enable"},
+       filter_groups_reward,
+       false,
+       "verl/trainer/ppo/v1/trainer_base.py:PPOTrainer._resolve_filter_groups_metric"},
   };
   return rules;
 }

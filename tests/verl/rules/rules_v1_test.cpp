@@ -1,4 +1,4 @@
-// The V1 trainer's separate-async rules (verl_rules_v1.cpp) over the FSDP baseline of
+// The V1 trainer's rules (verl_rules_v1.cpp: separate-async mode, DAPO group filtering) over the FSDP baseline of
 // check_support.hpp (train batch 64, mini-batch 16) at verl main@1dda039b, where trainer.use_v1
 // is on by default and parameter_sync_step defaults to 4: 64 = 4 x 16.
 #include <doctest/doctest.h>
@@ -37,12 +37,24 @@ const std::vector<RuleCase>& v1_rule_cases() {
        "actor_rollout_ref.rollout.checkpoint_engine.backend",
        "please use nccl/nixl/mooncake, etc. backend for separate async training",
        "actor_rollout_ref.rollout.checkpoint_engine.backend=nccl", false, false, kVerl},
+      // DAPO group filtering in the V1 trainer (sync mode, the default): its metric is a key of the
+      // reward's extra info, which only the reward function knows: no fix is offered.
+      {"v1.filter-groups-metric", false, {"algorithm.filter_groups.enable=True", "algorithm.filter_groups.metric=acc"},
+       {"algorithm.filter_groups.enable=True"}, Severity::error, "algorithm.filter_groups.metric",
+       "algorithm.filter_groups.metric must be set when group filtering is enabled", "", false, false, kVerl},
+      // A reward model on the trainer's GPUs scores after sampling: the filter has no metric yet.
+      {"v1.filter-groups-reward", false,
+       {"algorithm.filter_groups.enable=True", "algorithm.filter_groups.metric=acc", "reward.reward_model.enable=True",
+        "reward.reward_model.enable_resource_pool=True"},
+       {"algorithm.filter_groups.enable=True", "algorithm.filter_groups.metric=acc", "reward.reward_model.enable=True"},
+       Severity::error, "reward.reward_model.enable",
+       "algorithm.filter_groups requires the reward metric at sampling time", "", false, false, kVerl},
   };
   return cases;
 }
 // clang-format on
 
-TEST_CASE("V1 separate-async rules: the batch per sync, the engines' own pool, a weight-sync backend") {
+TEST_CASE("V1 rules: the batch per sync, the engines' own pool, a weight-sync backend, DAPO group filtering") {
   for (const RuleCase& c : v1_rule_cases()) check_rule_case(c);
 }
 
@@ -55,6 +67,11 @@ TEST_CASE("V1 separate-async rules stay quiet for the other modes, the legacy tr
   std::vector<std::string> legacy = with(broken, {kMode, "trainer.use_v1=False"});
   CHECK(findings_of(check_lines(legacy, "ppo_trainer", options), "v1.separate-async-batch").empty());
   CHECK(findings_of(check_lines(with(broken, {kMode}), "ppo_trainer", options), "v1.separate-async-batch").size() == 1);
+  // The legacy trainer filters groups its own way (ray_trainer.py): no V1 finding there.
+  const std::vector<std::string> filtering = with(fsdp_baseline(), {"algorithm.filter_groups.enable=True"});
+  CHECK(findings_of(check_lines(with(filtering, {"trainer.use_v1=False"}), "ppo_trainer", options),
+                    "v1.filter-groups-metric")
+            .empty());
   // verl 0.8.0 has no V1 trainer (its config has no trainer.v1: the keys are unknown there).
   options.read.verl_version = "0.8.0";
   CHECK(findings_of(check_lines(with(broken, {"+trainer.v1.trainer_mode=separate_async"}), "ppo_trainer", options),
