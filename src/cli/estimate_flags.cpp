@@ -349,6 +349,10 @@ Result<EstimateInputs> estimate_inputs(const CLI::App& command, const EstimateFl
   if (f.activation_offload && given(command, "--activation-offload-layers")) {
     return Error{"", 0, "--activation-offload", "give either --activation-offload or --activation-offload-layers"};
   }
+  if (f.no_async_scheduling && f.rollout_engine == "sglang") {
+    return Error{"", 0, "--no-async-scheduling",
+                 "is vLLM's: SGLang's overlap scheduler prepares the next batch while the GPU runs this one"};
+  }
   if (given(command, "--recompute-modules") && s.recompute != Recompute::selective) {
     return Error{"", 0, "--recompute-modules", "takes effect only with --recompute selective (Megatron-core "
                                                "reads recompute_modules under recompute_granularity=selective)"};

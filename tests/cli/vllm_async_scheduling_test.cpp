@@ -33,6 +33,12 @@ TEST_CASE("estimate --no-async-scheduling: the engine's host work adds to every 
   CHECK(decode(a)["inputs"].get<std::string>().find("overlapped (vLLM async scheduling)") != std::string::npos);
   CHECK(decode(b)["inputs"].get<std::string>().find("between steps (vLLM)") != std::string::npos);
   CHECK(decode(a)["value"].get<double>() < decode(b)["value"].get<double>());
+  // SGLang always overlaps its host work: the flag is vLLM's.
+  std::vector<std::string> sglang = serial_args;
+  sglang.insert(sglang.end(), {"--rollout-engine", "sglang"});
+  const test::CliRun refused = test::run(sglang);
+  CHECK(refused.exit_code == 2);
+  CHECK(refused.err.find("--no-async-scheduling") != std::string::npos);
 }
 
 }  // namespace meshplan
