@@ -4,6 +4,7 @@
 // key is absent (verl 0.4 / 0.5 ref configs have no model_dtype).
 #include <doctest/doctest.h>
 
+#include "main_ppo_launch.hpp"
 #include "verl/fit/to_strategy.hpp"
 #include "verl/hydra/verl_launch.hpp"
 
@@ -11,15 +12,11 @@ namespace meshplan {
 namespace {
 
 double ref_param_bytes(const char* version, const std::string& extra = "") {
-  const std::string script =
-      "python3 -m verl.trainer.main_ppo algorithm.adv_estimator=grpo actor_rollout_ref.actor.use_kl_loss=True \\\n"
-      "  actor_rollout_ref.model.path=Qwen/Qwen2.5-7B-Instruct trainer.n_gpus_per_node=8 trainer.nnodes=1" +
-      extra + "\n";
-  VerlReadOptions options;
-  options.verl_version = version;
-  const Result<VerlLaunch> launch = read_verl_launch({InputText{"run.sh", script}}, options);
-  REQUIRE(launch.ok());
-  return verl_to_strategy(launch->config).workload.rl.ref_param_bytes;
+  const VerlLaunch launch = test::read_main_ppo_launch(
+      "algorithm.adv_estimator=grpo actor_rollout_ref.actor.use_kl_loss=True "
+      "actor_rollout_ref.model.path=Qwen/Qwen2.5-7B-Instruct" + extra,
+      version);
+  return verl_to_strategy(launch.config).workload.rl.ref_param_bytes;
 }
 
 TEST_CASE("the FSDP reference's dtype follows the verl version's ref.fsdp_config.model_dtype") {
@@ -133,13 +130,9 @@ namespace meshplan {
 namespace {
 
 RlSettings rl_of(const std::string& arguments) {
-  const std::string script = "python3 -m verl.trainer.main_ppo actor_rollout_ref.model.path=Qwen/Qwen2.5-7B-Instruct " +
-                             arguments + " trainer.n_gpus_per_node=8 trainer.nnodes=1\n";
-  VerlReadOptions options;
-  options.verl_version = "0.9.0";
-  const Result<VerlLaunch> launch = read_verl_launch({InputText{"run.sh", script}}, options);
-  REQUIRE(launch.ok());
-  return verl_to_strategy(launch->config, launch->trainer).workload.rl;
+  const VerlLaunch launch =
+      test::read_main_ppo_launch("actor_rollout_ref.model.path=Qwen/Qwen2.5-7B-Instruct " + arguments, "0.9.0");
+  return verl_to_strategy(launch.config, launch.trainer).workload.rl;
 }
 
 }  // namespace

@@ -4,6 +4,7 @@
 // 0.8.0, >=0.18.0 from 0.9.0; async scheduling is vLLM's default from 0.14.0, #27614).
 #include <doctest/doctest.h>
 
+#include "main_ppo_launch.hpp"
 #include "verl/fit/to_strategy.hpp"
 #include "verl/fit/vllm_scheduling.hpp"
 #include "verl/hydra/verl_launch.hpp"
@@ -12,16 +13,11 @@ namespace meshplan {
 namespace {
 
 VllmScheduling scheduling(const char* version, const std::string& extra = "", const std::string& install = "") {
-  const std::string script = install +
-                             "python3 -m verl.trainer.main_ppo actor_rollout_ref.model.path=Qwen/Qwen2.5-7B-Instruct "
-                             "actor_rollout_ref.rollout.name=vllm trainer.n_gpus_per_node=8 trainer.nnodes=1" +
-                             extra + "\n";
-  VerlReadOptions options;
-  options.verl_version = version;
-  const Result<VerlLaunch> launch = read_verl_launch({InputText{"run.sh", script}}, options);
-  REQUIRE(launch.ok());
-  CHECK(verl_to_strategy(*launch).workload.rl.vllm_async_scheduling == verl_vllm_scheduling(*launch).async_scheduling);
-  return verl_vllm_scheduling(*launch);
+  const VerlLaunch launch = test::read_main_ppo_launch(
+      "actor_rollout_ref.model.path=Qwen/Qwen2.5-7B-Instruct actor_rollout_ref.rollout.name=vllm" + extra, version,
+      install);
+  CHECK(verl_to_strategy(launch).workload.rl.vllm_async_scheduling == verl_vllm_scheduling(launch).async_scheduling);
+  return verl_vllm_scheduling(launch);
 }
 
 }  // namespace
