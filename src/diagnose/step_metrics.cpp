@@ -25,7 +25,8 @@ std::optional<double> parse_value(std::string_view text) {
 
 // verl's timing keys (verl/trainer/ppo/ray_trainer.py, marked_timer names), grouped by which part
 // of the system does the work.
-constexpr std::array<std::string_view, 2> kGenerationKeys = {"timing_s/gen", "timing_s/update_weights"};
+constexpr std::array<std::string_view, 3> kGenerationKeys = {"timing_s/gen", "timing_s/update_weights",
+                                                             "timing_s/sync_rollout_weights"};
 constexpr std::array<std::string_view, 5> kTrainingKeys = {"timing_s/old_log_prob", "timing_s/ref",
                                                            "timing_s/values", "timing_s/update_critic",
                                                            "timing_s/update_actor"};

@@ -342,7 +342,9 @@ RlPhaseSeconds rl_phase_seconds(const TimeEstimate& estimate) {
   for (int i = 0; i < estimate.num_phases; ++i) {
     const std::string_view name = estimate.phases[i].name;
     const double seconds = estimate.phases[i].seconds;
-    if (name == "timing_s/gen") phases.gen += seconds;
+    const bool generation =
+        name == "timing_s/gen" || name == "timing_s/update_weights" || name == "timing_s/sync_rollout_weights";
+    if (generation) phases.gen += seconds;
     else if (name.find("update") != std::string_view::npos) phases.update += seconds;
     else phases.log_prob += seconds;
   }

@@ -321,6 +321,11 @@ RolloutTime rl_step_rollout(const ModelSpec& model, const NodeGroup& node, const
                       options.constants, trace);
 }
 
+double off_policy_generation_seconds(const RolloutTime& rollout, const RlSettings& rl) {
+  const double drained_tail = rl.in_flight_weight_updates && rl.off_policy_steps > 1 ? rollout.tail_s : 0.0;
+  return rollout.total() - rollout.weight_sync_s - drained_tail;
+}
+
 TimeBreakdown rl_step_critical_path(const RolloutTime& rollout, const TimeBreakdown& trainer, const RlSettings& rl,
                                     Trace* trace) {
   TimeBreakdown step = trainer;
@@ -339,7 +344,7 @@ TimeBreakdown rl_step_critical_path(const RolloutTime& rollout, const TimeBreakd
   // With one batch in flight (max_trajectory_age_steps 1) a prompt's group frees its slots only
   // when its longest response ends, so the tail is not overlapped.
   const double drained_tail = rl.in_flight_weight_updates && rl.off_policy_steps > 1 ? rollout.tail_s : 0.0;
-  const double generation = rollout.total() - rollout.weight_sync_s - drained_tail;
+  const double generation = off_policy_generation_seconds(rollout, rl);
   const double training = trainer.total();
   if (generation > training) step = TimeBreakdown{};
   step.rollout = (generation > training ? generation : 0.0) + rollout.weight_sync_s;
@@ -400,6 +405,16 @@ TimeEstimate estimate_rl_step_time(const ModelSpec& model, const NodeGroup& node
   const double update_seconds = updates * update_step.total();
   estimate.add_phase("timing_s/update_actor", update_seconds);
   estimate.breakdown = rl_step_critical_path(rollout, trainer, rl, trace);
+  if (rl.rollout_gpus > 0 && rl.off_policy_steps > 0) {
+    // One step off, verl's trainer logs as timing_s/gen only its wait for the next batch (the
+    // rest of the generation overlaps its own work), and the weight sync apart: timing_s/
+    // sync_rollout_weights (one_step_off_policy/ray_trainer.py _fit_generate), or
+    // timing_s/update_weights (the V1 separate-async trainer, which is the one with partial
+    // rollout). The phases then add up to the step.
+    estimate.phases[0].seconds = std::max(0.0, off_policy_generation_seconds(rollout, rl) - trainer.total());
+    estimate.insert_phase(1, rl.partial_rollout ? "timing_s/update_weights" : "timing_s/sync_rollout_weights",
+                          rollout.weight_sync_s);
+  }
   estimate.step_seconds = estimate.breakdown.total();
 
   // Throughput and MFU over every GPU of the job (the rollout's own included); the update's MFU

@@ -52,6 +52,10 @@ RolloutTime rollout_time(const ModelSpec& model, const NodeGroup& node, const St
 RolloutTime rl_step_rollout(const ModelSpec& model, const NodeGroup& node, const Strategy& strategy,
                             const Workload& workload, const TimeOptions& options, Trace* trace);
 
+/// Engines of their own, off-policy: the generation of a batch without its weight sync, and
+/// without its tail of long responses where in-flight updates let the next batches overlap it.
+double off_policy_generation_seconds(const RolloutTime& rollout, const RlSettings& rl);
+
 /// The step's critical path: generation then the trainer's work when colocated or on-policy;
 /// with engines of their own running off_policy_steps >= 1 ahead, the slower of generation and
 /// the trainer's work, plus the weight sync.

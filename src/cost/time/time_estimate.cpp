@@ -20,4 +20,11 @@ void TimeEstimate::add_phase(const char* name, double seconds) {
   ++num_phases;
 }
 
+void TimeEstimate::insert_phase(int index, const char* name, double seconds) {
+  if (num_phases >= kMaxPhases || index < 0 || index > num_phases) return;
+  for (int i = num_phases; i > index; --i) phases[static_cast<std::size_t>(i)] = phases[static_cast<std::size_t>(i - 1)];
+  phases[static_cast<std::size_t>(index)] = TimePhase{name, seconds};
+  ++num_phases;
+}
+
 }  // namespace meshplan

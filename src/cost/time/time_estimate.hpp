@@ -51,7 +51,7 @@ struct TimePhase {
 };
 
 struct TimeEstimate {
-  static constexpr int kMaxPhases = 6;
+  static constexpr int kMaxPhases = 7;
   double step_seconds = 0;
   std::array<TimePhase, kMaxPhases> phases{};
   int num_phases = 0;
@@ -64,6 +64,8 @@ struct TimeEstimate {
   double actor_update_mfu = 0;           ///< RL: the actor update alone, as verl's perf/mfu/actor
 
   void add_phase(const char* name, double seconds);
+  /// Puts a phase at `index`, the later ones one place on.
+  void insert_phase(int index, const char* name, double seconds);
 };
 
 }  // namespace meshplan
