@@ -343,8 +343,8 @@ TimeBreakdown rl_step_critical_path(const RolloutTime& rollout, const TimeBreakd
   // them fed), so a batch's tail of long responses overlaps the next batches' generation.
   // With one batch in flight (max_trajectory_age_steps 1) a prompt's group frees its slots only
   // when its longest response ends, so the tail is not overlapped.
-  const double drained_tail = rl.in_flight_weight_updates && rl.off_policy_steps > 1 ? rollout.tail_s : 0.0;
   const double generation = off_policy_generation_seconds(rollout, rl);
+  const double drained_tail = rollout.total() - rollout.weight_sync_s - generation;
   const double training = trainer.total();
   if (generation > training) step = TimeBreakdown{};
   step.rollout = (generation > training ? generation : 0.0) + rollout.weight_sync_s;
