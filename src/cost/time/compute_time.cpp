@@ -22,6 +22,12 @@ constexpr double kUnfusedScoreBytes = 10.0;
 // writes and reads fp32 exp/softmax and writes the gradient: ~4 passes of 4 bytes per logit.
 constexpr double kCrossEntropyBytesPerLogit = 16.0;
 
+// Transformer Engine casts every fp8 GEMM's 16-bit input before the GEMM (Float8CurrentScaling-
+// and MXFP8Quantizer, transformer_engine/pytorch/tensor/): one read of 2 bytes and two writes of 1
+// byte, the row-wise copy for the GEMM and the column-wise one for the weight gradient, per input
+// element; the backward casts the output gradients the same way (backward = 2 x forward).
+constexpr double kFp8CastBytesPerElement = 4.0;
+
 // Adam with fp32 master weights: read master, m, v, grad (16 B), write master, m, v (12 B) and
 // the 16-bit weights (2 B) per parameter (ZeRO paper §3.1 byte counts, one pass each).
 constexpr double kAdamBytesPerParam = 30.0;
@@ -29,6 +35,34 @@ constexpr double kAdamBytesPerParam = 30.0;
 // Megatron-core MoE router: fp32 logits written, read by the score function (softmax/sigmoid),
 // read by top-k, probabilities scattered to [tokens, E]: ~4 passes of 4 bytes per logit.
 constexpr double kRouterBytesPerLogit = 16.0;
+
+/// GEMM input elements per token of one rank in the stage's layers, forward: the column-parallel
+/// GEMMs' (QKV or MLA's down projections, FC1) input is the hidden state, split over TP only with
+/// sequence parallelism; the row-parallel GEMMs' (output projection, FC2) input is split over TP;
+/// a MoE layer's routed rows (k per token) each feed FC1 (hidden) and FC2 (ffn_e / ETP).
+double gemm_input_elements_per_token(const ModelSpec& model, const Strategy& strategy, double layers_per_stage,
+                                     double moe_layers) {
+  const double t = strategy.tp;
+  const double column_split = strategy.sequence_parallel ? t : 1.0;
+  const double h = static_cast<double>(model.hidden_size);
+  const AttentionSpec& a = model.attention;
+  const double value_dim = static_cast<double>(a.num_heads) *
+                           static_cast<double>(a.kind == AttentionKind::mla ? a.v_head_dim : a.head_dim);
+  const double mla_up = a.kind == AttentionKind::mla ? static_cast<double>(a.q_lora_rank + a.kv_lora_rank) : 0.0;
+  double elements = layers_per_stage * (h / column_split + (value_dim + mla_up) / t);
+  const double dense_layers = std::max(0.0, layers_per_stage - moe_layers);
+  elements += dense_layers * (h / column_split + static_cast<double>(model.dense_mlp.intermediate_size) / t);
+  if (model.moe) {
+    const MoeSpec& moe = *model.moe;
+    const double routed = static_cast<double>(moe.experts_per_token) *
+                          (h + static_cast<double>(moe.expert_intermediate_size) / strategy.etp) / t;
+    const double shared = moe.num_shared_experts > 0
+                              ? h / column_split + static_cast<double>(moe.shared_intermediate_size) / t
+                              : 0.0;
+    elements += moe_layers * (routed + shared);
+  }
+  return elements;
+}
 
 /// Fraction of the stage's decoder layers that full recomputation redoes.
 double full_recompute_fraction(const Strategy& strategy, double layers_per_stage) {
@@ -153,11 +187,18 @@ StageCompute stage_compute(const ModelSpec& model, const NodeGroup& node, const 
     moe_memory_s = moe_bytes * tokens * moe_layers / elementwise_split / gpu.memory_bandwidth_Bps;
     elementwise_s += moe_memory_s;
   }
+  // fp8 GEMMs (strategy.compute_dtype) read casts of their inputs: memory-bound, per element, so
+  // they weigh most where a GEMM is thin (a small expert's ffn_e, a small hidden size).
+  double fp8_cast_s = 0;
+  if (strategy.compute_dtype == Dtype::fp8) {
+    fp8_cast_s = kFp8CastBytesPerElement * tokens * gemm_input_elements_per_token(model, strategy, layers_per_stage, moe_layers) /
+                 gpu.memory_bandwidth_Bps;
+  }
 
   // A MoE layer whose kernels are shorter than the host time that launches them runs at the
   // host's pace: the dispatcher's per-layer device sync stops the host from running ahead. What
   // a CUDA graph captures is replayed by one launch (strategy/cuda_graphs.hpp).
-  const double gpu_forward_s = dense_s + expert_s + attention_s + elementwise_s;
+  const double gpu_forward_s = dense_s + expert_s + attention_s + elementwise_s + fp8_cast_s;
   const double gpu_layer_s = gpu_forward_s / std::max(layers_per_stage, 1.0);
   const double local_experts = model.moe ? static_cast<double>(model.moe->num_experts) / strategy.ep : 0.0;
   const MoeHostLaunches launches = moe_host_launches(strategy.cuda_graph_impl, strategy.cuda_graph_modules);
@@ -260,6 +301,13 @@ StageCompute stage_compute(const ModelSpec& model, const NodeGroup& node, const 
                       fmt::format("passes={}, tokens={:.0f}, h={}, HBM={:.4g} B/s", constants.elementwise_passes,
                                   tokens, model.hidden_size, gpu.memory_bandwidth_Bps),
                       "Korthikanti et al. 2022 Table 2 (34·s·b·h activation bytes per layer)"});
+    if (fp8_cast_s > 0) {
+      trace->push_back({"time/compute/fp8_cast", fp8_cast_s, "seconds",
+                        "4 B * tokens * GEMM input elements per token (attention, dense MLP, k routed rows) / HBM_Bps, forward (bwd 2x)",
+                        fmt::format("elements/token={:.4g}, tokens={:.0f}",
+                                    gemm_input_elements_per_token(model, strategy, layers_per_stage, moe_layers), tokens),
+                        "Transformer Engine Float8CurrentScalingQuantizer / MXFP8Quantizer (row-wise + column-wise casts)"});
+    }
     trace->push_back({"time/compute/recompute", stage.recompute_s, "seconds",
                       "full: forward of recomputed layers; selective: the forward of each recomputed module",
                       strategy.recompute == Recompute::selective

@@ -67,7 +67,7 @@ TEST_CASE("verl's V1 trainer modes on four H100 nodes: sync, colocate_async and 
   MESSAGE("sync " << sync_s << " s (" << sync_error * 100 << "%), colocate_async " << colocated_s << " s ("
                   << colocated_error * 100 << "%), separate_async " << separate_s << " s (" << separate_error * 100
                   << "%)");
-  // docs/accuracy.md "verl's V1 trainer modes": +7.2%, +10.3% and +47.0% when written. verl at
+  // docs/accuracy.md "verl's V1 trainer modes": +7.2%, +10.2% and +47.0% when written. verl at
   // main@1dda039b installs vLLM >= 0.18.0 with the mp executor, so the engines run async
   // scheduling (the default; without it sync is +42.1%).
   CHECK(std::fabs(sync_error) <= 0.15);
