@@ -1,5 +1,7 @@
 #include <doctest/doctest.h>
 
+#include <algorithm>
+
 #include "cost/time/compute_time.hpp"
 #include "cost/time/time_fixtures.hpp"
 
@@ -176,6 +178,35 @@ TEST_CASE("fp8 GEMMs read casts of their inputs: 4 bytes per input element, thin
   Strategy bf16 = strategy;
   bf16.compute_dtype = Dtype::bf16;
   CHECK(cast_seconds(bf16) == 0.0);
+
+  SUBCASE("dense layers, MLA and shared experts") {
+    // The tiny GPT (h 1024, 16 heads of 64, MLP 4096): QKV 1024 + projection 1024 + FC1 1024 +
+    // FC2 4096 = 7168 a layer, 2 layers: 4 B x 1024 tokens x 14336 / 2.039e12 B/s.
+    Strategy dense;
+    dense.compute_dtype = Dtype::fp8;
+    Trace trace;
+    stage_compute(test::tiny_gpt(), node, dense, 1024, 1, test::simple_options(), &trace);
+    const auto cast = std::find_if(trace.begin(), trace.end(), [](const TraceTerm& t) { return t.name == "time/compute/fp8_cast"; });
+    REQUIRE(cast != trace.end());
+    CHECK(cast->value == doctest::Approx(4.0 * 1024 * 14336 / 2.039e12).epsilon(1e-6));
+    // DeepSeek-V3 (h 7168; MLA: 128 heads x v 128 = 16384 into the projection, q_lora 1536 +
+    // kv_lora 512 into the up projections; 3 dense layers of 18432; 58 MoE layers of 8 routed
+    // experts of 2048 and a shared expert of 2048), TP 1, one stage: attention 7168 + 16384 +
+    // 2048 = 25600 on all 61 layers, dense MLP 7168 + 18432 = 25600 on 3, routed 8 x (7168 +
+    // 2048) = 73728 and shared 7168 + 2048 = 9216 on 58: 6,449,152 elements a token.
+    const auto config = find_model_preset_config("deepseek-v3");
+    REQUIRE(config);
+    const auto deepseek = parse_model_config(*config, "deepseek-v3");
+    REQUIRE(deepseek.ok());
+    Strategy ep = dense;
+    ep.ep = 8;
+    Trace deepseek_trace;
+    stage_compute(*deepseek, node, ep, 4096, 1, test::simple_options(), &deepseek_trace);
+    const auto deepseek_cast = std::find_if(deepseek_trace.begin(), deepseek_trace.end(),
+                                            [](const TraceTerm& t) { return t.name == "time/compute/fp8_cast"; });
+    REQUIRE(deepseek_cast != deepseek_trace.end());
+    CHECK(deepseek_cast->value == doctest::Approx(4.0 * 4096 * 6449152 / 2.039e12).epsilon(1e-6));
+  }
 }
 
 }  // namespace
