@@ -8,6 +8,7 @@
 #include "cli/number_checks.hpp"
 #include "core/units.hpp"
 #include "cost/memory/memory_tiers.hpp"
+#include "hardware/cluster_spec.hpp"
 #include "strategy/pipeline_layout.hpp"
 
 namespace meshplan {
@@ -300,6 +301,7 @@ void add_estimate_flags(CLI::App& c, EstimateFlags& f) {
 Result<EstimateInputs> estimate_inputs(const CLI::App& command, const EstimateFlags& f, const ModelSpec& model,
                                        const Cluster& cluster) {
   EstimateInputs in;
+  in.chosen = cluster_topology_notes(cluster);
   Strategy& s = in.strategy;
   s.backend = f.fsdp || f.backend == "fsdp" ? Backend::fsdp : Backend::megatron;
   s.tp = f.tp;

@@ -9,6 +9,7 @@
 
 #include "cli/cli.hpp"
 #include "cli/cluster_input.hpp"
+#include "hardware/cluster_spec.hpp"
 #include "cli/command.hpp"
 #include "cli/model_input.hpp"
 #include "cli/plan_from.hpp"
@@ -234,6 +235,7 @@ void run_plan(const PlanOptions& options, CommandContext& context) {
   PlanView view;
   view.model_name = model->name;
   view.cluster_text = *from ? (*from)->cluster_text : options.cluster;
+  view.cluster_notes = cluster_topology_notes(*cluster);
   view.workload_name = *from ? "rl" : options.workload;
   view.objective_name = options.objective;
   view.headroom = options.headroom;
@@ -325,6 +327,7 @@ void run_plan(const PlanOptions& options, CommandContext& context) {
       }
       context.err << fmt::format("meshplan: emitted the winner: {} ({:.0f} tokens/s, peak {:.1f} GiB)\n",
                                  describe_strategy(winner), winner.tokens_per_second, winner.peak_bytes / (1 << 30));
+      for (const std::string& note : view.cluster_notes) context.err << "meshplan: cluster: " << note << "\n";
       if (heterogeneous && heterogeneous->choice != "alone") {
         context.err << fmt::format(
             "meshplan: the heterogeneous choice ({}, {:+.0f}%) is not in this launch: {}; it runs on {} alone\n",

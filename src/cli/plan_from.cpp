@@ -10,6 +10,7 @@
 #include <string_view>
 
 #include "cli/cluster_input.hpp"
+#include "hardware/cluster_spec.hpp"
 #include "cli/model_input.hpp"
 #include "hardware/gpu_catalog.hpp"
 #include "search/baseline.hpp"
@@ -141,9 +142,6 @@ Result<PlanLaunch> read_plan_launch(const std::vector<InputText>& inputs, const 
                              job.model_path)};
   }
 
-  NodeGroup group;
-  group.nodes = job.nnodes;
-  group.gpus_per_node = job.gpus_per_node;
   if (!arguments.cluster.empty()) {
     Result<Cluster> cluster = load_cluster_argument(arguments.cluster, catalog);
     if (!cluster) return cluster.error();
@@ -165,8 +163,8 @@ Result<PlanLaunch> read_plan_launch(const std::vector<InputText>& inputs, const 
       gpu = std::move(named.value());
     }
     if (!gpu) return Error{file, 0, "--gpu", "the launch names no GPU type (in its path or text): give --gpu TYPE"};
-    group.gpu = std::move(*gpu);
-    plan.cluster.groups.push_back(group);
+    // trainer.nnodes x trainer.n_gpus_per_node; a rack-scale part's hosts share their NVLink domain.
+    plan.cluster.groups.push_back(make_node_group(job.nnodes, job.gpus_per_node, *gpu));
   }
   const NodeGroup& used = plan.cluster.groups.front();
   plan.cluster_text = fmt::format("{}x{}x{}", used.nodes, used.gpus_per_node, used.gpu.id);

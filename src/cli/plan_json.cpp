@@ -75,6 +75,7 @@ std::string plan_json(const PlanJsonInputs& in) {
               {"workload", view.workload_name}, {"objective", view.objective_name}, {"headroom", view.headroom},
               {"searched", r.searched}, {"feasible", r.feasible}, {"rejected", r.rejected},
               {"usable_bytes", r.usable_bytes}, {"elapsed_ms", view.elapsed_ms}};
+  if (!view.cluster_notes.empty()) out["cluster_notes"] = view.cluster_notes;
   json candidates = json::array();
   for (std::size_t i = 0; i < r.top.size(); ++i) {
     json entry = point_json(r.top[i]);

@@ -7,7 +7,7 @@
 #include <cmath>
 
 #include "cli/number_checks.hpp"
-#include "search/sized_cluster.hpp"
+#include "hardware/cluster_spec.hpp"
 
 namespace meshplan {
 
@@ -47,7 +47,7 @@ void add_rollout_split_flag(CLI::App& c, RolloutPlacementFlags& f) {
 std::vector<int> rollout_split_candidates(const Cluster& cluster, int most) {
   std::vector<int> gpus = {0};
   if (cluster.groups.size() != 1) return gpus;
-  const int per_node = cluster.groups.front().gpus_per_node;
+  const int per_node = cluster.groups.front().gpus_per_host();  // a Ray node: a host (a rack-scale part's tray)
   const int nodes = cluster.total_gpus() / per_node;
   const int splits = std::min(most, nodes - 1);
   for (int i = 1; i <= splits; ++i) {
@@ -77,14 +77,16 @@ Result<Cluster> trainer_cluster(const Cluster& cluster, const RolloutPlacementFl
   }
   if (f.rollout_gpus <= 0) return cluster;
   if (!rl) return Error{"", 0, "--rollout-gpus", "applies to --workload rl only"};
-  const int per_node = cluster.groups.front().gpus_per_node;
+  const int per_node = cluster.groups.front().gpus_per_host();  // a Ray node: a host (a rack-scale part's tray)
   if (cluster.groups.size() != 1 || f.rollout_gpus % per_node != 0 || f.rollout_gpus >= cluster.total_gpus()) {
     return Error{"", 0, "--rollout-gpus",
-                 fmt::format("{} is not a whole number of nodes leaving the trainer some: the cluster has {} GPUs, "
-                             "{} per node",
+                 fmt::format("{} is not a whole number of hosts leaving the trainer some: the cluster has {} GPUs, "
+                             "{} per host",
                              f.rollout_gpus, cluster.total_gpus(), per_node)};
   }
-  return first_gpus(cluster, cluster.total_gpus() - f.rollout_gpus);
+  Cluster trainer;
+  trainer.groups.push_back(node_group_part(cluster.groups.front(), cluster.total_gpus() - f.rollout_gpus));
+  return trainer;
 }
 
 void apply_rollout_placement(const RolloutPlacementFlags& f, RlSettings& rl) {

@@ -20,6 +20,10 @@ struct NodeGroup {
   double gemm_flops = 0;             ///< measured large bf16 GEMM FLOP/s per GPU; 0 = unmeasured
   bool bandwidths_measured = false;  ///< intra/inter figures are achieved NCCL bus bandwidths
                                      ///< (meshplan calibrate), not line rates
+  /// Hosts of the input packed into each node: a rack-scale part given by its hosts (trays, as
+  /// Slurm, Ray and verl's trainer.n_gpus_per_node count them) shares its rack's NVLink domain
+  /// (hardware/cluster_spec.hpp make_node_group); 0 when the input named the domain itself.
+  int hosts_per_node = 0;
 
   /// GPUs under one operating system (one host). A node of the time model is an NVLink domain;
   /// above 8 GPUs it is a rack of several hosts (GB200/GB300 NVL72: compute trays of 2

@@ -2,6 +2,7 @@
 
 #include <yaml-cpp/yaml.h>
 
+#include <algorithm>
 #include <charconv>
 #include <fmt/format.h>
 #include <string>
@@ -114,7 +115,7 @@ Result<NodeGroup> read_file_group(const YAML::Node& node, std::string_view file,
   if (reader.has("nics_per_node")) {
     std::int64_t nics = 0;
     MESHPLAN_READ(nics, reader.integer("nics_per_node", 1, kMaxGpusPerNode));
-    group.nics_per_node = static_cast<int>(nics);
+    group.nics_per_node = static_cast<int>(nics) * std::max(group.hosts_per_node, 1);  // per host as written
   }
   MESHPLAN_READ(group.inter_node_Bps, read_inter_node_Bps(reader, group, *gpu));
   const double us = 1e-6;
@@ -129,7 +130,7 @@ Result<NodeGroup> read_file_group(const YAML::Node& node, std::string_view file,
   if (reader.has("host_ram_GiB")) {
     double gib = 0;
     MESHPLAN_READ(gib, reader.number("host_ram_GiB", 1, kMaxHostRamGiB));
-    group.host_ram_bytes = static_cast<std::int64_t>(gib_to_bytes(gib));
+    group.host_ram_bytes = static_cast<std::int64_t>(gib_to_bytes(gib)) * std::max(group.hosts_per_node, 1);  // per host as written
   }
   if (reader.has("gemm_TFLOPS")) {  // measured large-GEMM throughput (meshplan calibrate)
     MESHPLAN_READ(group.gemm_flops, reader.number("gemm_TFLOPS", 0.001, kMaxGemmTflops));
@@ -158,6 +159,23 @@ Result<Cluster> read_cluster_file(std::string_view text, std::string_view file_n
   return cluster;
 }
 
+/// A rack-scale part (its NVLink domain spans several hosts) counted host by host.
+bool is_rack_host(int gpus_per_node, const GpuSpec& gpu) {
+  return gpu.gpus_per_host > 0 && gpu.gpus_per_node > gpu.gpus_per_host && gpus_per_node == gpu.gpus_per_host;
+}
+
+/// Hosts per NVLink domain when `nodes` hosts of a rack-scale part split evenly into the fewest
+/// domains of at most gpu.gpus_per_node GPUs (the largest divisor of `nodes` that fits one); 1
+/// when they do not (a prime count above a rack) or are not hosts of such a part.
+int rack_hosts_per_domain(int nodes, int gpus_per_node, const GpuSpec& gpu) {
+  if (!is_rack_host(gpus_per_node, gpu)) return 1;
+  const int hosts_per_rack = gpu.gpus_per_node / gpu.gpus_per_host;
+  for (int hosts = std::min(nodes, hosts_per_rack); hosts > 1; --hosts) {
+    if (nodes % hosts == 0) return hosts;
+  }
+  return 1;
+}
+
 }  // namespace
 
 NodeGroup make_node_group(int nodes, int gpus_per_node, const GpuSpec& gpu) {
@@ -167,7 +185,54 @@ NodeGroup make_node_group(int nodes, int gpus_per_node, const GpuSpec& gpu) {
   group.gpu = gpu;
   group.intra_node_Bps = gpu.intra_node_Bps;
   group.inter_node_Bps = gpu.nic_Bps;
+  const int hosts_per_domain = rack_hosts_per_domain(nodes, gpus_per_node, gpu);
+  if (hosts_per_domain > 1) {
+    group.hosts_per_node = hosts_per_domain;
+    group.nodes = nodes / hosts_per_domain;
+    group.gpus_per_node = gpus_per_node * hosts_per_domain;
+  }
   return group;
+}
+
+NodeGroup node_group_part(const NodeGroup& group, int gpus) {
+  NodeGroup part = group;
+  const int per_host = group.gpus_per_host();
+  if (per_host >= group.gpus_per_node) {
+    part.nodes = std::max(1, gpus / group.gpus_per_node);
+    if (gpus < group.gpus_per_node) part.gpus_per_node = gpus;
+    return part;
+  }
+  const int hosts_per_node = group.gpus_per_node / per_host;
+  const NodeGroup packed = make_node_group(gpus / per_host, per_host, group.gpu);
+  const int hosts = std::max(packed.hosts_per_node, 1);
+  part.nodes = packed.nodes;
+  part.gpus_per_node = packed.gpus_per_node;
+  part.hosts_per_node = packed.hosts_per_node;
+  part.host_ram_bytes = group.host_ram_bytes / hosts_per_node * hosts;
+  part.nics_per_node = group.nics_per_node / hosts_per_node * hosts;
+  return part;
+}
+
+std::vector<std::string> cluster_topology_notes(const Cluster& cluster) {
+  std::vector<std::string> notes;
+  for (const NodeGroup& group : cluster.groups) {
+    const GpuSpec& gpu = group.gpu;
+    if (group.hosts_per_node > 1) {
+      notes.push_back(fmt::format(
+          "{} hosts of {} {} GPUs read as {}x{}x{}: {} NVLink domain{} of {} hosts, as the rack's NVLink switches join "
+          "its compute trays (up to {} GPUs); to place them otherwise, give NODESxGPUSxTYPE with GPUS the GPUs of one "
+          "NVLink domain",
+          group.nodes * group.hosts_per_node, gpu.gpus_per_host, gpu.id, group.nodes, group.gpus_per_node, gpu.id,
+          group.nodes, group.nodes == 1 ? "" : "s", group.hosts_per_node, gpu.gpus_per_node));
+    } else if (is_rack_host(group.gpus_per_node, gpu) && group.nodes > 1) {
+      notes.push_back(fmt::format(
+          "{} hosts of {} {} GPUs do not split evenly into NVLink domains of at most {} GPUs: each host is taken as a "
+          "domain of its own, so traffic between hosts runs at the NIC's rate; write the racks as groups "
+          "(e.g. 1x{}x{}+...) to put them on NVLink",
+          group.nodes, group.gpus_per_node, gpu.id, gpu.gpus_per_node, gpu.gpus_per_node, gpu.id));
+    }
+  }
+  return notes;
 }
 
 Result<Cluster> parse_cluster_spec(std::string_view text, const std::vector<GpuSpec>& catalog) {

@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 
 #include "core/units.hpp"
+#include "hardware/cluster_spec.hpp"
 #include "report/table.hpp"
 
 namespace meshplan {
@@ -30,10 +31,12 @@ std::string render_cluster(const Cluster& cluster) {
                     latency(group.intra_node_latency_s), latency(group.inter_node_latency_s),
                     group.host_ram_bytes == 0 ? "-" : fmt::format("{:g}", bytes_to_gib(static_cast<double>(group.host_ram_bytes)))});
   }
-  return render_table(columns, rows) +
-         fmt::format("\n{} GPUs in {} group{}. Bandwidths per GPU, per direction (1 GB = 1e9 B); "
-                     "latency - = not set (the cost model's default).\n",
-                     cluster.total_gpus(), cluster.groups.size(), cluster.groups.size() == 1 ? "" : "s");
+  std::string text = render_table(columns, rows) +
+                     fmt::format("\n{} GPUs in {} group{}. Bandwidths per GPU, per direction (1 GB = 1e9 B); "
+                                 "latency - = not set (the cost model's default).\n",
+                                 cluster.total_gpus(), cluster.groups.size(), cluster.groups.size() == 1 ? "" : "s");
+  for (const std::string& note : cluster_topology_notes(cluster)) text += "cluster: " + note + "\n";
+  return text;
 }
 
 }  // namespace meshplan

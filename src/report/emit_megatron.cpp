@@ -155,7 +155,7 @@ std::string emit_megatron(const LaunchSpec& launch) {
       m.name, launch.model_path);
   text += fmt::format("torchrun --nnodes {} --nproc-per-node {} --node-rank \"$NODE_RANK\" \\\n"
                       "    --master-addr \"$MASTER_ADDR\" --master-port 6000 \\\n    pretrain_gpt.py",
-                      launch.cluster.total_gpus() / group.gpus_per_node, group.gpus_per_node);
+                      launch.cluster.total_gpus() / group.gpus_per_host(), group.gpus_per_host());  // per host
   for (const std::string& a : args) text += " \\\n    " + a;
   return text + "\n";
 }

@@ -165,16 +165,17 @@ std::vector<std::string> verl_overrides(const LaunchSpec& launch) {
   add(o, "trainer.experiment_name", "\"$EXPERIMENT_NAME\"");
   add(o, "trainer.total_epochs", "\"$TOTAL_EPOCHS\"");
   const NodeGroup& group = launch.cluster.groups.front();
-  add(o, "trainer.nnodes", std::to_string(launch.cluster.total_gpus() / group.gpus_per_node));
-  add(o, "trainer.n_gpus_per_node", std::to_string(group.gpus_per_node));
+  // Ray nodes are hosts: a rack-scale part's compute trays (GB200 NVL72: 4 GPUs), not its NVLink domain.
+  add(o, "trainer.nnodes", std::to_string(launch.cluster.total_gpus() / group.gpus_per_host()));
+  add(o, "trainer.n_gpus_per_node", std::to_string(group.gpus_per_host()));
   if (rl.partial_rollout) {
-    add_v1_async(o, launch, group.gpus_per_node);
+    add_v1_async(o, launch, group.gpus_per_host());
   } else if (rl.rollout_gpus > 0) {
     // The one-step-off trainer: OneStepOffRayTrainer asserts not hybrid_engine; its resource pool
     // manager places the engines on rollout.nnodes x rollout.n_gpus_per_node GPUs (whole nodes).
     add(o, "actor_rollout_ref.hybrid_engine", flag(false));
-    add(o, "rollout.nnodes", std::to_string(rl.rollout_gpus / group.gpus_per_node));
-    add(o, "rollout.n_gpus_per_node", std::to_string(group.gpus_per_node));
+    add(o, "rollout.nnodes", std::to_string(rl.rollout_gpus / group.gpus_per_host()));
+    add(o, "rollout.n_gpus_per_node", std::to_string(group.gpus_per_host()));
   }
   return o;
 }

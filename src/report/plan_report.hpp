@@ -25,6 +25,7 @@ struct LaunchBaseline {
 struct PlanView {
   std::string model_name;
   std::string cluster_text;   ///< as given, e.g. "4x8xA100-40GB"
+  std::vector<std::string> cluster_notes;  ///< how the cluster was read (cluster_topology_notes)
   std::string workload_name;  ///< pretrain | sft | rl
   std::string objective_name;
   double headroom = 0.1;

@@ -44,6 +44,7 @@ std::string summary(const PlanView& view) {
   std::string text = fmt::format("meshplan plan: {} on {}, workload {}, objective {}, headroom {:.0f}%\n",
                                  view.model_name, view.cluster_text, view.workload_name, view.objective_name,
                                  view.headroom * 100);
+  for (const std::string& note : view.cluster_notes) text += "cluster: " + note + "\n";
   std::vector<std::pair<std::string, std::int64_t>> rejected(r.rejected.begin(), r.rejected.end());
   std::sort(rejected.begin(), rejected.end(), [](const auto& a, const auto& b) { return a.second > b.second; });
   std::string reasons;

@@ -121,4 +121,81 @@ TEST_CASE("cluster file errors name the file, the line and the key") {
         std::string::npos);
 }
 
+TEST_CASE("a rack-scale part given host by host shares its rack's NVLink domain") {
+  // GB200 NVL72: 18 compute trays of 4 GPUs on one rack's NVLink switches (the catalog's
+  // gpus_per_host 4, gpus_per_node 72). Slurm, Ray and verl count the trays: trainer.nnodes=16
+  // n_gpus_per_node=4 is 64 GPUs of one NVLink domain.
+  auto one_rack = spec("16x4xGB200-NVL72");
+  REQUIRE(one_rack.ok());
+  CHECK(one_rack->groups[0].nodes == 1);
+  CHECK(one_rack->groups[0].gpus_per_node == 64);
+  CHECK(one_rack->groups[0].hosts_per_node == 16);
+  CHECK(one_rack->groups[0].gpus_per_host() == 4);
+  // 32 trays: the fewest even domains of at most 72 GPUs are two of 16 trays (NeMo RL's 2x64).
+  auto two_racks = spec("32x4xGB200-NVL72");
+  REQUIRE(two_racks.ok());
+  CHECK(two_racks->groups[0].nodes == 2);
+  CHECK(two_racks->groups[0].gpus_per_node == 64);
+  // 20 trays: 2 domains of 10 (20 does not fit one rack of 18).
+  auto twenty = spec("20x4xGB300-NVL72");
+  REQUIRE(twenty.ok());
+  CHECK(twenty->groups[0].nodes == 2);
+  CHECK(twenty->groups[0].gpus_per_node == 40);
+  const auto notes = cluster_topology_notes(*two_racks);
+  REQUIRE(notes.size() == 1);
+  CHECK(notes[0].find("32 hosts of 4 GB200-NVL72 GPUs read as 2x64xGB200-NVL72") != std::string::npos);
+
+  // 19 trays (prime, above a rack) split into no even domains: each stays its own, and says so.
+  auto prime = spec("19x4xGB200-NVL72");
+  REQUIRE(prime.ok());
+  CHECK(prime->groups[0].nodes == 19);
+  CHECK(prime->groups[0].gpus_per_node == 4);
+  CHECK(prime->groups[0].hosts_per_node == 0);
+  const auto prime_notes = cluster_topology_notes(*prime);
+  REQUIRE(prime_notes.size() == 1);
+  CHECK(prime_notes[0].find("do not split evenly") != std::string::npos);
+
+  // The domain written as such, one tray, and 8-GPU servers are read as written, without a note.
+  for (const char* as_written : {"1x64xGB200-NVL72", "1x4xGB200-NVL72", "4x8xH100"}) {
+    INFO(as_written);
+    auto cluster = spec(as_written);
+    REQUIRE(cluster.ok());
+    CHECK(cluster->groups[0].hosts_per_node == 0);
+    CHECK(cluster_topology_notes(*cluster).empty());
+  }
+}
+
+TEST_CASE("a cluster file's per-host figures follow the hosts packed into a domain") {
+  // 16 trays of 4 GPUs with 4 NICs and 480 GiB of host memory each: one domain of 64 GPUs with
+  // 64 NICs and 16 x 480 GiB; the NIC share per GPU stays 400 Gb/s.
+  auto cluster = file("groups:\n  - {nodes: 16, gpus_per_node: 4, gpu: GB200-NVL72, nics_per_node: 4, host_ram_GiB: 480}\n");
+  REQUIRE_MESSAGE(cluster.ok(), (cluster.ok() ? "" : cluster.error().to_string()));
+  const NodeGroup& group = cluster->groups[0];
+  CHECK(group.nodes == 1);
+  CHECK(group.gpus_per_node == 64);
+  CHECK(group.nics_per_node == 64);
+  CHECK(group.host_ram_bytes == 16 * 480LL * 1024 * 1024 * 1024);
+  CHECK(group.inter_node_Bps == doctest::Approx(50e9));
+}
+
+TEST_CASE("part of a node group: whole hosts of a rack repacked, else whole nodes or part of one") {
+  auto rack = spec("1x64xGB200-NVL72");
+  REQUIRE(rack.ok());
+  // 48 of the rack's 64 GPUs: 12 trays, one domain of 48.
+  const NodeGroup trainer = node_group_part(rack->groups[0], 48);
+  CHECK(trainer.nodes == 1);
+  CHECK(trainer.gpus_per_node == 48);
+  CHECK(trainer.hosts_per_node == 12);
+  // 112 of two racks' 128: 28 trays, two domains of 14.
+  auto racks = spec("2x64xGB200-NVL72");
+  REQUIRE(racks.ok());
+  const NodeGroup most = node_group_part(racks->groups[0], 112);
+  CHECK(most.nodes == 2);
+  CHECK(most.gpus_per_node == 56);
+  auto servers = spec("4x8xH100");
+  REQUIRE(servers.ok());
+  CHECK(node_group_part(servers->groups[0], 16).nodes == 2);
+  CHECK(node_group_part(servers->groups[0], 2).gpus_per_node == 2);
+}
+
 }  // namespace meshplan

@@ -248,9 +248,12 @@ RolloutTime rollout_time(const ModelSpec& model, const NodeGroup& node, const St
   const double shard_bytes = rollout_weight_bytes(model, rl);
   const double model_bytes = static_cast<double>(model.total_params) * kWeightBytes;
   const bool standalone = rl.rollout_gpus > 0;
-  // A trainer and a rollout pool that share one node (verl's one-step-off examples: 2 + 6 GPUs of
-  // one node, two Ray resource pools) broadcast over NVLink; pools on nodes of their own, over the NICs.
-  const bool one_node = standalone && actor.world_size() + rl.rollout_gpus <= node.gpus_per_node;
+  // A trainer and a rollout pool that share one NVLink domain (verl's one-step-off examples: 2 + 6
+  // GPUs of one node, two Ray resource pools; trays of one GB200 NVL72 rack) broadcast over NVLink;
+  // pools on nodes of their own, over the NICs. `node` holds the trainer's GPUs only: the domain is
+  // the GPU type's (the catalog's gpus_per_node) when the trainer fits in one node.
+  const bool one_node = standalone && node.nodes == 1 &&
+                        actor.world_size() + rl.rollout_gpus <= std::max(node.gpus_per_node, node.gpu.gpus_per_node);
   const LinkPath sync_link = one_node     ? intra_node_link(node, constants.nvlink_efficiency)
                              : standalone ? inter_node_link(node, constants.nic_efficiency)
                                           : group_link(node, {actor.tp * actor.pp, 1}, constants.nvlink_efficiency,

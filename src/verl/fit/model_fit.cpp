@@ -8,6 +8,7 @@
 #include "core/units.hpp"
 #include "cost/memory/memory_estimate.hpp"
 #include "cost/memory/memory_tiers.hpp"
+#include "hardware/cluster_spec.hpp"
 #include "verl/fit/memory_fixes.hpp"
 #include "verl/rules/rule_support.hpp"
 #include "model/config_reader.hpp"
@@ -52,13 +53,11 @@ SourceLocation first_set(const VerlLaunch& launch, std::string_view key) {
   return it == launch.set_at.end() ? launch.location : it->second;
 }
 
+// trainer.nnodes x trainer.n_gpus_per_node of `gpu`; a rack-scale part's hosts share their NVLink
+// domain (make_node_group).
 Cluster cluster_of(const VerlJob& job, const GpuSpec& gpu) {
   Cluster cluster;
-  NodeGroup group;
-  group.nodes = job.nnodes;
-  group.gpus_per_node = job.gpus_per_node;
-  group.gpu = gpu;
-  cluster.groups.push_back(group);
+  cluster.groups.push_back(make_node_group(job.nnodes, job.gpus_per_node, gpu));
   return cluster;
 }
 
