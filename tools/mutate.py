@@ -97,9 +97,8 @@ MUTATIONS = [
     ("cost.cast.dense-layers", "src/cost/time/compute_time.cpp",
      "const double dense_layers = std::max(0.0, layers_per_stage - moe_layers);",
      "const double dense_layers = layers_per_stage;", "wrong count: MoE layers also cast a dense MLP's inputs"),
-    ("cost.cast.mla-up", "src/cost/time/compute_time.cpp",
-     "static_cast<double>(a.q_lora_rank + a.kv_lora_rank) : 0.0;", "0.0 : 0.0;",
-     "dropped term: MLA's up projections' inputs"),
+    ("cost.cast.mla-down", "src/cost/time/compute_time.cpp", "(mla ? 2.0 * h / column_split : 0.0)",
+     "(mla ? h / column_split : 0.0)", "dropped factor: one of MLA's two down projections"),
     # --- src/hardware: a rack given by its trays (session 15) -----------------------------------
     ("hw.rack.fit", "src/hardware/cluster_spec.cpp", "for (int hosts = std::min(nodes, hosts_per_rack); hosts > 1; --hosts) {",
      "for (int hosts = std::min(nodes, 2 * hosts_per_rack); hosts > 1; --hosts) {", "wrong bound: a domain of two racks"),

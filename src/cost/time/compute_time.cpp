@@ -36,22 +36,25 @@ constexpr double kAdamBytesPerParam = 30.0;
 // read by top-k, probabilities scattered to [tokens, E]: ~4 passes of 4 bytes per logit.
 constexpr double kRouterBytesPerLogit = 16.0;
 
-/// GEMM input elements per token of one rank in the stage's layers, forward: the column-parallel
-/// GEMMs' (QKV or MLA's down projections, FC1) input is the hidden state, split over TP only with
-/// sequence parallelism; the row-parallel GEMMs' (output projection, FC2) input is split over TP;
-/// a MoE layer's routed rows (k per token) each feed FC1 (hidden) and FC2 (ffn_e / ETP).
-double gemm_input_elements_per_token(const ModelSpec& model, const Strategy& strategy, double layers_per_stage,
-                                     double moe_layers) {
+/// Elements per token of one rank whose fp8 cast is a kernel of its own, forward, in Megatron-core's
+/// Transformer Engine layer spec (gpt_layer_specs.py at d98e8a64dd): the QKV projection, the dense
+/// MLP's FC1 and MLA's up projections are TELayerNormColumnParallelLinear, whose norm kernel writes
+/// the fp8 input itself, so they add none. What casts apart: the output projection's input
+/// (TERowParallelLinear, split over TP), the dense MLP's FC2 input (after Megatron's own SwiGLU), MLA's
+/// two down projections (TELinear on the normed hidden state), and in a MoE layer (a separate
+/// pre-MLP norm) the k routed rows' FC1 and FC2 inputs (TEGroupedMLP) and the shared experts'.
+/// The hidden state is split over TP only with sequence parallelism.
+double fp8_cast_elements_per_token(const ModelSpec& model, const Strategy& strategy, double layers_per_stage,
+                                   double moe_layers) {
   const double t = strategy.tp;
   const double column_split = strategy.sequence_parallel ? t : 1.0;
   const double h = static_cast<double>(model.hidden_size);
   const AttentionSpec& a = model.attention;
-  const double value_dim = static_cast<double>(a.num_heads) *
-                           static_cast<double>(a.kind == AttentionKind::mla ? a.v_head_dim : a.head_dim);
-  const double mla_up = a.kind == AttentionKind::mla ? static_cast<double>(a.q_lora_rank + a.kv_lora_rank) : 0.0;
-  double elements = layers_per_stage * (h / column_split + (value_dim + mla_up) / t);
+  const bool mla = a.kind == AttentionKind::mla;
+  const double value_dim = static_cast<double>(a.num_heads) * static_cast<double>(mla ? a.v_head_dim : a.head_dim);
+  double elements = layers_per_stage * ((mla ? 2.0 * h / column_split : 0.0) + value_dim / t);
   const double dense_layers = std::max(0.0, layers_per_stage - moe_layers);
-  elements += dense_layers * (h / column_split + static_cast<double>(model.dense_mlp.intermediate_size) / t);
+  elements += dense_layers * static_cast<double>(model.dense_mlp.intermediate_size) / t;
   if (model.moe) {
     const MoeSpec& moe = *model.moe;
     const double routed = static_cast<double>(moe.experts_per_token) *
@@ -188,10 +191,11 @@ StageCompute stage_compute(const ModelSpec& model, const NodeGroup& node, const 
     elementwise_s += moe_memory_s;
   }
   // fp8 GEMMs (strategy.compute_dtype) read casts of their inputs: memory-bound, per element, so
-  // they weigh most where a GEMM is thin (a small expert's ffn_e, a small hidden size).
+  // they weigh most where a GEMM is thin (a small expert's ffn_e, a small hidden size); a cast fused
+  // into the norm before the GEMM costs nothing more.
   double fp8_cast_s = 0;
   if (strategy.compute_dtype == Dtype::fp8) {
-    fp8_cast_s = kFp8CastBytesPerElement * tokens * gemm_input_elements_per_token(model, strategy, layers_per_stage, moe_layers) /
+    fp8_cast_s = kFp8CastBytesPerElement * tokens * fp8_cast_elements_per_token(model, strategy, layers_per_stage, moe_layers) /
                  gpu.memory_bandwidth_Bps;
   }
 
@@ -303,9 +307,9 @@ StageCompute stage_compute(const ModelSpec& model, const NodeGroup& node, const 
                       "Korthikanti et al. 2022 Table 2 (34·s·b·h activation bytes per layer)"});
     if (fp8_cast_s > 0) {
       trace->push_back({"time/compute/fp8_cast", fp8_cast_s, "seconds",
-                        "4 B * tokens * GEMM input elements per token (attention, dense MLP, k routed rows) / HBM_Bps, forward (bwd 2x)",
+                        "4 B * tokens * elements cast apart per token (output projection, dense FC2, MLA down projections, k routed rows, shared experts) / HBM_Bps, forward (bwd 2x)",
                         fmt::format("elements/token={:.4g}, tokens={:.0f}",
-                                    gemm_input_elements_per_token(model, strategy, layers_per_stage, moe_layers), tokens),
+                                    fp8_cast_elements_per_token(model, strategy, layers_per_stage, moe_layers), tokens),
                         "Transformer Engine Float8CurrentScalingQuantizer / MXFP8Quantizer (row-wise + column-wise casts)"});
     }
     trace->push_back({"time/compute/recompute", stage.recompute_s, "seconds",

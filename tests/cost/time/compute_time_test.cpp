@@ -146,67 +146,63 @@ TEST_CASE("MoE layers: grouped expert GEMMs pay for small row counts, a host-bou
   CHECK(stage_compute(model, node, strategy, 4096, 1, options, nullptr).layers_forward_s < 48 * 0.1);
 }
 
-TEST_CASE("fp8 GEMMs read casts of their inputs: 4 bytes per input element, thin GEMMs pay most") {
-  // Transformer Engine casts each fp8 GEMM's 16-bit input (read 2 B) into a row-wise and a
-  // column-wise fp8 copy (write 1 B + 1 B). Qwen3-30B-A3B, TP 1, EP 8, one micro-batch of 4096
-  // tokens. Input elements per token and layer: QKV input h = 2048, output projection input
-  // 32 heads x 128 = 4096, and 8 routed rows x (FC1 input 2048 + FC2 input 768) = 22528:
-  // 28672 per layer, x 48 layers = 1,376,256. 4 B x 4096 tokens x 1,376,256 / 2.039e12 B/s =
-  // 11.059 ms of the forward (the A100 node's HBM), and none in bf16.
+TEST_CASE("fp8 GEMMs read casts of their inputs: 4 bytes per element cast apart, thin GEMMs pay most") {
+  // Transformer Engine casts an fp8 GEMM's 16-bit input (read 2 B) into a row-wise and a
+  // column-wise fp8 copy (write 1 B + 1 B); where a TE norm precedes the GEMM in one module (QKV,
+  // dense FC1, MLA's up projections) the norm writes the fp8 input itself and adds nothing.
+  // Qwen3-30B-A3B, TP 1, EP 8, one micro-batch of 4096 tokens. Elements cast apart per token and
+  // layer: the output projection's input 32 heads x 128 = 4096, and 8 routed rows x (FC1 input 2048
+  // + FC2 input 768) = 22528: 26624, x 48 layers = 1,277,952. 4 B x 4096 tokens x 1,277,952 /
+  // 2.039e12 B/s = 10.27 ms of the forward (the A100 node's HBM), and none in bf16.
   const ModelSpec model = test::qwen3_30b_a3b();
   const NodeGroup node = test::a100_node();
   Strategy strategy;
   strategy.ep = 8;
   strategy.compute_dtype = Dtype::fp8;
-  const auto cast_seconds = [&](const Strategy& s) {
+  const auto cast_seconds = [&](const ModelSpec& m, const Strategy& s, std::int64_t tokens) {
     Trace trace;
-    stage_compute(model, node, s, 4096, 1, test::simple_options(), &trace);
-    for (const TraceTerm& term : trace) {
-      if (term.name == "time/compute/fp8_cast") return term.value;
-    }
-    return 0.0;
+    stage_compute(m, node, s, tokens, 1, test::simple_options(), &trace);
+    const auto term = std::find_if(trace.begin(), trace.end(), [](const TraceTerm& t) { return t.name == "time/compute/fp8_cast"; });
+    return term == trace.end() ? 0.0 : term->value;
   };
-  CHECK(cast_seconds(strategy) == doctest::Approx(4.0 * 4096 * 1376256 / 2.039e12).epsilon(1e-6));
-  // Sequence parallelism splits the column-parallel inputs over TP as well: with TP 2 every
-  // element count halves; without it the QKV input (2048 a layer) stays whole on each rank.
+  CHECK(cast_seconds(model, strategy, 4096) == doctest::Approx(4.0 * 4096 * 1277952 / 2.039e12).epsilon(1e-6));
+  // TP 2 halves every input of the row-parallel and expert GEMMs; Qwen3-30B-A3B casts no hidden
+  // state apart, so sequence parallelism changes nothing.
   Strategy tp2 = strategy;
   tp2.tp = 2;
+  CHECK(cast_seconds(model, tp2, 4096) == doctest::Approx(cast_seconds(model, strategy, 4096) / 2).epsilon(1e-6));
   tp2.sequence_parallel = true;
-  CHECK(cast_seconds(tp2) == doctest::Approx(cast_seconds(strategy) / 2).epsilon(1e-6));
-  tp2.sequence_parallel = false;
-  CHECK(cast_seconds(tp2) == doctest::Approx(4.0 * 4096 * (1376256.0 / 2 + 48 * 1024) / 2.039e12).epsilon(1e-6));
+  CHECK(cast_seconds(model, tp2, 4096) == doctest::Approx(cast_seconds(model, strategy, 4096) / 2).epsilon(1e-6));
   Strategy bf16 = strategy;
   bf16.compute_dtype = Dtype::bf16;
-  CHECK(cast_seconds(bf16) == 0.0);
+  CHECK(cast_seconds(model, bf16, 4096) == 0.0);
 
-  SUBCASE("dense layers, MLA and shared experts") {
-    // The tiny GPT (h 1024, 16 heads of 64, MLP 4096): QKV 1024 + projection 1024 + FC1 1024 +
-    // FC2 4096 = 7168 a layer, 2 layers: 4 B x 1024 tokens x 14336 / 2.039e12 B/s.
-    Strategy dense;
-    dense.compute_dtype = Dtype::fp8;
-    Trace trace;
-    stage_compute(test::tiny_gpt(), node, dense, 1024, 1, test::simple_options(), &trace);
-    const auto cast = std::find_if(trace.begin(), trace.end(), [](const TraceTerm& t) { return t.name == "time/compute/fp8_cast"; });
-    REQUIRE(cast != trace.end());
-    CHECK(cast->value == doctest::Approx(4.0 * 1024 * 14336 / 2.039e12).epsilon(1e-6));
-    // DeepSeek-V3 (h 7168; MLA: 128 heads x v 128 = 16384 into the projection, q_lora 1536 +
-    // kv_lora 512 into the up projections; 3 dense layers of 18432; 58 MoE layers of 8 routed
-    // experts of 2048 and a shared expert of 2048), TP 1, one stage: attention 7168 + 16384 +
-    // 2048 = 25600 on all 61 layers, dense MLP 7168 + 18432 = 25600 on 3, routed 8 x (7168 +
-    // 2048) = 73728 and shared 7168 + 2048 = 9216 on 58: 6,449,152 elements a token.
-    const auto config = find_model_preset_config("deepseek-v3");
-    REQUIRE(config);
-    const auto deepseek = parse_model_config(*config, "deepseek-v3");
-    REQUIRE(deepseek.ok());
-    Strategy ep = dense;
-    ep.ep = 8;
-    Trace deepseek_trace;
-    stage_compute(*deepseek, node, ep, 4096, 1, test::simple_options(), &deepseek_trace);
-    const auto deepseek_cast = std::find_if(deepseek_trace.begin(), deepseek_trace.end(),
-                                            [](const TraceTerm& t) { return t.name == "time/compute/fp8_cast"; });
-    REQUIRE(deepseek_cast != deepseek_trace.end());
-    CHECK(deepseek_cast->value == doctest::Approx(4.0 * 4096 * 6449152 / 2.039e12).epsilon(1e-6));
-  }
+  // The tiny GPT (h 1024, 16 heads of 64, MLP 4096): the projection's input 1024 and FC2's 4096,
+  // 5120 a layer, 2 layers: 4 B x 1024 tokens x 10240 / 2.039e12 B/s.
+  Strategy dense;
+  dense.compute_dtype = Dtype::fp8;
+  CHECK(cast_seconds(test::tiny_gpt(), dense, 1024) == doctest::Approx(4.0 * 1024 * 10240 / 2.039e12).epsilon(1e-6));
+
+  // DeepSeek-V3 (h 7168; MLA: the two down projections cast the hidden state, 2 x 7168, and the
+  // projection 128 heads x v 128 = 16384, on all 61 layers: 30720; 3 dense layers' FC2 18432; 58
+  // MoE layers of 8 routed rows x (7168 + 2048) = 73728 and a shared expert's 7168 + 2048 = 9216),
+  // TP 1: 1,873,920 + 55,296 + 4,810,752 = 6,739,968 elements a token.
+  const auto config = find_model_preset_config("deepseek-v3");
+  REQUIRE(config);
+  const auto deepseek = parse_model_config(*config, "deepseek-v3");
+  REQUIRE(deepseek.ok());
+  CHECK(cast_seconds(*deepseek, strategy, 4096) == doctest::Approx(4.0 * 4096 * 6739968 / 2.039e12).epsilon(1e-6));
+  // With TP 2 and sequence parallelism each term halves; without it the down projections' hidden
+  // state stays whole on each rank: 61 x 7168 more a token than half.
+  Strategy deepseek_tp2 = strategy;
+  deepseek_tp2.tp = 2;
+  deepseek_tp2.sequence_parallel = true;
+  const double halved = cast_seconds(*deepseek, deepseek_tp2, 4096);
+  CHECK(halved == doctest::Approx(4.0 * 4096 * 6739968 / 2 / 2.039e12).epsilon(1e-6));
+  deepseek_tp2.sequence_parallel = false;
+  // without SP: MLA's 2h and the shared expert's h stay whole: + 61 x 7168 + 58 x 3584 a token.
+  CHECK(cast_seconds(*deepseek, deepseek_tp2, 4096) ==
+        doctest::Approx(4.0 * 4096 * (6739968.0 / 2 + 61 * 7168 + 58 * 3584) / 2.039e12).epsilon(1e-6));
 }
 
 }  // namespace
