@@ -10,8 +10,8 @@
 #include <string_view>
 
 #include "cli/cluster_input.hpp"
-#include "hardware/cluster_spec.hpp"
 #include "cli/model_input.hpp"
+#include "hardware/cluster_spec.hpp"
 #include "hardware/gpu_catalog.hpp"
 #include "search/baseline.hpp"
 #include "verl/fit/model_fit.hpp"
