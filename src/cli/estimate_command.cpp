@@ -21,6 +21,7 @@
 #include "report/memory_json.hpp"
 #include "report/memory_report.hpp"
 #include "report/time_report.hpp"
+#include "strategy/moe_dispatcher.hpp"
 #include "strategy/pipeline_layout.hpp"
 #include "strategy/validate.hpp"
 
@@ -48,6 +49,7 @@ std::string strategy_line(const Strategy& s, const Workload& w) {
     line += s.distributed_optimizer ? " distributed-optimizer" : "";
     line += s.sequence_parallel ? " sequence-parallel" : "";
     line += s.moe_a2a_overlap ? " EP-all-to-all-overlap" : "";
+    line += s.moe_dispatcher == MoeDispatcher::flex ? " flex-dispatcher" : "";
     if (s.cuda_graph_impl != CudaGraphImpl::none) {
       line += " cuda-graphs(" + cuda_graph_impl_name(s.cuda_graph_impl);
       const bool per_layer = s.cuda_graph_impl != CudaGraphImpl::full_iteration;
@@ -115,6 +117,7 @@ nlohmann::json estimate_json(const ModelSpec& model, const Cluster& cluster, con
                    {"zero", static_cast<int>(s.zero)},
                    {"ulysses_sp", s.ulysses_sp},
                    {"moe_a2a_overlap", s.moe_a2a_overlap},
+                   {"moe_token_dispatcher_type", std::string(moe_dispatcher_name(s.moe_dispatcher))},
                    {"cuda_graph_impl", cuda_graph_impl_name(s.cuda_graph_impl)},
                    {"cuda_graph_modules", cuda_graph_module_names(s.cuda_graph_modules)},
                    {"lora_rank", s.lora.rank}};

@@ -5,6 +5,7 @@
 #include <CLI/CLI.hpp>
 #include <algorithm>
 
+#include "cli/moe_dispatcher_flags.hpp"
 #include "cli/number_checks.hpp"
 #include "core/units.hpp"
 #include "cost/memory/memory_tiers.hpp"
@@ -216,6 +217,7 @@ void add_estimate_flags(CLI::App& c, EstimateFlags& f) {
   c.add_flag("--moe-a2a-overlap", f.moe_a2a_overlap,
              "hide the EP all-to-all behind another micro-batch's computation (Megatron "
              "--overlap-moe-expert-parallel-comm; verl override_transformer_config.overlap_moe_expert_parallel_comm)");
+  add_moe_dispatcher_flags(c, f.moe_dispatcher);
   add_cuda_graph_flags(c, f.cuda_graphs);
   c.add_flag("--megatron-fsdp", f.megatron_fsdp,
              "Megatron-FSDP, data_parallel_sharding_strategy optim_grads_params (Megatron-LM --use-megatron-fsdp; "
@@ -344,6 +346,7 @@ Result<EstimateInputs> estimate_inputs(const CLI::App& command, const EstimateFl
   s.activation_offload_layers = f.activation_offload ? kOffloadAllButLastLayer : f.activation_offload_layers;
   s.train_mtp = f.mtp;
   s.moe_a2a_overlap = f.moe_a2a_overlap;
+  apply_moe_dispatcher_flags(f.moe_dispatcher, s);
   if (Status graphs = apply_cuda_graph_flags(f.cuda_graphs, s); !graphs) return graphs.error();
   if (f.mtp && model.num_mtp_layers == 0) {
     return Error{"", 0, "--mtp", model.name + " has no multi-token-prediction layers (num_nextn_predict_layers)"};

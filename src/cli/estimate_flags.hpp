@@ -6,6 +6,7 @@
 
 #include "core/result.hpp"
 #include "cli/cuda_graph_flags.hpp"
+#include "cli/moe_dispatcher_flags.hpp"
 #include "cli/rollout_placement.hpp"
 #include "cost/memory/memory_estimate.hpp"
 #include "hardware/cluster.hpp"
@@ -25,6 +26,7 @@ struct EstimateFlags {
                                            recompute_method = "uniform", offload, dtype = "bf16",
                                            rollout_engine = "vllm", lora_targets = "all-linear", pipeline_layout;
   CudaGraphFlags cuda_graphs;
+  MoeDispatcherFlags moe_dispatcher;
   int tp = 1, pp = 1, vpp = 1, cp = 1, ep = 1, etp = 1, dp = 0, micro_batch = 1, recompute_num_layers = 1,
       zero = 0, fsdp_shard_size = 0, activation_offload_layers = 0, ulysses = 1, lora_rank = 0, first_stage_layers = 0, last_stage_layers = 0;
   std::int64_t global_batch = 0, seq_len = 4096, images_per_sample = 0, image_pixels = 0;

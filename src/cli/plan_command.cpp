@@ -37,7 +37,7 @@ struct SearchSetup {
   std::optional<Dtype> dtype;  ///< heterogeneous: the dtype every group supports
   const PlanLaunch* from = nullptr;  ///< --from: its layout's values join the search space
   bool train_mtp = false;            ///< --mtp: every candidate trains the model's MTP layers
-  Strategy graphs;                   ///< --cuda-graph-impl / --cuda-graph-modules (their fields only)
+  Strategy graphs;  ///< --cuda-graph-impl / --cuda-graph-modules, the MoE dispatcher flags (their fields only)
 };
 
 struct SearchRun {
@@ -54,6 +54,8 @@ Result<SearchRun> run_search(const SearchSetup& setup, const Cluster& cluster) {
   space->train_mtp = setup.train_mtp;
   space->cuda_graph_impl = setup.graphs.cuda_graph_impl;
   space->cuda_graph_modules = setup.graphs.cuda_graph_modules;
+  space->moe_dispatcher = setup.graphs.moe_dispatcher;
+  space->moe_dispatcher_sms = setup.graphs.moe_dispatcher_sms;
   if (setup.from) include_in_space(*space, setup.from->strategy, setup.from->workload, setup.model.num_layers);
   SearchRun run{{}, real_cost_model(setup.model, cluster, MemoryOptions{}, TimeOptions{}), std::move(*space),
                 validate_rule_check(setup.model, cluster)};
@@ -152,6 +154,12 @@ void run_plan(const PlanOptions& options, CommandContext& context) {
                     {*objective, options.headroom, options.top, progress_printer(context, start)}, std::nullopt,
                     *from ? &**from : nullptr, options.mtp, {}};
   if (Status graphs = apply_cuda_graph_flags(options.cuda_graphs, setup.graphs); !graphs) return context.fail(graphs.error());
+  // The dispatcher of the --from launch, unless the flags say otherwise.
+  if (setup.from != nullptr) {
+    setup.graphs.moe_dispatcher = setup.from->strategy.moe_dispatcher;
+    setup.graphs.moe_dispatcher_sms = setup.from->strategy.moe_dispatcher_sms;
+  }
+  apply_moe_dispatcher_flags(options.moe_dispatcher, setup.graphs);
   if (setup.graphs.cuda_graph_impl != CudaGraphImpl::none && workload->kind == WorkloadKind::rl) {
     return context.fail(Error{"", 0, "--cuda-graph-impl",
                               "is for Megatron-LM pretraining and SFT: verl's Megatron workers build no CUDA graphs "

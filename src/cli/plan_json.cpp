@@ -10,6 +10,7 @@
 #include "search/real_cost_model.hpp"
 #include "search/search_space.hpp"
 #include "search/sized_cluster.hpp"
+#include "strategy/moe_dispatcher.hpp"
 
 namespace meshplan {
 namespace {
@@ -29,6 +30,7 @@ json strategy_json(const PlanCandidate& c) {
             {"last_stage_layers", s.last_stage_layers},
             {"pipeline_layout", s.pipeline_layout},
             {"moe_a2a_overlap", s.moe_a2a_overlap},
+            {"moe_token_dispatcher_type", std::string(moe_dispatcher_name(s.moe_dispatcher))},
             {"cuda_graph_impl", cuda_graph_impl_name(s.cuda_graph_impl)},
             {"cuda_graph_modules", cuda_graph_module_names(s.cuda_graph_modules)},
             {"megatron_fsdp", s.backend == Backend::megatron && s.zero == ZeroStage::zero3},

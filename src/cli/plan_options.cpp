@@ -47,6 +47,7 @@ void add_plan_flags(CLI::App& command, PlanOptions& o) {
                    "every plan trains the model's multi-token-prediction layers (Megatron --mtp-num-layers; verl "
                    "model.mtp.enable_train)");
   add_cuda_graph_flags(command, o.cuda_graphs);
+  add_moe_dispatcher_flags(command, o.moe_dispatcher);
   command.add_flag("--json", o.json, "machine-readable output (docs/json.md)");
   command.add_option("--html", o.html, "write a self-contained HTML report to FILE");
   command.add_option("--emit", o.emit, "print the winner's launch: verl | megatron | env | slurm");

@@ -2,6 +2,7 @@
 // `meshplan plan` flags, and turning them into a Workload and search settings. Flag names follow
 // `meshplan estimate` (Megatron/verl vocabulary).
 #include "cli/cuda_graph_flags.hpp"
+#include "cli/moe_dispatcher_flags.hpp"
 #include "cli/rollout_placement.hpp"
 #include <optional>
 #include <string>
@@ -49,6 +50,7 @@ struct PlanOptions {
   bool allow_cross_node_tp = false;
   bool mtp = false;  ///< --mtp: train the model's MTP layers in every plan
   CudaGraphFlags cuda_graphs;  ///< pretrain/sft: every Megatron plan runs under these CUDA graphs
+  MoeDispatcherFlags moe_dispatcher;  ///< every Megatron plan's MoE token dispatcher
   bool json = false;
   std::string html;
   std::string emit;

@@ -7,6 +7,7 @@
 
 #include "report/launch.hpp"
 #include "report/megatron_model_args.hpp"
+#include "strategy/moe_dispatcher.hpp"
 
 namespace meshplan {
 namespace {
@@ -39,6 +40,13 @@ void parallel_args(const LaunchSpec& launch, std::vector<std::string>& args) {
   if (s.ep > 1) {
     arg("--expert-model-parallel-size", std::to_string(s.ep));
     arg("--expert-tensor-parallel-size", std::to_string(s.etp));
+  }
+  // Megatron-core's default dispatcher is "allgather" (transformer_config.py; arguments.py builds
+  // these flags from its fields); the time model costs "alltoall" and "flex" (DeepEP by default:
+  // --moe-flex-dispatcher-backend).
+  if (m.moe) arg("--moe-token-dispatcher-type", std::string(moe_dispatcher_name(s.moe_dispatcher)));
+  if (m.moe && s.moe_dispatcher == MoeDispatcher::flex && s.moe_dispatcher_sms > 0) {
+    arg("--moe-flex-dispatcher-num-sms", std::to_string(s.moe_dispatcher_sms));
   }
   if (s.sequence_parallel) arg("--sequence-parallel");
   if (s.distributed_optimizer) arg("--use-distributed-optimizer");

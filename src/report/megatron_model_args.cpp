@@ -151,7 +151,6 @@ void moe_args(const ModelSpec& m, ArgList& arg) {
   if (moe.expert_bias) arg("--moe-router-enable-expert-bias");
   if (moe.router_bias) arg.note("the router's bias (gpt-oss) has no pretrain_gpt.py flag");
   arg("--moe-grouped-gemm");
-  arg("--moe-token-dispatcher-type", "alltoall");
 }
 
 }  // namespace

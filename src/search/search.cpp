@@ -152,6 +152,8 @@ class Searcher {
     if (layout.backend == Backend::megatron) {
       base.cuda_graph_impl = space_.cuda_graph_impl;
       base.cuda_graph_modules = space_.cuda_graph_modules;
+      base.moe_dispatcher = space_.moe_dispatcher;
+      base.moe_dispatcher_sms = space_.moe_dispatcher_sms;
     }
     Workload base_workload = with_rl(workload_, space_.micro_batch.front(), rl_ ? space_.rollout_tp.front() : 1,
                                      rl_ ? space_.rollout_dp.front() : 1, rl_ ? space_.gpu_memory_utilization.front() : 0,

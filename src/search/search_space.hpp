@@ -77,6 +77,10 @@ struct SearchSpace {
   /// the FSDP backend runs eagerly).
   CudaGraphImpl cuda_graph_impl = CudaGraphImpl::none;
   std::uint8_t cuda_graph_modules = 0;
+  /// The MoE token dispatcher every Megatron-backend candidate runs (a setting of the job: flex needs
+  /// DeepEP or HybridEP installed) and its SMs.
+  MoeDispatcher moe_dispatcher = MoeDispatcher::alltoall;
+  int moe_dispatcher_sms = 0;
   Dtype compute_dtype = Dtype::bf16;  ///< one every GPU of the cluster supports
 };
 

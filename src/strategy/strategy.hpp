@@ -16,6 +16,11 @@ namespace meshplan {
 enum class Backend { megatron, fsdp };
 enum class Recompute { none, selective, full };
 enum class RecomputeMethod { uniform, block };
+/// Megatron-core moe_token_dispatcher_type (transformer_config.py): "alltoall" sends one row per
+/// (token, expert) pair (MoEAlltoAllTokenDispatcher); "flex" (MoEFlexTokenDispatcher with the
+/// DeepEP, HybridEP or NCCL EP backend) sends a token once per GPU it goes to, and across nodes once
+/// per node, forwarding inside the node over NVLink.
+enum class MoeDispatcher { alltoall, flex };
 /// ZeRO stage for FSDP / DeepSpeed-style sharding over the data-parallel (shard) group.
 /// Megatron's distributed optimizer is `distributed_optimizer`, not a ZeRO stage.
 enum class ZeroStage { none = 0, zero1 = 1, zero2 = 2, zero3 = 3 };
@@ -74,6 +79,10 @@ struct Strategy {
   /// beside another's backward, so each EP all-to-all hides behind the other's computation
   /// (pipeline_parallel/combined_1f1b.py); with interleaving, one more warm-up micro-batch.
   bool moe_a2a_overlap = false;
+  MoeDispatcher moe_dispatcher = MoeDispatcher::alltoall;
+  /// SMs the flex dispatcher's kernels run on (Megatron-core moe_flex_dispatcher_num_sms, formerly
+  /// moe_deepep_num_sms / moe_hybridep_num_sms); 0: the backend's default, DeepEP's 20.
+  int moe_dispatcher_sms = 0;
   /// Megatron-core CUDA graphs (strategy/cuda_graphs.hpp): cuda_graph_impl and, for the per-layer
   /// impls, the captured cuda_graph_modules (0 = the whole layer).
   CudaGraphImpl cuda_graph_impl = CudaGraphImpl::none;

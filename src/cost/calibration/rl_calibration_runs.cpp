@@ -50,6 +50,8 @@ constexpr RlSourceConventions kRlSources[] = {
     // generation (max_is_total); T-GBS counts samples; DP is derived (GPUs / TP·CP·PP).
     {"nemorl_v06_", "NeMo RL v0.6 performance summary", 110, true, true, true, 0.6, false, true, true},
     {"nemorl_v05_", "NeMo RL v0.5 performance summary", 110, true, true, true, 0.6, false, true, false},
+    // v0.4 (the summary's first version, cff17f83b): the same table and conventions; vLLM 0.10-0.11.
+    {"nemorl_v04_", "NeMo RL v0.4 performance summary", 110, true, true, true, 0.6, false, true, false},
     // NeMo RL v0.3 blog (2025-07-21), Table 1: means over steps 22-29; max sequence length 4096
     // (prompt + generation); avg. generated tokens per sample is the mean response; global batch
     // 512 samples; sequence packing.
@@ -314,7 +316,10 @@ Result<RlCalibrationRun> build_rl_run(const json& row, const EfficiencyConstants
     rl.mean_response_len = *response_mean;
   }
   run.workload.seq_len = rl.prompt_len + rl.response_len;
-  if (source->sequence_packing) {
+  // A recipe that turns packing off (policy.sequence_packing.enabled: false) runs micro-batches of
+  // whole sequences, as the row's micro_batches field states them.
+  const auto packing = row.find("sequence_packing");
+  if (packing != row.end() && packing->is_boolean() ? packing->get<bool>() : source->sequence_packing) {
     // NeMo RL packs train micro-batches of max_total_sequence_length x train_micro_batch_size (1
     // in every row) tokens and log-prob micro-batches of max_total_sequence_length x
     // logprob_batch_size (policy.sequence_packing.train_mb_tokens / logprob_mb_tokens).

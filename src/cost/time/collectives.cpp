@@ -62,22 +62,12 @@ double hierarchical_all_reduce_seconds(double bytes, int per_node, int nodes, co
          ring_all_gather_seconds(bytes, per_node, intra);
 }
 
-namespace {
-
-/// Members of the group inside one node and the number of nodes it spans.
-struct GroupSpan {
-  int per_node = 1;
-  int nodes = 1;
-};
-
 GroupSpan group_span(const NodeGroup& node, const GroupPlacement& group) {
   const int per_node = group.stride >= node.gpus_per_node
                            ? 1
                            : std::clamp(node.gpus_per_node / std::max(group.stride, 1), 1, std::max(group.ranks, 1));
   return GroupSpan{per_node, (group.ranks + per_node - 1) / per_node};
 }
-
-}  // namespace
 
 double group_reduce_scatter_seconds(double bytes, const NodeGroup& node, const GroupPlacement& group,
                                     const LinkPath& intra, const LinkPath& inter) {

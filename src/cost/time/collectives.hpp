@@ -42,6 +42,13 @@ struct GroupPlacement {
   int stride = 1;
 };
 
+/// Members of a group inside one node and the number of nodes it spans.
+struct GroupSpan {
+  int per_node = 1;
+  int nodes = 1;
+};
+GroupSpan group_span(const NodeGroup& node, const GroupPlacement& group);
+
 /// Reduce-scatter (or all-gather: same cost) of a `bytes` buffer over a group, in two levels
 /// when the group has several members in each of several nodes: within the node over NVLink,
 /// then 1/g of the data between nodes, each member on its own share of the node's NICs

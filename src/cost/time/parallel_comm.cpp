@@ -6,6 +6,8 @@
 
 #include "cost/memory/lora_params.hpp"
 #include "cost/time/collectives.hpp"
+#include "cost/time/moe_dispatch.hpp"
+#include "strategy/moe_dispatcher.hpp"
 #include "strategy/pipeline_split.hpp"
 
 namespace meshplan {
@@ -87,7 +89,10 @@ MicroBatchComm micro_batch_comm(const ModelSpec& model, const NodeGroup& node, c
     const LinkPath inter = inter_node_link(node, k.nic_efficiency);
     const double bytes = tokens / strategy.tp * moe.experts_per_token * h * kActivationBytes;
     const double moe_layers = static_cast<double>(moe.num_moe_layers) * layers / static_cast<double>(model.num_layers);
-    const double per_pass = 2.0 * moe_layers * group_all_to_all_seconds(bytes, node, group, intra, inter);
+    const ExpertDispatch dispatch{tokens / strategy.tp, h * kActivationBytes, static_cast<int>(moe.num_experts),
+                                  static_cast<int>(moe.experts_per_token), strategy.moe_dispatcher,
+                                  strategy.moe_dispatcher_sms};
+    const double per_pass = 2.0 * moe_layers * expert_dispatch_seconds(dispatch, node, group, intra, inter);
     // Selective recompute of the MoE layer ("moe") dispatches and combines again in the backward;
     // other selective modules run no all-to-all.
     const bool selective = strategy.recompute == Recompute::selective;
@@ -99,10 +104,12 @@ MicroBatchComm micro_batch_comm(const ModelSpec& model, const NodeGroup& node, c
     comm.ep_s = strategy.moe_a2a_overlap ? std::max(0.0, total - compute.layers_total()) : total;
     if (trace) {
       trace->push_back({"time/ep_comm", comm.ep_s, "seconds",
-                        "2 all-to-all * passes * moe_layers/p * a2a(tokens/t * k * h * 2 B, ep) [- layers compute if a2a overlap]",
-                        fmt::format("ep={}, bytes={:.4g}, total={:.4g} s, overlap={}", strategy.ep, bytes, total,
-                                    strategy.moe_a2a_overlap),
-                        "GShard (Lepikhin et al. 2020); Megatron-core token_dispatcher.py"});
+                        "2 dispatches * passes * moe_layers/p * dispatch(tokens/t, k, ep) [- layers compute if a2a overlap]; "
+                        "alltoall: a2a(tokens/t * k * h * 2 B); flex: once per GPU hit, across nodes once per node hit",
+                        fmt::format("ep={}, dispatcher={}, alltoall bytes={:.4g}, total={:.4g} s, overlap={}", strategy.ep,
+                                    moe_dispatcher_name(strategy.moe_dispatcher), bytes, total, strategy.moe_a2a_overlap),
+                        "GShard (Lepikhin et al. 2020); Megatron-core token_dispatcher.py; DeepSeek-V3 report §3.2.2; "
+                        "DeepEP README"});
     }
   }
   return comm;

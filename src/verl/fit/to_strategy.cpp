@@ -1,6 +1,7 @@
 #include "verl/fit/to_strategy.hpp"
 
 #include "cost/memory/memory_tiers.hpp"
+#include "strategy/moe_dispatcher.hpp"
 #include "strategy/pipeline_layout.hpp"
 #include "verl/fit/vllm_scheduling.hpp"
 #include "verl/rules/rule_support.hpp"
@@ -102,6 +103,19 @@ void map_megatron(const ConfigView& v, Strategy& s) {
   map_pipeline_layout(v.node(A("megatron.override_transformer_config.pipeline_model_parallel_layout")), s);
   s.moe_a2a_overlap =
       v.boolean(A("megatron.override_transformer_config.overlap_moe_expert_parallel_comm")).value_or(false);
+  // verl's own default is "alltoall" (models/mcore/config_converter.py); "allgather", which
+  // Megatron-core also offers, is costed as "alltoall".
+  s.moe_dispatcher =
+      parse_moe_dispatcher(v.text(A("megatron.override_transformer_config.moe_token_dispatcher_type")).value_or(""))
+          .value_or(MoeDispatcher::alltoall);
+  // moe_flex_dispatcher_num_sms, or the deprecated per-backend names it replaced.
+  for (const char* key : {"moe_flex_dispatcher_num_sms", "moe_hybridep_num_sms", "moe_deepep_num_sms"}) {
+    const auto sms = v.integer(A(std::string("megatron.override_transformer_config.") + key));
+    if (sms && *sms > 0) {
+      s.moe_dispatcher_sms = static_cast<int>(*sms);
+      break;
+    }
+  }
 }
 
 void map_fsdp(const ConfigView& v, Strategy& s) {

@@ -79,6 +79,19 @@ inline void apply_recipe_a2a_overlap(const nlohmann::json& settings, Strategy& s
   strategy.moe_a2a_overlap = settings["overlap_moe_expert_parallel_comm"] == true || settings["moe_a2a_overlap"] == true;
 }
 
+/// The recipe's token dispatcher: TransformerConfig.moe_token_dispatcher_type ("flex" with the
+/// DeepEP or HybridEP backend, else "alltoall").
+inline void apply_recipe_dispatcher(const nlohmann::json& settings, Strategy& strategy) {
+  strategy.moe_dispatcher = settings["moe_token_dispatcher_type"] == "flex" ? MoeDispatcher::flex : MoeDispatcher::alltoall;
+  strategy.moe_dispatcher_sms = 0;
+  for (const char* key : {"moe_flex_dispatcher_num_sms", "moe_hybridep_num_sms", "moe_deepep_num_sms"}) {
+    if (settings.contains(key) && settings[key].is_number_integer()) {
+      strategy.moe_dispatcher_sms = settings[key].get<int>();
+      break;
+    }
+  }
+}
+
 /// The recipe's CUDA graphs: TransformerConfig.cuda_graph_impl with cuda_graph_scope (Megatron-core
 /// migrates the deprecated scope "full_iteration" to cuda_graph_impl="full_iteration", and reads
 /// the deprecated "full" scope, or none, as the whole layer); enable_cuda_graph and

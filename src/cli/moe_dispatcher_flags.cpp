@@ -1,0 +1,27 @@
+#include "cli/moe_dispatcher_flags.hpp"
+
+#include <CLI/CLI.hpp>
+
+#include "strategy/moe_dispatcher.hpp"
+
+namespace meshplan {
+
+void add_moe_dispatcher_flags(CLI::App& command, MoeDispatcherFlags& flags) {
+  command
+      .add_option("--moe-token-dispatcher-type", flags.type,
+                  "how MoE tokens reach their experts: alltoall (one row per token and expert, the default) or flex "
+                  "(DeepEP / HybridEP: once per GPU, across nodes once per node) (Megatron --moe-token-dispatcher-type; "
+                  "verl override_transformer_config.moe_token_dispatcher_type)")
+      ->check(CLI::IsMember({"alltoall", "flex"}));
+  command
+      .add_option("--moe-flex-dispatcher-num-sms", flags.sms,
+                  "SMs the flex dispatcher copies with (Megatron --moe-flex-dispatcher-num-sms; default DeepEP's 20)")
+      ->check(CLI::PositiveNumber);
+}
+
+void apply_moe_dispatcher_flags(const MoeDispatcherFlags& flags, Strategy& strategy) {
+  if (const auto type = parse_moe_dispatcher(flags.type)) strategy.moe_dispatcher = *type;
+  if (flags.sms > 0) strategy.moe_dispatcher_sms = flags.sms;
+}
+
+}  // namespace meshplan

@@ -1,0 +1,108 @@
+// Megatron-core's MoE token dispatcher (TransformerConfig.moe_token_dispatcher_type and
+// moe_flex_dispatcher_num_sms; Megatron-LM --moe-token-dispatcher-type, verl
+// actor.megatron.override_transformer_config.moe_token_dispatcher_type): a setting of the job that
+// estimate and plan take, check reads from launches, and the emitters write.
+#include <doctest/doctest.h>
+
+#include <nlohmann/json.hpp>
+
+#include "test_support.hpp"
+#include "verl/check_support.hpp"
+#include "verl/fit/to_strategy.hpp"
+#include "verl/hydra/verl_launch.hpp"
+
+namespace meshplan {
+namespace {
+
+// Qwen3-30B-A3B on two nodes of 8 H100, EP 16: half of every token's experts are on the other node.
+const std::vector<std::string> kEstimate = {"estimate", "--model", "qwen3-30b-a3b", "--cluster", "2x8xH100",
+                                            "--workload", "pretrain", "--ep", "16", "--micro-batch", "1",
+                                            "--global-batch", "512", "--seq-len", "4096", "--json"};
+
+nlohmann::json estimate(const std::vector<std::string>& extra) {
+  std::vector<std::string> args = kEstimate;
+  args.insert(args.end(), extra.begin(), extra.end());
+  const auto run = test::run(args);
+  REQUIRE_MESSAGE(run.exit_code == 0, run.err);
+  return nlohmann::json::parse(run.out);
+}
+
+}  // namespace
+
+TEST_CASE("estimate --moe-token-dispatcher-type flex: a token crosses the NICs once per node, not once per expert") {
+  const auto alltoall = estimate({});
+  const auto flex = estimate({"--moe-token-dispatcher-type", "flex"});
+  CHECK(alltoall["strategy"]["moe_token_dispatcher_type"] == "alltoall");
+  CHECK(flex["strategy"]["moe_token_dispatcher_type"] == "flex");
+  // 4 rows of a token's 8 cross the NICs under alltoall, about one under flex
+  // (moe_dispatch_test.cpp: 1.342 ms against 0.3346 ms per dispatch).
+  const double a = alltoall["time"]["breakdown"]["ep_comm"].get<double>();
+  const double f = flex["time"]["breakdown"]["ep_comm"].get<double>();
+  CHECK(f / a == doctest::Approx(0.3346 / 1.342).epsilon(0.02));
+  // Few SMs make the NVLink forwarding the slower stage.
+  const double few = estimate({"--moe-token-dispatcher-type", "flex", "--moe-flex-dispatcher-num-sms", "4"})["time"]
+                         ["breakdown"]["ep_comm"].get<double>();
+  CHECK(few > f);
+  std::vector<std::string> bad_args = kEstimate;
+  bad_args.insert(bad_args.end(), {"--moe-token-dispatcher-type", "allgather"});
+  const auto bad = test::run(bad_args);
+  CHECK(bad.exit_code == 2);
+  CHECK(bad.err.find("--moe-token-dispatcher-type") != std::string::npos);
+}
+
+TEST_CASE("verl: override_transformer_config.moe_token_dispatcher_type and its SMs reach the strategy") {
+  const auto strategy_of = [](const std::vector<std::string>& extra) {
+    std::string text;
+    for (const std::string& line :
+         test::with(test::megatron_baseline(), test::with({"actor_rollout_ref.actor.megatron.expert_model_parallel_size=8"},
+                                                          extra))) {
+      text += "'" + line + "'\n";
+    }
+    VerlReadOptions options;
+    options.config_name = "ppo_megatron_trainer";
+    const auto launch = read_verl_launch(text, "overrides.txt", options);
+    REQUIRE(launch.ok());
+    return verl_to_strategy(launch->config).strategy;
+  };
+  const std::string t = "+actor_rollout_ref.actor.megatron.override_transformer_config.";
+  CHECK(strategy_of({}).moe_dispatcher == MoeDispatcher::alltoall);  // verl's config_converter.py default
+  const Strategy flex = strategy_of({t + "moe_token_dispatcher_type=flex", t + "moe_enable_deepep=True"});
+  CHECK(flex.moe_dispatcher == MoeDispatcher::flex);
+  CHECK(flex.moe_dispatcher_sms == 0);
+  CHECK(strategy_of({t + "moe_token_dispatcher_type=flex", t + "moe_hybridep_num_sms=32"}).moe_dispatcher_sms == 32);
+  CHECK(strategy_of({t + "moe_token_dispatcher_type=alltoall"}).moe_dispatcher == MoeDispatcher::alltoall);
+}
+
+TEST_CASE("plan --moe-token-dispatcher-type flex: every candidate runs it, and the launches say so") {
+  const std::vector<std::string> plan = {"plan", "--model", "qwen3-30b-a3b", "--cluster", "2x8xH100", "--workload",
+                                         "pretrain", "--seq-len", "4096", "--global-batch", "512",
+                                         "--moe-token-dispatcher-type", "flex", "--moe-flex-dispatcher-num-sms", "24"};
+  std::vector<std::string> json = plan;
+  json.push_back("--json");
+  const auto chosen = test::run(json);
+  REQUIRE_MESSAGE(chosen.exit_code == 0, chosen.err);
+  for (const auto& candidate : nlohmann::json::parse(chosen.out)["candidates"]) {
+    CHECK(candidate["strategy"]["moe_token_dispatcher_type"] == "flex");
+  }
+  std::vector<std::string> emit = plan;
+  emit.insert(emit.end(), {"--emit", "megatron"});
+  const auto megatron = test::run(emit);
+  REQUIRE_MESSAGE(megatron.exit_code == 0, megatron.err);
+  CHECK(megatron.out.find("--moe-token-dispatcher-type flex") != std::string::npos);
+  CHECK(megatron.out.find("--moe-flex-dispatcher-num-sms 24") != std::string::npos);
+  // Without the flag, Megatron-LM's own default (allgather) is not left to chance.
+  const auto plain = test::run({"plan", "--model", "qwen3-30b-a3b", "--cluster", "2x8xH100", "--workload", "pretrain",
+                                "--seq-len", "4096", "--global-batch", "512", "--emit", "megatron"});
+  REQUIRE(plain.exit_code == 0);
+  CHECK(plain.out.find("--moe-token-dispatcher-type alltoall") != std::string::npos);
+
+  const auto verl = test::run({"plan", "--model", "qwen3-30b-a3b", "--cluster", "2x8xH100", "--workload", "rl",
+                               "--fix", "backend=megatron", "--moe-token-dispatcher-type", "flex", "--emit", "verl"});
+  REQUIRE_MESSAGE(verl.exit_code == 0, verl.err);
+  CHECK(verl.out.find("override_transformer_config.moe_token_dispatcher_type=flex") != std::string::npos);
+  const test::CliRun back = test::check_script(verl.out, "qwen3-30b-a3b", "flex_dispatcher");
+  CHECK_MESSAGE(back.exit_code == 0, back.out);
+  CHECK(back.out.find("0 error(s)") != std::string::npos);
+}
+
+}  // namespace meshplan
