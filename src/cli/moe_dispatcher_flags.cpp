@@ -2,6 +2,7 @@
 
 #include <CLI/CLI.hpp>
 
+#include "cli/number_checks.hpp"
 #include "strategy/moe_dispatcher.hpp"
 
 namespace meshplan {
@@ -16,7 +17,7 @@ void add_moe_dispatcher_flags(CLI::App& command, MoeDispatcherFlags& flags) {
   command
       .add_option("--moe-flex-dispatcher-num-sms", flags.sms,
                   "SMs the flex dispatcher copies with (Megatron --moe-flex-dispatcher-num-sms; default DeepEP's 20)")
-      ->check(CLI::PositiveNumber);
+      ->check(number_between(1, 1024));
 }
 
 void apply_moe_dispatcher_flags(const MoeDispatcherFlags& flags, Strategy& strategy) {

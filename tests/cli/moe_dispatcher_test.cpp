@@ -48,6 +48,11 @@ TEST_CASE("estimate --moe-token-dispatcher-type flex: a token crosses the NICs o
   const auto bad = test::run(bad_args);
   CHECK(bad.exit_code == 2);
   CHECK(bad.err.find("--moe-token-dispatcher-type") != std::string::npos);
+  std::vector<std::string> no_sms = kEstimate;
+  no_sms.insert(no_sms.end(), {"--moe-token-dispatcher-type", "flex", "--moe-flex-dispatcher-num-sms", "0"});
+  const auto zero = test::run(no_sms);
+  CHECK(zero.exit_code == 2);
+  CHECK(zero.err.find("--moe-flex-dispatcher-num-sms") != std::string::npos);
 }
 
 TEST_CASE("verl: override_transformer_config.moe_token_dispatcher_type and its SMs reach the strategy") {
@@ -71,6 +76,8 @@ TEST_CASE("verl: override_transformer_config.moe_token_dispatcher_type and its S
   CHECK(flex.moe_dispatcher_sms == 0);
   CHECK(strategy_of({t + "moe_token_dispatcher_type=flex", t + "moe_hybridep_num_sms=32"}).moe_dispatcher_sms == 32);
   CHECK(strategy_of({t + "moe_token_dispatcher_type=alltoall"}).moe_dispatcher == MoeDispatcher::alltoall);
+  // No GPU has a million SMs: such a count is not taken (DeepEP's default stays).
+  CHECK(strategy_of({t + "moe_token_dispatcher_type=flex", t + "moe_deepep_num_sms=1000000"}).moe_dispatcher_sms == 0);
 }
 
 TEST_CASE("plan --moe-token-dispatcher-type flex: every candidate runs it, and the launches say so") {

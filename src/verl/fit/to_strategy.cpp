@@ -108,10 +108,11 @@ void map_megatron(const ConfigView& v, Strategy& s) {
   s.moe_dispatcher =
       parse_moe_dispatcher(v.text(A("megatron.override_transformer_config.moe_token_dispatcher_type")).value_or(""))
           .value_or(MoeDispatcher::alltoall);
-  // moe_flex_dispatcher_num_sms, or the deprecated per-backend names it replaced.
+  // moe_flex_dispatcher_num_sms, or the deprecated per-backend names it replaced (a GPU has at
+  // most a few hundred SMs: a larger count is not taken).
   for (const char* key : {"moe_flex_dispatcher_num_sms", "moe_hybridep_num_sms", "moe_deepep_num_sms"}) {
     const auto sms = v.integer(A(std::string("megatron.override_transformer_config.") + key));
-    if (sms && *sms > 0) {
+    if (sms && *sms > 0 && *sms <= 1024) {
       s.moe_dispatcher_sms = static_cast<int>(*sms);
       break;
     }
