@@ -4,7 +4,10 @@
 // estimate and plan take, check reads from launches, and the emitters write.
 #include <doctest/doctest.h>
 
+#include <filesystem>
+#include <fstream>
 #include <nlohmann/json.hpp>
+#include <unistd.h>
 
 #include "test_support.hpp"
 #include "verl/check_support.hpp"
@@ -110,6 +113,22 @@ TEST_CASE("plan --moe-token-dispatcher-type flex: every candidate runs it, and t
   const test::CliRun back = test::check_script(verl.out, "qwen3-30b-a3b", "flex_dispatcher");
   CHECK_MESSAGE(back.exit_code == 0, back.out);
   CHECK(back.out.find("0 error(s)") != std::string::npos);
+
+  // plan --from that launch keeps its dispatcher in every candidate; the changes it writes to the
+  // launch leave the dispatcher's line alone.
+  const std::filesystem::path script =
+      std::filesystem::temp_directory_path() / ("meshplan_flex_from_" + std::to_string(::getpid()) + ".sh");
+  std::ofstream(script) << verl.out;
+  const auto from = test::run({"plan", "--from", script.string(), "--gpu", "H100", "--json", "--top", "2"});
+  const auto rewritten = test::run({"plan", "--from", script.string(), "--gpu", "H100", "--emit", "verl"});
+  std::filesystem::remove(script);
+  REQUIRE_MESSAGE(from.exit_code == 0, from.err);
+  for (const auto& candidate : nlohmann::json::parse(from.out)["candidates"]) {
+    CHECK(candidate["strategy"]["moe_token_dispatcher_type"] == "flex");
+  }
+  REQUIRE_MESSAGE(rewritten.exit_code == 0, rewritten.err);
+  CHECK(rewritten.out.find("moe_token_dispatcher_type") == std::string::npos);
+  CHECK(rewritten.out.find("the best plan as changes to the script's overrides") != std::string::npos);
 }
 
 }  // namespace meshplan

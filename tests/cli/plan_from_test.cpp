@@ -38,6 +38,8 @@ Planned plan_launch(const PlanLaunch& launch) {
   Result<SearchSpace> space = build_search_space(launch.model, launch.cluster, launch.workload, SpaceOptions{});
   REQUIRE(space.ok());
   include_in_space(*space, launch.strategy, launch.workload, launch.model.num_layers);
+  space->moe_dispatcher = launch.strategy.moe_dispatcher;  // a setting of the job, kept (plan_command.cpp)
+  space->moe_dispatcher_sms = launch.strategy.moe_dispatcher_sms;
   const CostModel cost = real_cost_model(launch.model, launch.cluster, MemoryOptions{}, TimeOptions{});
   const RuleCheck check = validate_rule_check(launch.model, launch.cluster);
   Planned planned;
