@@ -10,10 +10,11 @@ namespace meshplan {
 void add_moe_dispatcher_flags(CLI::App& command, MoeDispatcherFlags& flags) {
   command
       .add_option("--moe-token-dispatcher-type", flags.type,
-                  "how MoE tokens reach their experts: alltoall (one row per token and expert, the default) or flex "
-                  "(DeepEP / HybridEP: once per GPU, across nodes once per node) (Megatron --moe-token-dispatcher-type; "
-                  "verl override_transformer_config.moe_token_dispatcher_type)")
-      ->check(CLI::IsMember({"alltoall", "flex"}));
+                  "how MoE tokens reach their experts: alltoall (one row per token and expert, the default), flex "
+                  "(DeepEP / HybridEP: once per GPU, across nodes once per node) or allgather (every token to every "
+                  "rank of the TP x EP group) (Megatron --moe-token-dispatcher-type; verl "
+                  "override_transformer_config.moe_token_dispatcher_type)")
+      ->check(CLI::IsMember({"alltoall", "flex", "allgather"}));
   command
       .add_option("--moe-flex-dispatcher-num-sms", flags.sms,
                   "SMs the flex dispatcher copies with (Megatron --moe-flex-dispatcher-num-sms; default DeepEP's 20)")

@@ -42,8 +42,8 @@ void parallel_args(const LaunchSpec& launch, std::vector<std::string>& args) {
     arg("--expert-tensor-parallel-size", std::to_string(s.etp));
   }
   // Megatron-core's default dispatcher is "allgather" (transformer_config.py; arguments.py builds
-  // these flags from its fields); the time model costs "alltoall" and "flex" (DeepEP by default:
-  // --moe-flex-dispatcher-backend).
+  // these flags from its fields): the launch says which one the plan was costed with (flex: DeepEP
+  // by default, --moe-flex-dispatcher-backend).
   if (m.moe) arg("--moe-token-dispatcher-type", std::string(moe_dispatcher_name(s.moe_dispatcher)));
   if (m.moe && s.moe_dispatcher == MoeDispatcher::flex && s.moe_dispatcher_sms > 0) {
     arg("--moe-flex-dispatcher-num-sms", std::to_string(s.moe_dispatcher_sms));

@@ -77,9 +77,11 @@ void add_megatron(std::vector<std::string>& o, const Strategy& s, const RlSettin
   // TransformerConfig.overlap_moe_expert_parallel_comm: not in verl's default override map either.
   if (s.moe_a2a_overlap) add(o, "+" + t + "overlap_moe_expert_parallel_comm", "True");
   // verl's default is alltoall (models/mcore/config_converter.py); flex needs DeepEP installed.
-  if (s.moe_dispatcher == MoeDispatcher::flex) {
-    add(o, "+" + t + "moe_token_dispatcher_type", "flex");
-    if (s.moe_dispatcher_sms > 0) add(o, "+" + t + "moe_flex_dispatcher_num_sms", std::to_string(s.moe_dispatcher_sms));
+  if (s.moe_dispatcher != MoeDispatcher::alltoall) {
+    add(o, "+" + t + "moe_token_dispatcher_type", std::string(moe_dispatcher_name(s.moe_dispatcher)));
+  }
+  if (s.moe_dispatcher == MoeDispatcher::flex && s.moe_dispatcher_sms > 0) {
+    add(o, "+" + t + "moe_flex_dispatcher_num_sms", std::to_string(s.moe_dispatcher_sms));
   }
   if (s.activation_offload_layers > 0) {
     add(o, "+" + t + "cpu_offloading", "True");

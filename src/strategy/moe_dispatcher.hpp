@@ -9,8 +9,7 @@
 namespace meshplan {
 
 std::string_view moe_dispatcher_name(MoeDispatcher dispatcher);
-/// "alltoall" or "flex"; "allgather" (Megatron-core's default, which gathers every token to every
-/// EP rank) is not modelled and gives nullopt, as does any other name.
+/// "alltoall", "flex" or "allgather"; any other name gives nullopt.
 std::optional<MoeDispatcher> parse_moe_dispatcher(std::string_view name);
 
 }  // namespace meshplan

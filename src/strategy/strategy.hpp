@@ -19,8 +19,9 @@ enum class RecomputeMethod { uniform, block };
 /// Megatron-core moe_token_dispatcher_type (transformer_config.py): "alltoall" sends one row per
 /// (token, expert) pair (MoEAlltoAllTokenDispatcher); "flex" (MoEFlexTokenDispatcher with the
 /// DeepEP, HybridEP or NCCL EP backend) sends a token once per GPU it goes to, and across nodes once
-/// per node, forwarding inside the node over NVLink.
-enum class MoeDispatcher { alltoall, flex };
+/// per node, forwarding inside the node over NVLink; "allgather" (MoEAllGatherTokenDispatcher,
+/// Megatron-core's default) gathers every token of the TP x EP group on every rank.
+enum class MoeDispatcher { alltoall, flex, allgather };
 /// ZeRO stage for FSDP / DeepSpeed-style sharding over the data-parallel (shard) group.
 /// Megatron's distributed optimizer is `distributed_optimizer`, not a ZeRO stage.
 enum class ZeroStage { none = 0, zero1 = 1, zero2 = 2, zero3 = 3 };

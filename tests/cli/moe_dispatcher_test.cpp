@@ -42,12 +42,18 @@ TEST_CASE("estimate --moe-token-dispatcher-type flex: a token crosses the NICs o
   const double a = alltoall["time"]["breakdown"]["ep_comm"].get<double>();
   const double f = flex["time"]["breakdown"]["ep_comm"].get<double>();
   CHECK(f / a == doctest::Approx(0.3346 / 1.342).epsilon(0.02));
+  // allgather (Megatron-core's default): NCCL's two-level all-gather of the group's 16 x 4096 tokens
+  // sends each node's tokens through the NICs once, 1 token in 8 a GPU, but moves 14/8 of them
+  // over NVLink per token: between flex and alltoall here (moe_dispatch_test.cpp).
+  const double g = estimate({"--moe-token-dispatcher-type", "allgather"})["time"]["breakdown"]["ep_comm"].get<double>();
+  CHECK(f < g);
+  CHECK(g < a);
   // Few SMs make the NVLink forwarding the slower stage.
   const double few = estimate({"--moe-token-dispatcher-type", "flex", "--moe-flex-dispatcher-num-sms", "4"})["time"]
                          ["breakdown"]["ep_comm"].get<double>();
   CHECK(few > f);
   std::vector<std::string> bad_args = kEstimate;
-  bad_args.insert(bad_args.end(), {"--moe-token-dispatcher-type", "allgather"});
+  bad_args.insert(bad_args.end(), {"--moe-token-dispatcher-type", "deepep"});
   const auto bad = test::run(bad_args);
   CHECK(bad.exit_code == 2);
   CHECK(bad.err.find("--moe-token-dispatcher-type") != std::string::npos);

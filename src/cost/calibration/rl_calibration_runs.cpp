@@ -42,34 +42,40 @@ struct RlSourceConventions {
   /// executor it gives the others ("ray"). NeMo RL v0.3 and v0.5 pin vLLM 0.9.0 and 0.11.2, from
   /// before the default; verl's sources ran engines on its own executor, which does not support it.
   bool async_scheduling_single_gpu_engines;
+  /// The MoE token dispatcher the source's Megatron model runs (strategy.hpp MoeDispatcher).
+  MoeDispatcher moe_dispatcher;
 };
 
 constexpr RlSourceConventions kRlSources[] = {
     // NeMo RL docs/about/performance-summary.md: step times are the mean of 5 steps; T-Max Seq len
     // is prompt + generation (the maximum the recipe allows), G-Average Seq len the mean
     // generation (max_is_total); T-GBS counts samples; DP is derived (GPUs / TP·CP·PP).
-    {"nemorl_v06_", "NeMo RL v0.6 performance summary", 110, true, true, true, 0.6, false, true, true},
-    {"nemorl_v05_", "NeMo RL v0.5 performance summary", 110, true, true, true, 0.6, false, true, false},
+    // MoE dispatcher: grpo_math_1B.yaml sets megatron_cfg.moe_token_dispatcher_type "alltoall" at
+    // v0.6.0 (:156) and "allgather" at 108bffdab (:120), which megatron_policy_worker.py:662 hands to
+    // Megatron-core; v0.4 (cff17f83b) sets none, and Megatron-Bridge's Qwen3 MoE and DeepSeek-V3
+    // bridges set "alltoall"; v0.3 (NeMo 2 model configs) is taken as "alltoall", not checked.
+    {"nemorl_v06_", "NeMo RL v0.6 performance summary", 110, true, true, true, 0.6, false, true, true, MoeDispatcher::alltoall},
+    {"nemorl_v05_", "NeMo RL v0.5 performance summary", 110, true, true, true, 0.6, false, true, false, MoeDispatcher::allgather},
     // v0.4 (the summary's first version, cff17f83b): the same table and conventions; vLLM 0.10-0.11.
-    {"nemorl_v04_", "NeMo RL v0.4 performance summary", 110, true, true, true, 0.6, false, true, false},
+    {"nemorl_v04_", "NeMo RL v0.4 performance summary", 110, true, true, true, 0.6, false, true, false, MoeDispatcher::alltoall},
     // NeMo RL v0.3 blog (2025-07-21), Table 1: means over steps 22-29; max sequence length 4096
     // (prompt + generation); avg. generated tokens per sample is the mean response; global batch
     // 512 samples; sequence packing.
-    {"nemorl_v03_", "NeMo RL v0.3 blog", 110, true, true, true, 0.6, false, true, false},
+    {"nemorl_v03_", "NeMo RL v0.3 blog", 110, true, true, true, 0.6, false, true, false, MoeDispatcher::alltoall},
     // verl docs/advance/one_step_off.md and fully_async.md: per-stage times are run means over
     // hundreds of steps while the response length grows; lengths are the configured maxima; the
     // layouts come from the shell scripts at HEAD (config_provenance), not from the run.
-    {"verl_onestepoff_", "verl docs/advance/one_step_off.md", 256, false, false, false, 0.5, true, false, false},
-    {"verl_fullyasync_", "verl docs/advance/fully_async.md", 256, false, false, false, 0.5, true, false, false},
+    {"verl_onestepoff_", "verl docs/advance/one_step_off.md", 256, false, false, false, 0.5, true, false, false, MoeDispatcher::alltoall},
+    {"verl_fullyasync_", "verl docs/advance/fully_async.md", 256, false, false, false, 0.5, true, false, false, MoeDispatcher::alltoall},
     // verl docs/perf/dpsk.md: perf/mfu/actor only (no times); lengths are the example script's maxima.
-    {"verl_dpsk_", "verl docs/perf/dpsk.md", 256, false, false, false, 0.5, true, false, false},
+    {"verl_dpsk_", "verl docs/perf/dpsk.md", 256, false, false, false, 0.5, true, false, false, MoeDispatcher::alltoall},
     // verl GitHub issues: console logs of single steps; lengths are maxima unless the log's
     // response_length/mean is quoted.
-    {"verl_issue", "verl GitHub issues", 256, false, false, false, 0.5, true, false, false},
+    {"verl_issue", "verl GitHub issues", 256, false, false, false, 0.5, true, false, false, MoeDispatcher::alltoall},
     // OpenRLHF README (2024) and benchmark/README.md: PPO with actor, critic, reference and reward
     // models; the time is that of 1024 prompts with one PPO epoch; lengths are maxima (1024/1024).
-    {"openrlhf_readme_", "OpenRLHF README performance table", 256, false, false, false, 0.5, true, false, false},
-    {"openrlhf_bench_", "OpenRLHF benchmark/README.md", 256, false, false, false, 0.5, true, false, false},
+    {"openrlhf_readme_", "OpenRLHF README performance table", 256, false, false, false, 0.5, true, false, false, MoeDispatcher::alltoall},
+    {"openrlhf_bench_", "OpenRLHF benchmark/README.md", 256, false, false, false, 0.5, true, false, false, MoeDispatcher::alltoall},
 };
 
 /// What a row's own recipe sets beyond its source's conventions: the NeMo RL performance recipes
@@ -219,6 +225,7 @@ Result<RlCalibrationRun> build_rl_run(const json& row, const EfficiencyConstants
     // grpo_math_1B.yaml at v0.5.0 and v0.6.0, grpo_math_1B_megatron.yaml at v0.3.0); verl's
     // Megatron workers keep them in fp32 (utils/megatron_utils.py).
     strategy.grad_reduce_in_fp32 = source->framework_grads_in_fp32;
+    strategy.moe_dispatcher = source->moe_dispatcher;
   } else if (backend.rfind("fsdp", 0) == 0) {
     // verl fsdp_workers.py ActorRolloutRefWorker.__init__: create_device_mesh(world_size,
     // fsdp_size) shards the actor over all its GPUs (FULL_SHARD; HYBRID_SHARD over groups of

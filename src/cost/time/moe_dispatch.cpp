@@ -30,6 +30,9 @@ double expert_dispatch_seconds(const ExpertDispatch& dispatch, const NodeGroup& 
   if (dispatch.dispatcher == MoeDispatcher::alltoall) {
     return group_all_to_all_seconds(token_bytes * k, node, group, intra, inter);
   }
+  if (dispatch.dispatcher == MoeDispatcher::allgather) {
+    return group_reduce_scatter_seconds(token_bytes * group.ranks, node, group, intra, inter);
+  }
   if (group.ranks <= 1 || token_bytes <= 0) return 0.0;
   const int sms = dispatch.sms > 0 ? dispatch.sms : kDefaultFlexSms;
   const double nvlink_Bps = std::min(intra.bandwidth_Bps, sms * kFlexBytesPerSecondPerSm);

@@ -23,6 +23,9 @@ double expert_miss_probability(int experts, int held, int k);
 /// Seconds of one dispatch over the EP group `group`:
 /// - alltoall: one row per (token, expert) pair, k rows a token, an all-to-all
 ///   (group_all_to_all_seconds).
+/// - allgather: every rank gathers the group's tokens (`tokens` from each of its ranks) and, in the
+///   combine, reduce-scatters them back: a two-level all-gather of ranks x tokens
+///   (group_reduce_scatter_seconds; token_dispatcher.py MoEAllGatherTokenDispatcher over tp_ep_group).
 /// - flex: a token once to each GPU holding one of its experts; across nodes once to each node
 ///   holding one (to the GPU of the same local index, which forwards it over NVLink to the
 ///   others), RDMA and NVLink at once (DeepSeek-V3 report §3.2.2; DeepEP README "normal kernels").

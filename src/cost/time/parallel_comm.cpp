@@ -84,7 +84,11 @@ MicroBatchComm micro_batch_comm(const ModelSpec& model, const NodeGroup& node, c
   // etp → ep → dp → pp): peers in the node over NVLink, the others through the NIC, at once.
   if (strategy.ep > 1 && model.moe) {
     const MoeSpec& moe = *model.moe;
-    const GroupPlacement group{strategy.ep, strategy.etp};
+    // The allgather dispatcher gathers over the expert TP x EP group (consecutive ranks), the others
+    // exchange within the EP group, whose members are ETP ranks apart.
+    const GroupPlacement group = strategy.moe_dispatcher == MoeDispatcher::allgather
+                                     ? GroupPlacement{strategy.ep * strategy.etp, 1}
+                                     : GroupPlacement{strategy.ep, strategy.etp};
     const LinkPath intra = intra_node_link(node, k.nvlink_efficiency);
     const LinkPath inter = inter_node_link(node, k.nic_efficiency);
     const double bytes = tokens / strategy.tp * moe.experts_per_token * h * kActivationBytes;

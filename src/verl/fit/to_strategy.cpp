@@ -103,8 +103,7 @@ void map_megatron(const ConfigView& v, Strategy& s) {
   map_pipeline_layout(v.node(A("megatron.override_transformer_config.pipeline_model_parallel_layout")), s);
   s.moe_a2a_overlap =
       v.boolean(A("megatron.override_transformer_config.overlap_moe_expert_parallel_comm")).value_or(false);
-  // verl's own default is "alltoall" (models/mcore/config_converter.py); "allgather", which
-  // Megatron-core also offers, is costed as "alltoall".
+  // verl's own default is "alltoall" (models/mcore/config_converter.py).
   s.moe_dispatcher =
       parse_moe_dispatcher(v.text(A("megatron.override_transformer_config.moe_token_dispatcher_type")).value_or(""))
           .value_or(MoeDispatcher::alltoall);

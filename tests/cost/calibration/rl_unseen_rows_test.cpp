@@ -58,9 +58,10 @@ TEST_CASE("colocated RL rows unseen by the fit: NeMo RL v0.4 and v0.5's MoE rows
   table << "median |error| " << median * 100 << "%, max " << errors.back() * 100 << "%";
   MESSAGE(table.str());
   // Session 16, before any change for these rows: 7.8% / 20.0% (the worst: DeepSeek-V3 on 256 H100
-  // at v0.4, -20.0%, whose 154 s step v0.5 ran in 134 s on the same layout). The issue's targets
-  // for unseen runs are 15% / 35%.
-  CHECK(std::fabs(median - 0.078) <= 5.0001e-4);
+  // at v0.4, -20.0%, whose 154 s step v0.5 ran in 134 s on the same layout). Then v0.5's MoE
+  // layers were given the allgather dispatcher its grpo_math_1B.yaml sets (the others run
+  // alltoall): 4.8% / 20.0%. The issue's targets for unseen runs are 15% / 35%.
+  CHECK(std::fabs(median - 0.048) <= 5.0001e-4);
   CHECK(std::fabs(errors.back() - 0.200) <= 5.0001e-4);
 }
 
