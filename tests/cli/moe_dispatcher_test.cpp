@@ -97,7 +97,8 @@ TEST_CASE("plan --moe-token-dispatcher-type flex: every candidate runs it, and t
   json.push_back("--json");
   const auto chosen = test::run(json);
   REQUIRE_MESSAGE(chosen.exit_code == 0, chosen.err);
-  for (const auto& candidate : nlohmann::json::parse(chosen.out)["candidates"]) {
+  const nlohmann::json chosen_json = nlohmann::json::parse(chosen.out);
+  for (const auto& candidate : chosen_json["candidates"]) {
     CHECK(candidate["strategy"]["moe_token_dispatcher_type"] == "flex");
   }
   std::vector<std::string> emit = plan;
@@ -129,7 +130,8 @@ TEST_CASE("plan --moe-token-dispatcher-type flex: every candidate runs it, and t
   const auto rewritten = test::run({"plan", "--from", script.string(), "--gpu", "H100", "--emit", "verl"});
   std::filesystem::remove(script);
   REQUIRE_MESSAGE(from.exit_code == 0, from.err);
-  for (const auto& candidate : nlohmann::json::parse(from.out)["candidates"]) {
+  const nlohmann::json from_json = nlohmann::json::parse(from.out);
+  for (const auto& candidate : from_json["candidates"]) {
     CHECK(candidate["strategy"]["moe_token_dispatcher_type"] == "flex");
   }
   REQUIRE_MESSAGE(rewritten.exit_code == 0, rewritten.err);
