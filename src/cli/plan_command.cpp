@@ -272,7 +272,7 @@ void run_plan(const PlanOptions& options, CommandContext& context) {
                                                                    : default_cpu_seconds_per_image(workload->image_pixels);
     view.data_loader = data_loader_need(*workload, result.top.front().step_seconds, cpu_seconds_per_image);
     const PlanCandidate& winner = result.top.front();
-    view.accuracy = time_accuracy_for(model->is_moe(), used.groups.front().gpu, winner.strategy, winner.workload);
+    view.accuracy = time_accuracy_for(*model, used.groups.front().gpu, winner.strategy, winner.workload);
   }
   if (options.min_gpus) {
     SearchSetup quiet = setup;

@@ -2,6 +2,7 @@
 
 #include <fmt/format.h>
 
+#include <cmath>
 #include <nlohmann/json.hpp>
 
 #include "report/table.hpp"
@@ -85,10 +86,19 @@ nlohmann::json time_to_json(const TimeEstimate& estimate) {
 std::string render_time_accuracy(const TimeAccuracyMatch& accuracy) {
   if (!accuracy.group) return fmt::format("Accuracy of the step time: unchecked: {} (docs/accuracy.md)\n", accuracy.unchecked);
   const TimeAccuracy& group = *accuracy.group;
-  return fmt::format(
+  std::string text = fmt::format(
       "Accuracy of the step time: off by a median {} (at most {}) on {} measured runs that no constant was fit on: "
       "{} ({})\n",
       percent(group.median_abs_error), percent(group.max_abs_error), group.runs, group.scope, group.evidence);
+  if (accuracy.family) {
+    const TimeAccuracyFamily& family = *accuracy.family;
+    text += fmt::format(
+        "  {} of them are of this model's family ({}): off by a median {} (at most {}), the predicted time {} than "
+        "measured by a median {}\n",
+        family.runs, family.model_type, percent(family.median_abs_error), percent(family.max_abs_error),
+        family.median_time_error < 0 ? "shorter" : "longer", percent(std::fabs(family.median_time_error)));
+  }
+  return text;
 }
 
 nlohmann::json time_accuracy_json(const TimeAccuracyMatch& accuracy) {
@@ -99,7 +109,13 @@ nlohmann::json time_accuracy_json(const TimeAccuracyMatch& accuracy) {
           {"runs", group.runs},
           {"median_abs_error", group.median_abs_error},
           {"max_abs_error", group.max_abs_error},
-          {"evidence", group.evidence}};
+          {"evidence", group.evidence},
+          {"family", accuracy.family ? nlohmann::json{{"model_type", accuracy.family->model_type},
+                                                      {"runs", accuracy.family->runs},
+                                                      {"median_abs_error", accuracy.family->median_abs_error},
+                                                      {"max_abs_error", accuracy.family->max_abs_error},
+                                                      {"median_time_error", accuracy.family->median_time_error}}
+                                     : nlohmann::json(nullptr)}};
 }
 
 std::string render_time_explain(const Trace& trace) {

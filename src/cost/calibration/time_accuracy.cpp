@@ -28,11 +28,30 @@ constexpr std::array<TimeAccuracy, 6> kGroups{{
      "NeMo RL v0.5 and v0.6 performance summaries; docs/accuracy.md"},
 }};
 
+// The training groups' rows by model family (docs/accuracy-held-out-training.md "By model family"):
+// every family of a group with more than one, recomputed by held_out_training_test.cpp.
+constexpr std::array<TimeAccuracyFamily, 5> kFamilies{{
+    {"moe-training-hopper", "gpt_oss", 4, 0.195, 0.196, 0.242},
+    {"moe-training-hopper", "qwen3_moe", 9, 0.140, 0.514, 0.162},
+    {"moe-training-blackwell", "deepseek_v3", 28, 0.089, 0.408, 0.055},
+    {"moe-training-blackwell", "gpt_oss", 24, 0.698, 1.337, -0.410},
+    {"moe-training-blackwell", "qwen3_moe", 49, 0.133, 0.475, -0.016},
+}};
+
+std::optional<TimeAccuracyFamily> family_of(std::string_view group_id, const std::string& model_type) {
+  for (const TimeAccuracyFamily& family : kFamilies) {
+    if (family.group_id == group_id && family.model_type == model_type) return family;
+  }
+  return std::nullopt;
+}
+
 bool starts_with(const std::string& text, std::string_view prefix) { return text.rfind(prefix, 0) == 0; }
 
 }  // namespace
 
 std::span<const TimeAccuracy> time_accuracy_groups() { return kGroups; }
+
+std::span<const TimeAccuracyFamily> time_accuracy_families() { return kFamilies; }
 
 std::optional<TimeAccuracy> time_accuracy_group(std::string_view id) {
   for (const TimeAccuracy& group : kGroups) {
@@ -41,20 +60,22 @@ std::optional<TimeAccuracy> time_accuracy_group(std::string_view id) {
   return std::nullopt;
 }
 
-TimeAccuracyMatch time_accuracy_for(bool moe, const GpuSpec& gpu, const Strategy& strategy, const Workload& workload) {
+TimeAccuracyMatch time_accuracy_for(const ModelSpec& model, const GpuSpec& gpu, const Strategy& strategy,
+                                    const Workload& workload) {
   // The catalog's arch names the generation first ("Hopper GH100", "Blackwell Ultra (2 dies)").
   const bool hopper = starts_with(gpu.arch, "Hopper");
   const bool blackwell = starts_with(gpu.arch, "Blackwell");
-  if (!hopper && !blackwell) return {std::nullopt, "no held-out run was measured on " + gpu.arch + " GPUs"};
+  if (!hopper && !blackwell) return {std::nullopt, std::nullopt, "no held-out run was measured on " + gpu.arch + " GPUs"};
   if (workload.kind == WorkloadKind::rl) {
-    if (workload.rl.engine != RolloutEngine::vllm) return {std::nullopt, "no held-out RL run was measured with SGLang"};
-    return {time_accuracy_group(workload.rl.rollout_gpus > 0 ? "rl-off-policy" : "rl-colocated"), ""};
+    if (workload.rl.engine != RolloutEngine::vllm) return {std::nullopt, std::nullopt, "no held-out RL run was measured with SGLang"};
+    return {time_accuracy_group(workload.rl.rollout_gpus > 0 ? "rl-off-policy" : "rl-colocated"), std::nullopt, ""};
   }
   if (strategy.backend != Backend::megatron) {
-    return {std::nullopt, "no held-out training run was measured with FSDP (the held-out rows run Megatron-core)"};
+    return {std::nullopt, std::nullopt,
+            "no held-out training run was measured with FSDP (the held-out rows run Megatron-core)"};
   }
-  const char* kind = moe ? "moe-training-" : "dense-training-";
-  return {time_accuracy_group(std::string(kind) + (hopper ? "hopper" : "blackwell")), ""};
+  const std::string id = std::string(model.is_moe() ? "moe-training-" : "dense-training-") + (hopper ? "hopper" : "blackwell");
+  return {time_accuracy_group(id), family_of(id, model.model_type), ""};
 }
 
 }  // namespace meshplan

@@ -11,6 +11,7 @@
 #include <string_view>
 
 #include "hardware/gpu_spec.hpp"
+#include "model/model_spec.hpp"
 #include "strategy/strategy.hpp"
 
 namespace meshplan {
@@ -24,18 +25,36 @@ struct TimeAccuracy {
   std::string_view evidence;  ///< where the runs come from and where every row's error is listed
 };
 
+/// The runs of one model family (config.json model_type) within a group that holds several: where
+/// a family's own runs say more than the group's (GPT-OSS on Blackwell: too fast by far more than
+/// the group's median), estimate and plan print them beside the group.
+struct TimeAccuracyFamily {
+  std::string_view group_id;    ///< the group the runs belong to
+  std::string_view model_type;  ///< "gpt_oss"
+  int runs = 0;
+  double median_abs_error = 0;
+  double max_abs_error = 0;
+  /// predicted / measured step time - 1, median over the runs: below 0, the model's time is shorter
+  double median_time_error = 0;
+};
+
 /// Every group, in the order the docs list them.
 std::span<const TimeAccuracy> time_accuracy_groups();
 
 /// The group by id (the tests look their figures up this way); nullopt for an unknown id.
 std::optional<TimeAccuracy> time_accuracy_group(std::string_view id);
 
+/// Every family of every group that holds more than one.
+std::span<const TimeAccuracyFamily> time_accuracy_families();
+
 /// The group whose held-out runs an estimate of this kind is like; without one (another GPU
 /// generation, FSDP pre-training, SGLang rollout) the time is unchecked, and `unchecked` says why.
 struct TimeAccuracyMatch {
   std::optional<TimeAccuracy> group;
+  std::optional<TimeAccuracyFamily> family;  ///< the model's own family's runs in the group, where listed
   std::string unchecked;  ///< "no held-out run was measured on Ampere GA100 GPUs"; empty with a group
 };
-TimeAccuracyMatch time_accuracy_for(bool moe, const GpuSpec& gpu, const Strategy& strategy, const Workload& workload);
+TimeAccuracyMatch time_accuracy_for(const ModelSpec& model, const GpuSpec& gpu, const Strategy& strategy,
+                                    const Workload& workload);
 
 }  // namespace meshplan

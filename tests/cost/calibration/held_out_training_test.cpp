@@ -33,7 +33,7 @@ constexpr const char* kGroups[] = {"dense-training-hopper", "dense-training-blac
                                    "moe-training-blackwell"};
 
 std::string group_of(const CalibrationRun& run, const Strategy& strategy) {
-  const auto group = time_accuracy_for(run.model.is_moe(), run.cluster.groups.front().gpu, strategy, run.workload).group;
+  const auto group = time_accuracy_for(run.model, run.cluster.groups.front().gpu, strategy, run.workload).group;
   REQUIRE_MESSAGE(group.has_value(), run.id);
   return std::string(group->id);
 }
@@ -44,6 +44,8 @@ TEST_CASE("held-out training rows: Megatron-Bridge's performance summaries beyon
   REQUIRE(set.ok());
   CHECK(set->skipped.empty());
   std::map<std::string, std::vector<double>> errors;
+  // By group and model family (config.json model_type): |error| and the step time's signed error.
+  std::map<std::pair<std::string, std::string>, std::vector<double>> family_errors, family_time_errors;
   std::ostringstream table;
   table << "| run | published tokens/s/GPU | predicted | error |\n|---|---|---|---|\n";
   const nlohmann::json recipes =
@@ -70,7 +72,13 @@ TEST_CASE("held-out training rows: Megatron-Bridge's performance summaries beyon
     const double predicted = predicted_metric(run, estimate);
     const double error = predicted / run.published - 1.0;
     const bool regression = known_regressions.contains(run.id);
-    if (!regression) errors[group_of(run, strategy)].push_back(std::fabs(error));
+    if (!regression) {
+      const std::string group = group_of(run, strategy);
+      errors[group].push_back(std::fabs(error));
+      family_errors[{group, run.model.model_type}].push_back(std::fabs(error));
+      // Throughput is tokens over time: the predicted time is measured / (1 + error).
+      family_time_errors[{group, run.model.model_type}].push_back(1.0 / (1.0 + error) - 1.0);
+    }
     table << "| " << run.id << (regression ? " (known regression, not counted)" : "") << " | " << run.published
           << " | " << std::round(predicted) << " | " << std::round(error * 1000) / 10 << "% |\n";
   }
@@ -88,6 +96,33 @@ TEST_CASE("held-out training rows: Megatron-Bridge's performance summaries beyon
     CHECK_MESSAGE(std::fabs(median - group->median_abs_error) <= 5.0001e-4, id << " median " << median * 100 << "%");
     CHECK_MESSAGE(std::fabs(values.back() - group->max_abs_error) <= 5.0001e-4, id << " max " << values.back() * 100 << "%");
   }
+  // Every family of a group with more than one is listed (time_accuracy.cpp kFamilies), with the
+  // figures its rows give.
+  std::map<std::string, int> families_per_group;
+  for (const auto& entry : family_errors) ++families_per_group[entry.first.first];
+  std::size_t listed = 0;
+  for (auto& [key, values] : family_errors) {
+    if (families_per_group[key.first] < 2) continue;
+    ++listed;
+    const auto family = std::find_if(time_accuracy_families().begin(), time_accuracy_families().end(),
+                                     [&key](const TimeAccuracyFamily& f) {
+                                       return f.group_id == key.first && f.model_type == key.second;
+                                     });
+    REQUIRE_MESSAGE(family != time_accuracy_families().end(), key.first << " " << key.second);
+    std::vector<double>& time_errors = family_time_errors[key];
+    std::sort(values.begin(), values.end());
+    std::sort(time_errors.begin(), time_errors.end());
+    const double median = values[values.size() / 2];
+    const double median_time = time_errors[time_errors.size() / 2];
+    table << key.first << " " << key.second << ": " << values.size() << " rows, median |error| "
+          << std::round(median * 1000) / 10 << "%, max " << std::round(values.back() * 1000) / 10
+          << "%, median time error " << std::round(median_time * 1000) / 10 << "%\n";
+    CHECK(values.size() == static_cast<std::size_t>(family->runs));
+    CHECK(std::fabs(median - family->median_abs_error) <= 5.0001e-4);
+    CHECK(std::fabs(values.back() - family->max_abs_error) <= 5.0001e-4);
+    CHECK(std::fabs(median_time - family->median_time_error) <= 5.0001e-4);
+  }
+  CHECK(listed == time_accuracy_families().size());
   MESSAGE(table.str());
 }
 

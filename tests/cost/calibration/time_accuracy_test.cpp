@@ -10,7 +10,10 @@ namespace meshplan {
 namespace {
 
 TimeAccuracyMatch match_for(bool moe, const char* gpu_name, Backend backend, WorkloadKind kind, int rollout_gpus,
-                            RolloutEngine engine) {
+                            RolloutEngine engine, const char* model_type = "") {
+  ModelSpec model;
+  model.model_type = model_type;
+  if (moe) model.moe = MoeSpec{};
   const auto gpu = find_gpu(builtin_gpu_catalog(), gpu_name);
   REQUIRE(gpu.ok());
   Strategy strategy;
@@ -19,7 +22,7 @@ TimeAccuracyMatch match_for(bool moe, const char* gpu_name, Backend backend, Wor
   workload.kind = kind;
   workload.rl.rollout_gpus = rollout_gpus;
   workload.rl.engine = engine;
-  return time_accuracy_for(moe, *gpu, strategy, workload);
+  return time_accuracy_for(model, *gpu, strategy, workload);
 }
 
 std::string group_for(bool moe, const char* gpu_name, Backend backend, WorkloadKind kind, int rollout_gpus = 0,
@@ -51,6 +54,27 @@ TEST_CASE("time accuracy: an estimate takes the group of the held-out runs it is
         "unchecked: no held-out run was measured on CDNA3 (8 XCD) GPUs");
 }
 
+TEST_CASE("time accuracy: a model family with runs of its own in the group is quoted beside it") {
+  // GPT-OSS on Blackwell: the group's median is 15.5%, GPT-OSS's own 24 runs 69.8%, too fast
+  // (docs/accuracy-held-out-training.md "By model family").
+  const TimeAccuracyMatch gpt_oss =
+      match_for(true, "GB200", Backend::megatron, WorkloadKind::pretrain, 0, RolloutEngine::vllm, "gpt_oss");
+  REQUIRE(gpt_oss.family.has_value());
+  CHECK(gpt_oss.family->group_id == gpt_oss.group->id);
+  CHECK(gpt_oss.family->runs == 24);
+  CHECK(gpt_oss.family->median_time_error < 0);
+  // The same family on Hopper has rows of its own too; a family the group has no run of, a dense
+  // group (one family: Llama) and RL groups get none.
+  CHECK(match_for(true, "H100-80GB", Backend::megatron, WorkloadKind::pretrain, 0, RolloutEngine::vllm, "gpt_oss")
+            .family->runs == 4);
+  CHECK_FALSE(match_for(true, "B200", Backend::megatron, WorkloadKind::pretrain, 0, RolloutEngine::vllm, "mixtral")
+                  .family.has_value());
+  CHECK_FALSE(match_for(false, "B200", Backend::megatron, WorkloadKind::pretrain, 0, RolloutEngine::vllm, "llama")
+                  .family.has_value());
+  CHECK_FALSE(
+      match_for(true, "H100-80GB", Backend::megatron, WorkloadKind::rl, 0, RolloutEngine::vllm, "qwen3_moe").family.has_value());
+}
+
 TEST_CASE("time accuracy: every group has a stable id, runs and a median no larger than its max") {
   for (const TimeAccuracy& group : time_accuracy_groups()) {
     CHECK(time_accuracy_group(group.id).has_value());
@@ -60,6 +84,14 @@ TEST_CASE("time accuracy: every group has a stable id, runs and a median no larg
     CHECK(!group.evidence.empty());
   }
   CHECK_FALSE(time_accuracy_group("no-such-group").has_value());
+  for (const TimeAccuracyFamily& family : time_accuracy_families()) {
+    const auto group = time_accuracy_group(family.group_id);
+    REQUIRE(group.has_value());
+    CHECK(family.runs > 0);
+    CHECK(family.runs < group->runs);
+    CHECK(family.median_abs_error <= family.max_abs_error);
+    CHECK(family.max_abs_error <= group->max_abs_error);
+  }
 }
 
 }  // namespace
