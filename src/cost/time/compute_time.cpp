@@ -186,7 +186,13 @@ StageCompute stage_compute(const ModelSpec& model, const NodeGroup& node, const 
   if (moe_layers > 0) {
     const double k = static_cast<double>(model.moe->experts_per_token);
     const double experts = static_cast<double>(model.moe->num_experts);
-    const double moe_bytes = (2.0 * k + 2.0) * h * kActivationBytes + kRouterBytesPerLogit * experts;
+    // The alltoall dispatcher also sorts the received rows by local expert and back (Megatron-core
+    // token_dispatcher.py MoEAlltoAllTokenDispatcher.dispatch_postprocess / combine_preprocess,
+    // sort_chunks_by_idxs, when a rank holds more than one expert): two more reads and writes of
+    // the k rows; the flex and allgather dispatchers permute once, on the receiving side.
+    const bool sorts_chunks = strategy.moe_dispatcher == MoeDispatcher::alltoall && experts / strategy.ep > 1.0;
+    const double moe_bytes = (2.0 * k + 2.0 + (sorts_chunks ? 4.0 * k : 0.0)) * h * kActivationBytes +
+                             kRouterBytesPerLogit * experts;
     moe_memory_s = moe_bytes * tokens * moe_layers / elementwise_split / gpu.memory_bandwidth_Bps;
     elementwise_s += moe_memory_s;
   }
@@ -301,7 +307,7 @@ StageCompute stage_compute(const ModelSpec& model, const NodeGroup& node, const 
                       fmt::format("causal={}, flash={}", causal, options.flash_attention),
                       "Narayanan 2021 Eq. 3 (full s×s counted); FlashAttention computes the causal half"});
     trace->push_back({"time/compute/elementwise", elementwise_s, "seconds",
-                      "(hf ? hf_factor : 1) * passes * tokens * h * 2 B * L_stage / (SP ? t : 1) / HBM_Bps + MoE permute (2k+2)*h*2 B + router 16 B * E, per token",
+                      "(hf ? hf_factor : 1) * passes * tokens * h * 2 B * L_stage / (SP ? t : 1) / HBM_Bps + MoE permute (2k+2)*h*2 B (+ 4k*h*2 B: alltoall sorts by local expert) + router 16 B * E, per token",
                       fmt::format("passes={}, tokens={:.0f}, h={}, HBM={:.4g} B/s", constants.elementwise_passes,
                                   tokens, model.hidden_size, gpu.memory_bandwidth_Bps),
                       "Korthikanti et al. 2022 Table 2 (34·s·b·h activation bytes per layer)"});

@@ -55,7 +55,7 @@ TEST_CASE("time accuracy: an estimate takes the group of the held-out runs it is
 }
 
 TEST_CASE("time accuracy: a model family with runs of its own in the group is quoted beside it") {
-  // GPT-OSS on Blackwell: the group's median is 15.5%, GPT-OSS's own 24 runs 69.8%, too fast
+  // GPT-OSS on Blackwell: the group's median is 15.5%, GPT-OSS's own 24 runs 64.5%, too fast
   // (docs/accuracy-held-out-training.md "By model family").
   const TimeAccuracyMatch gpt_oss =
       match_for(true, "GB200", Backend::megatron, WorkloadKind::pretrain, 0, RolloutEngine::vllm, "gpt_oss");
