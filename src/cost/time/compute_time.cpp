@@ -186,10 +186,11 @@ StageCompute stage_compute(const ModelSpec& model, const NodeGroup& node, const 
   if (moe_layers > 0) {
     const double k = static_cast<double>(model.moe->experts_per_token);
     const double experts = static_cast<double>(model.moe->num_experts);
-    // The alltoall dispatcher also sorts the received rows by local expert and back (Megatron-core
-    // token_dispatcher.py MoEAlltoAllTokenDispatcher.dispatch_postprocess / combine_preprocess,
-    // sort_chunks_by_idxs, when a rank holds more than one expert): two more reads and writes of
-    // the k rows; the flex and allgather dispatchers permute once, on the receiving side.
+    // The alltoall dispatcher also sorts the received rows by local expert and back (Megatron-LM
+    // d98e8a64d, megatron/core/transformer/moe/token_dispatcher.py MoEAlltoAllTokenDispatcher
+    // dispatch_postprocess / combine_preprocess, sort_chunks_by_idxs, when a rank holds more than
+    // one expert): two more reads and writes of the k rows; the flex and allgather dispatchers
+    // permute once, on the receiving side.
     const bool sorts_chunks = strategy.moe_dispatcher == MoeDispatcher::alltoall && experts / strategy.ep > 1.0;
     const double moe_bytes = (2.0 * k + 2.0 + (sorts_chunks ? 4.0 * k : 0.0)) * h * kActivationBytes +
                              kRouterBytesPerLogit * experts;
