@@ -10,6 +10,7 @@
 #include "cli/command.hpp"
 #include "cli/config_dirs.hpp"
 #include "cli/model_input.hpp"
+#include "cli/script_values.hpp"
 #include "hardware/gpu_catalog.hpp"
 #include "verl/check.hpp"
 #include "verl/schema/registry_sources.hpp"
@@ -67,19 +68,6 @@ void print_json(std::ostream& out, const CheckReport& report) {
                         {"findings", findings}}
              .dump(1)
       << "\n";
-}
-
-std::map<std::string, std::string> parse_env(const std::vector<std::string>& pairs, Error& error) {
-  std::map<std::string, std::string> env;
-  for (const std::string& pair : pairs) {
-    const std::size_t eq = pair.find('=');
-    if (eq == std::string::npos || eq == 0) {
-      error = Error{"", 0, "--env", "'" + pair + "' is not VAR=value"};
-      return env;
-    }
-    env[pair.substr(0, eq)] = pair.substr(eq + 1);
-  }
-  return env;
 }
 
 // The package directory (holding version/version and trainer/config) of a verl next to `script`:
@@ -182,9 +170,9 @@ std::optional<Error> read_verl_tree(const std::string& given, const std::filesys
 
 void run_check(const CheckArguments& args, CommandContext& context) {
   CheckOptions options;
-  Error env_error;
-  options.read.environment = parse_env(args.env, env_error);
-  if (!env_error.message.empty()) return context.fail(env_error);
+  auto environment = parse_env_arguments(args.env);
+  if (!environment) return context.fail(environment.error());
+  options.read.environment = std::move(environment.value());
   options.read.set_overrides = args.set;
   options.mean_prompt_len = args.mean_prompt_len;
   options.mean_response_len = args.mean_response_len;

@@ -83,8 +83,10 @@ std::optional<ModelSpec> model_from_config(const std::map<std::string, std::stri
   return std::move(*model);
 }
 
-/// The run as the cost model sees it: the config's strategy on its nodes of the given GPU.
-FixContext::Job job_on(const VerlJob& job, const GpuSpec& gpu) {
+/// The run as the cost model sees it: the config's strategy on its nodes of the given GPU; none
+/// when the config leaves a value the mapping reads unknown (the estimate would be of a default).
+std::optional<FixContext::Job> job_on(const VerlJob& job, const GpuSpec& gpu) {
+  if (!job.unknown_key.empty()) return std::nullopt;
   return FixContext::Job{job.strategy, job.workload, Cluster{{NodeGroup{job.nnodes, job.gpus_per_node, gpu}}}};
 }
 

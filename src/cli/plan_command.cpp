@@ -14,6 +14,7 @@
 #include "cli/plan_from.hpp"
 #include "cli/plan_json.hpp"
 #include "cli/plan_options.hpp"
+#include "cli/script_values.hpp"
 #include "cost/calibration/time_accuracy.hpp"
 #include "hardware/cluster_spec.hpp"
 #include "report/launch.hpp"
@@ -23,6 +24,7 @@
 #include "search/rule_binding.hpp"
 #include "search/search_space.hpp"
 #include "search/sized_cluster.hpp"
+#include "strategy/validate.hpp"
 
 namespace meshplan {
 namespace {
@@ -94,11 +96,18 @@ Result<std::optional<PlanLaunch>> read_from(const PlanOptions& options, const st
                    "required (or --from SCRIPT, which gives the model and the cluster)"};
     }
     if (!options.gpu.empty()) return Error{"", 0, "--gpu", "applies with --from only (else --cluster names the GPUs)"};
+    if (!options.from_env.empty()) return Error{"", 0, "--env", "applies with --from only (a variable of its script)"};
+    if (!options.from_set.empty()) return Error{"", 0, "--set", "applies with --from only (an override of its script)"};
     return std::optional<PlanLaunch>();
   }
   Result<std::string> text = read_text_file(options.from);
   if (!text) return text.error();
-  Result<PlanLaunch> launch = read_plan_launch({InputText{options.from, std::move(text.value())}}, VerlReadOptions{},
+  VerlReadOptions read;
+  auto environment = parse_env_arguments(options.from_env);
+  if (!environment) return environment.error();
+  read.environment = std::move(environment.value());
+  read.set_overrides = options.from_set;
+  Result<PlanLaunch> launch = read_plan_launch({InputText{options.from, std::move(text.value())}}, read,
                                                PlanLaunchArguments{options.model, options.gpu, options.cluster}, catalog);
   if (!launch) return launch.error();
   return std::optional<PlanLaunch>(std::move(launch.value()));
@@ -259,7 +268,10 @@ void run_plan(const PlanOptions& options, CommandContext& context) {
     view.baseline = LaunchBaseline{
         options.from,
         evaluate_baseline(launch.strategy, launch.workload, main_run->cost, main_run->check, result.usable_bytes),
-        outside_space(main_run->space, launch.strategy, launch.workload, model->num_layers)};
+        outside_space(main_run->space, launch.strategy, launch.workload, model->num_layers), ""};
+    for (const Violation& violation : validate_strategy(launch.strategy, *model, used, launch.workload)) {
+      if (violation.rule == view.baseline->baseline.broken_rule) view.baseline->broken_message = violation.message;
+    }
   }
   if (result.closest_miss) view.remedies = remedies_for(*result.closest_miss, main_run->cost, result.usable_bytes);
   if (options.explain || options.json) {
@@ -328,8 +340,7 @@ void run_plan(const PlanOptions& options, CommandContext& context) {
       strategy.compute_dtype = common_compute_dtype(launch_cluster);
       const LaunchSpec spec{*model, model_path, strategy, winner.workload, launch_cluster, view.data_loader.workers};
       if (*from && *format == EmitFormat::verl) {
-        context.out << verl_override_diff(**from, spec, options.from, view.baseline->baseline.candidate.step_seconds /
-                                                                          winner.step_seconds);
+        context.out << verl_override_diff(**from, spec, options.from, speedup_over_baseline(*view.baseline, winner));
       } else {
         context.out << emit(spec, *format);
       }

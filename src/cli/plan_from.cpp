@@ -127,6 +127,21 @@ Result<PlanLaunch> read_plan_launch(const std::vector<InputText>& inputs, const 
                              trainer, job.workload.rl.rollout_gpus, job.nnodes, job.gpus_per_node,
                              job.workload.rl.rollout_gpus)};
   }
+  // A plan needs the launch's own sizes: a value the script leaves unknown (a `case` on a
+  // variable from the environment or a `$(...)`) would be planned at verl's default instead.
+  if (!job.unknown_key.empty()) {
+    const auto at = launch->set_at.find(job.unknown_key);
+    return Error{file, at != launch->set_at.end() ? at->second.line : launch->location.line, job.unknown_key,
+                 fmt::format("not known statically ({}): give the variable with --env VAR=value or the value with "
+                             "--set {}=VALUE",
+                             job.unknown_reason, job.unknown_key)};
+  }
+  if (job.nnodes <= 0 || job.gpus_per_node <= 0) {
+    return Error{file, launch->location.line, "trainer.n_gpus_per_node",
+                 fmt::format("the launch places its trainer on {} x {} GPUs (trainer.nnodes x trainer.n_gpus_per_node): "
+                             "nothing to plan",
+                             job.nnodes, job.gpus_per_node)};
+  }
   PlanLaunch plan{std::move(launch.value()), {}, {}, {}, job.strategy, job.workload, job.model_path};
 
   if (!arguments.model.empty()) {
@@ -175,10 +190,12 @@ Result<PlanLaunch> read_plan_launch(const std::vector<InputText>& inputs, const 
 
 std::string verl_override_diff(const PlanLaunch& plan, const LaunchSpec& winner, const std::string& source,
                                double speedup) {
+  const std::string rate = speedup > 0 ? fmt::format("{:.2f}x its predicted step rate", speedup)
+                                       : std::string("the script's own layout cannot run as written");
   std::string text = fmt::format(
-      "# meshplan plan --from {}: the best plan as changes to the script's overrides ({:.2f}x its predicted step rate).\n"
+      "# meshplan plan --from {}: the best plan as changes to the script's overrides ({}).\n"
       "# Replace the lines named (the script's line and value are given) and add the new ones; a ~ line: delete the line it names.\n",
-      source, speedup);
+      source, rate);
   // The winner's settings, key -> (value, written with '+').
   std::map<std::string, std::pair<std::string, bool>> wanted;
   std::vector<std::string> order;

@@ -89,14 +89,18 @@ std::string plan_json(const PlanJsonInputs& in) {
   if (view.baseline) {
     const PlanCandidate& b = view.baseline->baseline.candidate;
     for (std::size_t i = 0; i < r.top.size(); ++i) {
-      candidates[i]["speedup_over_baseline"] = r.top[i].step_seconds > 0 ? b.step_seconds / r.top[i].step_seconds : 0;
+      candidates[i]["speedup_over_baseline"] = speedup_over_baseline(*view.baseline, r.top[i]);
     }
     out["candidates"] = candidates;
     json baseline = point_json(b);
     baseline["source"] = view.baseline->source;
-    baseline["estimate"] = estimate_json(b, in.model, in.cluster);
-    baseline["fits"] = view.baseline->baseline.fits;
+    // A launch that breaks a rule cannot start (a TP x PP x CP that does not divide its GPUs
+    // leaves no data-parallel rank): it has no estimate and no verdict on memory.
+    const bool runs = view.baseline->baseline.broken_rule.empty();
+    baseline["estimate"] = runs ? estimate_json(b, in.model, in.cluster) : json(nullptr);
+    baseline["fits"] = runs ? json(view.baseline->baseline.fits) : json(nullptr);
     baseline["broken_rule"] = view.baseline->baseline.broken_rule;
+    baseline["broken_message"] = view.baseline->broken_message;
     baseline["outside_space"] = view.baseline->outside_space;
     out["baseline"] = baseline;
   }

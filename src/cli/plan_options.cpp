@@ -13,6 +13,8 @@ void add_plan_flags(CLI::App& command, PlanOptions& o) {
   command.add_option("--from", o.from,
                      "a verl launch script: model, cluster, workload and its own layout (the baseline) come from it");
   command.add_option("--gpu", o.gpu, "with --from: the GPU type (default: the one named in the script or its path)");
+  command.add_option("--env", o.from_env, "with --from: an environment variable VAR=value set before the script")->take_all();
+  command.add_option("--set", o.from_set, "with --from: an extra override key=value, applied last")->take_all();
   command.add_option("--model", o.model, "preset name, config.json or its directory (with --from: instead of the script's)");
   command.add_option("--model-path", o.model_path, "model path or HF id written into emitted launches (default: --model)");
   command.add_option("--cluster", o.cluster, "NODESxGPUSxTYPE[+...] or a cluster YAML/JSON file");

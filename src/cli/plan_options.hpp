@@ -6,6 +6,7 @@
 #include "cli/rollout_placement.hpp"
 #include <optional>
 #include <string>
+#include <vector>
 
 #include "core/result.hpp"
 #include "model/model_spec.hpp"
@@ -21,6 +22,8 @@ namespace meshplan {
 struct PlanOptions {
   std::string from;        ///< --from: a verl launch script (model, cluster, workload and the baseline)
   std::string gpu;         ///< --gpu: the GPU type for --from
+  std::vector<std::string> from_env;  ///< --env VAR=value: set before the --from script
+  std::vector<std::string> from_set;  ///< --set key=value: an override applied after the --from script's
   std::string model;
   std::string model_path;  ///< what the emitted launch loads; default: the --model argument
   std::string cluster;

@@ -20,6 +20,7 @@ struct LaunchBaseline {
   std::string source;                      ///< the script as given
   Baseline baseline;
   std::vector<std::string> outside_space;  ///< its settings the search cannot express (empty: none)
+  std::string broken_message;              ///< what breaks baseline.broken_rule, with the numbers ("" when none)
 };
 
 struct PlanView {
@@ -52,6 +53,9 @@ struct PlanView {
 
 /// "1.23x": the baseline's step time over the candidate's (how much faster the candidate is).
 std::string speedup_text(const LaunchBaseline& baseline, const PlanCandidate& candidate);
+/// The launch's step time over `candidate`'s (> 1: the candidate is faster); 0 when the launch
+/// breaks a rule (it cannot run, so it has no step time) or either time is unknown.
+double speedup_over_baseline(const LaunchBaseline& baseline, const PlanCandidate& candidate);
 
 /// One-line strategy description: "megatron TP=2 PP=1 ... mb=2 recompute=selective ...".
 std::string describe_strategy(const PlanCandidate& candidate);

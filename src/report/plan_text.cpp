@@ -138,13 +138,21 @@ std::string pareto_section(const PlanView& view) {
 std::string baseline_section(const PlanView& view, bool colour) {
   const LaunchBaseline& launch = *view.baseline;
   const PlanCandidate& c = launch.baseline.candidate;
-  std::string verdict = launch.baseline.fits
-                            ? paint("fits", kGreen, colour)
-                            : paint(fmt::format("does not fit ({} GiB usable)", gib(view.result->usable_bytes)), kRed, colour);
-  if (!launch.baseline.broken_rule.empty()) verdict += paint("; breaks " + launch.baseline.broken_rule, kRed, colour);
-  std::string text = fmt::format("\nyour launch ({}): {}\n  {:.2f} s/step, {} tokens/s, peak {} GiB in {}: {}\n",
-                                 launch.source, describe_strategy(c), c.step_seconds, thousands(c.tokens_per_second),
-                                 gib(c.peak_bytes), plan_phase_name(c.peak_phase), verdict);
+  std::string text = fmt::format("\nyour launch ({}): {}\n", launch.source, describe_strategy(c));
+  if (!launch.baseline.broken_rule.empty()) {
+    // It cannot start as written: no time or memory is estimated for it.
+    const std::string why = launch.broken_message.empty() ? "" : " (" + launch.broken_message + ")";
+    text += paint(fmt::format("  breaks {}{}: it cannot run as written, so it is not estimated\n",
+                              launch.baseline.broken_rule, why),
+                  kRed, colour);
+  } else {
+    const std::string verdict =
+        launch.baseline.fits
+            ? paint("fits", kGreen, colour)
+            : paint(fmt::format("does not fit ({} GiB usable)", gib(view.result->usable_bytes)), kRed, colour);
+    text += fmt::format("  {:.2f} s/step, {} tokens/s, peak {} GiB in {}: {}\n", c.step_seconds,
+                        thousands(c.tokens_per_second), gib(c.peak_bytes), plan_phase_name(c.peak_phase), verdict);
+  }
   if (!launch.outside_space.empty()) {
     std::string settings;
     for (const std::string& s : launch.outside_space) settings += (settings.empty() ? "" : ", ") + s;
@@ -210,9 +218,15 @@ double comm_fraction(const PlanCandidate& c) {
   return c.step_seconds > 0 ? comm / c.step_seconds : 0;
 }
 
-std::string speedup_text(const LaunchBaseline& baseline, const PlanCandidate& candidate) {
+double speedup_over_baseline(const LaunchBaseline& baseline, const PlanCandidate& candidate) {
   const double base = baseline.baseline.candidate.step_seconds;
-  return candidate.step_seconds > 0 && base > 0 ? fmt::format("{:.2f}x", base / candidate.step_seconds) : "-";
+  if (!baseline.baseline.broken_rule.empty() || base <= 0 || candidate.step_seconds <= 0) return 0;
+  return base / candidate.step_seconds;
+}
+
+std::string speedup_text(const LaunchBaseline& baseline, const PlanCandidate& candidate) {
+  const double speedup = speedup_over_baseline(baseline, candidate);
+  return speedup > 0 ? fmt::format("{:.2f}x", speedup) : "-";
 }
 
 // plan --rollout-split: each placement's best, colocated first.

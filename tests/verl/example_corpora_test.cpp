@@ -15,6 +15,7 @@
 
 #include "test_support.hpp"
 #include "verl/check.hpp"
+#include "verl/verl_example_scripts.hpp"
 
 namespace meshplan {
 namespace {
@@ -34,23 +35,8 @@ struct Corpus {
   int fully_async = 0;
 };
 
-std::vector<std::pair<std::string, std::string>> read_bundle(const std::filesystem::path& path) {
-  std::ifstream in(path);
-  std::vector<std::pair<std::string, std::string>> scripts;
-  std::string line;
-  constexpr std::string_view kMark = "#### bundled: ";
-  while (std::getline(in, line)) {
-    if (line.rfind(kMark, 0) == 0) {
-      scripts.emplace_back(line.substr(kMark.size()), "");
-    } else if (!scripts.empty()) {
-      scripts.back().second += line + "\n";
-    }
-  }
-  return scripts;
-}
-
 void check_corpus(const Corpus& corpus) {
-  const auto scripts = read_bundle(test::fixture("verl/examples/" + corpus.bundle));
+  const auto scripts = test::bundled_scripts(test::fixture("verl/examples/" + corpus.bundle));
   REQUIRE(scripts.size() == corpus.scripts);
   CheckOptions options;
   // No version: the script alone, as a user runs check on it (the newest embedded is assumed).

@@ -60,7 +60,9 @@ std::vector<ExampleLaunch> example_launches(const std::filesystem::path& jsonl) 
   std::ifstream in(jsonl);
   std::string line;
   while (std::getline(in, line)) {
-    const nlohmann::json record = nlohmann::json::parse(line);
+    // ordered_json: the record lists the variables in the order the script assigns them, and a
+    // value may use an earlier one (nlohmann::json would sort them by name).
+    const nlohmann::ordered_json record = nlohmann::ordered_json::parse(line);
     if (record["module"] != "verl.trainer.main_ppo") continue;
     ExampleLaunch launch;
     launch.source = record["source"].get<std::string>();
@@ -152,6 +154,21 @@ std::map<std::string, std::string> unrebuildable_example_launches() {
   return {
       {"examples/gspo_trainer/run_qwen30b_gspo.sh", "ACTOR_CONFIG=\"$ACTOR_CONFIG ...\" appends to itself"},
   };
+}
+
+std::vector<std::pair<std::string, std::string>> bundled_scripts(const std::filesystem::path& path) {
+  std::ifstream in(path);
+  std::vector<std::pair<std::string, std::string>> scripts;
+  std::string line;
+  constexpr std::string_view kMark = "#### bundled: ";
+  while (std::getline(in, line)) {
+    if (line.rfind(kMark, 0) == 0) {
+      scripts.emplace_back(line.substr(kMark.size()), "");
+    } else if (!scripts.empty()) {
+      scripts.back().second += line + "\n";
+    }
+  }
+  return scripts;
 }
 
 }  // namespace meshplan::test

@@ -1,6 +1,6 @@
 #pragma once
 // Rebuilds launch scripts from ../shared/verl/examples_overrides.jsonl records (shared by the
-// examples test and the benchmark).
+// examples test and the benchmark), and reads the bundles of verl's scripts kept as fixtures.
 #include <filesystem>
 #include <map>
 #include <string>
@@ -25,5 +25,9 @@ std::map<std::string, std::pair<std::string, std::string>> broken_example_launch
 
 /// source -> why the record cannot be turned back into the script it came from.
 std::map<std::string, std::string> unrebuildable_example_launches();
+
+/// The scripts of a bundle (tests/fixtures/verl/examples/*.bundle, tools/bundle_verl_examples.py):
+/// (path in its repository, text) in the bundle's order.
+std::vector<std::pair<std::string, std::string>> bundled_scripts(const std::filesystem::path& bundle);
 
 }  // namespace meshplan::test

@@ -138,6 +138,19 @@ std::vector<Finding> check_memory_fit(const VerlLaunch& launch, const VerlJob& j
     skipped.location = first_set(launch, job.too_large_key);
     return {skipped};
   }
+  if (!job.unknown_key.empty()) {
+    // A verdict on verl's default for a value the launch sets to something unknown would not be
+    // the launch's: the fit waits for the value (--env for the variable, --set for the key).
+    Finding skipped;
+    skipped.severity = Severity::info;
+    skipped.rule = "memory.not-evaluated";
+    skipped.keys = {job.unknown_key};
+    skipped.message = fmt::format("memory fit skipped: {} is not known statically ({}); give it with --env VAR=value "
+                                  "or --set {}=VALUE",
+                                  job.unknown_key, job.unknown_reason, job.unknown_key);
+    skipped.location = first_set(launch, job.unknown_key);
+    return {skipped};
+  }
   const Cluster cluster = cluster_of(job, gpu);
   const double capacity = double(gpu.memory_bytes);
   const MemoryTiers tiers = memory_tiers(model, cluster, job.strategy, job.workload, MemoryOptions{}, capacity);

@@ -242,6 +242,10 @@ VerlJob verl_to_strategy(const ConfigNode& config, std::optional<VerlTrainer> tr
       !v.integer(R("log_prob_micro_batch_size_per_gpu")) && v.integer(R("log_prob_micro_batch_size"));
   if (const ConfigNode* path = find_path(config, "actor_rollout_ref.model.path")) job.model_path = path->text;
   job.too_large_key = v.too_large_key();
+  if (!v.unknown_too_large()) {
+    job.unknown_key = v.unknown_key();
+    job.unknown_reason = v.unknown_reason();
+  }
   return job;
 }
 

@@ -1,7 +1,8 @@
 #pragma once
 // The mapping from a resolved verl config to meshplan's Strategy + Workload (the contract the
 // cost model, the planner and the strategy rules share). Values a script left unknown fall back
-// to verl's defaults; `unknown_keys` lists them.
+// to verl's defaults; `unknown_key` names the first such value the mapping read, so that no
+// verdict or plan is given on a default the launch may not run with.
 #include <string>
 #include <vector>
 
@@ -23,6 +24,11 @@ struct VerlJob {
   bool global_log_prob_micro_batch = false;
   /// A size read beyond kLargestEvaluatedInteger ("" when none): the memory fit is not evaluated.
   std::string too_large_key;
+  /// The first key read whose value is not known statically ("" when none), e.g. a `case` branch
+  /// chosen by `$(python3 -c ...)`, and why ("$rollout_tp is set differently in the branches of
+  /// the case at line 68"): the job then holds verl's default for it, not the launch's value.
+  std::string unknown_key;
+  std::string unknown_reason;
 };
 
 /// `trainer`: the one the launch's entry point runs (VerlLaunch::trainer); none, the one the
