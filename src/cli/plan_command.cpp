@@ -39,7 +39,7 @@ struct SearchSetup {
   std::optional<Dtype> dtype;  ///< heterogeneous: the dtype every group supports
   const PlanLaunch* from = nullptr;  ///< --from: its layout's values join the search space
   bool train_mtp = false;            ///< --mtp: every candidate trains the model's MTP layers
-  Strategy graphs;  ///< --cuda-graph-impl / --cuda-graph-modules, the MoE dispatcher flags (their fields only)
+  Strategy graphs;  ///< --cuda-graph-impl / --cuda-graph-modules, the MoE dispatcher flags, the --from launch's Megatron CPU optimizer (their fields only)
 };
 
 struct SearchRun {
@@ -58,6 +58,8 @@ Result<SearchRun> run_search(const SearchSetup& setup, const Cluster& cluster) {
   space->cuda_graph_modules = setup.graphs.cuda_graph_modules;
   space->moe_dispatcher = setup.graphs.moe_dispatcher;
   space->moe_dispatcher_sms = setup.graphs.moe_dispatcher_sms;
+  space->optimizer_on_cpu = setup.graphs.offload.optimizer_on_cpu;
+  space->optimizer_on_cpu_fraction = setup.graphs.offload.optimizer_fraction;
   if (setup.from) include_in_space(*space, setup.from->strategy, setup.from->workload, setup.model.num_layers);
   SearchRun run{{}, real_cost_model(setup.model, cluster, MemoryOptions{}, TimeOptions{}), std::move(*space),
                 validate_rule_check(setup.model, cluster)};
@@ -167,6 +169,7 @@ void run_plan(const PlanOptions& options, CommandContext& context) {
   if (setup.from != nullptr) {
     setup.graphs.moe_dispatcher = setup.from->strategy.moe_dispatcher;
     setup.graphs.moe_dispatcher_sms = setup.from->strategy.moe_dispatcher_sms;
+    setup.graphs.offload = setup.from->strategy.offload;  // its Megatron CPU optimizer, kept
   }
   apply_moe_dispatcher_flags(options.moe_dispatcher, setup.graphs);
   if (setup.graphs.cuda_graph_impl != CudaGraphImpl::none && workload->kind == WorkloadKind::rl) {

@@ -53,6 +53,13 @@ void add_megatron(std::vector<std::string>& o, const Strategy& s, const RlSettin
   add(o, m + "param_offload", flag(s.offload.params));
   add(o, m + "grad_offload", flag(s.offload.grads));
   add(o, m + "optimizer_offload", flag(s.offload.optimizer));
+  // Megatron-core's CPU optimizer, through the OptimizerConfig keys verl takes from
+  // optim.override_optimizer_config (utils/megatron/optimizer.py init_megatron_optim_config).
+  if (s.offload.optimizer_on_cpu) {
+    const std::string c = "+actor_rollout_ref.actor.optim.override_optimizer_config.";
+    add(o, c + "optimizer_cpu_offload", "True");
+    add(o, c + "optimizer_offload_fraction", fmt::format("{:g}", s.offload.optimizer_fraction));
+  }
   add(o, m + "dtype", dtype_name(s.compute_dtype));
   // Megatron-FSDP (verl since f2659862a, 2026-05; utils/megatron_utils.py defaults the sharding to
   // optim_grads_params).

@@ -205,6 +205,9 @@ std::string describe_strategy(const PlanCandidate& c) {
     if (dimension == Dimension::pp && (s.first_stage_layers > 0 || s.last_stage_layers > 0)) {
       text += fmt::format(" (first/last stage {}/{} layers)", s.first_stage_layers, s.last_stage_layers);
     }
+    if (dimension == Dimension::offload && s.offload.optimizer_on_cpu) {
+      text += fmt::format(" cpu_optimizer={:g}", s.offload.optimizer_fraction);
+    }
   }
   return text + fmt::format(" DP={}", s.dp);
 }

@@ -154,6 +154,10 @@ class Searcher {
       base.cuda_graph_modules = space_.cuda_graph_modules;
       base.moe_dispatcher = space_.moe_dispatcher;
       base.moe_dispatcher_sms = space_.moe_dispatcher_sms;
+      if (space_.optimizer_on_cpu) {
+        base.offload.optimizer_on_cpu = true;
+        base.offload.optimizer_fraction = space_.optimizer_on_cpu_fraction;
+      }
     }
     Workload base_workload = with_rl(workload_, space_.micro_batch.front(), rl_ ? space_.rollout_tp.front() : 1,
                                      rl_ ? space_.rollout_dp.front() : 1, rl_ ? space_.gpu_memory_utilization.front() : 0,

@@ -142,7 +142,13 @@ OffloadChoice offload_choice(const Offload& offload, bool ref_param_offload) {
 }
 
 void apply_offload(Strategy& strategy, Workload& workload, OffloadChoice choice) {
-  strategy.offload = to_offload(choice);
+  Offload offload = to_offload(choice);
+  // Megatron's CPU optimizer is a setting of the job, which the choice leaves as it is.
+  if (strategy.offload.optimizer_on_cpu) {
+    offload.optimizer_on_cpu = true;
+    offload.optimizer_fraction = strategy.offload.optimizer_fraction;
+  }
+  strategy.offload = offload;
   workload.rl.ref_param_offload = (static_cast<int>(choice) & static_cast<int>(OffloadChoice::ref)) != 0;
 }
 

@@ -81,6 +81,10 @@ struct SearchSpace {
   /// DeepEP or HybridEP installed) and its SMs.
   MoeDispatcher moe_dispatcher = MoeDispatcher::alltoall;
   int moe_dispatcher_sms = 0;
+  /// Megatron's CPU optimizer (Offload::optimizer_on_cpu, with its offloaded fraction) every
+  /// Megatron-backend RL candidate runs: a setting of the job (verl plan --from a launch with it).
+  bool optimizer_on_cpu = false;
+  double optimizer_on_cpu_fraction = 0;
   Dtype compute_dtype = Dtype::bf16;  ///< one every GPU of the cluster supports
 };
 

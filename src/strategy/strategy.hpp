@@ -26,11 +26,20 @@ enum class MoeDispatcher { alltoall, flex, allgather };
 /// Megatron's distributed optimizer is `distributed_optimizer`, not a ZeRO stage.
 enum class ZeroStage { none = 0, zero1 = 1, zero2 = 2, zero3 = 3 };
 
+/// What lives in host memory. Training (pretrain / SFT): the step runs with it (FSDP CPUOffload,
+/// Megatron's CPU optimizer for `optimizer` x optimizer_fraction). RL (verl): params / grads /
+/// optimizer are paged to the host between phases and back before the phase that uses them
+/// (verl/workers/engine/base.py BaseEngineCtx._context_switch), so the step itself runs on the
+/// GPU; only `optimizer_on_cpu` keeps states on the host while the update runs.
 struct Offload {
   bool params = false;
   bool grads = false;
   bool optimizer = false;
   double optimizer_fraction = 1.0;  ///< Megatron optimizer_offload_fraction (0..1)
+  /// Megatron-core OptimizerConfig.optimizer_cpu_offload (HybridDeviceOptimizer: optimizer_fraction
+  /// of the states, with their fp32 master weights, live and step on the CPU); verl passes it in
+  /// actor.optim.override_optimizer_config. RL only: training reads `optimizer` for it.
+  bool optimizer_on_cpu = false;
 };
 
 struct Lora {

@@ -47,12 +47,15 @@ double rank_lora_params(const ModelSpec& model, const Strategy& s, PipelineStage
   return model_layers > 0 ? lora_params_total(model, s.lora) * (base_layers / model_layers) : 0;
 }
 
+// Megatron's CPU optimizer: optimizer_fraction of the states (and their master weights) on the host.
+void move_optimizer_fraction_to_host(const Strategy& s, ModelStateBytes& b) {
+  const double moved = b.optimizer * std::clamp(s.offload.optimizer_fraction, 0.0, 1.0);
+  b.optimizer -= moved;
+  b.host_offloaded += moved;
+}
+
 void apply_training_offload(const Strategy& s, ModelStateBytes& b) {
-  if (s.offload.optimizer) {
-    const double moved = b.optimizer * std::clamp(s.offload.optimizer_fraction, 0.0, 1.0);
-    b.optimizer -= moved;
-    b.host_offloaded += moved;
-  }
+  if (s.offload.optimizer) move_optimizer_fraction_to_host(s, b);
   if (s.backend != Backend::fsdp) return;  // Megatron trains with its weights and grads on the GPU
   if (s.offload.params) {
     b.host_offloaded += b.weights;
@@ -233,6 +236,9 @@ ModelStateBytes model_state_bytes(const ModelSpec& model, const Strategy& s, Pip
                                   OffloadMode mode, Trace* trace) {
   ModelStateBytes b = s.backend == Backend::fsdp ? zero_states(model, s) : megatron_states(model, s, stage);
   if (mode == OffloadMode::training) apply_training_offload(s, b);
+  // verl pages its states back for the phase (own_phase), except what Megatron's CPU optimizer
+  // keeps on the host throughout.
+  if (mode == OffloadMode::own_phase && s.offload.optimizer_on_cpu) move_optimizer_fraction_to_host(s, b);
   if (trace == nullptr) return b;
   const RankParams p = rank_params(model, s, stage);
   const bool fsdp = s.backend == Backend::fsdp;
@@ -268,9 +274,9 @@ ModelStateBytes model_state_bytes(const ModelSpec& model, const Strategy& s, Pip
               "ZeRO §3.1; Megatron distributed optimizer 6 + 12/d (formulas.md)", [&] {
                 return fmt::format(
                     "dense={:.4g}, expert={:.4g}, dp={} cp={} distributed_optimizer={}, "
-                    "offload.optimizer={} fraction={}",
+                    "offload.optimizer={} fraction={} on_cpu={}",
                     p.dense, p.expert, s.dp, s.cp, s.distributed_optimizer, s.offload.optimizer,
-                    s.offload.optimizer_fraction);
+                    s.offload.optimizer_fraction, s.offload.optimizer_on_cpu);
               });
   if (b.lora_adapters > 0) {
     trace_bytes(trace, "memory/model_states/lora_adapters", b.lora_adapters,

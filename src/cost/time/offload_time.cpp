@@ -26,8 +26,9 @@ double host_link_Bps(const NodeGroup& node) {
 }
 
 double offload_seconds(const ModelSpec& model, const NodeGroup& node, const Strategy& strategy,
-                       std::int64_t micro_batches, Trace* trace) {
-  const Offload& offload = strategy.offload;
+                       std::int64_t micro_batches, StepOffload mode, Trace* trace) {
+  Offload offload = strategy.offload;
+  if (mode == StepOffload::paged) offload = Offload{false, false, offload.optimizer_on_cpu, offload.optimizer_fraction, false};
   if (!offload.params && !offload.grads && !offload.optimizer) return 0.0;
   const double pcie = host_link_Bps(node);
   double params = rank_params(model, strategy).total();
@@ -56,6 +57,12 @@ double offload_seconds(const ModelSpec& model, const NodeGroup& node, const Stra
                       "ZeRO-Offload (Ren et al. 2021) §4; gpus.md measured H2D rates"});
   }
   return seconds;
+}
+
+double paging_seconds(double bytes, const NodeGroup& node) {
+  if (bytes <= 0) return 0.0;
+  const double per_gpu_Bps = std::min(host_link_Bps(node), kHostMemoryBandwidthBps / std::max(node.gpus_per_node, 1));
+  return 2.0 * bytes / per_gpu_Bps;
 }
 
 double activation_offload_seconds(const ModelSpec& model, const NodeGroup& node, const Strategy& strategy,

@@ -7,6 +7,8 @@
 
 #include "cost/time/compute_time.hpp"
 #include "cost/time/engine_all_reduce.hpp"
+#include "cost/memory/model_states.hpp"
+#include "cost/time/offload_time.hpp"
 #include "cost/time/step_time.hpp"
 #include "model/flops.hpp"
 #include "model/kv_cache.hpp"
@@ -38,6 +40,31 @@ constexpr double kVerlBroadcastDenseBps = 4.90e9;
 constexpr double kVerlBroadcastMoeBps = 1.84e9;
 
 std::int64_t ceil_div(std::int64_t a, std::int64_t b) { return b > 0 ? (a + b - 1) / b : a; }
+
+// What verl pages back to one GPU for a phase and out after it, when the actor offloads
+// (verl/workers/engine/base.py BaseEngineCtx._context_switch at 1dda039b9): eval mode (the log-prob
+// pass) the parameters; train mode (the update, once for all its mini-batches) the parameters with
+// their gradient buffers (Megatron keeps them; FSDP frees its gradients) and the optimizer states,
+// less what Megatron's CPU optimizer keeps on the host. The most loaded pipeline stage.
+struct PagedStates {
+  double eval_bytes = 0;
+  double train_bytes = 0;
+};
+
+PagedStates verl_paged_states(const ModelSpec& model, const Strategy& strategy) {
+  const Offload& offload = strategy.offload;
+  PagedStates paged;
+  if (!offload.params && !offload.optimizer) return paged;
+  for (const PipelineStage stage : {PipelineStage::first, PipelineStage::last}) {
+    const ModelStateBytes own = model_state_bytes(model, strategy, stage, OffloadMode::own_phase, nullptr);
+    const double params = offload.params ? own.weights + own.lora_adapters : 0.0;
+    const double grads = offload.params && strategy.backend == Backend::megatron ? own.gradients : 0.0;
+    const double optimizer = offload.optimizer ? own.optimizer : 0.0;
+    paged.eval_bytes = std::max(paged.eval_bytes, params);
+    paged.train_bytes = std::max(paged.train_bytes, params + grads + optimizer);
+  }
+  return paged;
+}
 
 int log_prob_micro_batch(const Strategy& strategy, const RlSettings& rl, std::int64_t seq_len) {
   if (rl.use_dynamic_bsz && rl.log_prob_max_token_len_per_gpu > 0) {
@@ -379,11 +406,14 @@ TimeEstimate estimate_rl_step_time(const ModelSpec& model, const NodeGroup& node
   estimate.add_phase("timing_s/gen", rollout.total());
   TimeBreakdown trainer;  // the log-prob passes and the updates, on the trainer's GPUs
 
+  const PagedStates paged = verl_paged_states(model, strategy);
   const int log_prob_mb = log_prob_micro_batch(strategy, rl, seq_len);
   const TimeBreakdown log_prob =
       forward_pass_breakdown(model, node, strategy, seq_len, sequences, log_prob_mb, options, trace);
-  trainer.add(log_prob);
-  estimate.add_phase("timing_s/old_log_prob", log_prob.total());
+  TimeBreakdown actor_log_prob = log_prob;
+  actor_log_prob.offload += paging_seconds(paged.eval_bytes, node);
+  trainer.add(actor_log_prob);
+  estimate.add_phase("timing_s/old_log_prob", actor_log_prob.total());
   int forward_passes = 1;
   if (rl.use_reference) {
     trainer.add(log_prob);
@@ -394,9 +424,12 @@ TimeEstimate estimate_rl_step_time(const ModelSpec& model, const NodeGroup& node
   const std::int64_t mini_prompts = rl.ppo_mini_batch > 0 ? rl.ppo_mini_batch : workload.global_batch;
   const std::int64_t mini_batches = std::max<std::int64_t>(1, workload.global_batch / std::max<std::int64_t>(mini_prompts, 1));
   const int update_mb = update_micro_batch(strategy, rl, seq_len);
+  // The update runs on the states verl paged back for it (once for all its mini-batches).
   const TimeBreakdown update_step = training_step_breakdown(model, node, strategy, seq_len, mini_prompts * std::max(rl.n, 1),
-                                                            update_mb, options, trace);
+                                                            update_mb, StepOffload::paged, options, trace);
   const double updates = static_cast<double>(rl.ppo_epochs) * static_cast<double>(mini_batches);
+  TimeBreakdown update_paging;
+  update_paging.offload = paging_seconds(paged.train_bytes, node);
   if (rl.use_critic) {  // critic of the actor's shape: a values pass and its own update
     trainer.add(log_prob);
     estimate.add_phase("timing_s/values", log_prob.total());
@@ -405,8 +438,16 @@ TimeEstimate estimate_rl_step_time(const ModelSpec& model, const NodeGroup& node
     estimate.add_phase("timing_s/update_critic", updates * update_step.total());
   }
   trainer.add(update_step, updates);
-  const double update_seconds = updates * update_step.total();
+  trainer.add(update_paging);
+  const double update_seconds = updates * update_step.total() + update_paging.offload;
   estimate.add_phase("timing_s/update_actor", update_seconds);
+  if (trace && (paged.eval_bytes > 0 || paged.train_bytes > 0)) {
+    trace->push_back({"time/rl/offload_paging", paging_seconds(paged.eval_bytes, node) + update_paging.offload, "seconds",
+                      "2 * paged bytes / min(host link, host DRAM / GPUs per node): the actor's parameters for the "
+                      "log-prob pass; parameters, gradients and optimizer states for the update",
+                      fmt::format("eval={:.4g} B, train={:.4g} B", paged.eval_bytes, paged.train_bytes),
+                      "verl/workers/engine/base.py BaseEngineCtx._context_switch (1dda039b9)"});
+  }
   estimate.breakdown = rl_step_critical_path(rollout, trainer, rl, trace);
   if (rl.rollout_gpus > 0 && rl.off_policy_steps > 0) {
     // One step off, verl's trainer logs as timing_s/gen only its wait for the next batch (the

@@ -22,7 +22,7 @@ std::int64_t micro_batches_for(std::int64_t sequences, const Strategy& strategy,
 
 TimeBreakdown training_step_breakdown(const ModelSpec& model, const NodeGroup& node, const Strategy& strategy,
                                       std::int64_t seq_len, std::int64_t sequences, int micro_batch,
-                                      const TimeOptions& options, Trace* trace) {
+                                      StepOffload offload, const TimeOptions& options, Trace* trace) {
   const std::int64_t m = micro_batches_for(sequences, strategy, micro_batch);
   const StageCompute stage = stage_compute(model, node, strategy, seq_len, micro_batch, options, trace);
   const MicroBatchComm comm = micro_batch_comm(model, node, strategy, seq_len, micro_batch, stage, options, trace);
@@ -44,7 +44,7 @@ TimeBreakdown training_step_breakdown(const ModelSpec& model, const NodeGroup& n
   breakdown.pp_bubble = pipeline.bubble_s;
   breakdown.pp_comm = pipeline.p2p_s;
   breakdown.dp_comm_exposed = dp_comm_exposed_seconds(model, node, strategy, m, stage, options, trace);
-  breakdown.offload = offload_seconds(model, node, strategy, m, trace) +
+  breakdown.offload = offload_seconds(model, node, strategy, m, offload, trace) +
                       md * activation_offload_seconds(model, node, strategy, seq_len, micro_batch, stage, options, trace);
   if (trace) {
     trace->push_back({"time/train_step", breakdown.total(), "seconds",
@@ -100,7 +100,7 @@ TimeEstimate estimate_time(const ModelSpec& model, const Cluster& cluster, const
     estimate = estimate_rl_step_time(model, node, strategy, workload, options, trace);
   } else {
     TimeBreakdown breakdown = training_step_breakdown(model, node, strategy, workload.seq_len, workload.global_batch,
-                                                      strategy.micro_batch, options, trace);
+                                                      strategy.micro_batch, StepOffload::in_step, options, trace);
     const double sequences_per_rank = static_cast<double>(workload.global_batch) / std::max(strategy.dp, 1);
     breakdown.compute += vision_tower_seconds(model, node, strategy, sequences_per_rank,
                                               static_cast<double>(workload.images_per_sample),

@@ -4,6 +4,7 @@
 // is null (the planner calls it millions of times).
 #include <cstdint>
 
+#include "cost/time/offload_time.hpp"
 #include "cost/time/time_estimate.hpp"
 #include "cost/trace.hpp"
 #include "hardware/cluster.hpp"
@@ -12,10 +13,11 @@
 
 namespace meshplan {
 
-/// One optimizer step of training on `sequences` sequences of `seq_len` tokens.
+/// One optimizer step of training on `sequences` sequences of `seq_len` tokens; `offload` says
+/// how the strategy's offload flags are read (cost/time/offload_time.hpp).
 TimeBreakdown training_step_breakdown(const ModelSpec& model, const NodeGroup& node, const Strategy& strategy,
                                       std::int64_t seq_len, std::int64_t sequences, int micro_batch,
-                                      const TimeOptions& options, Trace* trace);
+                                      StepOffload offload, const TimeOptions& options, Trace* trace);
 
 /// A forward-only pass (verl's log-prob computations) over `sequences` sequences.
 TimeBreakdown forward_pass_breakdown(const ModelSpec& model, const NodeGroup& node, const Strategy& strategy,

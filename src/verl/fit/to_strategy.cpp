@@ -74,6 +74,13 @@ void map_megatron(const ConfigView& v, Strategy& s) {
   s.offload.params = v.boolean(A("megatron.param_offload")).value_or(false);
   s.offload.grads = v.boolean(A("megatron.grad_offload")).value_or(false);
   s.offload.optimizer = v.boolean(A("megatron.optimizer_offload")).value_or(false);
+  // Megatron-core's CPU optimizer: verl builds OptimizerConfig with optim.override_optimizer_config's
+  // keys replacing its own (utils/megatron/optimizer.py init_megatron_optim_config at 1dda039b9);
+  // OptimizerConfig.optimizer_offload_fraction defaults to 0.0 (optimizer_config.py).
+  s.offload.optimizer_on_cpu = v.boolean(A("optim.override_optimizer_config.optimizer_cpu_offload")).value_or(false);
+  if (s.offload.optimizer_on_cpu) {
+    s.offload.optimizer_fraction = v.number(A("optim.override_optimizer_config.optimizer_offload_fraction")).value_or(0.0);
+  }
   const std::string granularity = v.text(A("megatron.override_transformer_config.recompute_granularity")).value_or("");
   s.recompute = granularity == "full" ? Recompute::full : granularity == "selective" ? Recompute::selective : Recompute::none;
   s.recompute_method = v.text(A("megatron.override_transformer_config.recompute_method")).value_or("") == "block"

@@ -67,15 +67,16 @@ TEST_CASE("verl's V1 trainer modes on four H100 nodes: sync, colocate_async and 
   MESSAGE("sync " << sync_s << " s (" << sync_error * 100 << "%), colocate_async " << colocated_s << " s ("
                   << colocated_error * 100 << "%), separate_async " << separate_s << " s (" << separate_error * 100
                   << "%)");
-  // docs/accuracy.md "verl's V1 trainer modes": +7.2%, +10.2% and +47.0% when written. verl at
+  // docs/accuracy.md "verl's V1 trainer modes": +7.2%, +10.2% and +47.0% when written; +6.2%, +8.8%
+  // and +39.5% with verl's offload paged once per phase (session 18). verl at
   // main@1dda039b installs vLLM >= 0.18.0 with the mp executor, so the engines run async
   // scheduling (the default; without it sync is +42.1%).
   CHECK(std::fabs(sync_error) <= 0.15);
   CHECK(std::fabs(colocated_error) <= 0.15);
-  // separate_async is trainer-bound in the model (459 s of log-probs and update on 16 GPUs against
+  // separate_async is trainer-bound in the model (a 472 s step: log-probs and update on 16 GPUs, against
   // a 338 s step measured): the update of this small-expert MoE is overestimated (its MoE host
   // terms, docs/accuracy.md). The bound is the figure, not a target.
-  CHECK(std::fabs(separate_error) <= 0.50);
+  CHECK(std::fabs(separate_error) <= 0.42);
   // Three nodes, one of them generating: generation-bound in the model (two TP-4 replicas, 40 ms
   // decode steps, mostly KV reads). +32.1% when written.
   const double three_nodes_s = predicted_step_s(

@@ -191,7 +191,7 @@ TEST_CASE("an RL step reports verl's phases and sums them") {
   CHECK(sum == doctest::Approx(estimate.step_seconds));
   CHECK(estimate.breakdown.total() == doctest::Approx(estimate.step_seconds));
   // The update is 2 epochs x 2 mini-batches of one training step each on 2 sequences.
-  const TimeBreakdown one = training_step_breakdown(model, cluster.groups[0], Strategy{}, 384, 2, 1, TimeOptions{}, nullptr);
+  const TimeBreakdown one = training_step_breakdown(model, cluster.groups[0], Strategy{}, 384, 2, 1, StepOffload::in_step, TimeOptions{}, nullptr);
   CHECK(estimate.phases[3].seconds == doctest::Approx(4 * one.total()));
   CHECK(estimate.actor_update_mfu > 0.0);
   CHECK(estimate.actor_update_mfu < 1.0);
