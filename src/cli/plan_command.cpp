@@ -256,6 +256,7 @@ void run_plan(const PlanOptions& options, CommandContext& context) {
   view.model_name = model->name;
   view.cluster_text = *from ? (*from)->cluster_text : options.cluster;
   view.cluster_notes = cluster_topology_notes(*cluster);
+  if (*from && !(*from)->gpu_source.empty()) view.cluster_notes.push_back("GPU type " + (*from)->gpu_source);
   view.workload_name = *from ? "rl" : options.workload;
   view.objective_name = options.objective;
   view.headroom = options.headroom;

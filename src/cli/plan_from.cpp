@@ -35,17 +35,25 @@ std::vector<std::string> words(const std::string& text) {
   return out;
 }
 
-// The distinct catalog GPUs among the words of `text`, in order of appearance.
-std::vector<GpuSpec> gpus_in(const std::string& text, const std::vector<GpuSpec>& catalog) {
-  std::vector<GpuSpec> found;
-  for (const std::string& word : words(text)) {
-    const bool has_letter = std::any_of(word.begin(), word.end(), [](char c) { return std::isalpha(static_cast<unsigned char>(c)); });
-    if (!has_letter) continue;  // a bare number ("4090") is a count more often than a GPU
-    Result<GpuSpec> gpu = find_gpu(catalog, word);
-    if (!gpu.ok()) continue;
-    if (std::none_of(found.begin(), found.end(), [&](const GpuSpec& g) { return g.id == gpu->id; })) {
-      found.push_back(std::move(gpu.value()));
+// The distinct catalog GPUs among the words of `text`, in order of appearance, each with the line
+// it first appears on (`first_line` for the first line of `text`).
+std::vector<NamedGpu> gpus_in(const std::string& text, const std::vector<GpuSpec>& catalog, int first_line) {
+  std::vector<NamedGpu> found;
+  int line = first_line;
+  std::size_t start = 0;
+  while (start <= text.size()) {
+    const std::size_t end = std::min(text.find('\n', start), text.size());
+    for (const std::string& word : words(text.substr(start, end - start))) {
+      const bool has_letter = std::any_of(word.begin(), word.end(), [](char c) { return std::isalpha(static_cast<unsigned char>(c)); });
+      if (!has_letter) continue;  // a bare number ("4090") is a count more often than a GPU
+      Result<GpuSpec> gpu = find_gpu(catalog, word);
+      if (!gpu.ok()) continue;
+      if (std::none_of(found.begin(), found.end(), [&](const NamedGpu& g) { return g.gpu.id == gpu->id; })) {
+        found.push_back({std::move(gpu.value()), line});
+      }
     }
+    start = end + 1;
+    ++line;
   }
   return found;
 }
@@ -91,18 +99,18 @@ void apply_global_micro_batches(const ConfigNode& config, Strategy& strategy, Wo
 
 }  // namespace
 
-Result<std::optional<GpuSpec>> gpu_named_in(const std::string& path, const std::string& text,
-                                            const std::vector<GpuSpec>& catalog) {
+Result<std::optional<NamedGpu>> gpu_named_in(const std::string& path, const std::string& text,
+                                             const std::vector<GpuSpec>& catalog) {
   for (const std::string* source : {&path, &text}) {
-    const std::vector<GpuSpec> found = gpus_in(*source, catalog);
-    if (found.size() == 1) return std::optional<GpuSpec>(found.front());
+    const std::vector<NamedGpu> found = gpus_in(*source, catalog, source == &path ? 0 : 1);
+    if (found.size() == 1) return std::optional<NamedGpu>(found.front());
     if (found.size() > 1) {
       std::string names;
-      for (const GpuSpec& gpu : found) names += (names.empty() ? "" : ", ") + gpu.id;
+      for (const NamedGpu& named : found) names += fmt::format("{}{} (line {})", names.empty() ? "" : ", ", named.gpu.id, named.line);
       return Error{path, 0, "--gpu", fmt::format("the launch names several GPU types ({}): give --gpu TYPE", names)};
     }
   }
-  return std::optional<GpuSpec>();
+  return std::optional<NamedGpu>();
 }
 
 Result<PlanLaunch> read_plan_launch(const std::vector<InputText>& inputs, const VerlReadOptions& read,
@@ -142,7 +150,7 @@ Result<PlanLaunch> read_plan_launch(const std::vector<InputText>& inputs, const 
                              "nothing to plan",
                              job.nnodes, job.gpus_per_node)};
   }
-  PlanLaunch plan{std::move(launch.value()), {}, {}, {}, job.strategy, job.workload, job.model_path};
+  PlanLaunch plan{std::move(launch.value()), {}, {}, {}, job.strategy, job.workload, job.model_path, ""};
 
   if (!arguments.model.empty()) {
     Result<ModelSpec> model = load_model_argument(arguments.model);
@@ -173,9 +181,14 @@ Result<PlanLaunch> read_plan_launch(const std::vector<InputText>& inputs, const 
       if (!named) return named.error();
       gpu = std::move(named.value());
     } else {
-      Result<std::optional<GpuSpec>> named = gpu_named_in(file, inputs.empty() ? "" : inputs.front().text, catalog);
+      Result<std::optional<NamedGpu>> named = gpu_named_in(file, inputs.empty() ? "" : inputs.front().text, catalog);
       if (!named) return named.error();
-      gpu = std::move(named.value());
+      if (*named) {
+        gpu = (*named)->gpu;
+        plan.gpu_source = (*named)->line == 0
+                              ? fmt::format("{}, named in the script's path (--gpu for another)", gpu->id)
+                              : fmt::format("{}, named at line {} of the script (--gpu for another)", gpu->id, (*named)->line);
+      }
     }
     if (!gpu) return Error{file, 0, "--gpu", "the launch names no GPU type (in its path or text): give --gpu TYPE"};
     // trainer.nnodes x trainer.n_gpus_per_node; a rack-scale part's hosts share their NVLink domain.

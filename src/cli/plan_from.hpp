@@ -27,13 +27,22 @@ struct PlanLaunch {
   Strategy strategy;   ///< the script's layout, in the search's terms (search/baseline.hpp)
   Workload workload;   ///< the script's workload and RL settings
   std::string model_path;
+  /// Where the GPU type came from when the script named it ("" with --gpu or --cluster): a guess
+  /// the user should see, e.g. "GB200-NVL72, named at line 10 of the script".
+  std::string gpu_source;
+};
+
+/// A GPU type a script names, and where: line 0 is its path.
+struct NamedGpu {
+  GpuSpec gpu;
+  int line = 0;
 };
 
 /// The GPU type a verl example names in its path ("tuning/70b/qwen2-70b_grpo_32_h800_fsdp_vllm.sh")
 /// or, failing that, in its text ("# 256 H100(80GB)"): catalog ids or aliases as whole words.
 /// nullopt when none is named; an Error naming the types when several are.
-Result<std::optional<GpuSpec>> gpu_named_in(const std::string& path, const std::string& text,
-                                            const std::vector<GpuSpec>& catalog);
+Result<std::optional<NamedGpu>> gpu_named_in(const std::string& path, const std::string& text,
+                                             const std::vector<GpuSpec>& catalog);
 
 /// Reads the launch (check's parser: script, Hydra composition, verl defaults) into the
 /// planner's inputs. Errors (exit 2) name the file and what to give: --model when the model

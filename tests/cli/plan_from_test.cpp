@@ -83,11 +83,13 @@ TEST_CASE("plan --from: the GPU named in the path wins over the text, several na
   const auto from_path = gpu_named_in("examples/tuning/70b/qwen2-70b_grpo_32_h800_fsdp_vllm.sh", "# H100", catalog);
   REQUIRE(from_path.ok());
   REQUIRE(from_path->has_value());
-  CHECK((*from_path)->id == "H800-80GB");
+  CHECK((*from_path)->gpu.id == "H800-80GB");
+  CHECK((*from_path)->line == 0);
   const auto from_text = gpu_named_in("run_deepseek671b_math_megatron_80gb.sh", "# 256 H100(80GB)\nNODES=32", catalog);
   REQUIRE(from_text.ok());
   REQUIRE(from_text->has_value());
-  CHECK((*from_text)->id == "H100-80GB");
+  CHECK((*from_text)->gpu.id == "H100-80GB");
+  CHECK((*from_text)->line == 1);
   const auto none = gpu_named_in("run.sh", "NODES=4090", catalog);  // a bare number is not a GPU
   REQUIRE(none.ok());
   CHECK_FALSE(none->has_value());

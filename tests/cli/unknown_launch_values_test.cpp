@@ -59,6 +59,12 @@ TEST_CASE("a launch whose sizes depend on the machine it starts on: plan --from 
   CHECK(baseline["broken_rule"] == "");
   CHECK(baseline["tokens_per_second"].get<double>() > 0);
   CHECK(out["candidates"][0]["tokens_per_second"].get<double>() > 0);
+  // Without --gpu the GPU type is the one the script names, here only in a comment ("MACHINE
+  // free-form tag for hardware tweaks (e.g. gb200)", line 6): the plan says where it read it.
+  const test::CliRun guessed = test::run({"plan", "--from", file, "--env", "DEVICE=gpu", "--top", "1"});
+  REQUIRE(guessed.exit_code == 0);
+  CHECK(guessed.out.find("cluster: GPU type GB200-NVL72, named at line 6 of the script (--gpu for another)") !=
+        std::string::npos);
   // --set gives a key's value directly; --env and --set belong to --from.
   CHECK(test::run({"plan", "--from", file, "--gpu", "H100", "--env", "DEVICE=gpu", "--set",
                    "data.train_batch_size=512"})
