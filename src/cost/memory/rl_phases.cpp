@@ -103,9 +103,16 @@ void add_sleeping_engine(const Rl& r, PhaseMemory& phase) {
   phase[C::engine_workspace] = r.engine.workspace;
 }
 
+// verl wraps an FSDP reference in CPUOffload(offload_params=True) (FSDP2: CPUOffloadPolicy) whatever
+// ref.fsdp_config.param_offload says: fsdp_workers.py _build_model_optimizer (v0.6.1:492, role !=
+// "actor"), and the engine workers' FSDP engine for a forward_only engine, which the reference is
+// (engine/fsdp/transformer_impl.py at 1dda039b9, trainer/config/ref/dp_ref.yaml). Its parameters
+// live on the host and stream to the GPU one unit at a time while it runs.
+bool reference_on_host(const Rl& r) { return r.rl.ref_param_offload || r.s.backend == Backend::fsdp; }
+
 // Ref and critic when another phase runs.
 void add_neighbours(const Rl& r, PhaseMemory& phase, PipelineStage stage, bool with_ref, bool with_critic) {
-  if (with_ref && !r.rl.ref_param_offload) phase[C::reference_model] += reference_bytes(r, stage);
+  if (with_ref && !reference_on_host(r)) phase[C::reference_model] += reference_bytes(r, stage);
   if (with_critic) phase[C::critic_model] += critic_resident_bytes(r, stage);
 }
 
@@ -139,8 +146,8 @@ PhaseMemory log_prob_phase(const Rl& r, PipelineStage stage, MemoryPhaseKind kin
   add_states(phase, actor);
   add_neighbours(r, phase, stage, kind == MemoryPhaseKind::old_log_prob, true);
   if (kind == MemoryPhaseKind::ref_log_prob && r.s.lora.rank == 0) {
-    // An offloaded FSDP reference (CPUOffload) streams one unit at a time; otherwise it is loaded.
-    const bool streamed = r.rl.ref_param_offload && r.s.backend == Backend::fsdp;
+    // An FSDP reference (CPUOffload) streams one unit at a time; otherwise it is loaded.
+    const bool streamed = r.s.backend == Backend::fsdp;
     phase[C::reference_model] += streamed ? own.gathered : reference_bytes(r, stage);
   }
   add_sleeping_engine(r, phase);
@@ -306,7 +313,7 @@ void add_rl_phases(MemoryEstimate& e, const ModelSpec& model, const Strategy& s,
   const ModelStateBytes own =
       model_state_bytes(model, s, PipelineStage::first, OffloadMode::own_phase, nullptr);
   double host = resident(r, own).host_offloaded * (rl.use_critic ? 2.0 : 1.0);
-  if (rl.ref_param_offload) host += reference_bytes(r, PipelineStage::first);
+  if (reference_on_host(r)) host += reference_bytes(r, PipelineStage::first);
   if (rl.free_cache_engine && !standalone(rl)) host += r.engine.weights;
   // The actor update's offloaded activations (verl's handler skips forward-only passes).
   host += offloaded_activation_bytes(model, s, PipelineStage::first,

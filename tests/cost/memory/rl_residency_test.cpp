@@ -58,7 +58,7 @@ Workload grpo() {
   return w;
 }
 
-TEST_CASE("weight sync: the update bucket plus one full tensor in flight, an offloaded reference is gone") {
+TEST_CASE("weight sync: the update bucket plus one full tensor in flight, an FSDP reference is on the host") {
   const ModelSpec m = test::qwen25_7b();
   const Cluster cluster = test::cluster_of(test::gpu_with_memory(80), 1, 8);
   Strategy fsdp;
@@ -75,16 +75,21 @@ TEST_CASE("weight sync: the update bucket plus one full tensor in flight, an off
   // (2,147,483,648): 5,417,467,904 bytes.
   CHECK(sync[C::resharding_buffer] == doctest::Approx(5417467904.0));
   CHECK(sync[C::kv_cache] == 0);  // the KV cache wakes after the weights
-  // The reference in fp32 (ref.fsdp_config.model_dtype, set by verl >= 0.6's engine/fsdp.yaml):
-  // 4 x 7,615,616,512 / 8 = 3,807,808,256 bytes; verl <= 0.5 loaded it in bf16, half of that.
-  CHECK(sync[C::reference_model] == doctest::Approx(3807808256.0));
+  // verl wraps an FSDP reference in CPUOffload(offload_params=True) whatever
+  // ref.fsdp_config.param_offload says (fsdp_workers.py v0.6.1:492; the engine workers' FSDP engine
+  // for a forward_only engine at 1dda039b9): no phase but its own holds it, and host RAM holds its
+  // shard, in fp32 (ref.fsdp_config.model_dtype, set by verl >= 0.6's engine/fsdp.yaml):
+  // 4 x 7,615,616,512 / 8 = 3,807,808,256 bytes a GPU; verl <= 0.5 loaded it in bf16, half of that.
+  CHECK(sync[C::reference_model] == 0);
   Workload bf16_ref = w;
   bf16_ref.rl.ref_param_bytes = 2;
   const MemoryEstimate old = estimate_memory(m, cluster, fsdp, bf16_ref, MemoryOptions{}, nullptr);
-  CHECK(old.phases[old.phase_count - 1][C::reference_model] == doctest::Approx(3807808256.0 / 2));
-  w.rl.ref_param_offload = true;  // ref.fsdp_config.param_offload=True
+  CHECK(old.phases[old.phase_count - 1][C::reference_model] == 0);
+  CHECK(e.host_bytes_per_node - old.host_bytes_per_node == doctest::Approx(8 * 3807808256.0 / 2));  // 8 GPUs a node
+  w.rl.ref_param_offload = true;  // ref.fsdp_config.param_offload=True: the same
   const MemoryEstimate offloaded = estimate_memory(m, cluster, fsdp, w, MemoryOptions{}, nullptr);
   CHECK(offloaded.phases[offloaded.phase_count - 1][C::reference_model] == 0);
+  CHECK(offloaded.host_bytes_per_node == doctest::Approx(e.host_bytes_per_node));
 
   // Megatron TP 4: bf16 TP shards all-gathered and concatenated (2 + 2 bytes per element):
   // 4 x 544,997,376 = 2,179,989,504 + the bucket = 4,327,473,152 bytes.
