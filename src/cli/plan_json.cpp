@@ -35,6 +35,7 @@ json strategy_json(const PlanCandidate& c) {
             {"cuda_graph_modules", cuda_graph_module_names(s.cuda_graph_modules)},
             {"megatron_fsdp", s.backend == Backend::megatron && s.zero == ZeroStage::zero3},
             {"offload", offload_choice_name(static_cast<OffloadChoice>(values[static_cast<std::size_t>(Dimension::offload)]))},
+            {"cpu_optimizer_fraction", s.offload.optimizer_on_cpu ? s.offload.optimizer_fraction : 0.0},
             {"compute_dtype", s.compute_dtype == Dtype::fp16 ? "fp16" : "bf16"}};
   if (c.workload.kind == WorkloadKind::rl) {
     const RlSettings& rl = c.workload.rl;

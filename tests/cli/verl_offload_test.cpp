@@ -148,6 +148,11 @@ TEST_CASE("verl's DeepSeek-V3 671B GRPO example with the CPU optimizer fits 12 x
   REQUIRE_MESSAGE(plan.exit_code == 0, plan.err);
   CHECK(plan.out.find("offload=all cpu_optimizer=1 mb=1") != std::string::npos);  // the launch and the winner
   CHECK(plan.out.find("nothing fits") == std::string::npos);
+  const test::CliRun with_json = test::run({"plan", "--from", script.string(), "--gpu", "H100", "--top", "1", "--json"});
+  REQUIRE(with_json.exit_code == 0);
+  const nlohmann::json out = nlohmann::json::parse(with_json.out);
+  CHECK(out["baseline"]["strategy"]["cpu_optimizer_fraction"] == 1.0);
+  CHECK(out["candidates"][0]["strategy"]["cpu_optimizer_fraction"] == 1.0);
   const test::CliRun diff = test::run({"plan", "--from", script.string(), "--gpu", "H100", "--emit", "verl"});
   REQUIRE(diff.exit_code == 0);
   CHECK(diff.out.find("optimizer_cpu_offload") == std::string::npos);  // kept as the script sets it
