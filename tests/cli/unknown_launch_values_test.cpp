@@ -90,7 +90,8 @@ TEST_CASE("a launch whose sizes depend on the machine it starts on: plan --from 
   // With the machine named, the fit runs (and the launch's own sizes fit 8 x H100).
   const test::CliRun fitted = test::run({"check", file, "--gpu", "H100", "--env", "DEVICE=gpu", "--json"});
   bool fit_ran = true;
-  for (const nlohmann::json& finding : nlohmann::json::parse(fitted.out)["findings"]) {
+  const nlohmann::json fitted_report = nlohmann::json::parse(fitted.out);  // kept: the loop reads into it
+  for (const nlohmann::json& finding : fitted_report["findings"]) {
     if (finding["rule"] == "memory.not-evaluated" || finding["rule"] == "memory.skipped") fit_ran = false;
     CHECK(finding["severity"] != "error");
   }

@@ -141,7 +141,8 @@ TEST_CASE("verl's DeepSeek-V3 671B GRPO example with the CPU optimizer fits 12 x
   }
   REQUIRE(!script.empty());
   const test::CliRun check = test::run({"check", script.string(), "--gpu", "H100", "--json"});
-  for (const nlohmann::json& finding : nlohmann::json::parse(check.out)["findings"]) {
+  const nlohmann::json report = nlohmann::json::parse(check.out);  // kept: the loop reads into it
+  for (const nlohmann::json& finding : report["findings"]) {
     CHECK_MESSAGE(finding["severity"] != "error", finding["message"]);
   }
   const test::CliRun plan = test::run({"plan", "--from", script.string(), "--gpu", "H100", "--top", "1"});
