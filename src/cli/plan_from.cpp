@@ -138,8 +138,7 @@ Result<PlanLaunch> read_plan_launch(const std::vector<InputText>& inputs, const 
   // A plan needs the launch's own sizes: a value the script leaves unknown (a `case` on a
   // variable from the environment or a `$(...)`) would be planned at verl's default instead.
   if (!job.unknown_key.empty()) {
-    const auto at = launch->set_at.find(job.unknown_key);
-    return Error{file, at != launch->set_at.end() ? at->second.line : launch->location.line, job.unknown_key,
+    return Error{file, where_set(*launch, job.unknown_key).line, job.unknown_key,
                  fmt::format("not known statically ({}): give the variable with --env VAR=value or the value with "
                              "--set {}=VALUE",
                              job.unknown_reason, job.unknown_key)};

@@ -48,11 +48,6 @@ constexpr std::array<ShapeRule, 12> kShapeRules = {{
     {"moe.a2a-overlap-mtp", {kA2aOverlap, "actor_rollout_ref.model.mtp.enable_train"}},
 }};
 
-SourceLocation first_set(const VerlLaunch& launch, std::string_view key) {
-  const auto it = launch.set_at.find(std::string(key));
-  return it == launch.set_at.end() ? launch.location : it->second;
-}
-
 // trainer.nnodes x trainer.n_gpus_per_node of `gpu`; a rack-scale part's hosts share their NVLink
 // domain (make_node_group).
 Cluster cluster_of(const VerlJob& job, const GpuSpec& gpu) {
@@ -118,7 +113,7 @@ std::vector<Finding> check_model_shape(const VerlLaunch& launch, const VerlJob& 
       }
       finding.message = violation.message + " (" + model.name + "); would fail when the workers build the model";
       if (!violation.valid.empty()) finding.message += "; valid: " + violation.valid;
-      finding.location = first_set(launch, rule.keys[0]);
+      finding.location = where_set(launch, rule.keys[0]);
       out.push_back(std::move(finding));
     }
   }
@@ -135,7 +130,7 @@ std::vector<Finding> check_memory_fit(const VerlLaunch& launch, const VerlJob& j
     skipped.keys = {job.too_large_key};
     skipped.message = fmt::format("memory fit skipped: {} is beyond what meshplan evaluates ({})", job.too_large_key,
                                   kLargestEvaluatedInteger);
-    skipped.location = first_set(launch, job.too_large_key);
+    skipped.location = where_set(launch, job.too_large_key);
     return {skipped};
   }
   if (!job.unknown_key.empty()) {
@@ -148,7 +143,7 @@ std::vector<Finding> check_memory_fit(const VerlLaunch& launch, const VerlJob& j
     skipped.message = fmt::format("memory fit skipped: {} is not known statically ({}); give it with --env VAR=value "
                                   "or --set {}=VALUE",
                                   job.unknown_key, job.unknown_reason, job.unknown_key);
-    skipped.location = first_set(launch, job.unknown_key);
+    skipped.location = where_set(launch, job.unknown_key);
     return {skipped};
   }
   const Cluster cluster = cluster_of(job, gpu);
@@ -157,7 +152,7 @@ std::vector<Finding> check_memory_fit(const VerlLaunch& launch, const VerlJob& j
   const MemoryEstimate& expected = tiers.expected;
   const RlSettings& rl = job.workload.rl;
   std::vector<Finding> out;
-  const SourceLocation where = first_set(launch, "trainer.n_gpus_per_node");
+  const SourceLocation where = where_set(launch, "trainer.n_gpus_per_node");
   const std::vector<std::string> keys = {"trainer.n_gpus_per_node", "actor_rollout_ref.rollout.gpu_memory_utilization",
                                          "actor_rollout_ref.actor.ppo_micro_batch_size_per_gpu"};
   if (expected.kv_cache_exhausted || expected.kv_below_one_sequence) {
@@ -180,7 +175,7 @@ std::vector<Finding> check_memory_fit(const VerlLaunch& launch, const VerlJob& j
                   bytes_to_gib(double(c.max_model_len) * c.kv_bytes_per_token),
                   c.gpu_memory_utilization_for_one_sequence);
     attach_fixes(finding, job, model, cluster, capacity);
-    finding.location = first_set(launch, "actor_rollout_ref.rollout.gpu_memory_utilization");
+    finding.location = where_set(launch, "actor_rollout_ref.rollout.gpu_memory_utilization");
     out.push_back(std::move(finding));
   }
   // Error tier: the phases that do not fit at the expected lengths, reported once at the peak.

@@ -636,6 +636,11 @@ Result<VerlLaunch> read_verl_launch(const std::vector<InputText>& inputs, const 
   return Reader(options).run(inputs);
 }
 
+SourceLocation where_set(const VerlLaunch& launch, std::string_view key) {
+  const auto it = launch.set_at.find(std::string(key));
+  return it == launch.set_at.end() ? launch.location : it->second;
+}
+
 Result<VerlLaunch> read_verl_launch(std::string_view text, const std::string& file_name, const VerlReadOptions& options) {
   return read_verl_launch({InputText{file_name, std::string(text)}}, options);
 }

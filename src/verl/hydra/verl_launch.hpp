@@ -110,4 +110,8 @@ Result<VerlLaunch> read_verl_launch(const std::vector<InputText>& inputs, const 
 Result<VerlLaunch> read_verl_launch(std::string_view text, const std::string& file_name,
                                     const VerlReadOptions& options = {});
 
+/// Where the launch sets `key` (its override, or the --set line); the launch command when it
+/// leaves the key to verl's config.
+SourceLocation where_set(const VerlLaunch& launch, std::string_view key);
+
 }  // namespace meshplan
