@@ -17,7 +17,8 @@ struct BreakdownPart {
 
 // The JSON keys of `time.breakdown`, in display order (issue 4's names, plus rollout for RL).
 constexpr BreakdownPart kParts[] = {
-    {"compute", &TimeBreakdown::compute},         {"tp_comm", &TimeBreakdown::tp_comm},
+    {"compute", &TimeBreakdown::compute},         {"moe_host_wait", &TimeBreakdown::moe_host_wait},
+    {"tp_comm", &TimeBreakdown::tp_comm},
     {"pp_bubble", &TimeBreakdown::pp_bubble},     {"pp_comm", &TimeBreakdown::pp_comm},
     {"dp_comm_exposed", &TimeBreakdown::dp_comm_exposed}, {"cp_comm", &TimeBreakdown::cp_comm},
     {"ep_comm", &TimeBreakdown::ep_comm},         {"offload", &TimeBreakdown::offload},
@@ -52,6 +53,13 @@ std::string render_time_text(const TimeEstimate& estimate) {
   text += render_table({{"phase", Align::left}, {"seconds", Align::right}}, phases);
   text += "\n";
   text += render_table({{"where the time goes", Align::left}, {"seconds", Align::right}, {"share", Align::right}}, parts);
+  if (estimate.breakdown.moe_host_wait > 0) {
+    text +=
+        "moe_host_wait: the GPU idles while the host launches MoE layers (Megatron-core's token dispatcher syncs "
+        "with the device in every MoE layer; the model's least certain term, docs/accuracy-held-out-training.md); "
+        "CUDA graphs of the router and preprocessing, fewer local experts or larger micro-batches shorten it "
+        "(Megatron-core moe/README.md \"CPU Overhead Bottleneck\")\n";
+  }
   text += fmt::format(
       "\nThroughput: {:.0f} tokens/s/GPU; model {:.1f} TFLOP/s/GPU (whole-step MFU {}), hardware {:.1f} TFLOP/s/GPU "
       "(with recomputation); exposed communication {} of the step\n",

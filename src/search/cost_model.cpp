@@ -14,7 +14,7 @@ std::string_view plan_phase_name(PlanPhase phase) {
 
 std::string_view time_component_name(TimeComponent component) {
   static constexpr std::array<std::string_view, kTimeComponentCount> kNames = {
-      "compute", "tp_comm", "pp_bubble", "pp_comm", "dp_comm_exposed", "cp_comm", "ep_comm",
+      "compute", "moe_host_wait", "tp_comm", "pp_bubble", "pp_comm", "dp_comm_exposed", "cp_comm", "ep_comm",
       "offload", "rollout", "log_prob", "weight_sync"};
   const auto index = static_cast<std::size_t>(component);
   return index < kNames.size() ? kNames[index] : "?";

@@ -29,7 +29,7 @@ std::string_view plan_phase_name(PlanPhase phase);
 /// Step-time components, named as `time.breakdown` of `estimate --json` (issue 4) plus the
 /// RL phases that are not the training update.
 enum class TimeComponent {
-  compute, tp_comm, pp_bubble, pp_comm, dp_comm_exposed, cp_comm, ep_comm, offload,
+  compute, moe_host_wait, tp_comm, pp_bubble, pp_comm, dp_comm_exposed, cp_comm, ep_comm, offload,
   rollout, log_prob, weight_sync, count
 };
 inline constexpr std::size_t kTimeComponentCount = static_cast<std::size_t>(TimeComponent::count);

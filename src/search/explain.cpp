@@ -70,6 +70,14 @@ std::string cause_phrase(TimeComponent cause, const PlanCandidate& winner, const
       if (w.moe_a2a_overlap && !o.moe_a2a_overlap) return "the expert all-to-all would no longer hide behind another micro-batch";
       return o.ep * o.etp > gpus_per_node ? "the expert all-to-all would cross nodes" : "the expert all-to-all grows";
     case TimeComponent::offload: return "offloaded states cross PCIe every step";
+    case TimeComponent::moe_host_wait:
+      if (o.cuda_graph_impl != w.cuda_graph_impl || o.cuda_graph_modules != w.cuda_graph_modules) {
+        return "the MoE layers wait on host launches that CUDA graphs no longer capture";
+      }
+      if (o.ep < w.ep) return "more local experts make the host launch more expert GEMMs per MoE layer";
+      if (o.micro_batch < w.micro_batch) return "more, smaller micro-batches each wait on the host's MoE launches";
+      if (o.cp > w.cp) return "context parallelism splits each micro-batch's tokens, not the host's MoE launches";
+      return "the MoE layers wait longer on the host's launches";
     case TimeComponent::compute:
       if (o.recompute != w.recompute || o.recompute_method != w.recompute_method ||
           o.recompute_modules != w.recompute_modules) {

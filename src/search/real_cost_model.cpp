@@ -105,6 +105,7 @@ CostModel real_cost_model(const ModelSpec& model, const Cluster& cluster, const 
     const double update_share = training > 0 ? std::max(0.0, training - log_prob) / training : 0;
     auto set = [&](TimeComponent c, double seconds) { time.seconds[static_cast<std::size_t>(c)] = seconds; };
     set(TimeComponent::compute, b.compute * update_share);
+    set(TimeComponent::moe_host_wait, b.moe_host_wait * update_share);
     set(TimeComponent::tp_comm, b.tp_comm * update_share);
     set(TimeComponent::pp_bubble, b.pp_bubble * update_share);
     set(TimeComponent::pp_comm, b.pp_comm * update_share);

@@ -4,6 +4,7 @@
 // what Megatron-LM refuses (arguments.py and transformer_config.py at d98e8a64dd).
 #include <doctest/doctest.h>
 
+#include <algorithm>
 #include <nlohmann/json.hpp>
 
 #include "test_support.hpp"
@@ -22,7 +23,9 @@ const std::vector<std::string> kEstimate = {"estimate", "--model", "qwen3-30b-a3
 
 struct Estimate {
   double step_seconds = 0;
-  double host_wait_seconds = 0;
+  double host_wait_seconds = 0;    ///< the trace's forward wait of one micro-batch
+  double breakdown_host_wait = 0;  ///< time.breakdown.moe_host_wait: the whole step's
+  double breakdown_total = 0;      ///< the sum of time.breakdown
 };
 
 Estimate estimate(const std::vector<std::string>& extra) {
@@ -33,6 +36,8 @@ Estimate estimate(const std::vector<std::string>& extra) {
   const auto json = nlohmann::json::parse(run.out);
   Estimate out;
   out.step_seconds = json["time"]["step_seconds"].get<double>();
+  out.breakdown_host_wait = json["time"]["breakdown"]["moe_host_wait"].get<double>();
+  for (const auto& [name, seconds] : json["time"]["breakdown"].items()) out.breakdown_total += seconds.get<double>();
   for (const auto& term : json["explain"]) {
     if (term["name"] == "time/compute/moe_host_wait") out.host_wait_seconds = term["value"].get<double>();
   }
@@ -68,6 +73,33 @@ TEST_CASE("estimate: what a CUDA graph captures leaves the MoE layer's host floo
   // Each micro-batch waits forward + 2 x backward: 16 micro-batches x 3 x (0.1745 - 0.0305) s = 6.9 s.
   CHECK(eager.step_seconds - router.step_seconds == doctest::Approx(16 * 3 * (0.1745 - 0.0305)).epsilon(0.02));
   CHECK(router.step_seconds - full.step_seconds == doctest::Approx(16 * 3 * 0.0305).epsilon(0.02));
+}
+
+TEST_CASE("estimate: the MoE layers' host wait is a part of the step's breakdown of its own") {
+  // The trace's wait is one micro-batch's forward; the step holds 16 micro-batches (512 sequences
+  // over DP 8 at micro-batch 4), each waiting forward + 2 x backward: 16 x 3 x 0.1745 s = 8.38 s
+  // eager, 16 x 3 x 0.0305 s = 1.46 s with the router and preprocessing graphed.
+  const Estimate eager = estimate({});
+  const Estimate router = estimate({"--cuda-graph-impl", "transformer_engine", "--cuda-graph-modules",
+                                    "attn,moe_router,moe_preprocess"});
+  const Estimate full = estimate({"--cuda-graph-impl", "full_iteration"});
+  CHECK(eager.breakdown_host_wait == doctest::Approx(16 * 3 * eager.host_wait_seconds).epsilon(1e-9));
+  CHECK(eager.breakdown_host_wait == doctest::Approx(8.38).epsilon(0.01));
+  CHECK(router.breakdown_host_wait == doctest::Approx(16 * 3 * router.host_wait_seconds).epsilon(1e-9));
+  CHECK(full.breakdown_host_wait == 0);
+  // Split out of compute, not added: the parts still sum to the step.
+  for (const Estimate* e : {&eager, &router, &full}) CHECK(e->breakdown_total == doctest::Approx(e->step_seconds));
+  // Full recomputation repeats each layer's forward, and its wait, once more.
+  const Estimate recomputed = estimate({"--recompute", "full"});
+  CHECK(recomputed.breakdown_host_wait == doctest::Approx(16 * 4 * recomputed.host_wait_seconds).epsilon(1e-9));
+  // The text names the term and what shortens it only where there is one.
+  std::vector<std::string> text_args = kEstimate;
+  text_args.erase(std::find(text_args.begin(), text_args.end(), "--json"));
+  text_args.erase(std::find(text_args.begin(), text_args.end(), "--explain"));  // its trace names the term too
+  const auto text = test::run(text_args);
+  CHECK(text.out.find("moe_host_wait: the GPU idles while the host launches MoE layers") != std::string::npos);
+  text_args.insert(text_args.end(), {"--cuda-graph-impl", "full_iteration"});
+  CHECK(test::run(text_args).out.find("moe_host_wait") == std::string::npos);
 }
 
 TEST_CASE("estimate: CUDA graph flags Megatron-core refuses are exit 2 naming the flag or rule") {

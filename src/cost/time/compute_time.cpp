@@ -220,6 +220,8 @@ StageCompute stage_compute(const ModelSpec& model, const NodeGroup& node, const 
   StageCompute stage;
   stage.layers_forward_s = gpu_forward_s + host_wait_s;
   stage.attention_forward_s = attention_s;
+  stage.moe_host_wait_forward_s = host_wait_s;
+  double recomputed_host_wait_s = 0;  // the host wait a recomputed forward repeats
   // Narayanan 2021 §5.1: bwd = 2 × fwd (autograd launches about twice the kernels too): each
   // GEMM's input gradient and its weight gradient. LoRA freezes the base weights (Hu et al. 2021
   // §4.2: no gradients for W0), so their GEMMs compute only the input gradient in the backward;
@@ -229,6 +231,7 @@ StageCompute stage_compute(const ModelSpec& model, const NodeGroup& node, const 
                                         : 2.0 * stage.layers_forward_s;
   if (strategy.recompute == Recompute::full) {
     stage.recompute_s = stage.layers_forward_s * full_recompute_fraction(strategy, layers_per_stage);
+    recomputed_host_wait_s = host_wait_s * full_recompute_fraction(strategy, layers_per_stage);
   } else if (strategy.recompute == Recompute::selective) {
     // Megatron-core recompute_modules: the GEMM parts at the dense GEMMs' pace by their FLOPs,
     // the MoE layer with its routed experts, memory-bound kernels and host launches; norms
@@ -241,6 +244,7 @@ StageCompute stage_compute(const ModelSpec& model, const NodeGroup& node, const 
     if (modules & kRecomputeMoe) {
       gemm_flops -= flops.routed_experts;
       recompute_s += expert_s + moe_memory_s + host_wait_s;
+      recomputed_host_wait_s = host_wait_s;
     }
     recompute_s += gemm_flops * per_gemm_flop;
     const double norm_layers = ((model.attention.kind == AttentionKind::mla) ? layers_per_stage : 0.0) + moe_layers;
@@ -254,6 +258,7 @@ StageCompute stage_compute(const ModelSpec& model, const NodeGroup& node, const 
     }
     stage.recompute_s = recompute_s;
   }
+  stage.moe_host_wait_s = 3.0 * host_wait_s + recomputed_host_wait_s;  // forward, backward (2x), recomputed
   // Output layer on the last stage: logits GEMM split over TP (vocab-parallel), 3 passes (2 with
   // LoRA: the LM head is frozen, PEFT's all-linear leaves it out), plus the memory-bound
   // cross-entropy over the [tokens, V/t] logits.

@@ -18,6 +18,10 @@ struct StageCompute {
   double layers_backward_s = 0;    ///< their backward (2× forward: data and weight gradients)
   double recompute_s = 0;          ///< forward work redone in backward (selective / full)
   double attention_forward_s = 0;  ///< score part of layers_forward_s (hides the CP ring exchange)
+  /// The GPU's idle time while the host launches the MoE layers, inside layers_forward_s and (in
+  /// all) inside layers_total(): the backward waits twice as long, a recomputed forward again.
+  double moe_host_wait_forward_s = 0;
+  double moe_host_wait_s = 0;
   double lm_head_s = 0;            ///< output layer + cross-entropy, forward and backward (last stage)
   double lm_head_forward_s = 0;    ///< its forward part
 

@@ -35,7 +35,9 @@ TimeBreakdown training_step_breakdown(const ModelSpec& model, const NodeGroup& n
                                               strategy.pp > 1 ? stage.lm_head_s : 0.0, options, trace);
   const double md = static_cast<double>(m);
   TimeBreakdown breakdown;
-  breakdown.compute = md * per_micro_batch +
+  // The GPU's idle time in host-bound MoE layers is a part of its own (docs/tour/estimate-time.md).
+  breakdown.moe_host_wait = md * stage.moe_host_wait_s;
+  breakdown.compute = md * (per_micro_batch - stage.moe_host_wait_s) +
                       optimizer_step_seconds(rank_params(model, strategy).total() * trainable_share(model, strategy.lora),
                                              node, strategy, trace);
   breakdown.tp_comm = md * comm.tp_s;
@@ -70,7 +72,8 @@ TimeBreakdown forward_pass_breakdown(const ModelSpec& model, const NodeGroup& no
   const double comm_s = comm.tp_s / 2.0 + comm.cp_s / 3.0 + comm.ep_forward_s;
   const double slowest = stage.layers_forward_s + stage.lm_head_forward_s + comm_s;
   TimeBreakdown breakdown;
-  breakdown.compute = md * (stage.layers_forward_s + stage.lm_head_forward_s / p);
+  breakdown.moe_host_wait = md * stage.moe_host_wait_forward_s;
+  breakdown.compute = md * (stage.layers_forward_s - stage.moe_host_wait_forward_s + stage.lm_head_forward_s / p);
   breakdown.tp_comm = md * comm.tp_s / 2.0;
   breakdown.cp_comm = md * comm.cp_s / 3.0;
   breakdown.ep_comm = md * comm.ep_forward_s;

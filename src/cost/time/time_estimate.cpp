@@ -4,6 +4,7 @@ namespace meshplan {
 
 void TimeBreakdown::add(const TimeBreakdown& other, double times) {
   compute += times * other.compute;
+  moe_host_wait += times * other.moe_host_wait;
   tp_comm += times * other.tp_comm;
   pp_bubble += times * other.pp_bubble;
   pp_comm += times * other.pp_comm;

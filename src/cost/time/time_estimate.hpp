@@ -28,6 +28,9 @@ struct TimeOptions {
 /// Where the seconds of a step go; the parts sum to the step time.
 struct TimeBreakdown {
   double compute = 0;          ///< GEMMs, attention, memory-bound kernels, optimizer step
+  /// GPU idle while the host launches MoE layers: Megatron-core's token dispatcher syncs with the
+  /// device in every MoE layer, so the host cannot run ahead (compute_time.cpp, moe_host_wait)
+  double moe_host_wait = 0;
   double tp_comm = 0;          ///< exposed tensor-parallel collectives
   double pp_bubble = 0;        ///< pipeline fill/drain ((p−1)/v micro-batches) and stage imbalance
   double pp_comm = 0;          ///< pipeline point-to-point sends
@@ -38,7 +41,8 @@ struct TimeBreakdown {
   double rollout = 0;          ///< RL generation (prefill + decode) and the weight sync before it
 
   double total() const {
-    return compute + tp_comm + pp_bubble + pp_comm + dp_comm_exposed + cp_comm + ep_comm + offload + rollout;
+    return compute + moe_host_wait + tp_comm + pp_bubble + pp_comm + dp_comm_exposed + cp_comm + ep_comm + offload +
+           rollout;
   }
   double communication() const { return tp_comm + pp_comm + dp_comm_exposed + cp_comm + ep_comm; }
   void add(const TimeBreakdown& other, double times = 1.0);
