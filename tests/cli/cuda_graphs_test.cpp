@@ -92,6 +92,10 @@ TEST_CASE("estimate: the MoE layers' host wait is a part of the step's breakdown
   // Full recomputation repeats each layer's forward, and its wait, once more.
   const Estimate recomputed = estimate({"--recompute", "full"});
   CHECK(recomputed.breakdown_host_wait == doctest::Approx(16 * 4 * recomputed.host_wait_seconds).epsilon(1e-9));
+  // So does Megatron-core's selective recomputation of the MoE layer (recompute_modules moe).
+  const Estimate moe_recomputed = estimate({"--recompute", "selective", "--recompute-modules", "moe"});
+  CHECK(moe_recomputed.breakdown_host_wait == doctest::Approx(16 * 4 * moe_recomputed.host_wait_seconds).epsilon(1e-9));
+  CHECK(moe_recomputed.breakdown_total == doctest::Approx(moe_recomputed.step_seconds));
   // The text names the term and what shortens it only where there is one.
   std::vector<std::string> text_args = kEstimate;
   text_args.erase(std::find(text_args.begin(), text_args.end(), "--json"));
