@@ -166,7 +166,8 @@ void print_text(const ModelSpec& model, const Cluster& cluster, const EstimateIn
   out << "Verdict: " << memory_verdict(e) << "\n";
   if (in.workload.kind == WorkloadKind::rl) out << render_length_tier(tiers) << "\n";
   out << "\n" << render_time_text(time);
-  out << render_time_accuracy(time_accuracy_for(model, cluster.groups.front().gpu, in.strategy, in.workload));
+  out << render_time_accuracy(
+      time_accuracy_for(model, cluster.groups.front().gpu, in.strategy, in.workload, time.moe_host_wait_share()));
   if (trace != nullptr) out << "\n" << render_memory_trace(*trace);
   if (time_trace != nullptr) out << "\n" << render_time_explain(*time_trace);
 }
@@ -235,7 +236,8 @@ void run_estimate(const CLI::App& command, const EstimateFlags& flags, CommandCo
     }
     j["time"] = time_to_json(time);
     j["time"]["accuracy"] = time_accuracy_json(
-        time_accuracy_for(*model, trainer->groups.front().gpu, inputs->strategy, inputs->workload));
+        time_accuracy_for(*model, trainer->groups.front().gpu, inputs->strategy, inputs->workload,
+                          time.moe_host_wait_share()));
     if (!flags.measured.empty()) {
       j["measured"] = {{"file", flags.measured}, {"steps", measured->steps}, {"steps_used", measured->steps_used},
                        {"metrics", measured->mean}};

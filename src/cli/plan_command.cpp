@@ -288,7 +288,9 @@ void run_plan(const PlanOptions& options, CommandContext& context) {
                                                                    : default_cpu_seconds_per_image(workload->image_pixels);
     view.data_loader = data_loader_need(*workload, result.top.front().step_seconds, cpu_seconds_per_image);
     const PlanCandidate& winner = result.top.front();
-    view.accuracy = time_accuracy_for(*model, used.groups.front().gpu, winner.strategy, winner.workload);
+    const double host_wait_share =
+        winner.step_seconds > 0 ? winner.time.of(TimeComponent::moe_host_wait) / winner.step_seconds : 0.0;
+    view.accuracy = time_accuracy_for(*model, used.groups.front().gpu, winner.strategy, winner.workload, host_wait_share);
   }
   if (options.min_gpus) {
     SearchSetup quiet = setup;

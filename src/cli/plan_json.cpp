@@ -59,7 +59,8 @@ json estimate_json(const PlanCandidate& c, const ModelSpec& model, const Cluster
   const TimeEstimate time = estimate_time(model, sized, c.strategy, c.workload, time_options_for(memory, TimeOptions{}), nullptr);
   json time_json = time_to_json(time);
   time_json["actor_update_mfu"] = time.actor_update_mfu;  // present in every plan candidate, 0 outside RL
-  time_json["accuracy"] = time_accuracy_json(time_accuracy_for(model, sized.groups.front().gpu, c.strategy, c.workload));
+  time_json["accuracy"] = time_accuracy_json(
+      time_accuracy_for(model, sized.groups.front().gpu, c.strategy, c.workload, time.moe_host_wait_share()));
   return {{"memory", memory_estimate_json(memory, c.workload.kind == WorkloadKind::rl)}, {"time", time_json}};
 }
 

@@ -106,6 +106,14 @@ std::string render_time_accuracy(const TimeAccuracyMatch& accuracy) {
         family.runs, family.model_type, percent(family.median_abs_error), percent(family.max_abs_error),
         family.median_time_error < 0 ? "shorter" : "longer", percent(std::fabs(family.median_time_error)));
   }
+  if (accuracy.host_bound) {
+    const TimeAccuracyHostBound& subset = *accuracy.host_bound;
+    text += fmt::format(
+        "  {} of them were host-bound in the model (moe_host_wait over {} of the step), as this estimate is: off by a "
+        "median {} (at most {}), the predicted time {} than measured by a median {}\n",
+        subset.runs, percent(subset.min_share), percent(subset.median_abs_error), percent(subset.max_abs_error),
+        subset.median_time_error < 0 ? "shorter" : "longer", percent(std::fabs(subset.median_time_error)));
+  }
   return text;
 }
 
@@ -123,7 +131,14 @@ nlohmann::json time_accuracy_json(const TimeAccuracyMatch& accuracy) {
                                                       {"median_abs_error", accuracy.family->median_abs_error},
                                                       {"max_abs_error", accuracy.family->max_abs_error},
                                                       {"median_time_error", accuracy.family->median_time_error}}
-                                     : nlohmann::json(nullptr)}};
+                                     : nlohmann::json(nullptr)},
+          {"host_bound", accuracy.host_bound
+                             ? nlohmann::json{{"min_moe_host_wait_share", accuracy.host_bound->min_share},
+                                              {"runs", accuracy.host_bound->runs},
+                                              {"median_abs_error", accuracy.host_bound->median_abs_error},
+                                              {"max_abs_error", accuracy.host_bound->max_abs_error},
+                                              {"median_time_error", accuracy.host_bound->median_time_error}}
+                             : nlohmann::json(nullptr)}};
 }
 
 std::string render_time_explain(const Trace& trace) {

@@ -38,6 +38,19 @@ struct TimeAccuracyFamily {
   double median_time_error = 0;
 };
 
+/// The runs of a group that the model has host-bound: the MoE layers' host wait
+/// (time.breakdown.moe_host_wait, the model's least certain term) over `min_share` of the
+/// predicted step. Where an estimate is host-bound too, estimate and plan print them beside the
+/// group (on Blackwell they are off by about twice the group's median).
+struct TimeAccuracyHostBound {
+  std::string_view group_id;
+  double min_share = 0;  ///< moe_host_wait / step above which a run (and an estimate) counts
+  int runs = 0;
+  double median_abs_error = 0;
+  double max_abs_error = 0;
+  double median_time_error = 0;  ///< as TimeAccuracyFamily's
+};
+
 /// Every group, in the order the docs list them.
 std::span<const TimeAccuracy> time_accuracy_groups();
 
@@ -47,14 +60,19 @@ std::optional<TimeAccuracy> time_accuracy_group(std::string_view id);
 /// Every family of every group that holds more than one.
 std::span<const TimeAccuracyFamily> time_accuracy_families();
 
+/// The host-bound runs of the groups where they are a part of the runs, not all of them.
+std::span<const TimeAccuracyHostBound> time_accuracy_host_bound();
+
 /// The group whose held-out runs an estimate of this kind is like; without one (another GPU
 /// generation, FSDP pre-training, SGLang rollout) the time is unchecked, and `unchecked` says why.
 struct TimeAccuracyMatch {
   std::optional<TimeAccuracy> group;
   std::optional<TimeAccuracyFamily> family;  ///< the model's own family's runs in the group, where listed
+  std::optional<TimeAccuracyHostBound> host_bound;  ///< where the estimate itself is host-bound
   std::string unchecked;  ///< "no held-out run was measured on Ampere GA100 GPUs"; empty with a group
 };
+/// `moe_host_wait_share`: the estimate's moe_host_wait over its step (0 when not known).
 TimeAccuracyMatch time_accuracy_for(const ModelSpec& model, const GpuSpec& gpu, const Strategy& strategy,
-                                    const Workload& workload);
+                                    const Workload& workload, double moe_host_wait_share);
 
 }  // namespace meshplan

@@ -68,6 +68,8 @@ struct TimeEstimate {
   double actor_update_mfu = 0;           ///< RL: the actor update alone, as verl's perf/mfu/actor
 
   void add_phase(const char* name, double seconds);
+  /// The MoE layers' host wait over the step (0 without a step).
+  double moe_host_wait_share() const { return step_seconds > 0 ? breakdown.moe_host_wait / step_seconds : 0.0; }
   /// Puts a phase at `index`, the later ones one place on.
   void insert_phase(int index, const char* name, double seconds);
 };

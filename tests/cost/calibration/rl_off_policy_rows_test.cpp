@@ -29,7 +29,7 @@ TEST_CASE("off-policy RL rows, unseen by the fit: step time per row") {
            "weight sync s |\n|---|---|---|---|---|---|---|---|---|---|\n";
   std::vector<double> errors;
   for (const RlCalibrationRun& run : set->runs) {
-    const auto group = time_accuracy_for(run.model, run.cluster.groups.front().gpu, run.strategy, run.workload).group;
+    const auto group = time_accuracy_for(run.model, run.cluster.groups.front().gpu, run.strategy, run.workload, 0.0).group;
     CHECK_MESSAGE((group && group->id == "rl-off-policy"), run.id);
     const TimeEstimate estimate = estimate_time(run.model, run.cluster, run.strategy, run.workload, run.options, nullptr);
     const double error = estimate.step_seconds / run.measured_step_s - 1.0;

@@ -31,7 +31,7 @@ TEST_CASE("colocated RL rows unseen by the fit: NeMo RL v0.4 and v0.5's MoE rows
            "|---|---|---|---|---|---|---|\n";
   std::vector<double> errors;
   for (const RlCalibrationRun& run : set->runs) {
-    const auto group = time_accuracy_for(run.model, run.cluster.groups.front().gpu, run.strategy, run.workload).group;
+    const auto group = time_accuracy_for(run.model, run.cluster.groups.front().gpu, run.strategy, run.workload, 0.0).group;
     CHECK_MESSAGE((group && group->id == "rl-colocated"), run.id);
     // The one recipe with sequence packing off runs micro-batches of one sequence, as its row
     // says; the others pack max_total_sequence_length tokens (x logprob_batch_size for log-probs).
