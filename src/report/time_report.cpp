@@ -106,6 +106,14 @@ std::string render_time_accuracy(const TimeAccuracyMatch& accuracy) {
         family.runs, family.model_type, percent(family.median_abs_error), percent(family.max_abs_error),
         family.median_time_error < 0 ? "shorter" : "longer", percent(std::fabs(family.median_time_error)));
   }
+  if (accuracy.gpu_type) {
+    const TimeAccuracyGpu& gpu = *accuracy.gpu_type;
+    text += fmt::format(
+        "  {} of them ran on this GPU type ({}): off by a median {} (at most {}), the predicted time {} than measured "
+        "by a median {}\n",
+        gpu.runs, gpu.gpu_id, percent(gpu.median_abs_error), percent(gpu.max_abs_error),
+        gpu.median_time_error < 0 ? "shorter" : "longer", percent(std::fabs(gpu.median_time_error)));
+  }
   if (accuracy.host_bound) {
     const TimeAccuracyHostBound& subset = *accuracy.host_bound;
     text += fmt::format(
@@ -132,6 +140,12 @@ nlohmann::json time_accuracy_json(const TimeAccuracyMatch& accuracy) {
                                                       {"max_abs_error", accuracy.family->max_abs_error},
                                                       {"median_time_error", accuracy.family->median_time_error}}
                                      : nlohmann::json(nullptr)},
+          {"gpu_type", accuracy.gpu_type ? nlohmann::json{{"gpu", accuracy.gpu_type->gpu_id},
+                                                          {"runs", accuracy.gpu_type->runs},
+                                                          {"median_abs_error", accuracy.gpu_type->median_abs_error},
+                                                          {"max_abs_error", accuracy.gpu_type->max_abs_error},
+                                                          {"median_time_error", accuracy.gpu_type->median_time_error}}
+                                         : nlohmann::json(nullptr)},
           {"host_bound", accuracy.host_bound
                              ? nlohmann::json{{"min_moe_host_wait_share", accuracy.host_bound->min_share},
                                               {"runs", accuracy.host_bound->runs},

@@ -1,6 +1,7 @@
 #include "cost/calibration/time_accuracy.hpp"
 
 #include <array>
+#include <utility>
 
 namespace meshplan {
 namespace {
@@ -38,6 +39,24 @@ constexpr std::array<TimeAccuracyFamily, 5> kFamilies{{
     {"moe-training-blackwell", "qwen3_moe", 49, 0.133, 0.475, -0.016},
 }};
 
+// By GPU type, within the groups that hold several (the test recomputes every figure).
+constexpr std::array<TimeAccuracyGpu, 7> kGpus{{
+    {"dense-training-blackwell", "B200", 2, 0.054, 0.054, 0.002},
+    {"dense-training-blackwell", "GB200-NVL72", 21, 0.035, 0.108, 0.025},
+    {"dense-training-blackwell", "GB300-NVL72", 21, 0.109, 0.322, 0.122},
+    {"moe-training-blackwell", "B200", 17, 0.319, 0.678, 0.001},
+    {"moe-training-blackwell", "B300", 19, 0.266, 0.906, -0.116},
+    {"moe-training-blackwell", "GB200-NVL72", 32, 0.118, 1.337, -0.044},
+    {"moe-training-blackwell", "GB300-NVL72", 33, 0.120, 0.937, -0.009},
+}};
+
+std::optional<TimeAccuracyGpu> gpu_of(std::string_view group_id, const std::string& gpu_id) {
+  for (const TimeAccuracyGpu& gpu : kGpus) {
+    if (gpu.group_id == group_id && gpu.gpu_id == gpu_id) return gpu;
+  }
+  return std::nullopt;
+}
+
 // The held-out Blackwell MoE runs whose predicted step is over a fifth the MoE layers' host wait:
 // 32 of 101, against 13.3% median for the other 69; every held-out H100 MoE run is (46-75% of
 // its step), so Hopper has no subset of its own.
@@ -54,11 +73,19 @@ std::optional<TimeAccuracyFamily> family_of(std::string_view group_id, const std
 
 bool starts_with(const std::string& text, std::string_view prefix) { return text.rfind(prefix, 0) == 0; }
 
+TimeAccuracyMatch unchecked(std::string why) {
+  TimeAccuracyMatch match;
+  match.unchecked = std::move(why);
+  return match;
+}
+
 }  // namespace
 
 std::span<const TimeAccuracy> time_accuracy_groups() { return kGroups; }
 
 std::span<const TimeAccuracyFamily> time_accuracy_families() { return kFamilies; }
+
+std::span<const TimeAccuracyGpu> time_accuracy_gpus() { return kGpus; }
 
 std::span<const TimeAccuracyHostBound> time_accuracy_host_bound() { return kHostBound; }
 
@@ -74,22 +101,22 @@ TimeAccuracyMatch time_accuracy_for(const ModelSpec& model, const GpuSpec& gpu, 
   // The catalog's arch names the generation first ("Hopper GH100", "Blackwell Ultra (2 dies)").
   const bool hopper = starts_with(gpu.arch, "Hopper");
   const bool blackwell = starts_with(gpu.arch, "Blackwell");
-  if (!hopper && !blackwell) return {std::nullopt, std::nullopt, std::nullopt, "no held-out run was measured on " + gpu.arch + " GPUs"};
+  if (!hopper && !blackwell) return unchecked("no held-out run was measured on " + gpu.arch + " GPUs");
   if (workload.kind == WorkloadKind::rl) {
-    if (workload.rl.engine != RolloutEngine::vllm) return {std::nullopt, std::nullopt, std::nullopt, "no held-out RL run was measured with SGLang"};
-    return {time_accuracy_group(workload.rl.rollout_gpus > 0 ? "rl-off-policy" : "rl-colocated"), std::nullopt,
-            std::nullopt, ""};
+    if (workload.rl.engine != RolloutEngine::vllm) return unchecked("no held-out RL run was measured with SGLang");
+    TimeAccuracyMatch match;
+    match.group = time_accuracy_group(workload.rl.rollout_gpus > 0 ? "rl-off-policy" : "rl-colocated");
+    return match;
   }
   if (strategy.backend != Backend::megatron) {
-    return {std::nullopt, std::nullopt, std::nullopt,
-            "no held-out training run was measured with FSDP (the held-out rows run Megatron-core)"};
+    return unchecked("no held-out training run was measured with FSDP (the held-out rows run Megatron-core)");
   }
   const std::string id = std::string(model.is_moe() ? "moe-training-" : "dense-training-") + (hopper ? "hopper" : "blackwell");
   std::optional<TimeAccuracyHostBound> host_bound;
   for (const TimeAccuracyHostBound& subset : kHostBound) {
     if (subset.group_id == id && moe_host_wait_share > subset.min_share) host_bound = subset;
   }
-  return {time_accuracy_group(id), family_of(id, model.model_type), host_bound, ""};
+  return {time_accuracy_group(id), family_of(id, model.model_type), gpu_of(id, gpu.id), host_bound, ""};
 }
 
 }  // namespace meshplan

@@ -38,6 +38,17 @@ struct TimeAccuracyFamily {
   double median_time_error = 0;
 };
 
+/// The runs of one GPU type (catalog id) within a group that holds several: GB300's dense runs are
+/// off by more, and in one direction, than the Blackwell group says (docs/accuracy-held-out-training.md).
+struct TimeAccuracyGpu {
+  std::string_view group_id;
+  std::string_view gpu_id;  ///< "GB300-NVL72"
+  int runs = 0;
+  double median_abs_error = 0;
+  double max_abs_error = 0;
+  double median_time_error = 0;  ///< as TimeAccuracyFamily's
+};
+
 /// The runs of a group that the model has host-bound: the MoE layers' host wait
 /// (time.breakdown.moe_host_wait, the model's least certain term) over `min_share` of the
 /// predicted step. Where an estimate is host-bound too, estimate and plan print them beside the
@@ -60,6 +71,9 @@ std::optional<TimeAccuracy> time_accuracy_group(std::string_view id);
 /// Every family of every group that holds more than one.
 std::span<const TimeAccuracyFamily> time_accuracy_families();
 
+/// Every GPU type of every group that holds more than one.
+std::span<const TimeAccuracyGpu> time_accuracy_gpus();
+
 /// The host-bound runs of the groups where they are a part of the runs, not all of them.
 std::span<const TimeAccuracyHostBound> time_accuracy_host_bound();
 
@@ -68,6 +82,7 @@ std::span<const TimeAccuracyHostBound> time_accuracy_host_bound();
 struct TimeAccuracyMatch {
   std::optional<TimeAccuracy> group;
   std::optional<TimeAccuracyFamily> family;  ///< the model's own family's runs in the group, where listed
+  std::optional<TimeAccuracyGpu> gpu_type;  ///< the estimate's own GPU type's runs in the group, where listed
   std::optional<TimeAccuracyHostBound> host_bound;  ///< where the estimate itself is host-bound
   std::string unchecked;  ///< "no held-out run was measured on Ampere GA100 GPUs"; empty with a group
 };

@@ -50,6 +50,8 @@ TEST_CASE("held-out training rows: Megatron-Bridge's performance summaries beyon
   // |error| and the step time's signed error; and each group's smallest share.
   std::map<std::string, std::vector<double>> host_bound_errors, host_bound_time_errors, others_errors;
   std::map<std::string, double> smallest_share;
+  // By group and GPU type (catalog id): |error| and the step time's signed error.
+  std::map<std::pair<std::string, std::string>, std::vector<double>> gpu_errors, gpu_time_errors;
   std::ostringstream table;
   table << "| run | published tokens/s/GPU | predicted | error |\n|---|---|---|---|\n";
   const nlohmann::json recipes =
@@ -82,6 +84,8 @@ TEST_CASE("held-out training rows: Megatron-Bridge's performance summaries beyon
       family_errors[{group, run.model.model_type}].push_back(std::fabs(error));
       // Throughput is tokens over time: the predicted time is measured / (1 + error).
       family_time_errors[{group, run.model.model_type}].push_back(1.0 / (1.0 + error) - 1.0);
+      gpu_errors[{group, run.cluster.groups.front().gpu.id}].push_back(std::fabs(error));
+      gpu_time_errors[{group, run.cluster.groups.front().gpu.id}].push_back(1.0 / (1.0 + error) - 1.0);
       const double share = estimate.moe_host_wait_share();
       smallest_share[group] = smallest_share.contains(group) ? std::min(smallest_share[group], share) : share;
       for (const TimeAccuracyHostBound& subset : time_accuracy_host_bound()) {
@@ -138,6 +142,31 @@ TEST_CASE("held-out training rows: Megatron-Bridge's performance summaries beyon
     CHECK(std::fabs(median_time - family->median_time_error) <= 5.0001e-4);
   }
   CHECK(listed == time_accuracy_families().size());
+  // Every GPU type of a group that holds more than one is listed (time_accuracy.cpp kGpus), with
+  // the figures its rows give.
+  std::map<std::string, int> gpus_per_group;
+  for (const auto& entry : gpu_errors) ++gpus_per_group[entry.first.first];
+  std::size_t gpus_listed = 0;
+  for (auto& [key, values] : gpu_errors) {
+    if (gpus_per_group[key.first] < 2) continue;
+    ++gpus_listed;
+    const auto gpu = std::find_if(time_accuracy_gpus().begin(), time_accuracy_gpus().end(),
+                                  [&key](const TimeAccuracyGpu& g) { return g.group_id == key.first && g.gpu_id == key.second; });
+    REQUIRE_MESSAGE(gpu != time_accuracy_gpus().end(), key.first << " " << key.second);
+    std::vector<double>& time_errors = gpu_time_errors[key];
+    std::sort(values.begin(), values.end());
+    std::sort(time_errors.begin(), time_errors.end());
+    const double median = values[values.size() / 2];
+    const double median_time = time_errors[time_errors.size() / 2];
+    table << key.first << " on " << key.second << ": " << values.size() << " rows, median |error| "
+          << std::round(median * 1000) / 10 << "%, max " << std::round(values.back() * 1000) / 10
+          << "%, median time error " << std::round(median_time * 1000) / 10 << "%\n";
+    CHECK(values.size() == static_cast<std::size_t>(gpu->runs));
+    CHECK(std::fabs(median - gpu->median_abs_error) <= 5.0001e-4);
+    CHECK(std::fabs(values.back() - gpu->max_abs_error) <= 5.0001e-4);
+    CHECK(std::fabs(median_time - gpu->median_time_error) <= 5.0001e-4);
+  }
+  CHECK(gpus_listed == time_accuracy_gpus().size());
   // The host-bound runs of each group that lists them, with the figures they give; every held-out
   // H100 MoE run is host-bound (the group's figures are theirs), so Hopper lists none.
   for (const TimeAccuracyHostBound& subset : time_accuracy_host_bound()) {

@@ -75,6 +75,26 @@ TEST_CASE("time accuracy: a model family with runs of its own in the group is qu
       match_for(true, "H100-80GB", Backend::megatron, WorkloadKind::rl, 0, RolloutEngine::vllm, "qwen3_moe").family.has_value());
 }
 
+TEST_CASE("time accuracy: the runs of the estimate's own GPU type are quoted beside the group") {
+  // Dense Blackwell: 7.2% median over 44 runs, but GB300's own 21 are 10.9% off, every one's time
+  // too long by a median 12.2%, where GB200's are 3.5% (docs/accuracy-held-out-training.md).
+  const TimeAccuracyMatch gb300 = match_for(false, "GB300", Backend::megatron, WorkloadKind::pretrain, 0,
+                                            RolloutEngine::vllm, "llama");
+  REQUIRE(gb300.gpu_type.has_value());
+  CHECK(gb300.gpu_type->group_id == gb300.group->id);
+  CHECK(gb300.gpu_type->gpu_id == "GB300-NVL72");
+  CHECK(gb300.gpu_type->runs == 21);
+  CHECK(gb300.gpu_type->median_time_error > 0);
+  CHECK(gb300.gpu_type->median_abs_error > gb300.group->median_abs_error);
+  // A GPU type the group has no run of (H200 in the Hopper group), and groups of one GPU type, get none.
+  CHECK_FALSE(match_for(false, "H200", Backend::megatron, WorkloadKind::pretrain, 0, RolloutEngine::vllm, "llama")
+                  .gpu_type.has_value());
+  CHECK_FALSE(match_for(true, "H100-80GB", Backend::megatron, WorkloadKind::pretrain, 0, RolloutEngine::vllm, "qwen3_moe")
+                  .gpu_type.has_value());
+  CHECK(match_for(true, "B300", Backend::megatron, WorkloadKind::pretrain, 0, RolloutEngine::vllm, "qwen3_moe")
+            .gpu_type->runs == 19);
+}
+
 TEST_CASE("time accuracy: a host-bound MoE estimate on Blackwell is quoted the host-bound runs' figures") {
   // The held-out Blackwell MoE runs the model has over a fifth of their step waiting on the host's
   // MoE launches are off by about twice the group's median (docs/accuracy-held-out-training.md).
