@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 
 #include <cmath>
+#include <optional>
 #include <nlohmann/json.hpp>
 
 #include "report/table.hpp"
@@ -32,6 +33,26 @@ std::string seconds_cell(double seconds) {
 }
 
 std::string percent(double fraction) { return fmt::format("{:.1f}%", 100.0 * fraction); }
+
+// A part of an accuracy group's runs (a model family, a GPU type, the host-bound runs: each has
+// runs, median_abs_error, max_abs_error and median_time_error), as a line under the group's.
+template <class Subset>
+std::string subset_line(const Subset& subset, const std::string& which) {
+  return fmt::format("  {} of them {}: off by a median {} (at most {}), the predicted time {} than measured by a median {}\n",
+                     subset.runs, which, percent(subset.median_abs_error), percent(subset.max_abs_error),
+                     subset.median_time_error < 0 ? "shorter" : "longer", percent(std::fabs(subset.median_time_error)));
+}
+
+// The same in JSON, with the key that says which part it is; null where the estimate has none.
+template <class Subset, class Key>
+nlohmann::json subset_json(const std::optional<Subset>& subset, const char* key_name, Key key) {
+  if (!subset) return nullptr;
+  return {{key_name, key},
+          {"runs", subset->runs},
+          {"median_abs_error", subset->median_abs_error},
+          {"max_abs_error", subset->max_abs_error},
+          {"median_time_error", subset->median_time_error}};
+}
 
 }  // namespace
 
@@ -99,28 +120,15 @@ std::string render_time_accuracy(const TimeAccuracyMatch& accuracy) {
       "{} ({})\n",
       percent(group.median_abs_error), percent(group.max_abs_error), group.runs, group.scope, group.evidence);
   if (accuracy.family) {
-    const TimeAccuracyFamily& family = *accuracy.family;
-    text += fmt::format(
-        "  {} of them are of this model's family ({}): off by a median {} (at most {}), the predicted time {} than "
-        "measured by a median {}\n",
-        family.runs, family.model_type, percent(family.median_abs_error), percent(family.max_abs_error),
-        family.median_time_error < 0 ? "shorter" : "longer", percent(std::fabs(family.median_time_error)));
+    text += subset_line(*accuracy.family, fmt::format("are of this model's family ({})", accuracy.family->model_type));
   }
   if (accuracy.gpu_type) {
-    const TimeAccuracyGpu& gpu = *accuracy.gpu_type;
-    text += fmt::format(
-        "  {} of them ran on this GPU type ({}): off by a median {} (at most {}), the predicted time {} than measured "
-        "by a median {}\n",
-        gpu.runs, gpu.gpu_id, percent(gpu.median_abs_error), percent(gpu.max_abs_error),
-        gpu.median_time_error < 0 ? "shorter" : "longer", percent(std::fabs(gpu.median_time_error)));
+    text += subset_line(*accuracy.gpu_type, fmt::format("ran on this GPU type ({})", accuracy.gpu_type->gpu_id));
   }
   if (accuracy.host_bound) {
-    const TimeAccuracyHostBound& subset = *accuracy.host_bound;
-    text += fmt::format(
-        "  {} of them were host-bound in the model (moe_host_wait over {} of the step), as this estimate is: off by a "
-        "median {} (at most {}), the predicted time {} than measured by a median {}\n",
-        subset.runs, percent(subset.min_share), percent(subset.median_abs_error), percent(subset.max_abs_error),
-        subset.median_time_error < 0 ? "shorter" : "longer", percent(std::fabs(subset.median_time_error)));
+    text += subset_line(*accuracy.host_bound,
+                        fmt::format("were host-bound in the model (moe_host_wait over {} of the step), as this estimate is",
+                                    percent(accuracy.host_bound->min_share)));
   }
   return text;
 }
@@ -134,25 +142,11 @@ nlohmann::json time_accuracy_json(const TimeAccuracyMatch& accuracy) {
           {"median_abs_error", group.median_abs_error},
           {"max_abs_error", group.max_abs_error},
           {"evidence", group.evidence},
-          {"family", accuracy.family ? nlohmann::json{{"model_type", accuracy.family->model_type},
-                                                      {"runs", accuracy.family->runs},
-                                                      {"median_abs_error", accuracy.family->median_abs_error},
-                                                      {"max_abs_error", accuracy.family->max_abs_error},
-                                                      {"median_time_error", accuracy.family->median_time_error}}
-                                     : nlohmann::json(nullptr)},
-          {"gpu_type", accuracy.gpu_type ? nlohmann::json{{"gpu", accuracy.gpu_type->gpu_id},
-                                                          {"runs", accuracy.gpu_type->runs},
-                                                          {"median_abs_error", accuracy.gpu_type->median_abs_error},
-                                                          {"max_abs_error", accuracy.gpu_type->max_abs_error},
-                                                          {"median_time_error", accuracy.gpu_type->median_time_error}}
-                                         : nlohmann::json(nullptr)},
-          {"host_bound", accuracy.host_bound
-                             ? nlohmann::json{{"min_moe_host_wait_share", accuracy.host_bound->min_share},
-                                              {"runs", accuracy.host_bound->runs},
-                                              {"median_abs_error", accuracy.host_bound->median_abs_error},
-                                              {"max_abs_error", accuracy.host_bound->max_abs_error},
-                                              {"median_time_error", accuracy.host_bound->median_time_error}}
-                             : nlohmann::json(nullptr)}};
+          {"family", subset_json(accuracy.family, "model_type",
+                                 accuracy.family ? accuracy.family->model_type : std::string_view())},
+          {"gpu_type", subset_json(accuracy.gpu_type, "gpu", accuracy.gpu_type ? accuracy.gpu_type->gpu_id : std::string_view())},
+          {"host_bound", subset_json(accuracy.host_bound, "min_moe_host_wait_share",
+                                     accuracy.host_bound ? accuracy.host_bound->min_share : 0.0)}};
 }
 
 std::string render_time_explain(const Trace& trace) {

@@ -12,6 +12,7 @@
 #include <cmath>
 #include <map>
 #include <nlohmann/json.hpp>
+#include <span>
 #include <sstream>
 
 #include "cost/calibration/calibration_runs.hpp"
@@ -38,6 +39,46 @@ std::string group_of(const CalibrationRun& run, const Strategy& strategy) {
   return std::string(group->id);
 }
 
+// A part of a group's rows (a family, a GPU type, the host-bound rows) against the figures
+// time_accuracy.cpp lists for it: |error| and the step time's signed error, median and max.
+template <class Subset>
+void check_subset(std::ostringstream& table, const std::string& label, std::vector<double> values,
+                  std::vector<double> time_errors, const Subset& expected) {
+  REQUIRE_MESSAGE(!values.empty(), label);
+  std::sort(values.begin(), values.end());
+  std::sort(time_errors.begin(), time_errors.end());
+  const double median = values[values.size() / 2];
+  const double median_time = time_errors[time_errors.size() / 2];
+  table << label << ": " << values.size() << " rows, median |error| " << std::round(median * 1000) / 10 << "%, max "
+        << std::round(values.back() * 1000) / 10 << "%, median time error " << std::round(median_time * 1000) / 10
+        << "%\n";
+  CHECK_MESSAGE(values.size() == static_cast<std::size_t>(expected.runs), label);
+  CHECK_MESSAGE(std::fabs(median - expected.median_abs_error) <= 5.0001e-4, label);
+  CHECK_MESSAGE(std::fabs(values.back() - expected.max_abs_error) <= 5.0001e-4, label);
+  CHECK_MESSAGE(std::fabs(median_time - expected.median_time_error) <= 5.0001e-4, label);
+}
+
+using ErrorsByKey = std::map<std::pair<std::string, std::string>, std::vector<double>>;
+
+// Every (group, key) of a group that holds more than one key is listed, with the figures its rows give.
+template <class Subset, class KeyOf>
+void check_listed(std::ostringstream& table, const ErrorsByKey& errors, const ErrorsByKey& time_errors,
+                  std::span<const Subset> listed, KeyOf key_of) {
+  std::map<std::string, int> keys_per_group;
+  for (const auto& entry : errors) ++keys_per_group[entry.first.first];
+  std::size_t count = 0;
+  for (const auto& [key, values] : errors) {
+    if (keys_per_group[key.first] < 2) continue;
+    ++count;
+    const auto it = std::find_if(listed.begin(), listed.end(), [&key, &key_of](const Subset& subset) {
+      return subset.group_id == key.first && key_of(subset) == key.second;
+    });
+    REQUIRE_MESSAGE(it != listed.end(), key.first << " " << key.second);
+    check_subset(table, key.first + " " + key.second, values, time_errors.at(key), *it);
+  }
+  CHECK(count == listed.size());
+}
+
 TEST_CASE("held-out training rows: Megatron-Bridge's performance summaries beyond the fit's 25.11 H100 rows") {
   const auto path = test::fixture("published_runs_nemo_archive.json");
   auto set = read_calibration_runs(test::file_text(path), path.string(), fitted_efficiency_constants());
@@ -45,13 +86,13 @@ TEST_CASE("held-out training rows: Megatron-Bridge's performance summaries beyon
   CHECK(set->skipped.empty());
   std::map<std::string, std::vector<double>> errors;
   // By group and model family (config.json model_type): |error| and the step time's signed error.
-  std::map<std::pair<std::string, std::string>, std::vector<double>> family_errors, family_time_errors;
+  ErrorsByKey family_errors, family_time_errors;
   // By group, the runs the model has host-bound (moe_host_wait over the subset's share of the step):
   // |error| and the step time's signed error; and each group's smallest share.
   std::map<std::string, std::vector<double>> host_bound_errors, host_bound_time_errors, others_errors;
   std::map<std::string, double> smallest_share;
   // By group and GPU type (catalog id): |error| and the step time's signed error.
-  std::map<std::pair<std::string, std::string>, std::vector<double>> gpu_errors, gpu_time_errors;
+  ErrorsByKey gpu_errors, gpu_time_errors;
   std::ostringstream table;
   table << "| run | published tokens/s/GPU | predicted | error |\n|---|---|---|---|\n";
   const nlohmann::json recipes =
@@ -115,82 +156,23 @@ TEST_CASE("held-out training rows: Megatron-Bridge's performance summaries beyon
     CHECK_MESSAGE(std::fabs(median - group->median_abs_error) <= 5.0001e-4, id << " median " << median * 100 << "%");
     CHECK_MESSAGE(std::fabs(values.back() - group->max_abs_error) <= 5.0001e-4, id << " max " << values.back() * 100 << "%");
   }
-  // Every family of a group with more than one is listed (time_accuracy.cpp kFamilies), with the
-  // figures its rows give.
-  std::map<std::string, int> families_per_group;
-  for (const auto& entry : family_errors) ++families_per_group[entry.first.first];
-  std::size_t listed = 0;
-  for (auto& [key, values] : family_errors) {
-    if (families_per_group[key.first] < 2) continue;
-    ++listed;
-    const auto family = std::find_if(time_accuracy_families().begin(), time_accuracy_families().end(),
-                                     [&key](const TimeAccuracyFamily& f) {
-                                       return f.group_id == key.first && f.model_type == key.second;
-                                     });
-    REQUIRE_MESSAGE(family != time_accuracy_families().end(), key.first << " " << key.second);
-    std::vector<double>& time_errors = family_time_errors[key];
-    std::sort(values.begin(), values.end());
-    std::sort(time_errors.begin(), time_errors.end());
-    const double median = values[values.size() / 2];
-    const double median_time = time_errors[time_errors.size() / 2];
-    table << key.first << " " << key.second << ": " << values.size() << " rows, median |error| "
-          << std::round(median * 1000) / 10 << "%, max " << std::round(values.back() * 1000) / 10
-          << "%, median time error " << std::round(median_time * 1000) / 10 << "%\n";
-    CHECK(values.size() == static_cast<std::size_t>(family->runs));
-    CHECK(std::fabs(median - family->median_abs_error) <= 5.0001e-4);
-    CHECK(std::fabs(values.back() - family->max_abs_error) <= 5.0001e-4);
-    CHECK(std::fabs(median_time - family->median_time_error) <= 5.0001e-4);
-  }
-  CHECK(listed == time_accuracy_families().size());
-  // Every GPU type of a group that holds more than one is listed (time_accuracy.cpp kGpus), with
-  // the figures its rows give.
-  std::map<std::string, int> gpus_per_group;
-  for (const auto& entry : gpu_errors) ++gpus_per_group[entry.first.first];
-  std::size_t gpus_listed = 0;
-  for (auto& [key, values] : gpu_errors) {
-    if (gpus_per_group[key.first] < 2) continue;
-    ++gpus_listed;
-    const auto gpu = std::find_if(time_accuracy_gpus().begin(), time_accuracy_gpus().end(),
-                                  [&key](const TimeAccuracyGpu& g) { return g.group_id == key.first && g.gpu_id == key.second; });
-    REQUIRE_MESSAGE(gpu != time_accuracy_gpus().end(), key.first << " " << key.second);
-    std::vector<double>& time_errors = gpu_time_errors[key];
-    std::sort(values.begin(), values.end());
-    std::sort(time_errors.begin(), time_errors.end());
-    const double median = values[values.size() / 2];
-    const double median_time = time_errors[time_errors.size() / 2];
-    table << key.first << " on " << key.second << ": " << values.size() << " rows, median |error| "
-          << std::round(median * 1000) / 10 << "%, max " << std::round(values.back() * 1000) / 10
-          << "%, median time error " << std::round(median_time * 1000) / 10 << "%\n";
-    CHECK(values.size() == static_cast<std::size_t>(gpu->runs));
-    CHECK(std::fabs(median - gpu->median_abs_error) <= 5.0001e-4);
-    CHECK(std::fabs(values.back() - gpu->max_abs_error) <= 5.0001e-4);
-    CHECK(std::fabs(median_time - gpu->median_time_error) <= 5.0001e-4);
-  }
-  CHECK(gpus_listed == time_accuracy_gpus().size());
-  // The host-bound runs of each group that lists them, with the figures they give; every held-out
-  // H100 MoE run is host-bound (the group's figures are theirs), so Hopper lists none.
+  // Every family and every GPU type of a group that holds more than one is listed
+  // (time_accuracy.cpp kFamilies, kGpus), with the figures its rows give.
+  check_listed(table, family_errors, family_time_errors, time_accuracy_families(),
+               [](const TimeAccuracyFamily& family) { return family.model_type; });
+  check_listed(table, gpu_errors, gpu_time_errors, time_accuracy_gpus(), [](const TimeAccuracyGpu& gpu) { return gpu.gpu_id; });
+  // The host-bound rows of each group that lists them; every held-out H100 MoE row is host-bound
+  // (the group's figures are theirs), so Hopper lists none.
   for (const TimeAccuracyHostBound& subset : time_accuracy_host_bound()) {
-    std::vector<double>& values = host_bound_errors[std::string(subset.group_id)];
-    std::vector<double>& time_errors = host_bound_time_errors[std::string(subset.group_id)];
-    REQUIRE(!values.empty());
-    std::sort(values.begin(), values.end());
-    std::sort(time_errors.begin(), time_errors.end());
-    const double median = values[values.size() / 2];
-    const double median_time = time_errors[time_errors.size() / 2];
-    table << subset.group_id << " host-bound (moe_host_wait over " << subset.min_share * 100 << "% of the step): "
-          << values.size() << " rows, median |error| " << std::round(median * 1000) / 10 << "%, max "
-          << std::round(values.back() * 1000) / 10 << "%, median time error " << std::round(median_time * 1000) / 10
-          << "%\n";
-    std::vector<double>& others = others_errors[std::string(subset.group_id)];
+    const std::string group(subset.group_id);
+    check_subset(table, group + " host-bound (moe_host_wait over " + std::to_string(std::lround(subset.min_share * 100)) + "% of the step)",
+                 host_bound_errors[group], host_bound_time_errors[group], subset);
+    std::vector<double>& others = others_errors[group];
     std::sort(others.begin(), others.end());
     if (!others.empty()) {
       table << "  the other " << others.size() << " rows: median |error| " << std::round(others[others.size() / 2] * 1000) / 10
             << "%, max " << std::round(others.back() * 1000) / 10 << "%\n";
     }
-    CHECK(values.size() == static_cast<std::size_t>(subset.runs));
-    CHECK(std::fabs(median - subset.median_abs_error) <= 5.0001e-4);
-    CHECK(std::fabs(values.back() - subset.max_abs_error) <= 5.0001e-4);
-    CHECK(std::fabs(median_time - subset.median_time_error) <= 5.0001e-4);
   }
   CHECK(smallest_share["moe-training-hopper"] > time_accuracy_host_bound().front().min_share);
   MESSAGE(table.str());
