@@ -7,6 +7,7 @@
 #include <algorithm>
 #include <nlohmann/json.hpp>
 
+#include "approx.hpp"
 #include "test_support.hpp"
 #include "verl/check_support.hpp"
 
@@ -66,13 +67,13 @@ TEST_CASE("estimate: what a CUDA graph captures leaves the MoE layer's host floo
                                     "attn,moe_router,moe_preprocess"});
   const Estimate attention = estimate({"--cuda-graph-impl", "local", "--cuda-graph-modules", "attn"});
   const Estimate full = estimate({"--cuda-graph-impl", "full_iteration"});
-  CHECK(eager.host_wait_seconds == doctest::Approx(0.1745).epsilon(0.01));
-  CHECK(router.host_wait_seconds == doctest::Approx(0.0305).epsilon(0.02));
-  CHECK(attention.host_wait_seconds == doctest::Approx(eager.host_wait_seconds));  // the experts' launches are not captured
+  CHECK(eager.host_wait_seconds == test::approx(0.1745).epsilon(0.01));
+  CHECK(router.host_wait_seconds == test::approx(0.0305).epsilon(0.02));
+  CHECK(attention.host_wait_seconds == test::approx(eager.host_wait_seconds));  // the experts' launches are not captured
   CHECK(full.host_wait_seconds == 0);
   // Each micro-batch waits forward + 2 x backward: 16 micro-batches x 3 x (0.1745 - 0.0305) s = 6.9 s.
-  CHECK(eager.step_seconds - router.step_seconds == doctest::Approx(16 * 3 * (0.1745 - 0.0305)).epsilon(0.02));
-  CHECK(router.step_seconds - full.step_seconds == doctest::Approx(16 * 3 * 0.0305).epsilon(0.02));
+  CHECK(eager.step_seconds - router.step_seconds == test::approx(16 * 3 * (0.1745 - 0.0305)).epsilon(0.02));
+  CHECK(router.step_seconds - full.step_seconds == test::approx(16 * 3 * 0.0305).epsilon(0.02));
 }
 
 TEST_CASE("estimate: the MoE layers' host wait is a part of the step's breakdown of its own") {
@@ -83,19 +84,19 @@ TEST_CASE("estimate: the MoE layers' host wait is a part of the step's breakdown
   const Estimate router = estimate({"--cuda-graph-impl", "transformer_engine", "--cuda-graph-modules",
                                     "attn,moe_router,moe_preprocess"});
   const Estimate full = estimate({"--cuda-graph-impl", "full_iteration"});
-  CHECK(eager.breakdown_host_wait == doctest::Approx(16 * 3 * eager.host_wait_seconds).epsilon(1e-9));
-  CHECK(eager.breakdown_host_wait == doctest::Approx(8.38).epsilon(0.01));
-  CHECK(router.breakdown_host_wait == doctest::Approx(16 * 3 * router.host_wait_seconds).epsilon(1e-9));
+  CHECK(eager.breakdown_host_wait == test::approx(16 * 3 * eager.host_wait_seconds).epsilon(1e-9));
+  CHECK(eager.breakdown_host_wait == test::approx(8.38).epsilon(0.01));
+  CHECK(router.breakdown_host_wait == test::approx(16 * 3 * router.host_wait_seconds).epsilon(1e-9));
   CHECK(full.breakdown_host_wait == 0);
   // Split out of compute, not added: the parts still sum to the step.
-  for (const Estimate* e : {&eager, &router, &full}) CHECK(e->breakdown_total == doctest::Approx(e->step_seconds));
+  for (const Estimate* e : {&eager, &router, &full}) CHECK(e->breakdown_total == test::approx(e->step_seconds));
   // Full recomputation repeats each layer's forward, and its wait, once more.
   const Estimate recomputed = estimate({"--recompute", "full"});
-  CHECK(recomputed.breakdown_host_wait == doctest::Approx(16 * 4 * recomputed.host_wait_seconds).epsilon(1e-9));
+  CHECK(recomputed.breakdown_host_wait == test::approx(16 * 4 * recomputed.host_wait_seconds).epsilon(1e-9));
   // So does Megatron-core's selective recomputation of the MoE layer (recompute_modules moe).
   const Estimate moe_recomputed = estimate({"--recompute", "selective", "--recompute-modules", "moe"});
-  CHECK(moe_recomputed.breakdown_host_wait == doctest::Approx(16 * 4 * moe_recomputed.host_wait_seconds).epsilon(1e-9));
-  CHECK(moe_recomputed.breakdown_total == doctest::Approx(moe_recomputed.step_seconds));
+  CHECK(moe_recomputed.breakdown_host_wait == test::approx(16 * 4 * moe_recomputed.host_wait_seconds).epsilon(1e-9));
+  CHECK(moe_recomputed.breakdown_total == test::approx(moe_recomputed.step_seconds));
   // The text names the term and what shortens it only where there is one.
   std::vector<std::string> text_args = kEstimate;
   text_args.erase(std::find(text_args.begin(), text_args.end(), "--json"));

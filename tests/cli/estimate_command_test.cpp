@@ -3,6 +3,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "approx.hpp"
 #include "test_support.hpp"
 
 namespace meshplan {
@@ -53,7 +54,7 @@ TEST_CASE("estimate --no-grad-reduce-in-fp32: Megatron's main grads in 16 bits, 
   const test::CliRun bf16 = test::run(bf16_args);
   REQUIRE(fp32.exit_code == 0);
   REQUIRE(bf16.exit_code == 0);
-  CHECK(gradients(bf16) == doctest::Approx(gradients(fp32) / 2));
+  CHECK(gradients(bf16) == test::approx(gradients(fp32) / 2));
 }
 
 TEST_CASE("estimate --explain prints formulas and sources") {

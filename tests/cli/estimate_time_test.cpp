@@ -3,6 +3,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "approx.hpp"
 #include "test_support.hpp"
 
 namespace meshplan {
@@ -35,10 +36,10 @@ TEST_CASE("estimate --json has the time section, its parts sum to the step") {
   REQUIRE(time.is_object());
   double phases = 0;
   for (const auto& phase : time["phases"]) phases += phase["seconds"].get<double>();
-  CHECK(phases == doctest::Approx(time["step_seconds"].get<double>()));
+  CHECK(phases == test::approx(time["step_seconds"].get<double>()));
   double parts = 0;
   for (const auto& [name, seconds] : time["breakdown"].items()) parts += seconds.get<double>();
-  CHECK(parts == doctest::Approx(time["step_seconds"].get<double>()));
+  CHECK(parts == test::approx(time["step_seconds"].get<double>()));
   CHECK(time["mfu"].get<double>() > 0.0);
   CHECK(time["mfu"].get<double>() < 1.0);
 }
@@ -132,7 +133,7 @@ TEST_CASE("estimate says how sure its step time is: the held-out group it is lik
   const auto json = nlohmann::json::parse(test::run(with(kRl, {"--json"})).out);
   CHECK(json["time"]["accuracy"]["group"] == "rl-colocated");
   CHECK(json["time"]["accuracy"]["runs"] == 29);
-  CHECK(json["time"]["accuracy"]["max_abs_error"].get<double>() == doctest::Approx(0.465));
+  CHECK(json["time"]["accuracy"]["max_abs_error"].get<double>() == test::approx(0.465));
   // SGLang rollout: no held-out run was measured with it.
   const auto sglang = test::run(with(kRl, {"--rollout-engine", "sglang"}));
   CHECK(sglang.out.find("Accuracy of the step time: unchecked: no held-out RL run was measured with SGLang") !=
@@ -156,7 +157,7 @@ TEST_CASE("estimate quotes the runs of the model's own family where its group ha
   CHECK(json["time"]["accuracy"]["group"] == "moe-training-blackwell");
   CHECK(json["time"]["accuracy"]["family"]["model_type"] == "gpt_oss");
   CHECK(json["time"]["accuracy"]["family"]["runs"] == 24);
-  CHECK(json["time"]["accuracy"]["family"]["median_time_error"].get<double>() == doctest::Approx(-0.390));
+  CHECK(json["time"]["accuracy"]["family"]["median_time_error"].get<double>() == test::approx(-0.390));
 }
 
 }  // namespace

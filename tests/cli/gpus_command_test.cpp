@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <nlohmann/json.hpp>
 
+#include "approx.hpp"
 #include "test_support.hpp"
 
 namespace meshplan {
@@ -61,7 +62,7 @@ TEST_CASE("meshplan gpus --cluster shows the resolved cluster with catalog defau
   REQUIRE(json.exit_code == 0);
   const nlohmann::json parsed = nlohmann::json::parse(json.out);
   CHECK(parsed["total_gpus"] == 32);
-  CHECK(parsed["groups"][0]["inter_node_Bps"].get<double>() == doctest::Approx(12.5e9));
+  CHECK(parsed["groups"][0]["inter_node_Bps"].get<double>() == test::approx(12.5e9));
   CHECK(parsed["groups"][0]["inter_node_Bps_from"] == "input");
   CHECK(parsed["groups"][0]["intra_node_Bps_from"] == "catalog");
 }

@@ -7,6 +7,7 @@
 
 #include <string>
 
+#include "approx.hpp"
 #include "test_support.hpp"
 
 namespace meshplan {
@@ -40,8 +41,8 @@ TEST_CASE("LoRA and SFT step time of Llama 3 70B on H100 against Megatron-Bridge
   const double lora = tokens_per_second_per_gpu(
       estimate({"--cluster", "1x8xH100", "--tp", "2", "--pp", "4", "--vpp", "20", "--lora-rank", "16"}));
   MESSAGE("SFT " << sft << " (measured 1638), LoRA " << lora << " (measured 2643) tokens/s/GPU");
-  CHECK(sft == doctest::Approx(1638).epsilon(0.15));   // today +10%
-  CHECK(lora == doctest::Approx(2643).epsilon(0.10));  // today -2.6%
+  CHECK(sft == test::approx(1638).epsilon(0.15));   // today +10%
+  CHECK(lora == test::approx(2643).epsilon(0.10));  // today -2.6%
 }
 
 }  // namespace

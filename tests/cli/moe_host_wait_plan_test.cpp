@@ -8,6 +8,7 @@
 #include <nlohmann/json.hpp>
 #include <string>
 
+#include "approx.hpp"
 #include "test_support.hpp"
 
 namespace meshplan {
@@ -42,7 +43,7 @@ TEST_CASE("plan: a runner-up that waits longer on the host's MoE launches is exp
   // is shorter than the host's 3 ms + 0.2 ms x 8 local experts: twice the micro-batches, each
   // host-bound. The seconds are the two layouts' own moe_host_wait (27.22 s - 6.06 s).
   const double lost = host_wait_seconds(1) - host_wait_seconds(2);
-  CHECK(lost == doctest::Approx(21.16).epsilon(0.01));
+  CHECK(lost == test::approx(21.16).epsilon(0.01));
   CHECK(run.out.find("mb=2 rather than mb=1: more, smaller micro-batches each wait on the host's MoE launches, +95% "
                      "step time (+" + fmt::format("{:.2f}", lost) + " s of moe_host_wait)") != std::string::npos);
   // CP 2 at micro-batch 2 is micro-batch 1's 4096 tokens a layer again.

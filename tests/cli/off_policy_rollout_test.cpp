@@ -6,6 +6,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "approx.hpp"
 #include "test_support.hpp"
 #include "cli/rollout_placement.hpp"
 #include "verl/check.hpp"
@@ -64,7 +65,7 @@ TEST_CASE("engines on GPUs of their own: the trainer gets the rest, the step ove
            phase_seconds(json["time"], "timing_s/update_actor");
   };
   CHECK(sync["time"]["step_seconds"].get<double>() ==
-        doctest::Approx(phase_seconds(sync["time"], "timing_s/gen") + trainer_of(sync)));
+        test::approx(phase_seconds(sync["time"], "timing_s/gen") + trainer_of(sync)));
   // One step off, verl's one-step-off trainer logs timing_s/gen as its wait for the batch and the
   // weight broadcast as timing_s/sync_rollout_weights (one_step_off_policy/ray_trainer.py
   // _fit_generate): the phases add up to the step. The broadcast is 33.2 s of this 61.07 GB MoE
@@ -72,9 +73,9 @@ TEST_CASE("engines on GPUs of their own: the trainer gets the rest, the step ove
   const double wait = phase_seconds(off["time"], "timing_s/gen");
   const double broadcast = phase_seconds(off["time"], "timing_s/sync_rollout_weights");
   const double off_step = off["time"]["step_seconds"].get<double>();
-  CHECK(broadcast == doctest::Approx(61.07e9 / 1.84e9).epsilon(0.01));
+  CHECK(broadcast == test::approx(61.07e9 / 1.84e9).epsilon(0.01));
   CHECK(wait > 0);
-  CHECK(off_step == doctest::Approx(wait + broadcast + trainer_of(off)));
+  CHECK(off_step == test::approx(wait + broadcast + trainer_of(off)));
   CHECK(off_step < sync["time"]["step_seconds"].get<double>());
   CHECK(phase_seconds(off["time"], "timing_s/update_weights") < 0);  // the V1 trainer's name: not this one
 }
@@ -90,7 +91,7 @@ TEST_CASE("--weight-broadcast: verl's checkpoint engine at its measured rate, or
   // the broadcast whole, so the two steps differ by 33.2 - 1.3 = 31.9 s.
   const double difference = nlohmann::json::parse(verl.out)["time"]["step_seconds"].get<double>() -
                             nlohmann::json::parse(pipelined.out)["time"]["step_seconds"].get<double>();
-  CHECK(difference == doctest::Approx(31.9).epsilon(0.02));
+  CHECK(difference == test::approx(31.9).epsilon(0.02));
   CHECK(nlohmann::json::parse(verl.out)["workload"]["rl"]["weight_broadcast"] == "checkpoint-engine");
   CHECK(nlohmann::json::parse(pipelined.out)["workload"]["rl"]["weight_broadcast"] == "pipelined");
   const auto colocated = test::run({"estimate", "--model", "qwen3-30b-a3b", "--cluster", "4x8xH100", "--workload", "rl",
@@ -190,7 +191,7 @@ TEST_CASE("plan --rollout-split: every placement's best, the shortest step plann
   const double colocated = placements[0]["step_seconds"].get<double>();
   const double split = placements[1]["step_seconds"].get<double>();
   const auto& winner = plan["candidates"][0];
-  CHECK(winner["step_seconds"].get<double>() == doctest::Approx(std::min(colocated, split)));
+  CHECK(winner["step_seconds"].get<double>() == test::approx(std::min(colocated, split)));
   CHECK(winner["strategy"]["rl"]["rollout_gpus"] == (split < colocated ? 8 : 0));
   // The split candidates: one more node would leave the trainer none (rollout_split_candidates).
   Cluster four;
@@ -226,7 +227,7 @@ TEST_CASE("--partial-rollout: the colocated step drops the longest responses' ta
   CHECK(phase_seconds(partial_json["time"], "timing_s/gen") < phase_seconds(waiting_json["time"], "timing_s/gen"));
   // The trainer's phases do not change.
   CHECK(phase_seconds(partial_json["time"], "timing_s/update_actor") ==
-        doctest::Approx(phase_seconds(waiting_json["time"], "timing_s/update_actor")));
+        test::approx(phase_seconds(waiting_json["time"], "timing_s/update_actor")));
   CHECK(nlohmann::json::parse(test::run(qwen30b({"--partial-rollout", "--warmup-batches", "2"})).out)["workload"]["rl"]
                                 ["warmup_batches"] == 2);
   // Engines of their own with partial rollout are the V1 separate-async trainer, which logs the

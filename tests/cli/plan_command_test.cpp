@@ -8,6 +8,7 @@
 #include <nlohmann/json.hpp>
 #include <sstream>
 
+#include "approx.hpp"
 #include "test_support.hpp"
 
 namespace meshplan {
@@ -208,7 +209,7 @@ TEST_CASE("plan: a vision-language model gets a data-loader worker count") {
   const json out = json::parse(run.out);
   CHECK(out["data_loader"]["images_per_step"] == 64);
   // 64 images of 448 x 448 at 0.4 s per megapixel: 64 x 0.0803 s = 5.14 CPU-seconds per step.
-  CHECK(out["data_loader"]["cpu_seconds_per_step"].get<double>() == doctest::Approx(64 * 0.0802816));
+  CHECK(out["data_loader"]["cpu_seconds_per_step"].get<double>() == test::approx(64 * 0.0802816));
   CHECK(out["data_loader"]["dataloader_num_workers"].get<int>() >= 1);
 
   // A measured 2 s per image (large images, slow processor): 128 CPU-seconds per step need

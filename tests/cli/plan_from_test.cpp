@@ -11,6 +11,7 @@
 #include <nlohmann/json.hpp>
 #include <sstream>
 
+#include "approx.hpp"
 #include "cli/plan_from.hpp"
 #include "core/units.hpp"
 #include "hardware/gpu_catalog.hpp"
@@ -210,7 +211,7 @@ TEST_CASE("plan --from on the command line: baseline in text and JSON, the diff 
   CHECK(out["cluster"] == "1x8xH100-80GB");
   for (const auto& candidate : out["candidates"]) {
     CHECK(candidate["speedup_over_baseline"].get<double>() ==
-          doctest::Approx(baseline["step_seconds"].get<double>() / candidate["step_seconds"].get<double>()));
+          test::approx(baseline["step_seconds"].get<double>() / candidate["step_seconds"].get<double>()));
   }
   if (baseline["fits"].get<bool>()) CHECK(out["candidates"][0]["speedup_over_baseline"].get<double>() >= 1.0);
 

@@ -5,6 +5,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "approx.hpp"
 #include "test_support.hpp"
 
 namespace meshplan {
@@ -28,7 +29,7 @@ TEST_CASE("estimate: 16 trays of 4 GB200 are the 64-GPU NVLink domain they share
   const auto trays = estimate_json("16x4xGB200-NVL72");
   const auto domain = estimate_json("1x64xGB200-NVL72");
   // EP 16 stays on NVLink either way: the same step.
-  CHECK(trays["time"]["step_seconds"].get<double>() == doctest::Approx(domain["time"]["step_seconds"].get<double>()));
+  CHECK(trays["time"]["step_seconds"].get<double>() == test::approx(domain["time"]["step_seconds"].get<double>()));
   bool noted = false;
   for (const auto& note : trays["defaults_chosen"]) {
     noted = noted || note.get<std::string>().find("16 hosts of 4 GB200-NVL72 GPUs read as 1x64xGB200-NVL72") !=
@@ -52,7 +53,7 @@ TEST_CASE("estimate: engines on trays of the trainer's rack take the weights ove
   for (const auto& term : json["explain"]) {
     if (term["name"] == "time/gen/weight_sync") sync = term["value"].get<double>();
   }
-  CHECK(sync == doctest::Approx(61.06e9 / 720e9).epsilon(0.01));
+  CHECK(sync == test::approx(61.06e9 / 720e9).epsilon(0.01));
   // Engines come in whole hosts: 6 GPUs of 4-GPU trays is refused, naming the host size.
   const auto odd = test::run({"estimate", "--model", "qwen3-30b-a3b", "--cluster", "16x4xGB200-NVL72", "--workload",
                               "rl", "--rollout-gpus", "6", "--ep", "8", "--global-batch", "64"});

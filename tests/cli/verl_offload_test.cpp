@@ -15,6 +15,7 @@
 #include <fstream>
 #include <nlohmann/json.hpp>
 
+#include "approx.hpp"
 #include "cost/memory/memory_estimate.hpp"
 #include "cost/time/step_time.hpp"
 #include "hardware/cluster_spec.hpp"
@@ -62,10 +63,10 @@ TEST_CASE("verl's offload pages the actor's states once per phase: the update ru
     const nlohmann::json resident = rl_estimate({"--mini-batch", mini_batch});
     const nlohmann::json paged = rl_estimate({"--mini-batch", mini_batch, "--offload", "params,grads,optimizer"});
     CHECK(phase_seconds(paged, "timing_s/old_log_prob") - phase_seconds(resident, "timing_s/old_log_prob") ==
-          doctest::Approx(2 * 2.0 * params / 25e9).epsilon(1e-4));
+          test::approx(2 * 2.0 * params / 25e9).epsilon(1e-4));
     CHECK(phase_seconds(paged, "timing_s/update_actor") - phase_seconds(resident, "timing_s/update_actor") ==
-          doctest::Approx(2 * 7.5 * params / 25e9).epsilon(1e-4));
-    CHECK(paged["time"]["breakdown"]["offload"].get<double>() == doctest::Approx((2 * 2.0 + 2 * 7.5) * params / 25e9).epsilon(1e-4));
+          test::approx(2 * 7.5 * params / 25e9).epsilon(1e-4));
+    CHECK(paged["time"]["breakdown"]["offload"].get<double>() == test::approx((2 * 2.0 + 2 * 7.5) * params / 25e9).epsilon(1e-4));
   }
 }
 
@@ -111,9 +112,9 @@ TEST_CASE("Megatron's CPU optimizer from verl's override_optimizer_config: state
     return 0.0;
   };
   // verl pages the distributed optimizer's eighth back for the update: 12 B / 8 x 7,615,616,512.
-  CHECK(update_optimizer(paged_only) == doctest::Approx(1.5 * 7615616512.0));
-  CHECK(update_optimizer(no_fraction) == doctest::Approx(1.5 * 7615616512.0));
-  CHECK(update_optimizer(half) == doctest::Approx(0.75 * 7615616512.0));
+  CHECK(update_optimizer(paged_only) == test::approx(1.5 * 7615616512.0));
+  CHECK(update_optimizer(no_fraction) == test::approx(1.5 * 7615616512.0));
+  CHECK(update_optimizer(half) == test::approx(0.75 * 7615616512.0));
   CHECK(update_optimizer(all) == 0.0);
 
   // The CPU Adam runs in every optimizer step (4 here: 64 prompts in mini-batches of 16): the update

@@ -5,6 +5,7 @@
 // embedding under PP, collective latencies. The expected values never come from the code.
 #include <doctest/doctest.h>
 
+#include "approx.hpp"
 #include "cost/memory/activations.hpp"
 #include "cost/time/collectives.hpp"
 #include "cost/memory/memory_estimate.hpp"
@@ -253,10 +254,10 @@ TEST_CASE("the distributed optimizer shards dense states over DP x CP") {
 TEST_CASE("collective latencies: all-gather pays (n - 1) hops, the inter-node default is 8 us") {
   const LinkPath link{1e9, 1e-5};
   // Ring all-gather of 8 MB over 4 ranks: 3/4 x 8e6 / 1e9 = 6 ms, plus 3 hops x 10 us = 6.03 ms.
-  CHECK(ring_all_gather_seconds(8e6, 4, link) == doctest::Approx(6.03e-3).epsilon(1e-12));
+  CHECK(ring_all_gather_seconds(8e6, 4, link) == test::approx(6.03e-3).epsilon(1e-12));
   // Reduce-scatter moves the same: 6.03 ms; all-reduce is both: 2 x 6 ms + 6 x 10 us = 12.06 ms.
-  CHECK(ring_reduce_scatter_seconds(8e6, 4, link) == doctest::Approx(6.03e-3).epsilon(1e-12));
-  CHECK(ring_all_reduce_seconds(8e6, 4, link) == doctest::Approx(12.06e-3).epsilon(1e-12));
+  CHECK(ring_reduce_scatter_seconds(8e6, 4, link) == test::approx(6.03e-3).epsilon(1e-12));
+  CHECK(ring_all_reduce_seconds(8e6, 4, link) == test::approx(12.06e-3).epsilon(1e-12));
   // Without a latency in the cluster file: NCCL's LL protocol over InfiniBand, ~5-10 us per hop
   // (nccl-tests small-message rows): 8 us; over NVLink 3 us.
   NodeGroup node;

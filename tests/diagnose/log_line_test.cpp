@@ -2,6 +2,7 @@
 
 #include <string>
 
+#include "approx.hpp"
 #include "diagnose/log_line.hpp"
 
 namespace meshplan {
@@ -25,29 +26,29 @@ TEST_CASE("parse_prefix peels Ray, rank and glog prefixes and reads the glog tim
   CHECK(p.body == "[Rank 3] msg");
   // 27 November, 18:02:10.550123: ((11 * 31) + 27) days * 86400 + 18*3600 + 2*60 + 10.550123.
   REQUIRE(p.time_seconds.has_value());
-  CHECK(*p.time_seconds == doctest::Approx((11.0 * 31 + 27) * 86400 + 64930.550123));
+  CHECK(*p.time_seconds == test::approx((11.0 * 31 + 27) * 86400 + 64930.550123));
 }
 
 TEST_CASE("parse_prefix reads Python, vLLM, torch elastic and dmesg stamps to the same clock") {
   const double nov27_18h02m10s = (11.0 * 31 + 27) * 86400 + 64930;
   const LinePrefix python = parse_prefix("2026-11-27 18:02:10,000\tWARNING worker.py:2302 -- A worker died");
   REQUIRE(python.time_seconds.has_value());
-  CHECK(*python.time_seconds == doctest::Approx(nov27_18h02m10s));
+  CHECK(*python.time_seconds == test::approx(nov27_18h02m10s));
   const LinePrefix vllm = parse_prefix("INFO 11-27 18:02:10 [core.py:12] Loading");
-  CHECK(*vllm.time_seconds == doctest::Approx(nov27_18h02m10s));
+  CHECK(*vllm.time_seconds == test::approx(nov27_18h02m10s));
   CHECK(vllm.body == "Loading");  // the source location is part of the prefix
   CHECK(vllm.level == LogLevel::info);
   const LinePrefix elastic = parse_prefix("E1127 18:02:10.000000 23 torch/distributed/elastic/api.py:869] failed");
-  CHECK(*elastic.time_seconds == doctest::Approx(nov27_18h02m10s));
+  CHECK(*elastic.time_seconds == test::approx(nov27_18h02m10s));
   CHECK(elastic.body == "failed");
   const LinePrefix dmesg = parse_prefix("[Wed Nov 27 18:02:10 2026] Out of memory: Killed process 1");
-  CHECK(*dmesg.time_seconds == doctest::Approx(nov27_18h02m10s));
+  CHECK(*dmesg.time_seconds == test::approx(nov27_18h02m10s));
   CHECK(dmesg.body == "Out of memory: Killed process 1");
   const LinePrefix uptime = parse_prefix("[12345.678901] python invoked oom-killer");
   CHECK_FALSE(uptime.time_seconds.has_value());  // seconds since boot: another clock
   CHECK(uptime.body == "python invoked oom-killer");
   const LinePrefix sglang = parse_prefix("(WorkerDict pid=7) [2026-11-27 18:02:10 TP0] Load weight end.");
-  CHECK(*sglang.time_seconds == doctest::Approx(nov27_18h02m10s));
+  CHECK(*sglang.time_seconds == test::approx(nov27_18h02m10s));
   CHECK(sglang.body == "Load weight end.");
 }
 

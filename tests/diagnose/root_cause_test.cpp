@@ -3,6 +3,7 @@
 #include <sstream>
 #include <string>
 
+#include "approx.hpp"
 #include "diagnose/root_cause.hpp"
 
 namespace meshplan {
@@ -38,9 +39,9 @@ TEST_CASE("OOM on rank 3, then watchdog timeouts on ranks 0-2: the OOM is the ro
   const Diagnosis& root = report.diagnoses[0];
   CHECK(root.category == "oom_training");
   CHECK(root.root_cause);
-  CHECK(root.numbers.at("tried_to_allocate_gib").value == doctest::Approx(9.28));
-  CHECK(root.numbers.at("free_gib").value == doctest::Approx(3.02));
-  CHECK(root.numbers.at("total_gib").value == doctest::Approx(79.11));
+  CHECK(root.numbers.at("tried_to_allocate_gib").value == test::approx(9.28));
+  CHECK(root.numbers.at("free_gib").value == test::approx(3.02));
+  CHECK(root.numbers.at("total_gib").value == test::approx(79.11));
   CHECK(root.numbers.at("rank").value == 3);
   const Diagnosis& timeout = report.diagnoses[1];
   CHECK(timeout.category == "nccl_timeout");
@@ -122,7 +123,7 @@ TEST_CASE("the kernel OOM killer explains the dead actor: one host_oom diagnosis
   const Diagnosis& root = report.diagnoses[0];
   CHECK(root.category == "host_oom");
   CHECK(root.signature_id == "kernel_oom_kill");
-  CHECK(root.numbers.at("anon_rss_gib").value == doctest::Approx(4.0));  // 4194304 kB / 1024^2
+  CHECK(root.numbers.at("anon_rss_gib").value == test::approx(4.0));  // 4194304 kB / 1024^2
   CHECK(root.evidence.size() == 3);
 }
 

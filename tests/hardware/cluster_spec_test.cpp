@@ -2,6 +2,7 @@
 
 #include <doctest/doctest.h>
 
+#include "approx.hpp"
 #include "hardware/gpu_catalog.hpp"
 #include "test_support.hpp"
 
@@ -72,10 +73,10 @@ TEST_CASE("a cluster file sets links, NICs, latency and host RAM per group (YAML
     CHECK(a100.nics_per_node == 4);
     // 4 NICs x 200 Gb/s / 8 bit = 100 GB/s per node, shared by 8 GPUs = 12.5 GB/s per GPU
     // (the nccl-tests#119 setup: "theoretical 100 GB/s = 200G x 4 / 8").
-    CHECK(a100.inter_node_Bps == doctest::Approx(12.5e9));
+    CHECK(a100.inter_node_Bps == test::approx(12.5e9));
     CHECK(a100.intra_node_Bps == 300e9);  // catalog default
-    CHECK(a100.intra_node_latency_s == doctest::Approx(3e-6));
-    CHECK(a100.inter_node_latency_s == doctest::Approx(8e-6));
+    CHECK(a100.intra_node_latency_s == test::approx(3e-6));
+    CHECK(a100.inter_node_latency_s == test::approx(8e-6));
     CHECK(a100.host_ram_bytes == 1024LL * 1024 * 1024 * 1024);
     const NodeGroup& v100 = cluster->groups[1];
     CHECK(v100.gpus_per_node == 8);  // catalog default
@@ -175,7 +176,7 @@ TEST_CASE("a cluster file's per-host figures follow the hosts packed into a doma
   CHECK(group.gpus_per_node == 64);
   CHECK(group.nics_per_node == 64);
   CHECK(group.host_ram_bytes == 16 * 480LL * 1024 * 1024 * 1024);
-  CHECK(group.inter_node_Bps == doctest::Approx(50e9));
+  CHECK(group.inter_node_Bps == test::approx(50e9));
 }
 
 TEST_CASE("part of a node group: whole hosts of a rack repacked, else whole nodes or part of one") {

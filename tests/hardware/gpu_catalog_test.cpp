@@ -6,6 +6,7 @@
 #include <nlohmann/json.hpp>
 #include <set>
 
+#include "approx.hpp"
 #include "core/text.hpp"
 #include "test_support.hpp"
 
@@ -85,17 +86,17 @@ TEST_CASE("catalog values match published figures (gpus.md) and avoid the sparse
   CHECK(gpu("MI325X").memory_bandwidth_Bps == 6e12);
   CHECK(gpu("MI325X").intra_node_pair_Bps == 64e9);
   // MI355X: 8192 FP8 FLOPs/clock/CU x 256 CUs x 2.4 GHz = 5033.2 TF dense; BF16 half of it.
-  CHECK(gpu("MI355X").fp8_flops == doctest::Approx(8192.0 * 256 * 2.4e9).epsilon(1e-4));
-  CHECK(gpu("MI355X").bf16_flops == doctest::Approx(gpu("MI355X").fp8_flops / 2));
+  CHECK(gpu("MI355X").fp8_flops == test::approx(8192.0 * 256 * 2.4e9).epsilon(1e-4));
+  CHECK(gpu("MI355X").bf16_flops == test::approx(gpu("MI355X").fp8_flops / 2));
   // 7 xGMI links of 153.6 GB/s both ways: 76.8 per direction per pair, 537.6 in all.
   CHECK(gpu("MI355X").intra_node_pair_Bps == 76.8e9);
-  CHECK(gpu("MI355X").intra_node_Bps == doctest::Approx(7 * 76.8e9));
+  CHECK(gpu("MI355X").intra_node_Bps == test::approx(7 * 76.8e9));
   CHECK(gpu("MI355X").intra_node_link == LinkKind::xgmi);
   // L40S: 362.05 dense; 183 is the TF32 rate, 733 the sparse/FP8 rate (trap 2).
   CHECK(gpu("L40S").bf16_flops == 362.05e12);
   CHECK(gpu("L40S").tf32_flops == 183e12);
   // RTX 4090: 165 with FP32 accumulate, not the FP16-accumulate 330 (trap 8).
-  CHECK(gpu("RTX-4090").bf16_flops == doctest::Approx(165e12).epsilon(0.001));
+  CHECK(gpu("RTX-4090").bf16_flops == test::approx(165e12).epsilon(0.001));
   CHECK(gpu("MI300X").bf16_flops == 1307.4e12);  // trap 1: 2614.9 is sparse
   CHECK(gpu("V100-32GB").bf16_flops == 0);       // Volta has no bf16
   CHECK(gpu("V100-32GB").fp16_flops == 125e12);
@@ -161,7 +162,7 @@ TEST_CASE("every catalog value equals the shared sourced data, and every gap is 
         CHECK((our_value == 0 || derived));
       } else {
         CHECK_FALSE(derived);
-        CHECK(our_value == doctest::Approx(value.get<double>() * field.scale));
+        CHECK(our_value == test::approx(value.get<double>() * field.scale));
         ++compared;
       }
     }

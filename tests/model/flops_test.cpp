@@ -1,6 +1,7 @@
 // FLOPs per token against Megatron's closed form and hand-worked attention terms.
 #include <doctest/doctest.h>
 
+#include "approx.hpp"
 #include "model/config_reader.hpp"
 #include "model/flops.hpp"
 #include "model/model_presets.hpp"
@@ -13,7 +14,7 @@ TEST_CASE("GPT-2 training FLOPs match 72*L*h^2*(1 + s/(6h) + V/(12*L*h)) (Naraya
   const double layers = 12, h = 768, s = 1024, vocab = 50257;
   const double megatron = 72 * layers * h * h * (1 + s / (6 * h) + vocab / (12 * layers * h));  // 8.544e8
   // The closed form has no biases or norms; they add 0.06% here.
-  CHECK(train_flops_per_token(*model, 1024) == doctest::Approx(megatron).epsilon(0.001));
+  CHECK(train_flops_per_token(*model, 1024) == test::approx(megatron).epsilon(0.001));
   CHECK(train_flops_per_token(*model, 1024) > megatron);
 }
 
@@ -26,8 +27,8 @@ TEST_CASE("sliding-window layers score min(seq, window) keys") {
     "intermediate_size": 4, "num_local_experts": 2, "num_experts_per_tok": 1, "vocab_size": 10,
     "sliding_window": 128, "layer_types": ["sliding_attention", "full_attention"]})", "tiny.json");
   REQUIRE(model.ok());
-  CHECK(forward_flops_per_token(*model, 1024).attention_scores == doctest::Approx(36864));
-  CHECK(forward_flops_per_token(*model, 64).attention_scores == doctest::Approx(4096));
+  CHECK(forward_flops_per_token(*model, 1024).attention_scores == test::approx(36864));
+  CHECK(forward_flops_per_token(*model, 64).attention_scores == test::approx(4096));
 }
 
 TEST_CASE("linear-attention layers: a fixed state per token, only the full layers grow with the context") {
@@ -36,10 +37,10 @@ TEST_CASE("linear-attention layers: a fixed state per token, only the full layer
   // 805,306,368 + 94,371,840; at s = 8192 only the first term doubles.
   Result<ModelSpec> model = parse_model_config(*find_model_preset_config("qwen3-next-80b-a3b-instruct"), "q3n");
   REQUIRE(model.ok());
-  CHECK(forward_flops_per_token(*model, 4096).attention_scores == doctest::Approx(805306368.0 + 94371840.0));
-  CHECK(forward_flops_per_token(*model, 8192).attention_scores == doctest::Approx(2 * 805306368.0 + 94371840.0));
+  CHECK(forward_flops_per_token(*model, 4096).attention_scores == test::approx(805306368.0 + 94371840.0));
+  CHECK(forward_flops_per_token(*model, 8192).attention_scores == test::approx(2 * 805306368.0 + 94371840.0));
   // Projections: 2 x (gated attention + Gated DeltaNet parameters) = 2 x 1,541,026,560.
-  CHECK(forward_flops_per_token(*model, 4096).attention_projections == doctest::Approx(3082053120.0));
+  CHECK(forward_flops_per_token(*model, 4096).attention_projections == test::approx(3082053120.0));
 }
 
 TEST_CASE("vision FLOPs: the tower runs per patch (merge^2 per token), the mergers once per token") {
@@ -50,7 +51,7 @@ TEST_CASE("vision FLOPs: the tower runs per patch (merge^2 per token), the merge
   // Merger by hand: RMSNorm 1280 + fc1 5120^2 + 5120 + fc2 5120x3584 + 3584 = 44,574,464.
   CHECK(v.merger_params == 44574464);
   const double expected = 2.0 * (4.0 * static_cast<double>(v.params - v.merger_params) + 44574464.0);
-  CHECK(forward_flops_per_token(*model, 4096).vision == doctest::Approx(expected));
+  CHECK(forward_flops_per_token(*model, 4096).vision == test::approx(expected));
 }
 
 }  // namespace meshplan

@@ -10,6 +10,7 @@
 #include <nlohmann/json.hpp>
 #include <sstream>
 
+#include "approx.hpp"
 #include "model/config_reader.hpp"
 #include "model/model_presets.hpp"
 #include "report/launch.hpp"
@@ -183,7 +184,7 @@ TEST_CASE("emit megatron: the flags read back with Megatron's defaults give ever
     CHECK(mg.vocab_size == hf.vocab_size);
     CHECK(mg.tie_word_embeddings == hf.tie_word_embeddings);
     CHECK(mg.norm == hf.norm);
-    CHECK(mg.norm_eps == doctest::Approx(hf.norm_eps).epsilon(1e-9));
+    CHECK(mg.norm_eps == test::approx(hf.norm_eps).epsilon(1e-9));
     CHECK(mg.position == hf.position);
     if (hf.position == PositionKind::learned) CHECK(mg.max_position_embeddings == hf.max_position_embeddings);
     if (hf.position == PositionKind::rope) {

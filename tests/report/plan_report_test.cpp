@@ -1,5 +1,6 @@
 #include <doctest/doctest.h>
 
+#include "approx.hpp"
 #include "report/plan_report.hpp"
 #include "search/explain.hpp"
 #include "search/layout.hpp"
@@ -84,12 +85,12 @@ TEST_CASE("explanation: TP=8 x PP=2 against one change at a time, TP=16 would cr
   REQUIRE(tp != nullptr);
   REQUIRE(tp->versus.size() == 2);
   CHECK(tp->versus[0].other_setting == "TP=4, PP=4");
-  CHECK(tp->versus[0].step_time_change == doctest::Approx(2.2 / 2.15 - 1));
+  CHECK(tp->versus[0].step_time_change == test::approx(2.2 / 2.15 - 1));
   CHECK(tp->versus[0].cause == TimeComponent::pp_bubble);
   CHECK(tp->versus[1].other_setting == "TP=16, PP=1");
-  CHECK(tp->versus[1].step_time_change == doctest::Approx(4.0 / 2.15 - 1));
+  CHECK(tp->versus[1].step_time_change == test::approx(4.0 / 2.15 - 1));
   CHECK(tp->versus[1].cause == TimeComponent::tp_comm);
-  CHECK(tp->versus[1].cause_seconds == doctest::Approx(1.9));
+  CHECK(tp->versus[1].cause_seconds == test::approx(1.9));
   CHECK(tp->sentence ==
         "TP=8, PP=2 rather than TP=4, PP=4: the pipeline bubble (p-1)/(v*m) grows, +2% step time (+0.10 s of "
         "pp_bubble); TP=8, PP=2 rather than TP=16, PP=1: TP all-reduce would cross nodes, +86% step time (+1.90 s of "

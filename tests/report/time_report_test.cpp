@@ -2,6 +2,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "approx.hpp"
 #include "cost/time/step_time.hpp"
 #include "cost/time/time_fixtures.hpp"
 #include "report/time_report.hpp"
@@ -72,8 +73,8 @@ TEST_CASE("verl console metrics: means after the warm-up step, compared side by 
   REQUIRE(metrics.ok());
   CHECK(metrics->steps == 3);
   CHECK(metrics->steps_used == 2);
-  CHECK(metrics->mean.at("timing_s/gen") == doctest::Approx(30.0));
-  CHECK(metrics->mean.at("perf/mfu/actor") == doctest::Approx(0.40));
+  CHECK(metrics->mean.at("timing_s/gen") == test::approx(30.0));
+  CHECK(metrics->mean.at("perf/mfu/actor") == test::approx(0.40));
   CHECK(metrics->mean.count("perf/max_memory_allocated_gb") == 0);  // only logged at warm-up
   const std::string table = render_measured_comparison(sample_estimate(), *metrics, 58.0);
   CHECK(table.find("timing_s/gen") != std::string::npos);

@@ -4,6 +4,7 @@
 
 #include <algorithm>
 
+#include "approx.hpp"
 #include "search/advice.hpp"
 #include "search/search_space.hpp"
 
@@ -59,7 +60,7 @@ TEST_CASE("fit suggestions are monotone: a change that raises the peak is not of
                                     [](const Remedy& r) { return r.change.find("offload=all") != std::string::npos; });
   REQUIRE(offload != remedies.end());
   CHECK(offload->fits);
-  CHECK(offload->peak_bytes == doctest::Approx(70 * kGiB));
+  CHECK(offload->peak_bytes == test::approx(70 * kGiB));
 }
 
 TEST_CASE("offload choices item by item: names, parsing, and the reference model's bit") {

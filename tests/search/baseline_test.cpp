@@ -6,6 +6,7 @@
 
 #include <algorithm>
 
+#include "approx.hpp"
 #include "search/baseline.hpp"
 #include "search/search.hpp"
 #include "search_test_support.hpp"
@@ -100,7 +101,7 @@ TEST_CASE("a launch with an uneven split, per-item offload and odd token budgets
   REQUIRE(baseline.fits);
   CHECK(baseline.broken_rule.empty());
   // By hand: fullest stage 10 layers -> 10 s + 3000/20000 + 30000/50000 + 2 offloaded items = 12.75 s.
-  CHECK(baseline.candidate.step_seconds == doctest::Approx(12.75));
+  CHECK(baseline.candidate.step_seconds == test::approx(12.75));
   REQUIRE(!result.top.empty());
   CHECK(result.top.front().step_seconds <= baseline.candidate.step_seconds);
   // The launch itself, pinned in the space, is re-found with the same numbers.
@@ -118,8 +119,8 @@ TEST_CASE("a launch with an uneven split, per-item offload and odd token budgets
       }(),
       workload, cost, rules, SearchOptions{});
   REQUIRE(pinned.top.size() == 1);
-  CHECK(pinned.top.front().step_seconds == doctest::Approx(baseline.candidate.step_seconds));
-  CHECK(pinned.top.front().peak_bytes == doctest::Approx(baseline.candidate.peak_bytes));
+  CHECK(pinned.top.front().step_seconds == test::approx(baseline.candidate.step_seconds));
+  CHECK(pinned.top.front().peak_bytes == test::approx(baseline.candidate.peak_bytes));
   CHECK(pinned.top.front().workload.rl.ref_param_offload);
   CHECK(pinned.top.front().workload.rl.ppo_max_token_len_per_gpu == 20000);
   CHECK(pinned.top.front().workload.rl.log_prob_max_token_len_per_gpu == 50000);

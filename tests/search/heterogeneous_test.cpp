@@ -1,5 +1,6 @@
 #include <doctest/doctest.h>
 
+#include "approx.hpp"
 #include "search/heterogeneous.hpp"
 #include "search_test_support.hpp"
 
@@ -43,7 +44,7 @@ TEST_CASE("pipeline layers proportional to group speed: 32 layers on 16 A100 + 1
   REQUIRE(shares.size() == 2);
   CHECK(shares[0].layers == 23);
   CHECK(shares[1].layers == 9);
-  CHECK(split_stage_seconds(shares) == doctest::Approx(23 / 4992e12));
+  CHECK(split_stage_seconds(shares) == test::approx(23 / 4992e12));
 }
 
 TEST_CASE("pipeline split capped by each group's memory") {
@@ -77,12 +78,12 @@ TEST_CASE("heterogeneous plan: fp16, pipeline gain over the best group alone, po
   });
   CHECK(plan.compute_dtype == Dtype::fp16);
   CHECK(plan.best_alone == 0);
-  CHECK(plan.pipeline_step_seconds == doctest::Approx(7.1875));
+  CHECK(plan.pipeline_step_seconds == test::approx(7.1875));
   CHECK(plan.rollout_group == 1);
   CHECK(plan.train_group == 0);
-  CHECK(plan.pool_split_step_seconds == doctest::Approx(11));
+  CHECK(plan.pool_split_step_seconds == test::approx(11));
   CHECK(plan.choice == "pipeline");
-  CHECK(plan.gain_over_alone == doctest::Approx(10 / 7.1875 - 1));
+  CHECK(plan.gain_over_alone == test::approx(10 / 7.1875 - 1));
 
   // When the groups together cannot hold the model's states in one pipeline (16 layers of 104.3
   // GiB; they hold 11 + 4 = 15), the answer is the best group alone, the other idle.
@@ -94,7 +95,7 @@ TEST_CASE("heterogeneous plan: fp16, pipeline gain over the best group alone, po
   CHECK(idle.best_alone == 0);
   CHECK(idle.pipeline.empty());
   CHECK(idle.choice == "alone");
-  CHECK(idle.gain_over_alone == doctest::Approx(0));
+  CHECK(idle.gain_over_alone == test::approx(0));
 }
 
 }  // namespace meshplan

@@ -2,6 +2,7 @@
 // rollout_seconds): they must give what the whole-step memory and time give for that phase.
 #include <doctest/doctest.h>
 
+#include "approx.hpp"
 #include "cost/hand_models.hpp"
 #include "cost/time/time_fixtures.hpp"
 #include "hardware/gpu_catalog.hpp"
@@ -34,11 +35,11 @@ TEST_CASE("real cost model: the rollout-only memory and time equal the whole ste
     w.rl.rollout_ep = dp > 1 ? dp : 1;
     const PlanMemory whole = cost.memory(s, w);
     const PlanMemory rollout = cost.rollout_memory(s, w);
-    CHECK(rollout.of(PlanPhase::rollout) == doctest::Approx(whole.of(PlanPhase::rollout)));
+    CHECK(rollout.of(PlanPhase::rollout) == test::approx(whole.of(PlanPhase::rollout)));
     CHECK(rollout.rollout_concurrent_sequences == whole.rollout_concurrent_sequences);
     CHECK(rollout.of(PlanPhase::update) == 0.0);  // not computed
     const PlanTime time = cost.time(s, w, whole);
-    CHECK(cost.rollout_seconds(s, w, rollout) == doctest::Approx(time.of(TimeComponent::rollout)));
+    CHECK(cost.rollout_seconds(s, w, rollout) == test::approx(time.of(TimeComponent::rollout)));
     CHECK(time.of(TimeComponent::rollout) > 0);
   }
 }

@@ -2,6 +2,7 @@
 
 #include <cmath>
 
+#include "approx.hpp"
 #include "search/layout.hpp"
 #include "search/rule_binding.hpp"
 #include "search/search.hpp"
@@ -134,8 +135,8 @@ TEST_CASE("memory pruning with headroom, ranking by throughput and by memory") {
   REQUIRE(fastest.top.size() == 3);
   CHECK(fastest.top[0].strategy.tp == 2);
   CHECK(fastest.top[0].strategy.pp == 1);
-  CHECK(fastest.top[0].step_seconds == doctest::Approx(8.5));
-  CHECK(fastest.top[0].tokens_per_second == doctest::Approx(64.0 * 4096 / 8.5));
+  CHECK(fastest.top[0].step_seconds == test::approx(8.5));
+  CHECK(fastest.top[0].tokens_per_second == test::approx(64.0 * 4096 / 8.5));
   // Second place: 9.0 s twice; the tie goes to less memory: tp=4,pp=1 (20.25 GiB) before
   // tp=1,pp=2 (41 GiB).
   CHECK(fastest.top[1].strategy.tp == 4);
@@ -145,7 +146,7 @@ TEST_CASE("memory pruning with headroom, ranking by throughput and by memory") {
   const SearchResult smallest = search_plans(model, space, workload, toy_cost(50), test::toy_rules(model), options);
   REQUIRE(!smallest.top.empty());
   CHECK(smallest.top[0].strategy.tp == 8);
-  CHECK(smallest.top[0].peak_bytes == doctest::Approx(10.125 * kGiB));
+  CHECK(smallest.top[0].peak_bytes == test::approx(10.125 * kGiB));
 }
 
 TEST_CASE("the top list holds one plan per shape, a candidate carries its update's MFU") {
@@ -165,9 +166,9 @@ TEST_CASE("the top list holds one plan per shape, a candidate carries its update
   REQUIRE(result.top.size() == 3);
   CHECK(result.top[0].strategy.tp == 2);
   CHECK(result.top[0].strategy.micro_batch == 1);
-  CHECK(result.top[0].time.update_mfu == doctest::Approx(0.2));
+  CHECK(result.top[0].time.update_mfu == test::approx(0.2));
   CHECK(result.top[1].strategy.tp == 4);
-  CHECK(result.top[1].time.update_mfu == doctest::Approx(0.4));
+  CHECK(result.top[1].time.update_mfu == test::approx(0.4));
   CHECK(result.top[2].strategy.tp == 1);
   CHECK(result.top[2].strategy.pp == 2);
 }
@@ -184,7 +185,7 @@ TEST_CASE("nothing fits: the closest miss is the least-memory rule-passing candi
   CHECK(result.rejected.at("memory") == 10);
   REQUIRE(result.closest_miss.has_value());
   CHECK(result.closest_miss->strategy.tp == 8);
-  CHECK(result.closest_miss->peak_bytes == doctest::Approx(10.125 * kGiB));
+  CHECK(result.closest_miss->peak_bytes == test::approx(10.125 * kGiB));
 }
 
 TEST_CASE("rl: per-phase options combined equal the brute-force product") {
@@ -252,7 +253,7 @@ TEST_CASE("rl: per-phase options combined equal the brute-force product") {
   CHECK(result.searched == searched);
   CHECK(result.feasible == feasible);
   REQUIRE(!result.top.empty());
-  CHECK(result.top[0].step_seconds == doctest::Approx(best_seconds));
+  CHECK(result.top[0].step_seconds == test::approx(best_seconds));
   std::int64_t rejected = 0;
   for (const auto& [rule, count] : result.rejected) rejected += count;
   CHECK(rejected + result.feasible == result.searched);

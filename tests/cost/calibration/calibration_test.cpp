@@ -5,6 +5,7 @@
 #include <sstream>
 #include <utility>
 
+#include "approx.hpp"
 #include "cost/calibration/calibration_runs.hpp"
 #include "test_support.hpp"
 
@@ -95,7 +96,7 @@ TEST_CASE("calibration rows: conventions of each source") {
   CHECK(ptdp.metric == PublishedMetric::hardware_tflops_per_gpu);
   CHECK(ptdp.strategy.recompute == Recompute::full);
   // GPT-3 175B: 174.6B parameters as the paper names it (tied embeddings, learned positions).
-  CHECK(static_cast<double>(ptdp.model.total_params) == doctest::Approx(174.6e9).epsilon(0.002));
+  CHECK(static_cast<double>(ptdp.model.total_params) == test::approx(174.6e9).epsilon(0.002));
   const CalibrationRun& zero3 = find("narayanan2021_t2_ZeRO-3_174.6B_1536gpu");
   CHECK(zero3.strategy.zero == ZeroStage::zero3);
   CHECK(zero3.strategy.dp == 1536);
@@ -104,7 +105,7 @@ TEST_CASE("calibration rows: conventions of each source") {
   CHECK(llama.metric == PublishedMetric::tokens_per_second_per_gpu);
   CHECK(llama.strategy.vpp == 5);
   // Llama 3 70B: 70.6B parameters (Llama 3 paper Table 3 shape, untied head).
-  CHECK(static_cast<double>(llama.model.total_params) == doctest::Approx(70.55e9).epsilon(0.005));
+  CHECK(static_cast<double>(llama.model.total_params) == test::approx(70.55e9).epsilon(0.005));
   // NeMo's MoE rows name the model without its shape; the preset gives it (30.53B, 128 experts).
   const CalibrationRun& moe = find("nemo_bridge_25.11_h100_Qwen3_30B_a3B_16gpu_FP8-CS");
   REQUIRE(moe.model.moe);

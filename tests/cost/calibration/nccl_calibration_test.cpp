@@ -2,6 +2,7 @@
 
 #include <fmt/format.h>
 
+#include "approx.hpp"
 #include "cost/time/collectives.hpp"
 #include "cost/calibration/nccl_calibration.hpp"
 #include "hardware/cluster_spec.hpp"
@@ -32,7 +33,7 @@ TEST_CASE("nccl-tests all_reduce_perf output parses into a size sweep") {
   CHECK(sweep->ranks == 8);
   REQUIRE(sweep->points.size() == 6);
   CHECK(sweep->points[0].bytes == 1048576);
-  CHECK(sweep->points[0].seconds == doctest::Approx(50.7e-6));
+  CHECK(sweep->points[0].seconds == test::approx(50.7e-6));
 }
 
 TEST_CASE("alpha-beta fit recovers a synthetic sweep exactly") {
@@ -41,8 +42,8 @@ TEST_CASE("alpha-beta fit recovers a synthetic sweep exactly") {
   REQUIRE(sweep.ok());
   auto fit = fit_alpha_beta(*sweep);
   REQUIRE(fit.ok());
-  CHECK(fit->alpha_s == doctest::Approx(25e-6).epsilon(1e-4));
-  CHECK(fit->seconds_per_byte == doctest::Approx(0.2e-9).epsilon(1e-4));
+  CHECK(fit->alpha_s == test::approx(25e-6).epsilon(1e-4));
+  CHECK(fit->seconds_per_byte == test::approx(0.2e-9).epsilon(1e-4));
 }
 
 TEST_CASE("the A100 sweep calibrates NVLink to its measured large-message bus bandwidth") {
@@ -52,20 +53,20 @@ TEST_CASE("the A100 sweep calibrates NVLink to its measured large-message bus ba
   auto node = calibrate_node_group({*sweep}, make_node_group(1, 8, gpu), 256.5e12);
   REQUIRE(node.ok());
   // gpus.md: 231.6 GB/s busbw at 8 GiB (the asymptote of the sweep).
-  CHECK(node->intra_node_Bps == doctest::Approx(231.6e9).epsilon(0.05));
+  CHECK(node->intra_node_Bps == test::approx(231.6e9).epsilon(0.05));
   CHECK(node->bandwidths_measured);
   CHECK(node->gemm_flops == 256.5e12);
   // The time model with these figures reproduces the large messages of the sweep within 5%.
   const LinkPath link = intra_node_link(*node, 0.8);
-  CHECK(ring_all_reduce_seconds(8589934592.0, 8, link) == doctest::Approx(64906.7e-6).epsilon(0.05));
-  CHECK(ring_all_reduce_seconds(1073741824.0, 8, link) == doctest::Approx(8237.8e-6).epsilon(0.05));
+  CHECK(ring_all_reduce_seconds(8589934592.0, 8, link) == test::approx(64906.7e-6).epsilon(0.05));
+  CHECK(ring_all_reduce_seconds(1073741824.0, 8, link) == test::approx(8237.8e-6).epsilon(0.05));
   // The written file is a cluster file that --cluster reads back to the same figures.
   const std::string yaml = calibrated_cluster_yaml(*node, {"a100.txt"});
   auto cluster = parse_cluster_file(yaml, "calibrated.yaml", builtin_gpu_catalog());
   REQUIRE(cluster.ok());
   const NodeGroup& back = cluster->groups.front();
-  CHECK(back.intra_node_Bps == doctest::Approx(node->intra_node_Bps).epsilon(1e-5));
-  CHECK(back.gemm_flops == doctest::Approx(256.5e12).epsilon(1e-5));
+  CHECK(back.intra_node_Bps == test::approx(node->intra_node_Bps).epsilon(1e-5));
+  CHECK(back.gemm_flops == test::approx(256.5e12).epsilon(1e-5));
   CHECK(back.bandwidths_measured);
 }
 
@@ -81,13 +82,13 @@ TEST_CASE("a sweep across nodes calibrates the per-GPU inter-node bandwidth of t
   const GpuSpec gpu = *find_gpu(builtin_gpu_catalog(), "H100-80GB");
   auto node = calibrate_node_group({*inter, *intra}, make_node_group(2, 8, gpu), 0);
   REQUIRE(node.ok());
-  CHECK(node->intra_node_Bps == doctest::Approx(240e9).epsilon(1e-4));
-  CHECK(node->inter_node_Bps == doctest::Approx(45e9).epsilon(1e-4));
-  CHECK(node->inter_node_latency_s == doctest::Approx(40e-6 / 2).epsilon(1e-3));  // 2(N-1) = 2 steps
+  CHECK(node->intra_node_Bps == test::approx(240e9).epsilon(1e-4));
+  CHECK(node->inter_node_Bps == test::approx(45e9).epsilon(1e-4));
+  CHECK(node->inter_node_latency_s == test::approx(40e-6 / 2).epsilon(1e-3));  // 2(N-1) = 2 steps
   // The time model reproduces the 16-rank, 1 GiB all-reduce (less its latency terms).
   const double model = group_all_reduce_seconds(1 << 30, *node, {16, 1}, LinkPath{node->intra_node_Bps, 0},
                                                 LinkPath{node->inter_node_Bps, 0});
-  CHECK(model == doctest::Approx(slope * (1 << 30)).epsilon(1e-6));
+  CHECK(model == test::approx(slope * (1 << 30)).epsilon(1e-6));
 }
 
 TEST_CASE("bad nccl-tests input names the file, line and column") {

@@ -13,6 +13,7 @@
 #include <cmath>
 #include <nlohmann/json.hpp>
 
+#include "approx.hpp"
 #include "test_support.hpp"
 
 namespace meshplan {
@@ -39,12 +40,12 @@ TEST_CASE("verl's measured DeepSeek-V3 weight transfer (verl #5311) against the 
   const double tp8 = predicted_weight_sync_seconds({"--cluster", "16x8xH100", "--tp", "8", "--pp", "16", "--ep", "8",
                                                     "--etp", "1"});
   const double ep16 = predicted_weight_sync_seconds({"--cluster", "32x8xH100", "--pp", "16", "--ep", "16"});
-  CHECK(tp8 == doctest::Approx(66.6).epsilon(0.002));
-  CHECK(ep16 == doctest::Approx(66.6).epsilon(0.002));
+  CHECK(tp8 == test::approx(66.6).epsilon(0.002));
+  CHECK(ep16 == test::approx(66.6).epsilon(0.002));
   // The model's one rate (fit on NeMo RL's refits) is 17% short of verl's faster layout and 44%
   // short of the one with TP 8: verl's per-tensor all-gathers cost what a rate cannot see.
-  CHECK(ep16 / 80.0 - 1.0 == doctest::Approx(-0.167).epsilon(0.01));
-  CHECK(tp8 / 120.0 - 1.0 == doctest::Approx(-0.445).epsilon(0.01));
+  CHECK(ep16 / 80.0 - 1.0 == test::approx(-0.167).epsilon(0.01));
+  CHECK(tp8 / 120.0 - 1.0 == test::approx(-0.445).epsilon(0.01));
 }
 
 }  // namespace

@@ -4,6 +4,7 @@
 
 #include <doctest/doctest.h>
 
+#include "approx.hpp"
 #include "cost/hand_models.hpp"
 
 namespace meshplan {
@@ -35,15 +36,15 @@ TEST_CASE("Korthikanti Table 2: per-layer activations of a GPT layer under TP, S
   auto bytes = [&](bool sp, Recompute r) {
     return layer_activation_bytes(gpt, LayerSplit{t, sp, 1}, s, s, b, r, o);
   };
-  CHECK(bytes(false, Recompute::none) == doctest::Approx(sbh * (10 + 24 / t + 5 * a * s / (h * t))));
-  CHECK(bytes(true, Recompute::none) == doctest::Approx(sbh * (34 / t + 5 * a * s / (h * t))));
-  CHECK(bytes(false, Recompute::selective) == doctest::Approx(sbh * (10 + 24 / t)));
-  CHECK(bytes(true, Recompute::selective) == doctest::Approx(sbh * 34 / t));
-  CHECK(bytes(false, Recompute::full) == doctest::Approx(2 * sbh));
-  CHECK(bytes(true, Recompute::full) == doctest::Approx(2 * sbh / t));
+  CHECK(bytes(false, Recompute::none) == test::approx(sbh * (10 + 24 / t + 5 * a * s / (h * t))));
+  CHECK(bytes(true, Recompute::none) == test::approx(sbh * (34 / t + 5 * a * s / (h * t))));
+  CHECK(bytes(false, Recompute::selective) == test::approx(sbh * (10 + 24 / t)));
+  CHECK(bytes(true, Recompute::selective) == test::approx(sbh * 34 / t));
+  CHECK(bytes(false, Recompute::full) == test::approx(2 * sbh));
+  CHECK(bytes(true, Recompute::full) == test::approx(2 * sbh / t));
   // No parallelism: s*b*h*(34 + 5as/h).
   CHECK(layer_activation_bytes(gpt, LayerSplit{1, false, 1}, s, s, b, Recompute::none, o) ==
-        doctest::Approx(sbh * (34 + 5 * a * s / h)));
+        test::approx(sbh * (34 + 5 * a * s / h)));
 }
 
 TEST_CASE("FlashAttention replaces the 5as^2b score term by the fp32 log-sum-exp (4asb)") {
@@ -52,7 +53,7 @@ TEST_CASE("FlashAttention replaces the 5as^2b score term by the fp32 log-sum-exp
   o.flash_attention = true;
   const double s = 2048, h = 6144, t = 8;
   CHECK(layer_activation_bytes(gpt, LayerSplit{t, false, 1}, s, s, 1, Recompute::none, o) ==
-        doctest::Approx(s * h * (10 + 24 / t) + 4 * 64 * s / t));
+        test::approx(s * h * (10 + 24 / t) + 4 * 64 * s / t));
 }
 
 TEST_CASE("GQA + SwiGLU (Qwen2.5-7B), MoE (Mixtral) and MLA (DeepSeek-V2-Lite) layers, per token") {
@@ -61,19 +62,19 @@ TEST_CASE("GQA + SwiGLU (Qwen2.5-7B), MoE (Mixtral) and MLA (DeepSeek-V2-Lite) l
   // Qwen2.5-7B: norms + QKV input + fc1 input 8h = 28,672; Q+K 2*(3584+512) = 8,192; V 1,024;
   // o-proj input 7,168; lse 4*28 = 112; SwiGLU 6*18944 = 113,664 -> 158,832 bytes per token.
   CHECK(layer_activation_bytes(dense_layer_shape(test::qwen25_7b()), LayerSplit{}, s, s, 1, Recompute::none,
-                               o) == doctest::Approx(158832.0 * s));
+                               o) == test::approx(158832.0 * s));
   // Mixtral: 8h = 32,768; Q+K 2*(4096+1024) = 10,240; V 2,048; o 8,192; lse 128; top-2 routed:
   // 2 x (2h permuted input + 4 fp32 probability + 6*14336) = 188,424; fp32 router logits 4*8 = 32
   // -> 241,832 bytes per token (Megatron-core < 0.13 also kept each copy's output: 258,208).
   CHECK(layer_activation_bytes(moe_layer_shape(test::mixtral_8x7b(), 1.0), LayerSplit{}, s, s, 1,
-                               Recompute::none, o) == doctest::Approx(241832.0 * s));
+                               Recompute::none, o) == test::approx(241832.0 * s));
   // DeepSeek-V2-Lite dense layer: 8h = 16,384; Q+K 2*(3072+3072) = 12,288; V 4,096; o 4,096;
   // lse 64; latents 2*(576+512) = 2,176; SwiGLU 6*10944 = 65,664 -> 104,768 bytes per token.
   CHECK(layer_activation_bytes(dense_layer_shape(test::deepseek_v2_lite()), LayerSplit{}, s, s, 1,
-                               Recompute::none, o) == doctest::Approx(104768.0 * s));
+                               Recompute::none, o) == test::approx(104768.0 * s));
   // TP 2 with SP halves every term of the dense Qwen layer but the unsplit ones (none here).
   CHECK(layer_activation_bytes(dense_layer_shape(test::qwen25_7b()), LayerSplit{2, true, 1}, s, s, 1,
-                               Recompute::none, o) == doctest::Approx(158832.0 * s / 2));
+                               Recompute::none, o) == test::approx(158832.0 * s / 2));
 }
 
 TEST_CASE(
@@ -85,12 +86,12 @@ TEST_CASE(
   CHECK(microbatches_in_flight(s, PipelineStage::first, 2) == 2.0);
   CHECK(microbatches_in_flight(s, PipelineStage::last, 8) == 1.0);
   s.vpp = 2;
-  CHECK(microbatches_in_flight(s, PipelineStage::first, 8) == doctest::Approx(4 * (1 + 3.0 / 8)));
+  CHECK(microbatches_in_flight(s, PipelineStage::first, 8) == test::approx(4 * (1 + 3.0 / 8)));
   // EP all-to-all overlap runs one more warm-up forward of one chunk (half a stage here) on every
   // rank (schedules.py get_pp_rank_microbatches: num_warmup_microbatches + 1).
   s.moe_a2a_overlap = true;
-  CHECK(microbatches_in_flight(s, PipelineStage::first, 8) == doctest::Approx(4 * (1 + 3.0 / 8) + 0.5));
-  CHECK(microbatches_in_flight(s, PipelineStage::last, 8) == doctest::Approx(1 + 3.0 / 8 + 0.5));
+  CHECK(microbatches_in_flight(s, PipelineStage::first, 8) == test::approx(4 * (1 + 3.0 / 8) + 0.5));
+  CHECK(microbatches_in_flight(s, PipelineStage::last, 8) == test::approx(1 + 3.0 / 8 + 0.5));
   s.moe_a2a_overlap = false;
   s.pp = 1;
   s.vpp = 1;
@@ -106,18 +107,18 @@ TEST_CASE("Full recompute (uniform, 1 layer): every layer keeps 2sbh, one layer 
   s.recompute_num_layers = 1;
   MicroBatchShape mb{4096, 4096, 1, 1};
   CHECK(stage_activation_bytes(test::llama2_7b(), s, PipelineStage::first, mb, MemoryOptions{}, nullptr) ==
-        doctest::Approx(1613266944.0));
+        test::approx(1613266944.0));
   // Block method with 8 layers recomputed: 8 x 2sbh + 24 full layers + one working layer + ids.
   s.recompute_method = RecomputeMethod::block;
   s.recompute_num_layers = 8;
   CHECK(stage_activation_bytes(test::llama2_7b(), s, PipelineStage::first, mb, MemoryOptions{}, nullptr) ==
-        doctest::Approx(8 * 33554432.0 + 25 * 539492352.0 + 32768.0));
+        test::approx(8 * 33554432.0 + 25 * 539492352.0 + 32768.0));
   // No recompute, PP 4 with 8 micro-batches: first stage 4 in flight x 8 layers x full + ids.
   s.recompute = Recompute::none;
   s.pp = 4;
   mb.microbatches = 8;
   CHECK(stage_activation_bytes(test::llama2_7b(), s, PipelineStage::first, mb, MemoryOptions{}, nullptr) ==
-        doctest::Approx(4 * (8 * 539492352.0 + 32768.0)));
+        test::approx(4 * (8 * 539492352.0 + 32768.0)));
 }
 
 }  // namespace

@@ -4,6 +4,7 @@
 // and with the interleaved schedule's in-flight factor, worked by hand below.
 #include <doctest/doctest.h>
 
+#include "approx.hpp"
 #include "cost/memory/activations.hpp"
 #include "model/config_reader.hpp"
 
@@ -54,9 +55,9 @@ constexpr double kSbh = 2048.0 * 12288.0;
 
 TEST_CASE("dropout rates are read from config.json (GPT-2 names and Hugging Face names)") {
   const ModelSpec with = gpt3_175b(0.1);
-  CHECK(with.attention_dropout == doctest::Approx(0.1));
-  CHECK(with.hidden_dropout == doctest::Approx(0.1));
-  CHECK(with.embedding_dropout == doctest::Approx(0.1));
+  CHECK(with.attention_dropout == test::approx(0.1));
+  CHECK(with.hidden_dropout == test::approx(0.1));
+  CHECK(with.embedding_dropout == test::approx(0.1));
   const Result<ModelSpec> bad = parse_model_config(
       R"({"model_type": "gpt2", "n_embd": 64, "n_head": 4, "n_layer": 2, "n_positions": 64, "vocab_size": 100,
           "attn_pdrop": 1.5})",
@@ -71,32 +72,32 @@ TEST_CASE("Korthikanti Table 2 per GPU with dropout: GPT-3 175B, t = 8, p = 8") 
   const double embedding = 8 * (16384.0 + kSbh);          // p x (ids + mask)
   // No recompute, SP: sbh(34/t + 5as/(ht)) = 14.25 sbh = 358,612,992 per layer; x 96 =
   // 34,426,847,232; + 25,296,896 = 34,452,144,128 bytes.
-  CHECK(first_stage(gpt3, true, Recompute::none) == doctest::Approx(96 * 14.25 * kSbh + embedding_sp));
-  CHECK(first_stage(gpt3, true, Recompute::none) == doctest::Approx(34452144128.0));
+  CHECK(first_stage(gpt3, true, Recompute::none) == test::approx(96 * 14.25 * kSbh + embedding_sp));
+  CHECK(first_stage(gpt3, true, Recompute::none) == test::approx(34452144128.0));
   // No recompute, no SP: sbh(10 + 24/t + 5as/(ht)) = 23 sbh = 578,813,952; x 96 = 55,566,139,392;
   // + 8 x (16,384 + 25,165,824) = 201,457,664 -> 55,767,597,056.
-  CHECK(first_stage(gpt3, false, Recompute::none) == doctest::Approx(55767597056.0));
-  CHECK(first_stage(gpt3, false, Recompute::none) == doctest::Approx(96 * 23 * kSbh + embedding));
+  CHECK(first_stage(gpt3, false, Recompute::none) == test::approx(55767597056.0));
+  CHECK(first_stage(gpt3, false, Recompute::none) == test::approx(96 * 23 * kSbh + embedding));
   // Selective, SP: 34/t sbh = 4.25 sbh = 106,954,752; x 96 = 10,267,656,192; + 25,296,896.
-  CHECK(first_stage(gpt3, true, Recompute::selective) == doctest::Approx(10292953088.0));
+  CHECK(first_stage(gpt3, true, Recompute::selective) == test::approx(10292953088.0));
   // Selective, no SP: (10 + 24/t) sbh = 13 sbh; x 96 + 201,457,664.
-  CHECK(first_stage(gpt3, false, Recompute::selective) == doctest::Approx(96 * 13 * kSbh + embedding));
+  CHECK(first_stage(gpt3, false, Recompute::selective) == test::approx(96 * 13 * kSbh + embedding));
   // Full (uniform, 1 layer per chunk), SP: 2sbh/t = 6,291,456 per layer; x 96 = 603,979,776;
   // + 25,296,896 embedding + the backward's one recomputed layer (14.25 sbh = 358,612,992,
   // Megatron recomputes a chunk at a time) = 987,889,664.
-  CHECK(first_stage(gpt3, true, Recompute::full) == doctest::Approx(987889664.0));
+  CHECK(first_stage(gpt3, true, Recompute::full) == test::approx(987889664.0));
   // Full, no SP: 2sbh per layer x 96 + 201,457,664 + one layer of 23 sbh.
-  CHECK(first_stage(gpt3, false, Recompute::full) == doctest::Approx(96 * 2 * kSbh + embedding + 23 * kSbh));
+  CHECK(first_stage(gpt3, false, Recompute::full) == test::approx(96 * 2 * kSbh + embedding + 23 * kSbh));
   // Interleaved, v = 2: in flight p(1 + (p-1)/(pv)) = 8 x (1 + 7/16) = 11.5; 12 layers x 11.5 =
   // 138 layer passes x 358,612,992 = 49,488,592,896; + 11.5 x 3,162,112 = 36,364,288 ->
   // 49,524,957,184.
-  CHECK(first_stage(gpt3, true, Recompute::none, 2) == doctest::Approx(49524957184.0));
+  CHECK(first_stage(gpt3, true, Recompute::none, 2) == test::approx(49524957184.0));
 }
 
 TEST_CASE("without dropout in config.json the masks are not counted (Table 2 less 3as/h and 2 sbh/t)") {
   const ModelSpec gpt3 = gpt3_175b(0.0);
   // SP, no recompute: (32/t + 2as/(ht)) sbh = (4 + 4) sbh per layer; x 96 + 8 x 16,384 ids.
-  CHECK(first_stage(gpt3, true, Recompute::none) == doctest::Approx(96 * 8 * kSbh + 8 * 16384.0));
+  CHECK(first_stage(gpt3, true, Recompute::none) == test::approx(96 * 8 * kSbh + 8 * 16384.0));
 }
 
 }  // namespace

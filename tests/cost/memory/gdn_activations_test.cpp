@@ -2,6 +2,7 @@
 // around it keep for the backward, in place of softmax attention's q/k/v/o (hand-worked).
 #include <doctest/doctest.h>
 
+#include "approx.hpp"
 #include "cost/memory/activations.hpp"
 #include "model/config_reader.hpp"
 #include "model/model_presets.hpp"
@@ -46,7 +47,7 @@ TEST_CASE("Qwen3-Next training activations: the 36 GDN layers keep their mixer's
   const MemoryOptions options;
   const double with_gdn = stage_activation_bytes(hybrid, s, PipelineStage::first, mb, options, nullptr);
   const double without = stage_activation_bytes(all_attention, s, PipelineStage::first, mb, options, nullptr);
-  CHECK(with_gdn - without == doctest::Approx(3803185152.0));
+  CHECK(with_gdn - without == test::approx(3803185152.0));
   // Full recompute (block, all 48 layers) keeps only each layer's input, the same for both; the
   // recompute working buffer is the larger layer, a GDN one: 4096 x (70,080 - 18,496) / 2 more.
   s.recompute = Recompute::full;
@@ -55,7 +56,7 @@ TEST_CASE("Qwen3-Next training activations: the 36 GDN layers keep their mixer's
   const double hybrid_recomputed = stage_activation_bytes(hybrid, s, PipelineStage::first, mb, options, nullptr);
   const double attention_recomputed =
       stage_activation_bytes(all_attention, s, PipelineStage::first, mb, options, nullptr);
-  CHECK(hybrid_recomputed - attention_recomputed == doctest::Approx(105644032.0));
+  CHECK(hybrid_recomputed - attention_recomputed == test::approx(105644032.0));
 }
 
 }  // namespace

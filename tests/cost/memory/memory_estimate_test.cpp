@@ -6,6 +6,7 @@
 
 #include <algorithm>
 
+#include "approx.hpp"
 #include "cost/memory/logits.hpp"
 #include "cost/memory/rollout_memory.hpp"
 #include "cost/hand_models.hpp"
@@ -56,7 +57,7 @@ TEST_CASE("a trained MTP module adds its own logits and a layer's activations on
   CHECK(mtp.phases[0][C::logits] == 2 * plain.phases[0][C::logits]);
   CHECK(plain.phases[0][C::logits] == 819986432.0);
   const double layer = (plain.phases[0][C::activations] - 8.0 * 4096) / 32;  // 32 layers + token ids
-  CHECK(mtp.phases[0][C::activations] - plain.phases[0][C::activations] == doctest::Approx(layer + 134217728.0));
+  CHECK(mtp.phases[0][C::activations] - plain.phases[0][C::activations] == test::approx(layer + 134217728.0));
 }
 
 TEST_CASE("KV bytes per token: GQA replicated when TP > KV heads, MLA latent not split") {
@@ -87,21 +88,21 @@ TEST_CASE("Llama-2-7B pretraining on 8 x 80 GiB, Megatron DP8, full recompute: e
   CHECK(p[C::weights] == 13476831232.0);
   CHECK(p[C::gradients] == 26953662464.0);
   CHECK(p[C::optimizer_states] == 10107623424.0);
-  CHECK(p[C::activations] == doctest::Approx(1613266944.0));
+  CHECK(p[C::activations] == test::approx(1613266944.0));
   CHECK(p[C::logits] == 819986432.0);
-  CHECK(p[C::fragmentation] == doctest::Approx(2648568524.8));
+  CHECK(p[C::fragmentation] == test::approx(2648568524.8));
   CHECK(p[C::cuda_context] == 536870912.0);
   CHECK(p[C::nccl_buffers] == 268435456.0);
-  CHECK(e.peak_bytes == doctest::Approx(56425245388.8));
+  CHECK(e.peak_bytes == test::approx(56425245388.8));
   CHECK(e.fits);
-  CHECK(e.headroom_bytes == doctest::Approx(80.0 * 1073741824 - 56425245388.8));
+  CHECK(e.headroom_bytes == test::approx(80.0 * 1073741824 - 56425245388.8));
 
   // Overrides replace the constants; on a 40 GiB GPU it no longer fits.
   MemoryOptions o;
   o.overhead_bytes = 0;
   o.fragmentation = 0;
   const MemoryEstimate bare = estimate_memory(test::llama2_7b(), cluster, s, w, o, nullptr);
-  CHECK(bare.peak_bytes == doctest::Approx(52971370496.0));
+  CHECK(bare.peak_bytes == test::approx(52971370496.0));
   const MemoryEstimate small = estimate_memory(
       test::llama2_7b(), test::cluster_of(test::gpu_with_memory(40), 1, 8), s, w, MemoryOptions{}, nullptr);
   CHECK_FALSE(small.fits);

@@ -7,6 +7,7 @@
 #include <cmath>
 #include <vector>
 
+#include "approx.hpp"
 #include "cost/memory/lora_params.hpp"
 #include "cost/hand_models.hpp"
 #include "model/config_reader.hpp"
@@ -225,7 +226,7 @@ TEST_CASE("Weights + optimizer equal Megatron's theoretical formula on a grid of
               CAPTURE(ep);
               CAPTURE(dp);
               CAPTURE(distributed);
-              CHECK(on_gpu(model, s) == doctest::Approx(expected).epsilon(1e-12));
+              CHECK(on_gpu(model, s) == test::approx(expected).epsilon(1e-12));
               ++points;
             }
           }

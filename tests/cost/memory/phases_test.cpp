@@ -1,6 +1,7 @@
 // Vision-tower activations, the critic phase and Megatron-specific residency in RL, by hand.
 #include <doctest/doctest.h>
 
+#include "approx.hpp"
 #include "cost/memory/memory_estimate.hpp"
 #include "cost/memory/vision_activations.hpp"
 #include "cost/hand_models.hpp"
@@ -60,10 +61,10 @@ TEST_CASE("PPO with a critic adds update_critic and keeps the critic resident el
   CHECK(e.phases[4].kind == MemoryPhaseKind::update_critic);
   // The critic (same shape) holds 16P/8 in its update plus the gathered units.
   CHECK(e.phases[4][C::critic_model] ==
-        doctest::Approx(16.0 * 7615616512 / 8 + 2.0 * (2.0 * 544997376 + 2.0 * 233057792)));
+        test::approx(16.0 * 7615616512 / 8 + 2.0 * (2.0 * 544997376 + 2.0 * 233057792)));
   // During the rollout the critic's fp32 weights (4) and Adam states (8) stay (no offload); FSDP
   // frees the gradients after the step: 12P/8.
-  CHECK(e.phases[0][C::critic_model] == doctest::Approx(12.0 * 7615616512 / 8));
+  CHECK(e.phases[0][C::critic_model] == test::approx(12.0 * 7615616512 / 8));
   // The critic's loss is one fp32 value per token, no vocabulary logits: micro-batch 2 x 2048 tokens
   // -> 2*4096*3584 (head input) + 4*4096 = 29,376,512 bytes.
   CHECK(e.phases[4][C::logits] == 29376512.0);

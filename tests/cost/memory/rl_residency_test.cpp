@@ -3,6 +3,7 @@
 // max_model_len sequence: hand-worked numbers in the comments.
 #include <doctest/doctest.h>
 
+#include "approx.hpp"
 #include "cost/memory/memory_estimate.hpp"
 #include "cost/memory/model_states.hpp"
 #include "cost/hand_models.hpp"
@@ -26,11 +27,11 @@ TEST_CASE("uneven pipeline split: each stage holds its own layers, embedding fir
     return model_state_bytes(m, s, stage, OffloadMode::training, nullptr).weights;
   };
   // first: 2 x (5 x 202,383,360 + 131,072,000) = 2,285,977,600 bytes
-  CHECK(weights(PipelineStage::first) == doctest::Approx(2285977600.0));
+  CHECK(weights(PipelineStage::first) == test::approx(2285977600.0));
   // middle: 2 x 12 x 202,383,360 = 4,857,200,640 bytes
-  CHECK(weights(PipelineStage::middle) == doctest::Approx(4857200640.0));
+  CHECK(weights(PipelineStage::middle) == test::approx(4857200640.0));
   // last: 2 x (3 x 202,383,360 + 131,072,000 + final norm 4,096) = 1,476,452,352 bytes
-  CHECK(weights(PipelineStage::last) == doctest::Approx(1476452352.0));
+  CHECK(weights(PipelineStage::last) == test::approx(1476452352.0));
   CHECK(pipeline_stage_index(s, PipelineStage::middle) == 1);
   CHECK(pipeline_stage_index(s, PipelineStage::last) == 3);
 
@@ -42,7 +43,7 @@ TEST_CASE("uneven pipeline split: each stage holds its own layers, embedding fir
   const MemoryEstimate e = estimate_memory(m, test::cluster_of(test::gpu_with_memory(80), 1, 8), s, w,
                                            MemoryOptions{}, nullptr);
   CHECK(e.phases[0].stage == 1);
-  CHECK(e.phases[0][C::weights] == doctest::Approx(4857200640.0));
+  CHECK(e.phases[0][C::weights] == test::approx(4857200640.0));
 }
 
 Workload grpo() {
@@ -73,7 +74,7 @@ TEST_CASE("weight sync: the update bucket plus one full tensor in flight, an FSD
   // The largest tensor is the 152,064 x 3,584 = 544,997,376-element embedding; FSDP gathers it in
   // fp32 and casts it to bf16 (6 bytes per element = 3,269,984,256) next to the 2048 MB bucket
   // (2,147,483,648): 5,417,467,904 bytes.
-  CHECK(sync[C::resharding_buffer] == doctest::Approx(5417467904.0));
+  CHECK(sync[C::resharding_buffer] == test::approx(5417467904.0));
   CHECK(sync[C::kv_cache] == 0);  // the KV cache wakes after the weights
   // verl wraps an FSDP reference in CPUOffload(offload_params=True) whatever
   // ref.fsdp_config.param_offload says (fsdp_workers.py v0.6.1:492; the engine workers' FSDP engine
@@ -85,11 +86,11 @@ TEST_CASE("weight sync: the update bucket plus one full tensor in flight, an FSD
   bf16_ref.rl.ref_param_bytes = 2;
   const MemoryEstimate old = estimate_memory(m, cluster, fsdp, bf16_ref, MemoryOptions{}, nullptr);
   CHECK(old.phases[old.phase_count - 1][C::reference_model] == 0);
-  CHECK(e.host_bytes_per_node - old.host_bytes_per_node == doctest::Approx(8 * 3807808256.0 / 2));  // 8 GPUs a node
+  CHECK(e.host_bytes_per_node - old.host_bytes_per_node == test::approx(8 * 3807808256.0 / 2));  // 8 GPUs a node
   w.rl.ref_param_offload = true;  // ref.fsdp_config.param_offload=True: the same
   const MemoryEstimate offloaded = estimate_memory(m, cluster, fsdp, w, MemoryOptions{}, nullptr);
   CHECK(offloaded.phases[offloaded.phase_count - 1][C::reference_model] == 0);
-  CHECK(offloaded.host_bytes_per_node == doctest::Approx(e.host_bytes_per_node));
+  CHECK(offloaded.host_bytes_per_node == test::approx(e.host_bytes_per_node));
 
   // Megatron TP 4: bf16 TP shards all-gathered and concatenated (2 + 2 bytes per element):
   // 4 x 544,997,376 = 2,179,989,504 + the bucket = 4,327,473,152 bytes.
@@ -97,7 +98,7 @@ TEST_CASE("weight sync: the update bucket plus one full tensor in flight, an FSD
   megatron.tp = 4;
   megatron.dp = 2;
   const MemoryEstimate mg = estimate_memory(m, cluster, megatron, grpo(), MemoryOptions{}, nullptr);
-  CHECK(mg.phases[mg.phase_count - 1][C::resharding_buffer] == doctest::Approx(4327473152.0));
+  CHECK(mg.phases[mg.phase_count - 1][C::resharding_buffer] == test::approx(4327473152.0));
 }
 
 TEST_CASE("vLLM refuses to start when the KV cache holds less than one max_model_len sequence") {
@@ -125,7 +126,7 @@ TEST_CASE("vLLM refuses to start when the KV cache holds less than one max_model
   CHECK_FALSE(e.rollout.holds_one_sequence);
   CHECK(e.kv_below_one_sequence);
   CHECK_FALSE(e.fits);
-  CHECK(e.rollout.gpu_memory_utilization_for_one_sequence == doctest::Approx(17195215872.0 / 85899345920.0));
+  CHECK(e.rollout.gpu_memory_utilization_for_one_sequence == test::approx(17195215872.0 / 85899345920.0));
   w.rl.gpu_memory_utilization = 0.21;
   const MemoryEstimate fixed = estimate_memory(m, cluster, s, w, MemoryOptions{}, nullptr);
   CHECK(fixed.rollout.holds_one_sequence);

@@ -3,6 +3,7 @@
 // Engine's cpu_offload.py wait for the copy at each layer boundary).
 #include <doctest/doctest.h>
 
+#include "approx.hpp"
 #include "cost/time/offload_time.hpp"
 #include "cost/time/time_fixtures.hpp"
 
@@ -24,7 +25,7 @@ TEST_CASE("activation offloading: the copies beyond each layer's forward and bac
   const TimeOptions options = test::simple_options();
   const StageCompute stage = stage_compute(model, node, strategy, 1024, 1, options, nullptr);
   CHECK(activation_offload_seconds(model, node, strategy, 1024, 1, stage, options, nullptr) ==
-        doctest::Approx(2.01943e-3).epsilon(1e-4));
+        test::approx(2.01943e-3).epsilon(1e-4));
   // NVLink-C2C class host links (GB200: 450 GB/s): 7.5e-5 s a copy, hidden behind the layer.
   NodeGroup grace = node;
   grace.gpu.host_to_device_Bps = 450e9;
@@ -34,7 +35,7 @@ TEST_CASE("activation offloading: the copies beyond each layer's forward and bac
   CHECK(activation_offload_seconds(model, node, strategy, 1024, 1, stage, options, nullptr) == 0.0);
   strategy.activation_offload_layers = kOffloadAllButLastLayer;
   CHECK(activation_offload_seconds(model, node, strategy, 1024, 1, stage, options, nullptr) ==
-        doctest::Approx(2.01943e-3).epsilon(1e-4));
+        test::approx(2.01943e-3).epsilon(1e-4));
 }
 
 }  // namespace

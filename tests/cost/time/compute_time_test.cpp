@@ -2,6 +2,7 @@
 
 #include <algorithm>
 
+#include "approx.hpp"
 #include "cost/time/compute_time.hpp"
 #include "cost/time/time_fixtures.hpp"
 
@@ -19,34 +20,34 @@ TEST_CASE("stage compute of a tiny GPT, worked by hand") {
   Strategy strategy;
   strategy.compute_dtype = Dtype::bf16;
   const StageCompute stage = stage_compute(model, node, strategy, 1024, 1, test::simple_options(), nullptr);
-  CHECK(stage.attention_forward_s == doctest::Approx(2.75318e-5).epsilon(1e-4));
-  CHECK(stage.layers_forward_s == doctest::Approx(3.30622e-4 + 2.75318e-5).epsilon(1e-4));
-  CHECK(stage.layers_backward_s == doctest::Approx(2 * stage.layers_forward_s));
+  CHECK(stage.attention_forward_s == test::approx(2.75318e-5).epsilon(1e-4));
+  CHECK(stage.layers_forward_s == test::approx(3.30622e-4 + 2.75318e-5).epsilon(1e-4));
+  CHECK(stage.layers_backward_s == test::approx(2 * stage.layers_forward_s));
   CHECK(stage.recompute_s == 0.0);
   // LM head: 3 passes of 2*V*h*tokens = 3*2*1000*1024*1024 / 1.56e14 = 4.0330e-5 s, plus the
   // cross-entropy 16 B * 1024 * 1000 / 2.039e12 = 8.0353e-6 s.
-  CHECK(stage.lm_head_s == doctest::Approx(4.0330e-5 + 8.0353e-6).epsilon(1e-3));
+  CHECK(stage.lm_head_s == test::approx(4.0330e-5 + 8.0353e-6).epsilon(1e-3));
 
   SUBCASE("TP 2 halves the work per rank") {
     Strategy tp2 = strategy;
     tp2.tp = 2;
     const StageCompute half = stage_compute(model, node, tp2, 1024, 1, test::simple_options(), nullptr);
-    CHECK(half.layers_forward_s == doctest::Approx(stage.layers_forward_s / 2));
+    CHECK(half.layers_forward_s == test::approx(stage.layers_forward_s / 2));
   }
   SUBCASE("full recomputation redoes the forward; selective only the attention scores") {
     Strategy full = strategy;
     full.recompute = Recompute::full;
     CHECK(stage_compute(model, node, full, 1024, 1, test::simple_options(), nullptr).recompute_s ==
-          doctest::Approx(stage.layers_forward_s));
+          test::approx(stage.layers_forward_s));
     Strategy selective = strategy;
     selective.recompute = Recompute::selective;
     CHECK(stage_compute(model, node, selective, 1024, 1, test::simple_options(), nullptr).recompute_s ==
-          doctest::Approx(stage.attention_forward_s));
+          test::approx(stage.attention_forward_s));
     Strategy block = full;
     block.recompute_method = RecomputeMethod::block;
     block.recompute_num_layers = 1;  // 1 of the 2 layers
     CHECK(stage_compute(model, node, block, 1024, 1, test::simple_options(), nullptr).recompute_s ==
-          doctest::Approx(stage.layers_forward_s / 2));
+          test::approx(stage.layers_forward_s / 2));
   }
   SUBCASE("selective recompute of Megatron-core modules redoes each module's forward") {
     // "mlp": the dense MLPs' share of the dense GEMMs, by their weights: 8,393,728 of
@@ -56,14 +57,14 @@ TEST_CASE("stage compute of a tiny GPT, worked by hand") {
     mlp.recompute = Recompute::selective;
     mlp.recompute_modules = kRecomputeMlp;
     CHECK(stage_compute(model, node, mlp, 1024, 1, test::simple_options(), nullptr).recompute_s ==
-          doctest::Approx(2.20386e-4).epsilon(1e-4));
+          test::approx(2.20386e-4).epsilon(1e-4));
     mlp.recompute_modules = kRecomputeMlp | kRecomputeCoreAttn;
     CHECK(stage_compute(model, node, mlp, 1024, 1, test::simple_options(), nullptr).recompute_s ==
-          doctest::Approx(2.20386e-4 + 2.75318e-5).epsilon(1e-4));
+          test::approx(2.20386e-4 + 2.75318e-5).epsilon(1e-4));
     // Hardware FLOPs per token add the recomputed MLP forward: 2 layers x 2 x 8,393,728.
     mlp.recompute_modules = kRecomputeMlp;
     CHECK(hardware_flops_per_token(model, mlp, 1024) - hardware_flops_per_token(model, strategy, 1024) ==
-          doctest::Approx(2.0 * 2.0 * 8393728.0));
+          test::approx(2.0 * 2.0 * 8393728.0));
     // A MoE module list on a dense model recomputes nothing.
     mlp.recompute_modules = kRecomputeMoe | kRecomputeMoeAct | kRecomputeMlaUpProj;
     CHECK(stage_compute(model, node, mlp, 1024, 1, test::simple_options(), nullptr).recompute_s == 0.0);
@@ -75,14 +76,14 @@ TEST_CASE("stage compute of a tiny GPT, worked by hand") {
     Strategy mtp = strategy;
     mtp.train_mtp = true;
     CHECK(stage_compute(with_mtp, node, mtp, 1024, 1, test::simple_options(), nullptr).lm_head_s ==
-          doctest::Approx(2 * 4.8365e-5 + 3 * 1.79077e-4).epsilon(1e-3));
+          test::approx(2 * 4.8365e-5 + 3 * 1.79077e-4).epsilon(1e-3));
   }
   SUBCASE("unfused attention computes the full score matrix and streams it through HBM") {
     TimeOptions unfused = test::simple_options();
     unfused.flash_attention = false;
     // scores 2x the fused work, plus 10 B * (1024 tokens * 1024 * 16 heads) * 2 layers / 2.039e12.
     const StageCompute slow = stage_compute(model, node, strategy, 1024, 1, unfused, nullptr);
-    CHECK(slow.attention_forward_s == doctest::Approx(2 * 2.75318e-5 + 10.0 * 1024 * 1024 * 16 * 2 / 2.039e12)
+    CHECK(slow.attention_forward_s == test::approx(2 * 2.75318e-5 + 10.0 * 1024 * 1024 * 16 * 2 / 2.039e12)
                                           .epsilon(1e-3));
   }
 }
@@ -95,10 +96,10 @@ TEST_CASE("hardware FLOPs add the recomputed forward of the layers, as Narayanan
   strategy.recompute = Recompute::full;
   const double L = 96, h = 12288, s = 2048, V = 51200;
   const double eq3 = 96 * L * h * h * (1 + s / (6 * h) + V / (16 * L * h));
-  CHECK(hardware_flops_per_token(model, strategy, 2048) == doctest::Approx(eq3).epsilon(1e-3));
+  CHECK(hardware_flops_per_token(model, strategy, 2048) == test::approx(eq3).epsilon(1e-3));
   strategy.recompute = Recompute::none;
   const double model_flops = 72 * L * h * h * (1 + s / (6 * h) + V / (12 * L * h));
-  CHECK(hardware_flops_per_token(model, strategy, 2048) == doctest::Approx(model_flops).epsilon(1e-3));
+  CHECK(hardware_flops_per_token(model, strategy, 2048) == test::approx(model_flops).epsilon(1e-3));
 }
 
 TEST_CASE("optimizer step streams 30 bytes per parameter, sharded by the distributed optimizer") {
@@ -106,9 +107,9 @@ TEST_CASE("optimizer step streams 30 bytes per parameter, sharded by the distrib
   Strategy strategy;
   strategy.dp = 4;
   strategy.distributed_optimizer = false;
-  CHECK(optimizer_step_seconds(1e9, node, strategy, nullptr) == doctest::Approx(30e9 / 2.039e12));
+  CHECK(optimizer_step_seconds(1e9, node, strategy, nullptr) == test::approx(30e9 / 2.039e12));
   strategy.distributed_optimizer = true;
-  CHECK(optimizer_step_seconds(1e9, node, strategy, nullptr) == doctest::Approx(30e9 / 4 / 2.039e12));
+  CHECK(optimizer_step_seconds(1e9, node, strategy, nullptr) == test::approx(30e9 / 4 / 2.039e12));
 }
 
 TEST_CASE("MoE layers: grouped expert GEMMs pay for small row counts, a host-bound layer runs at the host's pace") {
@@ -132,14 +133,14 @@ TEST_CASE("MoE layers: grouped expert GEMMs pay for small row counts, a host-bou
   REQUIRE(full_rows > 0);
   // r0 = 2048 rows: a grouped GEMM of 2048 rows per expert reaches half of the dense curve.
   options.constants.expert_gemm_half_rows = 2048;
-  CHECK(routed_seconds(options) == doctest::Approx(2 * full_rows));
+  CHECK(routed_seconds(options) == test::approx(2 * full_rows));
   // Host time 1 s per MoE layer plus 10 ms per local expert (128 / 8 = 16): 1.16 s, far above
   // the GPU's time, so every layer's forward takes exactly that: 48 * 1.16 s; backward twice.
   options.constants.moe_layer_host_seconds = 1.0;
   options.constants.moe_expert_host_seconds = 0.01;
   const StageCompute host_bound = stage_compute(model, node, strategy, 4096, 1, options, nullptr);
-  CHECK(host_bound.layers_forward_s == doctest::Approx(48 * 1.16));
-  CHECK(host_bound.layers_backward_s == doctest::Approx(2 * 48 * 1.16));
+  CHECK(host_bound.layers_forward_s == test::approx(48 * 1.16));
+  CHECK(host_bound.layers_backward_s == test::approx(2 * 48 * 1.16));
   // No host time: the GPU's own time, far below.
   options.constants.moe_layer_host_seconds = 0;
   options.constants.moe_expert_host_seconds = 0;
@@ -165,14 +166,14 @@ TEST_CASE("fp8 GEMMs read casts of their inputs: 4 bytes per element cast apart,
     const auto term = std::find_if(trace.begin(), trace.end(), [](const TraceTerm& t) { return t.name == "time/compute/fp8_cast"; });
     return term == trace.end() ? 0.0 : term->value;
   };
-  CHECK(cast_seconds(model, strategy, 4096) == doctest::Approx(4.0 * 4096 * 1277952 / 2.039e12).epsilon(1e-6));
+  CHECK(cast_seconds(model, strategy, 4096) == test::approx(4.0 * 4096 * 1277952 / 2.039e12).epsilon(1e-6));
   // TP 2 halves every input of the row-parallel and expert GEMMs; Qwen3-30B-A3B casts no hidden
   // state apart, so sequence parallelism changes nothing.
   Strategy tp2 = strategy;
   tp2.tp = 2;
-  CHECK(cast_seconds(model, tp2, 4096) == doctest::Approx(cast_seconds(model, strategy, 4096) / 2).epsilon(1e-6));
+  CHECK(cast_seconds(model, tp2, 4096) == test::approx(cast_seconds(model, strategy, 4096) / 2).epsilon(1e-6));
   tp2.sequence_parallel = true;
-  CHECK(cast_seconds(model, tp2, 4096) == doctest::Approx(cast_seconds(model, strategy, 4096) / 2).epsilon(1e-6));
+  CHECK(cast_seconds(model, tp2, 4096) == test::approx(cast_seconds(model, strategy, 4096) / 2).epsilon(1e-6));
   Strategy bf16 = strategy;
   bf16.compute_dtype = Dtype::bf16;
   CHECK(cast_seconds(model, bf16, 4096) == 0.0);
@@ -181,7 +182,7 @@ TEST_CASE("fp8 GEMMs read casts of their inputs: 4 bytes per element cast apart,
   // 5120 a layer, 2 layers: 4 B x 1024 tokens x 10240 / 2.039e12 B/s.
   Strategy dense;
   dense.compute_dtype = Dtype::fp8;
-  CHECK(cast_seconds(test::tiny_gpt(), dense, 1024) == doctest::Approx(4.0 * 1024 * 10240 / 2.039e12).epsilon(1e-6));
+  CHECK(cast_seconds(test::tiny_gpt(), dense, 1024) == test::approx(4.0 * 1024 * 10240 / 2.039e12).epsilon(1e-6));
 
   // DeepSeek-V3 (h 7168; MLA: the two down projections cast the hidden state, 2 x 7168, and the
   // projection 128 heads x v 128 = 16384, on all 61 layers: 30720; 3 dense layers' FC2 18432; 58
@@ -191,18 +192,18 @@ TEST_CASE("fp8 GEMMs read casts of their inputs: 4 bytes per element cast apart,
   REQUIRE(config);
   const auto deepseek = parse_model_config(*config, "deepseek-v3");
   REQUIRE(deepseek.ok());
-  CHECK(cast_seconds(*deepseek, strategy, 4096) == doctest::Approx(4.0 * 4096 * 6739968 / 2.039e12).epsilon(1e-6));
+  CHECK(cast_seconds(*deepseek, strategy, 4096) == test::approx(4.0 * 4096 * 6739968 / 2.039e12).epsilon(1e-6));
   // With TP 2 and sequence parallelism each term halves; without it the down projections' hidden
   // state stays whole on each rank: 61 x 7168 more a token than half.
   Strategy deepseek_tp2 = strategy;
   deepseek_tp2.tp = 2;
   deepseek_tp2.sequence_parallel = true;
   const double halved = cast_seconds(*deepseek, deepseek_tp2, 4096);
-  CHECK(halved == doctest::Approx(4.0 * 4096 * 6739968 / 2 / 2.039e12).epsilon(1e-6));
+  CHECK(halved == test::approx(4.0 * 4096 * 6739968 / 2 / 2.039e12).epsilon(1e-6));
   deepseek_tp2.sequence_parallel = false;
   // without SP: MLA's 2h and the shared expert's h stay whole: + 61 x 7168 + 58 x 3584 a token.
   CHECK(cast_seconds(*deepseek, deepseek_tp2, 4096) ==
-        doctest::Approx(4.0 * 4096 * (6739968.0 / 2 + 61 * 7168 + 58 * 3584) / 2.039e12).epsilon(1e-6));
+        test::approx(4.0 * 4096 * (6739968.0 / 2 + 61 * 7168 + 58 * 3584) / 2.039e12).epsilon(1e-6));
 }
 
 }  // namespace

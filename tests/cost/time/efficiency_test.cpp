@@ -1,5 +1,6 @@
 #include <doctest/doctest.h>
 
+#include "approx.hpp"
 #include "cost/time/efficiency.hpp"
 
 namespace meshplan {
@@ -18,7 +19,7 @@ TEST_CASE("GEMM efficiency saturates with hidden/TP and tokens per micro-batch")
   constants.gemm_half_size = 128;
   const NodeGroup a100 = node_with("Ampere");
   // 0.8 / (1 + 128/1024 + 128/2048) = 0.8 / 1.1875 = 0.67368
-  CHECK(gemm_efficiency(a100, Dtype::bf16, 1024, 2048, constants) == doctest::Approx(0.673684));
+  CHECK(gemm_efficiency(a100, Dtype::bf16, 1024, 2048, constants) == test::approx(0.673684));
   // Bigger GEMMs come closer to the peak fraction, never above it.
   const double big = gemm_efficiency(a100, Dtype::bf16, 16384, 1 << 20, constants);
   CHECK(big > 0.79);
@@ -26,7 +27,7 @@ TEST_CASE("GEMM efficiency saturates with hidden/TP and tokens per micro-batch")
   CHECK(gemm_efficiency(a100, Dtype::bf16, 64, 2048, constants) < gemm_efficiency(a100, Dtype::bf16, 1024, 2048, constants));
   // FP8 GEMMs reach a smaller fraction of their (doubled) peak.
   CHECK(gemm_efficiency(a100, Dtype::fp8, 1024, 2048, constants) ==
-        doctest::Approx(0.673684 * constants.fp8_relative_efficiency));
+        test::approx(0.673684 * constants.fp8_relative_efficiency));
 }
 
 TEST_CASE("peak fraction: per generation, or the cluster's measured GEMM throughput") {
@@ -37,7 +38,7 @@ TEST_CASE("peak fraction: per generation, or the cluster's measured GEMM through
   CHECK(gemm_peak_fraction(node_with("Volta"), constants) == constants.gemm_peak_fraction_other);
   NodeGroup measured = node_with("Ampere");
   measured.gemm_flops = 256.5e12;  // Azure ND A100 v4 16k GEMM (gpus.md)
-  CHECK(gemm_peak_fraction(measured, constants) == doctest::Approx(256.5 / 312.0));
+  CHECK(gemm_peak_fraction(measured, constants) == test::approx(256.5 / 312.0));
 }
 
 TEST_CASE("fitted constants are physically plausible") {
@@ -49,7 +50,7 @@ TEST_CASE("fitted constants are physically plausible") {
   CHECK(constants.gemm_peak_fraction_hopper < 0.9);
   CHECK(constants.nic_efficiency > 0.7);
   CHECK(constants.nic_efficiency <= 1.0);
-  CHECK(constants.nvlink_efficiency == doctest::Approx(0.8));
+  CHECK(constants.nvlink_efficiency == test::approx(0.8));
 }
 
 }  // namespace

@@ -1,5 +1,6 @@
 #include <doctest/doctest.h>
 
+#include "approx.hpp"
 #include "cost/time/engine_all_reduce.hpp"
 
 namespace meshplan {
@@ -44,10 +45,10 @@ TEST_CASE("engine all-reduce: vLLM's custom all-reduce inside one host, as measu
   for (const auto& point : points) {
     const EngineAllReduce reduce = engine_all_reduce(point.bytes, point.ranks, node, nccl);
     CHECK(reduce.path == EngineAllReducePath::peer_memory);
-    CHECK(reduce.seconds == doctest::Approx(point.measured_s).epsilon(0.2));
+    CHECK(reduce.seconds == test::approx(point.measured_s).epsilon(0.2));
   }
   // Hand-worked: TP 8, 1 MiB: 9.5 µs + 7/8 * 1048576 / 27e9 = 43.48 µs.
-  CHECK(engine_all_reduce(kMiB, 8, node, nccl).seconds == doctest::Approx(9.5e-6 + 7.0 / 8.0 * kMiB / 27e9));
+  CHECK(engine_all_reduce(kMiB, 8, node, nccl).seconds == test::approx(9.5e-6 + 7.0 / 8.0 * kMiB / 27e9));
   // 8 MiB and more (max_size), 3 ranks (not in _SUPPORTED_WORLD_SIZES) and PCIe GPUs go to NCCL.
   CHECK(engine_all_reduce(8 * kMiB, 8, node, nccl).path == EngineAllReducePath::nccl);
   CHECK(engine_all_reduce(kMiB, 3, node, nccl).path == EngineAllReducePath::nccl);
@@ -63,15 +64,15 @@ TEST_CASE("engine all-reduce: NCCL inside an NVLink domain, LL for small message
   // NCCL's ring α-β with 3 µs per step against the Azure sweeps (../shared/hardware/gpus.md):
   // 8 A100 at 1 MiB busbw 36.2 GB/s = 2*7/8 * S / busbw = 50.7 µs; the ring 2*7*3 µs +
   // 2*7/8 * S / 240 GB/s = 49.6 µs. 8 H100 at 16 MiB: 125.2 µs measured, 123.6 µs the ring.
-  CHECK(ring_all_reduce_seconds(kMiB, 8, LinkPath{300e9 * 0.8, 3e-6}) == doctest::Approx(50.7e-6).epsilon(0.05));
-  CHECK(ring_all_reduce_seconds(16 * kMiB, 8, LinkPath{450e9 * 0.8, 3e-6}) == doctest::Approx(125.2e-6).epsilon(0.05));
+  CHECK(ring_all_reduce_seconds(kMiB, 8, LinkPath{300e9 * 0.8, 3e-6}) == test::approx(50.7e-6).epsilon(0.05));
+  CHECK(ring_all_reduce_seconds(16 * kMiB, 8, LinkPath{450e9 * 0.8, 3e-6}) == test::approx(125.2e-6).epsilon(0.05));
   // Above the custom all-reduce's 8 MiB, 8 H100 take NCCL: the ring (42 µs + 1.75 * 8 MiB /
   // 360 GB/s = 82.8 µs) beats LL (15 µs + 1.75 * 8 MiB / 141 GB/s = 119.1 µs).
   const NodeGroup node = h100_node();
   const LinkPath nccl{450e9 * 0.8, 3e-6};
   const EngineAllReduce large = engine_all_reduce(8 * kMiB, 8, node, nccl);
   CHECK(large.path == EngineAllReducePath::nccl);
-  CHECK(large.seconds == doctest::Approx(42e-6 + 1.75 * 8 * kMiB / 360e9));
+  CHECK(large.seconds == test::approx(42e-6 + 1.75 * 8 * kMiB / 360e9));
 }
 
 TEST_CASE("engine all-reduce: a GB200 NVL72 host is a 4-GPU tray, so TP 8 and TP 32 take NCCL") {
@@ -88,12 +89,12 @@ TEST_CASE("engine all-reduce: a GB200 NVL72 host is a 4-GPU tray, so TP 8 and TP
   // ring: 43.3 µs).
   const EngineAllReduce tp8 = engine_all_reduce(64 * 4096 * 2.0, 8, node, nccl);
   CHECK(tp8.path == EngineAllReducePath::nccl);
-  CHECK(tp8.seconds == doctest::Approx(15e-6 + 1.75 * 524288 / 282e9));
+  CHECK(tp8.seconds == test::approx(15e-6 + 1.75 * 524288 / 282e9));
   // TP 32, DeepSeek-V3 (h 7168): 128 sequences (1.75 MiB) 6.6 + 62 * 0.6 + 2*31/32 * S / 282 GB/s
   // = 56.4 µs (the ring: 190.9 µs); one sequence (14 KiB) 43.9 µs.
   const double bytes = 128 * 7168 * 2.0;
-  CHECK(engine_all_reduce(bytes, 32, node, nccl).seconds == doctest::Approx(43.8e-6 + 62.0 / 32.0 * bytes / 282e9));
-  CHECK(engine_all_reduce(7168 * 2.0, 32, node, nccl).seconds == doctest::Approx(43.9e-6).epsilon(0.01));
+  CHECK(engine_all_reduce(bytes, 32, node, nccl).seconds == test::approx(43.8e-6 + 62.0 / 32.0 * bytes / 282e9));
+  CHECK(engine_all_reduce(7168 * 2.0, 32, node, nccl).seconds == test::approx(43.9e-6).epsilon(0.01));
 }
 
 }  // namespace meshplan

@@ -2,6 +2,7 @@
 // hand for Qwen3-30B-A3B (128 experts, top-8, h = 2048) routing 4096 tokens of 2 bytes a value.
 #include <doctest/doctest.h>
 
+#include "approx.hpp"
 #include "cost/time/moe_dispatch.hpp"
 
 namespace meshplan {
@@ -21,9 +22,9 @@ constexpr double kTokens = 4096;
 
 TEST_CASE("expert miss probability: C(E - held, k) / C(E, k) for uniform top-k routing") {
   // One GPU of EP 16 holds 8 of 128 experts: prod_{i<8} (120 - i)/(128 - i) = 0.5877.
-  CHECK(expert_miss_probability(128, 8, 8) == doctest::Approx(0.58771).epsilon(1e-4));
+  CHECK(expert_miss_probability(128, 8, 8) == test::approx(0.58771).epsilon(1e-4));
   // One node of 8 such GPUs holds 64: prod_{i<8} (64 - i)/(128 - i) = 0.0030959.
-  CHECK(expert_miss_probability(128, 64, 8) == doctest::Approx(0.0030959).epsilon(1e-4));
+  CHECK(expert_miss_probability(128, 64, 8) == test::approx(0.0030959).epsilon(1e-4));
   // Fewer experts left than a token picks: every token hits the holder.
   CHECK(expert_miss_probability(16, 10, 8) == 0.0);
   CHECK(expert_miss_probability(128, 0, 8) == 1.0);
@@ -37,7 +38,7 @@ TEST_CASE("flex dispatch over two nodes sends a token once per node it reaches, 
   // alltoall: 8 rows a token, half of the 16 ranks on the other node: 8/16 * 4096 * 8 * 4096 B =
   // 67.1 MB through the NIC at 50 GB/s = 1.342 ms (NVLink's 7/16 at 360 GB/s is faster).
   const double rows = kTokens * kTokenBytes * 8;
-  CHECK(expert_dispatch_seconds(dispatch, h100_nodes(2), ep16, nvlink, nic) == doctest::Approx(0.5 * rows / 50e9));
+  CHECK(expert_dispatch_seconds(dispatch, h100_nodes(2), ep16, nvlink, nic) == test::approx(0.5 * rows / 50e9));
   // flex: the other node is hit with chance 1 - 0.0030959, once: 16.73 MB at 50 GB/s = 0.3346 ms.
   // NVLink: 7 local peers hit with chance 1 - 0.58771 = 0.41229 each (48.4 MB), and as much
   // again forwarded from the NIC (16.73 MB x 7 x 0.41229 / 0.99690), on 20 SMs x 15.4 GB/s =
@@ -45,12 +46,12 @@ TEST_CASE("flex dispatch over two nodes sends a token once per node it reaches, 
   dispatch.dispatcher = MoeDispatcher::flex;
   const double token_bytes = kTokens * kTokenBytes;
   const double rdma = (1 - 0.0030959) * token_bytes;
-  CHECK(expert_dispatch_seconds(dispatch, h100_nodes(2), ep16, nvlink, nic) == doctest::Approx(rdma / 50e9).epsilon(1e-4));
+  CHECK(expert_dispatch_seconds(dispatch, h100_nodes(2), ep16, nvlink, nic) == test::approx(rdma / 50e9).epsilon(1e-4));
   // On 8 SMs the NVLink stage is slower (123.2 GB/s: 0.786 ms) and sets the time.
   dispatch.sms = 8;
   const double nvlink_bytes = 7 * 0.41229 * token_bytes + rdma * 7 * 0.41229 / (1 - 0.0030959);
   CHECK(expert_dispatch_seconds(dispatch, h100_nodes(2), ep16, nvlink, nic) ==
-        doctest::Approx(nvlink_bytes / (8 * 15.4e9)).epsilon(1e-4));
+        test::approx(nvlink_bytes / (8 * 15.4e9)).epsilon(1e-4));
 }
 
 TEST_CASE("allgather dispatch: a two-level all-gather of the group's tokens, reduce-scattered back") {
@@ -62,10 +63,10 @@ TEST_CASE("allgather dispatch: a two-level all-gather of the group's tokens, red
   // at 360 GB/s = 0.6524 ms), between the nodes 1/2 of the node's 1/8 (16.78 MB at 50 GB/s =
   // 0.3355 ms): 0.988 ms, against alltoall's 1.342 ms.
   CHECK(expert_dispatch_seconds(dispatch, h100_nodes(2), GroupPlacement{16, 1}, nvlink, nic) ==
-        doctest::Approx(7.0 / 8 * 16 * tokens / 360e9 + 0.5 * 2 * tokens / 50e9));
+        test::approx(7.0 / 8 * 16 * tokens / 360e9 + 0.5 * 2 * tokens / 50e9));
   // Inside one node of 8: a ring all-gather of 8 x 16.78 MB, 7/8 of it over NVLink.
   CHECK(expert_dispatch_seconds(dispatch, h100_nodes(1), GroupPlacement{8, 1}, nvlink, nic) ==
-        doctest::Approx(7.0 / 8 * 8 * tokens / 360e9));
+        test::approx(7.0 / 8 * 8 * tokens / 360e9));
 }
 
 TEST_CASE("flex dispatch inside a node: once per GPU hit, at the kernel's SM rate or NVLink's, the lower") {
@@ -77,10 +78,10 @@ TEST_CASE("flex dispatch inside a node: once per GPU hit, at the kernel's SM rat
   ExpertDispatch dispatch{kTokens, kTokenBytes, 128, 8, MoeDispatcher::flex, 32};
   // 32 SMs x 15.4 GB/s = 492.8 GB/s, above NVLink's 360: NVLink sets the rate.
   CHECK(expert_dispatch_seconds(dispatch, h100_nodes(1), ep8, nvlink, LinkPath{}) ==
-        doctest::Approx(7 * hit * kTokens * kTokenBytes / 360e9).epsilon(1e-4));
+        test::approx(7 * hit * kTokens * kTokenBytes / 360e9).epsilon(1e-4));
   dispatch.dispatcher = MoeDispatcher::alltoall;
   CHECK(expert_dispatch_seconds(dispatch, h100_nodes(1), ep8, nvlink, LinkPath{}) ==
-        doctest::Approx(7.0 / 8 * kTokens * kTokenBytes * 8 / 360e9));
+        test::approx(7.0 / 8 * kTokens * kTokenBytes * 8 / 360e9));
 }
 
 }  // namespace meshplan

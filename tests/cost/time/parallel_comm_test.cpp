@@ -2,6 +2,7 @@
 
 #include <algorithm>
 
+#include "approx.hpp"
 #include "cost/time/collectives.hpp"
 #include "cost/time/parallel_comm.hpp"
 #include "cost/time/time_fixtures.hpp"
@@ -18,11 +19,11 @@ TEST_CASE("pipeline bubble is (p-1)/v micro-batch slots plus the LM-head imbalan
   // Narayanan 2021 §2.2.2: (p-1)/v = 3/2 slots of 1 s; LM head 0.1 s on the last stage in each
   // of m = 8 micro-batches, (p-1)/p = 3/4 of it above the average stage: 0.6 s.
   const PipelineTime pipeline = pipeline_time(model, node, strategy, 1024, 1, 8, 1.0, 0.1, test::simple_options(), nullptr);
-  CHECK(pipeline.bubble_s == doctest::Approx(1.5 + 0.6));
+  CHECK(pipeline.bubble_s == test::approx(1.5 + 0.6));
   // p2p: 2 sends (activation, gradient) x m x v of b*s*h*2 B = 2 MiB over NVLink (4 stages of 1
   // GPU each sit in one node): 300 GB/s x 0.8, 3 µs latency.
   const double send = 1024.0 * 1024 * 2 / 240e9 + 3e-6;
-  CHECK(pipeline.p2p_s == doctest::Approx(2 * 8 * 2 * send));
+  CHECK(pipeline.p2p_s == test::approx(2 * 8 * 2 * send));
   strategy.pp = 1;
   CHECK(pipeline_time(model, node, strategy, 1024, 1, 8, 1.0, 0.1, test::simple_options(), nullptr).bubble_s == 0.0);
 }
@@ -38,10 +39,10 @@ TEST_CASE("TP all-reduces twice per layer per pass on NVLink, hidden by --tp-com
   const MicroBatchComm comm = micro_batch_comm(model, node, strategy, 1024, 1, compute, options, nullptr);
   // 2 collectives x 2 passes (fwd, bwd) x 2 layers of ring AR(1024*1024*2 B, 8) at 240 GB/s.
   const double one = ring_all_reduce_seconds(1024.0 * 1024 * 2, 8, LinkPath{240e9, 3e-6});
-  CHECK(comm.tp_s == doctest::Approx(8 * one));
+  CHECK(comm.tp_s == test::approx(8 * one));
   options.tp_comm_overlap = true;
   options.constants.tp_overlap_hidden = 0.75;
-  CHECK(micro_batch_comm(model, node, strategy, 1024, 1, compute, options, nullptr).tp_s == doctest::Approx(2 * one));
+  CHECK(micro_batch_comm(model, node, strategy, 1024, 1, compute, options, nullptr).tp_s == test::approx(2 * one));
   // CP 2 halves each rank's tokens: TP 4 x CP 2 in the node, 512 tokens x h 1024 x 2 B = 1 MiB per
   // all-reduce over 4 ranks: 2 * 3/4 * 1048576 / 240e9 + 2 * 3 * 3 µs = 24.5536 µs; x 8 = 196.43 µs.
   strategy.tp = 4;
@@ -49,7 +50,7 @@ TEST_CASE("TP all-reduces twice per layer per pass on NVLink, hidden by --tp-com
   options.tp_comm_overlap = false;
   const StageCompute cp_compute = stage_compute(model, node, strategy, 1024, 1, options, nullptr);
   CHECK(micro_batch_comm(model, node, strategy, 1024, 1, cp_compute, options, nullptr).tp_s ==
-        doctest::Approx(8 * (1.5 * 1048576.0 / 240e9 + 18e-6)));
+        test::approx(8 * (1.5 * 1048576.0 / 240e9 + 18e-6)));
 }
 
 TEST_CASE("DP gradients: exposed all-reduce without overlap, ZeRO-3 gathers per micro-batch") {
@@ -65,11 +66,11 @@ TEST_CASE("DP gradients: exposed all-reduce without overlap, ZeRO-3 gathers per 
   const StageCompute compute = stage_compute(model, node, strategy, 1024, 1, options, nullptr);
   const RankParams params = rank_params(model, strategy);
   // First stage (p = 1): all (layers + tied embedding + positions) / t.
-  CHECK(params.dense == doctest::Approx(static_cast<double>(model.total_params) / 8).epsilon(1e-9));
+  CHECK(params.dense == test::approx(static_cast<double>(model.total_params) / 8).epsilon(1e-9));
   // One GPU of each DP group per node: a flat ring over the NICs, 25 GB/s x 0.907.
   const LinkPath nic = inter_node_link(node, options.constants.nic_efficiency);
   const double all_reduce = all_reduce_seconds(params.dense * 2, 4, nic);
-  CHECK(dp_comm_exposed_seconds(model, node, strategy, 4, compute, options, nullptr) == doctest::Approx(all_reduce));
+  CHECK(dp_comm_exposed_seconds(model, node, strategy, 4, compute, options, nullptr) == test::approx(all_reduce));
 
   SUBCASE("ZeRO-3: m x (max(0, AG - k*fwd) + max(0, AG + RS - k*bwd))") {
     Strategy zero3 = strategy;
@@ -86,7 +87,7 @@ TEST_CASE("DP gradients: exposed all-reduce without overlap, ZeRO-3 gathers per 
     const double forward = c.layers_forward_s + c.lm_head_forward_s;
     const double backward = c.layers_backward_s + c.lm_head_s - c.lm_head_forward_s;
     const double expected = 3 * (std::max(0.0, ag - k * forward) + std::max(0.0, ag + rs - k * backward));
-    CHECK(dp_comm_exposed_seconds(model, node, zero3, 3, c, options, nullptr) == doctest::Approx(expected));
+    CHECK(dp_comm_exposed_seconds(model, node, zero3, 3, c, options, nullptr) == test::approx(expected));
     CHECK(expected > 0.0);
   }
 }
@@ -111,7 +112,7 @@ TEST_CASE("DDP with overlapped reduction: the last bucket, max(40M, 1M x DP) par
   const LinkPath nic = inter_node_link(node, options.constants.nic_efficiency);
   const double grads = all_reduce_seconds(params.dense * 2, 128, nic);
   CHECK(dp_comm_exposed_seconds(model, node, strategy, 1, compute, options, nullptr) ==
-        doctest::Approx(grads * 128e6 / params.total()));
+        test::approx(grads * 128e6 / params.total()));
 }
 
 TEST_CASE("EP all-to-all: dispatch and combine per MoE layer per pass, hidden behind compute by the a2a overlap") {
@@ -125,15 +126,15 @@ TEST_CASE("EP all-to-all: dispatch and combine per MoE layer per pass, hidden be
   const StageCompute compute = stage_compute(model, node, strategy, 4096, 1, options, nullptr);
   const double a2a = 7.0 / 8.0 * 4096.0 * 8 * 2048 * 2 / 240e9 + 7 * 3e-6;
   const MicroBatchComm plain = micro_batch_comm(model, node, strategy, 4096, 1, compute, options, nullptr);
-  CHECK(plain.ep_forward_s == doctest::Approx(2 * 48 * a2a));  // dispatch + combine, 48 layers
-  CHECK(plain.ep_s == doctest::Approx(2 * 2 * 48 * a2a));      // forward and backward
+  CHECK(plain.ep_forward_s == test::approx(2 * 48 * a2a));  // dispatch + combine, 48 layers
+  CHECK(plain.ep_s == test::approx(2 * 2 * 48 * a2a));      // forward and backward
   // --overlap-moe-expert-parallel-comm: only what exceeds the layers' compute stays exposed; the
   // forward-only share has no backward to hide behind.
   strategy.moe_a2a_overlap = true;
   const MicroBatchComm overlapped = micro_batch_comm(model, node, strategy, 4096, 1, compute, options, nullptr);
-  CHECK(overlapped.ep_s == doctest::Approx(std::max(0.0, 4 * 48 * a2a - compute.layers_total())));
+  CHECK(overlapped.ep_s == test::approx(std::max(0.0, 4 * 48 * a2a - compute.layers_total())));
   CHECK(overlapped.ep_s < plain.ep_s);
-  CHECK(overlapped.ep_forward_s == doctest::Approx(plain.ep_forward_s));
+  CHECK(overlapped.ep_forward_s == test::approx(plain.ep_forward_s));
 }
 
 }  // namespace

@@ -4,6 +4,7 @@
 #include <limits>
 #include <string>
 
+#include "approx.hpp"
 #include "cost/memory/memory_estimate.hpp"
 #include "cost/memory/rollout_memory.hpp"
 #include "cost/time/rl_step_time.hpp"
@@ -45,12 +46,12 @@ TEST_CASE("decode is memory-bound: weights + KV of the batch read once per gener
   CHECK(rollout.waves == 1);
   const double weights_s = 54534144.0 / (2.039e12 * k.decode_hbm_efficiency);
   const auto kv_s = [&](double bytes) { return bytes / (2.039e12 * k.decode_kv_efficiency); };
-  CHECK(rollout.decode_s == doctest::Approx(256 * (weights_s + kv_s(8388608.0) + k.engine_step_seconds)).epsilon(1e-6));
+  CHECK(rollout.decode_s == test::approx(256 * (weights_s + kv_s(8388608.0) + k.engine_step_seconds)).epsilon(1e-6));
 
   SUBCASE("a per-layer floor of 1 ms sets the step of a model that reads little") {
     k.decode_layer_seconds = 1e-3;  // 2 layers: 2 ms per step, above the 57 us of weight and KV bytes
     const RolloutTime floored = rollout_time(model, test::a100_node(), Strategy{}, workload.rl, 4, 0, k, nullptr);
-    CHECK(floored.decode_s == doctest::Approx(256 * (2e-3 + k.engine_step_seconds)).epsilon(1e-6));
+    CHECK(floored.decode_s == test::approx(256 * (2e-3 + k.engine_step_seconds)).epsilon(1e-6));
   }
 
   SUBCASE("the longest response runs on alone after the batch's mean") {
@@ -61,7 +62,7 @@ TEST_CASE("decode is memory-bound: weights + KV of the batch read once per gener
     // position 128 to 256, holding 128 + 192 = 320 on average.
     const double step4 = weights_s + kv_s(4 * 192 * 8192.0) + k.engine_step_seconds;
     const double step1 = weights_s + kv_s(320 * 8192.0) + k.engine_step_seconds;
-    CHECK(rollout_tail.decode_s == doctest::Approx(128 * step4 + 128 * step1).epsilon(1e-6));
+    CHECK(rollout_tail.decode_s == test::approx(128 * step4 + 128 * step1).epsilon(1e-6));
   }
 
   SUBCASE("partial rollout: no step waits for the longest response, the warm-up batch decodes beside it") {
@@ -77,18 +78,18 @@ TEST_CASE("decode is memory-bound: weights + KV of the batch read once per gener
     const double step8 = weights_s + kv_s(8 * 192 * 8192.0) + k.engine_step_seconds;
     CHECK(resumed.tail_s == 0);
     CHECK(resumed.concurrent_sequences == 8);
-    CHECK(resumed.decode_s == doctest::Approx(64 * step8).epsilon(1e-6));
+    CHECK(resumed.decode_s == test::approx(64 * step8).epsilon(1e-6));
     RlSettings waiting = partial;
     waiting.partial_rollout = false;
     const RolloutTime whole = rollout_time(model, test::a100_node(), Strategy{}, waiting, 4, 0, k, nullptr);
     CHECK(whole.tail_s > 0);
     CHECK(resumed.resume_prefill_s > 0);
-    CHECK(resumed.prefill_s == doctest::Approx(whole.prefill_s + resumed.resume_prefill_s));
+    CHECK(resumed.prefill_s == test::approx(whole.prefill_s + resumed.resume_prefill_s));
     // Without the warm-up batch, 4 are in flight and aborted: half the prefill again.
     partial.warmup_batches = 0;
     const RolloutTime alone = rollout_time(model, test::a100_node(), Strategy{}, partial, 4, 0, k, nullptr);
     CHECK(alone.concurrent_sequences == 4);
-    CHECK(alone.resume_prefill_s == doctest::Approx(resumed.resume_prefill_s / 2));
+    CHECK(alone.resume_prefill_s == test::approx(resumed.resume_prefill_s / 2));
   }
 
   SUBCASE("vLLM's async scheduling hides the host work behind the GPU step") {
@@ -96,7 +97,7 @@ TEST_CASE("decode is memory-bound: weights + KV of the batch read once per gener
     async.vllm_async_scheduling = true;
     const RolloutTime overlapped = rollout_time(model, test::a100_node(), Strategy{}, async, 4, 0, k, nullptr);
     const double gpu_step = weights_s + kv_s(8388608.0);
-    CHECK(overlapped.decode_s == doctest::Approx(256 * std::max(gpu_step, k.engine_step_seconds)).epsilon(1e-6));
+    CHECK(overlapped.decode_s == test::approx(256 * std::max(gpu_step, k.engine_step_seconds)).epsilon(1e-6));
     CHECK(overlapped.decode_s < rollout.decode_s);
   }
 
@@ -105,7 +106,7 @@ TEST_CASE("decode is memory-bound: weights + KV of the batch read once per gener
     sglang.engine = RolloutEngine::sglang;
     const RolloutTime overlapped = rollout_time(model, test::a100_node(), Strategy{}, sglang, 4, 0, k, nullptr);
     const double gpu_step = weights_s + kv_s(8388608.0);
-    CHECK(overlapped.decode_s == doctest::Approx(256 * std::max(gpu_step, k.engine_step_seconds)).epsilon(1e-6));
+    CHECK(overlapped.decode_s == test::approx(256 * std::max(gpu_step, k.engine_step_seconds)).epsilon(1e-6));
   }
 
   SUBCASE("a KV budget of 2 full-length sequences carries all 4 while they are short, then fewer") {
@@ -119,7 +120,7 @@ TEST_CASE("decode is memory-bound: weights + KV of the batch read once per gener
     CHECK(limited.concurrent_sequences == 2);
     const double step_short = weights_s + kv_s(4 * 160 * 8192.0) + k.engine_step_seconds;
     const double step_full = weights_s + kv_s(768 * 8192.0) + k.engine_step_seconds;
-    CHECK(limited.decode_s == doctest::Approx(64 * step_short + 288 * step_full).epsilon(1e-6));
+    CHECK(limited.decode_s == test::approx(64 * step_short + 288 * step_full).epsilon(1e-6));
     CHECK(limited.decode_s > rollout.decode_s);  // the weights are read more often
     // Taking every sequence at the mean context (3 in flight for 4 x 256 / 3 steps) undercounts.
     const double step3 = weights_s + kv_s(3 * 256 * 8192.0) + k.engine_step_seconds;
@@ -135,21 +136,21 @@ TEST_CASE("MoE decode reads only the experts the step's tokens select") {
   RlSettings tp1;
   RlSettings tp2;
   tp2.rollout_tp = 2;
-  CHECK(decode_weight_bytes(model, 1, tp1) == doctest::Approx(3353032704.0 * 2));
-  CHECK(decode_weight_bytes(model, 1000, tp2) == doctest::Approx(30532122624.0 * 2 / 2));
+  CHECK(decode_weight_bytes(model, 1, tp1) == test::approx(3353032704.0 * 2));
+  CHECK(decode_weight_bytes(model, 1000, tp2) == test::approx(30532122624.0 * 2 / 2));
   // 16 tokens: 1 - (15/16)^16 = 0.6439 of each layer's experts.
   const double routed = 48.0 * 128 * model.moe->routed_expert_params;
   const double expected = (30532122624.0 - routed * std::pow(120.0 / 128.0, 16)) * 2;
-  CHECK(decode_weight_bytes(model, 16, tp1) == doctest::Approx(expected));
+  CHECK(decode_weight_bytes(model, 16, tp1) == test::approx(expected));
 }
 
 TEST_CASE("the busiest GPU's touched experts: the expected largest of the replica's binomial counts") {
   // 2 experts a GPU, each touched with p = 1/2: X ~ Binomial(2, 1/2), F(0) = 1/4, F(1) = 3/4.
   // One GPU: E[X] = (1 - 1/4) + (1 - 3/4) = 1. Two GPUs: (1 - 1/16) + (1 - 9/16) = 1.375.
-  CHECK(expected_max_touched_experts(2, 0.5, 1) == doctest::Approx(1.0));
-  CHECK(expected_max_touched_experts(2, 0.5, 2) == doctest::Approx(1.375));
+  CHECK(expected_max_touched_experts(2, 0.5, 1) == test::approx(1.0));
+  CHECK(expected_max_touched_experts(2, 0.5, 2) == test::approx(1.375));
   CHECK(expected_max_touched_experts(32, 0.0, 4) == 0.0);
-  CHECK(expected_max_touched_experts(32, 1.0, 4) == doctest::Approx(32.0));
+  CHECK(expected_max_touched_experts(32, 1.0, 4) == test::approx(32.0));
 }
 
 TEST_CASE("rollout data and expert parallelism: experts over the replica's GPUs, the busiest GPU sets the step") {
@@ -159,9 +160,9 @@ TEST_CASE("rollout data and expert parallelism: experts over the replica's GPUs,
   const ModelSpec model = test::qwen3_30b_a3b();
   RlSettings rl;
   rl.rollout_dp = 4;
-  CHECK(rollout_weight_bytes(model, rl) == doctest::Approx(17577701376.0));
+  CHECK(rollout_weight_bytes(model, rl) == test::approx(17577701376.0));
   rl.rollout_ep = 4;
-  CHECK(rollout_weight_bytes(model, rl) == doctest::Approx(17577701376.0));  // whole experts: same bytes
+  CHECK(rollout_weight_bytes(model, rl) == test::approx(17577701376.0));  // whole experts: same bytes
   // One token of each engine routed (4 tokens): each expert touched with p = 1 - (120/128)^4.
   // Sharded, a GPU reads a quarter of every touched expert; with EP, 32 whole experts a GPU and
   // the step waits for the GPU with the most touched ones. With one token in all (p = 1/16):
@@ -170,8 +171,8 @@ TEST_CASE("rollout data and expert parallelism: experts over the replica's GPUs,
   const double expert = 4718592.0 * 2;
   RlSettings sharded;
   sharded.rollout_dp = 4;
-  CHECK(decode_weight_bytes(model, 1, sharded) == doctest::Approx(dense + 48 * 2.0 * expert));
-  CHECK(decode_weight_bytes(model, 1, rl) == doctest::Approx(dense + 48 * 3.4519861596643735 * expert));
+  CHECK(decode_weight_bytes(model, 1, sharded) == test::approx(dense + 48 * 2.0 * expert));
+  CHECK(decode_weight_bytes(model, 1, rl) == test::approx(dense + 48 * 3.4519861596643735 * expert));
 }
 
 TEST_CASE("an RL step reports verl's phases and sums them") {
@@ -188,11 +189,11 @@ TEST_CASE("an RL step reports verl's phases and sums them") {
   CHECK(std::string(estimate.phases[3].name) == "timing_s/update_actor");
   double sum = 0;
   for (int i = 0; i < estimate.num_phases; ++i) sum += estimate.phases[static_cast<std::size_t>(i)].seconds;
-  CHECK(sum == doctest::Approx(estimate.step_seconds));
-  CHECK(estimate.breakdown.total() == doctest::Approx(estimate.step_seconds));
+  CHECK(sum == test::approx(estimate.step_seconds));
+  CHECK(estimate.breakdown.total() == test::approx(estimate.step_seconds));
   // The update is 2 epochs x 2 mini-batches of one training step each on 2 sequences.
   const TimeBreakdown one = training_step_breakdown(model, cluster.groups[0], Strategy{}, 384, 2, 1, StepOffload::in_step, TimeOptions{}, nullptr);
-  CHECK(estimate.phases[3].seconds == doctest::Approx(4 * one.total()));
+  CHECK(estimate.phases[3].seconds == test::approx(4 * one.total()));
   CHECK(estimate.actor_update_mfu > 0.0);
   CHECK(estimate.actor_update_mfu < 1.0);
 
@@ -246,27 +247,27 @@ TEST_CASE("engines on GPUs of their own: the step's critical path, hand-worked")
   trainer.dp_comm_exposed = 10;
   RlSettings rl;
   // Colocated: one phase after the other, 100 + 70.
-  CHECK(rl_step_critical_path(rollout, trainer, rl, nullptr).total() == doctest::Approx(170));
+  CHECK(rl_step_critical_path(rollout, trainer, rl, nullptr).total() == test::approx(170));
   // Own GPUs, on-policy: the trainer still waits: 170.
   rl.rollout_gpus = 16;
-  CHECK(rl_step_critical_path(rollout, trainer, rl, nullptr).total() == doctest::Approx(170));
+  CHECK(rl_step_critical_path(rollout, trainer, rl, nullptr).total() == test::approx(170));
   // One step off: max(96 of generation, 70 of training) + 4 of sync = 100; generation-bound, so
   // the breakdown is the rollout's.
   rl.off_policy_steps = 1;
   const TimeBreakdown one_off = rl_step_critical_path(rollout, trainer, rl, nullptr);
-  CHECK(one_off.total() == doctest::Approx(100));
-  CHECK(one_off.rollout == doctest::Approx(100));
+  CHECK(one_off.total() == test::approx(100));
+  CHECK(one_off.rollout == test::approx(100));
   CHECK(one_off.compute == 0);
   // In-flight updates with one batch in flight keep the tail on the critical path: 100.
   rl.in_flight_weight_updates = true;
-  CHECK(rl_step_critical_path(rollout, trainer, rl, nullptr).total() == doctest::Approx(100));
+  CHECK(rl_step_critical_path(rollout, trainer, rl, nullptr).total() == test::approx(100));
   // With 8 batches in flight the tail overlaps: max(96 - 30, 70) + 4 = 74, trainer-bound: the
   // breakdown is the trainer's and the sync.
   rl.off_policy_steps = 8;
   const TimeBreakdown eight_off = rl_step_critical_path(rollout, trainer, rl, nullptr);
-  CHECK(eight_off.total() == doctest::Approx(74));
-  CHECK(eight_off.compute == doctest::Approx(60));
-  CHECK(eight_off.rollout == doctest::Approx(4));
+  CHECK(eight_off.total() == test::approx(74));
+  CHECK(eight_off.compute == test::approx(60));
+  CHECK(eight_off.rollout == test::approx(4));
 }
 
 TEST_CASE("engines on GPUs of their own receive the whole model over the network, never sleep") {
@@ -281,7 +282,7 @@ TEST_CASE("engines on GPUs of their own receive the whole model over the network
   rl.standalone_weight_sync = StandaloneWeightSync::link_rate;
   const RolloutTime standalone = rollout_time(model, node, Strategy{}, rl, 4, 0, k, nullptr);
   const LinkPath network = inter_node_link(node, k.nic_efficiency);
-  CHECK(standalone.weight_sync_s == doctest::Approx(p2p_seconds(54534144.0, network)));
+  CHECK(standalone.weight_sync_s == test::approx(p2p_seconds(54534144.0, network)));
   CHECK(standalone.wake_sleep_s == 0);
   // verl's grpo_3b_gsm8k_fsdp2_2_6.sh shape: a trainer of 2 and a pool of 6 on one node of 8 share
   // NVLink, which the broadcast takes (A100: 300 GB/s x 0.8 NCCL efficiency, not the 200 Gb/s NIC).
@@ -289,14 +290,14 @@ TEST_CASE("engines on GPUs of their own receive the whole model over the network
   trainer.dp = 2;
   rl.rollout_gpus = 6;
   const RolloutTime shared = rollout_time(model, node, trainer, rl, 4, 0, k, nullptr);
-  CHECK(shared.weight_sync_s == doctest::Approx(p2p_seconds(54534144.0, intra_node_link(node, k.nvlink_efficiency))));
+  CHECK(shared.weight_sync_s == test::approx(p2p_seconds(54534144.0, intra_node_link(node, k.nvlink_efficiency))));
   CHECK(shared.weight_sync_s < standalone.weight_sync_s);
   // verl's checkpoint engine (the default) sends from one rank at its measured 4.90 GB/s for a
   // dense model, slower than either link: 54,534,144 B / 4.90e9 B/s = 11.1 ms on both placements.
   rl.standalone_weight_sync = StandaloneWeightSync::verl_checkpoint_engine;
-  CHECK(rollout_time(model, node, trainer, rl, 4, 0, k, nullptr).weight_sync_s == doctest::Approx(54534144.0 / 4.90e9));
+  CHECK(rollout_time(model, node, trainer, rl, 4, 0, k, nullptr).weight_sync_s == test::approx(54534144.0 / 4.90e9));
   rl.rollout_gpus = 8;
-  CHECK(rollout_time(model, node, Strategy{}, rl, 4, 0, k, nullptr).weight_sync_s == doctest::Approx(54534144.0 / 4.90e9));
+  CHECK(rollout_time(model, node, Strategy{}, rl, 4, 0, k, nullptr).weight_sync_s == test::approx(54534144.0 / 4.90e9));
   rl.rollout_gpus = 0;
   const RolloutTime colocated = rollout_time(model, node, Strategy{}, rl, 4, 0, k, nullptr);
   CHECK(colocated.weight_sync_s >= 54534144.0 / k.weight_sync_Bps);
@@ -339,7 +340,7 @@ TEST_CASE("verl's checkpoint engine: the full broadcasts verl measured on H100 n
   Strategy trainer;
   trainer.dp = 8;
   const double seven_b = rollout_time(test::preset_model("qwen2.5-7b-instruct"), node, trainer, rl, 4, 0, k, nullptr).weight_sync_s;
-  CHECK(seven_b == doctest::Approx(3.1).epsilon(0.03));
+  CHECK(seven_b == test::approx(3.1).epsilon(0.03));
   CHECK(seven_b < 5.5);
 }
 

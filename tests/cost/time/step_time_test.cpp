@@ -1,5 +1,6 @@
 #include <doctest/doctest.h>
 
+#include "approx.hpp"
 #include "cost/time/step_time.hpp"
 #include "cost/time/time_fixtures.hpp"
 #include "model/config_reader.hpp"
@@ -20,12 +21,12 @@ TEST_CASE("a single-GPU step is m micro-batches of compute plus the optimizer, n
   const TimeEstimate estimate = estimate_time(model, cluster, strategy, workload, test::simple_options(), &trace);
   // 4 micro-batches x (3 x 3.58153e-4 layers + 4.8365e-5 LM head) + 30 B x params / HBM.
   const double optimizer = 30.0 * static_cast<double>(model.total_params) / 2.039e12;
-  CHECK(estimate.step_seconds == doctest::Approx(4 * (3 * 3.58153e-4 + 4.8365e-5) + optimizer).epsilon(1e-3));
+  CHECK(estimate.step_seconds == test::approx(4 * (3 * 3.58153e-4 + 4.8365e-5) + optimizer).epsilon(1e-3));
   CHECK(estimate.breakdown.communication() == 0.0);
   REQUIRE(estimate.num_phases == 1);
   CHECK(std::string(estimate.phases[0].name) == "train");
-  CHECK(estimate.tokens_per_second_per_gpu == doctest::Approx(4096 / estimate.step_seconds));
-  CHECK(estimate.mfu == doctest::Approx(estimate.model_tflops_per_gpu * 1e12 / 312e12));
+  CHECK(estimate.tokens_per_second_per_gpu == test::approx(4096 / estimate.step_seconds));
+  CHECK(estimate.mfu == test::approx(estimate.model_tflops_per_gpu * 1e12 / 312e12));
   CHECK(!trace.empty());
 }
 
@@ -43,12 +44,12 @@ TEST_CASE("breakdown sums to the step, and recomputation raises hardware but not
   workload.global_batch = 64;
   const TimeEstimate estimate = estimate_time(model, cluster, strategy, workload, TimeOptions{}, nullptr);
   const TimeBreakdown& b = estimate.breakdown;
-  CHECK(b.total() == doctest::Approx(estimate.step_seconds));
+  CHECK(b.total() == test::approx(estimate.step_seconds));
   CHECK(b.tp_comm > 0.0);
   CHECK(b.pp_bubble > 0.0);
   CHECK(b.dp_comm_exposed > 0.0);
   CHECK(estimate.hardware_tflops_per_gpu > estimate.model_tflops_per_gpu);
-  CHECK(estimate.comm_fraction == doctest::Approx(b.communication() / estimate.step_seconds));
+  CHECK(estimate.comm_fraction == test::approx(b.communication() / estimate.step_seconds));
   // Without recomputation the same work runs faster.
   strategy.recompute = Recompute::none;
   CHECK(estimate_time(model, cluster, strategy, workload, TimeOptions{}, nullptr).step_seconds < estimate.step_seconds);
@@ -84,7 +85,7 @@ TEST_CASE("a VL model's images add the vision tower's forward and backward to th
   // 448x448 at patch 14: 1024 patches, 256 merged tokens per image (merge 2x2); 8 x 2 images.
   // 3 passes x flops.vision per merged token x 4096 merged tokens / (312e12 x 0.5).
   const double vision = 3.0 * forward_flops_per_token(*model, 1).vision * 4096 / (312e12 * 0.5);
-  CHECK(with_images.breakdown.compute - text_only.breakdown.compute == doctest::Approx(vision).epsilon(1e-6));
+  CHECK(with_images.breakdown.compute - text_only.breakdown.compute == test::approx(vision).epsilon(1e-6));
 }
 
 }  // namespace

@@ -2,6 +2,7 @@
 #include <doctest/doctest.h>
 #include <fmt/format.h>
 
+#include "approx.hpp"
 #include "verl/hydra/config_loader.hpp"
 #include "verl/hydra/hydra_override.hpp"
 #include "verl/hydra/hydra_value.hpp"
@@ -28,7 +29,7 @@ TEST_CASE("override values are typed as Hydra types them") {
   CHECK(parse_override_value("True")->kind == NodeKind::boolean);
   CHECK(parse_override_value("True")->boolean);
   CHECK(parse_override_value("1e-6")->kind == NodeKind::floating);
-  CHECK(parse_override_value("1e-6")->floating == doctest::Approx(1e-6));
+  CHECK(parse_override_value("1e-6")->floating == test::approx(1e-6));
   CHECK(parse_override_value("1_000")->integer == 1000);
   CHECK(parse_override_value("-3")->integer == -3);
   CHECK(parse_override_value("null")->kind == NodeKind::null);

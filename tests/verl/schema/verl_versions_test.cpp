@@ -4,6 +4,7 @@
 
 #include <algorithm>
 
+#include "approx.hpp"
 #include "test_support.hpp"
 #include "verl/hydra/config_loader.hpp"
 #include "verl/hydra/verl_base.hpp"
@@ -88,7 +89,7 @@ TEST_CASE("every embedded version composes ppo_trainer and ppo_megatron_trainer"
   REQUIRE(fsdp.ok());
   CHECK(find_path(*fsdp, "actor_rollout_ref.actor.strategy")->text == "fsdp");
   CHECK(find_path(*fsdp, "actor_rollout_ref.rollout.name")->kind == NodeKind::missing);  // `???`
-  CHECK(find_path(*fsdp, "actor_rollout_ref.actor.optim.lr")->floating == doctest::Approx(1e-6));
+  CHECK(find_path(*fsdp, "actor_rollout_ref.actor.optim.lr")->floating == test::approx(1e-6));
   // newer verl switches the actor to Megatron with a config-group choice
   auto chosen = embedded_verl_base(newest_verl_version(), "ppo_trainer", {{"model_engine", "megatron"}});
   REQUIRE(chosen.ok());
