@@ -5,6 +5,7 @@
 #include "approx.hpp"
 #include "cost/time/compute_time.hpp"
 #include "cost/time/time_fixtures.hpp"
+#include "model/flops.hpp"
 
 namespace meshplan {
 namespace {
@@ -86,6 +87,46 @@ TEST_CASE("stage compute of a tiny GPT, worked by hand") {
     CHECK(slow.attention_forward_s == test::approx(2 * 2.75318e-5 + 10.0 * 1024 * 1024 * 16 * 2 / 2.039e12)
                                           .epsilon(1e-3));
   }
+}
+
+TEST_CASE("Hugging Face modeling under FSDP runs its memory-bound kernels unfused: hf_elementwise_factor x the passes") {
+  // Tiny GPT, 1024 tokens, 10 passes of the 16-bit hidden state per layer:
+  // 10 * 1024 * 1024 * 2 B * 2 layers / 2.039e12 B/s = 2.05704e-5 s. Hugging Face's RMSNorm,
+  // SwiGLU and rotary run as separate eager kernels (transformers modeling_qwen2.py) where
+  // Megatron-core fuses each: twice the traffic with hf_elementwise_factor 2.
+  const ModelSpec model = test::tiny_gpt();
+  const NodeGroup node = test::a100_node();
+  TimeOptions options = test::simple_options();
+  options.constants.elementwise_passes = 10;
+  options.constants.hf_elementwise_factor = 2.0;
+  const auto elementwise = [&](Backend backend, bool hf_modeling) {
+    Strategy strategy;
+    strategy.backend = backend;
+    TimeOptions o = options;
+    o.hf_modeling = hf_modeling;
+    Trace trace;
+    stage_compute(model, node, strategy, 1024, 1, o, &trace);
+    for (const TraceTerm& term : trace) {
+      if (term.name == "time/compute/elementwise") return term.value;
+    }
+    return -1.0;
+  };
+  CHECK(elementwise(Backend::megatron, true) == test::approx(2.05704e-5).epsilon(1e-5));
+  CHECK(elementwise(Backend::fsdp, false) == test::approx(2.05704e-5).epsilon(1e-5));
+  CHECK(elementwise(Backend::fsdp, true) == test::approx(2 * 2.05704e-5).epsilon(1e-5));
+}
+
+TEST_CASE("LoRA trains no weight gradient of the base model: 2 of the 3 passes of its GEMMs, all of attention's") {
+  // Training is 3 forward passes (Narayanan 2021 §5.1); a frozen weight's GEMM skips its weight
+  // gradient (Hu et al. 2021 §4.2), the score GEMMs (no weights) do not change.
+  const ModelSpec model = test::tiny_gpt();
+  const ForwardFlops forward = forward_flops_per_token(model, 1024);
+  Strategy strategy;
+  CHECK(trained_flops_per_token(model, strategy, 1024) == test::approx(3 * forward.total()));
+  strategy.lora.rank = 16;
+  const double weights = forward.attention_projections + forward.mlp + forward.lm_head;
+  CHECK(trained_flops_per_token(model, strategy, 1024) == test::approx(2 * weights + 3 * forward.attention_scores));
+  CHECK(weights + forward.attention_scores == test::approx(forward.total()));
 }
 
 TEST_CASE("hardware FLOPs add the recomputed forward of the layers, as Narayanan 2021 Eq. 3") {

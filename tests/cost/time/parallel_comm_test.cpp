@@ -89,6 +89,17 @@ TEST_CASE("DP gradients: exposed all-reduce without overlap, ZeRO-3 gathers per 
     const double expected = 3 * (std::max(0.0, ag - k * forward) + std::max(0.0, ag + rs - k * backward));
     CHECK(dp_comm_exposed_seconds(model, node, zero3, 3, c, options, nullptr) == test::approx(expected));
     CHECK(expected > 0.0);
+
+    // Under bf16 verl's FSDP reduces its gradients in fp32 (fsdp_workers.py MixedPrecision
+    // reduce_dtype=float32): the reduce-scatter moves 4 bytes a parameter, the gather still 2.
+    zero3.compute_dtype = Dtype::bf16;
+    const StageCompute c16 = stage_compute(model, node, zero3, 1024, 1, options, nullptr);
+    const double rs32 = ring_all_gather_seconds(p.dense * 4, 32, link);
+    const double forward16 = c16.layers_forward_s + c16.lm_head_forward_s;
+    const double backward16 = c16.layers_backward_s + c16.lm_head_s - c16.lm_head_forward_s;
+    CHECK(dp_comm_exposed_seconds(model, node, zero3, 3, c16, options, nullptr) ==
+          test::approx(3 * (std::max(0.0, ag - k * forward16) + std::max(0.0, ag + rs32 - k * backward16))));
+    CHECK(rs32 > 1.9 * rs);
   }
 }
 
@@ -135,6 +146,16 @@ TEST_CASE("EP all-to-all: dispatch and combine per MoE layer per pass, hidden be
   CHECK(overlapped.ep_s == test::approx(std::max(0.0, 4 * 48 * a2a - compute.layers_total())));
   CHECK(overlapped.ep_s < plain.ep_s);
   CHECK(overlapped.ep_forward_s == test::approx(plain.ep_forward_s));
+
+  // Selective recomputation of the MoE layer ("moe") runs its forward again in the backward, with
+  // its dispatch and combine: three passes; the other modules ("layernorm", "moe_act") none.
+  strategy.moe_a2a_overlap = false;
+  strategy.recompute = Recompute::selective;
+  strategy.recompute_modules = kRecomputeMoe;
+  CHECK(micro_batch_comm(model, node, strategy, 4096, 1, compute, options, nullptr).ep_s ==
+        test::approx(3 * 2 * 48 * a2a));
+  strategy.recompute_modules = kRecomputeLayernorm | kRecomputeMoeAct;
+  CHECK(micro_batch_comm(model, node, strategy, 4096, 1, compute, options, nullptr).ep_s == test::approx(plain.ep_s));
 }
 
 }  // namespace

@@ -65,6 +65,15 @@ TEST_CASE("decode is memory-bound: weights + KV of the batch read once per gener
     CHECK(rollout_tail.decode_s == test::approx(128 * step4 + 128 * step1).epsilon(1e-6));
   }
 
+  SUBCASE("without CUDA graphs (enforce_eager) every step also launches each layer's kernels") {
+    // 50 us a layer (vLLM PR #1440: 1.5 ms a token over Llama-2-7B's 32 layers): 256 steps x 2
+    // layers x 50 us = 25.6 ms more decode.
+    RlSettings eager = workload.rl;
+    eager.enforce_eager = true;
+    const RolloutTime slow = rollout_time(model, test::a100_node(), Strategy{}, eager, 4, 0, k, nullptr);
+    CHECK(slow.decode_s - rollout.decode_s == test::approx(256 * 2 * 50e-6).epsilon(1e-6));
+  }
+
   SUBCASE("partial rollout: no step waits for the longest response, the warm-up batch decodes beside it") {
     // verl's V1 colocate_async: mean 128 of at most 256, one warm-up batch. The engine holds the
     // prompts of 2 batches (8 sequences, under max_num_seqs) and stops when a batch's worth of

@@ -55,6 +55,28 @@ TEST_CASE("breakdown sums to the step, and recomputation raises hardware but not
   CHECK(estimate_time(model, cluster, strategy, workload, TimeOptions{}, nullptr).step_seconds < estimate.step_seconds);
 }
 
+TEST_CASE("a forward-only pass (verl's log-prob) pays the forward's share of CP exchanges and pipeline sends") {
+  // GPT 24 x 2048, PP 2 x CP 2 x DP 2 on one A100 node, 8 micro-batches of one 2048-token
+  // sequence. Ring attention exchanges K and V once in the forward and twice in the backward
+  // (K, V and their gradients): the forward pass pays 1 of the step's 3. The pipeline sends
+  // activations forward and their gradients back: the forward pass pays 1 of 2. NVLink at a tenth
+  // of its rate, so that the exchanges outlast the attention they hide behind.
+  const ModelSpec model = test::gpt_24x2048();
+  const NodeGroup node = test::a100_node();
+  Strategy strategy;
+  strategy.pp = 2;
+  strategy.cp = 2;
+  strategy.dp = 2;
+  TimeOptions options = test::simple_options();
+  options.constants.nvlink_efficiency = 0.1;
+  const TimeBreakdown step = training_step_breakdown(model, node, strategy, 2048, 16, 1, StepOffload::in_step, options, nullptr);
+  const TimeBreakdown forward = forward_pass_breakdown(model, node, strategy, 2048, 16, 1, options, nullptr);
+  REQUIRE(step.cp_comm > 0.0);
+  REQUIRE(step.pp_comm > 0.0);
+  CHECK(forward.cp_comm == test::approx(step.cp_comm / 3));
+  CHECK(forward.pp_comm == test::approx(step.pp_comm / 2));
+}
+
 TEST_CASE("an empty cluster gives an empty estimate rather than dividing by zero") {
   const TimeEstimate estimate = estimate_time(test::tiny_gpt(), Cluster{}, Strategy{}, Workload{}, TimeOptions{}, nullptr);
   CHECK(estimate.step_seconds == 0.0);

@@ -1,0 +1,60 @@
+#include <doctest/doctest.h>
+
+#include "approx.hpp"
+#include "cost/time/offload_time.hpp"
+#include "cost/time/time_fixtures.hpp"
+
+namespace meshplan {
+namespace {
+
+TEST_CASE("offloaded model states cross the host link: weights in for every forward and backward, gradients out once") {
+  // Tiny GPT (27,267,072 parameters, tied embedding) under FSDP ZeRO-3 over DP 4: each GPU holds
+  // a quarter, 6,816,768 parameters, and the A100 node's host link copies 26.3 GB/s.
+  const ModelSpec model = test::tiny_gpt();
+  const NodeGroup node = test::a100_node();
+  Strategy strategy;
+  strategy.backend = Backend::fsdp;
+  strategy.zero = ZeroStage::zero3;
+  strategy.dp = 4;
+  const double shard = 27267072.0 / 4;
+  CHECK(rank_params(model, strategy).total() / 4 == test::approx(shard));
+  CHECK(offload_seconds(model, node, strategy, 3, StepOffload::in_step, nullptr) == 0.0);
+
+  // FSDP CPUOffload(offload_params): the 16-bit shard comes in for the forward and again for the
+  // backward of each of 3 micro-batches: 2 x 3 x 2 B x 6,816,768 = 81.8 MB.
+  strategy.offload.params = true;
+  CHECK(offload_seconds(model, node, strategy, 3, StepOffload::in_step, nullptr) ==
+        test::approx(2 * 3 * 2 * shard / 26.3e9));
+  // Gradients leave once per step in fp32: 4 B a parameter.
+  strategy.offload.grads = true;
+  CHECK(offload_seconds(model, node, strategy, 3, StepOffload::in_step, nullptr) ==
+        test::approx((2 * 3 * 2 * shard + 4 * shard) / 26.3e9));
+  // verl pages the states back before its update (StepOffload::paged): nothing streams in the step.
+  CHECK(offload_seconds(model, node, strategy, 3, StepOffload::paged, nullptr) == 0.0);
+
+  SUBCASE("the CPU optimizer: fp32 gradients down, 16-bit weights up, and Adam at the host's memory rate") {
+    // Megatron's hybrid CPU optimizer on the whole shard: 6 B a parameter over the link, and
+    // 30 B a parameter of CPU Adam at 200 GB/s shared by the node's 8 GPUs (25 GB/s each).
+    Strategy cpu = strategy;
+    cpu.offload = Offload{};
+    cpu.offload.optimizer = true;
+    CHECK(offload_seconds(model, node, cpu, 3, StepOffload::in_step, nullptr) ==
+          test::approx(6 * shard / 26.3e9 + 30 * shard / 25e9));
+    cpu.offload.optimizer_fraction = 0.5;
+    CHECK(offload_seconds(model, node, cpu, 3, StepOffload::in_step, nullptr) ==
+          test::approx(0.5 * (6 * shard / 26.3e9 + 30 * shard / 25e9)));
+  }
+}
+
+TEST_CASE("verl's paging between phases: out and back over the slower of the host link and the node's shared DRAM") {
+  // 1 GB each way; the A100 node's link (26.3 GB/s) is above its DRAM share (200 / 8 = 25 GB/s).
+  const NodeGroup node = test::a100_node();
+  CHECK(paging_seconds(1e9, node) == test::approx(2 * 1e9 / 25e9));
+  CHECK(paging_seconds(0, node) == 0.0);
+  NodeGroup two = node;
+  two.gpus_per_node = 2;  // 100 GB/s of DRAM each: the link sets the pace
+  CHECK(paging_seconds(1e9, two) == test::approx(2 * 1e9 / 26.3e9));
+}
+
+}  // namespace
+}  // namespace meshplan
