@@ -34,6 +34,22 @@ TEST_CASE(
   rl.entropy_chunk_tokens = 2048;
   CHECK(logits_bytes(test::qwen25_7b(), fsdp, 4096, LossKind::verl_log_prob_entropy, rl, nullptr) ==
         2832203776.0);
+  // Fused kernels (use_fused_kernels, FusedLinearForPPO): one 512-token chunk of fp32 logits,
+  // log-softmax and probabilities at a time: 29,360,128 + 12*512*152064 = 934,281,216.
+  rl.use_fused_kernels = true;
+  CHECK(logits_bytes(test::qwen25_7b(), fsdp, 4096, LossKind::verl_log_prob_entropy, rl, nullptr) ==
+        963641344.0);
+}
+
+TEST_CASE("Logits: Megatron pads the vocabulary to a multiple of 128 x TP before splitting it") {
+  // Megatron-LM training/tokenizer _vocab_size_with_padding (make_vocab_size_divisible_by 128):
+  // GPT-2's 50,257 tokens at TP 2 pad to 197 x 256 = 50,432, 25,216 a rank. 4096 tokens of a
+  // 4096-wide model: 2*4096*4096 = 33,554,432 + 6*4096*25,216 = 619,708,416.
+  ModelSpec model = test::llama2_7b();
+  model.vocab_size = 50257;
+  Strategy megatron;
+  megatron.tp = 2;
+  CHECK(logits_bytes(model, megatron, 4096, LossKind::cross_entropy, RlSettings{}, nullptr) == 653262848.0);
 }
 
 TEST_CASE("a trained MTP module adds its own logits and a layer's activations on the last stage") {
