@@ -712,7 +712,7 @@ MUTATIONS = [
      'boundary: equal-speed point at more memory left on the frontier'),
 ]
 
-# Mutants that cannot change any observable result, with the reason (none known yet).
+# Mutants that cannot change any observable result, each with the reason.
 EQUIVALENT = {
     "strategy.shard": "a shard size of 1 divides every DP size, so `> 0` and `> 1` reject the same strategies",
     "strategy.vpp-groups": "0 < m < p implies m % p = m != 0, so the dropped `m < p` is implied by `m % p != 0`",
