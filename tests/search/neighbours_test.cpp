@@ -57,7 +57,8 @@ std::vector<Neighbour> along(const std::vector<Neighbour>& all, Dimension dimens
   return out;
 }
 
-const Neighbour& with_value(const std::vector<Neighbour>& all, Dimension dimension, int value) {
+/// A copy: callers pass the temporary list neighbours_of returns.
+Neighbour with_value(const std::vector<Neighbour>& all, Dimension dimension, int value) {
   for (const Neighbour& n : all) {
     if (n.dimension == dimension && n.values[static_cast<std::size_t>(dimension)] == value) return n;
   }
@@ -94,12 +95,12 @@ TEST_CASE("neighbours change one dimension to each other value the search tried,
 TEST_CASE("a TP neighbour: ETP follows, sequence parallel goes at TP 1, DP absorbs the change") {
   const Harness h;
   const std::vector<Neighbour> all = h.around(megatron_winner());
-  const Strategy& tp1 = with_value(all, Dimension::tp, 1).candidate.strategy;
+  const Strategy tp1 = with_value(all, Dimension::tp, 1).candidate.strategy;
   CHECK(tp1.tp == 1);
   CHECK(tp1.etp == 1);
   CHECK_FALSE(tp1.sequence_parallel);
   CHECK(tp1.dp == 4);
-  const Strategy& tp4 = with_value(all, Dimension::tp, 4).candidate.strategy;
+  const Strategy tp4 = with_value(all, Dimension::tp, 4).candidate.strategy;
   CHECK(tp4.etp == 4);
   CHECK(tp4.sequence_parallel);
   CHECK(tp4.dp == 1);
@@ -107,7 +108,7 @@ TEST_CASE("a TP neighbour: ETP follows, sequence parallel goes at TP 1, DP absor
 
 TEST_CASE("a PP neighbour without a pipeline drops the interleaving") {
   const Harness h;
-  const Strategy& pp1 = with_value(h.around(megatron_winner()), Dimension::pp, 1).candidate.strategy;
+  const Strategy pp1 = with_value(h.around(megatron_winner()), Dimension::pp, 1).candidate.strategy;
   CHECK(pp1.pp == 1);
   CHECK(pp1.vpp == 1);
   CHECK(pp1.dp == 4);
@@ -156,7 +157,7 @@ TEST_CASE("with DP pinned, a TP neighbour is compensated by PP, not by DP") {
   h.space.dp = {2};
   Strategy winner = megatron_winner();
   winner.vpp = 1;
-  const Strategy& tp4 = with_value(h.around(winner), Dimension::tp, 4).candidate.strategy;
+  const Strategy tp4 = with_value(h.around(winner), Dimension::tp, 4).candidate.strategy;
   CHECK(tp4.tp == 4);
   CHECK(tp4.pp == 1);
   CHECK(tp4.dp == 2);
@@ -177,7 +178,7 @@ TEST_CASE("an offload neighbour carries the reference's param_offload") {
   Harness h;
   h.space.offload = {OffloadChoice::none, OffloadChoice::ref};
   const std::vector<Neighbour> all = h.around(megatron_winner(), WorkloadKind::rl);
-  const Neighbour& ref = with_value(all, Dimension::offload, static_cast<int>(OffloadChoice::ref));
+  const Neighbour ref = with_value(all, Dimension::offload, static_cast<int>(OffloadChoice::ref));
   CHECK(ref.candidate.workload.rl.ref_param_offload);
 }
 
@@ -193,7 +194,7 @@ TEST_CASE("a PP neighbour that cannot keep the interleaving runs without it, and
   Strategy moe = megatron_winner();
   moe.ep = 2;
   moe.moe_a2a_overlap = true;
-  const Neighbour& pp4 = with_value(h.around(moe), Dimension::pp, 4);
+  const Neighbour pp4 = with_value(h.around(moe), Dimension::pp, 4);
   CHECK(pp4.broken_rule.empty());
   CHECK(pp4.candidate.strategy.vpp == 1);
   CHECK_FALSE(pp4.candidate.strategy.moe_a2a_overlap);
