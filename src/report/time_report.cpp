@@ -130,6 +130,14 @@ std::string render_time_accuracy(const TimeAccuracyMatch& accuracy) {
                         fmt::format("were host-bound in the model (moe_host_wait over {} of the step), as this estimate is",
                                     percent(accuracy.host_bound->min_share)));
   }
+  if (accuracy.second_source) {
+    const TimeAccuracySecondSource& other = *accuracy.second_source;
+    text += fmt::format(
+        "  measured by a second source, {} runs of {}: off by a median {} (at most {}), the predicted time {} than "
+        "measured by a median {} ({})\n",
+        other.runs, other.runs_described, percent(other.median_abs_error), percent(other.max_abs_error),
+        other.median_time_error < 0 ? "shorter" : "longer", percent(std::fabs(other.median_time_error)), other.evidence);
+  }
   return text;
 }
 
@@ -146,7 +154,9 @@ nlohmann::json time_accuracy_json(const TimeAccuracyMatch& accuracy) {
                                  accuracy.family ? accuracy.family->model_type : std::string_view())},
           {"gpu_type", subset_json(accuracy.gpu_type, "gpu", accuracy.gpu_type ? accuracy.gpu_type->gpu_id : std::string_view())},
           {"host_bound", subset_json(accuracy.host_bound, "min_moe_host_wait_share",
-                                     accuracy.host_bound ? accuracy.host_bound->min_share : 0.0)}};
+                                     accuracy.host_bound ? accuracy.host_bound->min_share : 0.0)},
+          {"second_source", subset_json(accuracy.second_source, "evidence",
+                                        accuracy.second_source ? accuracy.second_source->evidence : std::string_view())}};
 }
 
 std::string render_time_explain(const Trace& trace) {

@@ -158,6 +158,11 @@ TEST_CASE("estimate quotes the runs of the model's own family where its group ha
   CHECK(json["time"]["accuracy"]["family"]["model_type"] == "gpt_oss");
   CHECK(json["time"]["accuracy"]["family"]["runs"] == 24);
   CHECK(json["time"]["accuracy"]["family"]["median_time_error"].get<double>() == test::approx(-0.390));
+  // The second source's Blackwell runs (Megatron-MoE-ModelZoo, Megatron-LM's DeepSeek-V3 guide).
+  CHECK(text.out.find("  measured by a second source, 6 runs of Qwen3-235B-A22B and DeepSeek-V3 on GB200 and GB300") !=
+        std::string::npos);
+  CHECK(json["time"]["accuracy"]["second_source"]["runs"] == 6);
+  CHECK(json["time"]["accuracy"]["second_source"]["max_abs_error"].get<double>() == test::approx(0.452));
 }
 
 }  // namespace

@@ -40,6 +40,13 @@ constexpr SourceConventions kSources[] = {
     // and perf_recipes/_common.py at v0.6.0: ddp.grad_reduce_in_fp32 = False; every row of
     // tests/fixtures/nemo_recipe_settings.json).
     {"nemo_bridge", PublishedMetric::tokens_per_second_per_gpu, Dtype::bf16, Recompute::none, true, true, true, false},
+    // Megatron-MoE-ModelZoo's benchmark tables and Megatron-LM's DeepSeek-V3 GB200 guide: Megatron-LM
+    // launches (sbatch_benchmarking.sh: TE, --overlap-grad-reduce --overlap-param-gather, distributed
+    // optimizer, --tp-comm-overlap for BF16); main grads in fp32 (megatron/training/arguments.py: bf16
+    // with fp32 main_grads_dtype sets accumulate_allreduce_grads_in_fp32). tokens/s as the fixture
+    // derives it from the step time or the published TFLOP/s (tools/megatron_flops.py).
+    {"megatron_moe_modelzoo", PublishedMetric::tokens_per_second_per_gpu, Dtype::bf16, Recompute::none, true, true, true,
+     true},
 };
 
 bool contains(const std::string& text, const char* needle) { return text.find(needle) != std::string::npos; }

@@ -64,6 +64,30 @@ constexpr std::array<TimeAccuracyHostBound, 1> kHostBound{{
     {"moe-training-blackwell", 0.2, 32, 0.303, 0.678, 0.184},
 }};
 
+// Recomputed by tests/cost/calibration/modelzoo_rows_test.cpp from
+// tests/fixtures/published_runs_megatron_moe_modelzoo.json (docs/accuracy-held-out-training.md
+// "A second source").
+constexpr std::string_view kModelZoo =
+    "Megatron-MoE-ModelZoo benchmark tables and Megatron-LM's DeepSeek-V3 GB200 guide; "
+    "docs/accuracy-held-out-training.md";
+constexpr std::array<TimeAccuracySecondSource, 2> kSecondSources{{
+    {"moe-training-hopper",
+     "Qwen3-235B-A22B on H100 in BF16 (Megatron-LM launches: DeepEP or alltoall, TP 2-4, PP 1-32, CP 1-8, 4k-128k "
+     "tokens)",
+     10, 0.279, 0.530, 0.387, kModelZoo},
+    {"moe-training-blackwell",
+     "Qwen3-235B-A22B and DeepSeek-V3 on GB200 and GB300 (Megatron-LM launches: HybridEP, BF16 and MXFP8, 4k-128k "
+     "tokens)",
+     6, 0.310, 0.452, 0.061, kModelZoo},
+}};
+
+std::optional<TimeAccuracySecondSource> second_source_of(std::string_view group_id) {
+  for (const TimeAccuracySecondSource& source : kSecondSources) {
+    if (source.group_id == group_id) return source;
+  }
+  return std::nullopt;
+}
+
 std::optional<TimeAccuracyFamily> family_of(std::string_view group_id, const std::string& model_type) {
   for (const TimeAccuracyFamily& family : kFamilies) {
     if (family.group_id == group_id && family.model_type == model_type) return family;
@@ -88,6 +112,8 @@ std::span<const TimeAccuracyFamily> time_accuracy_families() { return kFamilies;
 std::span<const TimeAccuracyGpu> time_accuracy_gpus() { return kGpus; }
 
 std::span<const TimeAccuracyHostBound> time_accuracy_host_bound() { return kHostBound; }
+
+std::span<const TimeAccuracySecondSource> time_accuracy_second_sources() { return kSecondSources; }
 
 std::optional<TimeAccuracy> time_accuracy_group(std::string_view id) {
   for (const TimeAccuracy& group : kGroups) {
@@ -116,7 +142,13 @@ TimeAccuracyMatch time_accuracy_for(const ModelSpec& model, const GpuSpec& gpu, 
   for (const TimeAccuracyHostBound& subset : kHostBound) {
     if (subset.group_id == id && moe_host_wait_share > subset.min_share) host_bound = subset;
   }
-  return {time_accuracy_group(id), family_of(id, model.model_type), gpu_of(id, gpu.id), host_bound, ""};
+  TimeAccuracyMatch match;
+  match.group = time_accuracy_group(id);
+  match.family = family_of(id, model.model_type);
+  match.gpu_type = gpu_of(id, gpu.id);
+  match.host_bound = host_bound;
+  match.second_source = second_source_of(id);
+  return match;
 }
 
 }  // namespace meshplan

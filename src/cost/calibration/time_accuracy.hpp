@@ -62,6 +62,20 @@ struct TimeAccuracyHostBound {
   double median_time_error = 0;  ///< as TimeAccuracyFamily's
 };
 
+/// Runs of a group's kind measured by a second source, apart from the group's own (whose figures
+/// come from one source's tables): Megatron-MoE-ModelZoo's benchmark tables and Megatron-LM's
+/// DeepSeek-V3 guide, Megatron-LM launches of other software and layouts than Megatron-Bridge's
+/// recipes. Where they disagree with the group, estimate and plan print both.
+struct TimeAccuracySecondSource {
+  std::string_view group_id;
+  std::string_view runs_described;  ///< "Qwen3-235B-A22B on H100 (BF16, DeepEP and alltoall, TP 2-4, ...)"
+  int runs = 0;
+  double median_abs_error = 0;
+  double max_abs_error = 0;
+  double median_time_error = 0;  ///< as TimeAccuracyFamily's
+  std::string_view evidence;
+};
+
 /// Every group, in the order the docs list them.
 std::span<const TimeAccuracy> time_accuracy_groups();
 
@@ -77,6 +91,9 @@ std::span<const TimeAccuracyGpu> time_accuracy_gpus();
 /// The host-bound runs of the groups where they are a part of the runs, not all of them.
 std::span<const TimeAccuracyHostBound> time_accuracy_host_bound();
 
+/// The second source's runs of each group that has some.
+std::span<const TimeAccuracySecondSource> time_accuracy_second_sources();
+
 /// The group whose held-out runs an estimate of this kind is like; without one (another GPU
 /// generation, FSDP pre-training, SGLang rollout) the time is unchecked, and `unchecked` says why.
 struct TimeAccuracyMatch {
@@ -84,6 +101,7 @@ struct TimeAccuracyMatch {
   std::optional<TimeAccuracyFamily> family;  ///< the model's own family's runs in the group, where listed
   std::optional<TimeAccuracyGpu> gpu_type;  ///< the estimate's own GPU type's runs in the group, where listed
   std::optional<TimeAccuracyHostBound> host_bound;  ///< where the estimate itself is host-bound
+  std::optional<TimeAccuracySecondSource> second_source;  ///< the group's kind, measured by another source
   std::string unchecked;  ///< "no held-out run was measured on Ampere GA100 GPUs"; empty with a group
 };
 /// `moe_host_wait_share`: the estimate's moe_host_wait over its step (0 when not known).
