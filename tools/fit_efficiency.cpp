@@ -51,6 +51,12 @@ const Knob kMoeKnobs[] = {
     {"moe_expert_host_seconds", &EfficiencyConstants::moe_expert_host_seconds, 0, 0.0002},
 };
 
+// The cost of dropless routing, fit on the ratio of dropless to force-balanced throughput of the
+// same launches (the MoE constants fixed): the experts' load spread, from 0 (no imbalance) to 4.
+const Knob kLoadKnobs[] = {
+    {"moe_expert_load_cv", &EfficiencyConstants::moe_expert_load_cv, 0.0, 4.0},
+};
+
 // The RL constants, fit with the training constants fixed, each within its physical range: a
 // decode layer under CUDA graphs is a chain of 10-20 kernels of a few microseconds each.
 const Knob kRlKnobs[] = {
@@ -67,6 +73,7 @@ struct Row {
   std::string source;
   std::function<double(const EfficiencyConstants&)> error;  ///< predicted / measured - 1
   bool moe = false;  ///< a MoE training row: fits the MoE constants, not the dense ones
+  bool load = false;  ///< a dropless / force-balanced pair: fits moe_expert_load_cv only
   /// RL rows whose source times the phases: predicted / measured - 1 of each measured phase
   /// (generation with the weight sync, the log-prob passes, the update), fit beside the step.
   std::function<std::vector<double>(const EfficiencyConstants&)> phase_errors = nullptr;
@@ -84,6 +91,33 @@ std::vector<Row> training_rows(std::vector<CalibrationRun>& runs) {
                       return meshplan::predicted_metric(run, estimate) / run.published - 1.0;
                     },
                     run.model.moe.has_value()});
+  }
+  return rows;
+}
+
+/// Each dropless run beside its force-balanced twin: error of the predicted throughput ratio.
+std::vector<Row> load_rows(std::vector<CalibrationRun>& runs) {
+  std::vector<Row> rows;
+  const auto find = [&runs](const std::string& id) -> CalibrationRun* {
+    for (CalibrationRun& run : runs) {
+      if (run.id == id) return &run;
+    }
+    return nullptr;
+  };
+  for (CalibrationRun& run : runs) {
+    CalibrationRun* twin = run.forced_balance_twin.empty() ? nullptr : find(run.forced_balance_twin);
+    if (twin == nullptr) continue;
+    const auto throughput = [](CalibrationRun& one, const EfficiencyConstants& constants) {
+      one.options.constants = constants;
+      return meshplan::estimate_time(one.model, one.cluster, one.strategy, one.workload, one.options, nullptr)
+          .tokens_per_second_per_gpu;
+    };
+    Row row{run.id, "megatron_moe_modelzoo", [&run, twin, throughput](const EfficiencyConstants& constants) {
+              const double measured = run.published / twin->published;
+              return throughput(run, constants) / throughput(*twin, constants) / measured - 1.0;
+            }};
+    row.load = true;
+    rows.push_back(std::move(row));
   }
   return rows;
 }
@@ -192,10 +226,17 @@ using Fitter = std::function<EfficiencyConstants(const std::vector<const Row*>&)
 EfficiencyConstants fit_training(const std::vector<const Row*>& rows, const EfficiencyConstants& base) {
   std::vector<const Row*> dense;
   std::vector<const Row*> moe;
-  for (const Row* row : rows) (row->moe ? moe : dense).push_back(row);
+  std::vector<const Row*> load;
+  for (const Row* row : rows) (row->load ? load : row->moe ? moe : dense).push_back(row);
   EfficiencyConstants constants = fit(dense, base, kTrainingKnobs);
-  if (!moe.empty()) return fit(moe, constants, kMoeKnobs);
-  for (const Knob& knob : kMoeKnobs) constants.*knob.field = knob.low;
+  if (!moe.empty()) {
+    constants = fit(moe, constants, kMoeKnobs);
+  } else {
+    for (const Knob& knob : kMoeKnobs) constants.*knob.field = knob.low;
+  }
+  // Without dropless rows, no imbalance is costed: no value leaks from a fit that saw them.
+  if (!load.empty()) return fit(load, constants, kLoadKnobs);
+  for (const Knob& knob : kLoadKnobs) constants.*knob.field = knob.low;
   return constants;
 }
 
@@ -282,6 +323,7 @@ int check(const EfficiencyConstants& fitted, const EfficiencyConstants& shipped)
   };
   for (const Knob& knob : kTrainingKnobs) compare(knob);
   for (const Knob& knob : kMoeKnobs) compare(knob);
+  for (const Knob& knob : kLoadKnobs) compare(knob);
   for (const Knob& knob : kRlKnobs) compare(knob);
   std::cout << (moved == 0 ? "the fit gives the shipped constants\n"
                            : "refit: tools/fit_efficiency.sh, then cost/time/efficiency.cpp and docs/accuracy.md\n");
@@ -299,8 +341,12 @@ int main(int argc, char** argv) {
   const std::string rl_public_path = argc > 3 ? argv[3] : "tests/fixtures/rl_runs_public.json";
   const std::string rl_async_path = argc > 4 ? argv[4] : "tests/fixtures/rl_runs_async.json";
   const std::string rl_unseen_path = argc > 5 ? argv[5] : "tests/fixtures/rl_runs_unseen.json";
+  // Its dropless / force-balanced pairs fit moe_expert_load_cv; its other rows are held out
+  // (tests/cost/calibration/modelzoo_rows_test.cpp).
+  const std::string load_path = argc > 6 ? argv[6] : "tests/fixtures/published_runs_megatron_moe_modelzoo.json";
   const EfficiencyConstants start = meshplan::fitted_efficiency_constants();
   auto training_set = meshplan::read_calibration_runs(read(training_path), training_path, start);
+  auto load_set = meshplan::read_calibration_runs(read(load_path), load_path, start);
   auto rl_set = meshplan::read_rl_calibration_runs({{read(rl_path), rl_path}, {read(rl_public_path), rl_public_path}}, start);
   // Off-policy rows (generation on GPUs of its own): predicted, never fit.
   auto rl_async_set = meshplan::read_rl_calibration_runs({{read(rl_async_path), rl_async_path}}, start);
@@ -311,11 +357,13 @@ int main(int argc, char** argv) {
     std::cerr << "fit_efficiency: " << set->error().to_string() << "\n";
     return 2;
   }
-  if (!training_set) {
-    std::cerr << "fit_efficiency: " << training_set.error().to_string() << "\n";
+  for (const auto* set : {&training_set, &load_set}) {
+    if (set->ok()) continue;
+    std::cerr << "fit_efficiency: " << set->error().to_string() << "\n";
     return 2;
   }
-  const std::vector<Row> training = training_rows(training_set->runs);
+  std::vector<Row> training = training_rows(training_set->runs);
+  for (Row& row : load_rows(load_set->runs)) training.push_back(std::move(row));
   const std::vector<Row> rl = rl_rows(rl_set->runs);
   const std::vector<Row> rl_unseen = rl_rows(rl_unseen_set->runs);
   std::vector<const Row*> all_training;
@@ -340,6 +388,7 @@ int main(int argc, char** argv) {
   std::cout << "fitted constants:\n";
   for (const Knob& knob : kTrainingKnobs) std::cout << "  " << knob.name << " = " << constants.*knob.field << "\n";
   for (const Knob& knob : kMoeKnobs) std::cout << "  " << knob.name << " = " << constants.*knob.field << "\n";
+  for (const Knob& knob : kLoadKnobs) std::cout << "  " << knob.name << " = " << constants.*knob.field << "\n";
   for (const Knob& knob : kRlKnobs) std::cout << "  " << knob.name << " = " << constants.*knob.field << "\n";
 
   std::cout << "\ntraining rows (" << training_path << ")";
@@ -351,6 +400,7 @@ int main(int argc, char** argv) {
   print_errors(rl_rows(rl_async_set->runs), constants);
   std::vector<Knob> training_knobs(std::begin(kTrainingKnobs), std::end(kTrainingKnobs));
   training_knobs.insert(training_knobs.end(), std::begin(kMoeKnobs), std::end(kMoeKnobs));
+  training_knobs.insert(training_knobs.end(), std::begin(kLoadKnobs), std::end(kLoadKnobs));
   cross_validate("training", training, start, [&](const auto& rows) { return fit_training(rows, start); },
                  training_knobs, std::cout);
   std::cout << "\nColocated RL rows, not fit (" << rl_unseen_path << ")";

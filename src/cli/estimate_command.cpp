@@ -13,6 +13,7 @@
 #include "cli/cluster_input.hpp"
 #include "cli/command.hpp"
 #include "cli/estimate_flags.hpp"
+#include "cli/moe_dispatcher_flags.hpp"
 #include "cli/model_input.hpp"
 #include "core/units.hpp"
 #include "cost/memory/memory_tiers.hpp"
@@ -87,6 +88,7 @@ TimeOptions time_options(const EstimateFlags& flags, const EstimateInputs& in, c
   options.tp_comm_overlap = flags.tp_comm_overlap;
   options.overlap_grad_reduce = !flags.no_overlap_grad_reduce;
   options.overlap_param_gather = !flags.no_overlap_param_gather;
+  apply_moe_routing_flags(flags.moe_dispatcher, options);
   if (in.workload.kind == WorkloadKind::rl) options.rollout_concurrent_sequences = e.rollout.concurrent_sequences_per_replica;
   return options;
 }

@@ -40,6 +40,7 @@ struct SearchSetup {
   const PlanLaunch* from = nullptr;  ///< --from: its layout's values join the search space
   bool train_mtp = false;            ///< --mtp: every candidate trains the model's MTP layers
   Strategy graphs;  ///< --cuda-graph-impl / --cuda-graph-modules, the MoE dispatcher flags, the --from launch's Megatron CPU optimizer (their fields only)
+  TimeOptions time_options;  ///< --moe-dropless-imbalance
 };
 
 struct SearchRun {
@@ -61,7 +62,7 @@ Result<SearchRun> run_search(const SearchSetup& setup, const Cluster& cluster) {
   space->optimizer_on_cpu = setup.graphs.offload.optimizer_on_cpu;
   space->optimizer_on_cpu_fraction = setup.graphs.offload.optimizer_fraction;
   if (setup.from) include_in_space(*space, setup.from->strategy, setup.from->workload, setup.model.num_layers);
-  SearchRun run{{}, real_cost_model(setup.model, cluster, MemoryOptions{}, TimeOptions{}), std::move(*space),
+  SearchRun run{{}, real_cost_model(setup.model, cluster, MemoryOptions{}, setup.time_options), std::move(*space),
                 validate_rule_check(setup.model, cluster)};
   run.result = search_plans(setup.model, run.space, setup.workload, run.cost, run.check, setup.search_options);
   return run;
@@ -163,7 +164,7 @@ void run_plan(const PlanOptions& options, CommandContext& context) {
   const auto start = Clock::now();
   SearchSetup setup{*model, *workload, {options.allow_cross_node_tp, *objective == Objective::gpus, *fixes},
                     {*objective, options.headroom, options.top, progress_printer(context, start)}, std::nullopt,
-                    *from ? &**from : nullptr, options.mtp, {}};
+                    *from ? &**from : nullptr, options.mtp, {}, {}};
   if (Status graphs = apply_cuda_graph_flags(options.cuda_graphs, setup.graphs); !graphs) return context.fail(graphs.error());
   // The dispatcher of the --from launch, unless the flags say otherwise.
   if (setup.from != nullptr) {
@@ -172,6 +173,7 @@ void run_plan(const PlanOptions& options, CommandContext& context) {
     setup.graphs.offload = setup.from->strategy.offload;  // its Megatron CPU optimizer, kept
   }
   apply_moe_dispatcher_flags(options.moe_dispatcher, setup.graphs);
+  apply_moe_routing_flags(options.moe_dispatcher, setup.time_options);
   if (setup.graphs.cuda_graph_impl != CudaGraphImpl::none && workload->kind == WorkloadKind::rl) {
     return context.fail(Error{"", 0, "--cuda-graph-impl",
                               "is for Megatron-LM pretraining and SFT: verl's Megatron workers build no CUDA graphs "
@@ -200,7 +202,7 @@ void run_plan(const PlanOptions& options, CommandContext& context) {
       Workload placed = *workload;
       apply_rollout_placement(flags, placed.rl);
       const SearchSetup each{quiet.model,  placed,     quiet.space_options, quiet.search_options,
-                             quiet.dtype, quiet.from, quiet.train_mtp, quiet.graphs};
+                             quiet.dtype, quiet.from, quiet.train_mtp, quiet.graphs, quiet.time_options};
       const Result<SearchRun> run = run_search(each, *side);
       if (!run) return context.fail(run.error());
       PlanView::Placement row{engine_gpus, side->total_gpus(), std::nullopt};

@@ -165,5 +165,31 @@ TEST_CASE("estimate quotes the runs of the model's own family where its group ha
   CHECK(json["time"]["accuracy"]["second_source"]["max_abs_error"].get<double>() == test::approx(0.452));
 }
 
+TEST_CASE("estimate --moe-dropless-imbalance: each MoE layer waits for its most loaded EP rank") {
+  // Qwen3-30B-A3B on 8 H100, EP 8 (16 experts a rank): 1 + 1.47 x sqrt(2 ln 8 / 16) = 1.75 times
+  // the mean routed tokens on the slowest rank (docs/accuracy-held-out-training.md, "A second
+  // source"). The routed experts' time and the all-to-alls grow by that factor, nothing else.
+  const std::vector<std::string> base = {"estimate", "--model", "qwen3-30b-a3b", "--cluster", "1x8xH100",
+                                         "--workload", "pretrain", "--ep", "8", "--micro-batch", "2",
+                                         "--global-batch", "256", "--seq-len", "4096", "--json", "--explain"};
+  const auto term = [](const nlohmann::json& json, const std::string& name) {
+    for (const auto& t : json["explain"]) {
+      if (t["name"] == name) return t["value"].get<double>();
+    }
+    return -1.0;
+  };
+  const auto balanced = nlohmann::json::parse(test::run(base).out);
+  const auto dropless = nlohmann::json::parse(test::run(with(base, {"--moe-dropless-imbalance"})).out);
+  CHECK(term(dropless, "time/compute/routed_experts") ==
+        test::approx(1.748 * term(balanced, "time/compute/routed_experts")).epsilon(0.001));
+  CHECK(term(dropless, "time/ep_comm") == test::approx(1.748 * term(balanced, "time/ep_comm")).epsilon(0.001));
+  CHECK(term(dropless, "time/compute/dense_gemm") == test::approx(term(balanced, "time/compute/dense_gemm")));
+  CHECK(dropless["time"]["step_seconds"].get<double>() > balanced["time"]["step_seconds"].get<double>());
+  // plan takes the flag too: every candidate is costed with it.
+  const auto plan = test::run({"plan", "--model", "qwen3-30b-a3b", "--cluster", "1x8xH100", "--workload", "pretrain",
+                               "--global-batch", "256", "--top", "1", "--moe-dropless-imbalance"});
+  CHECK_MESSAGE(plan.exit_code == 0, plan.err);
+}
+
 }  // namespace
 }  // namespace meshplan

@@ -3,6 +3,7 @@
 #include <nlohmann/json.hpp>
 
 #include "cost/calibration/calibration_cluster.hpp"
+#include "cost/calibration/megatron_settings.hpp"
 #include "model/config_reader.hpp"
 #include "model/model_presets.hpp"
 #include "model/param_count.hpp"
@@ -165,6 +166,15 @@ Result<CalibrationRun> build_run(const json& row, const EfficiencyConstants& con
   // ZeRO-3 / "FSDP" rows ran Megatron's model code (DeepSpeed ZeRO-3 around Megatron layers in
   // Narayanan 2021; Megatron-FSDP in NeMo), not Hugging Face modeling.
   run.options.hf_modeling = false;
+  // The tables' MoE rows are force-balanced benchmarks; a row measured dropless says so.
+  run.options.moe_dropless_imbalance = !row.value("moe_router_force_load_balancing", true);
+  run.forced_balance_twin = json_string(row, "forced_balance_twin");
+  // A row that carries its launch's Megatron-core settings (Megatron-MoE-ModelZoo's rows) runs
+  // with them; Megatron-Bridge's rows take their recipes' from nemo_recipe_settings.json, in the tests.
+  if (row.contains("settings") && row["settings"].is_object()) {
+    const Status applied = apply_megatron_settings(row["settings"], run.strategy);
+    if (!applied.ok()) return Error{"", 0, run.id, "settings: " + applied.error().to_string()};
+  }
 
   const json& measured = row.contains("measured") ? row["measured"] : json::object();
   run.metric = source->metric;

@@ -28,6 +28,10 @@ struct CalibrationRun {
   TimeOptions options;  ///< the software of the row's source (fused attention, overlaps)
   PublishedMetric metric = PublishedMetric::model_tflops_per_gpu;
   double published = 0;
+  /// A dropless run measured beside a force-balanced one of the same launch: that run's id. The
+  /// pair measures what routing imbalance costs (EfficiencyConstants::moe_expert_load_cv is
+  /// fit on such pairs); empty for every other row.
+  std::string forced_balance_twin;
 };
 
 using CalibrationSet = CalibrationRows<CalibrationRun>;

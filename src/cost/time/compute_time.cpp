@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <cmath>
 
 #include "cost/memory/vision_activations.hpp"
 #include "model/flops.hpp"
@@ -100,6 +101,15 @@ double compute_peak_flops(const GpuSpec& gpu, Dtype dtype) {
   return peak > 0 ? peak : gpu.peak_flops(Dtype::fp16);
 }
 
+double moe_load_factor(const ModelSpec& model, const Strategy& strategy, const TimeOptions& options) {
+  if (!model.moe || strategy.ep <= 1 || !options.moe_dropless_imbalance) return 1.0;
+  // A rank's share sums its E/EP experts' shares: its spread is the experts' / sqrt(E/EP); the
+  // largest of EP such shares lies about sqrt(2 ln EP) spreads above the mean.
+  const double ep = static_cast<double>(strategy.ep);
+  const double local_experts = std::max(1.0, static_cast<double>(model.moe->num_experts) / ep);
+  return 1.0 + options.constants.moe_expert_load_cv * std::sqrt(2.0 * std::log(ep) / local_experts);
+}
+
 double trained_flops_per_token(const ModelSpec& model, const Strategy& strategy, std::int64_t seq_len) {
   const ForwardFlops forward = forward_flops_per_token(model, seq_len);
   const double full = train_flops_per_token(model, seq_len);
@@ -148,6 +158,9 @@ StageCompute stage_compute(const ModelSpec& model, const NodeGroup& node, const 
   // Routed experts: each local expert sees tokens·k·EP/E rows (balanced routing). Megatron-core's
   // TEGroupedMLP runs them as Transformer Engine GroupedLinear, one GEMM per local expert, so
   // each GEMM is as small as its rows: the dense curve, then the grouped-GEMM row penalty.
+  // With a trained router's imbalance the most loaded EP rank computes `load` times the mean rows,
+  // and the combine all-to-all waits for it (parallel_comm.cpp).
+  const double load = moe_load_factor(model, strategy, options);
   double expert_s = 0;
   double expert_rows = 0;
   double expert_eff = 0;
@@ -157,7 +170,7 @@ StageCompute stage_compute(const ModelSpec& model, const NodeGroup& node, const 
     const double width = static_cast<double>(moe.expert_intermediate_size) / strategy.etp;
     expert_eff = gemm_efficiency(node, strategy.compute_dtype, width, expert_rows, constants) /
                  (1.0 + constants.expert_gemm_half_rows / std::max(expert_rows, 1.0));
-    expert_s = routed * tokens * layer_share / t / (gemm_peak * expert_eff);
+    expert_s = load * routed * tokens * layer_share / t / (gemm_peak * expert_eff);
   }
   // Attention scores: causal fused kernels do half of the s×s work Megatron counts.
   const double causal = options.flash_attention ? 0.5 : 1.0;
@@ -194,7 +207,7 @@ StageCompute stage_compute(const ModelSpec& model, const NodeGroup& node, const 
     const bool sorts_chunks = strategy.moe_dispatcher == MoeDispatcher::alltoall && experts / strategy.ep > 1.0;
     const double moe_bytes = (2.0 * k + 2.0 + (sorts_chunks ? 4.0 * k : 0.0)) * h * kActivationBytes +
                              kRouterBytesPerLogit * experts;
-    moe_memory_s = moe_bytes * tokens * moe_layers / elementwise_split / gpu.memory_bandwidth_Bps;
+    moe_memory_s = load * moe_bytes * tokens * moe_layers / elementwise_split / gpu.memory_bandwidth_Bps;
     elementwise_s += moe_memory_s;
   }
   // fp8 GEMMs (strategy.compute_dtype) read casts of their inputs: memory-bound, per element, so
@@ -286,10 +299,14 @@ StageCompute stage_compute(const ModelSpec& model, const NodeGroup& node, const 
                       "model/flops.hpp; cost/time/efficiency.cpp"});
     if (expert_s > 0) {
       trace->push_back({"time/compute/routed_experts", expert_s, "seconds",
-                        "routed_flops_per_token * tokens * L_stage/L / t / (peak * eff(ffn_e/etp, rows) / (1 + r0/rows))",
-                        fmt::format("rows/expert={:.0f}, r0={}, eff={:.3f}", expert_rows,
-                                    constants.expert_gemm_half_rows, expert_eff),
-                        "model/flops.hpp (top-k experts); Megatron-core TEGroupedMLP"});
+                        "load * routed_flops_per_token * tokens * L_stage/L / t / (peak * eff(ffn_e/etp, rows) / (1 + r0/rows))",
+                        fmt::format("rows/expert={:.0f}, r0={}, eff={:.3f}, load={:.3g} ({})", expert_rows,
+                                    constants.expert_gemm_half_rows, expert_eff, load,
+                                    !options.moe_dropless_imbalance ? "balanced routing"
+                                    : strategy.ep > 1               ? "dropless imbalance: the most loaded EP rank"
+                                                                    : "EP 1: every expert on this GPU"),
+                        "model/flops.hpp (top-k experts); Megatron-core TEGroupedMLP; "
+                        "docs/accuracy-held-out-training.md (dropless vs force-balanced runs)"});
     }
     if (moe_layers > 0) {
       trace->push_back({"time/compute/moe_host_wait", host_wait_s, "seconds",

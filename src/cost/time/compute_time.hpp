@@ -48,6 +48,11 @@ double optimizer_step_seconds(double params_per_rank, const NodeGroup& node, con
 /// as in Narayanan et al. 2021 Eq. 3).
 /// Model FLOPs of one trained token: 3 x forward, less the frozen weights' weight gradients with
 /// LoRA (what the MFU counts).
+/// The routed tokens of the most loaded EP rank over the mean, which every MoE layer waits for:
+/// with TimeOptions::moe_dropless_imbalance 1 + moe_expert_load_cv x sqrt(2 ln EP / (E/EP));
+/// 1 for balanced routing, at EP 1 or for a dense model.
+double moe_load_factor(const ModelSpec& model, const Strategy& strategy, const TimeOptions& options);
+
 double trained_flops_per_token(const ModelSpec& model, const Strategy& strategy, std::int64_t seq_len);
 double hardware_flops_per_token(const ModelSpec& model, const Strategy& strategy, std::int64_t seq_len);
 

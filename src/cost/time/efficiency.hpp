@@ -46,6 +46,14 @@ struct EfficiencyConstants {
   /// and one quantizer per expert and launches one cuBLAS GEMM per expert
   /// (pytorch/module/grouped_linear.py, general_grouped_gemm), plus per-expert casts under FP8.
   double moe_expert_host_seconds = 0.0;
+  /// Dropless routing with a trained softmax router (TimeOptions::moe_dropless_imbalance): the
+  /// spread of the experts' shares of a micro-batch's routed tokens, as a coefficient of variation. A rank
+  /// holds E/EP experts, so its share varies by this / sqrt(E/EP), and the most loaded of EP ranks
+  /// gets about 1 + that x sqrt(2 ln EP) times the mean (the expected maximum of EP normal draws):
+  /// every MoE layer waits for it (compute_time.hpp moe_load_factor). Fit on the ratio of dropless
+  /// to force-balanced throughput of the same runs (Megatron-MoE-ModelZoo's long-context table,
+  /// tools/fit_efficiency.cpp).
+  double moe_expert_load_cv = 0.0;
   /// RL rollout: host time of one engine step that the GPU waits for (vLLM V1 EngineCore /
   /// SGLang Scheduler loop: scheduling, sampling, detokenizing, the Python around the model call).
   double engine_step_seconds = 0.0;

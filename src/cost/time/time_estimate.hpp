@@ -20,6 +20,11 @@ struct TimeOptions {
   /// The FSDP backend runs Hugging Face modeling code (verl's FSDP workers, fsdp_sft_trainer);
   /// false: Megatron's own model code under ZeRO-3 (Narayanan et al. 2021 Table 2).
   bool hf_modeling = true;
+  /// MoE routing as a trained softmax router with an auxiliary loss spreads a micro-batch's tokens
+  /// (Qwen3's, measured dropless): the most loaded EP rank sets each MoE layer's pace
+  /// (compute_time.hpp moe_load_factor). false: every EP rank gets the mean, as force-balanced
+  /// benchmarks (Megatron --moe-router-force-load-balancing) run and as the time model was fit.
+  bool moe_dropless_imbalance = false;
   /// RL rollout: sequences one inference replica can decode at once, as the memory model's KV
   /// budget allows (0: not limited by memory, only by the batch).
   std::int64_t rollout_concurrent_sequences = 0;

@@ -188,6 +188,50 @@ TEST_CASE("MoE layers: grouped expert GEMMs pay for small row counts, a host-bou
   CHECK(stage_compute(model, node, strategy, 4096, 1, options, nullptr).layers_forward_s < 48 * 0.1);
 }
 
+TEST_CASE("MoE layers under a trained router's imbalance wait for the most loaded EP rank's experts") {
+  // Qwen3-30B-A3B, EP 8, 4096 tokens, as above. With --moe-dropless-imbalance a rank's share of the
+  // routed tokens sums its 128 / 8 = 16 experts' shares, whose spread (cv 1.47, fit on
+  // Megatron-MoE-ModelZoo's dropless runs) shrinks by sqrt(16); the largest of 8 ranks lies
+  // sqrt(2 ln 8) = 2.04 spreads above the mean: 1 + 1.47 x 2.04 / 4 = 1.75 times the mean rows, and
+  // its permutation moves as many more. The dense GEMMs and attention, the same tokens on every
+  // rank, do not change. With EP 1 every expert is on the GPU: no rank to wait for; with 64 ranks of
+  // 2 experts, 1 + 1.47 x sqrt(2 ln 64 / 2) = 3.99.
+  const ModelSpec model = test::qwen3_30b_a3b();
+  const NodeGroup node = test::a100_node();
+  Strategy strategy;
+  strategy.ep = 8;
+  TimeOptions balanced = test::simple_options();
+  balanced.constants.elementwise_passes = 34;  // so that the permutation's traffic is in the trace
+  TimeOptions dropless = balanced;
+  dropless.moe_dropless_imbalance = true;
+  const auto term = [&](const TimeOptions& o, const Strategy& s, const char* name) {
+    Trace trace;
+    stage_compute(model, node, s, 4096, 1, o, &trace);
+    for (const TraceTerm& t : trace) {
+      if (t.name == name) return t.value;
+    }
+    return -1.0;
+  };
+  const double load = moe_load_factor(model, strategy, dropless);
+  CHECK(load == test::approx(1.748).epsilon(0.001));
+  CHECK(moe_load_factor(model, strategy, balanced) == 1.0);
+  CHECK(term(dropless, strategy, "time/compute/routed_experts") ==
+        test::approx(load * term(balanced, strategy, "time/compute/routed_experts")));
+  CHECK(term(dropless, strategy, "time/compute/dense_gemm") == test::approx(term(balanced, strategy, "time/compute/dense_gemm")));
+  CHECK(term(dropless, strategy, "time/compute/attention_scores") ==
+        test::approx(term(balanced, strategy, "time/compute/attention_scores")));
+  CHECK(term(dropless, strategy, "time/compute/elementwise") > term(balanced, strategy, "time/compute/elementwise"));
+  Strategy one_gpu = strategy;
+  one_gpu.ep = 1;
+  CHECK(moe_load_factor(model, one_gpu, dropless) == 1.0);
+  CHECK(term(dropless, one_gpu, "time/compute/routed_experts") ==
+        test::approx(term(balanced, one_gpu, "time/compute/routed_experts")));
+  Strategy wide = strategy;
+  wide.ep = 64;
+  CHECK(moe_load_factor(model, wide, dropless) == test::approx(3.99).epsilon(0.002));
+  CHECK(moe_load_factor(test::tiny_gpt(), strategy, dropless) == 1.0);  // dense: no experts
+}
+
 TEST_CASE("fp8 GEMMs read casts of their inputs: 4 bytes per element cast apart, thin GEMMs pay most") {
   // Transformer Engine casts an fp8 GEMM's 16-bit input (read 2 B) into a row-wise and a
   // column-wise fp8 copy (write 1 B + 1 B); where a TE norm precedes the GEMM in one module (QKV,

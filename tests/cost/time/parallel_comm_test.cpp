@@ -1,5 +1,7 @@
 #include <doctest/doctest.h>
 
+#include <cmath>
+
 #include <algorithm>
 
 #include "approx.hpp"
@@ -156,6 +158,17 @@ TEST_CASE("EP all-to-all: dispatch and combine per MoE layer per pass, hidden be
         test::approx(3 * 2 * 48 * a2a));
   strategy.recompute_modules = kRecomputeLayernorm | kRecomputeMoeAct;
   CHECK(micro_batch_comm(model, node, strategy, 4096, 1, compute, options, nullptr).ep_s == test::approx(plain.ep_s));
+
+  // A trained router's imbalance (--moe-dropless-imbalance): the most loaded of the 8 EP ranks
+  // (16 experts each) receives 1 + cv x sqrt(2 ln 8 / 16) times the mean rows, and every
+  // all-to-all waits for its rows: forward and backward both take that much longer.
+  strategy.recompute = Recompute::none;
+  options.moe_dropless_imbalance = true;
+  const double load = 1.0 + options.constants.moe_expert_load_cv * std::sqrt(2.0 * std::log(8.0) / 16.0);
+  CHECK(load == test::approx(1.748).epsilon(0.001));
+  const MicroBatchComm dropless = micro_batch_comm(model, node, strategy, 4096, 1, compute, options, nullptr);
+  CHECK(dropless.ep_forward_s == test::approx(load * 2 * 48 * a2a));
+  CHECK(dropless.ep_s == test::approx(load * 2 * 2 * 48 * a2a));
 }
 
 }  // namespace

@@ -1,0 +1,120 @@
+#include "cost/calibration/megatron_settings.hpp"
+
+#include <string>
+#include <vector>
+
+#include "strategy/pipeline_layout.hpp"
+
+namespace meshplan {
+
+Status apply_megatron_recompute(const nlohmann::json& settings, Strategy& strategy) {
+  const nlohmann::json& granularity = settings.value("recompute_granularity", nlohmann::json());
+  if (granularity == "full") {
+    strategy.recompute = Recompute::full;
+    strategy.recompute_method =
+        settings.value("recompute_method", nlohmann::json()) == "block" ? RecomputeMethod::block : RecomputeMethod::uniform;
+    const nlohmann::json& layers = settings.value("recompute_num_layers", nlohmann::json());
+    strategy.recompute_num_layers = layers.is_number() ? layers.get<int>() : 1;
+  } else if (granularity == "selective") {
+    strategy.recompute = Recompute::selective;
+    const nlohmann::json& modules = settings.value("recompute_modules", nlohmann::json());
+    if (!modules.is_array()) return Ok{};
+    strategy.recompute_modules = 0;
+    for (const auto& name : modules) {
+      const auto module = name.is_string() ? recompute_module_of(name.get<std::string>()) : std::nullopt;
+      if (!module) return Error{"", 0, "recompute_modules", "unknown module " + name.dump()};
+      strategy.recompute_modules |= *module;
+    }
+  }
+  return Ok{};
+}
+
+void apply_megatron_optimizer(const nlohmann::json& settings, Strategy& strategy) {
+  if (settings.value("use_precision_aware_optimizer", nlohmann::json()) != true) return;
+  const auto bytes = [&](const char* key) { return settings.value(key, nlohmann::json()) == "torch.bfloat16" ? 2.0 : 4.0; };
+  strategy.adam_moment_bytes = bytes("exp_avg_dtype") + bytes("exp_avg_sq_dtype");
+}
+
+void apply_megatron_sharding_and_offload(const nlohmann::json& settings, Strategy& strategy) {
+  if (settings.value("use_megatron_fsdp", nlohmann::json()) == true) {
+    strategy.zero = settings.value("data_parallel_sharding_strategy", nlohmann::json()) == "optim_grads" ? ZeroStage::zero2
+                                                                                                        : ZeroStage::zero3;
+    strategy.distributed_optimizer = true;
+  }
+  const nlohmann::json& layers = settings.value("cpu_offloading_num_layers", nlohmann::json());
+  if (settings.value("cpu_offloading", nlohmann::json()) == true && layers.is_number()) {
+    strategy.activation_offload_layers = layers.get<int>();
+  }
+}
+
+Status apply_megatron_pipeline_layout(const nlohmann::json& settings, Strategy& strategy) {
+  const nlohmann::json& layout = settings.value("pipeline_model_parallel_layout", nlohmann::json());
+  if (layout.is_string()) {
+    strategy.pipeline_layout = layout.get<std::string>();
+  } else if (layout.is_array()) {
+    strategy.pipeline_layout = pipeline_layout_from_names(layout.get<std::vector<std::vector<std::string>>>());
+  } else {
+    return Ok{};
+  }
+  const auto parsed = parse_pipeline_layout(strategy.pipeline_layout);
+  if (!parsed.ok()) return Error{"", 0, "pipeline_model_parallel_layout", parsed.error().message};
+  strategy.vpp = layout_vpp(*parsed, strategy.pp);
+  strategy.first_stage_layers = 0;
+  strategy.last_stage_layers = 0;
+  return Ok{};
+}
+
+void apply_megatron_a2a_overlap(const nlohmann::json& settings, Strategy& strategy) {
+  strategy.moe_a2a_overlap = settings.value("overlap_moe_expert_parallel_comm", nlohmann::json()) == true ||
+                             settings.value("moe_a2a_overlap", nlohmann::json()) == true;
+}
+
+void apply_megatron_dispatcher(const nlohmann::json& settings, Strategy& strategy) {
+  strategy.moe_dispatcher = settings.value("moe_token_dispatcher_type", nlohmann::json()) == "flex" ? MoeDispatcher::flex
+                                                                                                  : MoeDispatcher::alltoall;
+  strategy.moe_dispatcher_sms = 0;
+  for (const char* key : {"moe_flex_dispatcher_num_sms", "moe_hybridep_num_sms", "moe_deepep_num_sms"}) {
+    if (settings.contains(key) && settings[key].is_number_integer()) {
+      strategy.moe_dispatcher_sms = settings[key].get<int>();
+      break;
+    }
+  }
+}
+
+Status apply_megatron_cuda_graphs(const nlohmann::json& settings, Strategy& strategy) {
+  const nlohmann::json& impl = settings.value("cuda_graph_impl", nlohmann::json());
+  strategy.cuda_graph_impl = impl.is_string() ? cuda_graph_impl_of(impl.get<std::string>()).value_or(CudaGraphImpl::none)
+                                              : CudaGraphImpl::none;
+  if (settings.value("enable_cuda_graph", nlohmann::json()) == true) strategy.cuda_graph_impl = CudaGraphImpl::local;
+  if (settings.value("external_cuda_graph", nlohmann::json()) == true) {
+    strategy.cuda_graph_impl = CudaGraphImpl::transformer_engine;
+  }
+  strategy.cuda_graph_modules = 0;
+  const nlohmann::json& scope = settings.value("cuda_graph_scope", nlohmann::json());
+  if (!scope.is_array()) return Ok{};
+  for (const auto& name : scope) {
+    if (name == "full_iteration") {
+      strategy.cuda_graph_impl = CudaGraphImpl::full_iteration;
+      continue;
+    }
+    const auto module = name.is_string() ? cuda_graph_module_of(name.get<std::string>()) : std::nullopt;
+    if (!module) return Error{"", 0, "cuda_graph_scope", "unknown module " + name.dump()};
+    strategy.cuda_graph_modules |= *module;
+  }
+  if (strategy.cuda_graph_impl == CudaGraphImpl::full_iteration) strategy.cuda_graph_modules = 0;
+  return Ok{};
+}
+
+Status apply_megatron_settings(const nlohmann::json& settings, Strategy& strategy) {
+  if (auto status = apply_megatron_recompute(settings, strategy); !status.ok()) return status;
+  apply_megatron_sharding_and_offload(settings, strategy);
+  if (auto status = apply_megatron_pipeline_layout(settings, strategy); !status.ok()) return status;
+  apply_megatron_a2a_overlap(settings, strategy);
+  apply_megatron_dispatcher(settings, strategy);
+  if (auto status = apply_megatron_cuda_graphs(settings, strategy); !status.ok()) return status;
+  const nlohmann::json& etp = settings.value("expert_tensor_parallel_size", nlohmann::json());
+  if (etp.is_number_integer()) strategy.etp = etp.get<int>();
+  return Ok{};
+}
+
+}  // namespace meshplan
