@@ -1,0 +1,82 @@
+// A measured run's Megatron-core settings onto the Strategy its table gives
+// (cost/calibration/megatron_settings.hpp): each field as Megatron-core reads it, and a clear error
+// for a name Megatron-core does not know.
+#include <doctest/doctest.h>
+
+#include <nlohmann/json.hpp>
+
+#include "cost/calibration/megatron_settings.hpp"
+
+namespace meshplan {
+namespace {
+
+TEST_CASE("Megatron settings: a Megatron-LM launch's fields onto the table's strategy") {
+  // Megatron-MoE-ModelZoo's H100 Qwen3-235B-A22B row (sbatch_benchmarking.sh + the model yaml):
+  // ETP 1 under TP 2, DeepEP with 24 SMs, the layout of 94 layers + embedding + loss over 8 x 4
+  // stages, selective recomputation of layernorm and moe_act, partial CUDA graphs, the EP overlap.
+  const nlohmann::json settings = {
+      {"expert_tensor_parallel_size", 1},
+      {"recompute_granularity", "selective"},
+      {"recompute_modules", {"layernorm", "moe_act"}},
+      {"pipeline_model_parallel_layout", "Et*2|(t*3|)*30t*2L"},
+      {"overlap_moe_expert_parallel_comm", true},
+      {"moe_token_dispatcher_type", "flex"},
+      {"moe_deepep_num_sms", 24},
+      {"cuda_graph_impl", "transformer_engine"},
+      {"cuda_graph_scope", {"moe_router", "moe_preprocess"}},
+  };
+  Strategy strategy;
+  strategy.tp = 2;
+  strategy.etp = 2;  // what the table leaves unsaid: Megatron-core's default follows TP
+  strategy.pp = 8;
+  REQUIRE(apply_megatron_settings(settings, strategy).ok());
+  CHECK(strategy.etp == 1);
+  CHECK(strategy.recompute == Recompute::selective);
+  CHECK(strategy.recompute_modules == (kRecomputeLayernorm | kRecomputeMoeAct));
+  CHECK(strategy.vpp == 4);  // 32 stages over PP 8
+  CHECK(strategy.pipeline_layout == "Et*2|(t*3|)*30t*2L");
+  CHECK(strategy.moe_a2a_overlap);
+  CHECK(strategy.moe_dispatcher == MoeDispatcher::flex);
+  CHECK(strategy.moe_dispatcher_sms == 24);
+  CHECK(strategy.cuda_graph_impl == CudaGraphImpl::transformer_engine);
+  CHECK(strategy.cuda_graph_modules == (kGraphMoeRouter | kGraphMoePreprocess));
+
+  // Full recomputation without a method or count: Megatron-core's uniform, one layer a chunk;
+  // Megatron-FSDP's optim_grads_params shards parameters too (ZeRO-3); experts split over ETP 2.
+  Strategy full;
+  REQUIRE(apply_megatron_settings({{"recompute_granularity", "full"},
+                                   {"expert_tensor_parallel_size", 2},
+                                   {"use_megatron_fsdp", true},
+                                   {"data_parallel_sharding_strategy", "optim_grads_params"}},
+                                  full)
+              .ok());
+  CHECK(full.recompute == Recompute::full);
+  CHECK(full.recompute_method == RecomputeMethod::uniform);
+  CHECK(full.recompute_num_layers == 1);
+  CHECK(full.zero == ZeroStage::zero3);
+  CHECK(full.distributed_optimizer);
+  CHECK(full.etp == 2);
+  // A deprecated scope "full_iteration" is the whole-iteration graph, with no modules.
+  Strategy graphed;
+  REQUIRE(apply_megatron_settings({{"cuda_graph_scope", {"full_iteration"}}}, graphed).ok());
+  CHECK(graphed.cuda_graph_impl == CudaGraphImpl::full_iteration);
+  CHECK(graphed.cuda_graph_modules == 0);
+}
+
+TEST_CASE("Megatron settings: a module name Megatron-core does not know is an error naming it") {
+  Strategy strategy;
+  const Status recompute = apply_megatron_settings(
+      {{"recompute_granularity", "selective"}, {"recompute_modules", {"core_attn", "attention"}}}, strategy);
+  REQUIRE_FALSE(recompute.ok());
+  CHECK(recompute.error().key == "recompute_modules");
+  CHECK(recompute.error().message == "unknown module \"attention\"");
+  const Status graphs = apply_megatron_settings({{"cuda_graph_scope", {"router"}}}, strategy);
+  REQUIRE_FALSE(graphs.ok());
+  CHECK(graphs.error().key == "cuda_graph_scope");
+  const Status layout = apply_megatron_settings({{"pipeline_model_parallel_layout", "Et|(t|x"}}, strategy);
+  REQUIRE_FALSE(layout.ok());
+  CHECK(layout.error().key == "pipeline_model_parallel_layout");
+}
+
+}  // namespace
+}  // namespace meshplan
