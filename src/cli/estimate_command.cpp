@@ -150,8 +150,8 @@ nlohmann::json estimate_json(const ModelSpec& model, const Cluster& cluster, con
 }
 
 void print_text(const ModelSpec& model, const Cluster& cluster, const EstimateInputs& in,
-                const MemoryTiers& tiers, const TimeEstimate& time, const Trace* trace, const Trace* time_trace,
-                std::ostream& out) {
+                const MemoryTiers& tiers, const TimeEstimate& time, const TimeOptions& options, const Trace* trace,
+                const Trace* time_trace, std::ostream& out) {
   const MemoryEstimate& e = tiers.expected;
   out << fmt::format("Model {} ({:.2f}B parameters) on {} GPUs ({}, {:.2f} GiB usable each), workload {}\n",
                      model.name, double(model.total_params) / 1e9, cluster.total_gpus(),
@@ -168,6 +168,7 @@ void print_text(const ModelSpec& model, const Cluster& cluster, const EstimateIn
   out << "Verdict: " << memory_verdict(e) << "\n";
   if (in.workload.kind == WorkloadKind::rl) out << render_length_tier(tiers) << "\n";
   out << "\n" << render_time_text(time);
+  out << render_moe_routing(model, in.strategy, options);
   out << render_time_accuracy(
       time_accuracy_for(model, cluster.groups.front().gpu, in.strategy, in.workload, time.moe_host_wait_share()));
   if (trace != nullptr) out << "\n" << render_memory_trace(*trace);
@@ -223,8 +224,8 @@ void run_estimate(const CLI::App& command, const EstimateFlags& flags, CommandCo
   Trace* time_explain = flags.explain ? &time_trace : nullptr;
   const MemoryEstimate e =
       estimate_memory(*model, *trainer, inputs->strategy, inputs->workload, inputs->options, explain);
-  const TimeEstimate time = estimate_time(*model, *trainer, inputs->strategy, inputs->workload,
-                                          time_options(flags, *inputs, e), time_explain);
+  const TimeOptions options = time_options(flags, *inputs, e);
+  const TimeEstimate time = estimate_time(*model, *trainer, inputs->strategy, inputs->workload, options, time_explain);
   const MemoryTiers tiers =
       memory_tiers(*model, *trainer, inputs->strategy, inputs->workload, inputs->options, e.capacity_bytes);
   if (flags.json) {
@@ -237,6 +238,7 @@ void run_estimate(const CLI::App& command, const EstimateFlags& flags, CommandCo
                                       {"tipping_mean_response_len", tiers.tipping_mean_response_len}};
     }
     j["time"] = time_to_json(time);
+    j["time"]["moe_routing"] = moe_routing_json(*model, inputs->strategy, options);
     j["time"]["accuracy"] = time_accuracy_json(
         time_accuracy_for(*model, trainer->groups.front().gpu, inputs->strategy, inputs->workload,
                           time.moe_host_wait_share()));
@@ -250,7 +252,7 @@ void run_estimate(const CLI::App& command, const EstimateFlags& flags, CommandCo
     }
     context.out << j.dump(2) << "\n";
   } else {
-    print_text(*model, *trainer, *inputs, tiers, time, explain, time_explain, context.out);
+    print_text(*model, *trainer, *inputs, tiers, time, options, explain, time_explain, context.out);
     if (!flags.measured.empty()) {
       context.out << "\n" << render_measured_comparison(time, *measured, bytes_to_gib(e.peak_bytes));
     }

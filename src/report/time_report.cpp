@@ -6,6 +6,7 @@
 #include <optional>
 #include <nlohmann/json.hpp>
 
+#include "cost/time/compute_time.hpp"
 #include "report/table.hpp"
 
 namespace meshplan {
@@ -157,6 +158,38 @@ nlohmann::json time_accuracy_json(const TimeAccuracyMatch& accuracy) {
                                      accuracy.host_bound ? accuracy.host_bound->min_share : 0.0)},
           {"second_source", subset_json(accuracy.second_source, "evidence",
                                         accuracy.second_source ? accuracy.second_source->evidence : std::string_view())}};
+}
+
+namespace {
+
+/// The most loaded EP rank's factor under a trained router's dropless routing.
+double dropless_factor(const ModelSpec& model, const Strategy& strategy, TimeOptions options) {
+  options.moe_dropless_imbalance = true;
+  return moe_load_factor(model, strategy, options);
+}
+
+}  // namespace
+
+std::string render_moe_routing(const ModelSpec& model, const Strategy& strategy, const TimeOptions& options) {
+  if (!model.moe || strategy.ep <= 1) return "";
+  const double factor = dropless_factor(model, strategy, options);
+  if (options.moe_dropless_imbalance) {
+    return fmt::format(
+        "MoE routing: dropless with a trained router's imbalance: each MoE layer waits for its most loaded EP rank, "
+        "{:.2f}x the mean routed tokens (EP {}, {} experts a rank; docs/accuracy-held-out-training.md)\n",
+        factor, strategy.ep, model.moe->num_experts / strategy.ep);
+  }
+  return fmt::format(
+      "MoE routing: every EP rank given the mean routed tokens, as force-balanced benchmarks run; dropless with a "
+      "trained router the most loaded rank carries about {:.2f}x (EP {}, {} experts a rank), which "
+      "--moe-dropless-imbalance costs\n",
+      factor, strategy.ep, model.moe->num_experts / strategy.ep);
+}
+
+nlohmann::json moe_routing_json(const ModelSpec& model, const Strategy& strategy, const TimeOptions& options) {
+  if (!model.moe || strategy.ep <= 1) return nullptr;
+  return {{"dropless_imbalance", options.moe_dropless_imbalance},
+          {"most_loaded_rank_factor", dropless_factor(model, strategy, options)}};
 }
 
 std::string render_time_explain(const Trace& trace) {

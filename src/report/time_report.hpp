@@ -27,6 +27,15 @@ std::string render_time_accuracy(const TimeAccuracyMatch& accuracy);
 /// {"group": null, "unchecked": why}.
 nlohmann::json time_accuracy_json(const TimeAccuracyMatch& accuracy);
 
+/// The MoE routing the time assumes, for a MoE model with EP > 1: every EP rank given the mean
+/// tokens (force-balanced benchmarks) or the most loaded rank of a trained router
+/// (--moe-dropless-imbalance), with that rank's factor either way, since a config does not say how
+/// balanced its router keeps the tokens. Empty otherwise.
+std::string render_moe_routing(const ModelSpec& model, const Strategy& strategy, const TimeOptions& options);
+
+/// {"dropless_imbalance", "most_loaded_rank_factor"} for a MoE model with EP > 1, else null.
+nlohmann::json moe_routing_json(const ModelSpec& model, const Strategy& strategy, const TimeOptions& options);
+
 /// Every "time/..." term of the trace: value, formula, inputs, source.
 std::string render_time_explain(const Trace& trace);
 

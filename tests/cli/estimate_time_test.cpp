@@ -185,6 +185,19 @@ TEST_CASE("estimate --moe-dropless-imbalance: each MoE layer waits for its most 
   CHECK(term(dropless, "time/ep_comm") == test::approx(1.748 * term(balanced, "time/ep_comm")).epsilon(0.001));
   CHECK(term(dropless, "time/compute/dense_gemm") == test::approx(term(balanced, "time/compute/dense_gemm")));
   CHECK(dropless["time"]["step_seconds"].get<double>() > balanced["time"]["step_seconds"].get<double>());
+  // The assumption is printed either way, with the factor, for a MoE model with EP > 1: a config
+  // does not say how balanced its router keeps the tokens.
+  const auto text = test::run({"estimate", "--model", "qwen3-30b-a3b", "--cluster", "1x8xH100", "--workload", "pretrain",
+                               "--ep", "8", "--micro-batch", "2", "--global-batch", "256", "--seq-len", "4096"});
+  CHECK(text.out.find("MoE routing: every EP rank given the mean routed tokens, as force-balanced benchmarks run; "
+                      "dropless with a trained router the most loaded rank carries about 1.75x (EP 8, 16 experts a "
+                      "rank), which --moe-dropless-imbalance costs") != std::string::npos);
+  CHECK(balanced["time"]["moe_routing"]["dropless_imbalance"] == false);
+  CHECK(dropless["time"]["moe_routing"]["dropless_imbalance"] == true);
+  CHECK(dropless["time"]["moe_routing"]["most_loaded_rank_factor"].get<double>() == test::approx(1.748).epsilon(0.001));
+  const auto no_ep = test::run({"estimate", "--model", "qwen3-30b-a3b", "--cluster", "1x8xH100", "--workload", "pretrain",
+                                "--micro-batch", "1", "--global-batch", "256", "--seq-len", "4096", "--json"});
+  CHECK(nlohmann::json::parse(no_ep.out)["time"]["moe_routing"].is_null());  // EP 1: no rank to wait for
   // plan takes the flag too: every candidate is costed with it.
   const auto plan = test::run({"plan", "--model", "qwen3-30b-a3b", "--cluster", "1x8xH100", "--workload", "pretrain",
                                "--global-batch", "256", "--top", "1", "--moe-dropless-imbalance"});
