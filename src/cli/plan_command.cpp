@@ -19,6 +19,7 @@
 #include "hardware/cluster_spec.hpp"
 #include "report/launch.hpp"
 #include "report/plan_report.hpp"
+#include "report/time_report.hpp"
 #include "search/baseline.hpp"
 #include "search/real_cost_model.hpp"
 #include "search/rule_binding.hpp"
@@ -293,6 +294,7 @@ void run_plan(const PlanOptions& options, CommandContext& context) {
     const double host_wait_share =
         winner.step_seconds > 0 ? winner.time.of(TimeComponent::moe_host_wait) / winner.step_seconds : 0.0;
     view.accuracy = time_accuracy_for(*model, used.groups.front().gpu, winner.strategy, winner.workload, host_wait_share);
+    view.moe_routing = render_moe_routing(*model, winner.strategy, setup.time_options);
   }
   if (options.min_gpus) {
     SearchSetup quiet = setup;

@@ -49,6 +49,9 @@ struct PlanView {
   std::vector<Placement> placements;
   /// How far step times of the winner's kind were from held-out measured runs (or why unchecked).
   std::optional<TimeAccuracyMatch> accuracy;
+  /// The MoE routing the winner's time assumes (time_report.hpp render_moe_routing); empty for a
+  /// dense model or EP 1.
+  std::string moe_routing;
 };
 
 /// "1.23x": the baseline's step time over the candidate's (how much faster the candidate is).

@@ -259,6 +259,7 @@ std::string render_plan_text(const PlanView& view, bool colour) {
   if (view.min_gpus) text += fmt::format("smallest GPU count that fits: {}\n", *view.min_gpus);
   if (view.result->top.empty()) return text + no_fit_section(view, colour);
   text += "\n" + top_table(view);
+  text += view.moe_routing;
   if (view.accuracy) text += render_time_accuracy(*view.accuracy);
   text += memory_bars(view, colour);
   text += pareto_section(view);

@@ -202,6 +202,15 @@ TEST_CASE("estimate --moe-dropless-imbalance: each MoE layer waits for its most 
   const auto plan = test::run({"plan", "--model", "qwen3-30b-a3b", "--cluster", "1x8xH100", "--workload", "pretrain",
                                "--global-batch", "256", "--top", "1", "--moe-dropless-imbalance"});
   CHECK_MESSAGE(plan.exit_code == 0, plan.err);
+  // and says, under the table, what its winner's time assumes: here EP 4 (32 experts a rank),
+  // 1 + 1.47 x sqrt(2 ln 4 / 32) = 1.43.
+  CHECK(plan.out.find("MoE routing: dropless with a trained router's imbalance: each MoE layer waits for its most "
+                      "loaded EP rank, 1.43x the mean routed tokens (EP 4, 32 experts a rank") != std::string::npos);
+  const auto planned = test::run({"plan", "--model", "qwen3-30b-a3b", "--cluster", "1x8xGB200", "--workload", "pretrain",
+                                  "--global-batch", "512", "--top", "1"});
+  CHECK(planned.out.find("MoE routing: every EP rank given the mean routed tokens, as force-balanced benchmarks run; "
+                         "dropless with a trained router the most loaded rank carries about 1.75x (EP 8, 16 experts a "
+                         "rank)") != std::string::npos);
 }
 
 }  // namespace
