@@ -181,7 +181,7 @@ std::string render_moe_routing(const ModelSpec& model, const Strategy& strategy,
   }
   return fmt::format(
       "MoE routing: every EP rank given the mean routed tokens, as force-balanced benchmarks run; dropless with a "
-      "trained router the most loaded rank carries about {:.2f}x (EP {}, {} experts a rank), which "
+      "router as uneven as Qwen3's the most loaded rank carries about {:.2f}x (EP {}, {} experts a rank), which "
       "--moe-dropless-imbalance costs\n",
       factor, strategy.ep, model.moe->num_experts / strategy.ep);
 }

@@ -103,8 +103,9 @@ MicroBatchComm micro_batch_comm(const ModelSpec& model, const NodeGroup& node, c
     const double ep_passes = selective ? 2.0 + ((strategy.recompute_modules & kRecomputeMoe) ? 1.0 : 0.0) : passes;
     // With a trained router's imbalance the most loaded rank receives `load` times the mean rows,
     // and the layer's all-to-alls end when its rows have arrived (and, in the combine, left).
-    const double total = moe_load_factor(model, strategy, options) * ep_passes * per_pass;
-    comm.ep_forward_s = moe_load_factor(model, strategy, options) * per_pass;
+    const double load = moe_load_factor(model, strategy, options);
+    const double total = load * ep_passes * per_pass;
+    comm.ep_forward_s = load * per_pass;
     // --overlap-moe-expert-parallel-comm (moe/README.md "EP A2A Overlap"): the combined 1F1B
     // schedule runs one micro-batch's all-to-alls behind another's forward and backward.
     comm.ep_s = strategy.moe_a2a_overlap ? std::max(0.0, total - compute.layers_total()) : total;
@@ -113,8 +114,8 @@ MicroBatchComm micro_batch_comm(const ModelSpec& model, const NodeGroup& node, c
                         "load * 2 dispatches * passes * moe_layers/p * dispatch(tokens/t, k, ep) [- layers compute if a2a overlap]; "
                         "alltoall: a2a(tokens/t * k * h * 2 B); flex: once per GPU hit, across nodes once per node hit",
                         fmt::format("ep={}, dispatcher={}, alltoall bytes={:.4g}, load={:.3g}, total={:.4g} s, overlap={}",
-                                    strategy.ep, moe_dispatcher_name(strategy.moe_dispatcher), bytes,
-                                    moe_load_factor(model, strategy, options), total, strategy.moe_a2a_overlap),
+                                    strategy.ep, moe_dispatcher_name(strategy.moe_dispatcher), bytes, load, total,
+                                    strategy.moe_a2a_overlap),
                         "GShard (Lepikhin et al. 2020); Megatron-core token_dispatcher.py; DeepSeek-V3 report §3.2.2; "
                         "DeepEP README"});
     }
