@@ -64,6 +64,14 @@ void soften_for_older_verl(std::vector<Finding>& findings, const VerlLaunch& lau
   }
 }
 
+// trainer.device as the launch sets it; empty when it leaves it to verl's default ("cuda", while
+// verl/utils/device.py detects the platform the workers run on) or its value is not known.
+std::string launch_device(const VerlLaunch& launch) {
+  if (launch.set_at.count("trainer.device") == 0) return "";
+  const ConfigNode* device = find_path(launch.config, "trainer.device");
+  return device != nullptr && device->kind == NodeKind::string ? device->text : "";
+}
+
 // Every finding about one composed verl launch.
 std::vector<Finding> verl_findings(const VerlLaunch& launch, const CheckOptions& options) {
   std::vector<Finding> out = launch.findings;
@@ -76,7 +84,8 @@ std::vector<Finding> verl_findings(const VerlLaunch& launch, const CheckOptions&
     for (Finding& finding : check_model_shape(launch, job, *model)) out.push_back(std::move(finding));
     for (Finding& finding : memory_findings(launch, job, *model, options)) out.push_back(std::move(finding));
   }
-  for (Finding& finding : check_environment(launch.environment)) out.push_back(std::move(finding));
+  const EnvironmentContext environment{launch_device(launch), launch.verl_version.id, launch.verl_version.engines};
+  for (Finding& finding : check_environment(launch.environment, environment)) out.push_back(std::move(finding));
   for (Finding& finding : check_sleep_mode_allocator(launch)) out.push_back(std::move(finding));
   soften_for_older_verl(out, launch);
   return out;
@@ -118,7 +127,8 @@ Result<CheckReport> check_launch(const std::vector<InputText>& inputs, const Che
   }
   for (const Launch& megatron : launch->megatron) {
     for (Finding& finding : check_megatron_arguments(megatron)) report.findings.push_back(std::move(finding));
-    for (Finding& finding : check_environment(megatron.environment)) report.findings.push_back(std::move(finding));
+    // A Megatron-LM launch names no device (MindSpeed runs the same arguments on Ascend).
+    for (Finding& finding : check_environment(megatron.environment, EnvironmentContext{})) report.findings.push_back(std::move(finding));
   }
   for (const Finding& finding : report.findings) {
     if (finding.severity == Severity::error) ++report.errors;

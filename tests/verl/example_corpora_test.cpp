@@ -96,6 +96,12 @@ TEST_CASE("verl main@1dda039b's example launches: no false error, the broken one
           {"examples/tuning/lora/run_qwen3_8b_merge_fsdp.sh",
            {"hydra.append-existing",
             "+actor_rollout_ref.model.lora.merge: model/hf_model.yaml sets lora.merge: False (Hydra: 'Could not append')"}},
+          {"examples/grpo_trainer/run_qwen3_30b_a3b_megatron.sh",
+           {"rollout.expert-parallel",
+            "with its default INFER_BACKEND=vllm (the trtllm branch at line 231 does not run) it still passes the "
+            "trtllm settings rollout.expert_parallel_size=2 and moe_tensor_parallel_size=2: RolloutConfig.__post_init__ "
+            "asserts expert_parallel_size == TP 4 x DP 1 for vllm; Megatron's ETP defaults to TP, so ETP 4 x EP 2 x "
+            "PP 2 = 16 does not divide its 8 GPUs either"}},
           {"examples/router_replay/run_qwen3_30b_a3b_megatron.sh",
            {"hydra.unknown-key",
             "actor_rollout_ref.actor.model_engine=megatron: model_engine is the top-level group choice, not an actor "

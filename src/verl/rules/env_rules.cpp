@@ -10,6 +10,7 @@
 
 #include "core/text.hpp"
 #include "verl/schema/embedded_json.hpp"
+#include "verl/schema/engine_requirement.hpp"
 #include "verl/schema/env_value_check.hpp"
 #include "verl/rules/passthrough_rules.hpp"
 
@@ -25,42 +26,85 @@ bool not_checked(const nlohmann::json& table, const std::string& name) {
   return false;
 }
 
+// A reader tied to a device (vllm-ascend's, "npu") reads only on it; on an unknown device every
+// reader may.
+bool reads_on(const nlohmann::json& reader, std::string_view device) {
+  return !reader.contains("device") || device.empty() || reader["device"].get<std::string>() == device;
+}
+
 // The value type every reader of `family` agrees on for `name`, or nullptr when none reads it.
-const nlohmann::json* variable_type(const nlohmann::json& family, const std::string& name) {
+const nlohmann::json* variable_type(const nlohmann::json& family, const std::string& name, std::string_view device) {
   for (const auto& reader : family["readers"]) {
-    if (reader["variables"].contains(name)) return &reader["variables"][name];
+    if (reads_on(reader, device) && reader["variables"].contains(name)) return &reader["variables"][name];
   }
   return nullptr;
 }
 
-Finding unknown_variable(const std::string& family_prefix, const nlohmann::json& family,
-                         const std::string& name) {
+Finding unknown_variable(const std::string& family_prefix, const nlohmann::json& family, const std::string& name,
+                         std::string_view device) {
   std::vector<std::string> known;
+  std::string readers = family["readers_summary"].get<std::string>();
   for (const auto& reader : family["readers"]) {
+    if (!reads_on(reader, device)) continue;
     for (const auto& [variable, unused] : reader["variables"].items()) known.push_back(variable);
+    if (reader.contains("summary")) readers += "; " + reader["summary"].get<std::string>();
   }
   Finding finding;
   finding.severity = Severity::warning;
   finding.rule = "env.unknown";
-  finding.message = name + " has no effect: no reader of " + family_prefix + "* variables knows it (" +
-                    family["readers_summary"].get<std::string>() + ")";
+  finding.message = name + " has no effect: no reader of " + family_prefix + "* variables knows it (" + readers + ")";
   if (auto near = nearest_match(name, known)) finding.message += "; did you mean " + *near + "?";
+  finding.fix = {"unset " + name};
+  return finding;
+}
+
+// The release after which no release of the family's engine reads `name` (the family's
+// read_until), when it has one.
+std::optional<std::string> read_until(const nlohmann::json& family, const std::string& name) {
+  if (!family.contains("read_until") || !family["read_until"].contains(name)) return std::nullopt;
+  return family["read_until"][name].get<std::string>();
+}
+
+// A variable the engine stopped reading before the oldest release the launch's verl admits.
+std::optional<Finding> gone_from_admitted_engine(const nlohmann::json& family, const std::string& name,
+                                                 const EnvironmentContext& context) {
+  const std::optional<std::string> until = read_until(family, name);
+  if (!until || !family.contains("engine")) return std::nullopt;
+  const std::string engine = family["engine"].get<std::string>();
+  const auto pin = context.engines.find(engine);
+  const auto release = release_number(*until);
+  if (pin == context.engines.end() || !release || !oldest_admitted_after(pin->second, *release)) return std::nullopt;
+  Finding finding;
+  finding.severity = Severity::warning;
+  finding.rule = "env.unknown";
+  finding.message = name + " has no effect with the " + engine + " verl " + context.verl + " admits (" + engine +
+                    pin->second + "): no " + engine + " release after " + *until + " reads it (" +
+                    family["readers_summary"].get<std::string>() + ")";
   finding.fix = {"unset " + name};
   return finding;
 }
 
 // The finding for one exported variable of `family`, if it has one.
 std::optional<Finding> judge(const std::string& prefix, const nlohmann::json& family, const std::string& name,
-                             const ShellArgument& value) {
+                             const ShellArgument& value, const EnvironmentContext& context) {
+  // The script's own knob (it reads the variable itself): exporting it is how it was written.
+  const nlohmann::json* type = variable_type(family, name, context.device);
+  if (type == nullptr && value.read_by_script) return std::nullopt;
   Finding finding;
-  if (const nlohmann::json* type = variable_type(family, name); type == nullptr) {
-    finding = unknown_variable(prefix, family, name);
+  if (type == nullptr) {
+    finding = unknown_variable(prefix, family, name, context.device);
+  } else if (auto gone = gone_from_admitted_engine(family, name, context)) {
+    if (value.read_by_script) return std::nullopt;
+    finding = std::move(*gone);
   } else {
     const std::string why = value.unknown ? "" : env_value_problem(type->get<std::string>(), value.text);
     if (why.empty()) return std::nullopt;
-    finding.severity = Severity::error;
     finding.rule = "env.malformed";
     finding.message = name + "=" + value.text + " is malformed: " + why;
+    // A variable newer releases no longer read fails only on the releases that still read it.
+    const std::optional<std::string> until = read_until(family, name);
+    finding.severity = until ? Severity::warning : Severity::error;
+    if (until) finding.message += " (if the installed release reads it: none after " + *until + " does)";
   }
   finding.keys = {name};
   finding.value = value.text;
@@ -70,7 +114,8 @@ std::optional<Finding> judge(const std::string& prefix, const nlohmann::json& fa
 
 }  // namespace
 
-std::vector<Finding> check_environment(const std::map<std::string, ShellArgument>& environment) {
+std::vector<Finding> check_environment(const std::map<std::string, ShellArgument>& environment,
+                                       const EnvironmentContext& context) {
   std::vector<Finding> out;
   const nlohmann::json& table = embedded_json("verl/env_vars.json");
   if (!table.contains("families")) return out;
@@ -78,7 +123,7 @@ std::vector<Finding> check_environment(const std::map<std::string, ShellArgument
     if (not_checked(table, name)) continue;
     for (const auto& [prefix, family] : table["families"].items()) {
       if (!starts_with(name, prefix)) continue;
-      if (auto finding = judge(prefix, family, name, value)) out.push_back(std::move(*finding));
+      if (auto finding = judge(prefix, family, name, value, context)) out.push_back(std::move(*finding));
       break;
     }
   }

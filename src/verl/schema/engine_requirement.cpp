@@ -54,6 +54,21 @@ std::optional<std::vector<int>> upper_bound(std::string_view spec, bool& strict,
 
 }  // namespace
 
+bool oldest_admitted_after(std::string_view spec, const std::vector<int>& release) {
+  while (!spec.empty()) {
+    const std::size_t comma = spec.find(',');
+    std::string_view clause = spec.substr(0, comma);
+    spec = comma == std::string_view::npos ? std::string_view() : spec.substr(comma + 1);
+    while (!clause.empty() && clause.front() == ' ') clause.remove_prefix(1);
+    const bool above = clause.starts_with(">") && !clause.starts_with(">=");
+    if (!(clause.starts_with(">=") || clause.starts_with("==") || above)) continue;
+    clause.remove_prefix(above ? 1 : 2);
+    const auto number = release_number(clause);
+    if (number && (*number > release || (above && *number == release))) return true;
+  }
+  return false;
+}
+
 bool newest_admitted_at_least(std::string_view spec, const std::vector<int>& release) {
   bool strict = false, understood = true;
   const auto upper = upper_bound(spec, strict, understood);

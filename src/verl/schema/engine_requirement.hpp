@@ -21,4 +21,8 @@ bool admits_newer(std::string_view spec, const std::vector<int>& newest_read);
 /// bound (==, <=, <) is at or after `release`, or it has none. A bound not understood admits it.
 bool newest_admitted_at_least(std::string_view spec, const std::vector<int>& release);
 
+/// Whether every release `spec` admits is newer than `release`: its lower bound (>=, >, ==) is
+/// after it. False when it has no lower bound or one that is not a release number.
+bool oldest_admitted_after(std::string_view spec, const std::vector<int>& release);
+
 }  // namespace meshplan

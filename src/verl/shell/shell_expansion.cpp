@@ -199,8 +199,8 @@ class Expander {
       result_.used_positional_all = true;
       return i + 2;
     }
-    if (next == '#') {
-      append_value("0", quoted);
+    if (next == '#') {  // how many arguments the script is given: chosen at run time
+      append_unknown(word.substr(i, 2), "$# is the number of the script's arguments, given at run time");
       return i + 2;
     }
     if (std::isdigit(static_cast<unsigned char>(next))) {

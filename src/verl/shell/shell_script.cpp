@@ -5,7 +5,9 @@
 #include <algorithm>
 #include <array>
 #include <cctype>
+#include <set>
 
+#include "verl/shell/shell_condition.hpp"
 #include "verl/shell/shell_lexer.hpp"
 
 namespace meshplan {
@@ -54,15 +56,21 @@ class Walker {
   ShellScript run(std::string_view text) {
     ShellLexResult lexed = lex_shell(text, file_);
     result_.findings = std::move(lexed.findings);
-    for (const ShellCommand& command : lexed.commands) evaluate(command);
+    for (const ShellCommand& command : lexed.commands) {
+      note_reads(command);
+      evaluate(command);
+    }
+    for (ShellInvocation& call : result_.invocations) {
+      for (auto& [name, value] : call.environment) value.read_by_script = reads_.count(name) > 0;
+    }
     return std::move(result_);
   }
 
  private:
-  void note(int line, Severity severity, const std::string& message) {
+  void note(int line, Severity severity, const std::string& message, const char* rule = "shell.unsupported") {
     Finding finding;
     finding.severity = severity;
-    finding.rule = "shell.unsupported";
+    finding.rule = rule;
     finding.message = message;
     finding.location = SourceLocation{file_, line};
     result_.findings.push_back(std::move(finding));
@@ -83,14 +91,23 @@ class Walker {
     return expanded;
   }
 
-  // An if/elif/else block whose branches are all evaluated: each branch starts from the variables
-  // before the block; afterwards a variable keeps its value only where every path agrees.
+  // An if/elif/else block: each branch that may run starts from the variables before the block;
+  // afterwards a variable keeps its value only where every path agrees. A condition known
+  // statically decides as bash would: a false one's branch never runs, and after a true one's no
+  // later branch does.
   struct IfBlock {
     int line = 0;
     ShellVariables before;
-    std::vector<ShellVariables> ends;  ///< the variables at the end of each branch
+    std::vector<ShellVariables> ends;  ///< the variables at the end of each branch that may run
     bool has_else = false;
     std::string kind = "if";  ///< "if", or "case" for a case block whose word is not known
+    bool awaiting_then = false;      ///< between `if`/`elif` and `then`: the condition is being read
+    std::optional<bool> condition;   ///< that condition's status, when known statically
+    ConditionValue condition_read;   ///< it, as read (for messages)
+    int condition_line = 0;
+    bool taken = false;   ///< a branch whose condition is true has been read: no later branch runs
+    bool dead = false;    ///< the current branch never runs: its commands are skipped
+    int dead_depth = 0;   ///< blocks opened inside that branch, while skipping it
   };
 
   void evaluate(const ShellCommand& command) {
@@ -113,18 +130,23 @@ class Walker {
       }
       return;
     }
+    if (!ifs_.empty() && ifs_.back().dead && skip_dead_branch(first)) return;
+    // A condition that is a list (`[ a ] && [ b ]`, `[[ a && b ]]`, several lines) is not decided.
+    if (!ifs_.empty() && ifs_.back().awaiting_then && first != "then") ifs_.back().condition.reset();
     if (first == "if" && !command.conditional) {
-      ifs_.push_back(IfBlock{command.line, variables_, {}, false});  // the condition is not evaluated
+      IfBlock block;
+      block.line = command.line;
+      block.before = variables_;
+      ifs_.push_back(std::move(block));
+      read_condition(command);
       return;
     }
     if (!ifs_.empty() && (first == "elif" || first == "else")) {
-      ifs_.back().ends.push_back(variables_);
-      variables_ = ifs_.back().before;
-      ifs_.back().has_else = ifs_.back().has_else || first == "else";
-      if (first == "else") evaluate_rest(command);
+      next_branch(command);
       return;
     }
     if (first == "then") {
+      if (!ifs_.empty() && ifs_.back().awaiting_then && !enter_branch()) return;
       evaluate_rest(command);
       return;
     }
@@ -195,6 +217,78 @@ class Walker {
       return;
     }
     invocation(command, i, prefix);
+  }
+
+  // The variables a command expands ($NAME, ${NAME...}), but a variable in its own assignment.
+  void note_reads(const ShellCommand& command) {
+    for (const ShellWord& word : command.words) {
+      const std::string_view text = word.text;
+      const std::size_t own = assignment_name_length(text);
+      for (std::size_t at = text.find('$'); at != std::string_view::npos; at = text.find('$', at + 1)) {
+        std::size_t begin = at + 1;
+        if (begin < text.size() && text[begin] == '{') ++begin;
+        std::size_t end = begin;
+        while (end < text.size() && (std::isalnum(static_cast<unsigned char>(text[end])) || text[end] == '_')) ++end;
+        if (end == begin || std::isdigit(static_cast<unsigned char>(text[begin]))) continue;
+        const std::string_view name = text.substr(begin, end - begin);
+        if (own > 0 && name == text.substr(0, own)) continue;
+        reads_.insert(std::string(name));
+      }
+    }
+  }
+
+  // In a branch that never runs, commands are skipped up to the elif / else / fi of its own if.
+  bool skip_dead_branch(const std::string& first) {
+    IfBlock& block = ifs_.back();
+    if (block.dead_depth == 0 && (first == "elif" || first == "else" || first == "fi")) return false;
+    block.dead_depth += block_depth_step(first);
+    return true;
+  }
+
+  // The condition after `if` / `elif`, read before its `then`.
+  void read_condition(const ShellCommand& command) {
+    IfBlock& block = ifs_.back();
+    block.condition_read = evaluate_condition({command.words.begin() + 1, command.words.end()}, variables_);
+    block.condition = block.condition_read.value;
+    block.condition_line = command.line;
+    block.awaiting_then = true;
+  }
+
+  // At `then`: whether the branch may run. A condition known statically decides it.
+  bool enter_branch() {
+    IfBlock& block = ifs_.back();
+    block.awaiting_then = false;
+    if (!block.condition) return true;
+    const std::string where = "'" + block.condition_read.text + "' at line " + std::to_string(block.condition_line);
+    note(block.condition_line, Severity::info,
+         *block.condition ? "the condition " + where + " is true: its branch is read, and no later branch of the if runs"
+                          : "the condition " + where + " is false: its branch never runs and is not read",
+         "shell.condition");
+    if (*block.condition) {
+      block.taken = true;
+      return true;
+    }
+    block.dead = true;
+    block.dead_depth = 0;
+    return false;
+  }
+
+  // `elif COND` / `else`: the branch before ends; this one starts from the variables before the
+  // block, unless a true condition before it means it never runs.
+  void next_branch(const ShellCommand& command) {
+    IfBlock& block = ifs_.back();
+    if (!block.dead) block.ends.push_back(variables_);
+    variables_ = block.before;
+    block.awaiting_then = false;
+    block.dead = block.taken;
+    block.dead_depth = 0;
+    if (block.dead) return;
+    if (command.words.front().text == "else") {
+      block.has_else = true;
+      evaluate_rest(command);
+    } else {
+      read_condition(command);
+    }
   }
 
   // Builtins that change the shell, not programs: a declaration, `set`, `cd`, `source` ...
@@ -389,7 +483,10 @@ class Walker {
     note(line, Severity::info,
          "'case' block: its word is not known statically, so every branch is read; a variable the branches set "
          "differently is unknown after it");
-    IfBlock block{line, variables_, {}, false, "case"};
+    IfBlock block;
+    block.line = line;
+    block.before = variables_;
+    block.kind = "case";
     for (std::size_t k = 0; k < branches.size(); ++k) {
       const std::vector<ShellCommand> path = branch_path(branches, k);
       variables_ = block.before;
@@ -415,8 +512,8 @@ class Walker {
   void close_if() {
     IfBlock block = std::move(ifs_.back());
     ifs_.pop_back();
-    block.ends.push_back(variables_);
-    if (!block.has_else) block.ends.push_back(block.before);  // no branch taken
+    if (!block.dead) block.ends.push_back(variables_);
+    if (!block.has_else && !block.taken) block.ends.push_back(block.before);  // no branch taken
     ShellVariables merged = block.ends.front();
     for (std::size_t k = 1; k < block.ends.size(); ++k) {
       for (const auto& [name, variable] : block.ends[k]) merged.try_emplace(name, variable);
@@ -596,6 +693,7 @@ class Walker {
 
   const std::string& file_;
   ShellVariables variables_;
+  std::set<std::string, std::less<>> reads_;  ///< variables the script expands (note_reads)
   ShellScript result_;
   std::vector<IfBlock> ifs_;  ///< open if blocks, innermost last
   int skipped_depth_ = 0;     ///< > 0 inside a block that is not evaluated

@@ -1,10 +1,11 @@
 #pragma once
 // Walks a lexed launch script statically, as bash would run it top to bottom: assignments,
 // `export`, arrays, `unset`, `set`; every other simple command is an invocation with its
-// arguments expanded and the environment it would see. Every branch of an if/elif/else block is
-// walked (a launch in any branch is checked; after the block a variable is known only where all
-// paths agree); the conditions are not evaluated. Loops, case, functions and `&&`/`||` branches
-// are not evaluated: they are reported, never guessed.
+// arguments expanded and the environment it would see. An if/elif/else condition whose operands
+// are all known (shell_condition.hpp) decides as bash would; every other branch is walked (a
+// launch in any branch is checked; after the block a variable is known only where all paths
+// agree). Loops, case on an unknown word, functions and `&&`/`||` branches are reported, never
+// guessed.
 #include <map>
 #include <optional>
 #include <string>
@@ -21,6 +22,9 @@ struct ShellArgument {
   SourceLocation location;
   std::vector<std::string> alternatives = {};  ///< when unknown: the known words it may stand for (may be empty)
   std::string partial = {};  ///< when unknown: the value known in part (ShellField::partial)
+  /// In an invocation's environment: the script itself expands the variable somewhere (other than
+  /// in its own assignment, `X=${X:-0}`): a knob of the script's, whatever the program does with it.
+  bool read_by_script = false;
 };
 
 struct ShellInvocation {

@@ -16,14 +16,15 @@ namespace meshplan {
 namespace {
 
 // check_environment on NAME=value pairs, findings by variable name.
-std::map<std::string, Finding> findings_for(const std::map<std::string, std::string>& assignments) {
+std::map<std::string, Finding> findings_for(const std::map<std::string, std::string>& assignments,
+                                            const EnvironmentContext& context = {}) {
   std::map<std::string, ShellArgument> environment;
   int line = 1;
   for (const auto& [name, value] : assignments) {
     environment[name] = ShellArgument{value, std::nullopt, SourceLocation{"run.sh", line++}};
   }
   std::map<std::string, Finding> by_name;
-  for (Finding& finding : check_environment(environment)) by_name[finding.keys[0]] = std::move(finding);
+  for (Finding& finding : check_environment(environment, context)) by_name[finding.keys[0]] = std::move(finding);
   return by_name;
 }
 
@@ -166,7 +167,11 @@ TEST_CASE("VLLM_*: each variable parsed the way vllm/envs.py parses it") {
       {"VLLM_ASCEND_ENABLE_FLASHCOMM", "1"},  // vllm-ascend: not checked
   });
   CHECK(findings.size() == 3);
-  CHECK(findings.at("VLLM_USE_V1").message == "VLLM_USE_V1=true is malformed: expects 0 or 1");
+  // vLLM stopped reading VLLM_USE_V1 by 0.11.2 (V1 the only engine): malformed only where it is read.
+  CHECK(findings.at("VLLM_USE_V1").severity == Severity::warning);
+  CHECK(findings.at("VLLM_USE_V1").message ==
+        "VLLM_USE_V1=true is malformed: expects 0 or 1 (if the installed release reads it: none after 0.11.2 does)");
+  CHECK(findings.at("VLLM_USE_MODELSCOPE").severity == Severity::error);
   CHECK(findings.at("VLLM_USE_MODELSCOPE").message ==
         "VLLM_USE_MODELSCOPE=1 is malformed: expects true or false (vLLM compares the value with 'true', so "
         "'1' "
@@ -183,7 +188,55 @@ TEST_CASE("MEGATRON_*: the seed article's MEGATRON_HETEROGENEOUS has no effect")
   CHECK(findings.size() == 1);
   CHECK(findings.at("MEGATRON_HETEROGENEOUS").message ==
         "MEGATRON_HETEROGENEOUS has no effect: no reader of MEGATRON_* variables knows it (Megatron-LM "
-        "(megatron-core 0.20.0))");
+        "(megatron-core 0.20.0, main@d98e8a6))");
+  // Megatron-LM main reads MEGATRON_LOGGING_LEVEL (training/initialize.py); MEGATRON_OTEL_* are
+  // aliases of NemoLensConfig's fields, not a closed list.
+  CHECK(findings_for({{"MEGATRON_LOGGING_LEVEL", "20"}, {"MEGATRON_OTEL_ENABLED", "1"}}).empty());
+}
+
+TEST_CASE("VLLM_*: names of vLLM releases after 0.11 are known, on Ascend, vllm-ascend's too") {
+  // Added in v0.10.1 (FlashInfer MoE backend), v0.11.2 (DeepGEMM MoE), v0.14 (engine start-up timeout).
+  CHECK(findings_for({{"VLLM_FLASHINFER_MOE_BACKEND", "throughput"},
+                      {"VLLM_MOE_USE_DEEP_GEMM", "1"},
+                      {"VLLM_ENGINE_READY_TIMEOUT_S", "1200"}})
+            .empty());
+  // VLLM_ENABLE_MC2 is vllm-ascend's (v0.9.0rc1, rc2): read on NPUs only.
+  CHECK(findings_for({{"VLLM_ENABLE_MC2", "1"}}, EnvironmentContext{"npu", "", {}}).empty());
+  CHECK(rule_of(findings_for({{"VLLM_ENABLE_MC2", "1"}}, EnvironmentContext{"cuda", "", {}}), "VLLM_ENABLE_MC2") ==
+        "env.unknown");
+  CHECK(findings_for({{"VLLM_ENABLE_MC2", "1"}}).empty());  // device not known: any reader may read it
+  // A name neither reads (cann-recipes' patched builds add their own): the message names both.
+  const auto npu = findings_for({{"VLLM_ENABLE_GRAPH_MODE", "0"}}, EnvironmentContext{"npu", "", {}});
+  CHECK(npu.at("VLLM_ENABLE_GRAPH_MODE").message.find("vllm-ascend vllm_ascend/envs.py") != std::string::npos);
+}
+
+TEST_CASE("VLLM_*: a variable vLLM stopped reading before every release the verl admits has no effect") {
+  // verl 0.9.0 and main require vllm>=0.18.0 (setup.py); VLLM_ATTENTION_BACKEND left vLLM's
+  // envs.py by 0.15 (the --attention-backend option replaced it).
+  const EnvironmentContext newer{"cuda", "main@1dda039b", {{"vllm", ">=0.18.0"}}};
+  const auto findings = findings_for({{"VLLM_ATTENTION_BACKEND", "FLASH_ATTN"}, {"VLLM_USE_V1", "true"}}, newer);
+  REQUIRE(findings.size() == 2);
+  CHECK(findings.at("VLLM_ATTENTION_BACKEND").severity == Severity::warning);
+  CHECK(findings.at("VLLM_ATTENTION_BACKEND").message ==
+        "VLLM_ATTENTION_BACKEND has no effect with the vllm verl main@1dda039b admits (vllm>=0.18.0): no vllm "
+        "release after 0.15.0 reads it (vLLM vllm/envs.py (v0.10 .. main 2026-08))");
+  CHECK(findings.at("VLLM_ATTENTION_BACKEND").fix == std::vector<std::string>{"unset VLLM_ATTENTION_BACKEND"});
+  CHECK(rule_of(findings, "VLLM_USE_V1") == "env.unknown");  // not read: its value cannot fail
+  // verl 0.8.0 admits vllm>=0.8.5,<=0.12.0, which read it.
+  CHECK(findings_for({{"VLLM_ATTENTION_BACKEND", "FLASH_ATTN"}},
+                     EnvironmentContext{"cuda", "0.8.0", {{"vllm", ">=0.8.5,<=0.12.0"}}})
+            .empty());
+}
+
+TEST_CASE("a variable the script itself reads is its own knob: never 'no effect'") {
+  std::map<std::string, ShellArgument> environment;
+  ShellArgument knob{"1", std::nullopt, SourceLocation{"run.sh", 3}};
+  knob.read_by_script = true;
+  environment["VLLM_EPOCH_LENGTH_REGROUP_ENABLE"] = knob;
+  CHECK(check_environment(environment, EnvironmentContext{}).empty());
+  knob.read_by_script = false;
+  environment["VLLM_EPOCH_LENGTH_REGROUP_ENABLE"] = knob;
+  CHECK(check_environment(environment, EnvironmentContext{}).size() == 1);
 }
 
 TEST_CASE("every variable meshplan plan writes (src/report/emit_env.cpp) is real and well-formed") {
@@ -199,7 +252,7 @@ TEST_CASE("every variable meshplan plan writes (src/report/emit_env.cpp) is real
 TEST_CASE("a value that is not known statically is not judged") {
   std::map<std::string, ShellArgument> environment;
   environment["NCCL_P2P_DISABLE"] = ShellArgument{"$(detect)", std::string("command substitution"), {}};
-  CHECK(check_environment(environment).empty());
+  CHECK(check_environment(environment, EnvironmentContext{}).empty());
 }
 
 TEST_CASE("env_vars.json: every family names its sources and uses known value types") {
@@ -226,7 +279,8 @@ TEST_CASE("env_vars.json: every family names its sources and uses known value ty
     }
   }
   CHECK(seen == prefixes);
-  CHECK(variables == 451);  // 274 NCCL_ + 27 TORCH_NCCL_ + 19 CUDA_ + 2 allocator + 128 VLLM_ + 1 MEGATRON_
+  // 274 NCCL_ + 27 TORCH_NCCL_ + 19 CUDA_ + 2 allocator + 128 + 234 vLLM + 6 vllm-ascend VLLM_ + 3 MEGATRON_
+  CHECK(variables == 693);
   for (const auto& [option, spec] : table["alloc_conf_options"]["options"].items()) {
     const std::string kind = spec["type"].get<std::string>();
     CHECK_MESSAGE((kind == "int" || kind == "float" || kind == "power_of_2" || kind == "roundup_divisions" ||

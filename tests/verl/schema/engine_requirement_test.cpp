@@ -40,6 +40,18 @@ TEST_CASE("the newest release a pin admits: what pip installs, against a feature
   CHECK(newest_admitted_at_least("<=latest", since));             // not understood: admitted
 }
 
+TEST_CASE("the oldest release a pin admits: after the last release that reads a removed variable") {
+  const std::vector<int> until = {0, 15, 0};  // VLLM_ATTENTION_BACKEND: gone from vLLM's envs.py by 0.15
+  CHECK(oldest_admitted_after(">=0.18.0", until));                 // verl 0.9.0 on
+  CHECK_FALSE(oldest_admitted_after(">=0.8.5,<=0.12.0", until));   // verl 0.7.0 .. 0.8.0
+  CHECK_FALSE(oldest_admitted_after(">=0.15.0", until));           // 0.15.0 itself may read it
+  CHECK(oldest_admitted_after(">0.15.0", until));
+  CHECK(oldest_admitted_after("==0.15.1", until));
+  CHECK_FALSE(oldest_admitted_after("<=0.20.0", until));           // no lower bound
+  CHECK_FALSE(oldest_admitted_after("", until));
+  CHECK_FALSE(oldest_admitted_after(">=latest", until));           // not understood
+}
+
 TEST_CASE("the embedded verl versions carry their engine pins (setup.py)") {
   const auto newest = find_verl_version("main@1dda039b");
   REQUIRE(newest);

@@ -328,6 +328,46 @@ TEST_CASE("every branch of an if is walked, afterwards a variable is known only 
   CHECK_FALSE(has_rule(s.findings, "shell.unsupported"));
 }
 
+TEST_CASE("an if whose condition is known takes the branch bash takes, and no other") {
+  // verl's run_qwen3_30b_a3b_megatron.sh: INFER_BACKEND defaults to vllm, so `if [ ... = trtllm ]`
+  // never runs and the elif does: X is 2, and the trtllm branch's launch is not read.
+  const ShellScript s = run_script(
+      "B=${B:-vllm}\n"
+      "if [ \"${B}\" = trtllm ]; then\n  X=1\n  python3 -m verl.trainer.main_ppo t=1\n"
+      "elif [ \"$B\" = vllm ]; then\n  X=2\nelse\n  X=3\nfi\npython3 x.py $X\n");
+  REQUIRE(s.invocations.size() == 1);
+  CHECK(last_args(s) == std::vector<std::string>{"python3", "x.py", "2"});
+  CHECK_FALSE(s.invocations.back().args[2].unknown);
+  bool said_false = false;
+  for (const Finding& f : s.findings) {
+    said_false = said_false || f.message.find("'[ vllm = trtllm ]' at line 2 is false") != std::string::npos;
+  }
+  CHECK(said_false);
+  // A true condition: no later branch runs, and no path skips the block.
+  CHECK(last_args(run_script("Y=0\nif true; then Y=1; else Y=2; fi\npython3 x.py $Y\n")) ==
+        std::vector<std::string>{"python3", "x.py", "1"});
+  // An unknown condition, then a true one: the first two branches may run, the else never does.
+  const ShellScript z = run_script(
+      "if [ -n \"$U\" ]; then Z=(z=1); elif [ 1 -eq 1 ]; then Z=(z=2); else Z=(z=3); fi\n"
+      "python3 x.py \"${Z[@]}\"\n");
+  const auto& zargs = z.invocations.back().args;
+  REQUIRE(zargs.size() == 3);
+  REQUIRE(zargs[2].unknown);
+  CHECK(zargs[2].alternatives == std::vector<std::string>{"z=1", "z=2"});
+  // A false condition and no else: the block is skipped, the value from before stays known.
+  CHECK(last_args(run_script("W=5\nif [ 1 = 2 ]; then W=6; fi\npython3 x.py $W\n")) ==
+        std::vector<std::string>{"python3", "x.py", "5"});
+  // A list of tests (`&&`) is not decided: both paths remain.
+  const ShellScript list = run_script("V=0\nB=vllm\nif [ $B = vllm ] && [ -n \"$U\" ]; then V=1; fi\npython3 x.py $V\n");
+  CHECK(list.invocations.back().args.back().unknown.has_value());
+  // Blocks nested in a branch that never runs are skipped whole: their fi / done close nothing.
+  const ShellScript nested = run_script(
+      "if false; then\n  if true; then A=1\n  else A=2\n  fi\n  for i in 1; do A=3; done\n"
+      "  python3 -m verl.trainer.main_ppo never=1\nelse\n  A=4\nfi\npython3 x.py $A\n");
+  REQUIRE(nested.invocations.size() == 1);
+  CHECK(last_args(nested) == std::vector<std::string>{"python3", "x.py", "4"});
+}
+
 TEST_CASE("an array extended in one branch keeps the elements every path shares") {
   // EXTRA starts (model_engine=megatron); one branch appends more: after the if, the first element
   // is known and the rest is one unknown element.
