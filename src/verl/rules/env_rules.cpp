@@ -11,6 +11,7 @@
 #include "core/text.hpp"
 #include "verl/schema/embedded_json.hpp"
 #include "verl/schema/engine_requirement.hpp"
+#include "verl/schema/verl_versions.hpp"
 #include "verl/schema/env_value_check.hpp"
 #include "verl/rules/passthrough_rules.hpp"
 
@@ -80,6 +81,18 @@ std::optional<Finding> gone_from_admitted_engine(const nlohmann::json& family, c
   finding.message = name + " has no effect with the " + engine + " verl " + context.verl + " admits (" + engine +
                     pin->second + "): no " + engine + " release after " + *until + " reads it (" +
                     family["readers_summary"].get<std::string>() + ")";
+  if (context.verl_assumed) {
+    // The launch names no verl: the embedded versions whose engine pin admits a release that reads it.
+    std::vector<std::string> reading;
+    for (const VerlVersion& version : embedded_verl_versions()) {
+      const auto other = version.engines.find(engine);
+      if (other == version.engines.end() || !oldest_admitted_after(other->second, *release)) reading.push_back(version.id);
+    }
+    if (!reading.empty()) {
+      finding.message += "; the launch names no verl and " + context.verl + ", the newest, is assumed: verl " +
+                         version_list(reading) + " admit a " + engine + " that reads it (give --verl-version)";
+    }
+  }
   finding.fix = {"unset " + name};
   return finding;
 }

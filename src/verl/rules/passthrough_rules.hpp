@@ -22,6 +22,7 @@ struct EnvironmentContext {
   std::string device;  ///< trainer.device ("cuda", "npu"); empty when not known: every reader counts
   std::string verl;    ///< the verl version the launch is checked against; empty for Megatron-LM
   std::map<std::string, std::string> engines;  ///< that verl's engine pins (VerlVersion::engines)
+  bool verl_assumed = false;  ///< the launch names no verl: the newest embedded is assumed
 };
 
 /// Exported variables of the checked families (implemented in verl/env_rules.cpp): unknown, or

@@ -54,6 +54,12 @@ TEST_CASE("VLLM_ATTENTION_BACKEND: no effect with verl 0.9's vLLM (>= 0.18), rea
   CHECK(newer[0].severity == Severity::warning);
   CHECK(newer[0].message.find("verl 0.9.0 admits (vllm>=0.18.0)") != std::string::npos);
   CHECK(test::findings_of(check_with(exports, {}, "0.8.0"), "env.unknown").empty());
+  // No verl named: the newest is assumed, and the message names the releases that read it.
+  const auto assumed = test::findings_of(check_with(exports), "env.unknown");
+  REQUIRE(assumed.size() == 1);
+  CHECK(assumed[0].message.find("the launch names no verl and main@1dda039b, the newest, is assumed: verl 0.4.0 .. "
+                                "0.8.0 (9 versions) admit a vllm that reads it (give --verl-version)") !=
+        std::string::npos);
 }
 
 }  // namespace meshplan
