@@ -19,8 +19,8 @@ FixTemplate unless_set(std::string_view setting, std::string_view phases = "") {
   return {override_line, setting, "", phases, setting};
 }
 
-const std::array<Category, 20>& table() {
-  static const std::array<Category, 20> kCategories = {{
+const std::array<Category, 21>& table() {
+  static const std::array<Category, 21> kCategories = {{
       {"oom_training", "GPU out of memory in the training engine", Severity::error, true,
        {
            {override_line,
@@ -200,6 +200,15 @@ const std::array<Category, 20>& table() {
                  "vLLM attention kernels", ""},
            {action, "note the driver, CUDA, torch and engine versions: kernel faults are most often version bugs; "
                     "check the engine's issues for the same kernel", ""},
+       }},
+      {"native_crash", "A worker process crashed in native code (an abort or a segmentation fault)", Severity::error,
+       true,
+       {
+           {action, "read the lines just before the signal in the dead worker's log (/tmp/ray/session_latest/logs/): "
+                    "the library that aborted prints its reason there (LLVM ERROR from Triton's compiler, a CUDA or "
+                    "NCCL error, a C++ exception)", ""},
+           {action, "note the driver, CUDA, torch, Triton and engine versions: native crashes are most often a "
+                    "version or GPU-architecture mismatch; check the library's issues for the same message", ""},
        }},
       {"environment", "The installed software does not match what the code needs", Severity::error, true,
        {

@@ -244,8 +244,14 @@ DiagnosisReport build_report(const ScanOutput& scan, FixContext context) {
     // inconsistency, we are taking the entire process down"), which Ray and torchrun then report
     // as a dead worker: with no host-memory line (a primary event), the timeout is the root,
     // whichever of the interleaved lines came first.
+    // A signal line (SIGABRT / SIGSEGV received) says how the worker died, where "actor died"
+    // only says that it did: the OOM killer's SIGKILL prints none.
     for (std::size_t g = 0; g < groups.size(); ++g) {
-      if (groups[root].category == "host_oom" && groups[g].category == "nccl_timeout") root = g;
+      if (groups[root].category == "host_oom" && groups[g].category == "native_crash") root = g;
+    }
+    for (std::size_t g = 0; g < groups.size(); ++g) {
+      const bool died = groups[root].category == "host_oom" || groups[root].category == "native_crash";
+      if (died && groups[g].category == "nccl_timeout") root = g;
     }
   }
 

@@ -188,6 +188,45 @@ std::vector<Signature> runtime_signatures() {
          ""}},
        "[2025-07-23 10:05:49,679 W 51000 51000] gcs_rpc_client.h:151: Failed to connect to GCS at address :6379 "
        "within 5 seconds."},
+      // A native abort or segfault in a Ray worker: Ray's failure signal handler (absl) prints
+      // "*** SIGABRT received at time=..." and CPython "Fatal Python error: Aborted". The NCCL
+      // watchdog also aborts its process after a timeout, and the OOM killer's SIGKILL prints no
+      // such line: an echo, the root only when no failure is found (a watchdog timeout before it).
+      {"signal_abort", "native_crash", consequence, {" received at time=", "SIG"},
+       R"((SIG[A-Z]+) received at time=)", {{"signal", text}}, {},
+       "A worker process was killed by a signal raised in native code (SIGABRT: a library aborted; SIGSEGV: a "
+       "segmentation fault), not by host memory.",
+       "A worker process received {n:signal} in native code: a library aborted or crashed it, not the OOM killer.",
+       {},
+       "(WorkerDict pid=1473743) *** SIGABRT received at time=1744180215 on cpu 46 ***"},
+      {"fatal_python_error", "native_crash", consequence, {"Fatal Python error: "},
+       R"(Fatal Python error: (Aborted|Segmentation fault|Bus error|Floating point exception))", {{"signal", text}},
+       {},
+       "The Python interpreter of a worker died of a native fault (abort, segmentation fault).",
+       "The Python interpreter of a worker died: {n:signal} in native code.", {},
+       "(WorkerDict pid=1473743) Fatal Python error: Aborted"},
+      // LLVM's report_fatal_error, which Triton's JIT compiler hits on a layout or type the target
+      // GPU's backend cannot lower, then aborts (verl issues on V100: "Failed to compute parent layout").
+      {"llvm_fatal_error", "native_crash", primary, {"LLVM ERROR: "}, R"(LLVM ERROR: (.+))", {{"llvm_error", text}},
+       {},
+       "LLVM aborted compiling a GPU kernel (Triton's JIT compiler): the kernel uses a layout or dtype the GPU "
+       "architecture's backend cannot lower.",
+       "LLVM aborted compiling a GPU kernel (Triton's JIT compiler): {n:llvm_error}",
+       {{action, "find the kernel in the stack printed after 'Fatal Python error' (triton/compiler) and install "
+                 "another Triton release: the message is a Triton lowering failure for this GPU architecture "
+                 "(ModelTC/LightLLM#1030 resolved the same one by changing the Triton version); on V100 / T4 "
+                 "also turn off the fused Triton kernels the run enables", ""}},
+       "(WorkerDict pid=1473743) LLVM ERROR: Failed to compute parent layout for slice layout."},
+      // The CUDA runtime found a libcublasLt that lacks the symbols torch was built against.
+      {"cublaslt_symbol_missing", "environment", primary, {"Cannot load symbol cublasLt"},
+       R"(Cannot load symbol (cublasLt\w+))", {{"symbol", text}}, {},
+       "The process could not load cuBLASLt's symbols: the installed CUDA libraries do not match the ones torch "
+       "(or the engine) was built against.",
+       "The process could not load {n:symbol} from cuBLASLt: the installed CUDA libraries do not match the ones "
+       "torch (or the engine) was built against.",
+       {{action, "check which libcublasLt the process loads (ldd / LD_LIBRARY_PATH) against torch.version.cuda: "
+                 "an older CUDA toolkit first on LD_LIBRARY_PATH shadows the one pip installed", ""}},
+       "(WorkerDict pid=23189) Invalid handle. Cannot load symbol cublasLtGetVersion"},
       {"no_space_left", "resources", primary, {"No space left on device"}, "", {}, {},
        "A disk is full (checkpoints, Ray's object spilling or /dev/shm).", "",
        {{action, "free space in trainer.default_local_dir and /tmp/ray; limit checkpoints with "

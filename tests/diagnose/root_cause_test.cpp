@@ -157,4 +157,28 @@ TEST_CASE("repeated messages are folded: memory stays bounded and the count is k
   CHECK(scanner.output().events[0].ranks.size() == 64);  // kept ranks are capped
 }
 
+TEST_CASE("a worker that died with a signal line died of a native crash, not of host memory") {
+  // verl issue #5659's shape: Ray reports the dead actor first, the worker's SIGABRT lines after.
+  const std::string died =
+      "ray.exceptions.ActorDiedError: The actor died unexpectedly before finishing this task.\n"
+      "(WorkerDict pid=23189) *** SIGABRT received at time=1773825404 on cpu 49 ***\n"
+      "(WorkerDict pid=23189) PC: @     0x7fc0d04969fc  (unknown)  pthread_kill\n";
+  const DiagnosisReport report = diagnose_logs({{"job.log", died}});
+  REQUIRE_FALSE(report.diagnoses.empty());
+  CHECK(report.diagnoses[0].category == "native_crash");
+  CHECK(report.diagnoses[0].numbers.at("signal").text == "SIGABRT");
+  // The NCCL watchdog aborts its own process after a timeout: the timeout stays the root.
+  const std::string watchdog_abort = watchdog(0, "1127 18:12:10.4") + "\n" +
+                                     "(WorkerDict pid=23189) *** SIGABRT received at time=1773825404 on cpu 49 ***\n" +
+                                     "ray.exceptions.ActorDiedError: The actor died unexpectedly before finishing this task.\n";
+  const DiagnosisReport timeout = diagnose_logs({{"job.log", watchdog_abort}});
+  REQUIRE_FALSE(timeout.diagnoses.empty());
+  CHECK(timeout.diagnoses[0].category == "nccl_timeout");
+  // Without a signal line, the dead actor is still read as host memory (the OOM killer's SIGKILL).
+  const DiagnosisReport plain =
+      diagnose_logs({{"job.log", "ray.exceptions.ActorDiedError: The actor died unexpectedly before finishing this task.\n"}});
+  REQUIRE_FALSE(plain.diagnoses.empty());
+  CHECK(plain.diagnoses[0].category == "host_oom");
+}
+
 }  // namespace meshplan
