@@ -20,4 +20,16 @@ std::optional<std::string_view> find_model_preset_config(std::string_view name);
 /// "Qwen/Qwen3-8B"; nullopt when there is none.
 std::optional<std::string> canonical_model_preset_name(std::string_view name);
 
+/// The preset a checkpoint path stands for: the model it names (its last component, or NAME of a
+/// Hugging Face cache directory .../models--ORG--NAME/snapshots/<commit>) matched as
+/// canonical_model_preset_name, else matched after dropping, on both sides, the suffixes of
+/// checkpoints that share their base model's architecture and weight dtype (-Base, -Instruct,
+/// -Chat, -it, -pt, -Thinking, -hf, -bf16, a date tag such as -2507 or -0324, a Meta- prefix).
+/// A quantized checkpoint (-FP8, -AWQ, -GPTQ, -Int4 ...) matches nothing.
+struct PresetForPath {
+  std::string preset;
+  bool variant = false;  ///< matched only once variant suffixes were dropped
+};
+std::optional<PresetForPath> model_preset_for_path(std::string_view path);
+
 }  // namespace meshplan

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 
+#include "model/model_presets.hpp"
 #include "verl/rules/megatron_arguments.hpp"
 #include "verl/fit/model_fit.hpp"
 #include "verl/fit/to_strategy.hpp"
@@ -79,6 +80,18 @@ std::vector<Finding> verl_findings(const VerlLaunch& launch, const CheckOptions&
   const VerlJob job = verl_to_strategy(launch);
   const std::optional<ModelSpec> model = options.model ? options.model : model_from_path(job.model_path);
   const ModelSpec* model_ptr = model ? &*model : nullptr;
+  if (!options.model && model) {
+    if (const auto preset = model_preset_for_path(job.model_path); preset && preset->variant) {
+      Finding info;
+      info.severity = Severity::info;
+      info.rule = "model.preset";
+      info.keys = {"actor_rollout_ref.model.path"};
+      info.message = "the model path " + job.model_path + " is read as the preset " + preset->preset +
+                     " (a checkpoint of the same architecture and dtype); give --model for another";
+      info.location = where_set(launch, "actor_rollout_ref.model.path");
+      out.push_back(std::move(info));
+    }
+  }
   for (Finding& finding : check_verl_rules(launch, model_ptr)) out.push_back(std::move(finding));
   if (model) {
     for (Finding& finding : check_model_shape(launch, job, *model)) out.push_back(std::move(finding));

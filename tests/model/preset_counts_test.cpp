@@ -124,4 +124,30 @@ TEST_CASE("presets are found by file name or Hugging Face repo id, case-insensit
   CHECK_FALSE(find_model_preset_config("").has_value());
 }
 
+TEST_CASE("a checkpoint path stands for the preset of its architecture: variants and Hugging Face cache dirs") {
+  const auto preset_of = [](std::string_view path) {
+    const auto found = model_preset_for_path(path);
+    return found ? found->preset + (found->variant ? " (variant)" : "") : std::string("none");
+  };
+  CHECK(preset_of("/data/Qwen3-30B-A3B") == "qwen3-30b-a3b");
+  CHECK(preset_of("~/models/qwen3-8b/") == "qwen3-8b");
+  // verl 1dda039b's run_qwen3_30b_a3b_megatron.sh trains Qwen/Qwen3-30B-A3B-Base: the base and the
+  // post-trained checkpoints share one config.json architecture (hidden 2048, 48 layers, 128 experts).
+  CHECK(preset_of("Qwen/Qwen3-30B-A3B-Base") == "qwen3-30b-a3b (variant)");
+  CHECK(preset_of("Qwen/Qwen3-30B-A3B-Instruct-2507") == "qwen3-30b-a3b (variant)");
+  CHECK(preset_of("Qwen/Qwen2.5-7B") == "qwen2.5-7b-instruct (variant)");  // preset is the Instruct config
+  CHECK(preset_of("meta-llama/Meta-Llama-3.1-8B-Instruct") == "llama-3.1-8b (variant)");
+  CHECK(preset_of("deepseek-ai/DeepSeek-V3-0324") == "deepseek-v3 (variant)");
+  // A Hugging Face cache directory, with or without its snapshot (a user's DeepSeek-V3 launch).
+  CHECK(preset_of("/hf/hub/models--deepseek-ai--DeepSeek-V3-bf16") == "deepseek-v3 (variant)");
+  CHECK(preset_of("/hf/hub/models--Qwen--Qwen3-8B/snapshots/9c925d64d72725edaf899c6cb9c377fd0709d9c5") ==
+        "qwen3-8b");
+  // Quantized weights, another release or another model: no preset.
+  CHECK(preset_of("Qwen/Qwen3-30B-A3B-FP8") == "none");
+  CHECK(preset_of("deepseek-ai/DeepSeek-V3.1") == "none");
+  CHECK(preset_of("Qwen/Qwen2.5-Math-7B") == "none");
+  CHECK(preset_of("/checkpoints/global_step_100/actor") == "none");
+  CHECK(preset_of("") == "none");
+}
+
 }  // namespace meshplan

@@ -83,14 +83,11 @@ std::string lengths_note(const RlSettings& rl) {
 }  // namespace
 
 std::optional<ModelSpec> model_from_path(const std::string& model_path) {
-  std::string name = model_path;
-  while (!name.empty() && name.back() == '/') name.pop_back();
-  const std::size_t slash = name.rfind('/');
-  if (slash != std::string::npos) name = name.substr(slash + 1);
-  if (name.empty()) return std::nullopt;
-  const auto text = find_model_preset_config(name);
+  const std::optional<PresetForPath> preset = model_preset_for_path(model_path);
+  if (!preset) return std::nullopt;
+  const auto text = find_model_preset_config(preset->preset);
   if (!text) return std::nullopt;
-  auto model = parse_model_config(*text, canonical_model_preset_name(name).value_or(name));
+  auto model = parse_model_config(*text, preset->preset);
   if (!model.ok()) return std::nullopt;
   return model.value();
 }

@@ -12,7 +12,8 @@
 
 namespace meshplan {
 
-/// The model named by actor_rollout_ref.model.path's last path component, if it is a preset.
+/// The preset actor_rollout_ref.model.path stands for (model_preset_for_path: its last component or
+/// Hugging Face cache directory, the same-architecture variants of a preset included), if any.
 std::optional<ModelSpec> model_from_path(const std::string& model_path);
 
 /// strategy/validate rules that depend on the model (tp.divides-heads, pp.divides-layers, ...).

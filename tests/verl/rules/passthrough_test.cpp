@@ -180,6 +180,21 @@ TEST_CASE("the model comes from actor_rollout_ref.model.path when it names a pre
       {"actor_rollout_ref.model.path=/models/Qwen/Qwen2.5-7B-Instruct", "actor_rollout_ref.rollout.tensor_model_parallel_size=8"}));
   CHECK(test::findings_of(report, "model.rollout-tp-heads").size() == 1);
   CHECK(test::findings_of(report, "model.unknown").empty());
+  CHECK(test::findings_of(report, "model.preset").empty());  // the preset's own name: nothing to say
+  // A base checkpoint of the same architecture (Qwen2.5-7B: 28 heads, so rollout TP 8 fails the
+  // same way), said in an info line; a quantized one matches no preset.
+  const CheckReport base = test::check_lines(test::with(
+      test::fsdp_baseline(),
+      {"actor_rollout_ref.model.path=Qwen/Qwen2.5-7B", "actor_rollout_ref.rollout.tensor_model_parallel_size=8"}));
+  CHECK(test::findings_of(base, "model.rollout-tp-heads").size() == 1);
+  const auto read_as = test::findings_of(base, "model.preset");
+  REQUIRE(read_as.size() == 1);
+  CHECK(read_as[0].message ==
+        "the model path Qwen/Qwen2.5-7B is read as the preset qwen2.5-7b-instruct (a checkpoint of the same "
+        "architecture and dtype); give --model for another");
+  const CheckReport quantized = test::check_lines(test::with(
+      test::fsdp_baseline(), {"actor_rollout_ref.model.path=Qwen/Qwen2.5-7B-Instruct-AWQ"}));
+  CHECK(test::findings_of(quantized, "model.unknown").size() == 1);
 }
 
 TEST_CASE("memory fit per RL phase: a 7B FSDP actor on one 40 GB GPU does not fit, a 0.5B one does") {
