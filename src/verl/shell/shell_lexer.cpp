@@ -146,6 +146,7 @@ class Lexer {
       pos_ += (at(pos_ + 1) == c) ? 2 : 1;
       end_command();
       current_.conditional = logical;
+      current_.after_or = logical && c == '|';
       return;
     }
     // Redirection: <, >, >>, <<, <<-, &>, >&N; the target word is dropped.
@@ -398,9 +399,11 @@ class Lexer {
   // Ends the current command; a pending `&&`/`||` (no words yet) carries over to the next one.
   void end_command() {
     const bool pending_conditional = current_.conditional && current_.words.empty();
+    const bool pending_or = current_.after_or && current_.words.empty();
     if (!current_.words.empty()) result_.commands.push_back(std::move(current_));
     current_ = {};
     current_.conditional = pending_conditional;
+    current_.after_or = pending_or;
   }
 
   std::string_view text_;

@@ -21,6 +21,7 @@ struct ShellCommand {
   std::vector<ShellWord> words;
   int line = 0;
   bool conditional = false;  ///< runs only depending on the previous one (after `&&` / `||`)
+  bool after_or = false;     ///< conditional after `||` (runs when the previous one failed)
   /// Inside `case WORD in ... esac`: the words are the alternatives of one pattern (`a|b*)`).
   /// A branch ends with a command of the one word ";;" (or ";&", which falls through, or ";;&").
   bool case_pattern = false;

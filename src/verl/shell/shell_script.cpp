@@ -102,6 +102,7 @@ class Walker {
     bool has_else = false;
     std::string kind = "if";  ///< "if", or "case" for a case block whose word is not known
     bool awaiting_then = false;      ///< between `if`/`elif` and `then`: the condition is being read
+    bool condition_undecidable = false;  ///< a command that is not a test joined it
     std::optional<bool> condition;   ///< that condition's status, when known statically
     ConditionValue condition_read;   ///< it, as read (for messages)
     int condition_line = 0;
@@ -131,8 +132,17 @@ class Walker {
       return;
     }
     if (!ifs_.empty() && ifs_.back().dead && skip_dead_branch(first)) return;
-    // A condition that is a list (`[ a ] && [ b ]`, `[[ a && b ]]`, several lines) is not decided.
-    if (!ifs_.empty() && ifs_.back().awaiting_then && first != "then") ifs_.back().condition.reset();
+    // A condition that is a list of tests joined by && / || (`[ a ] && [ b ]`) is decided as bash
+    // runs it, left to right; any other command before `then` (`{ ...; }`, `[[ a && b ]]`, a
+    // program, a second line) leaves it undecided.
+    if (!ifs_.empty() && ifs_.back().awaiting_then && first != "then") {
+      if (command.conditional && is_test(first)) {
+        extend_condition(command);
+        return;
+      }
+      ifs_.back().condition.reset();
+      ifs_.back().condition_undecidable = true;
+    }
     if (first == "if" && !command.conditional) {
       IfBlock block;
       block.line = command.line;
@@ -245,6 +255,29 @@ class Walker {
     return true;
   }
 
+  static bool is_test(const std::string& word) {
+    return word == "[" || word == "[[" || word == "test" || word == "!" || word == "true" || word == "false";
+  }
+
+  // `&& TEST` / `|| TEST` continuing the condition: bash runs TEST only when the list so far
+  // succeeded (&&) or failed (||); an unknown part decides nothing the known part does not.
+  void extend_condition(const ShellCommand& command) {
+    IfBlock& block = ifs_.back();
+    const ConditionValue next = evaluate_condition(command.words, variables_);
+    block.condition_read.text += (command.after_or ? " || " : " && ") + next.text;
+    if (block.condition_undecidable) return;
+    const std::optional<bool> left = block.condition;
+    if (command.after_or) {
+      if (left == true || next.value == true) block.condition = true;
+      else if (left == false) block.condition = next.value;
+      else block.condition.reset();
+    } else {
+      if (left == false || next.value == false) block.condition = false;
+      else if (left == true) block.condition = next.value;
+      else block.condition.reset();
+    }
+  }
+
   // The condition after `if` / `elif`, read before its `then`.
   void read_condition(const ShellCommand& command) {
     IfBlock& block = ifs_.back();
@@ -252,6 +285,7 @@ class Walker {
     block.condition = block.condition_read.value;
     block.condition_line = command.line;
     block.awaiting_then = true;
+    block.condition_undecidable = false;
   }
 
   // At `then`: whether the branch may run. A condition known statically decides it.

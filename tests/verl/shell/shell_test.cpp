@@ -357,9 +357,20 @@ TEST_CASE("an if whose condition is known takes the branch bash takes, and no ot
   // A false condition and no else: the block is skipped, the value from before stays known.
   CHECK(last_args(run_script("W=5\nif [ 1 = 2 ]; then W=6; fi\npython3 x.py $W\n")) ==
         std::vector<std::string>{"python3", "x.py", "5"});
-  // A list of tests (`&&`) is not decided: both paths remain.
+  // A list of tests runs left to right: true && unknown is unknown (both paths remain) ...
   const ShellScript list = run_script("V=0\nB=vllm\nif [ $B = vllm ] && [ -n \"$U\" ]; then V=1; fi\npython3 x.py $V\n");
   CHECK(list.invocations.back().args.back().unknown.has_value());
+  // ... unknown && false is false (verl's run_qwen3_30b_a3b_megatron.sh guard, its defaults: no
+  // quantization, vllm), unknown || true is true.
+  CHECK(last_args(run_script("Q=${Q:-}\nB=vllm\nV=0\nif [ -n \"${Q}\" ] && [ \"${B}\" != trtllm ]; then V=1; fi\n"
+                             "python3 x.py $V\n")) == std::vector<std::string>{"python3", "x.py", "0"});
+  CHECK(last_args(run_script("V=0\nif [ -n \"$U\" ] || [ 1 -eq 1 ]; then V=1; fi\npython3 x.py $V\n")) ==
+        std::vector<std::string>{"python3", "x.py", "1"});
+  // A command that is not a test in the list, or && inside [[ ]], leaves the condition undecided.
+  CHECK(run_script("V=0\nif [ 1 = 2 ] || grep -q x f; then V=1; fi\npython3 x.py $V\n")
+            .invocations.back().args.back().unknown.has_value());
+  CHECK(run_script("V=0\nif [[ 1 = 1 && 2 = 2 ]]; then V=1; fi\npython3 x.py $V\n")
+            .invocations.back().args.back().unknown.has_value());
   // Blocks nested in a branch that never runs are skipped whole: their fi / done close nothing.
   const ShellScript nested = run_script(
       "if false; then\n  if true; then A=1\n  else A=2\n  fi\n  for i in 1; do A=3; done\n"
