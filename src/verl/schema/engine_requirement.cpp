@@ -26,16 +26,25 @@ std::optional<std::vector<int>> release_number(std::string_view text) {
 
 namespace {
 
-/// The tightest upper bound of `spec` (==, <= or <; `strict` for <); nullopt when it has none.
-/// `understood` turns false on a bound that is not a release number.
-std::optional<std::vector<int>> upper_bound(std::string_view spec, bool& strict, bool& understood) {
-  std::optional<std::vector<int>> upper;
-  understood = true;
+/// The comma-separated clauses of `spec`, leading blanks dropped.
+std::vector<std::string_view> clauses(std::string_view spec) {
+  std::vector<std::string_view> out;
   while (!spec.empty()) {
     const std::size_t comma = spec.find(',');
     std::string_view clause = spec.substr(0, comma);
     spec = comma == std::string_view::npos ? std::string_view() : spec.substr(comma + 1);
     while (!clause.empty() && clause.front() == ' ') clause.remove_prefix(1);
+    out.push_back(clause);
+  }
+  return out;
+}
+
+/// The tightest upper bound of `spec` (==, <= or <; `strict` for <); nullopt when it has none.
+/// `understood` turns false on a bound that is not a release number.
+std::optional<std::vector<int>> upper_bound(std::string_view spec, bool& strict, bool& understood) {
+  std::optional<std::vector<int>> upper;
+  understood = true;
+  for (std::string_view clause : clauses(spec)) {
     const bool less = clause.starts_with("<") && !clause.starts_with("<=");
     if (!(clause.starts_with("==") || clause.starts_with("<=") || less)) continue;
     clause.remove_prefix(less ? 1 : 2);
@@ -55,11 +64,7 @@ std::optional<std::vector<int>> upper_bound(std::string_view spec, bool& strict,
 }  // namespace
 
 bool oldest_admitted_after(std::string_view spec, const std::vector<int>& release) {
-  while (!spec.empty()) {
-    const std::size_t comma = spec.find(',');
-    std::string_view clause = spec.substr(0, comma);
-    spec = comma == std::string_view::npos ? std::string_view() : spec.substr(comma + 1);
-    while (!clause.empty() && clause.front() == ' ') clause.remove_prefix(1);
+  for (std::string_view clause : clauses(spec)) {
     const bool above = clause.starts_with(">") && !clause.starts_with(">=");
     if (!(clause.starts_with(">=") || clause.starts_with("==") || above)) continue;
     clause.remove_prefix(above ? 1 : 2);
