@@ -70,20 +70,37 @@ void print_json(std::ostream& out, const CheckReport& report) {
       << "\n";
 }
 
+bool is_verl_package(const std::filesystem::path& package) {
+  std::error_code ec;
+  return std::filesystem::is_regular_file(package / "version" / "version", ec) &&
+         std::filesystem::is_directory(package / "trainer" / "config", ec);
+}
+
+// The one child directory of `dir` that holds a verl package (ARPO's verl_arpo_entropy/verl, a
+// fork checked out under its own name); empty when none does or several do.
+std::filesystem::path only_child_verl(const std::filesystem::path& dir) {
+  std::error_code ec;
+  std::filesystem::path found;
+  for (const auto& entry : std::filesystem::directory_iterator(dir, ec)) {
+    if (!entry.is_directory(ec) || !is_verl_package(entry.path() / "verl")) continue;
+    if (!found.empty()) return {};
+    found = entry.path() / "verl";
+  }
+  return found;
+}
+
 // The package directory (holding version/version and trainer/config) of a verl next to `script`:
 // in a directory above it up to its repository's root, `verl/` (the package, as research
-// repositories vendor it), `src/verl/` (Python's src layout) or `verl/verl/` (a checkout named
-// verl). Empty when there is none.
+// repositories vendor it), `src/verl/` (Python's src layout), `verl/verl/` (a checkout named
+// verl) or, failing those, `<one child>/verl` (a fork under its own name). Empty when there is none.
 std::filesystem::path verl_next_to(const std::string& script) {
   std::error_code ec;
   std::filesystem::path dir = std::filesystem::absolute(script, ec).parent_path();
   for (; !ec && !dir.empty(); dir = dir.parent_path()) {
     for (const auto& package : {dir / "verl", dir / "src" / "verl", dir / "verl" / "verl"}) {
-      if (std::filesystem::is_regular_file(package / "version" / "version", ec) &&
-          std::filesystem::is_directory(package / "trainer" / "config", ec)) {
-        return package;
-      }
+      if (is_verl_package(package)) return package;
     }
+    if (const std::filesystem::path package = only_child_verl(dir); !package.empty()) return package;
     if (std::filesystem::exists(dir / ".git", ec) || dir == dir.parent_path()) break;
   }
   return {};

@@ -32,6 +32,17 @@ Severity severity_of(const CheckReport& report, const std::string& rule) {
   return hits[0].severity;
 }
 
+// `package_dir`/version/version = 0.3.1.dev with its config tree (here 0.4.0's).
+void write_verl_package(const std::filesystem::path& package_dir) {
+  std::filesystem::create_directories(package_dir / "version");
+  std::ofstream(package_dir / "version" / "version") << "0.3.1.dev\n";
+  for (const auto& [name, text] : verl_config_texts(embedded_verl_versions().front())) {
+    const auto file = package_dir / "trainer" / "config" / (name + ".yaml");
+    std::filesystem::create_directories(file.parent_path());
+    std::ofstream(file) << text;
+  }
+}
+
 }  // namespace
 
 TEST_CASE("a checkout of X.dev: a check verl X added is a warning, the snapshot may predate it") {
@@ -96,13 +107,7 @@ TEST_CASE("check with no flag finds the verl a repository vendors next to its sc
   std::filesystem::remove_all(repo);
   std::filesystem::create_directories(repo / "scripts");
   std::ofstream(repo / ".git") << "gitdir: elsewhere\n";
-  std::filesystem::create_directories(repo / "verl" / "version");
-  std::ofstream(repo / "verl" / "version" / "version") << "0.3.1.dev\n";
-  for (const auto& [name, text] : verl_config_texts(embedded_verl_versions().front())) {
-    const auto file = repo / "verl" / "trainer" / "config" / (name + ".yaml");
-    std::filesystem::create_directories(file.parent_path());
-    std::ofstream(file) << text;
-  }
+  write_verl_package(repo / "verl");
   std::ofstream(repo / "scripts" / "train.sh") << script("", {"actor_rollout_ref.actor.ppo_mini_batch_size=128"});
   const test::CliRun run = test::run({"check", (repo / "scripts" / "train.sh").string()});
   CHECK(run.exit_code == 0);
@@ -112,6 +117,28 @@ TEST_CASE("check with no flag finds the verl a repository vendors next to its sc
   const test::CliRun named = test::run({"check", (repo / "scripts" / "train.sh").string(), "--verl-version", "0.4.0"});
   CHECK(named.exit_code == 1);
   CHECK(named.out.find("error[batch.mini-le-train]") != std::string::npos);
+  std::filesystem::remove_all(repo);
+}
+
+TEST_CASE("check with no flag finds a verl fork checked out under its own name, when it is the only one") {
+  // ARPO's layout (github.com/dongguanting/ARPO): ARPO/scripts/train.sh exports
+  // PYTHONPATH=.../verl_arpo_entropy and runs ARPO/verl_arpo_entropy/verl.
+  const auto repo = std::filesystem::temp_directory_path() / "meshplan_fork_verl";
+  std::filesystem::remove_all(repo);
+  std::filesystem::create_directories(repo / "ARPO" / "scripts");
+  std::ofstream(repo / ".git") << "gitdir: elsewhere\n";
+  write_verl_package(repo / "ARPO" / "verl_arpo_entropy" / "verl");
+  const auto launch = repo / "ARPO" / "scripts" / "train.sh";
+  std::ofstream(launch) << script("", {"actor_rollout_ref.actor.ppo_mini_batch_size=128"});
+  const test::CliRun run = test::run({"check", launch.string()});
+  CHECK(run.exit_code == 0);
+  CHECK(run.out.find("verl 0.3.1.dev (found next to the script in " + (repo / "ARPO" / "verl_arpo_entropy").string() +
+                     ") is older") != std::string::npos);
+  // A second fork beside it: which one the script runs is not known, so neither is read.
+  write_verl_package(repo / "ARPO" / "verl_other" / "verl");
+  const test::CliRun ambiguous = test::run({"check", launch.string()});
+  CHECK(ambiguous.out.find("found next to the script") == std::string::npos);
+  CHECK(ambiguous.exit_code == 1);  // the newest embedded verl: mini-batch above the train batch is an error
   std::filesystem::remove_all(repo);
 }
 
