@@ -415,6 +415,40 @@ std::vector<Signature> config_signatures() {
        {{action, "if '{n:argument}' is in actor_rollout_ref.rollout.engine_kwargs.vllm, fix or remove it there "
                  "(meshplan check names the vLLM releases that have it); else install the vLLM this verl pins", ""}},
        "TypeError: EngineArgs.__init__() got an unexpected keyword argument 'model_hf_config'"},
+      // verl's Qwen2-VL / Qwen2.5-VL attention patch (verl/models/transformers/qwen2_vl.py, verl 0.4.1)
+      // reads an attribute transformers 4.53 stopped setting (verl#2780, fixed by verl#2882).
+      {"transformers_flash_attn_attribute", "environment", primary, {"_flash_attn_uses_top_left_mask"},
+       R"('(\w+)' object has no attribute '_flash_attn_uses_top_left_mask')", {{"module", text}}, {},
+       "verl's attention patch reads an attribute (_flash_attn_uses_top_left_mask) that transformers 4.53 and "
+       "later no longer set: the installed transformers is newer than this verl supports.",
+       "{n:module} has no _flash_attn_uses_top_left_mask: transformers 4.53 and later no longer set it, and this "
+       "verl's attention patch reads it.",
+       {{action, "install transformers<4.53 (what this verl release was tested with), or a verl that has verl PR "
+                 "#2882", ""}},
+       "AttributeError: 'Qwen2_5_VLAttention' object has no attribute '_flash_attn_uses_top_left_mask'"},
+      // vLLM 0.8 made its V1 engine the default; V1's LLMEngine has no model_executor, which code
+      // written for the V0 engine reaches into (OpenRLHF#922, trl#3115; vllm/v1/engine/llm_engine.py).
+      {"vllm_v1_no_model_executor", "environment", primary, {"object has no attribute 'model_executor'"},
+       R"('(\w+)' object has no attribute 'model_executor')", {{"engine_class", text}}, {},
+       "The framework reaches into vLLM's V0 engine (LLMEngine.model_executor), which vLLM's V1 engine, the "
+       "default from vLLM 0.8, does not have: the framework and the installed vLLM do not match.",
+       "{n:engine_class} has no model_executor: the installed vLLM runs its V1 engine, and the framework was "
+       "written for V0.",
+       {{env, "VLLM_USE_V1=0  # vLLM 0.8 .. 0.10 only: 0.11 removed the V0 engine", ""},
+        {action, "install the vLLM the framework pins (its requirements or Docker image)", ""}},
+       "AttributeError: 'LLMEngine' object has no attribute 'model_executor'"},
+      // verl/utils/reward_score/__init__.py default_compute_score: a row whose data_source no
+      // built-in scorer handles (verl#3450).
+      {"reward_data_source_unknown", "config_key", primary, {"Reward function is not implemented for"},
+       R"(Reward function is not implemented for data_source=(\S+))", {{"data_source", text}}, {},
+       "verl's default reward has no scorer for a row's data_source: the dataset names a source verl does not "
+       "score, or its data_source column is empty, and no custom reward function is given.",
+       "verl's default reward has no scorer for data_source={n:data_source}, and no custom reward function is "
+       "given.",
+       {{action, "give your reward function: custom_reward_function.path=<file.py> custom_reward_function.name=<function> "
+                 "(newer verl: reward.custom_reward_function.path / .name), or write a data_source verl scores "
+                 "(openai/gsm8k, lighteval/MATH, ...) into the dataset", ""}},
+       "NotImplementedError: Reward function is not implemented for data_source='my_dataset'"},
       {"unexpected_keyword_argument", "config_key", primary, {"got an unexpected keyword argument '"},
        R"(got an unexpected keyword argument '(\w+)')", {{"field", text}}, {},
        "A key added with + is not a field of verl's config dataclass.",

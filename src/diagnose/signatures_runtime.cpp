@@ -75,6 +75,20 @@ std::vector<Signature> runtime_signatures() {
        "", {{env, "NCCL_SHM_DISABLE=1  # only to test whether /dev/shm is too small (docker: --shm-size)", ""}},
        "RuntimeError: NCCL error in: ../torch/csrc/distributed/c10d/ProcessGroupNCCL.cpp:825, unhandled system "
        "error, NCCL version 2.18.5"},
+      // torch/csrc/distributed/c10d/socket.cpp: a rank cannot reach the rendezvous TCPStore at
+      // MASTER_ADDR:MASTER_PORT (OpenRLHF#265: a container-internal 172.17.x address).
+      {"c10d_store_unreachable", "nccl_network", primary, {"The client socket has "},
+       R"(The client socket has (?:timed out after \d+s while trying to connect to|failed to connect to) \(?\[?([^\s,\])]+))",
+       {{"address", text}}, {},
+       "A process could not reach torch.distributed's rendezvous store (MASTER_ADDR:MASTER_PORT): the address is "
+       "not reachable from its node (a container-internal address, a firewall, the wrong interface).",
+       "A process could not reach torch.distributed's rendezvous store at {n:address}: that address is not "
+       "reachable from its node.",
+       {{action, "make the store's address reachable from every node: containers on the host network "
+                 "(docker --network=host) rather than a bridge's 172.17.x address, the port range open in the "
+                 "firewall, and the right interface in GLOO_SOCKET_IFNAME / NCCL_SOCKET_IFNAME", ""}},
+       "[E socket.cpp:922] [c10d] The client socket has timed out after 1800s while trying to connect to "
+       "(172.17.0.2, 44737)."},
       {"nccl_socket_closed", "nccl_network", consequence, {"NCCL WARN Net : "}, "", {}, {},
        "An NCCL socket closed: the peer exited or the network dropped the connection.", "", {},
        "node1:183006:183220 [1] misc/socket.cc:518 NCCL WARN Net : Call to recv from 10.200.84.247<58355> "
