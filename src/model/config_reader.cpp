@@ -49,6 +49,7 @@ constexpr std::array kArchitectures{
     Architecture{"qwen3_5_moe_text", "Qwen3_5MoeForCausalLM", read_qwen3_next},
     Architecture{"minimax", "MiniMaxForCausalLM", read_minimax},
     Architecture{"minimax_m1", "MiniMaxM1ForCausalLM", read_minimax},
+    Architecture{"minimax_m2", "MiniMaxM2ForCausalLM", read_moe_decoder},
     Architecture{"qwen2_5_vl", "Qwen2_5_VLForConditionalGeneration", read_vision_language},
     Architecture{"qwen3_vl", "Qwen3VLForConditionalGeneration", read_vision_language},
     Architecture{"qwen3_vl_moe", "Qwen3VLMoeForConditionalGeneration", read_vision_language},

@@ -20,8 +20,9 @@ struct LlamaStyleFamily {
 };
 
 // Sources: transformers models/{llama,mistral,mixtral,qwen2,qwen2_moe,qwen3,qwen3_moe,
-// qwen2_5_vl,qwen3_vl,qwen3_vl_moe,seed_oss}/modeling_*.py (attention __init__ and layer_types;
-// SeedOssAttention: o_proj bias from attention_out_bias).
+// qwen2_5_vl,qwen3_vl,qwen3_vl_moe,seed_oss,minimax_m2}/modeling_*.py (attention __init__ and
+// layer_types; SeedOssAttention: o_proj bias from attention_out_bias; MiniMaxM2Attention: q_norm
+// and k_norm when use_qk_norm).
 constexpr std::array kFamilies{
     LlamaStyleFamily{"llama", false, true, "attention_bias", false, false},
     LlamaStyleFamily{"mistral", false, false, "", false, false},
@@ -34,6 +35,7 @@ constexpr std::array kFamilies{
     LlamaStyleFamily{"qwen3_vl", false, true, "attention_bias", true, true},
     LlamaStyleFamily{"qwen3_vl_moe", false, true, "attention_bias", true, true},
     LlamaStyleFamily{"seed_oss", false, true, "attention_out_bias", false, false},
+    LlamaStyleFamily{"minimax_m2", false, false, "", true, false},
 };
 
 const LlamaStyleFamily& family_of(std::string_view model_type) {
@@ -71,6 +73,11 @@ void read_llama_style_layers(const ConfigFields& config, std::string_view model_
   model.attention.qkv_bias = family.qkv_bias_always || config_bias;
   model.attention.o_bias = !family.o_bias_key.empty() && config.flag_or(family.o_bias_key, false);
   model.attention.qk_norm = family.qk_norm;
+  if (model_type == "minimax_m2") {
+    // MiniMaxM2Config: use_qk_norm (default true), qk_norm_type "per_layer" (default) or "per_head".
+    model.attention.qk_norm = config.flag_or("use_qk_norm", true);
+    model.attention.qk_norm_across_heads = config.text_or_empty("qk_norm_type") != "per_head";
+  }
   read_sliding_window(config, family, model);
 }
 

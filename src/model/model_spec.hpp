@@ -28,6 +28,8 @@ struct AttentionSpec {
   bool qkv_bias = false;           ///< bias on q, k, v projections
   bool o_bias = false;             ///< bias on the output projection
   bool qk_norm = false;            ///< Qwen3 q_norm / k_norm (RMSNorm of head_dim)
+  bool qk_norm_across_heads = false;  ///< MiniMax-M2 qk_norm_type "per_layer": one RMSNorm over
+                                      ///< every head's q, one over every kv head's k
   bool sinks = false;              ///< gpt-oss attention sinks (one per head)
   bool output_gate = false;        ///< Qwen3-Next gated attention: q_proj also emits a sigmoid
                                    ///< gate per head (heads x head_dim more q_proj outputs)

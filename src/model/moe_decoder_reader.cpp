@@ -12,8 +12,9 @@ void read_moe_decoder(const ConfigFields& config, std::string_view model_type, M
   const std::int64_t h = model.hidden_size;
   MoeSpec moe;
   moe.experts_per_token = config.positive("num_experts_per_tok", kMaxWidth);
-  if (model_type == "mixtral") {
-    // Mixtral: every layer is sparse and its experts use intermediate_size.
+  if (model_type == "mixtral" || model_type == "minimax_m2") {
+    // Mixtral, MiniMax-M2: every layer is sparse and its experts use intermediate_size (MiniMax-M2's
+    // shared_intermediate_size is 0: no shared expert).
     moe.num_experts = config.positive("num_local_experts", kMaxWidth);
     moe.expert_intermediate_size = config.positive("intermediate_size", kMaxWidth);
     moe.num_moe_layers = model.num_layers;
@@ -40,8 +41,11 @@ void read_moe_decoder(const ConfigFields& config, std::string_view model_type, M
     moe.shared_intermediate_size = config.positive("shared_expert_intermediate_size", kMaxWidth);
     moe.shared_expert_params = params_sum({params_product({3, h, moe.shared_intermediate_size}), h});
   }
+  // MiniMax-M2 routes by sigmoid scores with a per-expert e_score_correction_bias (use_routing_bias).
+  moe.expert_bias = model_type == "minimax_m2" && config.flag_or("use_routing_bias", true);
   moe.routed_expert_params = params_product({3, h, moe.expert_intermediate_size});
-  moe.router_params = params_product({moe.num_experts, h});  // gate: hidden -> experts, no bias
+  // gate: hidden -> experts, no bias; plus the routing bias
+  moe.router_params = params_product({moe.num_experts, h}) + (moe.expert_bias ? moe.num_experts : 0);
   model.moe = moe;
   count_params(model);
 }

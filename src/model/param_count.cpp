@@ -67,7 +67,8 @@ std::int64_t attention_params(std::int64_t hidden, const AttentionSpec& a) {
   const std::int64_t k_and_v = params_product({2, hidden, kv_width});
   const std::int64_t qkv_bias = a.qkv_bias ? q_width + 2 * kv_width : 0;
   const std::int64_t o_bias = a.o_bias ? hidden : 0;
-  const std::int64_t qk_norm = a.qk_norm ? 2 * a.head_dim : 0;  // Qwen3 q_norm, k_norm
+  // Qwen3 q_norm, k_norm of head_dim; MiniMax-M2's per-layer norms span every head.
+  const std::int64_t qk_norm = !a.qk_norm ? 0 : a.qk_norm_across_heads ? q_width + kv_width : 2 * a.head_dim;
   const std::int64_t sinks = a.sinks ? a.num_heads : 0;         // gpt-oss: one per head
   return params_sum({q_proj, o_proj, k_and_v, qkv_bias, o_bias, qk_norm, sinks});
 }

@@ -1,4 +1,4 @@
-// Gemma 2/3, GLM-4.5, DeepSeek-V3.2 and Kimi K2 readers: exact counts against the Hugging Face
+// Gemma 2/3, GLM-4.5, DeepSeek-V3.2, Kimi K2 and MiniMax-M2 readers: exact counts against the Hugging Face
 // Hub's safetensors totals (https://huggingface.co/api/models/<repo>?expand[]=safetensors), or a
 // hand-worked count from the modeling code.
 #include <doctest/doctest.h>
@@ -115,6 +115,35 @@ TEST_CASE("seed_oss: Seed-OSS-36B, 36,151,104,512 parameters (ByteDance-Seed/See
   CHECK(model->total_params == 36151104512);
   CHECK(model->attention.qkv_bias);
   CHECK(!model->attention.o_bias);
+}
+
+TEST_CASE("minimax_m2: MiniMax-M2, 228,689,764,864 parameters by hand (the card's 230 B, 10 B active)") {
+  // MiniMaxAI/MiniMax-M2's config.json: hidden 3072, 62 layers, 48 heads of 128, 8 kv heads, every
+  // layer a MoE of 256 experts top-8 of 1536 with sigmoid routing and a per-expert bias, no shared
+  // expert, qk_norm_type per_layer, vocab 200064 untied; its 3 MTP modules are not in the HF model.
+  // By hand (transformers modeling_minimax_m2.py):
+  //   attention q, o 2 x 3072 x 6144 + k, v 2 x 3072 x 1024 + q_norm 6144 + k_norm 1024 = 44,047,360
+  //   MoE 256 x 3 x 3072 x 1536 + gate 256 x 3072 + bias 256 = 3,624,665,344
+  //   62 x (44,047,360 + 3,624,665,344 + 2 x 3072) + final norm 3072 = 227,460,571,648
+  //   + embedding and head 2 x 200064 x 3072 = 228,689,764,864 (the card's "230 B")
+  //   active: total - 62 x 248 x 14,155,776 = 11,030,553,088; less both tables 9,801,359,872 ("10 B")
+  const std::string config = R"({"architectures": ["MiniMaxM2ForCausalLM"], "model_type": "minimax_m2",
+    "hidden_size": 3072, "intermediate_size": 1536, "num_hidden_layers": 62, "num_attention_heads": 48,
+    "num_key_value_heads": 8, "head_dim": 128, "rotary_dim": 64, "num_local_experts": 256,
+    "num_experts_per_tok": 8, "shared_intermediate_size": 0, "scoring_func": "sigmoid",
+    "use_routing_bias": true, "use_qk_norm": true, "qk_norm_type": "per_layer", "vocab_size": 200064,
+    "tie_word_embeddings": false, "max_position_embeddings": 196608, "num_mtp_modules": 3,
+    "use_mtp": true})";
+  const ModelSpec model = parsed_model(config, "minimax-m2.json");
+  CHECK(model.attention.head_dim == 128);
+  CHECK(model.moe->num_moe_layers == 62);
+  CHECK(model.total_params == 228689764864);
+  CHECK(model.active_params == 11030553088);
+  CHECK(model.active_params - model.params.embedding - model.params.lm_head == 9801359872);
+  // qk_norm_type per_head: a norm of head_dim for q and for k, as Qwen3's.
+  std::string per_head = config;
+  per_head.replace(per_head.find("per_layer"), 9, "per_head");
+  CHECK(parsed_model(per_head, "minimax-m2.json").total_params == 228689764864 - 62 * (6144 + 1024 - 2 * 128));
 }
 
 }  // namespace meshplan
