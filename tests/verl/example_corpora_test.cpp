@@ -125,6 +125,10 @@ TEST_CASE("verl main@1dda039b's example launches: no false error, the broken one
             "the string [console,wandb]: Tracking.__init__ asserts '[console,wandb] is not supported'"}},
           {"verl/experimental/fully_async_policy/shell/geo3k_qwen3vl_8b_fsdp2_16_16_npu.sh",
            {"trainer.logger", "the same quoting as the 30B geo3k script"}},
+          {"verl/experimental/fully_async_policy/shell/geo3k_qwen25vl_7b_megatron_4_4.sh",
+           {"shell.broken-continuation",
+            "line 74 is blank after rollout.name=$ENGINE \\: bash ends the launch there, gpu_memory_utilization, "
+            "rollout.n and every override after them are not passed, and line 75 then runs as a command of its own"}},
           {"verl/experimental/fully_async_policy/shell/grpo_qwen35_35b_megatron_async.sh",
            {"hydra.unknown-key",
             "actor_rollout_ref.rollout.single_turn_response_length is in no config and has no '+'; "

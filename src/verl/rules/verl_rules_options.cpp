@@ -22,18 +22,29 @@ std::optional<RuleHit> rollout_name(const ConfigView& v) {
                    "reads it at start-up)",
                    {R("name") + "=vllm"}};
   }
-  // The engines each verl builds: _build_rollout's branches before 0.6.0 (hf, vllm, sglang), then
+  // The engines each verl builds: _build_rollout's branches before 0.6.0 (hf, vllm, sglang, and
+  // the deprecated sglang_async before 0.5.0: fsdp_workers.py / megatron_workers.py at v0.4.1), whose
+  // else raises NotImplementedError "Rollout name: ... is not supported"; then
   // verl/workers/rollout/base.py _ROLLOUT_REGISTRY (vllm, sglang; trtllm from main@b178a3cd), where
   // get_rollout_class asserts "Rollout {name} with mode {mode} not found".
+  static const int sglang_async_until = find_verl_version("0.5.0")->index;
   static const int registry_from = find_verl_version("0.6.0")->index;
   static const int trtllm_from = find_verl_version("main@b178a3cd")->index;
+  static constexpr std::array<std::string_view, 4> kBuiltWithSglangAsync = {"hf", "vllm", "sglang", "sglang_async"};
   static constexpr std::array<std::string_view, 3> kBuilt = {"hf", "vllm", "sglang"};
   static constexpr std::array<std::string_view, 2> kRegistered = {"vllm", "sglang"};
   static constexpr std::array<std::string_view, 3> kWithTrtllm = {"vllm", "sglang", "trtllm"};
+  static constexpr std::string_view kWhenBuilt =
+      "would fail when the workers build the rollout (_build_rollout: NotImplementedError \"Rollout name: ... is not "
+      "supported\")";
   const int index = v.version().index;
-  if (index < registry_from) return one_of(v, R("name"), kBuilt, "rollout engine");
-  if (index < trtllm_from) return one_of(v, R("name"), kRegistered, "rollout engine");
-  return one_of(v, R("name"), kWithTrtllm, "rollout engine");
+  if (index < sglang_async_until) return one_of(v, R("name"), kBuiltWithSglangAsync, "rollout engine", kWhenBuilt);
+  auto hit = index < registry_from  ? one_of(v, R("name"), kBuilt, "rollout engine", kWhenBuilt)
+             : index < trtllm_from ? one_of(v, R("name"), kRegistered, "rollout engine")
+                                   : one_of(v, R("name"), kWithTrtllm, "rollout engine");
+  // verl 0.4.x: "'sglang_async' has been deprecated and merged into 'sglang'".
+  if (hit && hit->value == "sglang_async") hit->fix = {R("name") + "=sglang"};
+  return hit;
 }
 
 std::optional<RuleHit> rollout_mode(const ConfigView& v) {

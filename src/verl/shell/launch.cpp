@@ -43,8 +43,14 @@ std::size_t entry_index(const std::vector<ShellArgument>& args, std::size_t i, b
   if (!torchrun && !is_python(args[i].text)) {
     // A wrapper in front of the interpreter (`uv run --extra vllm python3 -m ...`,
     // `conda run -n env python ...`): the launch starts at the interpreter.
+    // `uv run [options] -m module` runs the module itself (uv's -m / --module).
+    const bool uv_run = name == "uv" && i + 1 < args.size() && args[i + 1].text == "run";
     for (std::size_t k = i + 1; k < args.size(); ++k) {
       if (is_python(args[k].text) || basename(args[k].text) == "torchrun") return entry_index(args, k, is_module);
+      if (uv_run && (args[k].text == "-m" || args[k].text == "--module") && k + 1 < args.size()) {
+        is_module = true;
+        return k + 1;
+      }
     }
     // A launcher held in a variable whose value is not known statically ("${LAUNCH[@]}" -m ...).
     if (args[i].unknown) {

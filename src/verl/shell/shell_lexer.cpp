@@ -29,6 +29,7 @@ class Lexer {
       pos_ += 2;
       ++line_;
       continued_ = true;
+      words_at_continuation_ = current_.words.size();
     } else if (c == '\n') {
       newline();
     } else if (c == '#') {
@@ -49,6 +50,15 @@ class Lexer {
   }
 
   void newline() {
+    // `cmd \` then a blank line: the blank line ends the command (bash semantics), and a next line
+    // that begins with an argument runs as a command of its own ("--: command not found").
+    if (continued_ && !current_.words.empty() && current_.words.size() == words_at_continuation_ &&
+        next_line_starts_with_argument()) {
+      report(line_,
+             "a blank line after a backslash continuation ends the command here (bash semantics); the next line "
+             "begins with an argument ('-...' or key=value), so it runs as a command of its own and its arguments "
+             "are not passed");
+    }
     ++pos_;
     ++line_;
     end_command();
@@ -66,6 +76,20 @@ class Lexer {
              "a comment inside a backslash continuation ends the command here (bash semantics); the lines after "
              "it are run as separate commands and their arguments are not passed");
     }
+  }
+
+  /// The first word of the next line that has one (from the newline at pos_) is an argument: an
+  /// option ('-x', '--') or a Hydra override (`a.b=1`, `+a.b=1`, `~a.b`), never a command name.
+  bool next_line_starts_with_argument() const {
+    std::size_t i = pos_ + 1;
+    while (i < text_.size() && (is_blank(text_[i]) || text_[i] == '\n')) ++i;
+    std::size_t end = i;
+    while (end < text_.size() && !is_blank(text_[end]) && text_[end] != '\n') ++end;
+    const std::string_view word = text_.substr(std::min(i, text_.size()), end - std::min(i, text_.size()));
+    if (word.empty()) return false;
+    if (word.front() == '-' || word.front() == '+' || word.front() == '~') return true;
+    const std::size_t equals = word.find('=');
+    return equals != std::string_view::npos && word.substr(0, equals).find('.') != std::string_view::npos;
   }
 
   bool next_line_is_indented() const {
@@ -411,6 +435,7 @@ class Lexer {
   std::size_t pos_ = 0;
   int line_ = 1;
   bool continued_ = false;
+  std::size_t words_at_continuation_ = 0;  ///< the command's words at its last `\` newline
   std::string heredoc_delimiter_;
   ShellCommand current_;
   ShellLexResult result_;

@@ -679,10 +679,12 @@ class Walker {
   void declaration(const ShellCommand& command, std::size_t verb_index) {
     const std::string& verb = command.words[verb_index].text;
     bool exported = verb == "export";
+    bool array = false;  // declare -a / -A: a name declared with no value is an empty array
     for (std::size_t k = verb_index + 1; k < command.words.size(); ++k) {
       const ShellWord& word = command.words[k];
       if (!word.text.empty() && word.text[0] == '-') {
         if (word.text.find('x') != std::string::npos) exported = true;
+        array = array || word.text.find_first_of("aA") != std::string::npos;
         continue;
       }
       if (verb == "unset") {
@@ -690,6 +692,11 @@ class Walker {
       } else if (assignment_name_length(word.text) > 0) {
         auto [name, value] = assignment(word);
         set_variable(name, value, exported);
+      } else if (array && !variables_.contains(word.text)) {
+        // "${W[@]}" of `declare -a W` expands to no word at all, as of `W=()`.
+        ShellVariable& declared = variables_[word.text];
+        declared.exported = exported;
+        declared.location = SourceLocation{file_, word.line};
       } else if (exported) {
         variables_[word.text].exported = true;
         if (variables_[word.text].location.line == 0) variables_[word.text].location = SourceLocation{file_, word.line};

@@ -157,3 +157,22 @@ TEST_CASE("a field added to the ref section fails only where the engine workers 
 }
 
 }  // namespace meshplan
+
+namespace meshplan {
+
+// fsdp_workers.py / megatron_workers.py _build_rollout at v0.4.1: `elif rollout_name in ["sglang",
+// "sglang_async"]` (sglang_async deprecated); v0.5.0 keeps only "sglang", and its else raises
+// NotImplementedError when the workers build the rollout, before the V0.6 registry.
+TEST_CASE("rollout.name sglang_async: built by verl 0.4.x, an error from 0.5.0 where _build_rollout raises") {
+  const auto lines = test::with(test::fsdp_baseline(), {"actor_rollout_ref.rollout.name=sglang_async"});
+  CHECK(test::findings_of(test::check_lines(lines, "ppo_trainer", at("0.4.1")), "rollout.name").empty());
+  const auto v05 = test::findings_of(test::check_lines(lines, "ppo_trainer", at("0.5.0")), "rollout.name");
+  REQUIRE(v05.size() == 1);
+  CHECK(v05[0].severity == Severity::error);
+  CHECK(v05[0].message ==
+        "rollout engine 'sglang_async' is not one of {hf, vllm, sglang}; would fail when the workers build the rollout "
+        "(_build_rollout: NotImplementedError \"Rollout name: ... is not supported\")");
+  CHECK(v05[0].fix == std::vector<std::string>{"actor_rollout_ref.rollout.name=sglang"});
+}
+
+}  // namespace meshplan

@@ -297,6 +297,35 @@ TEST_CASE("a comment inside a continuation ends the command") {
   CHECK(has_rule(s.findings, "shell.broken-continuation"));
 }
 
+TEST_CASE("declare -a NAME is an empty array: its expansion adds no argument") {
+  // RLPR's reproduce script: `declare -a WANDB_PARAMETERS`, filled only in a branch whose condition
+  // is false, then "${WANDB_PARAMETERS[@]}" in the launch: no word at all. A name the script never
+  // sets stays unknown (a scalar of the environment would give one word).
+  const ShellScript s = run_script(
+      "USE_WANDB=false\ndeclare -a W\nif [ \"$USE_WANDB\" = \"true\" ]; then\n  W=(trainer.logger=[wandb])\nfi\n"
+      "python3 -m verl.trainer.main_ppo \"${W[@]}\" \"${T[@]}\" a.b=1\n");
+  REQUIRE(s.invocations.size() == 1);
+  const auto& args = s.invocations.front().args;
+  REQUIRE(args.size() == 5);  // python3 -m verl.trainer.main_ppo ${T[@]} a.b=1
+  CHECK(args[3].unknown);
+  CHECK(args[3].unknown->find("array T is not set in the script") != std::string::npos);
+  CHECK(args[4].text == "a.b=1");
+}
+
+TEST_CASE("a blank line after a continuation ends the command: an argument line after it is an error") {
+  // Tool-Star's train_multi_node.sh: `ray job submit --address=... \`, a blank line, then
+  // `-- python3 -m verl.trainer.main_ppo ...`: bash ends the ray command at the blank line and then
+  // runs `--` as a command ("--: command not found").
+  const ShellScript s = run_script(
+      "ray job submit --address=http://127.0.0.1:8265 \\\n    \n\n    -- python3 -m verl.trainer.main_ppo \\\n    a.b=1\n");
+  REQUIRE(s.invocations.size() == 2);
+  REQUIRE(has_rule(s.findings, "shell.broken-continuation"));
+  CHECK(s.findings.front().location.line == 2);
+  // A trailing backslash before a blank line and a next command is the common harmless ending.
+  const ShellScript harmless = run_script("python3 -m verl.trainer.main_ppo \\\n    a.b=1 \\\n\necho done\n");
+  CHECK_FALSE(has_rule(harmless.findings, "shell.broken-continuation"));
+}
+
 TEST_CASE("every branch of an if is walked, afterwards a variable is known only where all paths agree") {
   // X is 2 in the then-branch and 1 when no branch runs (no else): unknown after the block.
   // Y is 5 in both branches of an if/else: known. The launch in each branch is found.
@@ -423,6 +452,15 @@ TEST_CASE("launchers behind a wrapper or in a variable set per branch are found"
   auto uv = find_launches(run_script("uv run --frozen --extra vllm python3 -m verl.trainer.main_ppo a.b=1\n"));
   REQUIRE(uv.size() == 1);
   CHECK(uv[0].kind == LaunchKind::verl_ppo);
+  // uv's own -m (NovaSky-AI/SkyRL's skyrl-agent launches: uv run --isolated --frozen --extra verl
+  // --env-file .env -m <module>): the module is the entry.
+  auto uv_module = find_launches(
+      run_script("uv run --isolated --frozen --extra verl --env-file .env -m verl.trainer.main_ppo a.b=1\n"));
+  REQUIRE(uv_module.size() == 1);
+  CHECK(uv_module[0].kind == LaunchKind::verl_ppo);
+  CHECK(uv_module[0].arguments.back().text == "a.b=1");
+  // Another program's -m is not a module to run.
+  CHECK(find_launches(run_script("git commit -m verl.trainer.main_ppo\n")).empty());
   // LAUNCH is (python3) or (uv run ... python3) depending on a branch: unknown, but "-m" follows it.
   auto branch = find_launches(run_script(
       "LAUNCH=(python3)\nif [ -n \"$UV\" ]; then\n  LAUNCH=(uv run --frozen python3)\nfi\n"
