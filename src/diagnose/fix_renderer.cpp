@@ -52,6 +52,28 @@ std::int64_t power_of_two_divisor_at_most(std::int64_t whole, std::int64_t limit
   return best;
 }
 
+/// A known key for a rejected one: a near leaf under the same parent (a typo: `rollout.gpu_mem_util`),
+/// else the same leaf under another parent of the same top-level section (a key that moved). A
+/// whole-path match would offer `rollout.prompt_length` for `rollout.limit_images`: the shared
+/// parent is most of the path.
+std::optional<std::string> key_suggestion(const std::string& key, const std::vector<std::string>& known_keys) {
+  const std::size_t dot = key.rfind('.');
+  const std::string parent = dot == std::string::npos ? "" : key.substr(0, dot + 1);
+  const std::string leaf = key.substr(parent.size());
+  std::vector<std::string> siblings;
+  for (const std::string& known : known_keys) {
+    if (known.starts_with(parent) && known.find('.', parent.size()) == std::string::npos) {
+      siblings.push_back(known.substr(parent.size()));
+    }
+  }
+  if (auto near = nearest_match(leaf, siblings)) return parent + *near;
+  const std::string top = key.substr(0, key.find('.') + 1);  // the same role's section, not another's
+  for (const std::string& known : known_keys) {
+    if (known.starts_with(top) && known.size() > leaf.size() && known.ends_with("." + leaf)) return known;
+  }
+  return std::nullopt;
+}
+
 constexpr std::string_view kGmuKey = "actor_rollout_ref.rollout.gpu_memory_utilization";
 
 /// Derived numbers: {d:NAME}. Each is a small, documented computation from the message's numbers
@@ -136,7 +158,7 @@ std::optional<std::string> derive(std::string_view name, const Numbers& numbers,
   if (name == "key_suggestion") {
     const auto key = text_number(numbers, "key");
     if (!key || context.known_keys.empty()) return std::nullopt;
-    return nearest_match(*key, context.known_keys);
+    return key_suggestion(*key, context.known_keys);
   }
   if (name == "sync_step_fit") {
     // SeparateAsyncTrainer: train_batch_size = parameter_sync_step x ppo_mini_batch_size.

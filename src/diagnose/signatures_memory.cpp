@@ -131,6 +131,20 @@ std::vector<Signature> memory_signatures() {
        "ValueError: The model's max seq len (32768) is larger than the maximum number of tokens that can be "
        "stored in KV cache (21024). Try increasing `gpu_memory_utilization` or decreasing `max_model_len` when "
        "initializing the engine."},
+      // SGLang's ModelRunner.init_torch_distributed (srt/model_executor/model_runner.py): with TP > 1 it
+      // refuses to start when one GPU of the group has more than 10% less free memory than another
+      // (another process on it: the trainer's memory not yet released, a stale job).
+      {"sglang_memory_unbalanced", "rollout_memory_budget", primary, {"The memory capacity is unbalanced"},
+       R"(min_per_gpu_memory=([\d.]+), local_gpu_memory=([\d.]+))",
+       {{"min_free_gib", number}, {"local_free_gib", number}}, {},
+       "SGLang refused to start: the GPUs of one tensor-parallel group do not have the same free memory (another "
+       "process holds memory on some of them).",
+       "SGLang refused to start: one GPU of the group has {n:min_free_gib} GiB free where this one has "
+       "{n:local_free_gib} GiB (another process holds memory on it).",
+       {{action, "free the GPUs first (nvidia-smi: a stale job, or the trainer's memory not yet offloaded before the "
+                 "rollout starts); to start anyway: SGL_DISABLE_TP_MEMORY_INBALANCE_CHECK=True (verl PR #1105)", ""}},
+       "ValueError: The memory capacity is unbalanced. Some GPUs may be occupied by other processes. "
+       "min_per_gpu_memory=8.8841552734375, local_gpu_memory=11.901611328125, local_gpu_memory * 0.9=10.7114501953125"},
       {"vllm_free_memory_below_utilization", "rollout_memory_budget", primary,
        {"on startup is less than desired GPU memory utilization"},
        R"(\(([\d.]+)/([\d.]+) GiB\) on startup is less than desired GPU memory utilization \(([\d.]+), ([\d.]+) GiB\))",

@@ -89,6 +89,29 @@ std::vector<Signature> runtime_signatures() {
                  "firewall, and the right interface in GLOO_SOCKET_IFNAME / NCCL_SOCKET_IFNAME", ""}},
        "[E socket.cpp:922] [c10d] The client socket has timed out after 1800s while trying to connect to "
        "(172.17.0.2, 44737)."},
+      // NCCL's P2P transport (transport/p2p.cc) failing a CUDA call: the CUDA IPC / cuMem path between
+      // processes of one node, not the network. vLLM sets NCCL_CUMEM_ENABLE=0 in its processes, which
+      // forces legacy IPC handles a weight-sync group across processes may reject (NeMo RL #564).
+      {"nccl_p2p_cuda_failure", "nccl_network", primary, {"NCCL WARN Cuda failure", "p2p.cc"},
+       R"(Cuda failure '([^']+)')", {{"cuda_error", text}}, {},
+       "NCCL's peer-to-peer transport between GPUs of one node failed a CUDA call (IPC or cuMem memory sharing "
+       "between processes), not the network.",
+       "NCCL's peer-to-peer transport failed a CUDA call ('{n:cuda_error}') while sharing GPU memory between "
+       "processes of one node.",
+       {{env, "NCCL_CUMEM_ENABLE=1  # in every process of the group: vLLM sets 0 in its own, and the two sides must "
+              "agree", ""},
+        {env, "NCCL_P2P_DISABLE=1  # only to test whether the P2P path is at fault (slower: through host memory)", ""}},
+       "transport/p2p.cc:298 NCCL WARN Cuda failure 'invalid argument'"},
+      // ncclInvalidUsage: most often two ranks of one communicator on the same GPU (a trainer and an
+      // engine sharing a device for a weight-sync group, trl#3762); NCCL_DEBUG=WARN names it.
+      {"nccl_invalid_usage", "device_visibility", primary, {"NCCL error: invalid usage"}, "", {}, {},
+       "NCCL refused a call as invalid usage: most often two ranks of one communicator on the same GPU (a trainer "
+       "and an engine sharing a device for a weight-sync group).",
+       "",
+       {{action, "give each rank of the group its own GPU (CUDA_VISIBLE_DEVICES of the trainer and of the separate "
+                 "engine must not overlap), or run the engine colocated through the framework", ""},
+        {env, "NCCL_DEBUG=WARN  # NCCL prints which usage it refused", ""}},
+       "RuntimeError: Worker failed with error 'NCCL error: invalid usage (run with NCCL_DEBUG=WARN for details)'"},
       {"nccl_socket_closed", "nccl_network", consequence, {"NCCL WARN Net : "}, "", {}, {},
        "An NCCL socket closed: the peer exited or the network dropped the connection.", "", {},
        "node1:183006:183220 [1] misc/socket.cc:518 NCCL WARN Net : Call to recv from 10.200.84.247<58355> "
@@ -166,6 +189,27 @@ std::vector<Signature> runtime_signatures() {
        {},
        "2024-12-27 12:22:27,422\tWARNING trial_executor.py:305 -- Ignore this message if the cluster is autoscaling. "
        "You asked for 5.0 cpu and 2.0 gpu per trial, but the cluster only has 72.0 cpu and 1.0 gpu."},
+      // Ray's autoscaler (autoscaler/_private/resource_demand_scheduler.py): a bundle no node type of
+      // the cluster can hold (a placement group asking more GPUs per node than a node has).
+      {"ray_no_node_type_fits", "resources", primary, {"No available node types can fulfill resource request"},
+       R"(fulfill resource request [^{]*(\{[^}]*\}))", {{"requested_resources", text}}, {},
+       "No node of the Ray cluster can hold a resource request: a bundle asks for more GPUs or CPUs than one node has.",
+       "No node of the Ray cluster can hold the request {n:requested_resources}.",
+       {{action, "ask per node for what one node has: trainer.n_gpus_per_node at most the GPUs of a node (and the "
+                 "CPUs Ray sees on it), or add a node type that large to the autoscaler's config", ""}},
+       "(scheduler +59m58s) Error: No available node types can fulfill resource request defaultdict(<class "
+       "'float'>, {'GPU': 8.0, 'CPU': 16.0}). Add suitable node types to this cluster to resolve this issue."},
+      // Ray's GCS health check (gcs_health_check_manager.cc): a node that stops answering is declared
+      // dead; usually the echo of the node dying (host OOM, a crash) or of an overloaded raylet.
+      {"ray_node_missed_heartbeats", "resources", consequence, {"missed too many heartbeats"}, "", {}, {},
+       "Ray declared a node dead: it stopped answering the health checks (it died, ran out of host memory, or its "
+       "raylet is overloaded or cut off).",
+       "",
+       {{action, "read that node's raylet.out and dmesg (an OOM kill?); an overloaded node: fewer workers a node "
+                 "(data.dataloader_num_workers, reward workers), or more patience: "
+                 "RAY_health_check_failure_threshold / RAY_health_check_timeout_ms", ""}},
+       "2022-08-11 17:52:21,412 WARNING worker.py:1799 -- The node with node id: c118acd1 and address: 10.0.3.192 "
+       "and node name: 10.0.3.192 has been marked dead because the detector has missed too many heartbeats from it."},
       {"ray_register_worker", "resources", primary, {"Unable to register worker with raylet"}, "", {}, {},
        "Ray could not start its worker processes: it starts one per CPU core it sees, more than the job's CPU "
        "allocation (e.g. SLURM) allows.",

@@ -163,6 +163,13 @@ TEST_CASE("diagnose --config: a missing config is bad input") {
 TEST_CASE("diagnose: an unknown Hydra key gets a \"did you mean\" from verl's base config") {
   const test::CliRun run = test::run({"diagnose", test::fixture("logs/config_key_unknown_override.log").string()});
   CHECK(run.out.find("did you mean actor_rollout_ref.actor.ppo_micro_batch_size_per_gpu?") != std::string::npos);
+  // verl#7430: rollout.limit_images was missing from rollout.yaml. Its parent holds no near name
+  // (a whole-path match offered rollout.prompt_length) and no key of actor_rollout_ref ends in it
+  // (reward_model.rollout.limit_images is another role's): no "did you mean", the '+' fix first.
+  const test::CliRun images =
+      test::run({"diagnose", test::fixture("logs/real/verl_rollout_limit_images_not_in_struct.log").string()});
+  CHECK(images.out.find("did you mean") == std::string::npos);
+  CHECK(images.out.find("1. [override] +actor_rollout_ref.rollout.limit_images=<value>") != std::string::npos);
 }
 
 }  // namespace meshplan
