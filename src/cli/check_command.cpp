@@ -91,13 +91,14 @@ std::filesystem::path only_child_verl(const std::filesystem::path& dir) {
 
 // The package directory (holding version/version and trainer/config) of a verl next to `script`:
 // in a directory above it up to its repository's root, `verl/` (the package, as research
-// repositories vendor it), `src/verl/` (Python's src layout), `verl/verl/` (a checkout named
-// verl) or, failing those, `<one child>/verl` (a fork under its own name). Empty when there is none.
+// repositories vendor it), `src/verl/` (Python's src layout), `verl/verl/` or `src/verl/verl/` (a
+// checkout named verl, Tool-Star's under src/) or, failing those, `<one child>/verl` (a fork under its own name). Empty when there is none.
 std::filesystem::path verl_next_to(const std::string& script) {
   std::error_code ec;
   std::filesystem::path dir = std::filesystem::absolute(script, ec).parent_path();
   for (; !ec && !dir.empty(); dir = dir.parent_path()) {
-    for (const auto& package : {dir / "verl", dir / "src" / "verl", dir / "verl" / "verl"}) {
+    for (const auto& package :
+         {dir / "verl", dir / "src" / "verl", dir / "verl" / "verl", dir / "src" / "verl" / "verl"}) {
       if (is_verl_package(package)) return package;
     }
     if (const std::filesystem::path package = only_child_verl(dir); !package.empty()) return package;

@@ -134,6 +134,15 @@ TEST_CASE("check with no flag finds a verl fork checked out under its own name, 
   CHECK(run.exit_code == 0);
   CHECK(run.out.find("verl 0.3.1.dev (found next to the script in " + (repo / "ARPO" / "verl_arpo_entropy").string() +
                      ") is older") != std::string::npos);
+  // Tool-Star's layout: Tool_Star_RL/src/verl is a checkout of verl, its package one level down.
+  const auto tool_star = repo / "Tool_Star_RL";
+  write_verl_package(tool_star / "src" / "verl" / "verl");
+  std::filesystem::create_directories(tool_star / "scripts" / "train");
+  std::ofstream(tool_star / "scripts" / "train" / "train.sh") << script("", {"actor_rollout_ref.actor.ppo_mini_batch_size=128"});
+  const test::CliRun src_checkout = test::run({"check", (tool_star / "scripts" / "train" / "train.sh").string()});
+  CHECK(src_checkout.out.find("found next to the script in " + (tool_star / "src" / "verl").string()) !=
+        std::string::npos);
+  std::filesystem::remove_all(tool_star);
   // A second fork beside it: which one the script runs is not known, so neither is read.
   write_verl_package(repo / "ARPO" / "verl_other" / "verl");
   const test::CliRun ambiguous = test::run({"check", launch.string()});

@@ -10,6 +10,7 @@
 #include "cost/memory/memory_tiers.hpp"
 #include "hardware/cluster_spec.hpp"
 #include "verl/fit/memory_fixes.hpp"
+#include "verl/fit/vllm_budget.hpp"
 #include "verl/rules/rule_support.hpp"
 #include "model/config_reader.hpp"
 #include "model/model_presets.hpp"
@@ -195,6 +196,33 @@ std::vector<Finding> check_memory_fit(const VerlLaunch& launch, const VerlJob& j
         bytes_to_gib(expected.peak_bytes), gpu.id, bytes_to_gib(capacity), lengths_note(rl),
         rl.use_dynamic_bsz ? " and the dynamic-bsz token budgets" : "", phase,
         over.empty() ? "" : fmt::format(" (also over: {})", fmt::join(over, ", ")));
+    // Over only in the rollout, by memory the engine's budget may hold: certain only with the vLLM
+    // releases that budget from their start-up snapshot.
+    const std::optional<DeviceWideBudget> device_wide =
+        rl.engine == RolloutEngine::vllm && over.empty() && expected.peak().kind == MemoryPhaseKind::rollout
+            ? device_wide_vllm_budget(launch)
+            : std::nullopt;
+    const double shrunk = device_wide ? rollout_peak_with_device_wide_budget(expected.peak()) : 0.0;
+    if (device_wide && shrunk <= capacity) {
+      const std::string source =
+          launch.vllm_pin ? "the script's pin" : "verl " + launch.verl_version.id + "'s setup.py";
+      finding.severity = Severity::warning;
+      finding.message = device_wide->every_release
+          ? fmt::format(
+                "the rollout phase fits at {:.1f} GiB per GPU of {}'s {:.1f} GiB only while the trainer holds no "
+                "more than when the engine started: {} ({}) counts the memory already on the GPU inside "
+                "gpu_memory_utilization x GPU memory (v1/worker/gpu_worker.py determine_available_memory, "
+                "vllm#19312) and sizes its KV cache from what is left; what the trainer allocates later (optimizer "
+                "states at the first update, unless offloaded) comes on top, up to {:.1f} GiB {}",
+                bytes_to_gib(shrunk), gpu.id, bytes_to_gib(capacity), device_wide->releases, source,
+                bytes_to_gib(expected.peak_bytes), lengths_note(rl))
+          : finding.message + fmt::format(
+                " with vLLM 0.9.2 or later; the launch may run {} ({}), and vLLM 0.9.1 and older count the memory "
+                "already on the GPU (the trainer's states) inside gpu_memory_utilization x GPU memory "
+                "(v1/worker/gpu_worker.py determine_available_memory, vllm#19312): the KV cache then shrinks and "
+                "the phase peaks at {:.1f} GiB, which fits",
+                device_wide->releases, source, bytes_to_gib(shrunk));
+    }
     attach_fixes(finding, job, model, cluster, capacity);
     finding.location = where;
     out.push_back(std::move(finding));

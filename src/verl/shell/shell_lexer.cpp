@@ -321,6 +321,7 @@ class Lexer {
           pos_ += 2;
           ++line_;
           continued_ = true;
+          words_at_continuation_ = current_.words.size() + (result.text.empty() ? 0 : 1);
           continue;
         }
         check_backslash_blank();
