@@ -388,6 +388,31 @@ std::vector<Signature> config_signatures() {
        "An override adds (+) a key that already exists.", "The override +{n:key} adds a key that already exists.",
        {{override_line, "{n:key}={d:override_value}  # without the +", "{n:key}=<value>  # without the +"}},
        "Could not append to config. An item is already at 'trainer.total_epochs'."},
+      // Tensors padded to a configured length concatenated with a longer one: verl's agent loop
+      // (_postprocess) and DataProto.concat pad prompts and responses to max_prompt_length /
+      // max_response_length, and a prompt grown by tool schemas or the chat template past what
+      // filter_overlong_prompts measured breaks torch.cat (verl#2069, #6221, PR #5506).
+      {"padded_length_exceeded", "sequence_length", primary, {"Sizes of tensors must match except in dimension"},
+       R"(Expected size (\d+) but got size (\d+))", {{"padded_length", number}, {"longer_length", number}}, {},
+       "Tensors padded to a configured length were concatenated with a longer one: a prompt (with its tool "
+       "schemas, chat template or image tokens) or a response exceeds the length verl pads to.",
+       "Tensors padded to {n:padded_length} tokens were concatenated with one of {n:longer_length}: a prompt (with "
+       "its tool schemas, chat template or image tokens) or a response exceeds the length verl pads to.",
+       {{override_line, "data.filter_overlong_prompts=True  # drops prompts over data.max_prompt_length up front", "",
+         "", "data.filter_overlong_prompts=True"},
+        {override_line, "data.max_prompt_length={n:longer_length}  # if the longer tensor holds prompts: the agent "
+                        "loop adds tool schemas the filter does not count", ""}},
+       "RuntimeError: Sizes of tensors must match except in dimension 0. Expected size 4096 but got size 4128 for "
+       "tensor number 32 in the list."},
+      // verl's model merger / FSDP checkpoint loader reads <ckpt>/actor/fsdp_config.json, which a verl
+      // older than the reader did not write (verl#2252).
+      {"fsdp_checkpoint_without_config", "checkpoint_mismatch", primary, {"fsdp_config.json does not exist"}, "", {},
+       {},
+       "The FSDP checkpoint has no fsdp_config.json: it was saved by a verl older than the one reading it.",
+       "",
+       {{action, "merge or resume with the verl that saved it, or write <checkpoint>/actor/fsdp_config.json as "
+                 "{\"FSDP_version\": 1, \"world_size\": <GPUs that saved it>}", ""}},
+       "ckpt/global_step_101/actor/fsdp_config.json does not exist."},
       {"missing_mandatory_value", "config_key", primary, {"Missing mandatory value: "},
        R"(Missing mandatory value: ([\w.]+))", {{"key", text}}, {},
        "A mandatory config value (??? in verl's config) was not given.", "The mandatory value {n:key} is not set.",
@@ -449,6 +474,47 @@ std::vector<Signature> config_signatures() {
                  "(newer verl: reward.custom_reward_function.path / .name), or write a data_source verl scores "
                  "(openai/gsm8k, lighteval/MATH, ...) into the dataset", ""}},
        "NotImplementedError: Reward function is not implemented for data_source='my_dataset'"},
+      // SGLang's ServerArgs without an argument verl passes (verl#2812: mm_attention_backend, an
+      // SGLang older than the verl's pin).
+      {"server_args_unexpected_kwarg", "environment", primary,
+       {"ServerArgs.__init__() got an unexpected keyword argument '"},
+       R"(unexpected keyword argument '(\w+)')", {{"argument", text}}, {},
+       "SGLang's ServerArgs does not take an argument it was given: verl passes one the installed SGLang does not "
+       "have yet (or dropped), or rollout.engine_kwargs.sglang names it.",
+       "SGLang's ServerArgs does not take '{n:argument}'.",
+       {{action, "install the SGLang this verl pins (its setup.py or Docker image); if '{n:argument}' is in "
+                 "actor_rollout_ref.rollout.engine_kwargs.sglang, fix or remove it there", ""}},
+       "TypeError: ServerArgs.__init__() got an unexpected keyword argument 'mm_attention_backend'"},
+      // A reward manager that scores in worker processes (prime: a ProcessPoolExecutor) pickles the
+      // custom reward function, which a function loaded from a file path cannot be (verl#3150, #1293).
+      {"reward_fn_not_picklable", "config_key", primary, {"Can't pickle ", "reward"}, "", {}, {},
+       "The reward manager sends the custom reward function to worker processes, and a function verl loaded from "
+       "custom_reward_function.path cannot be pickled.",
+       "",
+       {{override_line, "reward_model.reward_manager=naive  # scores in the trainer's process (newer verl: "
+                        "reward.reward_manager.name=naive)", ""}},
+       "[Error] Task failed: Can't pickle <function reward_fn at 0x7ed7c556c4c0>: it's not the same object as "
+       "custom_module.reward_fn"},
+      // verl's FSDP2 offload (fsdp_config.offload_policy: torch's CPUOffloadPolicy) under a torch whose
+      // functionalization refuses a CPU tensor over CUDA storage (verl#5995).
+      {"fsdp2_offload_storage_device", "config_key", primary, {"Attempted to set the storage of a tensor on device"},
+       "", {}, {},
+       "FSDP2's CPU offload policy moved a tensor's storage across devices, which the installed torch refuses.",
+       "",
+       {{override_line, "actor_rollout_ref.actor.fsdp_config.offload_policy=False  # verl's own param/optimizer "
+                        "offload instead", ""}},
+       "RuntimeError: Attempted to set the storage of a tensor on device \"cpu\" to a storage on different device "
+       "\"cuda:0\". This is no longer allowed; the devices must match."},
+      // verl's weight sync loads each tensor through the vLLM parameter's weight_loader, which a vLLM
+      // the verl was not written for does not attach (verl PR #5234: its MoE patch no longer applied).
+      {"vllm_parameter_no_weight_loader", "environment", primary, {"object has no attribute 'weight_loader'"}, "",
+       {}, {},
+       "verl's weight sync calls the weight_loader of vLLM's parameters, which the installed vLLM does not attach: "
+       "verl and vLLM are versions that do not match.",
+       "",
+       {{action, "install the vLLM this verl pins (its setup.py or Docker image), or a verl made for the installed "
+                 "vLLM", ""}},
+       "AttributeError: 'Parameter' object has no attribute 'weight_loader'"},
       {"unexpected_keyword_argument", "config_key", primary, {"got an unexpected keyword argument '"},
        R"(got an unexpected keyword argument '(\w+)')", {{"field", text}}, {},
        "A key added with + is not a field of verl's config dataclass.",
