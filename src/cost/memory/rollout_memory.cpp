@@ -117,7 +117,8 @@ RolloutMemory rollout_memory(const ModelSpec& model, const Workload& w, int worl
   trace_bytes(trace, "memory/rollout/kv_cache", m.kv_cache,
               vllm ? "gpu_memory_utilization * capacity - weights - workspace"
                    : "mem_fraction_static * capacity - resident_other - weights",
-              vllm ? "vLLM >= 0.7 (fraction of total memory; formulas.md)"
+              vllm ? "vLLM V1 from 0.9.2 (fraction of total memory from a start-up snapshot; 0.9.1 and older count "
+                     "the GPU's other memory inside it, verl/fit/vllm_budget.hpp; formulas.md)"
                    : "SGLang model_runner.profile_max_num_token (fraction of free memory)",
               [&] {
                 return fmt::format(
