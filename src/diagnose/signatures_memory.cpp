@@ -62,6 +62,16 @@ std::vector<Signature> memory_signatures() {
        "the GPU memory the rollout engine needs.",
        "", {},
        "RuntimeError: CUDA Error: out of memory at /workspace/csrc/cumem_allocator.cpp:62"},
+      // SGLang's memory saver (torch_memory_saver: cuMemCreate when the rollout wakes up) returning
+      // CUDA_ERROR_OUT_OF_MEMORY (2): the trainer still holds what the engine maps back (verl#1431).
+      {"sglang_memory_saver_oom", "oom_rollout", primary, {"torch_memory_saver", "CUresult error"},
+       R"(CUresult error\s+result=2\b)", {}, {},
+       "SGLang's memory saver could not map its memory back (cuMemCreate: out of memory): the rollout engine's "
+       "weights and KV cache do not fit beside what the trainer holds.",
+       "",
+       {{override_line, "actor_rollout_ref.rollout.gpu_memory_utilization={half:actor_rollout_ref.rollout.gpu_memory_utilization}",
+         "actor_rollout_ref.rollout.gpu_memory_utilization=<lower>  # SGLang's mem_fraction_static"}},
+       "[torch_memory_saver.cpp] CUresult error  result=2 file=csrc/torch_memory_saver.cpp func=cu_mem_create line=103"},
       {"cuda_error_oom", "oom_training", primary, {"CUDA error: out of memory"}, "", {}, rollout_is_rollout_oom,
        "A CUDA call ran out of GPU memory.", "A CUDA call ran out of GPU memory in {phase}.", {},
        "RuntimeError: CUDA error: out of memory"},

@@ -290,6 +290,19 @@ std::vector<Signature> runtime_signatures() {
        {{action, "free space in trainer.default_local_dir and /tmp/ray; limit checkpoints with "
                  "trainer.max_actor_ckpt_to_keep=<n>", ""}},
        "OSError: [Errno 28] No space left on device"},
+      // Megatron-core dist_checkpointing: a tensor of the checkpoint has another global shape than the
+      // model built (Megatron-Bridge PR #127: a provider config that lost num_query_groups).
+      {"dist_checkpoint_shape_mismatch", "checkpoint_mismatch", primary, {"Global shape mismatch for loaded"},
+       R"(for key ([\w.]+))", {{"key", text}}, {},
+       "A tensor of the distributed checkpoint has another shape than the model built: the model's config (heads, "
+       "query groups, hidden or FFN size, padded vocabulary) is not the one that saved it.",
+       "The checkpoint's {n:key} has another shape than the model built: the model's config is not the one that "
+       "saved it.",
+       {{action, "build the model with the config that saved the checkpoint (num_query_groups / num_key_value_heads, "
+                 "hidden and FFN sizes, make-vocab-size-divisible-by); a parallel layout change alone reshards", ""}},
+       "megatron.core.dist_checkpointing.core.CheckpointingException: Global shape mismatch for loaded "
+       "(torch.Size([32, 6144, 4096])) and expected ((32, 12288, 4096)) tensor for key "
+       "decoder.layers.self_attention.linear_qkv.weight"},
       {"dist_checkpoint_list_mismatch", "checkpoint_mismatch", primary,
        {"Cannot merge two lists with different lengths"}, R"(encountered at level \('(\w+)')", {{"section", text}},
        {},
