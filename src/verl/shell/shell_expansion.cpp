@@ -357,7 +357,7 @@ class Expander {
       append_unknown(rendered, "${" + std::string(body) + "}: bash would stop with an error (unset)");
       return;
     }
-    const ShellField value = expand_operand(operand);
+    const ShellField value = expand_operand(operand, quoted);
     if (kind == '=' && !positional_param) {
       ShellVariable& assigned = variables_[name];
       assigned.values = {value.text};
@@ -384,7 +384,18 @@ class Expander {
     return inner;
   }
 
-  ShellField expand_operand(std::string_view operand) {
+  // The word of ${NAME:-word} (and =, +). Inside double quotes bash keeps its single quotes
+  // literally ("${T:-['a']}" is ['a'], as in bash 5.2 and dash): they are escaped before the word
+  // is expanded one level deeper.
+  ShellField expand_operand(std::string_view operand, bool quoted) {
+    std::string literal_quotes;
+    if (quoted) {
+      for (const char c : operand) {
+        if (c == '\'') literal_quotes += '\\';
+        literal_quotes += c;
+      }
+      operand = literal_quotes;
+    }
     ShellExpansion inner = nested(operand);
     ShellField joined;
     for (const ShellField& field : inner.fields) {
@@ -395,7 +406,7 @@ class Expander {
   }
 
   void expand_into(std::string_view operand, bool quoted) {
-    const ShellField value = expand_operand(operand);
+    const ShellField value = expand_operand(operand, quoted);
     if (value.unknown) {
       append_unknown(value.text, *value.unknown);
     } else {

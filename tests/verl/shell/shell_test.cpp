@@ -48,6 +48,15 @@ TEST_CASE("assignments, export, defaults and := assignment") {
   CHECK(s.invocations.back().environment.count("A") == 0);
 }
 
+TEST_CASE("the word of ${X:-word} inside double quotes keeps its single quotes, as bash 5.2 and dash do") {
+  // Stellaris167/LZE: TRAIN_FILES="${TRAIN_FILES:-['https://...?split=train']}" gives Hydra a list of
+  // one quoted string (bash prints ['a'] for "${T:-['a']}"); unquoted, ${Z:-'q r'} is q r.
+  const ShellScript s = run_script(
+      "T=\"${T:-['https://hf.co/d?split=train&x=1']}\"\nY=${Z:-'q r'}\npython3 x.py a=\"$T\" b=\"$Y\"\n");
+  REQUIRE(s.invocations.size() == 1);
+  CHECK(last_args(s) == std::vector<std::string>{"python3", "x.py", "a=['https://hf.co/d?split=train&x=1']", "b=q r"});
+}
+
 TEST_CASE("positional parameters: unset when checking, so ${1:-x} takes its default and $@ is empty") {
   const ShellScript s = run_script("ENGINE=${1:-vllm}\npython3 x.py engine=$ENGINE \"$@\" $@\n");
   CHECK(last_args(s) == std::vector<std::string>{"python3", "x.py", "engine=vllm"});
