@@ -7,23 +7,12 @@
 #include <cctype>
 #include <set>
 
+#include "verl/shell/shell_blocks.hpp"
 #include "verl/shell/shell_condition.hpp"
 #include "verl/shell/shell_lexer.hpp"
 
 namespace meshplan {
 namespace {
-
-// Blocks read apart from the command stream: loops and case blocks are collected to their
-// closer and then read; an `if` inside one is collected with it.
-constexpr std::array<std::string_view, 5> kBlockOpeners = {"if", "for", "while", "until", "case"};
-constexpr std::array<std::string_view, 3> kBlockClosers = {"fi", "done", "esac"};
-
-// +1 for a command that opens a block (if, for, while, until, case), -1 for one that closes it.
-int block_depth_step(const std::string& first_word) {
-  if (std::find(kBlockOpeners.begin(), kBlockOpeners.end(), first_word) != kBlockOpeners.end()) return 1;
-  if (std::find(kBlockClosers.begin(), kBlockClosers.end(), first_word) != kBlockClosers.end()) return -1;
-  return 0;
-}
 
 bool same_value(const ShellVariable& a, const ShellVariable& b) {
   return a.values == b.values && a.exported == b.exported && a.unknown == b.unknown &&
@@ -415,58 +404,6 @@ class Walker {
     }
   }
 
-  struct CaseBranch {
-    std::vector<std::string> patterns;  ///< as written
-    int line = 0;
-    std::vector<ShellCommand> commands;
-    bool falls_through = false;  ///< ended by `;&`
-  };
-
-  // The branches of a case block's body (pattern commands and `;;` markers at its own depth).
-  static std::vector<CaseBranch> case_branches(const std::vector<ShellCommand>& body) {
-    std::vector<CaseBranch> branches;
-    int depth = 0;
-    for (const ShellCommand& command : body) {
-      const std::string& first = command.words.front().text;
-      if (depth == 0 && command.case_pattern) {
-        CaseBranch branch;
-        branch.line = command.line;
-        for (const ShellWord& word : command.words) branch.patterns.push_back(word.text);
-        branches.push_back(std::move(branch));
-        continue;
-      }
-      if (depth == 0 && (first == ";;" || first == ";&") && command.words.size() == 1) {
-        if (!branches.empty()) branches.back().falls_through = first == ";&";
-        continue;
-      }
-      depth += block_depth_step(first);
-      if (!branches.empty()) branches.back().commands.push_back(command);
-    }
-    return branches;
-  }
-
-  // A branch's commands with those of the branches it falls into (`;&`).
-  static std::vector<ShellCommand> branch_path(const std::vector<CaseBranch>& branches, std::size_t k) {
-    std::vector<ShellCommand> path = branches[k].commands;
-    while (branches[k].falls_through && k + 1 < branches.size()) {
-      ++k;
-      path.insert(path.end(), branches[k].commands.begin(), branches[k].commands.end());
-    }
-    return path;
-  }
-
-  // A path that runs `exit` ends the script: the commands after the block never see its variables.
-  // Only an `exit` outside any nested block counts (one inside an if or a loop may not run).
-  static bool exits(const std::vector<ShellCommand>& path) {
-    int depth = 0;
-    for (const ShellCommand& command : path) {
-      const std::string& first = command.words.front().text;
-      if (depth == 0 && !command.conditional && first == "exit") return true;
-      depth += block_depth_step(first);
-    }
-    return false;
-  }
-
   // `case WORD in ... esac`, collected: bash runs the first branch whose pattern matches WORD.
   // When WORD and the patterns up to that branch are known, that branch is read; otherwise every
   // branch is read from the same start and, as after an if, a variable keeps its value only where
@@ -525,7 +462,7 @@ class Walker {
       const std::vector<ShellCommand> path = branch_path(branches, k);
       variables_ = block.before;
       read_commands(path);
-      if (!exits(path)) block.ends.push_back(variables_);
+      if (!path_exits(path)) block.ends.push_back(variables_);
       for (const std::string& pattern : branches[k].patterns) block.has_else = block.has_else || pattern == "*";
     }
     --replaying_;
