@@ -122,6 +122,16 @@ TEST_CASE("check: a script without any launch is unusable input") {
   auto report = check_launch({InputText{"prep.sh", "huggingface-cli download Qwen/Qwen2.5-7B\n"}}, CheckOptions{});
   REQUIRE_FALSE(report.ok());
   CHECK(report.error().message.find("no trainer launch found") == 0);
+  // A wrapper that runs another script (QinnanCai0115/role-factorized-search: bash "$BASE_SCRIPT"
+  // overrides "$@"): the message names the script that may hold the launch, and the line.
+  auto wrapper = check_launch({InputText{"frontier.sh", "BASE_SCRIPT=\"$(dirname \"$0\")/run_base.sh\"\n"
+                                                        "bash \"$BASE_SCRIPT\" trainer.total_epochs=1 \"$@\"\n"}},
+                              CheckOptions{});
+  REQUIRE_FALSE(wrapper.ok());
+  CHECK(wrapper.error().line == 2);
+  CHECK(wrapper.error().message ==
+        "no trainer launch found: this script runs $(dirname \"$0\")/run_base.sh, which may hold it; check that "
+        "script (give the overrides this one passes with --set)");
 }
 
 TEST_CASE("check: --verl-config reads a user's own config directory") {

@@ -102,6 +102,18 @@ class Reader {
                        "no trainer launch found: the command at this line may be one, but its name is not known "
                        "statically (" + *call.args.front().unknown + "); give the launch line itself to check"};
         }
+        // A wrapper that runs another script (`bash "$BASE_SCRIPT" overrides "$@"`): that one holds it.
+        for (const ShellInvocation& call : script.invocations) {
+          const bool shell = !call.args.empty() && (call.args[0].text == "bash" || call.args[0].text == "sh");
+          const std::size_t at = shell ? 1 : 0;
+          if (at >= call.args.size()) continue;
+          const ShellArgument& callee = call.args[at];
+          const std::string& path = callee.unknown && !callee.partial.empty() ? callee.partial : callee.text;
+          if (!path.ends_with(".sh")) continue;
+          return Error{input.file_name, call.location.line, "",
+                       "no trainer launch found: this script runs " + path +
+                           ", which may hold it; check that script (give the overrides this one passes with --set)"};
+        }
         return Error{input.file_name, 0, "",
                      "no trainer launch found (expected python3 -m verl.trainer.main_ppo, torchrun, ray job submit, "
                      "or a Megatron-LM pretrain_*.py)"};
