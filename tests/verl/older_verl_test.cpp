@@ -8,6 +8,7 @@
 
 #include "check_support.hpp"
 #include "test_support.hpp"
+#include "verl/schema/registry_sources.hpp"
 #include "verl/schema/verl_versions.hpp"
 
 namespace meshplan {
@@ -62,6 +63,18 @@ TEST_CASE("a checkout of X.dev: a check verl X added is a warning, the snapshot 
   CheckOptions release;
   release.read.verl_version = "0.7.0";
   CHECK(severity_of(check_script(text, release), "rollout.mode-sync-removed") == Severity::error);
+  // With the checkout's own sources read, its RolloutConfig decides: a snapshot whose rollout.py
+  // does not refuse sync (Artessay/Amo, ACuRL, CodeDance: 0.7.0.dev) raises nothing; a commented-out
+  // refusal does not count; one that refuses keeps the warning.
+  const auto with_rollout_py = [&](const std::string& rollout_py) {
+    CheckOptions own = dev;
+    own.read.registry_names = registry_names_from_sources({{"workers/config/rollout.py", rollout_py}});
+    return test::findings_of(check_script(text, own), "rollout.mode-sync-removed");
+  };
+  CHECK(with_rollout_py("class RolloutConfig(BaseConfig):\n    mode: str = \"sync\"\n").empty());
+  CHECK(with_rollout_py("        # raise ValueError(\"Rollout mode 'sync' has been removed. Please set \"\n").empty());
+  CHECK(with_rollout_py("            raise ValueError(\n                \"Rollout mode 'sync' has been removed. Please set \"\n")
+            .size() == 1);
 }
 
 TEST_CASE("a --verl-path older than every embedded verl: its config tree decides, the rules warn") {

@@ -37,6 +37,10 @@ class ConfigView {
   const std::vector<std::string>& registry(std::string_view kind) const;
   /// Whose registry that is, for messages: "verl 0.6.1" or "the launch's verl checkout".
   std::string registry_owner(std::string_view kind) const;
+  /// Whether the launch's own checkout gave the names of `kind` (read from its sources).
+  bool checkout_registry(std::string_view kind) const {
+    return registries_ != nullptr && registries_->count(std::string(kind)) > 0;
+  }
   void use_registries(const std::map<std::string, std::vector<std::string>>& names) { registries_ = &names; }
   /// The trainer the launch's entry point runs (VerlLaunch::trainer); unset, the one whose config
   /// the keys suggest (a top-level rollout pool, async_training).

@@ -49,6 +49,11 @@ std::optional<RuleHit> rollout_name(const ConfigView& v) {
 
 std::optional<RuleHit> rollout_mode(const ConfigView& v) {
   if (v.text(R("mode")).value_or("async") != "sync") return std::nullopt;
+  // A checkout's own RolloutConfig decides (a 0.7.0.dev snapshot from before the removal).
+  if (v.checkout_registry("refused_rollout_mode")) {
+    const std::vector<std::string>& refused = v.registry("refused_rollout_mode");
+    if (std::find(refused.begin(), refused.end(), "sync") == refused.end()) return std::nullopt;
+  }
   return RuleHit{"sync",
                  "Rollout mode 'sync' has been removed (ValueError in RolloutConfig.__post_init__ at start-up)",
                  {R("mode") + "=async"}};

@@ -117,6 +117,21 @@ std::set<std::string> loss_agg_modes(const std::map<std::string, std::string>& s
   return names;
 }
 
+// The rollout modes RolloutConfig.__post_init__ refuses (workers/config/rollout.py, v0.7.0 on:
+// "Rollout mode 'sync' has been removed"), read from a checkout's own file: "none" when the file is
+// there and refuses none (a snapshot from before the removal, or a fork that commented it out).
+std::set<std::string> refused_rollout_modes(const std::map<std::string, std::string>& sources) {
+  const std::string* rollout = source(sources, "workers/config/rollout.py");
+  if (rollout == nullptr) return {};
+  for (std::size_t at = rollout->find("Rollout mode 'sync' has been removed"); at != std::string::npos;
+       at = rollout->find("Rollout mode 'sync' has been removed", at + 1)) {
+    const std::size_t line = rollout->rfind('\n', at) + 1;  // npos + 1 = 0 on the first line
+    const std::size_t text = rollout->find_first_not_of(" \t", line);
+    if (text != std::string::npos && (*rollout)[text] != '#') return {"sync"};
+  }
+  return {"none"};
+}
+
 // One `@dataclass` class of a source: its annotated fields, those whose annotation admits a
 // string (str, Any), and its bases' names.
 struct DataclassFields {
@@ -245,6 +260,7 @@ std::map<std::string, std::vector<std::string>> registry_names_from_sources(
       {"checkpoint_engine", checkpoint_engines(sources)},
       {"v1_trainer", v1_trainers(sources)},
       {"loss_agg_mode", loss_agg_modes(sources)},
+      {"refused_rollout_mode", refused_rollout_modes(sources)},
       {"dataclass_field", dataclass_fields(classes, false)},
       {"dataclass_field_str", dataclass_fields(classes, true)}};
   for (const auto& [kind, names] : kinds) {
