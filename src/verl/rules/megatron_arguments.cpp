@@ -82,6 +82,31 @@ Finding flag_finding(const MegatronArgs& args, Severity severity, const std::str
   return finding;
 }
 
+// An even split (arguments.py validate_args): --account-for-embedding-in-pipeline-split and
+// --account-for-loss-in-pipeline-split each count as one more layer before the division.
+void even_pipeline(const MegatronArgs& args, std::vector<Finding>& out) {
+  const auto layers = args.integer("--num-layers");
+  const auto pp = args.integer("--pipeline-model-parallel-size");
+  if (!layers || !pp || *pp <= 1) return;
+  const int extra = int(args.has("--account-for-embedding-in-pipeline-split")) +
+                    int(args.has("--account-for-loss-in-pipeline-split"));
+  if ((*layers + extra) % *pp == 0) return;
+  Finding finding = flag_finding(
+      args, Severity::error, "megatron.pp-layers",
+      {"--num-layers", "--pipeline-model-parallel-size", "--account-for-embedding-in-pipeline-split",
+       "--account-for-loss-in-pipeline-split"},
+      extra == 0 ? fmt::format("layers --num-layers = {} is not divisible by --pipeline-model-parallel-size = {}: "
+                               "Megatron-LM stops in validate_args / TransformerConfig before training",
+                               *layers, *pp)
+                 : fmt::format("--num-layers {} plus {} for the embedding / loss stage accounted in the split = {} "
+                               "is not divisible by --pipeline-model-parallel-size = {}: Megatron-LM stops in "
+                               "validate_args before training",
+                               *layers, extra, *layers + extra, *pp));
+  finding.value = std::to_string(*pp);
+  finding.location = args.where("--pipeline-model-parallel-size");
+  out.push_back(std::move(finding));
+}
+
 // An uneven split: the stages without their own count share the rest evenly
 // (strategy/pipeline_split.hpp mirrors Megatron-core's arithmetic).
 void uneven_pipeline(const MegatronArgs& args, std::vector<Finding>& out) {
@@ -249,7 +274,7 @@ std::vector<Finding> check_megatron_arguments(const Launch& launch) {
   } else if (args.has("--decoder-first-pipeline-num-layers") || args.has("--decoder-last-pipeline-num-layers")) {
     uneven_pipeline(args, out);
   } else {
-    divides(args, out, "megatron.pp-layers", "--num-layers", "--pipeline-model-parallel-size", "layers");
+    even_pipeline(args, out);
   }
   divides(args, out, "megatron.ep-experts", "--num-experts", "--expert-model-parallel-size", "experts");
   a2a_overlap(args, out);

@@ -7,6 +7,7 @@ namespace meshplan {
 namespace {
 
 constexpr std::array<std::string_view, 6> kPrefixes = {"nohup", "exec", "time", "env", "stdbuf", "srun"};
+constexpr std::array<std::string_view, 6> kNotLaunchers = {"echo", "printf", "logger", "cat", "grep", "tee"};
 // torchrun options that take no value (torch/distributed/run.py).
 constexpr std::array<std::string_view, 6> kTorchrunFlags = {"--standalone", "--no-python", "--no_python",
                                                             "--run-path", "--run_path", "--module"};
@@ -39,7 +40,13 @@ std::size_t entry_index(const std::vector<ShellArgument>& args, std::size_t i, b
     }
     return std::string::npos;
   }
-  const bool torchrun = name == "torchrun";
+  // `python -m torch.distributed.run` / `.launch` is torchrun: its options, then the script.
+  const bool torch_module = is_python(args[i].text) && i + 2 < args.size() && args[i + 1].text == "-m" &&
+                            (args[i + 2].text == "torch.distributed.run" || args[i + 2].text == "torch.distributed.launch");
+  if (torch_module) i += 2;
+  const bool torchrun = name == "torchrun" || torch_module;
+  // Programs that print or filter a command line rather than run it (`printf '%q ' "${CMD[@]}"`).
+  if (std::find(kNotLaunchers.begin(), kNotLaunchers.end(), name) != kNotLaunchers.end()) return std::string::npos;
   if (!torchrun && !is_python(args[i].text)) {
     // A wrapper in front of the interpreter (`uv run --extra vllm python3 -m ...`,
     // `conda run -n env python ...`): the launch starts at the interpreter.

@@ -589,6 +589,16 @@ class Walker {
     variable.unknown.reset();
     variable.alternatives.clear();
     variable.location = SourceLocation{file_, line};
+    // `A=($(cmd))` or `A=(`cmd`)`: how many elements the command prints is not known statically
+    // ($((...)), arithmetic, is one known word).
+    bool substitution = body.find('`') != std::string_view::npos;
+    for (std::size_t at = body.find("$("); at != std::string_view::npos && !substitution; at = body.find("$(", at + 2)) {
+      substitution = at + 2 >= body.size() || body[at + 2] != '(';
+    }
+    if (substitution) {
+      variable.unknown = "array " + name + " is filled by a command substitution at line " + std::to_string(line);
+      return;
+    }
     for (const ShellCommand& element_line : lexed.commands) {
       for (const ShellWord& word : element_line.words) {
         ShellExpansion expanded = expand(word.text, true, line + word.line - 1);

@@ -36,6 +36,23 @@ TEST_CASE("Megatron-LM: an uneven split that leaves an uneven rest is an error, 
   CHECK(test::findings_of(check_pretrain("--micro-batch-size 1"), "megatron.pp-layers").size() == 1);
 }
 
+TEST_CASE("Megatron-LM: the embedding and loss stages accounted in the split each count as a layer") {
+  // arguments.py validate_args: num_layers += 1 for each --account-for-*-in-pipeline-split. 61 + 1
+  // is not a multiple of 8; 61 + 1 + 1 = 63 neither; Megatron-MoE-ModelZoo's Qwen3-235B runs
+  // 94 layers on PP 8 with both (96): fits, where 94 % 8 alone does not.
+  const auto embedding = test::findings_of(check_pretrain("--account-for-embedding-in-pipeline-split"),
+                                           "megatron.pp-layers");
+  REQUIRE(embedding.size() == 1);
+  CHECK(embedding[0].message.find("--num-layers 61 plus 1 for the embedding / loss stage accounted in the split = 62") ==
+        0);
+  const std::string qwen3_235b =
+      "torchrun --nproc_per_node 8 pretrain_gpt.py --num-layers 94 --pipeline-model-parallel-size 8 \\\n"
+      "  --account-for-embedding-in-pipeline-split --account-for-loss-in-pipeline-split\n";
+  auto report = check_launch({InputText{"pretrain.sh", qwen3_235b}}, CheckOptions{});
+  REQUIRE(report.ok());
+  CHECK(test::findings_of(*report, "megatron.pp-layers").empty());
+}
+
 TEST_CASE("Megatron-LM: --pipeline-model-parallel-layout replaces the even split, checked as Megatron-core does") {
   // 61 layers on PP 8: no even split, but the layout 8 x 7 + 5 (with the MTP layer) is Megatron's.
   const std::string layout = "--pipeline-model-parallel-layout 'Et*8|(t*8|)*6t*5mL'";

@@ -321,6 +321,21 @@ TEST_CASE("declare -a NAME is an empty array: its expansion adds no argument") {
   CHECK(args[4].text == "a.b=1");
 }
 
+TEST_CASE("an array filled by a command substitution is unknown, not empty") {
+  // ports=(`echo $PORTS | tr ',' ' '`); port=${ports[0]}: how many words the command prints is
+  // not known, so --master_port $port keeps its value slot (it swallowed pretrain_gpt.py before).
+  const ShellScript s = run_script(
+      "ports=(`echo $PORTS | tr ',' ' '`)\nport=${ports[0]}\n"
+      "torchrun --nproc_per_node 8 --master_port $port pretrain_gpt.py --num-layers 5\n");
+  const auto launches = find_launches(s);
+  REQUIRE(launches.size() == 1);
+  CHECK(launches[0].kind == LaunchKind::megatron);
+  CHECK(launches[0].arguments.front().text == "--num-layers");
+  // Arithmetic $((...)) in an element is one known word (verl's run_deepseek_v3_671b_megatron.sh).
+  const ShellScript arithmetic = run_script("L=(a.b=$((1 + 2)))\npython3 x.py \"${L[@]}\"\n");
+  CHECK(last_args(arithmetic) == std::vector<std::string>{"python3", "x.py", "a.b=3"});
+}
+
 TEST_CASE("a blank line after a continuation ends the command: an argument line after it is an error") {
   // Tool-Star's train_multi_node.sh: `ray job submit --address=... \`, a blank line, then
   // `-- python3 -m verl.trainer.main_ppo ...`: bash ends the ray command at the blank line and then
@@ -470,6 +485,16 @@ TEST_CASE("launchers behind a wrapper or in a variable set per branch are found"
   CHECK(uv_module[0].arguments.back().text == "a.b=1");
   // Another program's -m is not a module to run.
   CHECK(find_launches(run_script("git commit -m verl.trainer.main_ppo\n")).empty());
+  // `python -m torch.distributed.run` is torchrun (Megatron-LM's examples/gptoss/02_train.sh).
+  auto torch_run = find_launches(run_script(
+      "python -m torch.distributed.run --nproc_per_node 8 --nnodes 1 pretrain_gpt.py --num-layers 12\n"));
+  REQUIRE(torch_run.size() == 1);
+  CHECK(torch_run[0].kind == LaunchKind::megatron);
+  CHECK(torch_run[0].arguments.front().text == "--num-layers");
+  // A command line printed, not run, is no launch (MindSpeed: printf '%q ' "${CMD[@]}" > run.log).
+  CHECK(find_launches(run_script("CMD=(torchrun pretrain_gpt.py --num-layers 5)\nprintf '%q ' \"${CMD[@]}\"\n"
+                                 "echo python3 -m verl.trainer.main_ppo a=1\n"))
+            .empty());
   // LAUNCH is (python3) or (uv run ... python3) depending on a branch: unknown, but "-m" follows it.
   auto branch = find_launches(run_script(
       "LAUNCH=(python3)\nif [ -n \"$UV\" ]; then\n  LAUNCH=(uv run --frozen python3)\nfi\n"
