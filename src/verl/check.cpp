@@ -123,8 +123,12 @@ Result<CheckReport> check_launch(const std::vector<InputText>& inputs, const Che
                            : !given.verl_found_at.empty()  ? "; config tree of the verl in " + given.verl_found_at
                            : given.config_texts_from_verl ? "; config tree from --verl-path"
                                                           : "; config tree from --verl-config";
-  report.verl_source = (launch->older_verl.empty() ? "" : "verl " + launch->older_verl + ", rules of ") + "verl " +
-                       version.id + " (verl-project/verl@" + version.commit + ", " + version.date + ")" + tree;
+  // Megatron-LM launches alone consult no verl: no schema is named.
+  if (launch->has_verl_launch) {
+    report.verl_source = (launch->older_verl.empty() ? "" : "verl " + launch->older_verl + ", rules of ") +
+                         "verl " + version.id + " (verl-project/verl@" + version.commit + ", " + version.date + ")" +
+                         tree;
+  }
   report.findings = verl_findings(launch.value(), options);
   // Scripts with a launch in each branch of an if: every launch is composed and checked; what
   // the launches share (the script's shell findings, the same rule at the same line) is said once.

@@ -291,3 +291,19 @@ TEST_CASE("a user's YAML config merges over the base before the overrides") {
 }
 
 }  // namespace meshplan
+
+namespace meshplan {
+
+TEST_CASE("check: Megatron-LM launches alone name no verl schema") {
+  // A script with only `torchrun pretrain_gpt.py ...` consults no verl: --json's verl_schema is ""
+  // (it printed "verl  (verl-project/verl@, )").
+  auto report = check_launch(
+      {InputText{"pretrain.sh", "torchrun --nproc_per_node 8 pretrain_gpt.py --num-layers 8 "
+                                "--pipeline-model-parallel-size 2\n"}},
+      CheckOptions{});
+  REQUIRE(report.ok());
+  CHECK(report->verl_source.empty());
+  CHECK(report->errors == 0);
+}
+
+}  // namespace meshplan
