@@ -29,12 +29,12 @@ struct Knob {
   double low, high;
 };
 
-// The training constants; nvlink_efficiency is measured (gpus.md), hf_elementwise_factor counted.
+// The training constants; nvlink_efficiency is measured (gpus.md), hf_elementwise_factor counted,
+// fused attention runs at its kernel's measured rate (cost/time/attention_kernels.hpp).
 const Knob kTrainingKnobs[] = {
     {"gemm_peak_fraction_ampere", &EfficiencyConstants::gemm_peak_fraction_ampere, 0.4, 0.95},
     {"gemm_peak_fraction_hopper", &EfficiencyConstants::gemm_peak_fraction_hopper, 0.4, 0.95},
     {"gemm_half_size", &EfficiencyConstants::gemm_half_size, 4, 1024},
-    {"attention_relative_efficiency", &EfficiencyConstants::attention_relative_efficiency, 0.2, 1.0},
     {"elementwise_passes", &EfficiencyConstants::elementwise_passes, 4, 200},
     {"nic_efficiency", &EfficiencyConstants::nic_efficiency, 0.2, 1.0},
     {"tp_overlap_hidden", &EfficiencyConstants::tp_overlap_hidden, 0.0, 1.0},

@@ -18,10 +18,11 @@ namespace {
 constexpr double kMaxMemoryBytes = 1e13;      // 10 TB per device
 constexpr double kMaxFlops = 1e17;            // 100 PFLOP/s dense
 constexpr double kMaxBandwidthBps = 1e14;     // 100 TB/s
+constexpr std::int64_t kMaxSms = 1024;
 
 const std::vector<std::string> kTopKeys = {"schema", "units", "provenance", "gpus"};
 const std::vector<std::string> kGpuKeys = {
-    "id", "name", "aliases", "vendor", "arch", "memory_bytes", "memory_bandwidth_Bps", "fp32_flops",
+    "id", "name", "aliases", "vendor", "arch", "sm_count", "memory_bytes", "memory_bandwidth_Bps", "fp32_flops",
     "tf32_flops", "bf16_flops", "fp16_flops", "fp8_flops", "pcie_generation", "intra_node_link",
     "nvlink_generation", "intra_node_Bps", "intra_node_pair_Bps", "nvswitch", "gpus_per_node", "gpus_per_host", "nic_Bps",
     "host_to_device_Bps", "measured_allreduce", "confidence", "sources", "derived"};
@@ -104,6 +105,10 @@ Result<GpuSpec> read_gpu(const YAML::Node& node, std::string_view file, std::siz
   MESHPLAN_READ(gpu.vendor, reader.text("vendor"));
   MESHPLAN_READ(gpu.arch, reader.text("arch"));
   std::int64_t whole = 0;
+  if (reader.has("sm_count")) {
+    MESHPLAN_READ(whole, reader.integer("sm_count", 1, kMaxSms));
+    gpu.sm_count = static_cast<int>(whole);
+  }
   MESHPLAN_READ(whole, reader.integer("memory_bytes", 1, static_cast<std::int64_t>(kMaxMemoryBytes)));
   gpu.memory_bytes = whole;
   MESHPLAN_READ(gpu.memory_bandwidth_Bps, reader.number("memory_bandwidth_Bps", 1, kMaxBandwidthBps));

@@ -37,6 +37,7 @@ struct GpuSpec {
   std::vector<std::string> aliases;   ///< other accepted names (case-insensitive)
   std::string vendor;
   std::string arch;                   ///< e.g. "Ampere", "Hopper"
+  int sm_count = 0;                   ///< streaming multiprocessors; 0 = not in the catalog
 
   std::int64_t memory_bytes = 0;      ///< usable device memory as torch reports it
   double memory_bandwidth_Bps = 0;    ///< HBM/GDDR bytes per second

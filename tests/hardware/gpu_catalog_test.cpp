@@ -127,6 +127,23 @@ TEST_CASE("catalog values match published figures (gpus.md) and avoid the sparse
   CHECK(sweep.back().busbw_Bps == 231.6e9);
 }
 
+TEST_CASE("SM counts: Ampere, Hopper, Blackwell and Blackwell Ultra, with their sources, unknown elsewhere") {
+  // A100 whitepaper 108; Hopper in-depth blog: H100 SXM5 132, PCIe 114; Blackwell Ultra blog 160.
+  const auto sms = [](const char* id) {
+    auto gpu = find_gpu(builtin_gpu_catalog(), id);
+    REQUIRE_MESSAGE(gpu.ok(), id);
+    return gpu->sm_count;
+  };
+  CHECK(sms("A100-80GB") == 108);
+  CHECK(sms("H100-80GB") == 132);
+  CHECK(sms("H100-PCIE") == 114);
+  CHECK(sms("B200") == 148);
+  CHECK(sms("GB300-NVL72") == 160);
+  CHECK(sms("MI300X") == 0);  // not in the catalog: no SM share is costed on it
+  const auto h100 = find_gpu(builtin_gpu_catalog(), "H100-80GB");
+  CHECK(h100->source.find("sm_count: NVIDIA, NVIDIA Hopper Architecture In-Depth") != std::string::npos);
+}
+
 TEST_CASE("every catalog value equals the shared sourced data, and every gap is marked as derived") {
   const auto path = test::shared_file("hardware/gpus.json");
   if (!path) return;

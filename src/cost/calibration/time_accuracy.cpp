@@ -11,43 +11,43 @@ constexpr std::string_view kHeldOutTraining =
 
 // Figures as the tests recompute them (see the header); percentages rounded to 0.1 point.
 constexpr std::array<TimeAccuracy, 6> kGroups{{
-    {"dense-training-hopper", "dense pre-training with Megatron-core on Hopper (measured on H100)", 7, 0.035, 0.060,
+    {"dense-training-hopper", "dense pre-training with Megatron-core on Hopper (measured on H100)", 7, 0.032, 0.057,
      kHeldOutTraining},
-    {"dense-training-blackwell", "dense pre-training with Megatron-core on Blackwell (B200, GB200, GB300)", 44, 0.072,
-     0.322, kHeldOutTraining},
-    {"moe-training-hopper", "MoE pre-training with Megatron-core on Hopper (measured on H100)", 13, 0.173, 0.514,
+    {"dense-training-blackwell", "dense pre-training with Megatron-core on Blackwell (B200, GB200, GB300)", 44, 0.076,
+     0.296, kHeldOutTraining},
+    {"moe-training-hopper", "MoE pre-training with Megatron-core on Hopper (measured on H100)", 13, 0.177, 0.515,
      kHeldOutTraining},
     {"moe-training-blackwell", "MoE pre-training with Megatron-core on Blackwell (B200, B300, GB200, GB300)", 101,
-     0.155, 1.337, kHeldOutTraining},
-    {"rl-colocated", "colocated GRPO step, Megatron-core or DTensor training + vLLM rollout (H100, GB200)", 29, 0.117,
-     0.465,
+     0.178, 1.265, kHeldOutTraining},
+    {"rl-colocated", "colocated GRPO step, Megatron-core or DTensor training + vLLM rollout (H100, GB200)", 29, 0.109,
+     0.301,
      "NeMo RL v0.3 blog, v0.5 and v0.6 performance summaries, each held out of the fit in turn, and 11 rows never "
      "fit (NeMo RL v0.4, v0.5's MoE rows); docs/accuracy.md"},
     {"rl-off-policy",
      "off-policy GRPO step, vLLM engines on GPUs of their own (H100, GB200; NeMo RL's weight broadcast)", 17, 0.153,
-     0.359,
+     0.360,
      "NeMo RL v0.5 and v0.6 performance summaries; docs/accuracy.md"},
 }};
 
 // The training groups' rows by model family (docs/accuracy-held-out-training.md "By model family"):
 // every family of a group with more than one, recomputed by held_out_training_test.cpp.
 constexpr std::array<TimeAccuracyFamily, 5> kFamilies{{
-    {"moe-training-hopper", "gpt_oss", 4, 0.195, 0.196, 0.242},
-    {"moe-training-hopper", "qwen3_moe", 9, 0.140, 0.514, 0.162},
-    {"moe-training-blackwell", "deepseek_v3", 28, 0.089, 0.408, 0.055},
-    {"moe-training-blackwell", "gpt_oss", 24, 0.645, 1.337, -0.390},
-    {"moe-training-blackwell", "qwen3_moe", 49, 0.133, 0.475, -0.016},
+    {"moe-training-hopper", "gpt_oss", 4, 0.199, 0.201, 0.249},
+    {"moe-training-hopper", "qwen3_moe", 9, 0.148, 0.515, 0.174},
+    {"moe-training-blackwell", "deepseek_v3", 28, 0.061, 0.409, 0.035},
+    {"moe-training-blackwell", "gpt_oss", 24, 0.675, 1.265, -0.402},
+    {"moe-training-blackwell", "qwen3_moe", 49, 0.140, 0.475, -0.037},
 }};
 
 // By GPU type, within the groups that hold several (the test recomputes every figure).
 constexpr std::array<TimeAccuracyGpu, 7> kGpus{{
-    {"dense-training-blackwell", "B200", 2, 0.054, 0.054, 0.002},
-    {"dense-training-blackwell", "GB200-NVL72", 21, 0.035, 0.108, 0.025},
-    {"dense-training-blackwell", "GB300-NVL72", 21, 0.109, 0.322, 0.122},
-    {"moe-training-blackwell", "B200", 17, 0.319, 0.678, 0.001},
-    {"moe-training-blackwell", "B300", 19, 0.266, 0.906, -0.116},
-    {"moe-training-blackwell", "GB200-NVL72", 32, 0.118, 1.337, -0.044},
-    {"moe-training-blackwell", "GB300-NVL72", 33, 0.120, 0.937, -0.009},
+    {"dense-training-blackwell", "B200", 2, 0.089, 0.089, -0.058},
+    {"dense-training-blackwell", "GB200-NVL72", 21, 0.055, 0.142, 0.003},
+    {"dense-training-blackwell", "GB300-NVL72", 21, 0.080, 0.296, 0.087},
+    {"moe-training-blackwell", "B200", 17, 0.320, 0.681, 0.002},
+    {"moe-training-blackwell", "B300", 19, 0.269, 0.948, -0.157},
+    {"moe-training-blackwell", "GB200-NVL72", 32, 0.071, 1.265, -0.048},
+    {"moe-training-blackwell", "GB300-NVL72", 33, 0.097, 1.075, -0.020},
 }};
 
 std::optional<TimeAccuracyGpu> gpu_of(std::string_view group_id, const std::string& gpu_id) {
@@ -58,10 +58,10 @@ std::optional<TimeAccuracyGpu> gpu_of(std::string_view group_id, const std::stri
 }
 
 // The held-out Blackwell MoE runs whose predicted step is over a fifth the MoE layers' host wait:
-// 32 of 101, against 13.3% median for the other 69; every held-out H100 MoE run is (46-75% of
+// 33 of 101, against 17.1% median for the other 68; every held-out H100 MoE run is (46-75% of
 // its step), so Hopper has no subset of its own.
 constexpr std::array<TimeAccuracyHostBound, 1> kHostBound{{
-    {"moe-training-blackwell", 0.2, 32, 0.303, 0.678, 0.184},
+    {"moe-training-blackwell", 0.2, 33, 0.268, 0.681, 0.136},
 }};
 
 // Recomputed by tests/cost/calibration/modelzoo_rows_test.cpp from
@@ -74,11 +74,11 @@ constexpr std::array<TimeAccuracySecondSource, 2> kSecondSources{{
     {"moe-training-hopper",
      "Qwen3-235B-A22B on H100 in BF16 (Megatron-LM launches: DeepEP or alltoall, TP 2-4, PP 1-32, CP 1-8, 4k-128k "
      "tokens)",
-     10, 0.279, 0.530, 0.387, kModelZoo},
+     10, 0.186, 0.531, 0.187, kModelZoo},
     {"moe-training-blackwell",
      "Qwen3-235B-A22B and DeepSeek-V3 on GB200 and GB300 (Megatron-LM launches: HybridEP, BF16 and MXFP8, 4k-128k "
      "tokens)",
-     6, 0.310, 0.452, 0.061, kModelZoo},
+     6, 0.234, 0.355, 0.019, kModelZoo},
 }};
 
 std::optional<TimeAccuracySecondSource> second_source_of(std::string_view group_id) {

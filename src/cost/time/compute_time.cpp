@@ -6,6 +6,7 @@
 #include <cmath>
 
 #include "cost/memory/vision_activations.hpp"
+#include "cost/time/attention_kernels.hpp"
 #include "model/flops.hpp"
 #include "strategy/pipeline_split.hpp"
 
@@ -172,10 +173,14 @@ StageCompute stage_compute(const ModelSpec& model, const NodeGroup& node, const 
                  (1.0 + constants.expert_gemm_half_rows / std::max(expert_rows, 1.0));
     expert_s = load * routed * tokens * layer_share / t / (gemm_peak * expert_eff);
   }
-  // Attention scores: causal fused kernels do half of the s×s work Megatron counts.
+  // Attention scores: causal fused kernels do half of the s×s work Megatron counts, at the rate
+  // cuDNN's fused kernel reaches for blocks of s / cp keys (attention_kernels.hpp; the same share
+  // of every GPU's peak). Unfused attention (two batched GEMMs around a softmax kernel of its own,
+  // counted below) does the whole s×s at the full-mask rate.
   const double causal = options.flash_attention ? 0.5 : 1.0;
   const double attention_eff =
-      gemm_efficiency(node, Dtype::bf16, h / t, tokens, constants) * constants.attention_relative_efficiency;
+      options.flash_attention ? ring_attention_peak_fraction(static_cast<double>(seq_len), cp, true)
+                              : attention_kernel_peak_fraction(static_cast<double>(seq_len), false);
   double attention_s = flops.attention_scores * tokens * layer_share / t * causal / (attention_peak * attention_eff);
   if (!options.flash_attention) {
     const double scores = tokens * static_cast<double>(seq_len) * model.attention.num_heads / t;
@@ -326,9 +331,11 @@ StageCompute stage_compute(const ModelSpec& model, const NodeGroup& node, const 
                         "Megatron-core moe/README.md \"CUDA Graph\""});
     }
     trace->push_back({"time/compute/attention_scores", attention_s, "seconds",
-                      "score_flops * tokens * L_stage/L / t * causal / (peak * eff) [+ unfused softmax traffic]",
-                      fmt::format("causal={}, flash={}", causal, options.flash_attention),
-                      "Narayanan 2021 Eq. 3 (full s×s counted); FlashAttention computes the causal half"});
+                      "score_flops * tokens * L_stage/L / t * causal / (peak * kernel_share(s/cp)) [+ unfused softmax traffic]",
+                      fmt::format("causal={}, flash={}, s={}, cp={}, kernel_share={:.3f}", causal,
+                                  options.flash_attention, seq_len, strategy.cp, attention_eff),
+                      "Narayanan 2021 Eq. 3 (full s×s counted); FlashAttention computes the causal half; "
+                      "cuDNN fused attention on H100, Shah et al. 2024 (FlashAttention-3) §4.1"});
     trace->push_back({"time/compute/elementwise", elementwise_s, "seconds",
                       "(hf ? hf_factor : 1) * passes * tokens * h * 2 B * L_stage / (SP ? t : 1) / HBM_Bps + MoE permute (2k+2)*h*2 B (+ 4k*h*2 B: alltoall sorts by local expert) + router 16 B * E, per token",
                       fmt::format("passes={}, tokens={:.0f}, h={}, HBM={:.4g} B/s", constants.elementwise_passes,

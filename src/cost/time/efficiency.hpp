@@ -15,10 +15,6 @@ struct EfficiencyConstants {
   /// GEMM size (elements) at which a dimension costs half of the peak fraction:
   /// η = η_max / (1 + d0/(hidden/TP) + d0/tokens_per_micro_batch).
   double gemm_half_size = 0.0;
-  /// Fused attention kernels reach this fraction of what a GEMM of the same size reaches (their
-  /// softmax and masking run between the two matmuls; FlashAttention-2 reports 50-73% of A100
-  /// peak forward, less backward: Dao 2023 §4).
-  double attention_relative_efficiency = 0.0;
   /// Bytes moved by the memory-bound kernels of one layer (norms, dropout, residual, bias,
   /// activation, softmax...) per token per hidden element, in units of the activation dtype.
   double elementwise_passes = 0.0;

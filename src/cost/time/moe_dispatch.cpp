@@ -13,7 +13,14 @@ constexpr double kFlexBytesPerSecondPerSm = 15.4e9;
 // DeepEP's Buffer.num_sms default (Megatron-core transformer_config.py: "historical default 20").
 constexpr int kDefaultFlexSms = 20;
 
+int flex_sms(const ExpertDispatch& dispatch) { return dispatch.sms > 0 ? dispatch.sms : kDefaultFlexSms; }
+
 }  // namespace
+
+double dispatch_sm_share(const ExpertDispatch& dispatch, const GpuSpec& gpu) {
+  if (dispatch.dispatcher != MoeDispatcher::flex || gpu.sm_count <= 0) return 0.0;
+  return std::min(1.0, static_cast<double>(flex_sms(dispatch)) / gpu.sm_count);
+}
 
 double expert_miss_probability(int experts, int held, int k) {
   if (held <= 0) return 1.0;
@@ -34,7 +41,7 @@ double expert_dispatch_seconds(const ExpertDispatch& dispatch, const NodeGroup& 
     return group_reduce_scatter_seconds(token_bytes * group.ranks, node, group, intra, inter);
   }
   if (group.ranks <= 1 || token_bytes <= 0) return 0.0;
-  const int sms = dispatch.sms > 0 ? dispatch.sms : kDefaultFlexSms;
+  const int sms = flex_sms(dispatch);
   const double nvlink_Bps = std::min(intra.bandwidth_Bps, sms * kFlexBytesPerSecondPerSm);
   const GroupSpan span = group_span(node, group);
   const int per_gpu = std::max(dispatch.experts / group.ranks, 1);

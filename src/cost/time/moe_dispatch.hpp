@@ -33,4 +33,10 @@ double expert_miss_probability(int experts, int held, int k);
 double expert_dispatch_seconds(const ExpertDispatch& dispatch, const NodeGroup& node, const GroupPlacement& group,
                                const LinkPath& intra, const LinkPath& inter);
 
+/// Share of the GPU's SMs the dispatcher's kernels hold while they run: the flex dispatcher's
+/// `sms` (DeepEP / HybridEP run their copies as persistent kernels on that many SMs, which the
+/// compute kernels overlapped with them cannot use: DeepEP README, Buffer.set_num_sms). 0 for the
+/// NCCL dispatchers (NCCL picks its channels itself) and where the catalog has no SM count.
+double dispatch_sm_share(const ExpertDispatch& dispatch, const GpuSpec& gpu);
+
 }  // namespace meshplan

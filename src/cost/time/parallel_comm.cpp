@@ -107,15 +107,21 @@ MicroBatchComm micro_batch_comm(const ModelSpec& model, const NodeGroup& node, c
     const double total = load * ep_passes * per_pass;
     comm.ep_forward_s = load * per_pass;
     // --overlap-moe-expert-parallel-comm (moe/README.md "EP A2A Overlap"): the combined 1F1B
-    // schedule runs one micro-batch's all-to-alls behind another's forward and backward.
-    comm.ep_s = strategy.moe_a2a_overlap ? std::max(0.0, total - compute.layers_total()) : total;
+    // schedule runs one micro-batch's all-to-alls behind another's forward and backward. While
+    // they overlap, the flex dispatcher's kernels hold their SMs, so the compute beside them runs
+    // on the rest: it takes that share of the overlapped time longer.
+    const double sm_share = dispatch_sm_share(dispatch, node.gpu);
+    const double overlapped = strategy.moe_a2a_overlap ? std::min(total, compute.layers_total()) : 0.0;
+    comm.ep_s = strategy.moe_a2a_overlap ? total - overlapped + sm_share * overlapped : total;
     if (trace) {
       trace->push_back({"time/ep_comm", comm.ep_s, "seconds",
-                        "load * 2 dispatches * passes * moe_layers/p * dispatch(tokens/t, k, ep) [- layers compute if a2a overlap]; "
+                        "load * 2 dispatches * passes * moe_layers/p * dispatch(tokens/t, k, ep) [- overlapped x (1 - dispatcher SMs / SMs) "
+                        "if a2a overlap, overlapped = min(total, layers compute)]; "
                         "alltoall: a2a(tokens/t * k * h * 2 B); flex: once per GPU hit, across nodes once per node hit",
-                        fmt::format("ep={}, dispatcher={}, alltoall bytes={:.4g}, load={:.3g}, total={:.4g} s, overlap={}",
+                        fmt::format("ep={}, dispatcher={}, alltoall bytes={:.4g}, load={:.3g}, total={:.4g} s, overlap={}, "
+                                    "dispatcher SM share={:.3f}",
                                     strategy.ep, moe_dispatcher_name(strategy.moe_dispatcher), bytes, load, total,
-                                    strategy.moe_a2a_overlap),
+                                    strategy.moe_a2a_overlap, sm_share),
                         "GShard (Lepikhin et al. 2020); Megatron-core token_dispatcher.py; DeepSeek-V3 report §3.2.2; "
                         "DeepEP README"});
     }

@@ -32,7 +32,6 @@ inline TimeOptions simple_options() {
   TimeOptions options;
   options.constants.gemm_peak_fraction_ampere = 0.5;
   options.constants.gemm_half_size = 0;
-  options.constants.attention_relative_efficiency = 1.0;
   options.constants.elementwise_passes = 0;
   return options;
 }

@@ -1,0 +1,47 @@
+#include <doctest/doctest.h>
+
+#include "approx.hpp"
+#include "cost/time/attention_kernels.hpp"
+
+namespace meshplan {
+namespace {
+
+// FlashAttention-3 paper (Shah et al. 2024) §4.1, cuDNN on H100 SXM5, head dim 128, TFLOP/s with
+// FlashAttention's count (backward 2.5x the forward's FLOPs), over the dense BF16 peak 989.4:
+//   4k full:    forward 609, backward 499: 3 / (1/609 + 2.5/499) = 450.98 -> 0.45581
+//   4k causal:  forward 518, backward 499 x 518/609 = 424.43: 3 / (1/518 + 2.5/424.43) = 383.63 -> 0.38774
+//   16k full:   forward 595, backward 516: 3 / (1/595 + 2.5/516) = 459.69 -> 0.46461
+//   16k causal: forward 539, backward 516 x 539/595 = 467.44: 3 / (1/539 + 2.5/467.44) = 416.44 -> 0.42090
+//   512 causal: forward 315, backward 305 x 315/497 = 193.31: 3 / (1/315 + 2.5/193.31) = 186.25 -> 0.18825
+TEST_CASE("fused attention runs at cuDNN's measured rate for its keys per query and mask") {
+  CHECK(attention_kernel_peak_fraction(4096, false) == test::approx(0.45581).epsilon(1e-4));
+  CHECK(attention_kernel_peak_fraction(4096, true) == test::approx(0.38774).epsilon(1e-4));
+  CHECK(attention_kernel_peak_fraction(16384, false) == test::approx(0.46461).epsilon(1e-4));
+  CHECK(attention_kernel_peak_fraction(16384, true) == test::approx(0.42090).epsilon(1e-4));
+  CHECK(attention_kernel_peak_fraction(512, true) == test::approx(0.18825).epsilon(1e-4));
+  // Beyond the figures the rate is held: the kernels have saturated by 8k; below 512 it is 512's.
+  CHECK(attention_kernel_peak_fraction(131072, true) == test::approx(attention_kernel_peak_fraction(16384, true)));
+  CHECK(attention_kernel_peak_fraction(128, true) == test::approx(attention_kernel_peak_fraction(512, true)));
+  // Between two bars, linear in log2 of the keys: 8k full is 3 / (1/600 + 2.5/518) = 462.01 -> 0.46696;
+  // halfway (in log2) between 4k and 8k, the mean of the two shares.
+  CHECK(attention_kernel_peak_fraction(4096 * 1.41421356, false) ==
+        test::approx((0.45581 + 0.46696) / 2).epsilon(1e-4));
+}
+
+TEST_CASE("ring attention: blocks of s/cp keys, one of cp on the diagonal under the causal mask") {
+  // No context parallelism: one causal block of the whole sequence.
+  CHECK(ring_attention_peak_fraction(4096, 1, true) == test::approx(attention_kernel_peak_fraction(4096, true)));
+  // 128k over CP 8: blocks of 16k keys, 1/8 of the work causal (0.42090), 7/8 full (0.46461):
+  // 1 / (0.125/0.42090 + 0.875/0.46461) = 0.45866.
+  CHECK(ring_attention_peak_fraction(131072, 8, true) == test::approx(0.45866).epsilon(1e-4));
+  // Without the causal mask every block is full.
+  CHECK(ring_attention_peak_fraction(131072, 8, false) == test::approx(0.46461).epsilon(1e-4));
+  // Longer blocks run faster: a 32k encoder over CP 8 (4k blocks) runs slower than over CP 2 (16k);
+  // under the causal mask CP 8 still gains, as 7 of its 8 blocks run full (0.44603 against 0.44171).
+  CHECK(ring_attention_peak_fraction(32768, 8, false) < ring_attention_peak_fraction(32768, 2, false));
+  CHECK(ring_attention_peak_fraction(32768, 8, true) == test::approx(0.44603).epsilon(1e-4));
+  CHECK(ring_attention_peak_fraction(32768, 2, true) == test::approx(0.44171).epsilon(1e-4));
+}
+
+}  // namespace
+}  // namespace meshplan
