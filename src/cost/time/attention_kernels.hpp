@@ -2,12 +2,18 @@
 // What a fused attention kernel reaches of a GPU's dense 16-bit peak, by the keys each query
 // attends to and the causal mask, forward and backward together: measured, not fit.
 //
-// Source: Shah et al. 2024, FlashAttention-3 (arXiv:2407.08608) §4.1, the cuDNN bars of the
-// "Attention forward speed" (causal and not) and "Attention backward speed" figures, head dim
-// 128, H100 80GB SXM5 (Transformer Engine runs Megatron-core's attention on cuDNN's fused kernel).
-// Their FLOPs count 4·s²·d a head forward (half with the causal mask) and 2.5x that backward.
+// Source: Shah et al. 2024, FlashAttention-3 (arXiv:2407.08608) §4.1, the cuDNN and
+// FlashAttention-2 bars of the "Attention forward speed" (causal and not) and "Attention backward
+// speed" figures, head dim 128, H100 80GB SXM5. Transformer Engine runs Megatron-core's attention
+// on cuDNN's fused kernel; Hugging Face modeling runs the flash-attn package's FlashAttention-2
+// (verl's FSDP workers: verl/workers/config/model.py attn_implementation "flash_attention_2";
+// NeMo RL's DTensor policy with sequence packing), whose Ampere-generation kernels reach about
+// 60% of cuDNN's rate on Hopper. Their FLOPs count 4·s²·d a head forward (half with the causal
+// mask) and 2.5x that backward.
 
 namespace meshplan {
+
+enum class AttentionKernel { cudnn, flash_attention_2 };
 
 /// Attention's achieved share of the dense 16-bit peak over a forward and its backward, in the
 /// accounting meshplan and Megatron-LM use (backward = 2 x forward FLOPs):
@@ -15,12 +21,13 @@ namespace meshplan {
 /// in log2 between 512 and 16k, flat beyond: the kernels have saturated by 8k).
 /// The causal backward is not in the figures: it is the full-mask backward scaled by the
 /// forward's causal / full ratio at the same length.
-double attention_kernel_peak_fraction(double keys, bool causal);
+double attention_kernel_peak_fraction(double keys, bool causal, AttentionKernel kernel = AttentionKernel::cudnn);
 
 /// The same for a causal sequence of `seq_len` tokens split over `cp` context-parallel ranks
 /// (Megatron-core / Transformer Engine ring attention with the load-balanced chunk order): each
 /// rank runs cp blocks of seq_len / cp queries and keys, one of them on the diagonal (causal),
 /// the others full; `causal` false (an encoder) runs every block full.
-double ring_attention_peak_fraction(double seq_len, double cp, bool causal);
+double ring_attention_peak_fraction(double seq_len, double cp, bool causal,
+                                    AttentionKernel kernel = AttentionKernel::cudnn);
 
 }  // namespace meshplan

@@ -1,6 +1,7 @@
 #include "cost/time/compute_time.hpp"
 
 #include <fmt/format.h>
+#include <strings.h>
 
 #include <algorithm>
 #include <cmath>
@@ -67,6 +68,15 @@ double fp8_cast_elements_per_token(const ModelSpec& model, const Strategy& strat
     elements += moe_layers * (routed + shared);
   }
   return elements;
+}
+
+/// Hugging Face modeling (the FSDP backend) runs the flash-attn package's FlashAttention-2, whose
+/// kernels are the Ampere generation's: on Hopper they reach about 60% of cuDNN's rate (Shah et al.
+/// 2024 §4.1). Elsewhere, and under Megatron-core (Transformer Engine), cuDNN's rate.
+AttentionKernel attention_kernel(const Strategy& strategy, const TimeOptions& options, const GpuSpec& gpu) {
+  const bool hugging_face = strategy.backend == Backend::fsdp && options.hf_modeling;
+  const bool hopper = strncasecmp(gpu.arch.c_str(), "hopper", 6) == 0;
+  return hugging_face && hopper ? AttentionKernel::flash_attention_2 : AttentionKernel::cudnn;
 }
 
 /// Fraction of the stage's decoder layers that full recomputation redoes.
@@ -174,13 +184,15 @@ StageCompute stage_compute(const ModelSpec& model, const NodeGroup& node, const 
     expert_s = load * routed * tokens * layer_share / t / (gemm_peak * expert_eff);
   }
   // Attention scores: causal fused kernels do half of the s×s work Megatron counts, at the rate
-  // cuDNN's fused kernel reaches for blocks of s / cp keys (attention_kernels.hpp; the same share
-  // of every GPU's peak). Unfused attention (two batched GEMMs around a softmax kernel of its own,
-  // counted below) does the whole s×s at the full-mask rate.
+  // their kernel reaches for blocks of s / cp keys (attention_kernels.hpp; the same share of every
+  // GPU's peak): cuDNN's under Megatron-core, FlashAttention-2 under Hugging Face modeling on
+  // Hopper. Unfused attention (two batched GEMMs around a softmax kernel of its own, counted
+  // below) does the whole s×s at the full-mask rate.
   const double causal = options.flash_attention ? 0.5 : 1.0;
+  const AttentionKernel kernel = attention_kernel(strategy, options, gpu);
   const double attention_eff =
-      options.flash_attention ? ring_attention_peak_fraction(static_cast<double>(seq_len), cp, true)
-                              : attention_kernel_peak_fraction(static_cast<double>(seq_len), false);
+      options.flash_attention ? ring_attention_peak_fraction(static_cast<double>(seq_len), cp, true, kernel)
+                              : attention_kernel_peak_fraction(static_cast<double>(seq_len), false, kernel);
   double attention_s = flops.attention_scores * tokens * layer_share / t * causal / (attention_peak * attention_eff);
   if (!options.flash_attention) {
     const double scores = tokens * static_cast<double>(seq_len) * model.attention.num_heads / t;
@@ -332,8 +344,10 @@ StageCompute stage_compute(const ModelSpec& model, const NodeGroup& node, const 
     }
     trace->push_back({"time/compute/attention_scores", attention_s, "seconds",
                       "score_flops * tokens * L_stage/L / t * causal / (peak * kernel_share(s/cp)) [+ unfused softmax traffic]",
-                      fmt::format("causal={}, flash={}, s={}, cp={}, kernel_share={:.3f}", causal,
-                                  options.flash_attention, seq_len, strategy.cp, attention_eff),
+                      fmt::format("causal={}, flash={}, s={}, cp={}, kernel={}, kernel_share={:.3f}", causal,
+                                  options.flash_attention, seq_len, strategy.cp,
+                                  kernel == AttentionKernel::flash_attention_2 ? "flash_attention_2" : "cudnn",
+                                  attention_eff),
                       "Narayanan 2021 Eq. 3 (full s×s counted); FlashAttention computes the causal half; "
                       "cuDNN fused attention on H100, Shah et al. 2024 (FlashAttention-3) §4.1"});
     trace->push_back({"time/compute/elementwise", elementwise_s, "seconds",

@@ -94,6 +94,28 @@ TEST_CASE("stage compute of a tiny GPT, worked by hand") {
   }
 }
 
+TEST_CASE("attention's kernel by code path: FlashAttention-2 under Hugging Face modeling on Hopper, cuDNN elsewhere") {
+  // The tiny GPT's attention at 1024 causal keys: cuDNN 0.275212 of the peak (above); the flash-attn
+  // package's FlashAttention-2, 3 / (1/260 + 2.5/(260 x 260/350)) / 989.4 = 0.180593, on a Hopper.
+  const ModelSpec model = test::tiny_gpt();
+  NodeGroup node = test::a100_node();
+  Strategy megatron;
+  Strategy fsdp;
+  fsdp.backend = Backend::fsdp;
+  const TimeOptions options = test::simple_options();
+  const auto attention = [&](const Strategy& s, const TimeOptions& o) {
+    return stage_compute(model, node, s, 1024, 1, o, nullptr).attention_forward_s;
+  };
+  // On the A100 (Ampere) both paths run at cuDNN's share: FlashAttention-2 is that generation's kernel.
+  CHECK(attention(fsdp, options) == test::approx(attention(megatron, options)));
+  node.gpu.arch = "Hopper GH100";
+  CHECK(attention(fsdp, options) / attention(megatron, options) == test::approx(0.275212 / 0.180593).epsilon(1e-4));
+  // Megatron's own model code under ZeRO-3 (hf_modeling false) runs Transformer Engine's cuDNN kernel.
+  TimeOptions megatron_code = options;
+  megatron_code.hf_modeling = false;
+  CHECK(attention(fsdp, megatron_code) == test::approx(attention(megatron, options)));
+}
+
 TEST_CASE("Hugging Face modeling under FSDP runs its memory-bound kernels unfused: hf_elementwise_factor x the passes") {
   // Tiny GPT, 1024 tokens, 10 passes of the 16-bit hidden state per layer:
   // 10 * 1024 * 1024 * 2 B * 2 layers / 2.039e12 B/s = 2.05704e-5 s. Hugging Face's RMSNorm,
