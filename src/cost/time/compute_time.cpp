@@ -349,7 +349,8 @@ StageCompute stage_compute(const ModelSpec& model, const NodeGroup& node, const 
                                   kernel == AttentionKernel::flash_attention_2 ? "flash_attention_2" : "cudnn",
                                   attention_eff),
                       "Narayanan 2021 Eq. 3 (full s×s counted); FlashAttention computes the causal half; "
-                      "cuDNN fused attention on H100, Shah et al. 2024 (FlashAttention-3) §4.1"});
+                      "cuDNN's (Transformer Engine) or FlashAttention-2's (Hugging Face) bars on H100, Shah et al. 2024 "
+                      "(FlashAttention-3) §4.1"});
     trace->push_back({"time/compute/elementwise", elementwise_s, "seconds",
                       "(hf ? hf_factor : 1) * passes * tokens * h * 2 B * L_stage / (SP ? t : 1) / HBM_Bps + MoE permute (2k+2)*h*2 B (+ 4k*h*2 B: alltoall sorts by local expert) + router 16 B * E, per token",
                       fmt::format("passes={}, tokens={:.0f}, h={}, HBM={:.4g} B/s", constants.elementwise_passes,
