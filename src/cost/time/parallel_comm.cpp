@@ -113,6 +113,7 @@ MicroBatchComm micro_batch_comm(const ModelSpec& model, const NodeGroup& node, c
     const double sm_share = dispatch_sm_share(dispatch, node.gpu);
     const double overlapped = strategy.moe_a2a_overlap ? std::min(total, compute.layers_total()) : 0.0;
     comm.ep_s = strategy.moe_a2a_overlap ? total - overlapped + sm_share * overlapped : total;
+    comm.ep_hidden_s = overlapped * (1.0 - sm_share);
     if (trace) {
       trace->push_back({"time/ep_comm", comm.ep_s, "seconds",
                         "load * 2 dispatches * passes * moe_layers/p * dispatch(tokens/t, k, ep) [- overlapped x (1 - dispatcher SMs / SMs) "

@@ -14,6 +14,7 @@ struct MicroBatchComm {
   double cp_s = 0;
   double ep_s = 0;          ///< exposed in a training pass (after --overlap-moe-expert-parallel-comm)
   double ep_forward_s = 0;  ///< the forward all-to-alls alone (a forward-only pass has none to hide behind)
+  double ep_hidden_s = 0;   ///< what the EP all-to-all overlap hides of one micro-batch's all-to-alls
 };
 
 MicroBatchComm micro_batch_comm(const ModelSpec& model, const NodeGroup& node, const Strategy& strategy,

@@ -118,5 +118,36 @@ TEST_CASE("a VL model's images add the vision tower's forward and backward to th
   CHECK(with_images.breakdown.compute - text_only.breakdown.compute == test::approx(vision).epsilon(1e-6));
 }
 
+TEST_CASE("EP overlap without pipelining: the first forward and the last backward run alone, their all-to-alls exposed") {
+  // Megatron-core combined_1f1b_schedule_for_no_pipelining pairs micro-batch i's backward with
+  // i+1's forward; the step exposes, once, what the overlap hides of one micro-batch's all-to-alls
+  // (Qwen3-30B-A3B, EP 8 in one A100 node, 4096 tokens a micro-batch: parallel_comm_test.cpp).
+  const ModelSpec model = test::qwen3_30b_a3b();
+  const NodeGroup node = test::a100_node();
+  Strategy strategy;
+  strategy.ep = 8;
+  strategy.moe_a2a_overlap = true;
+  const TimeOptions options = test::simple_options();
+  const StageCompute stage = stage_compute(model, node, strategy, 4096, 1, options, nullptr);
+  const MicroBatchComm comm = micro_batch_comm(model, node, strategy, 4096, 1, stage, options, nullptr);
+  // Each all-to-all sends 4096 x 8 x 2048 x 2 B, 7/8 of it at 240 GB/s, 7 steps of 3 us; dispatch
+  // and combine, forward and backward, 48 layers; all of it under the layers' compute, so hidden.
+  const double a2a = 7.0 / 8.0 * 4096.0 * 8 * 2048 * 2 / 240e9 + 7 * 3e-6;
+  REQUIRE(stage.layers_total() > 4 * 48 * a2a);
+  CHECK(comm.ep_hidden_s == test::approx(4 * 48 * a2a));
+  // 64 sequences at micro-batch 1 and DP 1: 64 micro-batches, each with its exposed all-to-all
+  // (here none: the layers' compute hides it all), and once what the overlap hides of one.
+  const TimeBreakdown step = training_step_breakdown(model, node, strategy, 4096, 64, 1, StepOffload::in_step, options, nullptr);
+  CHECK(step.ep_comm == test::approx(64 * comm.ep_s + comm.ep_hidden_s));
+  // With a pipeline the schedule is the interleaved one; no such term.
+  Strategy pipelined = strategy;
+  pipelined.pp = 2;
+  pipelined.vpp = 2;
+  const StageCompute stage2 = stage_compute(model, node, pipelined, 4096, 1, options, nullptr);
+  const MicroBatchComm comm2 = micro_batch_comm(model, node, pipelined, 4096, 1, stage2, options, nullptr);
+  const TimeBreakdown step2 = training_step_breakdown(model, node, pipelined, 4096, 64, 1, StepOffload::in_step, options, nullptr);
+  CHECK(step2.ep_comm == test::approx(64 * comm2.ep_s));
+}
+
 }  // namespace
 }  // namespace meshplan
