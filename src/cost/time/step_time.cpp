@@ -43,10 +43,18 @@ TimeBreakdown training_step_breakdown(const ModelSpec& model, const NodeGroup& n
   breakdown.tp_comm = md * comm.tp_s;
   breakdown.cp_comm = md * comm.cp_s;
   breakdown.ep_comm = md * comm.ep_s;
-  // Without pipelining, the combined 1F1B schedule pairs each micro-batch's backward with the next
-  // one's forward: the first forward and the last backward run alone, their all-to-alls exposed
-  // (Megatron-core pipeline_parallel/combined_1f1b.py combined_1f1b_schedule_for_no_pipelining).
-  if (strategy.moe_a2a_overlap && strategy.pp == 1 && m > 0) breakdown.ep_comm += comm.ep_hidden_s;
+  // The EP overlap pairs one micro-batch's forward with another's backward; the passes with no
+  // partner run alone, their all-to-alls exposed. Without pipelining, the first forward and the
+  // last backward (Megatron-core pipeline_parallel/combined_1f1b.py
+  // combined_1f1b_schedule_for_no_pipelining): one micro-batch's worth. Interleaved, the first
+  // stage's warm-up forwards and cool-down backwards, 2(p-1) + (v-1)p + 1 model chunks each
+  // (schedules.py get_pp_rank_microbatches: microbatch_group_size_per_vp_stage = p by default, one
+  // more with the overlap), v chunks a micro-batch.
+  if (strategy.moe_a2a_overlap) {
+    const double v = std::max(strategy.vpp, 1);
+    const double unpaired = strategy.pp > 1 ? (2.0 * (p - 1.0) + (v - 1.0) * p + 1.0) / v : 1.0;
+    breakdown.ep_comm += std::min(unpaired, md) * comm.ep_hidden_s;
+  }
   breakdown.pp_bubble = pipeline.bubble_s;
   breakdown.pp_comm = pipeline.p2p_s;
   breakdown.dp_comm_exposed = dp_comm_exposed_seconds(model, node, strategy, m, stage, options, trace);
