@@ -214,4 +214,20 @@ TEST_CASE("estimate --moe-dropless-imbalance: each MoE layer waits for its most 
 }
 
 }  // namespace
+TEST_CASE("estimate --explain names attention's kernel: cuDNN under Megatron-core, FlashAttention-2 under FSDP on Hopper") {
+  // The FlashAttention-3 paper's H100 bars: cuDNN 0.388 of the peak at 4k causal keys,
+  // FlashAttention-2 0.244 (tests/cost/time/attention_kernels_test.cpp works both by hand).
+  const std::vector<std::string> base = {"estimate", "--model", "qwen2.5-7b-instruct", "--cluster", "1x8xH100",
+                                         "--workload", "pretrain", "--seq-len", "4096", "--micro-batch", "1",
+                                         "--global-batch", "64", "--explain"};
+  const auto megatron = test::run(base);
+  CHECK(megatron.out.find("kernel=cudnn, kernel_share=0.388") != std::string::npos);
+  const auto fsdp = test::run(with(base, {"--backend", "fsdp"}));
+  CHECK(fsdp.out.find("kernel=flash_attention_2, kernel_share=0.244") != std::string::npos);
+  // On Ampere the flash-attn package's kernels are that generation's own: cuDNN's share is taken.
+  std::vector<std::string> a100 = with(base, {"--backend", "fsdp"});
+  a100[4] = "1x8xA100-80GB";
+  CHECK(test::run(a100).out.find("kernel=cudnn, kernel_share=0.388") != std::string::npos);
+}
+
 }  // namespace meshplan
