@@ -1,5 +1,7 @@
 #include "hardware/gpu_spec.hpp"
 
+#include <strings.h>
+
 namespace meshplan {
 
 double GpuSpec::peak_flops(Dtype dtype) const {
@@ -11,6 +13,11 @@ double GpuSpec::peak_flops(Dtype dtype) const {
     case Dtype::fp8: return fp8_flops;
   }
   return 0;
+}
+
+bool GpuSpec::is_generation(std::string_view generation) const {
+  return arch.size() >= generation.size() &&
+         strncasecmp(arch.data(), generation.data(), generation.size()) == 0;
 }
 
 }  // namespace meshplan

@@ -5,6 +5,7 @@
 #include <map>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 namespace meshplan {
@@ -69,6 +70,9 @@ struct GpuSpec {
 
   /// Dense peak for a compute dtype; 0 when the GPU does not support it.
   double peak_flops(Dtype dtype) const;
+
+  /// The catalog's arch starts with the generation ("Ampere GA100", "Hopper GH100"), any case.
+  bool is_generation(std::string_view generation) const;
 };
 
 }  // namespace meshplan

@@ -1,7 +1,6 @@
 #include "cost/time/compute_time.hpp"
 
 #include <fmt/format.h>
-#include <strings.h>
 
 #include <algorithm>
 #include <cmath>
@@ -75,8 +74,7 @@ double fp8_cast_elements_per_token(const ModelSpec& model, const Strategy& strat
 /// 2024 §4.1). Elsewhere, and under Megatron-core (Transformer Engine), cuDNN's rate.
 AttentionKernel attention_kernel(const Strategy& strategy, const TimeOptions& options, const GpuSpec& gpu) {
   const bool hugging_face = strategy.backend == Backend::fsdp && options.hf_modeling;
-  const bool hopper = strncasecmp(gpu.arch.c_str(), "hopper", 6) == 0;
-  return hugging_face && hopper ? AttentionKernel::flash_attention_2 : AttentionKernel::cudnn;
+  return hugging_face && gpu.is_generation("hopper") ? AttentionKernel::flash_attention_2 : AttentionKernel::cudnn;
 }
 
 /// Fraction of the stage's decoder layers that full recomputation redoes.

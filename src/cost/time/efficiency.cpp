@@ -1,9 +1,5 @@
 #include "cost/time/efficiency.hpp"
 
-#include <strings.h>
-
-#include <cstring>
-
 namespace meshplan {
 
 EfficiencyConstants fitted_efficiency_constants() {
@@ -59,21 +55,13 @@ EfficiencyConstants fitted_efficiency_constants() {
   return constants;
 }
 
-namespace {
-
-/// The catalog's arch starts with the generation ("Ampere GA100", "Hopper GH100").
-bool is_generation(const std::string& arch, const char* generation) {
-  return strncasecmp(arch.c_str(), generation, std::strlen(generation)) == 0;
-}
-
-}  // namespace
 
 double gemm_peak_fraction(const NodeGroup& node, const EfficiencyConstants& constants) {
   const GpuSpec& gpu = node.gpu;
   const double bf16_peak = gpu.peak_flops(Dtype::bf16) > 0 ? gpu.peak_flops(Dtype::bf16) : gpu.peak_flops(Dtype::fp16);
   if (node.gemm_flops > 0 && bf16_peak > 0) return node.gemm_flops / bf16_peak;
-  if (is_generation(gpu.arch, "ampere")) return constants.gemm_peak_fraction_ampere;
-  if (is_generation(gpu.arch, "hopper")) return constants.gemm_peak_fraction_hopper;
+  if (gpu.is_generation("ampere")) return constants.gemm_peak_fraction_ampere;
+  if (gpu.is_generation("hopper")) return constants.gemm_peak_fraction_hopper;
   return constants.gemm_peak_fraction_other;
 }
 
