@@ -21,6 +21,9 @@ struct ForwardFlops {
   double routed_experts = 0;      ///< the top-k routed experts (part of mlp)
   double routers = 0;             ///< MoE routers' gate GEMMs (part of mlp)
   double mla_up_projections = 0;  ///< MLA q and kv up projections (part of attention_projections)
+  /// The sliding-window layers' scores when the window is shorter than the sequence (part of
+  /// attention_scores): each query scores the window's keys, a band rather than a triangle.
+  double windowed_attention_scores = 0;
 
   double total() const { return attention_projections + attention_scores + mlp + lm_head; }
 };

@@ -4,11 +4,12 @@
 //
 // Source: Shah et al. 2024, FlashAttention-3 (arXiv:2407.08608) §4.1, the cuDNN and
 // FlashAttention-2 bars of the "Attention forward speed" (causal and not) and "Attention backward
-// speed" figures, head dim 128, H100 80GB SXM5. Transformer Engine runs Megatron-core's attention
+// speed" figures, head dims 128 and 64, H100 80GB SXM5. Transformer Engine runs Megatron-core's attention
 // on cuDNN's fused kernel; Hugging Face modeling runs the flash-attn package's FlashAttention-2
 // (verl's FSDP workers: verl/workers/config/model.py attn_implementation "flash_attention_2";
 // NeMo RL's DTensor policy with sequence packing), whose Ampere-generation kernels reach about
-// 60% of cuDNN's rate on Hopper. Their FLOPs count 4·s²·d a head forward (half with the causal
+// 60% of cuDNN's rate on Hopper. Head dim 64's forward runs at about two thirds of 128's rate
+// under cuDNN and its backward at 0.84 (4k keys): 0.79 of 128's combined share. Their FLOPs count 4·s²·d a head forward (half with the causal
 // mask) and 2.5x that backward.
 
 namespace meshplan {
@@ -20,14 +21,18 @@ enum class AttentionKernel { cudnn, flash_attention_2 };
 /// 3 / (1 / forward rate + 2.5 / backward rate) / peak, at `keys` keys per query (interpolated
 /// in log2 between 512 and 16k, flat beyond: the kernels have saturated by 8k).
 /// The causal backward is not in the figures: it is the full-mask backward scaled by the
-/// forward's causal / full ratio at the same length.
-double attention_kernel_peak_fraction(double keys, bool causal, AttentionKernel kernel = AttentionKernel::cudnn);
+/// forward's causal / full ratio at the same length (head dim 128's, which head dim 64's causal
+/// forward, not retrieved, is scaled by too). `head_dim`: 64 and below take head dim 64's bars,
+/// 128 and above 128's (MLA's 192 included; cuDNN's head dim 256 forward is within 7% of 128's),
+/// linear in log2 between.
+double attention_kernel_peak_fraction(double keys, bool causal, AttentionKernel kernel = AttentionKernel::cudnn,
+                                      double head_dim = 128.0);
 
 /// The same for a causal sequence of `seq_len` tokens split over `cp` context-parallel ranks
 /// (Megatron-core / Transformer Engine ring attention with the load-balanced chunk order): each
 /// rank runs cp blocks of seq_len / cp queries and keys, one of them on the diagonal (causal),
 /// the others full; `causal` false (an encoder) runs every block full.
 double ring_attention_peak_fraction(double seq_len, double cp, bool causal,
-                                    AttentionKernel kernel = AttentionKernel::cudnn);
+                                    AttentionKernel kernel = AttentionKernel::cudnn, double head_dim = 128.0);
 
 }  // namespace meshplan

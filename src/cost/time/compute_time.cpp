@@ -186,12 +186,24 @@ StageCompute stage_compute(const ModelSpec& model, const NodeGroup& node, const 
   // GPU's peak): cuDNN's under Megatron-core, FlashAttention-2 under Hugging Face modeling on
   // Hopper. Unfused attention (two batched GEMMs around a softmax kernel of its own, counted
   // below) does the whole s×s at the full-mask rate.
+  // The fused kernels' rate depends on the head dimension too (head dim 64: 0.79 of 128's share
+  // at 4k causal keys under cuDNN); the unfused batched GEMMs keep head dim 128's full-mask share, as fit.
+  // A sliding-window layer (gpt-oss's alternate layers) scores a band of `window` keys per query:
+  // no causal half, at the rate of a causal pass over that many keys (the shortest bar, 512, for
+  // a shorter window: optimistic, stated in attention_kernels.hpp).
   const double causal = options.flash_attention ? 0.5 : 1.0;
   const AttentionKernel kernel = attention_kernel(strategy, options, gpu);
+  const double head_dim = static_cast<double>(model.attention.head_dim);
   const double attention_eff =
-      options.flash_attention ? ring_attention_peak_fraction(static_cast<double>(seq_len), cp, true, kernel)
+      options.flash_attention ? ring_attention_peak_fraction(static_cast<double>(seq_len), cp, true, kernel, head_dim)
                               : attention_kernel_peak_fraction(static_cast<double>(seq_len), false, kernel);
-  double attention_s = flops.attention_scores * tokens * layer_share / t * causal / (attention_peak * attention_eff);
+  const double band_scores = options.flash_attention ? flops.windowed_attention_scores : 0.0;
+  const double band_eff =
+      band_scores > 0 ? attention_kernel_peak_fraction(static_cast<double>(model.attention.sliding_window), true, kernel, head_dim)
+                      : 1.0;
+  double attention_s = (flops.attention_scores - band_scores) * tokens * layer_share / t * causal /
+                           (attention_peak * attention_eff) +
+                       band_scores * tokens * layer_share / t / (attention_peak * band_eff);
   if (!options.flash_attention) {
     const double scores = tokens * static_cast<double>(seq_len) * model.attention.num_heads / t;
     attention_s += kUnfusedScoreBytes * scores * layers_per_stage / gpu.memory_bandwidth_Bps;
@@ -341,11 +353,15 @@ StageCompute stage_compute(const ModelSpec& model, const NodeGroup& node, const 
                         "Megatron-core moe/README.md \"CUDA Graph\""});
     }
     trace->push_back({"time/compute/attention_scores", attention_s, "seconds",
-                      "score_flops * tokens * L_stage/L / t * causal / (peak * kernel_share(s/cp)) [+ unfused softmax traffic]",
-                      fmt::format("causal={}, flash={}, s={}, cp={}, kernel={}, kernel_share={:.3f}", causal,
+                      "score_flops * tokens * L_stage/L / t * causal / (peak * kernel_share(s/cp, head_dim)) [+ window band / (peak * kernel_share(window))] [+ unfused softmax traffic]",
+                      fmt::format("causal={}, flash={}, s={}, cp={}, kernel={}, head_dim={}, kernel_share={:.3f}{}", causal,
                                   options.flash_attention, seq_len, strategy.cp,
                                   kernel == AttentionKernel::flash_attention_2 ? "flash_attention_2" : "cudnn",
-                                  attention_eff),
+                                  model.attention.head_dim, attention_eff,
+                                  band_scores > 0 ? fmt::format(", window={} keys on {} layers at kernel_share={:.3f}",
+                                                                model.attention.sliding_window,
+                                                                model.attention.num_sliding_layers, band_eff)
+                                                  : std::string()),
                       "Narayanan 2021 Eq. 3 (full s×s counted); FlashAttention computes the causal half; "
                       "cuDNN's (Transformer Engine) or FlashAttention-2's (Hugging Face) bars on H100, Shah et al. 2024 "
                       "(FlashAttention-3) §4.1"});

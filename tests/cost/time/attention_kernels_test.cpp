@@ -41,6 +41,27 @@ TEST_CASE("Hugging Face modeling's FlashAttention-2 bars: about 0.6x cuDNN's on 
         test::approx(0.24377 / 0.38774).epsilon(1e-3));
 }
 
+TEST_CASE("head dim 64 runs at its own bars, slower than 128, and between the two linear in log2") {
+  // Same paper, head dim 64, cuDNN: 4k full-mask forward 408, backward 417 TFLOP/s:
+  // 3 / (1/408 + 2.5/417) / 989.4 = 0.35900. Causal: both scaled by head dim 128's forward ratio
+  // 518/609 (head dim 64's causal forward not retrieved): 347.04 and 354.69 -> 0.30535.
+  CHECK(attention_kernel_peak_fraction(4096, false, AttentionKernel::cudnn, 64) == test::approx(0.35900).epsilon(1e-4));
+  CHECK(attention_kernel_peak_fraction(4096, true, AttentionKernel::cudnn, 64) == test::approx(0.30535).epsilon(1e-4));
+  // 512 causal keys (a 128-key sliding window runs at this, the shortest bar): forward 335, backward
+  // 266, scaled by 315/497: 3 / (1/212.32 + 2.5/168.59) / 989.4 = 0.15519.
+  CHECK(attention_kernel_peak_fraction(128, true, AttentionKernel::cudnn, 64) == test::approx(0.15519).epsilon(1e-4));
+  // FlashAttention-2, head dim 64, 4k full: forward 321, backward 279: 3 / (1/321 + 2.5/279) / 989.4 = 0.25109.
+  CHECK(attention_kernel_peak_fraction(4096, false, AttentionKernel::flash_attention_2, 64) ==
+        test::approx(0.25109).epsilon(1e-4));
+  // Head dim 96 (log2 halfway): the mean; 32 takes 64's bars, 192 (MLA) and 256 take 128's.
+  CHECK(attention_kernel_peak_fraction(4096, true, AttentionKernel::cudnn, 64 * 1.41421356) ==
+        test::approx((0.30535 + 0.38774) / 2).epsilon(1e-4));
+  CHECK(attention_kernel_peak_fraction(4096, true, AttentionKernel::cudnn, 32) == test::approx(0.30535).epsilon(1e-4));
+  CHECK(attention_kernel_peak_fraction(4096, true, AttentionKernel::cudnn, 192) == test::approx(0.38774).epsilon(1e-4));
+  // Ring attention carries the head dim to its blocks.
+  CHECK(ring_attention_peak_fraction(4096, 1, true, AttentionKernel::cudnn, 64) == test::approx(0.30535).epsilon(1e-4));
+}
+
 TEST_CASE("ring attention: blocks of s/cp keys, one of cp on the diagonal under the causal mask") {
   // No context parallelism: one causal block of the whole sequence.
   CHECK(ring_attention_peak_fraction(4096, 1, true) == test::approx(attention_kernel_peak_fraction(4096, true)));

@@ -15,17 +15,18 @@ TEST_CASE("stage compute of a tiny GPT, worked by hand") {
   // 8h^2+5h = 8,393,728 params -> 25,184,256 FLOPs; scores 4*s*h = 4,194,304 FLOPs.
   // 2 layers, 1024 tokens, 312 TFLOP/s x 0.5:
   //   dense     = 2*25,184,256*1024 / 1.56e14 = 3.30622e-4 s
-  // Attention at cuDNN's rate for 1024 causal keys (FlashAttention-3 paper, H100: forward 410,
-  // full-mask forward 574 and backward 408 TFLOP/s; causal backward 408 x 410/574 = 291.43):
-  // 3 / (1/410 + 2.5/291.43) / 989.4 = 0.275212 of the peak:
-  //   attention = 2*4,194,304*1024*0.5 (causal, fused) / (312e12 * 0.275212) = 5.00193e-5 s
+  // Attention at cuDNN's rate for 1024 causal keys and 16 heads of 64 (FlashAttention-3 paper, H100,
+  // head dim 64: full-mask forward 373 and backward 348 TFLOP/s, both scaled by head dim 128's causal /
+  // full forward ratio 410/574: 266.43 and 248.57): 3 / (1/266.43 + 2.5/248.57) / 989.4 = 0.219548
+  // of the peak:
+  //   attention = 2*4,194,304*1024*0.5 (causal, fused) / (312e12 * 0.219548) = 6.27011e-5 s
   const ModelSpec model = test::tiny_gpt();
   const NodeGroup node = test::a100_node();
   Strategy strategy;
   strategy.compute_dtype = Dtype::bf16;
   const StageCompute stage = stage_compute(model, node, strategy, 1024, 1, test::simple_options(), nullptr);
-  CHECK(stage.attention_forward_s == test::approx(5.00193e-5).epsilon(1e-4));
-  CHECK(stage.layers_forward_s == test::approx(3.30622e-4 + 5.00193e-5).epsilon(1e-4));
+  CHECK(stage.attention_forward_s == test::approx(6.27011e-5).epsilon(1e-4));
+  CHECK(stage.layers_forward_s == test::approx(3.30622e-4 + 6.27011e-5).epsilon(1e-4));
   CHECK(stage.layers_backward_s == test::approx(2 * stage.layers_forward_s));
   CHECK(stage.recompute_s == 0.0);
   // LM head: 3 passes of 2*V*h*tokens = 3*2*1000*1024*1024 / 1.56e14 = 4.0330e-5 s, plus the
@@ -56,7 +57,7 @@ TEST_CASE("stage compute of a tiny GPT, worked by hand") {
   SUBCASE("selective recompute of Megatron-core modules redoes each module's forward") {
     // "mlp": the dense MLPs' share of the dense GEMMs, by their weights: 8,393,728 of
     // 4,198,400 + 8,393,728 = 0.666580 of 3.30622e-4 s = 2.20386e-4 s; with "core_attn" the
-    // attention scores (5.00193e-5 s) as well.
+    // attention scores (6.27011e-5 s) as well.
     Strategy mlp = strategy;
     mlp.recompute = Recompute::selective;
     mlp.recompute_modules = kRecomputeMlp;
@@ -64,7 +65,7 @@ TEST_CASE("stage compute of a tiny GPT, worked by hand") {
           test::approx(2.20386e-4).epsilon(1e-4));
     mlp.recompute_modules = kRecomputeMlp | kRecomputeCoreAttn;
     CHECK(stage_compute(model, node, mlp, 1024, 1, test::simple_options(), nullptr).recompute_s ==
-          test::approx(2.20386e-4 + 5.00193e-5).epsilon(1e-4));
+          test::approx(2.20386e-4 + 6.27011e-5).epsilon(1e-4));
     // Hardware FLOPs per token add the recomputed MLP forward: 2 layers x 2 x 8,393,728.
     mlp.recompute_modules = kRecomputeMlp;
     CHECK(hardware_flops_per_token(model, mlp, 1024) - hardware_flops_per_token(model, strategy, 1024) ==
@@ -74,13 +75,13 @@ TEST_CASE("stage compute of a tiny GPT, worked by hand") {
     CHECK(stage_compute(model, node, mlp, 1024, 1, test::simple_options(), nullptr).recompute_s == 0.0);
   }
   SUBCASE("a trained MTP module adds a decoder layer and another pass through the output layer") {
-    // lm_head_s 4.8365e-5 s (above) + 3 x the average layer's forward 1.90321e-4 s + 4.8365e-5 s.
+    // lm_head_s 4.8365e-5 s (above) + 3 x the average layer's forward 1.96662e-4 s + 4.8365e-5 s.
     ModelSpec with_mtp = model;
     with_mtp.num_mtp_layers = 1;
     Strategy mtp = strategy;
     mtp.train_mtp = true;
     CHECK(stage_compute(with_mtp, node, mtp, 1024, 1, test::simple_options(), nullptr).lm_head_s ==
-          test::approx(2 * 4.8365e-5 + 3 * 1.90321e-4).epsilon(1e-3));
+          test::approx(2 * 4.8365e-5 + 3 * 1.96662e-4).epsilon(1e-3));
   }
   SUBCASE("unfused attention computes the full score matrix and streams it through HBM") {
     TimeOptions unfused = test::simple_options();
@@ -94,9 +95,29 @@ TEST_CASE("stage compute of a tiny GPT, worked by hand") {
   }
 }
 
+TEST_CASE("a sliding-window layer scores a band of its window's keys, at the rate of a causal pass that short") {
+  // The tiny GPT with a 128-key window on one of its two layers (gpt-oss alternates them), 1024 tokens:
+  // the full layer as above, half of 6.27011e-5 s = 3.13506e-5 s; the window layer scores
+  // 2*128*16*(64+64) = 524,288 FLOPs a token, no causal half (each query sees its 128 keys), at
+  // cuDNN's share for 512 causal keys, head dim 64 (the shortest bar; attention_kernels_test):
+  // 0.155188 -> 524,288*1024 / (312e12 * 0.155188) = 1.10881e-5 s.
+  ModelSpec model = test::tiny_gpt();
+  model.attention.sliding_window = 128;
+  model.attention.num_sliding_layers = 1;
+  const NodeGroup node = test::a100_node();
+  Strategy strategy;
+  const StageCompute stage = stage_compute(model, node, strategy, 1024, 1, test::simple_options(), nullptr);
+  CHECK(stage.attention_forward_s == test::approx(3.13506e-5 + 1.10881e-5).epsilon(1e-4));
+  // A window as long as the sequence is a full causal layer.
+  model.attention.sliding_window = 4096;
+  CHECK(stage_compute(model, node, strategy, 1024, 1, test::simple_options(), nullptr).attention_forward_s ==
+        test::approx(6.27011e-5).epsilon(1e-4));
+}
+
 TEST_CASE("attention's kernel by code path: FlashAttention-2 under Hugging Face modeling on Hopper, cuDNN elsewhere") {
-  // The tiny GPT's attention at 1024 causal keys: cuDNN 0.275212 of the peak (above); the flash-attn
-  // package's FlashAttention-2, 3 / (1/260 + 2.5/(260 x 260/350)) / 989.4 = 0.180593, on a Hopper.
+  // The tiny GPT's attention at 1024 causal keys, head dim 64: cuDNN 0.219548 of the peak (above); the
+  // flash-attn package's FlashAttention-2 (head dim 64: full-mask forward 306, backward 238, scaled by
+  // its head dim 128 causal / full ratio 260/350): 3 / (1/227.31 + 2.5/176.80) / 989.4 = 0.163551, on a Hopper.
   const ModelSpec model = test::tiny_gpt();
   NodeGroup node = test::a100_node();
   Strategy megatron;
@@ -109,7 +130,7 @@ TEST_CASE("attention's kernel by code path: FlashAttention-2 under Hugging Face 
   // On the A100 (Ampere) both paths run at cuDNN's share: FlashAttention-2 is that generation's kernel.
   CHECK(attention(fsdp, options) == test::approx(attention(megatron, options)));
   node.gpu.arch = "Hopper GH100";
-  CHECK(attention(fsdp, options) / attention(megatron, options) == test::approx(0.275212 / 0.180593).epsilon(1e-4));
+  CHECK(attention(fsdp, options) / attention(megatron, options) == test::approx(0.219548 / 0.163551).epsilon(1e-4));
   // Megatron's own model code under ZeRO-3 (hf_modeling false) runs Transformer Engine's cuDNN kernel.
   TimeOptions megatron_code = options;
   megatron_code.hf_modeling = false;

@@ -19,9 +19,9 @@ TEST_CASE("a single-GPU step is m micro-batches of compute plus the optimizer, n
   workload.global_batch = 4;
   Trace trace;
   const TimeEstimate estimate = estimate_time(model, cluster, strategy, workload, test::simple_options(), &trace);
-  // 4 micro-batches x (3 x 3.80641e-4 layers + 4.8365e-5 LM head) + 30 B x params / HBM.
+  // 4 micro-batches x (3 x 3.93323e-4 layers + 4.8365e-5 LM head) + 30 B x params / HBM.
   const double optimizer = 30.0 * static_cast<double>(model.total_params) / 2.039e12;
-  CHECK(estimate.step_seconds == test::approx(4 * (3 * 3.80641e-4 + 4.8365e-5) + optimizer).epsilon(1e-3));
+  CHECK(estimate.step_seconds == test::approx(4 * (3 * 3.93323e-4 + 4.8365e-5) + optimizer).epsilon(1e-3));
   CHECK(estimate.breakdown.communication() == 0.0);
   REQUIRE(estimate.num_phases == 1);
   CHECK(std::string(estimate.phases[0].name) == "train");
