@@ -190,7 +190,8 @@ StageCompute stage_compute(const ModelSpec& model, const NodeGroup& node, const 
   // at 4k causal keys under cuDNN); the unfused batched GEMMs keep head dim 128's full-mask share, as fit.
   // A sliding-window layer (gpt-oss's alternate layers) scores a band of `window` keys per query:
   // no causal half, at the rate of a causal pass over that many keys (the shortest bar, 512, for
-  // a shorter window: optimistic, stated in attention_kernels.hpp).
+  // a shorter window: optimistic, stated in attention_kernels.hpp). Llama 4's chunked layers are
+  // causal within each chunk: the half again, at the same rate.
   const double causal = options.flash_attention ? 0.5 : 1.0;
   const AttentionKernel kernel = attention_kernel(strategy, options, gpu);
   const double head_dim = static_cast<double>(model.attention.head_dim);
@@ -203,7 +204,8 @@ StageCompute stage_compute(const ModelSpec& model, const NodeGroup& node, const 
                       : 1.0;
   double attention_s = (flops.attention_scores - band_scores) * tokens * layer_share / t * causal /
                            (attention_peak * attention_eff) +
-                       band_scores * tokens * layer_share / t / (attention_peak * band_eff);
+                       band_scores * (model.attention.chunked_window ? causal : 1.0) * tokens * layer_share / t /
+                           (attention_peak * band_eff);
   if (!options.flash_attention) {
     const double scores = tokens * static_cast<double>(seq_len) * model.attention.num_heads / t;
     attention_s += kUnfusedScoreBytes * scores * layers_per_stage / gpu.memory_bandwidth_Bps;
@@ -358,7 +360,8 @@ StageCompute stage_compute(const ModelSpec& model, const NodeGroup& node, const 
                                   options.flash_attention, seq_len, strategy.cp,
                                   kernel == AttentionKernel::flash_attention_2 ? "flash_attention_2" : "cudnn",
                                   model.attention.head_dim, attention_eff,
-                                  band_scores > 0 ? fmt::format(", window={} keys on {} layers at kernel_share={:.3f}",
+                                  band_scores > 0 ? fmt::format(", {}={} keys on {} layers at kernel_share={:.3f}",
+                                                                model.attention.chunked_window ? "chunk" : "window",
                                                                 model.attention.sliding_window,
                                                                 model.attention.num_sliding_layers, band_eff)
                                                   : std::string()),

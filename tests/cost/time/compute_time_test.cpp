@@ -95,7 +95,7 @@ TEST_CASE("stage compute of a tiny GPT, worked by hand") {
   }
 }
 
-TEST_CASE("a sliding-window layer scores a band of its window's keys, at the rate of a causal pass that short") {
+TEST_CASE("a sliding-window layer scores a band of its window's keys, a chunked one a triangle, at the rate of a causal pass that short") {
   // The tiny GPT with a 128-key window on one of its two layers (gpt-oss alternates them), 1024 tokens:
   // the full layer as above, half of 6.27011e-5 s = 3.13506e-5 s; the window layer scores
   // 2*128*16*(64+64) = 524,288 FLOPs a token, no causal half (each query sees its 128 keys), at
@@ -108,6 +108,11 @@ TEST_CASE("a sliding-window layer scores a band of its window's keys, at the rat
   Strategy strategy;
   const StageCompute stage = stage_compute(model, node, strategy, 1024, 1, test::simple_options(), nullptr);
   CHECK(stage.attention_forward_s == test::approx(3.13506e-5 + 1.10881e-5).epsilon(1e-4));
+  // Llama 4's chunked attention: causal within each 128-token chunk, the half of the band:
+  // 1.10881e-5 / 2 = 5.54406e-6 s.
+  model.attention.chunked_window = true;
+  CHECK(stage_compute(model, node, strategy, 1024, 1, test::simple_options(), nullptr).attention_forward_s ==
+        test::approx(3.13506e-5 + 5.54406e-6).epsilon(1e-4));
   // A window as long as the sequence is a full causal layer.
   model.attention.sliding_window = 4096;
   CHECK(stage_compute(model, node, strategy, 1024, 1, test::simple_options(), nullptr).attention_forward_s ==
