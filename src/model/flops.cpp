@@ -27,7 +27,9 @@ ForwardFlops forward_flops_per_token(const ModelSpec& model, std::int64_t seq_le
   const double window_keys = attention.sliding_window > 0 ? std::min(s, static_cast<double>(attention.sliding_window)) : s;
   const double keys_summed_over_layers = (layers - sliding_layers) * s + sliding_layers * window_keys;
   flops.attention_scores = 2.0 * keys_summed_over_layers * heads * (qk_dim + v_dim);
-  if (window_keys < s) flops.windowed_attention_scores = 2.0 * sliding_layers * window_keys * heads * (qk_dim + v_dim);
+  if (window_keys < s) {
+    flops.windowed_attention_scores = 2.0 * sliding_layers * window_keys * heads * (qk_dim + v_dim);
+  }
   if (model.linear_attention) {
     // A linear-attention layer reads and updates a fixed value_dim x key_dim state per value head,
     // whatever the context: S k (2 dv dk), the rank-1 update (dv dk), S q (2 dv dk) = 5 dv dk per

@@ -9,8 +9,8 @@
 // (verl's FSDP workers: verl/workers/config/model.py attn_implementation "flash_attention_2";
 // NeMo RL's DTensor policy with sequence packing), whose Ampere-generation kernels reach about
 // 60% of cuDNN's rate on Hopper. Head dim 64's forward runs at about two thirds of 128's rate
-// under cuDNN and its backward at 0.84 (4k keys): 0.79 of 128's combined share. Their FLOPs count 4·s²·d a head forward (half with the causal
-// mask) and 2.5x that backward.
+// under cuDNN and its backward at 0.84 (4k keys): 0.79 of 128's combined share. Their FLOPs
+// count 4·s²·d a head forward (half with the causal mask) and 2.5x that backward.
 
 namespace meshplan {
 

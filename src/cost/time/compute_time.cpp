@@ -187,7 +187,8 @@ StageCompute stage_compute(const ModelSpec& model, const NodeGroup& node, const 
   // Hopper. Unfused attention (two batched GEMMs around a softmax kernel of its own, counted
   // below) does the whole s×s at the full-mask rate.
   // The fused kernels' rate depends on the head dimension too (head dim 64: 0.79 of 128's share
-  // at 4k causal keys under cuDNN); the unfused batched GEMMs keep head dim 128's full-mask share, as fit.
+  // at 4k causal keys under cuDNN); the unfused batched GEMMs keep head dim 128's full-mask
+  // share, as fit.
   // A sliding-window layer (gpt-oss's alternate layers) scores a band of `window` keys per query:
   // no causal half, at the rate of a causal pass over that many keys (the shortest bar, 512, for
   // a shorter window: optimistic, stated in attention_kernels.hpp). Llama 4's chunked layers are
@@ -199,9 +200,8 @@ StageCompute stage_compute(const ModelSpec& model, const NodeGroup& node, const 
       options.flash_attention ? ring_attention_peak_fraction(static_cast<double>(seq_len), cp, true, kernel, head_dim)
                               : attention_kernel_peak_fraction(static_cast<double>(seq_len), false, kernel);
   const double band_scores = options.flash_attention ? flops.windowed_attention_scores : 0.0;
-  const double band_eff =
-      band_scores > 0 ? attention_kernel_peak_fraction(static_cast<double>(model.attention.sliding_window), true, kernel, head_dim)
-                      : 1.0;
+  const double window_keys = static_cast<double>(model.attention.sliding_window);
+  const double band_eff = band_scores > 0 ? attention_kernel_peak_fraction(window_keys, true, kernel, head_dim) : 1.0;
   double attention_s = (flops.attention_scores - band_scores) * tokens * layer_share / t * causal /
                            (attention_peak * attention_eff) +
                        band_scores * (model.attention.chunked_window ? causal : 1.0) * tokens * layer_share / t /
