@@ -169,6 +169,7 @@ void print_text(const ModelSpec& model, const Cluster& cluster, const EstimateIn
   if (in.workload.kind == WorkloadKind::rl) out << render_length_tier(tiers) << "\n";
   out << "\n" << render_time_text(time);
   out << render_moe_routing(model, in.strategy, options);
+  if (const std::string caveat = attention_caveat(model, options); !caveat.empty()) out << caveat << "\n";
   out << render_time_accuracy(
       time_accuracy_for(model, cluster.groups.front().gpu, in.strategy, in.workload, time.moe_host_wait_share()));
   if (trace != nullptr) out << "\n" << render_memory_trace(*trace);
@@ -239,6 +240,8 @@ void run_estimate(const CLI::App& command, const EstimateFlags& flags, CommandCo
     }
     j["time"] = time_to_json(time);
     j["time"]["moe_routing"] = moe_routing_json(*model, inputs->strategy, options);
+    const std::string caveat = attention_caveat(*model, options);
+    j["time"]["attention_caveat"] = caveat.empty() ? nlohmann::json(nullptr) : nlohmann::json(caveat);
     j["time"]["accuracy"] = time_accuracy_json(
         time_accuracy_for(*model, trainer->groups.front().gpu, inputs->strategy, inputs->workload,
                           time.moe_host_wait_share()));

@@ -192,6 +192,18 @@ nlohmann::json moe_routing_json(const ModelSpec& model, const Strategy& strategy
           {"most_loaded_rank_factor", dropless_factor(model, strategy, options)}};
 }
 
+std::string attention_caveat(const ModelSpec& model, const TimeOptions& options) {
+  if (!model.attention.sinks || !options.flash_attention) return "";
+  // Transformer Engine's get_attention_backend disables FlashAttention for softmax_type != vanilla
+  // and takes FusedAttention only with a cuDNN that has sinks: NVIDIA-NeMo/RL#1685 found it fused
+  // with cuDNN 9.13.1 and unfused with 9.10.2; packed (THD) sequences need a newer one still
+  // (TransformerEngine#2483, verl-project/verl#5224).
+  return "Attention: the sinks (learnable softmax offsets) costed on a fused kernel; Transformer Engine runs them "
+         "fused only with a recent cuDNN (9.13.1 did, 9.10.2 fell back to unfused attention: NVIDIA-NeMo/RL#1685; "
+         "packed sequences need newer still: TransformerEngine#2483) and FlashAttention-2 has no kernel for them: "
+         "unfused, attention is slower than this and holds the s x s scores";
+}
+
 std::string render_time_explain(const Trace& trace) {
   std::string text = "Time terms (formula; inputs; source):\n";
   for (const TraceTerm& term : trace) {

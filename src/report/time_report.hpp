@@ -36,6 +36,12 @@ std::string render_moe_routing(const ModelSpec& model, const Strategy& strategy,
 /// {"dropless_imbalance", "most_loaded_rank_factor"} for a MoE model with EP > 1, else null.
 nlohmann::json moe_routing_json(const ModelSpec& model, const Strategy& strategy, const TimeOptions& options);
 
+/// What the attention time assumes where the installed software decides it: gpt-oss's sinks
+/// (learnable softmax offsets) are costed on a fused kernel, which Transformer Engine takes only
+/// with a recent cuDNN and FlashAttention-2 not at all. Empty for a model without sinks or for
+/// unfused attention (already costed so). One line, no newline.
+std::string attention_caveat(const ModelSpec& model, const TimeOptions& options);
+
 /// Every "time/..." term of the trace: value, formula, inputs, source.
 std::string render_time_explain(const Trace& trace);
 

@@ -237,4 +237,28 @@ TEST_CASE("estimate --explain names attention's kernel and head dim: cuDNN under
                          "kernel_share=0.155") != std::string::npos);
 }
 
+TEST_CASE("estimate says gpt-oss's sink attention is costed fused, which needs a recent cuDNN") {
+  // Transformer Engine runs learnable-softmax sinks fused only with a recent cuDNN
+  // (NVIDIA-NeMo/RL#1685: fused with 9.13.1, unfused with 9.10.2); the estimate names the condition.
+  const std::vector<std::string> gpt_oss = {"estimate", "--model", "gpt-oss-120b", "--cluster", "16x4xGB200",
+                                            "--workload", "pretrain", "--ep", "64", "--micro-batch", "4",
+                                            "--global-batch", "1280", "--seq-len", "4096"};
+  const std::string line = "Attention: the sinks (learnable softmax offsets) costed on a fused kernel; Transformer "
+                           "Engine runs them fused only with a recent cuDNN (9.13.1 did, 9.10.2 fell back to unfused "
+                           "attention: NVIDIA-NeMo/RL#1685;";
+  CHECK(test::run(gpt_oss).out.find(line) != std::string::npos);
+  const auto json = nlohmann::json::parse(test::run(with(gpt_oss, {"--json"})).out);
+  REQUIRE(json["time"]["attention_caveat"].is_string());
+  CHECK(json["time"]["attention_caveat"].get<std::string>().rfind(line, 0) == 0);
+  // A model without sinks carries no caveat.
+  const auto qwen = nlohmann::json::parse(
+      test::run({"estimate", "--model", "qwen2.5-7b-instruct", "--cluster", "1x8xH100", "--workload", "pretrain",
+                 "--seq-len", "4096", "--micro-batch", "1", "--global-batch", "64", "--json"})
+          .out);
+  CHECK(qwen["time"]["attention_caveat"].is_null());
+  CHECK(test::run({"estimate", "--model", "qwen2.5-7b-instruct", "--cluster", "1x8xH100", "--workload", "pretrain",
+                   "--seq-len", "4096", "--micro-batch", "1", "--global-batch", "64"})
+            .out.find("Attention: ") == std::string::npos);
+}
+
 }  // namespace meshplan
