@@ -295,6 +295,7 @@ void run_plan(const PlanOptions& options, CommandContext& context) {
         winner.step_seconds > 0 ? winner.time.of(TimeComponent::moe_host_wait) / winner.step_seconds : 0.0;
     view.accuracy = time_accuracy_for(*model, used.groups.front().gpu, winner.strategy, winner.workload, host_wait_share);
     view.moe_routing = render_moe_routing(*model, winner.strategy, setup.time_options);
+    view.attention_caveat = attention_caveat(*model, setup.time_options);
   }
   if (options.min_gpus) {
     SearchSetup quiet = setup;

@@ -52,6 +52,9 @@ struct PlanView {
   /// The MoE routing the winner's time assumes (time_report.hpp render_moe_routing); empty for a
   /// dense model or EP 1.
   std::string moe_routing;
+  /// What the winner's attention time assumes where the installed software decides it
+  /// (time_report.hpp attention_caveat); empty for a model without attention sinks.
+  std::string attention_caveat;
 };
 
 /// "1.23x": the baseline's step time over the candidate's (how much faster the candidate is).

@@ -85,6 +85,18 @@ TEST_CASE("plan --json: counts add up, top K with estimates, Pareto, explanation
   CHECK(best["estimate"]["time"]["accuracy"]["unchecked"] == "no held-out run was measured on Ampere GA100 GPUs");
 }
 
+TEST_CASE("plan says the winner's sink attention is costed fused, which needs a recent cuDNN (gpt-oss)") {
+  const test::CliRun gpt_oss = test::run({"plan", "--model", "gpt-oss-20b", "--cluster", "1x8xH100", "--workload",
+                                          "pretrain", "--global-batch", "64", "--seq-len", "4096", "--top", "1"});
+  REQUIRE_MESSAGE(gpt_oss.exit_code == 0, gpt_oss.err);
+  CHECK(gpt_oss.out.find("\nAttention: the sinks (learnable softmax offsets) costed on a fused kernel; Transformer "
+                         "Engine runs them fused only with a recent cuDNN") != std::string::npos);
+  const test::CliRun qwen = test::run({"plan", "--model", "qwen2.5-7b-instruct", "--cluster", "1x8xH100", "--workload",
+                                       "pretrain", "--global-batch", "64", "--seq-len", "4096", "--top", "1"});
+  REQUIRE_MESSAGE(qwen.exit_code == 0, qwen.err);
+  CHECK(qwen.out.find("\nAttention: ") == std::string::npos);
+}
+
 TEST_CASE("plan says how sure its step times are: the winner's held-out group, in the text and each candidate") {
   const std::vector<std::string> args = {"plan", "--model", "qwen3-30b-a3b", "--cluster", "2x8xH100-80GB",
                                          "--workload", "pretrain", "--global-batch", "256", "--seq-len", "4096"};
