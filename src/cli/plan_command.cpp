@@ -2,6 +2,7 @@
 #include <CLI/CLI.hpp>
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <chrono>
 #include <fstream>
 #include <memory>
@@ -104,6 +105,19 @@ Result<std::optional<PlanLaunch>> read_from(const PlanOptions& options, const st
     if (!options.from_set.empty()) return Error{"", 0, "--set", "applies with --from only (an override of its script)"};
     return std::optional<PlanLaunch>();
   }
+  // A flag for what the launch sets would be silently ignored: its verl key is what changes it.
+  for (const LaunchSetFlag& set : flags_a_launch_sets()) {
+    if (std::find(options.given_launch_flags.begin(), options.given_launch_flags.end(), set.flag) ==
+        options.given_launch_flags.end()) {
+      continue;
+    }
+    if (*set.verl_key == '\0') {
+      return Error{"", 0, set.flag, "does not apply with --from: a verl launch is an rl workload"};
+    }
+    return Error{"", 0, set.flag,
+                 fmt::format("does not apply with --from: the launch sets it ({}); change it with --set KEY=VALUE",
+                             set.verl_key)};
+  }
   Result<std::string> text = read_text_file(options.from);
   if (!text) return text.error();
   VerlReadOptions read;
@@ -111,8 +125,10 @@ Result<std::optional<PlanLaunch>> read_from(const PlanOptions& options, const st
   if (!environment) return environment.error();
   read.environment = std::move(environment.value());
   read.set_overrides = options.from_set;
-  Result<PlanLaunch> launch = read_plan_launch({InputText{options.from, std::move(text.value())}}, read,
-                                               PlanLaunchArguments{options.model, options.gpu, options.cluster}, catalog);
+  const PlanLaunchArguments arguments{options.model, options.gpu, options.cluster, options.mean_prompt_len,
+                                      options.mean_response_len, options.images_per_sample, options.image_pixels};
+  Result<PlanLaunch> launch =
+      read_plan_launch({InputText{options.from, std::move(text.value())}}, read, arguments, catalog);
   if (!launch) return launch.error();
   return std::optional<PlanLaunch>(std::move(launch.value()));
 }
@@ -385,7 +401,12 @@ void register_plan_command(CLI::App& app, CommandContext& context) {
   auto options = std::make_shared<PlanOptions>();
   auto* command = app.add_subcommand("plan", "Search every valid strategy, rank, explain, and emit the launch");
   add_plan_flags(*command, *options);
-  command->callback([options, &context] { run_plan(*options, context); });
+  command->callback([options, command, &context] {
+    for (const LaunchSetFlag& set : flags_a_launch_sets()) {
+      if (command->get_option(set.flag)->count() > 0) options->given_launch_flags.emplace_back(set.flag);
+    }
+    run_plan(*options, context);
+  });
 }
 
 }  // namespace meshplan

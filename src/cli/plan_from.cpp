@@ -11,6 +11,7 @@
 
 #include "cli/cluster_input.hpp"
 #include "cli/model_input.hpp"
+#include "cost/memory/memory_tiers.hpp"
 #include "hardware/cluster_spec.hpp"
 #include "hardware/gpu_catalog.hpp"
 #include "search/baseline.hpp"
@@ -195,6 +196,10 @@ Result<PlanLaunch> read_plan_launch(const std::vector<InputText>& inputs, const 
   }
   const NodeGroup& used = plan.cluster.groups.front();
   plan.cluster_text = fmt::format("{}x{}x{}", used.nodes, used.gpus_per_node, used.gpu.id);
+  plan.workload.rl = with_given_lengths(plan.workload.rl, arguments.mean_prompt_len, arguments.mean_response_len);
+  plan.workload.images_per_sample =
+      arguments.images_per_sample >= 0 ? arguments.images_per_sample : (plan.model.vision ? 1 : 0);
+  if (plan.workload.images_per_sample > 0) plan.workload.image_pixels = arguments.image_pixels;
   apply_global_micro_batches(plan.launch.config, plan.strategy, plan.workload);
   normalize_launch(plan.strategy, plan.workload, plan.model);
   return plan;

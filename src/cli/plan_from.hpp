@@ -2,6 +2,7 @@
 // `plan --from SCRIPT`: a verl launch read through check's parser (verl/verl_launch.hpp,
 // verl/to_strategy.hpp) as the planner's inputs: model, cluster, workload, and the script's own
 // layout (the baseline); and the winner written back as changes to the script's overrides.
+#include <cstdint>
 #include <string>
 #include <vector>
 
@@ -17,6 +18,12 @@ struct PlanLaunchArguments {
   std::string model;    ///< --model: wins over the script's model path
   std::string gpu;      ///< --gpu: wins over a GPU named in the script or its path
   std::string cluster;  ///< --cluster: its GPU count must be the script's trainer.nnodes x n_gpus_per_node
+  // What a launch does not say, from the flags: the expected lengths (0: the default, a quarter of
+  // the maximum) and, for a vision-language model, its images (-1: one a sample).
+  std::int64_t mean_prompt_len = 0;
+  std::int64_t mean_response_len = 0;
+  std::int64_t images_per_sample = -1;
+  std::int64_t image_pixels = 0;
 };
 
 struct PlanLaunch {

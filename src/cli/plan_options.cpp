@@ -57,6 +57,20 @@ void add_plan_flags(CLI::App& command, PlanOptions& o) {
   command.add_flag("--min-gpus", o.min_gpus, "find the smallest number of these GPUs on which it fits");
 }
 
+const std::vector<LaunchSetFlag>& flags_a_launch_sets() {
+  static const std::vector<LaunchSetFlag> flags = {
+      {"--workload", ""},  // a verl launch is an RL workload
+      {"--seq-len", "data.max_prompt_length and data.max_response_length"},
+      {"--global-batch", "data.train_batch_size"},
+      {"--rollout-n", "actor_rollout_ref.rollout.n"},
+      {"--prompt-len", "data.max_prompt_length"},
+      {"--response-len", "data.max_response_length"},
+      {"--mini-batch", "actor_rollout_ref.actor.ppo_mini_batch_size"},
+      {"--rollout-engine", "actor_rollout_ref.rollout.name"},
+  };
+  return flags;
+}
+
 Result<Workload> plan_workload(const PlanOptions& o, const ModelSpec& model) {
   Workload w;
   if (o.workload == "pretrain") {

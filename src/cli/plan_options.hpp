@@ -59,7 +59,16 @@ struct PlanOptions {
   std::string emit;
   bool explain = false;
   bool min_gpus = false;
+  /// The workload flags given on the command line (flags_a_launch_sets), which --from refuses.
+  std::vector<std::string> given_launch_flags;
 };
+
+/// The plan flags whose value a --from launch sets itself, each with the verl key that does.
+struct LaunchSetFlag {
+  const char* flag;
+  const char* verl_key;
+};
+const std::vector<LaunchSetFlag>& flags_a_launch_sets();
 
 void add_plan_flags(CLI::App& command, PlanOptions& options);
 

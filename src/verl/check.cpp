@@ -2,6 +2,7 @@
 
 #include <algorithm>
 
+#include "cost/memory/memory_tiers.hpp"
 #include "model/model_presets.hpp"
 #include "verl/rules/megatron_arguments.hpp"
 #include "verl/fit/model_fit.hpp"
@@ -43,9 +44,7 @@ std::vector<Finding> memory_findings(const VerlLaunch& launch, const VerlJob& jo
     return out;
   }
   VerlJob at_lengths = job;
-  RlSettings& rl = at_lengths.workload.rl;
-  if (options.mean_prompt_len > 0) rl.mean_prompt_len = std::min(options.mean_prompt_len, rl.prompt_len);
-  if (options.mean_response_len > 0) rl.mean_response_len = std::min(options.mean_response_len, rl.response_len);
+  at_lengths.workload.rl = with_given_lengths(job.workload.rl, options.mean_prompt_len, options.mean_response_len);
   for (Finding& finding : check_memory_fit(launch, at_lengths, model, *options.gpu)) out.push_back(std::move(finding));
   return out;
 }

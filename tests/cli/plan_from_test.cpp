@@ -236,6 +236,34 @@ TEST_CASE("plan --from on the command line: baseline in text and JSON, the diff 
   CHECK(test::run({"plan", "--model", "qwen2.5-0.5b", "--cluster", "1x8xH100-80GB", "--gpu", "H100"}).exit_code == 2);
 }
 
+// A launch gives maximum lengths, not expected ones: --mean-prompt-len / --mean-response-len apply
+// to the --from launch (clean_grpo.sh: max_response_length 1024, so the default expected response
+// is a quarter, 256 tokens, and a mean beyond the maximum is the maximum). A flag for a value the
+// launch sets (--rollout-n: actor_rollout_ref.rollout.n=4) is refused, not silently ignored.
+TEST_CASE("plan --from at the expected lengths given, and the flags the launch sets refused") {
+  const std::string script = test::fixture("verl/clean_grpo.sh").string();
+  auto baseline_step = [&](std::vector<std::string> extra) {
+    std::vector<std::string> args = {"plan", "--from", script, "--gpu", "H100", "--top", "1", "--json"};
+    args.insert(args.end(), extra.begin(), extra.end());
+    const test::CliRun run = test::run(args);
+    REQUIRE_MESSAGE(run.exit_code == 0, run.err);
+    return nlohmann::json::parse(run.out)["baseline"]["step_seconds"].get<double>();
+  };
+  const double by_default = baseline_step({});
+  CHECK(baseline_step({"--mean-response-len", "256"}) == test::approx(by_default));
+  const double longer = baseline_step({"--mean-response-len", "900"});
+  CHECK(longer > by_default * 1.05);
+  CHECK(baseline_step({"--mean-response-len", "5000"}) == test::approx(baseline_step({"--mean-response-len", "1024"})));
+  CHECK(baseline_step({"--mean-response-len", "900", "--mean-prompt-len", "400"}) > longer);
+
+  const test::CliRun n = test::run({"plan", "--from", script, "--gpu", "H100", "--rollout-n", "8"});
+  CHECK(n.exit_code == 2);
+  CHECK(n.err.find("--rollout-n: does not apply with --from: the launch sets it (actor_rollout_ref.rollout.n)") !=
+        std::string::npos);
+  CHECK(test::run({"plan", "--from", script, "--gpu", "H100", "--response-len", "2048"}).exit_code == 2);
+  CHECK(test::run({"plan", "--from", script, "--gpu", "H100", "--workload", "rl"}).exit_code == 2);
+}
+
 }  // namespace meshplan
 
 namespace meshplan {

@@ -22,6 +22,12 @@ RlSettings with_expected_lengths(RlSettings rl) {
   return rl;
 }
 
+RlSettings with_given_lengths(RlSettings rl, std::int64_t mean_prompt_len, std::int64_t mean_response_len) {
+  if (mean_prompt_len > 0) rl.mean_prompt_len = std::min(mean_prompt_len, rl.prompt_len);
+  if (mean_response_len > 0) rl.mean_response_len = std::min(mean_response_len, rl.response_len);
+  return rl;
+}
+
 MemoryTiers memory_tiers(const ModelSpec& model, const Cluster& cluster, const Strategy& strategy,
                          const Workload& workload, const MemoryOptions& options, double capacity_bytes) {
   MemoryTiers t;

@@ -24,6 +24,10 @@ std::int64_t default_expected_length(std::int64_t max_length);
 /// `rl` with mean_prompt_len / mean_response_len set to the default where they are 0.
 RlSettings with_expected_lengths(RlSettings rl);
 
+/// `rl` at the expected lengths a user gave (--mean-prompt-len / --mean-response-len; 0: not
+/// given, the current one stays), each at most its maximum.
+RlSettings with_given_lengths(RlSettings rl, std::int64_t mean_prompt_len, std::int64_t mean_response_len);
+
 enum class MemoryTier : std::uint8_t { fits, fits_expected, does_not_fit };
 
 struct MemoryTiers {

@@ -1,0 +1,73 @@
+// A verl run on H20, which no constant was fit on (docs/accuracy.md "verl on H20, unseen"): the
+// colocated synchronous Megatron + vLLM row of verl's one-step-off table (recipe/one_step_off_policy/
+// README.md, added at verl 7f3d1db81, 2025-07-10; now docs/advance/one_step_off.md; run means over a
+// 100-step DAPO run, wandb hou-zg-meituan/one-step-off-policy):
+//   step 699 s = gen 207 + old_log_prob 119 + update_actor 344 (+ reward and advantages)
+// Its launch at that commit (dapo_7b_math_megatron_colocate.sh): Qwen2.5-Math-7B (Qwen2.5-7B's
+// shape) on 2 x 8 H20, TP 2, PP 2, rollout TP 2, 512 prompts x 16 responses, mini-batch 32,
+// micro-batch 2, log-prob micro-batch 4, params, grads and optimizer offloaded between phases,
+// gpu_memory_utilization 0.8, max_num_batched_tokens 2048 + 8192, no reference model (no KL loss,
+// no KL in the reward); the verl of July 2025 ran a vLLM without async scheduling. DAPO-Math-17k's
+// prompts in verl's template are ~150 tokens. The table gives no mean response length, so the step
+// cannot be checked alone; the split can: old_log_prob, one forward pass over the step's tokens, is
+// the most direct measure of them. At the mean response length that gives the measured
+// old_log_prob, the generation, the update and the step must be what was measured.
+#include <doctest/doctest.h>
+
+#include <cmath>
+#include <nlohmann/json.hpp>
+
+#include "test_support.hpp"
+
+namespace meshplan {
+namespace {
+
+struct Phases {
+  double gen = 0, old_log_prob = 0, update_actor = 0, step = 0;
+};
+
+Phases predicted_at(int mean_response_len) {
+  const std::vector<std::string> args = {
+      "estimate", "--model", "qwen2.5-7b-instruct", "--cluster", "2x8xH20", "--workload", "rl", "--tp", "2", "--pp", "2",
+      "--rollout-tp", "2", "--rollout-n", "16", "--global-batch", "512", "--mini-batch", "32", "--ppo-micro-batch", "2",
+      "--log-prob-micro-batch", "4", "--prompt-len", "2048", "--response-len", "8192", "--mean-prompt-len", "150",
+      "--mean-response-len", std::to_string(mean_response_len), "--offload", "params,grads,optimizer",
+      "--gpu-memory-utilization", "0.8", "--max-num-batched-tokens", "10240", "--no-reference", "--no-async-scheduling",
+      "--json"};
+  const test::CliRun run = test::run(args);
+  REQUIRE_MESSAGE(run.exit_code != 2, run.err);
+  const nlohmann::json time = nlohmann::json::parse(run.out)["time"];
+  Phases phases;
+  phases.step = time["step_seconds"].get<double>();
+  for (const auto& phase : time["phases"]) {
+    const double seconds = phase["seconds"].get<double>();
+    if (phase["name"] == "timing_s/gen") phases.gen = seconds;
+    if (phase["name"] == "timing_s/old_log_prob") phases.old_log_prob = seconds;
+    if (phase["name"] == "timing_s/update_actor") phases.update_actor = seconds;
+  }
+  return phases;
+}
+
+TEST_CASE("verl's colocated Megatron + vLLM run on 16 H20: one mean response length gives every phase") {
+  constexpr double kGen = 207, kOldLogProb = 119, kUpdate = 344, kStep = 699;
+  // The log-prob pass grows with the mean response length: bisect for the measured one.
+  int low = 100, high = 8192;
+  REQUIRE(predicted_at(low).old_log_prob < kOldLogProb);
+  REQUIRE(predicted_at(high).old_log_prob > kOldLogProb);
+  while (high - low > 8) {
+    const int mid = (low + high) / 2;
+    (predicted_at(mid).old_log_prob < kOldLogProb ? low : high) = mid;
+  }
+  const Phases at = predicted_at(high);
+  MESSAGE("mean response " << high << " tokens: gen " << at.gen << " s, old_log_prob " << at.old_log_prob
+                           << " s, update_actor " << at.update_actor << " s, step " << at.step << " s");
+  // Session 27: 1,197 tokens; gen 228 s (+10%), update 361 s (+5%), step 708 s (+1%). The
+  // generation, longest-sequence bound with responses of up to 8,192 tokens, moves least with the
+  // mean; the update, three passes over the same tokens at the update's micro-batch, most.
+  CHECK(std::abs(at.gen / kGen - 1) < 0.15);
+  CHECK(std::abs(at.update_actor / kUpdate - 1) < 0.10);
+  CHECK(std::abs(at.step / kStep - 1) < 0.05);
+}
+
+}  // namespace
+}  // namespace meshplan
