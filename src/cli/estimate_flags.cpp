@@ -7,6 +7,7 @@
 
 #include "cli/moe_dispatcher_flags.hpp"
 #include "cli/number_checks.hpp"
+#include "cli/rl_flag_group.hpp"
 #include "core/units.hpp"
 #include "cost/memory/memory_tiers.hpp"
 #include "hardware/cluster_spec.hpp"
@@ -250,6 +251,7 @@ void add_estimate_flags(CLI::App& c, EstimateFlags& f) {
       ->check(number_between(0.1, 64.0));
   c.add_flag("--no-flash-attention", f.no_flash_attention,
              "store attention scores (Korthikanti Table 2's 5as/h)");
+  const std::size_t first_rl_flag = registered_options(c);
   add_positive(c, "--rollout-tp", f.rollout_tp, "rollout tensor_model_parallel_size");
   add_positive(c, "--rollout-dp", f.rollout_dp,
                "rollout data_parallel_size: engines per replica of rollout-tp x rollout-dp GPUs");
@@ -291,6 +293,7 @@ void add_estimate_flags(CLI::App& c, EstimateFlags& f) {
   c.add_option("--ref-model-dtype", f.ref_model_dtype, "FSDP ref.fsdp_config.model_dtype (verl >= 0.6: fp32; older: bf16)")
       ->check(CLI::IsMember({"fp32", "bf16"}));
   c.add_flag("--no-remove-padding", f.no_remove_padding, "use_remove_padding=False");
+  group_rl_flags_from(c, first_rl_flag);
   c.add_flag("--json", f.json, "print JSON (bytes)");
   c.add_flag("--explain", f.explain, "print every term's formula, inputs and source");
   c.add_option("--measured", f.measured,
@@ -329,6 +332,12 @@ Result<EstimateInputs> estimate_inputs(const CLI::App& command, const EstimateFl
   s.micro_batch = f.micro_batch;
   if (!given(command, "--micro-batch")) in.chosen.push_back("micro-batch 1 (default)");
   const bool rl = f.workload == "rl";
+  if (const std::string flag = first_rl_flag_given(command); !rl && !flag.empty()) {
+    return Error{"", 0, flag, fmt::format("applies with --workload rl only (the workload is {})", f.workload)};
+  }
+  if (rl && given(command, "--seq-len")) {
+    return Error{"", 0, "--seq-len", "does not apply with --workload rl: a sequence is --prompt-len + --response-len"};
+  }
   s.recompute = recompute_of(f.recompute);
   if (!given(command, "--recompute")) {
     if (rl && s.backend == Backend::fsdp) {

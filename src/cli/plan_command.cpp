@@ -15,6 +15,7 @@
 #include "cli/plan_from.hpp"
 #include "cli/plan_json.hpp"
 #include "cli/plan_options.hpp"
+#include "cli/rl_flag_group.hpp"
 #include "cli/script_values.hpp"
 #include "cost/calibration/time_accuracy.hpp"
 #include "hardware/cluster_spec.hpp"
@@ -405,6 +406,8 @@ void register_plan_command(CLI::App& app, CommandContext& context) {
     for (const LaunchSetFlag& set : flags_a_launch_sets()) {
       if (command->get_option(set.flag)->count() > 0) options->given_launch_flags.emplace_back(set.flag);
     }
+    options->rl_flag_given = first_rl_flag_given(*command);
+    options->seq_len_given = command->get_option("--seq-len")->count() > 0;
     run_plan(*options, context);
   });
 }

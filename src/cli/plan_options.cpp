@@ -5,6 +5,7 @@
 
 #include <algorithm>
 
+#include "cli/rl_flag_group.hpp"
 #include "cost/memory/memory_tiers.hpp"
 
 namespace meshplan {
@@ -26,6 +27,7 @@ void add_plan_flags(CLI::App& command, PlanOptions& o) {
   command.add_option("--image-pixels", o.image_pixels, "pixels per image (VL models; default 200704 = 448x448)");
   command.add_option("--cpu-ms-per-image", o.cpu_ms_per_image,
                      "CPU milliseconds to decode+preprocess one image (default: 0.4 s per megapixel)");
+  const std::size_t first_rl_flag = registered_options(command);
   command.add_option("--rollout-tp", o.rollout_tp, "rl: pin rollout.tensor_model_parallel_size");
   command.add_option("--rollout-n", o.rollout_n, "rl: rollout.n, responses per prompt");
   command.add_option("--prompt-len", o.prompt_len, "rl: data.max_prompt_length");
@@ -40,6 +42,7 @@ void add_plan_flags(CLI::App& command, PlanOptions& o) {
   command.add_option("--rollout-engine", o.rollout_engine, "rl: vllm | sglang");
   add_rollout_placement_flags(command, o.placement);
   add_rollout_split_flag(command, o.placement);
+  group_rl_flags_from(command, first_rl_flag);
   command.add_option("--fix", o.fix, "pin dimensions, e.g. tp=4,pp=2,recompute=selective (see docs/tour/plan.md)");
   command.add_option("--objective", o.objective, "throughput | memory | gpus");
   command.add_option("--headroom", o.headroom, "fraction of GPU memory kept free (default 0.1)");
@@ -81,6 +84,13 @@ Result<Workload> plan_workload(const PlanOptions& o, const ModelSpec& model) {
     w.kind = WorkloadKind::rl;
   } else {
     return Error{"", 0, "--workload", fmt::format("'{}': expected pretrain, sft or rl", o.workload)};
+  }
+  // An RL flag in pre-training or SFT, or --seq-len in RL, would be silently ignored.
+  if (o.from.empty() && w.kind != WorkloadKind::rl && !o.rl_flag_given.empty()) {
+    return Error{"", 0, o.rl_flag_given, fmt::format("applies with --workload rl only (the workload is {})", o.workload)};
+  }
+  if (w.kind == WorkloadKind::rl && o.seq_len_given) {
+    return Error{"", 0, "--seq-len", "does not apply with --workload rl: a sequence is --prompt-len + --response-len"};
   }
   auto positive = [](std::int64_t value, const char* flag, std::int64_t limit) -> std::optional<Error> {
     if (value < 1 || value > limit) return Error{"", 0, flag, fmt::format("must be between 1 and {}, got {}", limit, value)};

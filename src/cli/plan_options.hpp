@@ -61,6 +61,8 @@ struct PlanOptions {
   bool min_gpus = false;
   /// The workload flags given on the command line (flags_a_launch_sets), which --from refuses.
   std::vector<std::string> given_launch_flags;
+  std::string rl_flag_given;  ///< the first RL flag given ("" when none): refused without --workload rl
+  bool seq_len_given = false;  ///< --seq-len given: refused with --workload rl
 };
 
 /// The plan flags whose value a --from launch sets itself, each with the verl key that does.
