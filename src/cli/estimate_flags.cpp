@@ -5,6 +5,7 @@
 #include <CLI/CLI.hpp>
 #include <algorithm>
 
+#include "cli/inert_flags.hpp"
 #include "cli/moe_dispatcher_flags.hpp"
 #include "cli/number_checks.hpp"
 #include "cli/rl_flag_group.hpp"
@@ -425,6 +426,7 @@ Result<EstimateInputs> estimate_inputs(const CLI::App& command, const EstimateFl
   in.options.fragmentation = f.fragmentation;
   in.options.flash_attention = !f.no_flash_attention;
   in.options.moe_capacity_factor = f.moe_capacity_factor;
+  if (std::optional<Error> inert = inert_flag(command, s, model)) return *inert;
   return in;
 }
 

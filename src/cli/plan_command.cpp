@@ -11,6 +11,7 @@
 #include "cli/cli.hpp"
 #include "cli/cluster_input.hpp"
 #include "cli/command.hpp"
+#include "cli/inert_flags.hpp"
 #include "cli/model_input.hpp"
 #include "cli/plan_from.hpp"
 #include "cli/plan_json.hpp"
@@ -134,7 +135,7 @@ Result<std::optional<PlanLaunch>> read_from(const PlanOptions& options, const st
   return std::optional<PlanLaunch>(std::move(launch.value()));
 }
 
-void run_plan(const PlanOptions& options, CommandContext& context) {
+void run_plan(const CLI::App& command, const PlanOptions& options, CommandContext& context) {
   const auto catalog = load_gpu_catalog_argument(options.gpu_catalog);
   if (!catalog) return context.fail(catalog.error());
   const Result<std::optional<PlanLaunch>> from = read_from(options, *catalog);
@@ -192,6 +193,7 @@ void run_plan(const PlanOptions& options, CommandContext& context) {
   }
   apply_moe_dispatcher_flags(options.moe_dispatcher, setup.graphs);
   apply_moe_routing_flags(options.moe_dispatcher, setup.time_options);
+  if (std::optional<Error> inert = inert_flag(command, setup.graphs, *model)) return context.fail(*inert);
   if (setup.graphs.cuda_graph_impl != CudaGraphImpl::none && workload->kind == WorkloadKind::rl) {
     return context.fail(Error{"", 0, "--cuda-graph-impl",
                               "is for Megatron-LM pretraining and SFT: verl's Megatron workers build no CUDA graphs "
@@ -408,7 +410,7 @@ void register_plan_command(CLI::App& app, CommandContext& context) {
     }
     options->rl_flag_given = first_rl_flag_given(*command);
     options->seq_len_given = command->get_option("--seq-len")->count() > 0;
-    run_plan(*options, context);
+    run_plan(*command, *options, context);
   });
 }
 

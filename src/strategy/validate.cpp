@@ -487,17 +487,18 @@ const std::array<Rule, 39> kRules{{
        v.message = "moe recompute is not supported with moe_router CUDA graph with: --cuda-graph-impl transformer_engine.";
        v.valid = "moe out of recompute_modules, or moe_router out of cuda_graph_modules";
      }},
+    // The batch's DP: FSDP's Ulysses ranks of one group share their sequences (actor_dp).
     {{"batch.global-divisible", "the global batch is a multiple of DP x micro-batch (pretrain/SFT)",
       "Megatron arguments.py (global batch divisible by micro batch x DP)"},
      [](const Inputs& in) {
-       return !is_rl(in) && in.w.global_batch > 0 &&
-              !divides(std::int64_t{in.s.dp} * in.s.micro_batch, in.w.global_batch);
+       return !is_rl(in) && in.w.global_batch > 0 && !divides(actor_dp(in) * in.s.micro_batch, in.w.global_batch);
      },
      [](const Inputs& in, Violation& v) {
+       const std::int64_t dp = std::max<std::int64_t>(1, actor_dp(in));
        v.message = fmt::format("global batch {} is not divisible by DP x micro-batch = {} x {}", in.w.global_batch,
-                               in.s.dp, in.s.micro_batch);
-       v.valid = "micro-batch in " + values_where(in.w.global_batch / std::max(1, in.s.dp), [&](std::int64_t mb) {
-                   return divides(in.s.dp * mb, in.w.global_batch);
+                               dp, in.s.micro_batch);
+       v.valid = "micro-batch in " + values_where(in.w.global_batch / dp, [&](std::int64_t mb) {
+                   return divides(dp * mb, in.w.global_batch);
                  });
      }},
     {{"rl.train-batch-ge-mini", "data.train_batch_size >= actor.ppo_mini_batch_size", "verl ActorConfig.validate (R9)"},

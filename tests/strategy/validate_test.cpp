@@ -152,6 +152,20 @@ TEST_CASE("Megatron global batch must be a multiple of DP x micro-batch") {
   CHECK(violations[0].rule == "batch.global-divisible");
 }
 
+TEST_CASE("FSDP with Ulysses: the global batch divides over the DP of sequence groups, not over the GPUs") {
+  // 8 GPUs, Ulysses 2: 4 groups of 2 ranks, each group one sequence stream (verl device mesh
+  // (dp, sp)). 4 sequences a step fit 4 groups of micro-batch 1; 6 do not.
+  Strategy strategy = layout(1, 1, 8);
+  strategy.backend = Backend::fsdp;
+  strategy.zero = ZeroStage::zero3;
+  strategy.ulysses_sp = 2;
+  Workload workload;
+  workload.global_batch = 4;
+  CHECK(first_violation(strategy, qwen25_7b_shape(), nodes_of_8(1), workload).empty());
+  workload.global_batch = 6;
+  CHECK(first_violation(strategy, qwen25_7b_shape(), nodes_of_8(1), workload) == "batch.global-divisible");
+}
+
 TEST_CASE("verl RL batch rules: train >= mini, mini*n/dp a multiple of the micro-batch") {
   Workload workload;
   workload.kind = WorkloadKind::rl;

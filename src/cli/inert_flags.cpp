@@ -1,0 +1,63 @@
+#include "cli/inert_flags.hpp"
+
+#include <CLI/CLI.hpp>
+#include <fmt/format.h>
+
+namespace meshplan {
+namespace {
+
+bool megatron(const Strategy& s, const ModelSpec&) { return s.backend == Backend::megatron; }
+bool fsdp(const Strategy& s, const ModelSpec&) { return s.backend == Backend::fsdp; }
+bool megatron_tp(const Strategy& s, const ModelSpec&) { return s.backend == Backend::megatron && s.tp > 1; }
+bool megatron_pp(const Strategy& s, const ModelSpec&) { return s.backend == Backend::megatron && s.pp > 1; }
+bool full_recompute(const Strategy& s, const ModelSpec&) { return s.recompute == Recompute::full; }
+bool megatron_cpu_optimizer(const Strategy& s, const ModelSpec&) {
+  return s.backend == Backend::megatron && s.offload.optimizer;
+}
+bool lora(const Strategy& s, const ModelSpec&) { return s.lora.rank > 0; }
+bool vision(const Strategy&, const ModelSpec& m) { return m.vision.has_value(); }
+bool moe(const Strategy&, const ModelSpec& m) { return m.is_moe(); }
+bool flex_dispatcher(const Strategy& s, const ModelSpec& m) {
+  return m.is_moe() && s.moe_dispatcher == MoeDispatcher::flex;
+}
+
+}  // namespace
+
+const std::vector<InertFlagRule>& inert_flag_rules() {
+  static const std::vector<InertFlagRule> rules = {
+      {"--ulysses", "with the FSDP backend (--fsdp; Megatron splits sequences with --cp)", fsdp},
+      {"--fsdp-shard-size", "with the FSDP backend (--fsdp: verl's fsdp_size)", fsdp},
+      // Megatron-LM arguments.py: "Disabling sequence parallelism because tensor model parallel
+      // size is 1"; TP communication overlap needs TP ranks to talk to.
+      {"--sequence-parallel", "with the Megatron backend and TP > 1 (Megatron-LM disables it at TP 1)", megatron_tp},
+      {"--tp-comm-overlap", "with the Megatron backend and TP > 1", megatron_tp},
+      {"--no-distributed-optimizer", "with the Megatron backend (FSDP shards by --zero)", megatron},
+      {"--no-grad-reduce-in-fp32", "with the Megatron backend (Megatron-core ddp grad_reduce_in_fp32)", megatron},
+      {"--first-stage-layers", "with the Megatron backend and PP > 1", megatron_pp},
+      {"--last-stage-layers", "with the Megatron backend and PP > 1", megatron_pp},
+      {"--recompute-method", "with --recompute full (Megatron-core recompute_method)", full_recompute},
+      {"--recompute-num-layers", "with --recompute full (Megatron-core recompute_num_layers)", full_recompute},
+      {"--optimizer-offload-fraction",
+       "with the Megatron backend and --offload optimizer (Megatron-core optimizer_offload_fraction)",
+       megatron_cpu_optimizer},
+      {"--lora-targets", "with --lora-rank > 0", lora},
+      {"--images-per-sample", "for a vision-language model", vision},
+      {"--image-pixels", "for a vision-language model", vision},
+      {"--moe-capacity-factor", "for a MoE model", moe},
+      {"--moe-token-dispatcher-type", "for a MoE model", moe},
+      {"--moe-dropless-imbalance", "for a MoE model", moe},
+      {"--moe-flex-dispatcher-num-sms", "for a MoE model with --moe-token-dispatcher-type flex", flex_dispatcher},
+  };
+  return rules;
+}
+
+std::optional<Error> inert_flag(const CLI::App& command, const Strategy& strategy, const ModelSpec& model) {
+  for (const InertFlagRule& rule : inert_flag_rules()) {
+    const CLI::Option* option = command.get_option_no_throw(rule.flag);
+    if (option == nullptr || option->count() == 0 || rule.acts(strategy, model)) continue;
+    return Error{"", 0, rule.flag, fmt::format("acts only {}; here it would change nothing", rule.applies)};
+  }
+  return std::nullopt;
+}
+
+}  // namespace meshplan

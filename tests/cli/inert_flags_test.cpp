@@ -1,0 +1,95 @@
+// estimate refuses a flag that would change nothing for the configuration it is given with
+// (cli/inert_flags.cpp), naming the condition under which it acts; the same flag within its
+// condition is taken. Every rule of the table has a case here.
+#include <doctest/doctest.h>
+
+#include <set>
+#include <string>
+#include <vector>
+
+#include "cli/inert_flags.hpp"
+#include "test_support.hpp"
+
+namespace meshplan {
+namespace {
+
+struct Case {
+  std::vector<std::string> inert;  ///< the flag where it does nothing
+  std::vector<std::string> acts;   ///< the same flag where it acts
+};
+
+test::CliRun estimate(const std::string& model, std::vector<std::string> extra) {
+  std::vector<std::string> args = {"estimate", "--model", model, "--cluster", "2x8xH100"};
+  args.insert(args.end(), extra.begin(), extra.end());
+  return test::run(args);
+}
+
+TEST_CASE("each inert-flag rule: refused outside its condition, taken within it") {
+  const std::string dense = "qwen2.5-7b-instruct", moe = "qwen3-30b-a3b", vl = "qwen2.5-vl-7b-instruct";
+  const std::vector<std::pair<std::string, std::pair<std::string, Case>>> cases = {
+      {"--ulysses", {dense, {{"--ulysses", "2"}, {"--fsdp", "--ulysses", "2"}}}},
+      {"--fsdp-shard-size", {dense, {{"--fsdp-shard-size", "8"}, {"--fsdp", "--fsdp-shard-size", "8"}}}},
+      {"--sequence-parallel", {dense, {{"--sequence-parallel"}, {"--tp", "2", "--sequence-parallel"}}}},
+      {"--tp-comm-overlap", {dense, {{"--fsdp", "--tp-comm-overlap"}, {"--tp", "2", "--tp-comm-overlap"}}}},
+      {"--no-distributed-optimizer", {dense, {{"--fsdp", "--no-distributed-optimizer"}, {"--no-distributed-optimizer"}}}},
+      {"--no-grad-reduce-in-fp32", {dense, {{"--fsdp", "--no-grad-reduce-in-fp32"}, {"--no-grad-reduce-in-fp32"}}}},
+      {"--first-stage-layers", {dense, {{"--first-stage-layers", "13"}, {"--pp", "2", "--first-stage-layers", "13"}}}},
+      {"--last-stage-layers", {dense, {{"--last-stage-layers", "13"}, {"--pp", "2", "--last-stage-layers", "13"}}}},
+      {"--recompute-method",
+       {dense, {{"--recompute-method", "block"}, {"--recompute", "full", "--recompute-method", "block",
+                                                   "--recompute-num-layers", "2"}}}},
+      {"--recompute-num-layers",
+       {dense, {{"--recompute-num-layers", "2"}, {"--recompute", "full", "--recompute-num-layers", "2"}}}},
+      {"--optimizer-offload-fraction",
+       {dense, {{"--optimizer-offload-fraction", "0.5"}, {"--offload", "optimizer", "--optimizer-offload-fraction", "0.5"}}}},
+      {"--lora-targets", {dense, {{"--lora-targets", "q_proj"}, {"--lora-rank", "8", "--lora-targets", "q_proj"}}}},
+      {"--images-per-sample", {dense, {{"--images-per-sample", "2"}, {}}}},
+      {"--image-pixels", {dense, {{"--image-pixels", "200704"}, {}}}},
+      {"--moe-capacity-factor", {dense, {{"--moe-capacity-factor", "2"}, {}}}},
+      {"--moe-token-dispatcher-type", {dense, {{"--moe-token-dispatcher-type", "flex"}, {}}}},
+      {"--moe-dropless-imbalance", {dense, {{"--moe-dropless-imbalance"}, {}}}},
+      {"--moe-flex-dispatcher-num-sms", {moe, {{"--ep", "8", "--moe-flex-dispatcher-num-sms", "20"}, {}}}},
+  };
+  // Where the model decides, the acting case is the same flags on the model it applies to.
+  const std::vector<std::vector<std::string>> model_acts = {
+      {"--images-per-sample", "2"}, {"--image-pixels", "200704"}, {"--ep", "8", "--moe-capacity-factor", "2"},
+      {"--ep", "8", "--moe-token-dispatcher-type", "flex"}, {"--ep", "8", "--moe-dropless-imbalance"},
+      {"--ep", "8", "--moe-token-dispatcher-type", "flex", "--moe-flex-dispatcher-num-sms", "20"}};
+  std::set<std::string> covered;
+  std::size_t next_model_act = 0;
+  for (const auto& [flag, model_and_case] : cases) {
+    const auto& [model, c] = model_and_case;
+    covered.insert(flag);
+    const test::CliRun inert = estimate(model, c.inert);
+    CHECK_MESSAGE(inert.exit_code == 2, flag);
+    CHECK_MESSAGE(inert.err.find(flag + ": acts only ") != std::string::npos, inert.err);
+    std::string acting_model = model;
+    std::vector<std::string> acting = c.acts;
+    if (acting.empty()) {
+      acting_model = flag.rfind("--image", 0) == 0 ? vl : moe;
+      acting = model_acts.at(next_model_act++);
+    }
+    const test::CliRun acts = estimate(acting_model, acting);
+    CHECK_MESSAGE(acts.exit_code != 2, flag, ": ", acts.err);
+  }
+  for (const InertFlagRule& rule : inert_flag_rules()) CHECK_MESSAGE(covered.count(rule.flag) == 1, rule.flag);
+}
+
+TEST_CASE("plan refuses the model-scoped flags on a model they do not apply to") {
+  const std::vector<std::string> plan = {"plan", "--model", "qwen2.5-0.5b", "--cluster", "1x8xH100", "--top", "1"};
+  for (const std::vector<std::string>& extra :
+       {std::vector<std::string>{"--moe-token-dispatcher-type", "flex"}, {"--moe-dropless-imbalance"},
+        {"--image-pixels", "200704"}}) {
+    std::vector<std::string> args = plan;
+    args.insert(args.end(), extra.begin(), extra.end());
+    const test::CliRun run = test::run(args);
+    CHECK(run.exit_code == 2);
+    CHECK(run.err.find(extra.front() + ": acts only for a ") != std::string::npos);
+  }
+  const test::CliRun moe = test::run({"plan", "--model", "qwen3-30b-a3b", "--cluster", "1x8xH100", "--top", "1",
+                                      "--moe-token-dispatcher-type", "flex"});
+  CHECK_MESSAGE(moe.exit_code != 2, moe.err);
+}
+
+}  // namespace
+}  // namespace meshplan
