@@ -18,6 +18,18 @@ std::int64_t micro_batches_for(std::int64_t sequences, const Strategy& strategy,
   return std::max<std::int64_t>(1, (sequences + per_step - 1) / per_step);
 }
 
+// The micro-batches' worth of sequences a rank computes: m when they fill every micro-batch (a
+// valid fixed micro-batch divides the per-rank batch), fewer when the last is partial. verl's
+// dynamic batch sizes pack a rank's real tokens into ceil(tokens / max_token_len) balanced
+// micro-batches (verl/utils/seqlen_balancing.py rearrange_micro_batches), and a fixed size leaves
+// the remainder to a smaller last one (DataProto.split): either way the rank computes its own
+// tokens, not m full micro-batches.
+double filled_micro_batches(std::int64_t sequences, const Strategy& strategy, int micro_batch) {
+  const double per_step = static_cast<double>(std::max(strategy.dp, 1)) * std::max(micro_batch, 1);
+  return std::min(static_cast<double>(micro_batches_for(sequences, strategy, micro_batch)),
+                  static_cast<double>(sequences) / per_step);
+}
+
 }  // namespace
 
 TimeBreakdown training_step_breakdown(const ModelSpec& model, const NodeGroup& node, const Strategy& strategy,
@@ -34,15 +46,17 @@ TimeBreakdown training_step_breakdown(const ModelSpec& model, const NodeGroup& n
   const PipelineTime pipeline = pipeline_time(model, node, strategy, seq_len, micro_batch, m, slowest,
                                               strategy.pp > 1 ? stage.lm_head_s : 0.0, options, trace);
   const double md = static_cast<double>(m);
+  // Token-bound terms by the tokens computed; the host's launches, once a micro-batch.
+  const double filled = filled_micro_batches(sequences, strategy, micro_batch);
   TimeBreakdown breakdown;
   // The GPU's idle time in host-bound MoE layers is a part of its own (docs/tour/estimate-time.md).
   breakdown.moe_host_wait = md * stage.moe_host_wait_s;
-  breakdown.compute = md * (per_micro_batch - stage.moe_host_wait_s) +
+  breakdown.compute = filled * (per_micro_batch - stage.moe_host_wait_s) +
                       optimizer_step_seconds(rank_params(model, strategy).total() * trainable_share(model, strategy.lora),
                                              node, strategy, trace);
-  breakdown.tp_comm = md * comm.tp_s;
-  breakdown.cp_comm = md * comm.cp_s;
-  breakdown.ep_comm = md * comm.ep_s;
+  breakdown.tp_comm = filled * comm.tp_s;
+  breakdown.cp_comm = filled * comm.cp_s;
+  breakdown.ep_comm = filled * comm.ep_s;
   // The EP overlap pairs one micro-batch's forward with another's backward; the passes with no
   // partner run alone, their all-to-alls exposed. Without pipelining, the first forward and the
   // last backward (Megatron-core pipeline_parallel/combined_1f1b.py
@@ -62,9 +76,10 @@ TimeBreakdown training_step_breakdown(const ModelSpec& model, const NodeGroup& n
                       md * activation_offload_seconds(model, node, strategy, seq_len, micro_batch, stage, options, trace);
   if (trace) {
     trace->push_back({"time/train_step", breakdown.total(), "seconds",
-                      "m * (stage compute + TP/CP/EP comm) + bubble + p2p + exposed DP + offload + optimizer",
-                      fmt::format("m={}, micro_batch={}, seq_len={}, sequences={}", m, micro_batch, seq_len,
-                                  sequences),
+                      "filled * (stage compute + TP/CP/EP comm) + bubble + p2p + exposed DP + offload + optimizer; "
+                      "filled = sequences / (DP x micro_batch), at most m",
+                      fmt::format("m={}, filled={:.3g}, micro_batch={}, seq_len={}, sequences={}", m, filled,
+                                  micro_batch, seq_len, sequences),
                       "Narayanan et al. 2021 §2-3"});
   }
   return breakdown;
@@ -79,16 +94,17 @@ TimeBreakdown forward_pass_breakdown(const ModelSpec& model, const NodeGroup& no
   stage.recompute_s = 0;
   const MicroBatchComm comm = micro_batch_comm(model, node, strategy, seq_len, micro_batch, stage, options, nullptr);
   const double md = static_cast<double>(m);
+  const double filled = filled_micro_batches(sequences, strategy, micro_batch);
   const double p = strategy.pp;
   // Forward shares of a training pass: TP and EP collectives 1 of 2 passes, CP 1 of 3.
   const double comm_s = comm.tp_s / 2.0 + comm.cp_s / 3.0 + comm.ep_forward_s;
   const double slowest = stage.layers_forward_s + stage.lm_head_forward_s + comm_s;
   TimeBreakdown breakdown;
   breakdown.moe_host_wait = md * stage.moe_host_wait_forward_s;
-  breakdown.compute = md * (stage.layers_forward_s - stage.moe_host_wait_forward_s + stage.lm_head_forward_s / p);
-  breakdown.tp_comm = md * comm.tp_s / 2.0;
-  breakdown.cp_comm = md * comm.cp_s / 3.0;
-  breakdown.ep_comm = md * comm.ep_forward_s;
+  breakdown.compute = filled * (stage.layers_forward_s - stage.moe_host_wait_forward_s + stage.lm_head_forward_s / p);
+  breakdown.tp_comm = filled * comm.tp_s / 2.0;
+  breakdown.cp_comm = filled * comm.cp_s / 3.0;
+  breakdown.ep_comm = filled * comm.ep_forward_s;
   if (strategy.pp > 1) {
     const PipelineTime pipeline = pipeline_time(model, node, strategy, seq_len, micro_batch, m, slowest,
                                                 stage.lm_head_forward_s, options, nullptr);
@@ -97,8 +113,8 @@ TimeBreakdown forward_pass_breakdown(const ModelSpec& model, const NodeGroup& no
   }
   if (trace) {
     trace->push_back({"time/forward_pass", breakdown.total(), "seconds",
-                      "m * (layers fwd + lm_head fwd/p + fwd share of TP/CP/EP) + bubble + p2p",
-                      fmt::format("m={}, micro_batch={}, seq_len={}", m, micro_batch, seq_len),
+                      "filled * (layers fwd + lm_head fwd/p + fwd share of TP/CP/EP) + bubble + p2p",
+                      fmt::format("m={}, filled={:.3g}, micro_batch={}, seq_len={}", m, filled, micro_batch, seq_len),
                       "verl compute_log_prob (forward only, no_grad)"});
   }
   return breakdown;

@@ -60,11 +60,13 @@ TEST_CASE("RL calibration: measured colocated runs, step time per row (docs/accu
   const double median = errors[errors.size() / 2];
   table << "median |error| " << median * 100 << "%, max " << errors.back() * 100 << "%, rows " << errors.size();
   MESSAGE(table.str());
-  // Today's accuracy on the 18 rows (docs/accuracy.md: median 11.3%, max 20.4% after the full refit
-  // of session 12; 10.6% and 22.6% with the constants of session 10, which the fit tool no longer
-  // reproduced; 9.2% and 30.2% with one decode HBM share for weights and KV), held so that a change
-  // that makes it worse is seen. The issue's targets are median 15% and max 35% on unseen runs;
-  // held out by source (tools/fit_efficiency.sh) the rows give 14.3% and 30.0%.
+  // Today's accuracy on the 18 rows (docs/accuracy.md: median 10.2%, max 20.4% since session 27;
+  // 11.3% and 20.4% after the full refit of session 12; 10.6% and 22.6% with the constants of
+  // session 10, which the fit tool no longer reproduced; 9.2% and 30.2% with one decode HBM share
+  // for weights and KV), held so that a change that makes it worse is seen. The issue's targets are
+  // median 15% and max 35% on unseen runs; held out by source (tools/fit_efficiency.sh) the rows
+  // give 13.0% and 22.1% (session 27; 16.7% and 46.5% before: the v0.6 fold's refit rate is fragile,
+  // docs/accuracy.md "RL table").
   CHECK(median <= 0.12);
   CHECK(errors.back() <= 0.21);
 }

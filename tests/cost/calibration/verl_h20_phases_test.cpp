@@ -26,14 +26,13 @@ struct Phases {
   double gen = 0, old_log_prob = 0, update_actor = 0, step = 0;
 };
 
-Phases predicted_at(int mean_response_len) {
-  const std::vector<std::string> args = {
-      "estimate", "--model", "qwen2.5-7b-instruct", "--cluster", "2x8xH20", "--workload", "rl", "--tp", "2", "--pp", "2",
-      "--rollout-tp", "2", "--rollout-n", "16", "--global-batch", "512", "--mini-batch", "32", "--ppo-micro-batch", "2",
-      "--log-prob-micro-batch", "4", "--prompt-len", "2048", "--response-len", "8192", "--mean-prompt-len", "150",
-      "--mean-response-len", std::to_string(mean_response_len), "--offload", "params,grads,optimizer",
-      "--gpu-memory-utilization", "0.8", "--max-num-batched-tokens", "10240", "--no-reference", "--no-async-scheduling",
-      "--json"};
+Phases predicted_at(const std::vector<std::string>& layout, int mean_response_len) {
+  std::vector<std::string> args = {"estimate", "--model", "qwen2.5-7b-instruct", "--cluster", "2x8xH20", "--workload",
+                                   "rl", "--rollout-n", "16", "--global-batch", "512", "--mini-batch", "32",
+                                   "--prompt-len", "2048", "--mean-prompt-len", "150", "--gpu-memory-utilization", "0.8",
+                                   "--no-reference", "--no-async-scheduling", "--json", "--mean-response-len",
+                                   std::to_string(mean_response_len)};
+  args.insert(args.end(), layout.begin(), layout.end());
   const test::CliRun run = test::run(args);
   REQUIRE_MESSAGE(run.exit_code != 2, run.err);
   const nlohmann::json time = nlohmann::json::parse(run.out)["time"];
@@ -48,25 +47,59 @@ Phases predicted_at(int mean_response_len) {
   return phases;
 }
 
-TEST_CASE("verl's colocated Megatron + vLLM run on 16 H20: one mean response length gives every phase") {
-  constexpr double kGen = 207, kOldLogProb = 119, kUpdate = 344, kStep = 699;
-  // The log-prob pass grows with the mean response length: bisect for the measured one.
+// The phases at the mean response length whose log-prob pass takes `old_log_prob` seconds
+// (bisected to 8 tokens).
+Phases at_measured_log_prob(const std::vector<std::string>& layout, double old_log_prob, int& mean_response_len) {
   int low = 100, high = 8192;
-  REQUIRE(predicted_at(low).old_log_prob < kOldLogProb);
-  REQUIRE(predicted_at(high).old_log_prob > kOldLogProb);
+  REQUIRE(predicted_at(layout, low).old_log_prob < old_log_prob);
+  REQUIRE(predicted_at(layout, high).old_log_prob > old_log_prob);
   while (high - low > 8) {
     const int mid = (low + high) / 2;
-    (predicted_at(mid).old_log_prob < kOldLogProb ? low : high) = mid;
+    (predicted_at(layout, mid).old_log_prob < old_log_prob ? low : high) = mid;
   }
-  const Phases at = predicted_at(high);
+  mean_response_len = high;
+  const Phases at = predicted_at(layout, high);
   MESSAGE("mean response " << high << " tokens: gen " << at.gen << " s, old_log_prob " << at.old_log_prob
                            << " s, update_actor " << at.update_actor << " s, step " << at.step << " s");
+  return at;
+}
+
+TEST_CASE("verl's colocated Megatron + vLLM run on 16 H20: one mean response length gives every phase") {
+  constexpr double kGen = 207, kOldLogProb = 119, kUpdate = 344, kStep = 699;
+  const std::vector<std::string> layout = {"--tp", "2", "--pp", "2", "--rollout-tp", "2", "--response-len", "8192",
+                                           "--ppo-micro-batch", "2", "--log-prob-micro-batch", "4", "--offload",
+                                           "params,grads,optimizer", "--max-num-batched-tokens", "10240"};
+  int mean = 0;
+  const Phases at = at_measured_log_prob(layout, kOldLogProb, mean);
   // Session 27: 1,197 tokens; gen 228 s (+10%), update 361 s (+5%), step 708 s (+1%). The
   // generation, longest-sequence bound with responses of up to 8,192 tokens, moves least with the
   // mean; the update, three passes over the same tokens at the update's micro-batch, most.
   CHECK(std::abs(at.gen / kGen - 1) < 0.15);
   CHECK(std::abs(at.update_actor / kUpdate - 1) < 0.10);
   CHECK(std::abs(at.step / kStep - 1) < 0.05);
+}
+
+// The same table's FSDP2 row: step 749 s = gen 321 + old_log_prob 88 + update_actor 286. Its launch
+// is dapo_7b_math_fsdp2_colocate.sh as the table ran it, before 7f3d1db81 cut its maximum response
+// to 8k (the table says 20,480): FSDP2 with hybrid shards of 2, Ulysses 4, gradient checkpointing,
+// params and optimizer offloaded, dynamic batches of (2048 + 20480) x 2 tokens for the update and
+// x 3 for the log-prob pass, rollout TP 4, max_num_batched_tokens 2048 + 20480.
+TEST_CASE("verl's colocated FSDP2 + vLLM run on 16 H20: the phases at the mean that gives its log-prob pass") {
+  constexpr double kGen = 321, kOldLogProb = 88, kUpdate = 286, kStep = 749;
+  const std::vector<std::string> layout = {
+      "--fsdp", "--ulysses", "4", "--fsdp-shard-size", "2", "--recompute", "full", "--rollout-tp", "4",
+      "--response-len", "20480", "--dynamic-bsz", "--ppo-max-token-len", "45056", "--log-prob-max-token-len",
+      "67584", "--offload", "params,optimizer", "--max-num-batched-tokens", "22528"};
+  int mean = 0;
+  const Phases at = at_measured_log_prob(layout, kOldLogProb, mean);
+  // Session 27: 921 tokens; gen 381 s (+19%), update 347 s (+21%), step 816 s (+9%): both long.
+  // The update is 3.9 log-prob passes in the model (a recomputed forward, a backward of two), 3.25
+  // measured; the generation assumes a response that runs to the 20,480-token maximum. Before session
+  // 27 the update was charged for whole micro-batches of 45,056 tokens a GPU where a rank had 32
+  // sequences, +59%.
+  CHECK(std::abs(at.gen / kGen - 1) < 0.25);
+  CHECK(std::abs(at.update_actor / kUpdate - 1) < 0.25);
+  CHECK(std::abs(at.step / kStep - 1) < 0.12);
 }
 
 }  // namespace

@@ -85,6 +85,27 @@ TEST_CASE("a forward-only pass (verl's log-prob) pays the forward's share of CP 
   CHECK(slower.pp_bubble - forward.pp_bubble == test::approx(grown_cp / 8).epsilon(1e-6));
 }
 
+TEST_CASE("a rank computes the sequences it has, not whole micro-batches: 24 sequences over DP 4 at 4 a micro-batch") {
+  // Tiny GPT on 4 A100s (DP 4), micro-batches of 4 sequences of 1024 tokens: 24 sequences a step
+  // are 6 a rank, 2 micro-batches of which the second holds 2 (verl's dynamic batches would pack the
+  // 6 into two balanced ones of 3). The rank computes 6 sequences: 1.5 micro-batches' worth, 3/4 of
+  // the 32 sequences that fill both; the forward-only pass alike.
+  const ModelSpec model = test::tiny_gpt();
+  const NodeGroup node = test::a100_node();
+  Strategy strategy;
+  strategy.dp = 4;
+  const TimeOptions options = test::simple_options();
+  auto step = [&](std::int64_t sequences) {
+    return training_step_breakdown(model, node, strategy, 1024, sequences, 4, StepOffload::in_step, options, nullptr);
+  };
+  const TimeBreakdown partial = step(24), full = step(32), none = step(0);
+  // compute = filled x per micro-batch + the optimizer step (the same in all three)
+  CHECK(partial.compute - none.compute == test::approx(0.75 * (full.compute - none.compute)).epsilon(1e-9));
+  const TimeBreakdown forward_partial = forward_pass_breakdown(model, node, strategy, 1024, 24, 4, options, nullptr);
+  const TimeBreakdown forward_full = forward_pass_breakdown(model, node, strategy, 1024, 32, 4, options, nullptr);
+  CHECK(forward_partial.compute == test::approx(0.75 * forward_full.compute).epsilon(1e-9));
+}
+
 TEST_CASE("an empty cluster gives an empty estimate rather than dividing by zero") {
   const TimeEstimate estimate = estimate_time(test::tiny_gpt(), Cluster{}, Strategy{}, Workload{}, TimeOptions{}, nullptr);
   CHECK(estimate.step_seconds == 0.0);
