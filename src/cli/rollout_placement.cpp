@@ -13,7 +13,8 @@ namespace meshplan {
 
 void add_rollout_placement_flags(CLI::App& c, RolloutPlacementFlags& f) {
   c.add_option("--rollout-gpus", f.rollout_gpus,
-               "GPUs (whole nodes) that run only the rollout engines; the trainer gets the rest "
+               "GPUs that run only the rollout engines, whole nodes or the same GPUs of every node; the trainer "
+               "gets the rest "
                "(verl one_step_off_policy / fully_async_policy rollout.nnodes x rollout.n_gpus_per_node)")
       ->check(number_between(0.0, 1e6));
   c.add_option("--off-policy-steps", f.off_policy_steps,
@@ -77,15 +78,28 @@ Result<Cluster> trainer_cluster(const Cluster& cluster, const RolloutPlacementFl
   }
   if (f.rollout_gpus <= 0) return cluster;
   if (!rl) return Error{"", 0, "--rollout-gpus", "applies to --workload rl only"};
-  const int per_node = cluster.groups.front().gpus_per_host();  // a Ray node: a host (a rack-scale part's tray)
-  if (cluster.groups.size() != 1 || f.rollout_gpus % per_node != 0 || f.rollout_gpus >= cluster.total_gpus()) {
+  const NodeGroup& group = cluster.groups.front();
+  const int per_node = group.gpus_per_host();  // a Ray node: a host (a rack-scale part's tray)
+  // The same GPUs of every host (verl's one-step-off recipes: 2 of each node's 8 generate, two
+  // resource pools on the same nodes), for hosts that are the model's nodes.
+  const bool share_of_each_host = per_node >= group.gpus_per_node && f.rollout_gpus % group.nodes == 0 &&
+                                  f.rollout_gpus / group.nodes < per_node;
+  if (cluster.groups.size() != 1 || f.rollout_gpus >= cluster.total_gpus() ||
+      (f.rollout_gpus % per_node != 0 && !share_of_each_host)) {
     return Error{"", 0, "--rollout-gpus",
-                 fmt::format("{} is not a whole number of hosts leaving the trainer some: the cluster has {} GPUs, "
-                             "{} per host",
+                 fmt::format("{} is neither whole hosts nor the same GPUs of every host, leaving the trainer some: the "
+                             "cluster has {} GPUs, {} per host",
                              f.rollout_gpus, cluster.total_gpus(), per_node)};
   }
   Cluster trainer;
-  trainer.groups.push_back(node_group_part(cluster.groups.front(), cluster.total_gpus() - f.rollout_gpus));
+  if (f.rollout_gpus % per_node != 0) {
+    // Every host keeps the trainer's share: nodes x (per host - engines per host).
+    NodeGroup part = group;
+    part.gpus_per_node = per_node - f.rollout_gpus / group.nodes;
+    trainer.groups.push_back(part);
+    return trainer;
+  }
+  trainer.groups.push_back(node_group_part(group, cluster.total_gpus() - f.rollout_gpus));
   return trainer;
 }
 

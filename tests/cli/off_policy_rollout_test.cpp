@@ -102,9 +102,11 @@ TEST_CASE("--weight-broadcast: verl's checkpoint engine at its measured rate, or
 }
 
 TEST_CASE("--rollout-gpus and --off-policy-steps: bad combinations exit 2 naming the flag") {
-  const auto partial_node = test::run(qwen30b({"--rollout-gpus", "12"}));
+  // 10 of 4 x 8 GPUs: neither whole hosts nor the same GPUs of every host (12 would be 3 of each).
+  const auto partial_node = test::run(qwen30b({"--rollout-gpus", "10"}));
   CHECK(partial_node.exit_code == 2);
-  CHECK(partial_node.err.find("--rollout-gpus") != std::string::npos);
+  CHECK(partial_node.err.find("--rollout-gpus: 10 is neither whole hosts nor the same GPUs of every host") !=
+        std::string::npos);
   const auto everything = test::run(qwen30b({"--rollout-gpus", "32"}));
   CHECK(everything.exit_code == 2);
   const auto no_gpus = test::run(qwen30b({"--off-policy-steps", "1"}));

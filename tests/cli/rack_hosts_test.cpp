@@ -54,11 +54,12 @@ TEST_CASE("estimate: engines on trays of the trainer's rack take the weights ove
     if (term["name"] == "time/gen/weight_sync") sync = term["value"].get<double>();
   }
   CHECK(sync == test::approx(61.06e9 / 720e9).epsilon(0.01));
-  // Engines come in whole hosts: 6 GPUs of 4-GPU trays is refused, naming the host size.
+  // Engines come in whole hosts on a rack (the same GPUs of every host only where hosts are the
+  // model's nodes): 6 GPUs of 4-GPU trays is refused, naming the host size.
   const auto odd = test::run({"estimate", "--model", "qwen3-30b-a3b", "--cluster", "16x4xGB200-NVL72", "--workload",
                               "rl", "--rollout-gpus", "6", "--ep", "8", "--global-batch", "64"});
   CHECK(odd.exit_code == 2);
-  CHECK(odd.err.find("6 is not a whole number of hosts") != std::string::npos);
+  CHECK(odd.err.find("6 is neither whole hosts nor the same GPUs of every host") != std::string::npos);
   CHECK(odd.err.find("4 per host") != std::string::npos);
 }
 
