@@ -89,6 +89,7 @@ void fill_rl(const CLI::App& command, const EstimateFlags& f, const Cluster& clu
   };
   rl.engine = f.rollout_engine == "sglang" ? RolloutEngine::sglang : RolloutEngine::vllm;
   apply_rollout_placement(f.placement, rl);
+  rl.rollout_gpus_per_node = rollout_gpus_per_shared_host(cluster, rl.rollout_gpus);
   if (rl.rollout_gpus > 0) {
     in.chosen.push_back(fmt::format("rollout engines on {} GPUs of their own, the trainer on the other {}{}",
                                     rl.rollout_gpus, cluster.total_gpus() - rl.rollout_gpus,

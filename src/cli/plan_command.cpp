@@ -161,6 +161,7 @@ void run_plan(const CLI::App& command, const PlanOptions& options, CommandContex
   // Engines on GPUs of their own: the search runs on the trainer's GPUs.
   Result<Cluster> trainer = trainer_cluster(*cluster, options.placement, workload->kind == WorkloadKind::rl);
   if (!trainer) return context.fail(trainer.error());
+  workload->rl.rollout_gpus_per_node = rollout_gpus_per_shared_host(*cluster, workload->rl.rollout_gpus);
   if (options.placement.split_search &&
       (workload->kind != WorkloadKind::rl || workload->rl.rollout_gpus > 0 || *from || options.min_gpus ||
        cluster->heterogeneous())) {

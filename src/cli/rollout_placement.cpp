@@ -60,6 +60,20 @@ std::vector<int> rollout_split_candidates(const Cluster& cluster, int most) {
   return gpus;
 }
 
+int rollout_gpus_per_shared_host(const Cluster& cluster, int rollout_gpus) {
+  if (cluster.groups.size() != 1 || rollout_gpus <= 0) return 0;
+  const NodeGroup& group = cluster.groups.front();
+  const int per_host = group.gpus_per_host();
+  // The same GPUs of every host (verl's one-step-off recipes: 2 of each node's 8 generate, two
+  // resource pools on the same nodes), for hosts that are the model's nodes.
+  const bool hosts_are_nodes = per_host >= group.gpus_per_node;
+  if (rollout_gpus % per_host == 0 || !hosts_are_nodes || rollout_gpus % group.nodes != 0 ||
+      rollout_gpus / group.nodes >= per_host) {
+    return 0;
+  }
+  return rollout_gpus / group.nodes;
+}
+
 Result<Cluster> trainer_cluster(const Cluster& cluster, const RolloutPlacementFlags& f, bool rl) {
   if (f.in_flight_weight_updates && f.off_policy_steps <= 0) {
     return Error{"", 0, "--in-flight-weight-updates", "needs --off-policy-steps: on-policy engines drain every batch"};
@@ -80,22 +94,19 @@ Result<Cluster> trainer_cluster(const Cluster& cluster, const RolloutPlacementFl
   if (!rl) return Error{"", 0, "--rollout-gpus", "applies to --workload rl only"};
   const NodeGroup& group = cluster.groups.front();
   const int per_node = group.gpus_per_host();  // a Ray node: a host (a rack-scale part's tray)
-  // The same GPUs of every host (verl's one-step-off recipes: 2 of each node's 8 generate, two
-  // resource pools on the same nodes), for hosts that are the model's nodes.
-  const bool share_of_each_host = per_node >= group.gpus_per_node && f.rollout_gpus % group.nodes == 0 &&
-                                  f.rollout_gpus / group.nodes < per_node;
+  const int shared = rollout_gpus_per_shared_host(cluster, f.rollout_gpus);
   if (cluster.groups.size() != 1 || f.rollout_gpus >= cluster.total_gpus() ||
-      (f.rollout_gpus % per_node != 0 && !share_of_each_host)) {
+      (f.rollout_gpus % per_node != 0 && shared == 0)) {
     return Error{"", 0, "--rollout-gpus",
                  fmt::format("{} is neither whole hosts nor the same GPUs of every host, leaving the trainer some: the "
                              "cluster has {} GPUs, {} per host",
                              f.rollout_gpus, cluster.total_gpus(), per_node)};
   }
   Cluster trainer;
-  if (f.rollout_gpus % per_node != 0) {
+  if (shared > 0) {
     // Every host keeps the trainer's share: nodes x (per host - engines per host).
     NodeGroup part = group;
-    part.gpus_per_node = per_node - f.rollout_gpus / group.nodes;
+    part.gpus_per_node = per_node - shared;
     trainer.groups.push_back(part);
     return trainer;
   }

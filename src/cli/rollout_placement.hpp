@@ -39,10 +39,15 @@ void add_rollout_split_flag(CLI::App& command, RolloutPlacementFlags& flags);
 /// leave the trainer at least a node, at most `most` of them spread evenly over the node counts.
 std::vector<int> rollout_split_candidates(const Cluster& cluster, int most = 6);
 
-/// The GPUs the trainer runs on: the cluster less rollout_gpus (whole nodes, taken from the end)
-/// when the engines have GPUs of their own, else the whole cluster. Errors name the flag: a
-/// combination that needs another flag, a count that is not whole nodes or leaves no trainer.
+/// The GPUs the trainer runs on: the cluster less rollout_gpus (whole nodes, taken from the end, or
+/// the same GPUs of every node) when the engines have GPUs of their own, else the whole cluster.
+/// Errors name the flag: a combination that needs another flag, a count that is neither or leaves
+/// no trainer.
 Result<Cluster> trainer_cluster(const Cluster& cluster, const RolloutPlacementFlags& flags, bool rl);
+
+/// Engines on the same GPUs of every host, the trainer on the rest of each (trainer_cluster): how
+/// many a host; 0 when they take whole hosts, cannot share them (a rack's trays) or are none.
+int rollout_gpus_per_shared_host(const Cluster& cluster, int rollout_gpus);
 
 /// The placement into verl's RL settings.
 void apply_rollout_placement(const RolloutPlacementFlags& flags, RlSettings& rl);

@@ -33,8 +33,9 @@ void add_v1_async(std::vector<std::string>& o, const LaunchSpec& launch, int gpu
   if (rl.rollout_gpus <= 0) return;
   const std::int64_t mini = rl.ppo_mini_batch > 0 ? rl.ppo_mini_batch : launch.workload.global_batch;
   add(o, "trainer.v1.separate_async.parameter_sync_step", std::to_string(launch.workload.global_batch / std::max<std::int64_t>(mini, 1)));
-  add(o, "actor_rollout_ref.rollout.nnodes", std::to_string(rl.rollout_gpus / gpus_per_node));
-  add(o, "actor_rollout_ref.rollout.n_gpus_per_node", std::to_string(gpus_per_node));
+  const int engines_per_node = rl.rollout_gpus_per_node > 0 ? rl.rollout_gpus_per_node : gpus_per_node;
+  add(o, "actor_rollout_ref.rollout.nnodes", std::to_string(rl.rollout_gpus / engines_per_node));
+  add(o, "actor_rollout_ref.rollout.n_gpus_per_node", std::to_string(engines_per_node));
   add(o, "actor_rollout_ref.rollout.checkpoint_engine.backend", "nccl");
 }
 
@@ -187,10 +188,12 @@ std::vector<std::string> verl_overrides(const LaunchSpec& launch) {
     add_v1_async(o, launch, group.gpus_per_host());
   } else if (rl.rollout_gpus > 0) {
     // The one-step-off trainer: OneStepOffRayTrainer asserts not hybrid_engine; its resource pool
-    // manager places the engines on rollout.nnodes x rollout.n_gpus_per_node GPUs (whole nodes).
+    // manager places the engines on rollout.nnodes x rollout.n_gpus_per_node GPUs: whole nodes, or
+    // the same GPUs of each of the trainer's nodes.
     add(o, "actor_rollout_ref.hybrid_engine", flag(false));
-    add(o, "rollout.nnodes", std::to_string(rl.rollout_gpus / group.gpus_per_host()));
-    add(o, "rollout.n_gpus_per_node", std::to_string(group.gpus_per_host()));
+    const int engines_per_node = rl.rollout_gpus_per_node > 0 ? rl.rollout_gpus_per_node : group.gpus_per_host();
+    add(o, "rollout.nnodes", std::to_string(rl.rollout_gpus / engines_per_node));
+    add(o, "rollout.n_gpus_per_node", std::to_string(engines_per_node));
   }
   return o;
 }

@@ -188,6 +188,9 @@ struct RlSettings {
   /// fully_async_policy rollout.nnodes x rollout.n_gpus_per_node; NeMo RL
   /// policy.generation.colocated.enabled=false with its resources). 0: colocated on the trainer's GPUs.
   int rollout_gpus = 0;
+  /// Engines on the same GPUs of every node (verl's one-step-off recipes: 2 of each node's 8): how
+  /// many a node. 0: whole nodes (or none).
+  int rollout_gpus_per_node = 0;
   StandaloneWeightSync standalone_weight_sync = StandaloneWeightSync::verl_checkpoint_engine;
   /// Steps the rollout may run ahead of the trainer on its own GPUs (verl one-step-off: 1; NeMo RL
   /// grpo.async_grpo.max_trajectory_age_steps). 0: the trainer waits for each step's rollout.

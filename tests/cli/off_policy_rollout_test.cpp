@@ -171,6 +171,42 @@ TEST_CASE("plan --rollout-gpus: the search runs on the trainer's GPUs, the job c
   CHECK(refused.err.find("--off-policy-steps 1") != std::string::npos);
 }
 
+// Engines on 2 of each node's 8 GPUs, as verl's one-step-off recipes place them: the trainer on
+// 2 x 6, the launch's pools as verl reads them (trainer 2 x 6, rollout 2 x 2), the Slurm job on the
+// 2 whole nodes; check reads the launch back onto 2 x 8 GPUs.
+TEST_CASE("plan --rollout-gpus 4 on 2 x 8: the same GPUs of every node, emitted as verl's two pools on those nodes") {
+  const std::vector<std::string> args = {
+      "plan", "--model", "qwen2.5-0.5b", "--cluster", "2x8xH100", "--workload", "rl", "--rollout-gpus", "4",
+      "--off-policy-steps", "1", "--global-batch", "96", "--rollout-n", "4", "--mini-batch", "24", "--top", "1",
+      "--json"};
+  const auto run = test::run(args);
+  REQUIRE_MESSAGE(run.exit_code == 0, run.err);
+  const nlohmann::json plan = nlohmann::json::parse(run.out);
+  REQUIRE(!plan["candidates"].empty());
+  const auto& s = plan["candidates"][0]["strategy"];
+  CHECK(s["tp"].get<int>() * s["pp"].get<int>() * s["cp"].get<int>() * s["dp"].get<int>() == 12);
+  CHECK(plan["candidates"][0]["gpus"] == 16);
+  std::vector<std::string> emit(args.begin(), args.end() - 1);
+  emit.insert(emit.end(), {"--emit", "verl"});
+  const auto emitted = test::run(emit);
+  REQUIRE_MESSAGE(emitted.exit_code == 0, emitted.err);
+  CHECK(emitted.out.find("trainer.nnodes=2 \\") != std::string::npos);
+  CHECK(emitted.out.find("trainer.n_gpus_per_node=6 \\") != std::string::npos);
+  CHECK(emitted.out.find("rollout.nnodes=2 \\") != std::string::npos);
+  CHECK(emitted.out.find("rollout.n_gpus_per_node=2") != std::string::npos);
+  CheckOptions options;
+  options.cluster_gpus = 16;
+  const auto report = check_launch({InputText{"emitted.sh", emitted.out}}, options);
+  REQUIRE(report.ok());
+  for (const Finding& f : report->findings) CHECK_MESSAGE(f.severity != Severity::error, f.rule << ": " << f.message);
+  std::vector<std::string> slurm = emit;
+  slurm.back() = "slurm";
+  const auto sbatch = test::run(slurm);
+  REQUIRE_MESSAGE(sbatch.exit_code == 0, sbatch.err);
+  CHECK(sbatch.out.find("#SBATCH --nodes=2\n") != std::string::npos);
+  CHECK(sbatch.out.find("#SBATCH --gpus-per-node=8\n") != std::string::npos);
+}
+
 }  // namespace meshplan
 
 namespace meshplan {
