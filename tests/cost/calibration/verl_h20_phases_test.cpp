@@ -64,13 +64,16 @@ Phases at_measured_log_prob(const std::vector<std::string>& layout, double old_l
   return at;
 }
 
+// dapo_7b_math_megatron_colocate.sh at 7f3d1db81 (above).
+std::vector<std::string> megatron_colocated() {
+  return {"--tp", "2", "--pp", "2", "--rollout-tp", "2", "--response-len", "8192", "--ppo-micro-batch", "2",
+          "--log-prob-micro-batch", "4", "--offload", "params,grads,optimizer", "--max-num-batched-tokens", "10240"};
+}
+
 TEST_CASE("verl's colocated Megatron + vLLM run on 16 H20: one mean response length gives every phase") {
   constexpr double kGen = 207, kOldLogProb = 119, kUpdate = 344, kStep = 699;
-  const std::vector<std::string> layout = {"--tp", "2", "--pp", "2", "--rollout-tp", "2", "--response-len", "8192",
-                                           "--ppo-micro-batch", "2", "--log-prob-micro-batch", "4", "--offload",
-                                           "params,grads,optimizer", "--max-num-batched-tokens", "10240"};
   int mean = 0;
-  const Phases at = at_measured_log_prob(layout, kOldLogProb, mean);
+  const Phases at = at_measured_log_prob(megatron_colocated(), kOldLogProb, mean);
   // Session 27: 1,197 tokens; gen 228 s (+10%), update 361 s (+5%), step 708 s (+1%). The
   // generation, longest-sequence bound with responses of up to 8,192 tokens, moves least with the
   // mean; the update, three passes over the same tokens at the update's micro-batch, most.
@@ -87,11 +90,8 @@ TEST_CASE("verl's colocated Megatron + vLLM run on 16 H20: one mean response len
 // (same model, data and maximum): nothing of this row is fit.
 TEST_CASE("verl's one-step-off Megatron run on 16 H20 at the colocated run's mean response length") {
   constexpr double kGenerate = 501, kOldLogProb = 120, kUpdate = 347, kStep = 566;
-  const std::vector<std::string> colocated = {"--tp", "2", "--pp", "2", "--rollout-tp", "2", "--response-len", "8192",
-                                              "--ppo-micro-batch", "2", "--log-prob-micro-batch", "4", "--offload",
-                                              "params,grads,optimizer", "--max-num-batched-tokens", "10240"};
   int mean = 0;
-  at_measured_log_prob(colocated, 119, mean);
+  at_measured_log_prob(megatron_colocated(), 119, mean);
   const std::vector<std::string> args = {
       "estimate", "--model", "qwen2.5-7b-instruct", "--cluster", "2x8xH20", "--workload", "rl", "--tp", "2", "--pp",
       "2", "--rollout-tp", "2", "--rollout-n", "12", "--global-batch", "512", "--mini-batch", "32",
