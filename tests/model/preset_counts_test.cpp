@@ -51,6 +51,7 @@ TEST_CASE("every preset parses and gives its exact total and active counts") {
       {"llama-4-scout-17b-16e", 108641793536, 108641793536 - 48LL * 15 * 125829120},
       {"mixtral-8x7b", 46702792704, 12879925248},
       {"qwen2.5-0.5b", 494032768, 494032768},
+      {"qwen2.5-32b", 32763876352, 32763876352},
       {"qwen2.5-72b-instruct", 72706203648, 72706203648},
       {"qwen2.5-7b-instruct", 7615616512, 7615616512},
       {"qwen2.5-vl-3b-instruct", 3754622976, 3754622976},
@@ -107,12 +108,17 @@ TEST_CASE("gpt-oss-20b matches the model card: 20.91B total, 3.61B active withou
   CHECK(model.moe->routed_expert_params == 2880LL * 5760 + 5760 + 2880LL * 2880 + 2880);
 }
 
-TEST_CASE("published rounded counts: Qwen3-235B-A22B, Llama-3.1-70B, Qwen2.5-72B, Qwen2.5-VL-3B") {
+TEST_CASE("published rounded counts: Qwen3-235B-A22B, Llama-3.1-70B, Qwen2.5-72B, Qwen2.5-VL-3B, Qwen2.5-32B") {
   CHECK(rounded(preset("qwen3-235b-a22b").total_params, 1e9) == 235);     // "235B"
   CHECK(rounded(preset("qwen3-235b-a22b").active_params, 1e9) == 22);     // "A22B"
   CHECK(rounded(preset("llama-3.1-70b").total_params, 1e8) == 706);       // HF "70.6B"
   CHECK(rounded(preset("qwen2.5-72b-instruct").total_params, 1e8) == 727);  // card "72.7B"
   CHECK(rounded(preset("qwen2.5-vl-3b-instruct").total_params, 1e7) == 375);  // HF "3.75B"
+  // Qwen2.5-32B: hand-worked from its config, embedding and head 2 x 152064 x 5120 = 1,557,135,360;
+  // a layer q/o 2 x 5120^2 + k/v 2 x 5120 x 1024 + q/k/v biases 7,168 + SwiGLU 3 x 5120 x 27648 +
+  // 2 norms 10,240 = 487,605,248, x 64 = 31,206,735,872; + final norm 5,120 = 32,763,876,352, the
+  // logical count a public test computes for the same config (data/models/SOURCES.md).
+  CHECK(preset("qwen2.5-32b").total_params == 1557135360LL + 64LL * 487605248 + 5120);
 }
 
 TEST_CASE("presets are found by file name or Hugging Face repo id, case-insensitively") {
