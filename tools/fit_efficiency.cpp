@@ -168,14 +168,18 @@ double loss(const std::vector<const Row*>& rows, const EfficiencyConstants& cons
   return terms == 0 ? 0.0 : sum / static_cast<double>(terms);
 }
 
+// `steps` grid steps across each constant's range: 60 for the shipped fit; the RL folds of the
+// cross-validation search 600 (docs/accuracy.md "RL table": on 60 a fold with few rows can stop
+// on a coarser optimum whose held-out error is not the fold's best fit's).
 template <std::size_t N>
-EfficiencyConstants fit(const std::vector<const Row*>& rows, EfficiencyConstants constants, const Knob (&knobs)[N]) {
+EfficiencyConstants fit(const std::vector<const Row*>& rows, EfficiencyConstants constants, const Knob (&knobs)[N],
+                        int steps = 60) {
   double best = loss(rows, constants);
   for (int sweep = 0; sweep < 6; ++sweep) {
     for (const Knob& knob : knobs) {
-      for (int i = 0; i <= 60; ++i) {
+      for (int i = 0; i <= steps; ++i) {
         EfficiencyConstants trial = constants;
-        trial.*knob.field = knob.low + (knob.high - knob.low) * i / 60.0;
+        trial.*knob.field = knob.low + (knob.high - knob.low) * i / static_cast<double>(steps);
         const double value = loss(rows, trial);
         if (value < best) {
           best = value;
@@ -373,7 +377,7 @@ int main(int argc, char** argv) {
 
   const EfficiencyConstants trained = fit_training(all_training, start);
   const EfficiencyConstants constants = fit(all_rl, trained, kRlKnobs);
-  const auto refit_rl = [&](const auto& rows) { return fit(rows, trained, kRlKnobs); };
+  const auto refit_rl = [&](const auto& rows) { return fit(rows, trained, kRlKnobs, 600); };
   const std::vector<Knob> rl_knobs(std::begin(kRlKnobs), std::end(kRlKnobs));
   // Every colocated row predicted by constants that did not see it.
   const auto unseen_errors = [&](std::ostream& out) {
