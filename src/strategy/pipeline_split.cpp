@@ -38,9 +38,12 @@ std::optional<StageLayerCounts> stage_layer_counts(std::int64_t num_layers, cons
   const bool first_set = s.first_stage_layers > 0;
   const bool last_set = s.last_stage_layers > 0;
   if (!first_set && !last_set) {
-    if (num_layers % (pp * vpp) != 0) return std::nullopt;
-    const std::int64_t per_stage = num_layers / pp;
-    return StageLayerCounts{per_stage, per_stage, per_stage};
+    const std::int64_t embedding = s.pipeline_counts_embedding ? 1 : 0;
+    const std::int64_t loss = s.pipeline_counts_loss ? 1 : 0;
+    const std::int64_t counted = num_layers + embedding + loss;
+    if (counted % (pp * vpp) != 0) return std::nullopt;
+    const std::int64_t per_stage = counted / pp;
+    return StageLayerCounts{per_stage - embedding, per_stage, per_stage - loss};
   }
   const std::int64_t special = (first_set ? 1 : 0) + (last_set ? 1 : 0);
   const std::int64_t others = pp - special;

@@ -80,6 +80,12 @@ struct Strategy {
   /// set (the stages share the layers evenly). strategy/pipeline_split.hpp reads them.
   int first_stage_layers = 0;
   int last_stage_layers = 0;
+  /// Megatron-core account_for_embedding_in_pipeline_split / account_for_loss_in_pipeline_split
+  /// (Megatron-LM --account-for-embedding/loss-in-pipeline-split): an even split counts the input
+  /// embedding (the first stage) and the loss (the last stage) as a layer each
+  /// (transformer_block.py get_num_layers_to_build); 94 decoder layers on PP 8 are 11 + 6 x 12 + 11.
+  bool pipeline_counts_embedding = false;
+  bool pipeline_counts_loss = false;
   /// Custom pipeline layout (Megatron-core pipeline_model_parallel_layout, e.g. "Et*4|(t*4|)*14tmL";
   /// strategy/pipeline_layout.hpp): which layers each stage builds; "" = none. It fixes VPP and
   /// replaces the first/last counts, which Megatron-core refuses beside it.

@@ -27,6 +27,23 @@ TEST_CASE("even splits: PP x VPP divides the layers") {
   CHECK(max_stage_layers(30, pipeline(1)) == 30);
 }
 
+TEST_CASE("the embedding and the loss counted as layers: Qwen3-235B's 94 layers on PP 8") {
+  // verl's run_qwen3-235b_megatron_96gb.sh (b178a3cd) sets account_for_embedding_in_pipeline_split
+  // and account_for_loss_in_pipeline_split: Megatron-core transformer_block.py counts 94 + 2 = 96,
+  // 12 a stage, so the first and last stages build 11 decoder layers and the others 12.
+  Strategy s = pipeline(8);
+  CHECK_FALSE(stage_layer_counts(94, s).has_value());
+  s.pipeline_counts_embedding = true;
+  CHECK_FALSE(stage_layer_counts(94, s).has_value());  // 95 is not a multiple of 8
+  s.pipeline_counts_loss = true;
+  const auto counts = stage_layer_counts(94, s);
+  REQUIRE(counts.has_value());
+  CHECK(counts->first == 11);
+  CHECK(counts->middle == 12);
+  CHECK(counts->last == 11);
+  CHECK(max_stage_layers(94, s) == 12);
+}
+
 TEST_CASE("uneven splits as verl's DeepSeek-V3 examples set them (61 layers)") {
   // examples: first 6 + last 7 on PP=8 -> 48 layers for 6 middle stages = 8 each.
   auto counts = stage_layer_counts(61, pipeline(8, 1, 6, 7));

@@ -107,6 +107,10 @@ void map_megatron(const ConfigView& v, Strategy& s) {
                 v.boolean("actor_rollout_ref.model.mtp.enable_train").value_or(false);
   s.first_stage_layers = as_int(v, A("megatron.override_transformer_config.num_layers_in_first_pipeline_stage"), 0);
   s.last_stage_layers = as_int(v, A("megatron.override_transformer_config.num_layers_in_last_pipeline_stage"), 0);
+  s.pipeline_counts_embedding =
+      v.boolean(A("megatron.override_transformer_config.account_for_embedding_in_pipeline_split")).value_or(false);
+  s.pipeline_counts_loss =
+      v.boolean(A("megatron.override_transformer_config.account_for_loss_in_pipeline_split")).value_or(false);
   map_pipeline_layout(v.node(A("megatron.override_transformer_config.pipeline_model_parallel_layout")), s);
   s.moe_a2a_overlap =
       v.boolean(A("megatron.override_transformer_config.overlap_moe_expert_parallel_comm")).value_or(false);
@@ -247,7 +251,11 @@ VerlJob verl_to_strategy(const ConfigNode& config, std::optional<VerlTrainer> tr
   job.global_ppo_micro_batch = !v.integer(A("ppo_micro_batch_size_per_gpu")) && v.integer(A("ppo_micro_batch_size"));
   job.global_log_prob_micro_batch =
       !v.integer(R("log_prob_micro_batch_size_per_gpu")) && v.integer(R("log_prob_micro_batch_size"));
-  if (const ConfigNode* path = find_path(config, "actor_rollout_ref.model.path")) job.model_path = path->text;
+  // A path the script builds from the environment ("$HOME/verl/models/Qwen3-32B") still names its
+  // model in its last component, as a known path does.
+  if (const ConfigNode* path = find_path(config, "actor_rollout_ref.model.path")) {
+    job.model_path = path->kind == NodeKind::unknown && !path->written.empty() ? path->written : path->text;
+  }
   job.too_large_key = v.too_large_key();
   if (!v.unknown_too_large()) {
     job.unknown_key = v.unknown_key();

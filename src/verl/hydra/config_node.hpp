@@ -31,6 +31,9 @@ struct ConfigNode {
   std::int64_t integer = 0;
   double floating = 0;
   std::string text;  ///< string value; for `unknown` the reason
+  /// `unknown` set by a script's override: the value as written, its unknown parts as the script
+  /// wrote them ("$HOME/verl/models/Qwen3-32B"); "" otherwise.
+  std::string written;
   std::vector<ConfigNode> items;                             ///< list
   std::vector<std::pair<std::string, ConfigNode>> entries;  ///< map, in file order
   SourceLocation origin;  ///< where the value was set (empty for the base config)

@@ -91,6 +91,7 @@ Result<Override> parse_override(std::string_view word, const SourceLocation& whe
   o.has_value = true;
   if (unknown_reason) {
     o.value = ConfigNode::make_unknown(*unknown_reason);
+    o.value.written = std::string(rest.substr(eq + 1));
   } else {
     auto value = parse_override_value(rest.substr(eq + 1));
     if (!value.ok()) return Error{where.file, where.line, o.key, value.error().message};

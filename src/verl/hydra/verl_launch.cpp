@@ -500,6 +500,10 @@ class Reader {
       result_.findings.push_back(input_finding(parsed.error(), word.location));
       return;
     }
+    // A value known in part ("$HOME/verl/models/Qwen3-32B" for "$MODEL_PATH") says more than its name.
+    if (parsed->value.kind == NodeKind::unknown && word.partial.find('=') != std::string::npos) {
+      parsed->value.written = word.partial.substr(word.partial.find('=') + 1);
+    }
     const ConfigNode* before = find_path(result_.config, parsed->key);
     const bool existed = before != nullptr;
     if (before != nullptr) check_type(*before, parsed.value());
