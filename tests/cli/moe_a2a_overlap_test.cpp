@@ -117,10 +117,11 @@ TEST_CASE("Megatron-LM: --overlap-moe-expert-parallel-comm without EP, or on PP 
 }
 
 TEST_CASE("plan tries the overlap on MoE layouts with EP, writes it, and check reads the launch back clean") {
-  // Qwen3-30B-A3B pretraining on 2 x 8 H100: the winner runs EP 16 across both nodes, where the
-  // exposed all-to-all would add most of a step (docs/tour/plan.md shows the explanation).
+  // Qwen3-30B-A3B pretraining on 2 x 8 H100, 1024 sequences a step: the winner runs EP 16 across
+  // both nodes, where the exposed all-to-all would add most of a step (docs/tour/plan.md shows the
+  // explanation).
   const std::vector<std::string> plan = {"plan", "--model", "qwen3-30b-a3b", "--cluster", "2x8xH100", "--workload",
-                                         "pretrain", "--seq-len", "4096", "--global-batch", "512", "--json"};
+                                         "pretrain", "--seq-len", "4096", "--global-batch", "1024", "--json"};
   const auto chosen = test::run(plan);
   REQUIRE_MESSAGE(chosen.exit_code == 0, chosen.err);
   const auto best = nlohmann::json::parse(chosen.out)["candidates"][0]["strategy"];
@@ -138,7 +139,7 @@ TEST_CASE("plan tries the overlap on MoE layouts with EP, writes it, and check r
   CHECK(dense.out.find("moe.a2a-overlap-ep") != std::string::npos);
 
   const auto megatron = test::run({"plan", "--model", "qwen3-30b-a3b", "--cluster", "2x8xH100", "--workload",
-                                   "pretrain", "--seq-len", "4096", "--global-batch", "512", "--emit", "megatron"});
+                                   "pretrain", "--seq-len", "4096", "--global-batch", "1024", "--emit", "megatron"});
   REQUIRE(megatron.exit_code == 0);
   CHECK(megatron.out.find("--overlap-moe-expert-parallel-comm") != std::string::npos);
   const auto verl = test::run({"plan", "--model", "qwen3-30b-a3b", "--cluster", "2x8xH100", "--workload", "rl",

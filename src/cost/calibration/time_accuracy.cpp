@@ -15,12 +15,12 @@ constexpr std::array<TimeAccuracy, 6> kGroups{{
      kHeldOutTraining},
     {"dense-training-blackwell", "dense pre-training with Megatron-core on Blackwell (B200, GB200, GB300)", 44, 0.076,
      0.296, kHeldOutTraining},
-    {"moe-training-hopper", "MoE pre-training with Megatron-core on Hopper (measured on H100)", 13, 0.177, 0.516,
+    {"moe-training-hopper", "MoE pre-training with Megatron-core on Hopper (measured on H100)", 13, 0.178, 0.516,
      kHeldOutTraining},
     {"moe-training-blackwell", "MoE pre-training with Megatron-core on Blackwell (B200, B300, GB200, GB300)", 101,
-     0.164, 1.105, kHeldOutTraining},
+     0.164, 1.100, kHeldOutTraining},
     {"rl-colocated", "colocated GRPO step, Megatron-core or DTensor training + vLLM rollout (H100, GB200)", 29, 0.113,
-     0.444,
+     0.445,
      "NeMo RL v0.3 blog, v0.5 and v0.6 performance summaries, each held out of the fit in turn, and 11 rows never "
      "fit (NeMo RL v0.4, v0.5's MoE rows); docs/accuracy.md"},
     {"rl-off-policy",
@@ -32,11 +32,11 @@ constexpr std::array<TimeAccuracy, 6> kGroups{{
 // The training groups' rows by model family (docs/accuracy-held-out-training.md "By model family"):
 // every family of a group with more than one, recomputed by held_out_training_test.cpp.
 constexpr std::array<TimeAccuracyFamily, 5> kFamilies{{
-    {"moe-training-hopper", "gpt_oss", 4, 0.199, 0.201, 0.249},
+    {"moe-training-hopper", "gpt_oss", 4, 0.200, 0.201, 0.250},
     {"moe-training-hopper", "qwen3_moe", 9, 0.149, 0.516, 0.175},
-    {"moe-training-blackwell", "deepseek_v3", 28, 0.074, 0.409, 0.035},
-    {"moe-training-blackwell", "gpt_oss", 24, 0.633, 1.105, -0.387},
-    {"moe-training-blackwell", "qwen3_moe", 49, 0.115, 0.475, -0.037},
+    {"moe-training-blackwell", "deepseek_v3", 28, 0.075, 0.409, 0.035},
+    {"moe-training-blackwell", "gpt_oss", 24, 0.629, 1.100, -0.386},
+    {"moe-training-blackwell", "qwen3_moe", 49, 0.113, 0.475, -0.036},
 }};
 
 // By GPU type, within the groups that hold several (the test recomputes every figure).
@@ -44,10 +44,10 @@ constexpr std::array<TimeAccuracyGpu, 7> kGpus{{
     {"dense-training-blackwell", "B200", 2, 0.089, 0.089, -0.058},
     {"dense-training-blackwell", "GB200-NVL72", 21, 0.055, 0.142, 0.003},
     {"dense-training-blackwell", "GB300-NVL72", 21, 0.080, 0.296, 0.087},
-    {"moe-training-blackwell", "B200", 17, 0.304, 0.633, 0.002},
-    {"moe-training-blackwell", "B300", 19, 0.269, 0.923, -0.146},
-    {"moe-training-blackwell", "GB200-NVL72", 32, 0.059, 1.105, -0.048},
-    {"moe-training-blackwell", "GB300-NVL72", 33, 0.097, 0.942, -0.020},
+    {"moe-training-blackwell", "B200", 17, 0.302, 0.629, 0.003},
+    {"moe-training-blackwell", "B300", 19, 0.268, 0.920, -0.145},
+    {"moe-training-blackwell", "GB200-NVL72", 32, 0.059, 1.100, -0.048},
+    {"moe-training-blackwell", "GB300-NVL72", 33, 0.095, 0.939, -0.019},
 }};
 
 std::optional<TimeAccuracyGpu> gpu_of(std::string_view group_id, const std::string& gpu_id) {
@@ -58,10 +58,10 @@ std::optional<TimeAccuracyGpu> gpu_of(std::string_view group_id, const std::stri
 }
 
 // The held-out Blackwell MoE runs whose predicted step is over a fifth the MoE layers' host wait:
-// 33 of 101, against 14.3% median for the other 68; every held-out H100 MoE run is (46-75% of
+// 33 of 101, against 14.2% median for the other 68; every held-out H100 MoE run is (46-75% of
 // its step), so Hopper has no subset of its own.
 constexpr std::array<TimeAccuracyHostBound, 1> kHostBound{{
-    {"moe-training-blackwell", 0.2, 33, 0.268, 0.633, 0.136},
+    {"moe-training-blackwell", 0.2, 33, 0.268, 0.629, 0.137},
 }};
 
 // Recomputed by tests/cost/calibration/modelzoo_rows_test.cpp from
@@ -78,7 +78,7 @@ constexpr std::array<TimeAccuracySecondSource, 2> kSecondSources{{
     {"moe-training-blackwell",
      "Qwen3-235B-A22B and DeepSeek-V3 on GB200 and GB300 (Megatron-LM launches: HybridEP, BF16 and MXFP8, 4k-128k "
      "tokens)",
-     6, 0.140, 0.350, 0.019, kModelZoo},
+     6, 0.140, 0.349, 0.020, kModelZoo},
 }};
 
 std::optional<TimeAccuracySecondSource> second_source_of(std::string_view group_id) {

@@ -85,7 +85,7 @@ ModelStateBytes megatron_states(const ModelSpec& model, const Strategy& s, Pipel
   const RankParams p = rank_params(model, s, stage);
   ModelStateBytes b;
   const double optimizer_per_param = master_bytes(s) + s.adam_moment_bytes;
-  const double sharded = p.dense / dense_optimizer_group(s) + p.expert / expert_optimizer_group(s);
+  const double sharded = optimizer_params_per_rank(p, s);
   // Megatron-FSDP (DistributedDataParallelConfig.use_megatron_fsdp; data_parallel_sharding_strategy
   // optim_grads = ZeroStage::zero2, optim_grads_params = zero3): the main grads, and under zero3
   // the weights, sharded over the distributed optimizer's groups. A layer's weights are gathered
@@ -144,6 +144,11 @@ std::int64_t megatron_padded_vocab(std::int64_t vocab, int tp) {
 
 std::int64_t layers_per_stage(const ModelSpec& model, const Strategy& strategy) {
   return max_stage_layers(model.num_layers, strategy);
+}
+
+double optimizer_params_per_rank(const RankParams& params, const Strategy& s) {
+  if (s.backend == Backend::fsdp) return params.total() / (s.zero != ZeroStage::none ? shard_group(s) : 1);
+  return params.dense / dense_optimizer_group(s) + params.expert / expert_optimizer_group(s);
 }
 
 double largest_layer_params(const ModelSpec& model) {

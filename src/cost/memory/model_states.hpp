@@ -52,6 +52,12 @@ StageLayers stage_layers(const ModelSpec& model, const Strategy& strategy, Pipel
 /// norms are replicated across TP. FSDP: the whole model (sharding is applied to bytes).
 RankParams rank_params(const ModelSpec& model, const Strategy& strategy, PipelineStage stage);
 
+/// Parameters whose optimizer states (and step) one rank holds: Megatron's distributed optimizer
+/// shards the dense ones over DP x CP and the routed experts over the expert-data-parallel group
+/// world / (ETP x EP x PP) (Megatron-core distributed_data_parallel.py: the expert parameters'
+/// buffers take the expert DP group); FSDP / ZeRO over its shard group; unsharded, all of them.
+double optimizer_params_per_rank(const RankParams& params, const Strategy& strategy);
+
 /// Parameters of the largest decoder layer (what ZeRO-3 / FSDP all-gathers at a time).
 double largest_layer_params(const ModelSpec& model);
 

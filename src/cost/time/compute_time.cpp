@@ -416,16 +416,12 @@ double vision_tower_seconds(const ModelSpec& model, const NodeGroup& node, const
   return seconds;
 }
 
-double optimizer_step_seconds(double params_per_rank, const NodeGroup& node, const Strategy& strategy,
-                              Trace* trace) {
-  double sharded = params_per_rank;
-  const bool sharded_states = strategy.backend == Backend::fsdp ? strategy.zero != ZeroStage::none
-                                                                : strategy.distributed_optimizer;
-  if (sharded_states) sharded /= std::max(strategy.dp * strategy.cp, 1);
-  const double seconds = kAdamBytesPerParam * sharded / node.gpu.memory_bandwidth_Bps;
+double optimizer_step_seconds(double optimizer_params, const NodeGroup& node, Trace* trace) {
+  const double seconds = kAdamBytesPerParam * optimizer_params / node.gpu.memory_bandwidth_Bps;
   if (trace) {
-    trace->push_back({"time/compute/optimizer_step", seconds, "seconds", "30 B * params_per_rank(/dp if sharded) / HBM_Bps",
-                      fmt::format("params={:.4g}", sharded), "ZeRO (Rajbhandari et al. 2020) §3.1 state sizes"});
+    trace->push_back({"time/compute/optimizer_step", seconds, "seconds",
+                      "30 B * optimizer params of the rank (dense / (DP*CP) + experts / expert DP, when sharded) / HBM_Bps",
+                      fmt::format("params={:.4g}", optimizer_params), "ZeRO (Rajbhandari et al. 2020) §3.1 state sizes"});
   }
   return seconds;
 }

@@ -40,8 +40,8 @@ double vision_tower_seconds(const ModelSpec& model, const NodeGroup& node, const
 
 /// Seconds of the optimizer step on one rank: Adam is memory-bound (reads and writes the fp32
 /// master weights, both moments and the gradient, writes the 16-bit weights).
-double optimizer_step_seconds(double params_per_rank, const NodeGroup& node, const Strategy& strategy,
-                              Trace* trace);
+/// `optimizer_params`: the parameters whose states the rank updates (optimizer_params_per_rank).
+double optimizer_step_seconds(double optimizer_params, const NodeGroup& node, Trace* trace);
 
 /// Training FLOPs per token with the recomputation the strategy does (hardware FLOPs):
 /// train_flops_per_token + the recomputed forward of the decoder layers (not the LM head,

@@ -31,18 +31,17 @@ double offload_seconds(const ModelSpec& model, const NodeGroup& node, const Stra
   if (mode == StepOffload::paged) offload = Offload{false, false, offload.optimizer_on_cpu, offload.optimizer_fraction, false};
   if (!offload.params && !offload.grads && !offload.optimizer) return 0.0;
   const double pcie = host_link_Bps(node);
-  double params = rank_params(model, strategy).total();
-  const bool sharded = strategy.backend == Backend::fsdp ? strategy.zero != ZeroStage::none
-                                                         : strategy.distributed_optimizer;
-  const double shard = sharded ? std::max(strategy.dp * strategy.cp, 1) : 1.0;
+  // The rank's shard of the states: Megatron's distributed optimizer keeps a rank's routed experts
+  // over the expert-DP group, not DP (model_states.hpp optimizer_params_per_rank).
+  const double sharded = optimizer_params_per_rank(rank_params(model, strategy), strategy);
   double copies_bytes = 0;
   // FSDP CPUOffload(offload_params): weights stream in for every forward and backward.
-  if (offload.params) copies_bytes += 2.0 * static_cast<double>(micro_batches) * 2.0 * params / shard;
-  if (offload.grads) copies_bytes += 4.0 * params / shard;
+  if (offload.params) copies_bytes += 2.0 * static_cast<double>(micro_batches) * 2.0 * sharded;
+  if (offload.grads) copies_bytes += 4.0 * sharded;
   double cpu_seconds = 0;
   if (offload.optimizer) {
     const double fraction = std::clamp(offload.optimizer_fraction, 0.0, 1.0);
-    const double offloaded = params / shard * fraction;
+    const double offloaded = sharded * fraction;
     // Megatron hybrid CPU optimizer: fp32 grads down, updated 16-bit params up.
     copies_bytes += offloaded * (4.0 + 2.0);
     const double cpu_Bps_per_gpu = kHostMemoryBandwidthBps / std::max(node.gpus_per_node, 1);

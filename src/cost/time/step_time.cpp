@@ -52,8 +52,9 @@ TimeBreakdown training_step_breakdown(const ModelSpec& model, const NodeGroup& n
   // The GPU's idle time in host-bound MoE layers is a part of its own (docs/tour/estimate-time.md).
   breakdown.moe_host_wait = md * stage.moe_host_wait_s;
   breakdown.compute = filled * (per_micro_batch - stage.moe_host_wait_s) +
-                      optimizer_step_seconds(rank_params(model, strategy).total() * trainable_share(model, strategy.lora),
-                                             node, strategy, trace);
+                      optimizer_step_seconds(optimizer_params_per_rank(rank_params(model, strategy), strategy) *
+                                                 trainable_share(model, strategy.lora),
+                                             node, trace);
   breakdown.tp_comm = filled * comm.tp_s;
   breakdown.cp_comm = filled * comm.cp_s;
   breakdown.ep_comm = filled * comm.ep_s;

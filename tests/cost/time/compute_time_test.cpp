@@ -4,6 +4,7 @@
 
 #include "approx.hpp"
 #include "cost/time/compute_time.hpp"
+#include "cost/time/parallel_comm.hpp"
 #include "cost/time/time_fixtures.hpp"
 #include "model/flops.hpp"
 
@@ -196,14 +197,27 @@ TEST_CASE("hardware FLOPs add the recomputed forward of the layers, as Narayanan
   CHECK(hardware_flops_per_token(model, strategy, 2048) == test::approx(model_flops).epsilon(1e-3));
 }
 
-TEST_CASE("optimizer step streams 30 bytes per parameter, sharded by the distributed optimizer") {
+TEST_CASE("optimizer step streams 30 bytes per parameter of the rank's optimizer shard") {
   const NodeGroup node = test::a100_node();
+  CHECK(optimizer_step_seconds(1e9, node, nullptr) == test::approx(30e9 / 2.039e12));
+  // Qwen3-30B-A3B on 16 GPUs, TP 1, PP 1, EP 8 (DP 16), distributed optimizer. Published counts:
+  // 30,532,122,624 in all, routed experts 48 x 128 x 3 x 2048 x 768 = 28,991,029,248, untied
+  // embedding and LM head 151,936 x 2048 = 311,164,928 each. A rank holds the 918,763,520 other
+  // decoder parameters, both vocab matrices (1,541,093,376 dense) and 16 of the 128 experts
+  // (3,623,878,656). The dense states shard over DP 16: 96,318,336; the experts' over the
+  // expert-DP group 16 / (ETP 1 x EP 8 x PP 1) = 2: 1,811,939,328. Sharding every parameter over
+  // DP would give 322,810,752, six times too few.
+  const ModelSpec model = test::qwen3_30b_a3b();
   Strategy strategy;
-  strategy.dp = 4;
-  strategy.distributed_optimizer = false;
-  CHECK(optimizer_step_seconds(1e9, node, strategy, nullptr) == test::approx(30e9 / 2.039e12));
+  strategy.dp = 16;
+  strategy.ep = 8;
   strategy.distributed_optimizer = true;
-  CHECK(optimizer_step_seconds(1e9, node, strategy, nullptr) == test::approx(30e9 / 4 / 2.039e12));
+  const RankParams held = rank_params(model, strategy);
+  CHECK(held.dense == test::approx(1541093376.0));
+  CHECK(held.expert == test::approx(3623878656.0));
+  CHECK(optimizer_params_per_rank(held, strategy) == test::approx(96318336.0 + 1811939328.0));
+  strategy.distributed_optimizer = false;
+  CHECK(optimizer_params_per_rank(held, strategy) == test::approx(1541093376.0 + 3623878656.0));
 }
 
 TEST_CASE("MoE layers: grouped expert GEMMs pay for small row counts, a host-bound layer runs at the host's pace") {

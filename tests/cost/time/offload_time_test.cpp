@@ -46,6 +46,26 @@ TEST_CASE("offloaded model states cross the host link: weights in for every forw
   }
 }
 
+TEST_CASE("Megatron's CPU optimizer steps a rank's routed experts over the expert-DP group, not DP") {
+  // verl's run_qwen3moe-30b_megatron_96gb.sh (optimizer_offload_fraction 1, EP 8) on 2 nodes:
+  // Qwen3-30B-A3B, TP 1, PP 1, EP 8, DP 16. The rank's optimizer shard (compute_time_test's
+  // hand count): 96,318,336 dense + 1,811,939,328 expert parameters = 1,908,257,664. Each crosses
+  // the host link as 4 B of fp32 gradient down and 2 B of weight up (26.3 GB/s), and CPU Adam
+  // streams 30 B of it at the node's 200 GB/s over 8 GPUs: 0.435 + 2.290 = 2.725 s a step.
+  const ModelSpec model = test::qwen3_30b_a3b();
+  const NodeGroup node = test::a100_node(2);
+  Strategy strategy;
+  strategy.dp = 16;
+  strategy.ep = 8;
+  strategy.distributed_optimizer = true;
+  strategy.offload.optimizer = true;
+  strategy.offload.optimizer_fraction = 1.0;
+  const double shard = 96318336.0 + 1811939328.0;
+  CHECK(offload_seconds(model, node, strategy, 4, StepOffload::in_step, nullptr) ==
+        test::approx(6 * shard / 26.3e9 + 30 * shard / 25e9));
+  CHECK(offload_seconds(model, node, strategy, 4, StepOffload::in_step, nullptr) == test::approx(2.725).epsilon(1e-3));
+}
+
 TEST_CASE("verl's paging between phases: out and back over the slower of the host link and the node's shared DRAM") {
   // 1 GB each way; the A100 node's link (26.3 GB/s) is above its DRAM share (200 / 8 = 25 GB/s).
   const NodeGroup node = test::a100_node();
