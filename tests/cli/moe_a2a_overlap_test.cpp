@@ -117,17 +117,17 @@ TEST_CASE("Megatron-LM: --overlap-moe-expert-parallel-comm without EP, or on PP 
 }
 
 TEST_CASE("plan tries the overlap on MoE layouts with EP, writes it, and check reads the launch back clean") {
-  // Qwen3-30B-A3B pretraining on 2 x 8 H100, 1024 sequences a step: the winner runs EP 16 across
-  // both nodes, where the exposed all-to-all would add most of a step (docs/tour/plan.md shows the
+  // Qwen3-30B-A3B pretraining on 2 x 8 H100 without pipelining: the winner runs EP 16 across both
+  // nodes, where the exposed all-to-all would add most of a step (docs/tour/plan.md shows the
   // explanation).
   const std::vector<std::string> plan = {"plan", "--model", "qwen3-30b-a3b", "--cluster", "2x8xH100", "--workload",
                                          "pretrain", "--seq-len", "4096", "--global-batch", "1024", "--json"};
-  const auto chosen = test::run(plan);
+  const auto chosen = test::run(with_args(plan, {"--fix", "pp=1"}));
   REQUIRE_MESSAGE(chosen.exit_code == 0, chosen.err);
   const auto best = nlohmann::json::parse(chosen.out)["candidates"][0]["strategy"];
   CHECK(best["ep"].get<int>() > 1);
   CHECK(best["moe_a2a_overlap"] == true);
-  const auto pinned = test::run(with_args(plan, {"--fix", "a2a_overlap=0"}));
+  const auto pinned = test::run(with_args(plan, {"--fix", "pp=1,a2a_overlap=0"}));
   REQUIRE(pinned.exit_code == 0);
   const auto plain = nlohmann::json::parse(pinned.out)["candidates"][0];
   CHECK(plain["strategy"]["moe_a2a_overlap"] == false);
@@ -139,7 +139,8 @@ TEST_CASE("plan tries the overlap on MoE layouts with EP, writes it, and check r
   CHECK(dense.out.find("moe.a2a-overlap-ep") != std::string::npos);
 
   const auto megatron = test::run({"plan", "--model", "qwen3-30b-a3b", "--cluster", "2x8xH100", "--workload",
-                                   "pretrain", "--seq-len", "4096", "--global-batch", "1024", "--emit", "megatron"});
+                                   "pretrain", "--seq-len", "4096", "--global-batch", "1024", "--fix", "pp=1",
+                                   "--emit", "megatron"});
   REQUIRE(megatron.exit_code == 0);
   CHECK(megatron.out.find("--overlap-moe-expert-parallel-comm") != std::string::npos);
   const auto verl = test::run({"plan", "--model", "qwen3-30b-a3b", "--cluster", "2x8xH100", "--workload", "rl",

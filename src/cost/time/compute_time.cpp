@@ -420,8 +420,9 @@ double optimizer_step_seconds(double optimizer_params, const NodeGroup& node, Tr
   const double seconds = kAdamBytesPerParam * optimizer_params / node.gpu.memory_bandwidth_Bps;
   if (trace) {
     trace->push_back({"time/compute/optimizer_step", seconds, "seconds",
-                      "30 B * optimizer params of the rank (dense / (DP*CP) + experts / expert DP, when sharded) / HBM_Bps",
-                      fmt::format("params={:.4g}", optimizer_params), "ZeRO (Rajbhandari et al. 2020) §3.1 state sizes"});
+                      "30 B * the rank's optimizer params (dense / (DP*CP) + experts / expert DP, if sharded) / HBM_Bps",
+                      fmt::format("params={:.4g}", optimizer_params),
+                      "ZeRO (Rajbhandari et al. 2020) §3.1 state sizes"});
   }
   return seconds;
 }
