@@ -389,7 +389,7 @@ void run_plan(const CLI::App& command, const PlanOptions& options, CommandContex
       }
     }
   } else if (options.json) {
-    context.out << plan_json(PlanJsonInputs{view, *model, used}) << "\n";
+    context.out << plan_json(PlanJsonInputs{view, *model, used, setup.time_options}) << "\n";
   } else {
     context.out << render_plan_text(view, context.terminal);
   }

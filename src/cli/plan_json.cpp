@@ -53,10 +53,12 @@ json strategy_json(const PlanCandidate& c) {
 
 // The candidate's estimate in the shape of `estimate --json`: its `memory` object (the same
 // builder) and `time` with phases, breakdown and utilisation (issue 4's field names).
-json estimate_json(const PlanCandidate& c, const ModelSpec& model, const Cluster& cluster) {
-  const Cluster sized = first_gpus(cluster, c.gpus);
+json estimate_json(const PlanCandidate& c, const PlanJsonInputs& in) {
+  const Cluster sized = first_gpus(in.cluster, c.gpus);
+  const ModelSpec& model = in.model;
   const MemoryEstimate memory = estimate_memory(model, sized, c.strategy, c.workload, MemoryOptions{}, nullptr);
-  const TimeEstimate time = estimate_time(model, sized, c.strategy, c.workload, time_options_for(memory, TimeOptions{}), nullptr);
+  const TimeEstimate time =
+      estimate_time(model, sized, c.strategy, c.workload, time_options_for(memory, in.time_options), nullptr);
   json time_json = time_to_json(time);
   time_json["actor_update_mfu"] = time.actor_update_mfu;  // present in every plan candidate, 0 outside RL
   time_json["accuracy"] = time_accuracy_json(
@@ -84,7 +86,7 @@ std::string plan_json(const PlanJsonInputs& in) {
   for (std::size_t i = 0; i < r.top.size(); ++i) {
     json entry = point_json(r.top[i]);
     entry["rank"] = i + 1;
-    entry["estimate"] = estimate_json(r.top[i], in.model, in.cluster);
+    entry["estimate"] = estimate_json(r.top[i], in);
     candidates.push_back(entry);
   }
   out["candidates"] = candidates;
@@ -99,7 +101,7 @@ std::string plan_json(const PlanJsonInputs& in) {
     // A launch that breaks a rule cannot start (a TP x PP x CP that does not divide its GPUs
     // leaves no data-parallel rank): it has no estimate and no verdict on memory.
     const bool runs = view.baseline->baseline.broken_rule.empty();
-    baseline["estimate"] = runs ? estimate_json(b, in.model, in.cluster) : json(nullptr);
+    baseline["estimate"] = runs ? estimate_json(b, in) : json(nullptr);
     baseline["fits"] = runs ? json(view.baseline->baseline.fits) : json(nullptr);
     baseline["broken_rule"] = view.baseline->baseline.broken_rule;
     baseline["broken_message"] = view.baseline->broken_message;

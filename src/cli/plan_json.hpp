@@ -2,6 +2,7 @@
 // `meshplan plan --json` (documented in docs/json.md).
 #include <string>
 
+#include "cost/time/time_estimate.hpp"
 #include "report/plan_report.hpp"
 
 namespace meshplan {
@@ -10,6 +11,7 @@ struct PlanJsonInputs {
   const PlanView& view;
   const ModelSpec& model;
   const Cluster& cluster;
+  const TimeOptions& time_options;  ///< the plan's own (--moe-dropless-imbalance): each estimate is the ranked one
 };
 
 /// Schema version of `plan --json`; bumped on incompatible changes only.

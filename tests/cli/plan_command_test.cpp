@@ -85,6 +85,22 @@ TEST_CASE("plan --json: counts add up, top K with estimates, Pareto, explanation
   CHECK(best["estimate"]["time"]["accuracy"]["unchecked"] == "no held-out run was measured on Ampere GA100 GPUs");
 }
 
+TEST_CASE("plan --json: each candidate's estimate is the one it was ranked by, under the plan's MoE routing") {
+  // Before: the JSON re-estimated every candidate with default options, so with
+  // --moe-dropless-imbalance its estimate.time.step_seconds was the force-balanced one, not its
+  // step_seconds.
+  const test::CliRun run = test::run({"plan", "--model", "qwen3-30b-a3b", "--cluster", "1x8xH100", "--workload",
+                                      "pretrain", "--seq-len", "4096", "--global-batch", "256", "--fix", "ep=8",
+                                      "--top", "2", "--moe-dropless-imbalance", "--json"});
+  REQUIRE_MESSAGE(run.exit_code == 0, run.err);
+  const json out = json::parse(run.out);
+  REQUIRE(out["candidates"].size() == 2);
+  for (const json& candidate : out["candidates"]) {
+    CHECK(candidate["estimate"]["time"]["step_seconds"].get<double>() ==
+          test::approx(candidate["step_seconds"].get<double>()));
+  }
+}
+
 TEST_CASE("plan says the winner's sink attention is costed fused, which needs a recent cuDNN (gpt-oss)") {
   const test::CliRun gpt_oss = test::run({"plan", "--model", "gpt-oss-20b", "--cluster", "1x8xH100", "--workload",
                                           "pretrain", "--global-batch", "64", "--seq-len", "4096", "--top", "1"});
