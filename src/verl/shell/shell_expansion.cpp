@@ -256,6 +256,7 @@ class Expander {
         if (k > 0 && (!fields_.back().text.empty() || fields_.back().unknown)) fields_.push_back({});
         if (pieces[k].find_first_of("$`") != std::string::npos) {
           append_unknown(pieces[k], *it->second.unknown);
+          fields_.back().partial = fields_.back().text;  // its known parts say more than its name
         } else {
           append(pieces[k]);
         }

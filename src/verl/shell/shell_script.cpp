@@ -500,14 +500,19 @@ class Walker {
     ShellExpansion expanded = expand(value, false, word.line);
     for (const ShellField& field : expanded.fields) {
       argument.text += field.text;
+      argument.partial += field.partial.empty() ? field.text : field.partial;
       if (field.unknown && !argument.unknown) argument.unknown = field.unknown;
     }
     if (append) {
       const auto it = variables_.find(name);
-      if (it != variables_.end() && !it->second.values.empty()) argument.text = it->second.values.front() + argument.text;
+      if (it != variables_.end() && !it->second.values.empty()) {
+        argument.text = it->second.values.front() + argument.text;
+        argument.partial = it->second.values.front() + argument.partial;
+      }
       // Appending to a value not known statically (`X+="]"` after a loop that built X) keeps it unknown.
       if (it != variables_.end() && it->second.unknown && !argument.unknown) argument.unknown = it->second.unknown;
     }
+    if (!argument.unknown) argument.partial.clear();
     return {name, argument};
   }
 
@@ -547,7 +552,9 @@ class Walker {
   void set_variable(const std::string& name, const ShellArgument& value, bool exported) {
     if (name.empty()) return;  // arrays are stored by array_assignment
     ShellVariable& variable = variables_[name];
-    variable.values = {value.text};
+    // Known in part (`B="$A x=1"` with A="y=$HOME/m"): the known parts are kept, the unknown ones
+    // as written, so that a later expansion of B still has them.
+    variable.values = {value.unknown && !value.partial.empty() ? value.partial : value.text};
     variable.lines.clear();
     variable.element_unknown.clear();
     variable.unknown = value.unknown;

@@ -256,6 +256,27 @@ TEST_CASE("a string of overrides known only in part splits into fields, only tho
   CHECK(q.invocations.back().args[2].unknown);
 }
 
+TEST_CASE("a value known in part stays known in part through the variables that copy and extend it") {
+  // verl's run_qwen3_5_35b_a3b_veomni.sh: model_path=${model_path:-$HOME/model/Qwen3.5-35B-A3B},
+  // actor_model_path=$model_path, ACTOR_CONFIG="... actor_rollout_ref.model.path=$actor_model_path
+  // ...", ACTOR_CONFIG="$ACTOR_CONFIG $ACTOR_VEOMNI_CONFIG", then $ACTOR_CONFIG unquoted. bash
+  // splits it into its overrides; only the one holding $HOME is unknown, and it keeps its key.
+  const ShellScript s = run_script(
+      "M=${M:-$HOME/model/Qwen3-8B}\nA=$M\nCFG=\"a.b=1 model.path=$A\"\nX=\"c.d=2\"\nCFG=\"$CFG $X\"\n"
+      "CFG+=\" e.f=$HOME/g\"\npython3 x.py $CFG\n");
+  const auto& args = s.invocations.back().args;
+  REQUIRE(args.size() == 6);
+  CHECK(args[2].text == "a.b=1");
+  CHECK_FALSE(args[2].unknown);
+  CHECK(args[3].text == "model.path=$HOME/model/Qwen3-8B");
+  CHECK(args[3].partial == "model.path=$HOME/model/Qwen3-8B");
+  CHECK(args[3].unknown.has_value());
+  CHECK(args[4].text == "c.d=2");
+  CHECK_FALSE(args[4].unknown);
+  CHECK(args[5].text == "e.f=$HOME/g");
+  CHECK(args[5].unknown.has_value());
+}
+
 TEST_CASE("a value known in part keeps its known part beside the unknown text, appending keeps it unknown") {
   // CodeDance: CONFIG_PATH="$(pwd)/configs" ... --config-path "$CONFIG_PATH"; ActGuide-RL builds
   // TRAIN_FILES in a loop and closes it with TRAIN_FILES+="]".
