@@ -38,6 +38,7 @@ TEST_CASE("every preset parses and gives its exact total and active counts") {
   // The first eight are ../shared/models/INDEX.json (checkpoint counts); the others were derived
   // by this reader and agree with the published figures checked in the next test cases.
   const ExpectedCounts expected[] = {
+      {"deepseek-llm-7b-chat", 6910365696, 6910365696},
       {"deepseek-v2-lite", 15706484224, 2661150208},
       {"deepseek-v3", 671026419200, 37552297472},
       {"gemma-3-1b-it", 999885952, 999885952},
@@ -50,17 +51,20 @@ TEST_CASE("every preset parses and gives its exact total and active counts") {
       {"llama-3.1-8b", 8030261248, 8030261248},
       {"llama-4-scout-17b-16e", 108641793536, 108641793536 - 48LL * 15 * 125829120},
       {"mixtral-8x7b", 46702792704, 12879925248},
+      {"moonlight-16b-a3b-instruct", 15960110208, 15960110208 - 26LL * 58 * 8650752},
       {"qwen2.5-0.5b", 494032768, 494032768},
       {"qwen2.5-32b", 32763876352, 32763876352},
       {"qwen2.5-72b-instruct", 72706203648, 72706203648},
       {"qwen2.5-7b-instruct", 7615616512, 7615616512},
       {"qwen2.5-vl-3b-instruct", 3754622976, 3754622976},
       {"qwen2.5-vl-7b-instruct", 8292166656, 8292166656},
+      {"qwen3-0.6b", 596049920, 596049920},
       {"qwen3-235b-a22b", 235093634560, 22190763520},
       {"qwen3-30b-a3b", 30532122624, 3353032704},
       {"qwen3-32b", 32762123264, 32762123264},
       {"qwen3-8b", 8190735360, 8190735360},
       {"qwen3-next-80b-a3b-instruct", 79674391296, 3874929408},
+      {"qwen3-vl-8b-instruct", 8767123696, 8767123696},
       {"qwen3.5-9b", 9409813744, 9409813744},
       {"seed-oss-36b-instruct", 36151104512, 36151104512},
   };
@@ -121,6 +125,56 @@ TEST_CASE("published rounded counts: Qwen3-235B-A22B, Llama-3.1-70B, Qwen2.5-72B
   CHECK(preset("qwen2.5-32b").total_params == 1557135360LL + 64LL * 487605248 + 5120);
 }
 
+TEST_CASE("DeepSeek-LLM-7B-Chat (verl's default actor model): 6,910,365,696 parameters, counted by hand") {
+  // embed_tokens and an untied lm_head, 2 x 102400 x 4096 = 838,860,800; a layer: q/k/v/o
+  // 4 x 4096^2 (32 heads, no GQA) + SwiGLU 3 x 4096 x 11008 + 2 norms 8,192 = 202,383,360, x 30
+  // = 6,071,500,800; final norm 4,096. Sum 6,910,365,696: verl prints "LlamaForCausalLM contains
+  // 6.91B parameters" for it, and a public record gives 6,910,365,696 for deepseek-llm-7b-base.
+  const ModelSpec model = preset("deepseek-llm-7b-chat");
+  CHECK(model.total_params == 838860800LL + 30LL * 202383360 + 4096);
+  CHECK(model.params.lm_head == 102400LL * 4096);
+  CHECK(model.num_layers == 30);
+}
+
+TEST_CASE("Qwen3-0.6B: 596,049,920 unique parameters, the Hub's 751,632,384 stores the tied embedding twice") {
+  // A layer: q 1024 x 2048, k and v 1024 x 1024 each, o 2048 x 1024, q/k norms 2 x 128, SwiGLU
+  // 3 x 1024 x 3072, 2 norms of 1024: 15,730,944; x 28 = 440,466,432; embedding 151936 x 1024 =
+  // 155,582,464 (tied head); final norm 1,024. transformers' num_parameters() gives 596,049,920.
+  const ModelSpec model = preset("qwen3-0.6b");
+  CHECK(model.total_params == 28LL * 15730944 + 155582464 + 1024);
+  CHECK(model.params.lm_head == 0);
+  // Hub safetensors total of Qwen/Qwen3-0.6B: model.safetensors keeps lm_head.weight as a copy.
+  CHECK(model.total_params + model.params.embedding == 751632384);
+}
+
+TEST_CASE("Qwen3-VL-8B-Instruct: 8,767,123,696 parameters, the Hub's safetensors total") {
+  // Language model = Qwen3-8B's shape, 8,190,735,360 (untied); vision tower 576,388,336 as worked
+  // out in config_reader_test.cpp (27 blocks, merger and 3 DeepStack mergers).
+  const ModelSpec model = preset("qwen3-vl-8b-instruct");
+  CHECK(model.total_params == 8190735360LL + 576388336);
+  REQUIRE(model.vision.has_value());
+  CHECK(model.vision->params == 576388336);
+  CHECK(model.vision->num_deepstack_mergers == 3);
+}
+
+TEST_CASE("Moonlight-16B-A3B by hand, and Moonshot's 15.29B total, 2.24B active without the embeddings") {
+  // MLA without q LoRA: q 2048 x 16 x 192 = 6,291,456, kv_a 2048 x 576 = 1,179,648, kv_a norm 512,
+  // kv_b 512 x 16 x 256 = 2,097,152, o 2048 x 2048 = 4,194,304: 13,763,072; 2 norms 4,096. Layer 0
+  // dense, 3 x 2048 x 11264 = 69,206,016. Layers 1-26: 64 experts x 3 x 2048 x 1408 (8,650,752 each)
+  // = 553,648,128, 2 shared 3 x 2048 x 2816 = 17,301,504, gate 64 x 2048 + noaux_tc bias 64 =
+  // 131,136. Embedding and head 2 x 163840 x 2048 = 671,088,640; final norm 2,048.
+  const ModelSpec model = preset("moonlight-16b-a3b-instruct");
+  const std::int64_t attention = 13763072 + 4096;
+  CHECK(model.total_params ==
+        attention + 69206016 + 26LL * (attention + 553648128 + 17301504 + 131136) + 671088640 + 2048);
+  CHECK(model.moe->num_moe_layers == 26);
+  CHECK(model.moe->routed_expert_params == 8650752);
+  // The Moonlight README's table leaves the embedding parameters out: 15.29B total, 2.24B activated.
+  const std::int64_t embeddings = model.params.embedding + model.params.lm_head;
+  CHECK(rounded(model.total_params - embeddings, 1e7) == 1529);
+  CHECK(rounded(model.active_params - embeddings, 1e7) == 224);
+}
+
 TEST_CASE("presets are found by file name or Hugging Face repo id, case-insensitively") {
   CHECK(find_model_preset_config("qwen3-8b").has_value());
   CHECK(find_model_preset_config("Qwen/Qwen3-8B").has_value());
@@ -144,6 +198,12 @@ TEST_CASE("a checkpoint path stands for the preset of its architecture: variants
   CHECK(preset_of("Qwen/Qwen2.5-7B") == "qwen2.5-7b-instruct (variant)");  // preset is the Instruct config
   CHECK(preset_of("meta-llama/Meta-Llama-3.1-8B-Instruct") == "llama-3.1-8b (variant)");
   CHECK(preset_of("deepseek-ai/DeepSeek-V3-0324") == "deepseek-v3 (variant)");
+  // verl's default actor_rollout_ref.model.path, and the other verl example models with a preset.
+  CHECK(preset_of("~/models/deepseek-llm-7b-chat") == "deepseek-llm-7b-chat");
+  CHECK(preset_of("deepseek-ai/deepseek-llm-7b-base") == "deepseek-llm-7b-chat (variant)");
+  CHECK(preset_of("Qwen/Qwen3-0.6B") == "qwen3-0.6b");
+  CHECK(preset_of("Qwen/Qwen3-VL-8B-Instruct") == "qwen3-vl-8b-instruct");
+  CHECK(preset_of("moonshotai/Moonlight-16B-A3B") == "moonlight-16b-a3b-instruct (variant)");
   // A Hugging Face cache directory, with or without its snapshot (a user's DeepSeek-V3 launch).
   CHECK(preset_of("/hf/hub/models--deepseek-ai--DeepSeek-V3-bf16") == "deepseek-v3 (variant)");
   CHECK(preset_of("/hf/hub/models--Qwen--Qwen3-8B/snapshots/9c925d64d72725edaf899c6cb9c377fd0709d9c5") ==
