@@ -139,6 +139,7 @@ void fill_rl(const CLI::App& command, const EstimateFlags& f, const Cluster& clu
   rl.entropy_chunk_tokens = f.entropy_chunk;
   rl.free_cache_engine = !f.no_free_cache_engine;
   rl.enforce_eager = f.enforce_eager;
+  rl.rollout_fp8 = f.rollout_quantization == "fp8";
   rl.vllm_async_scheduling = !f.no_async_scheduling;
   if (rl.engine == RolloutEngine::vllm) {
     note("--no-async-scheduling",
@@ -288,6 +289,9 @@ void add_estimate_flags(CLI::App& c, EstimateFlags& f) {
   add_positive(c, "--entropy-chunk", f.entropy_chunk, "chunk size in tokens");
   c.add_flag("--no-free-cache-engine", f.no_free_cache_engine, "keep the engine awake between rollouts");
   c.add_flag("--enforce-eager", f.enforce_eager, "no CUDA graphs in the rollout engine");
+  c.add_option("--rollout-quantization", f.rollout_quantization,
+               "rollout.quantization: fp8 holds the engine's linear layers and experts in fp8 (verl FP8 rollout)")
+      ->check(CLI::IsMember({"none", "fp8"}));
   c.add_flag("--no-async-scheduling", f.no_async_scheduling,
              "vLLM runs its host work between decode steps, not beside them: vLLM before 0.14.0, Ray's executor, or "
              "verl before 0.9.0 (whose vLLM pin predates the default or whose executor does not support it)");

@@ -168,6 +168,7 @@ std::vector<std::string> verl_overrides(const LaunchSpec& launch) {
   // stay for the NCCL sync).
   add(o, "actor_rollout_ref.rollout.free_cache_engine", flag(rl.free_cache_engine && rl.rollout_gpus == 0));
   add(o, "actor_rollout_ref.rollout.enforce_eager", flag(rl.enforce_eager));
+  if (rl.rollout_fp8) add(o, "actor_rollout_ref.rollout.quantization", "fp8");
   if (rl.use_critic) {
     add(o, "critic.model.path", "\"$MODEL_PATH\"");
     add(o, "critic.optim.lr", "\"$CRITIC_LR\"");

@@ -169,6 +169,12 @@ struct RlSettings {
   bool use_fused_kernels = false;        ///< model.use_fused_kernels: log-probs/entropy from the hidden states in chunks
   bool free_cache_engine = true;         ///< rollout.free_cache_engine (sleep mode between phases)
   bool enforce_eager = false;            ///< no CUDA graphs in the rollout engine
+  /// rollout.quantization=fp8: the engine quantizes its linear layers' and experts' weights to fp8
+  /// as it loads them (vLLM Fp8Config.get_quant_method: LinearBase -> Fp8LinearMethod, FusedMoE ->
+  /// Fp8MoEMethod; verl docs/low_precision/fp8.md "FP8 Rollout Only"; NeMo RL
+  /// generation.vllm_cfg.precision=fp8), one byte a parameter; embeddings, the LM head, the routers'
+  /// gates and the norms stay in the rollout dtype.
+  bool rollout_fp8 = false;
   /// vLLM's async scheduling: the engine schedules step N+1 and takes step N-1's output while the
   /// GPU runs step N (v1/core/sched/async_scheduler.py AsyncScheduler, EngineCore
   /// step_with_batch_queue), so its host work per step hides behind the GPU's. On by default from

@@ -48,14 +48,24 @@ int rollout_gpus(const Strategy& trainer, const RlSettings& rl) {
   return rl.rollout_gpus > 0 ? rl.rollout_gpus : trainer.world_size();
 }
 
+double rollout_linear_weight_bytes(const RlSettings& rl) { return rl.rollout_fp8 ? 1.0 : kEngineDtypeBytes; }
+
+double rollout_unquantized_params(const ModelSpec& model) {
+  const ParamBreakdown& p = model.params;
+  return double(p.embedding + p.lm_head + p.position_embedding + p.routers + p.layer_norms + p.final_norm);
+}
+
 double rollout_weight_bytes(const ModelSpec& model, const RlSettings& rl) {
   const double norms = double(model.params.layer_norms + model.params.final_norm);
   const double routed = double(model.params.routed_experts);
-  const double sharded = double(model.total_params) - norms - routed;
+  const double kept = rollout_unquantized_params(model) - norms;  // sharded, in the rollout dtype
+  const double linear = double(model.total_params) - norms - routed - kept;
+  const double q = rollout_linear_weight_bytes(rl);
   // vLLM FusedMoEParallelConfig.make (model_executor/layers/fused_moe/config.py): the routed
   // experts are split over all rollout_tp x rollout_dp GPUs of the replica, each expert sharded
   // (TP flattened across DP) or, with enable_expert_parallel, whole experts per GPU: the same bytes.
-  return kEngineDtypeBytes * (sharded / std::max(rl.rollout_tp, 1) + routed / rollout_replica_gpus(rl) + norms);
+  return (kEngineDtypeBytes * kept + q * linear) / std::max(rl.rollout_tp, 1) + q * routed / rollout_replica_gpus(rl) +
+         kEngineDtypeBytes * norms;
 }
 
 RolloutMemory rollout_memory(const ModelSpec& model, const Workload& w, int world, double capacity,

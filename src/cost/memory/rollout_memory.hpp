@@ -24,8 +24,19 @@ int rollout_replica_gpus(const RlSettings& rl);
 /// GPUs the rollout engines run on: their own (rl.rollout_gpus) or the trainer's.
 int rollout_gpus(const Strategy& trainer, const RlSettings& rl);
 
-/// Engine weights on one GPU: 2 bytes x ((params - norms - routed experts) / TP + routed experts /
-/// (TP x DP) + norms); norms replicated.
+/// Bytes of one weight of the engine's linear layers and experts: 1 with rollout.quantization=fp8
+/// (RlSettings::rollout_fp8), else the rollout dtype's 2.
+double rollout_linear_weight_bytes(const RlSettings& rl);
+
+/// Parameters outside the engine's linear layers and experts, which stay in the rollout dtype
+/// under fp8 quantization: embeddings (VocabParallelEmbedding), the LM head (ParallelLMHead), learned
+/// positions, the routers' gates (ReplicatedLinear built with quant_config=None: vLLM qwen3_moe.py,
+/// deepseek_v2.py) and the norms.
+double rollout_unquantized_params(const ModelSpec& model);
+
+/// Engine weights on one GPU: (params - norms - routed experts) / TP + routed experts / (TP x DP) +
+/// norms (norms replicated), each at 2 bytes, or 1 for the linear layers and experts with fp8
+/// rollout (rollout_linear_weight_bytes).
 double rollout_weight_bytes(const ModelSpec& model, const RlSettings& rl);
 
 struct RolloutMemory {

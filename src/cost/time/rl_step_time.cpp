@@ -121,21 +121,24 @@ double expected_max_touched_experts(int experts_per_gpu, double touched_share, i
 // waits for the GPU whose experts the tokens touched most.
 double decode_weight_bytes(const ModelSpec& model, double routed_tokens, const RlSettings& rl) {
   const double tp = std::max(rl.rollout_tp, 1);
-  double params = static_cast<double>(model.total_params);
-  if (!model.moe || model.moe->num_experts <= 0) return params * kWeightBytes / tp;
+  const double params = static_cast<double>(model.total_params);
+  // fp8 rollout: the linear layers' and experts' weights are read at a byte each.
+  const double q = rollout_linear_weight_bytes(rl);
+  const double kept = rollout_unquantized_params(model);
+  if (!model.moe || model.moe->num_experts <= 0) return (kept * kWeightBytes + (params - kept) * q) / tp;
   const MoeSpec& moe = *model.moe;
   const double experts = static_cast<double>(moe.num_experts);
-  const double expert_bytes = static_cast<double>(moe.routed_expert_params) * kWeightBytes;
+  const double expert_bytes = static_cast<double>(moe.routed_expert_params) * q;
   const double layers = static_cast<double>(moe.num_moe_layers);
   const double routed = layers * experts * static_cast<double>(moe.routed_expert_params);
   const double touched = 1.0 - std::pow(1.0 - static_cast<double>(moe.experts_per_token) / experts, routed_tokens);
   const int gpus = rollout_replica_gpus(rl);
-  const double dense_bytes = (params - routed) * kWeightBytes / tp;
+  const double dense_bytes = (kept * kWeightBytes + (params - routed - kept) * q) / tp;
   if (rl.rollout_ep > 1 && gpus > 1) {
     const int local = static_cast<int>(std::ceil(experts / gpus));
     return dense_bytes + layers * expected_max_touched_experts(local, touched, gpus) * expert_bytes;
   }
-  return dense_bytes + routed * touched * kWeightBytes / gpus;
+  return dense_bytes + routed * touched * q / gpus;
 }
 
 RolloutTime rollout_time(const ModelSpec& model, const NodeGroup& node, const Strategy& actor,
@@ -203,8 +206,16 @@ RolloutTime rollout_time(const ModelSpec& model, const NodeGroup& node, const St
   const double chunk = std::min(prompt * in_flight(0.0),
                                 static_cast<double>(std::max<std::int64_t>(rl.max_num_batched_tokens, 1)));
   const double prefill_eff = gemm_efficiency(node, Dtype::bf16, h / rollout_tp, chunk, constants);
-  rollout.prefill_s = forward_flops_per_token(model, static_cast<std::int64_t>(prompt)).total() * prompt_tokens /
-                      rollout_tp / (peak * prefill_eff);
+  const ForwardFlops prefill_flops = forward_flops_per_token(model, static_cast<std::int64_t>(prompt));
+  // fp8 rollout on a GPU with fp8 tensor cores: the quantized layers' GEMMs run in fp8 (vLLM
+  // Fp8LinearMethod, dynamic per-token activation scales; on GPUs without them it dequantizes the
+  // weights into 16-bit GEMMs, vLLM's Marlin fp8 path), at the fp8 GEMMs' share of the training
+  // model (constants.fp8_relative_efficiency); attention scores and the LM head stay 16-bit.
+  const bool fp8_gemms = rl.rollout_fp8 && gpu.peak_flops(Dtype::fp8) > 0;
+  const double quantized_flops = fp8_gemms ? prefill_flops.attention_projections + prefill_flops.mlp : 0.0;
+  const double fp8_rate = fp8_gemms ? gpu.peak_flops(Dtype::fp8) * prefill_eff * constants.fp8_relative_efficiency : 1.0;
+  rollout.prefill_s = ((prefill_flops.total() - quantized_flops) / (peak * prefill_eff) + quantized_flops / fp8_rate) *
+                      prompt_tokens / rollout_tp;
 
   // Decode: each step reads this shard's weights (of the routed experts, those its tokens
   // select) and the KV cache of every sequence in flight at its current context.

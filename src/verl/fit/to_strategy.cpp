@@ -178,6 +178,9 @@ void map_rollout(const ConfigView& v, Workload& w) {
   rl.ref_param_bytes = ref_dtype && (*ref_dtype == "fp32" || *ref_dtype == "float32") ? 4 : 2;
   rl.free_cache_engine = v.boolean(R("free_cache_engine")).value_or(true);
   rl.enforce_eager = v.boolean(R("enforce_eager")).value_or(false);
+  // verl passes rollout.quantization to the engine (vllm_async_server.py, sglang's server args);
+  // torchao's layouts are not costed (its config file names them).
+  rl.rollout_fp8 = v.text(R("quantization")).value_or("") == "fp8";
   rl.max_num_seqs = as_int(v, R("max_num_seqs"), rl.max_num_seqs);
   rl.max_num_batched_tokens = v.integer(R("max_num_batched_tokens")).value_or(rl.max_num_batched_tokens);
   rl.max_model_len = v.integer(R("max_model_len")).value_or(0);

@@ -4,6 +4,7 @@
 
 #include <doctest/doctest.h>
 
+#include "approx.hpp"
 #include "cost/hand_models.hpp"
 
 namespace meshplan {
@@ -37,6 +38,21 @@ TEST_CASE("an engine run with enforce_eager captures no CUDA graphs") {
   CHECK(rollout_memory(test::qwen25_7b(), w, 8, k80GiB, 0.0, nullptr).cuda_graphs == kCudaGraphBytes);
   w.rl.enforce_eager = true;
   CHECK(rollout_memory(test::qwen25_7b(), w, 8, k80GiB, 0.0, nullptr).cuda_graphs == 0.0);
+}
+
+TEST_CASE("fp8 rollout holds the linear layers in a byte a weight, the embeddings, LM head and norms in bf16") {
+  // Qwen2.5-7B at rollout TP 1 with rollout.quantization=fp8: the 28 layers' projections and MLPs,
+  // 28 x (29,364,736 + 203,685,888) = 6,525,417,472 weights at 1 byte (their 129,024 biases, which
+  // vLLM keeps in bf16, counted with them), and the embedding and LM head (2 x 544,997,376) and the
+  // norms (28 x 7,168 + 3,584) at 2: 6,525,417,472 + 2 x 1,090,199,040 = 8,705,815,552 bytes,
+  // against 15,231,233,024 in bf16. The KV cache gets the 6,525,417,472 bytes the weights leave.
+  Workload w = rollout_workload();
+  const RolloutMemory bf16 = rollout_memory(test::qwen25_7b(), w, 8, k80GiB, 1.5e9, nullptr);
+  CHECK(bf16.weights == 15231233024.0);
+  w.rl.rollout_fp8 = true;
+  const RolloutMemory fp8 = rollout_memory(test::qwen25_7b(), w, 8, k80GiB, 1.5e9, nullptr);
+  CHECK(fp8.weights == 8705815552.0);
+  CHECK(fp8.kv_cache - bf16.kv_cache == test::approx(6525417472.0));
 }
 
 TEST_CASE("SGLang starts with a KV cache below one max_model_len sequence, vLLM does not") {

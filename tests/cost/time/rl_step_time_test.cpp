@@ -12,6 +12,7 @@
 #include "cost/time/time_fixtures.hpp"
 #include "hardware/cluster_spec.hpp"
 #include "hardware/gpu_catalog.hpp"
+#include "model/flops.hpp"
 #include "model/parsed_model.hpp"
 
 namespace meshplan {
@@ -63,6 +64,37 @@ TEST_CASE("decode is memory-bound: weights + KV of the batch read once per gener
     const double step4 = weights_s + kv_s(4 * 192 * 8192.0) + k.engine_step_seconds;
     const double step1 = weights_s + kv_s(320 * 8192.0) + k.engine_step_seconds;
     CHECK(rollout_tail.decode_s == test::approx(128 * step4 + 128 * step1).epsilon(1e-6));
+  }
+
+  SUBCASE("fp8 rollout streams the linear layers' weights at a byte each") {
+    // The tiny GPT's embedding (1000 x 1024), learned positions (1024 x 1024) and norms
+    // (2 x 2 x 2048 + 2048) stay bf16: 2,082,816 weights x 2 B; its 25,184,256 projection and MLP
+    // weights (biases counted with them) at 1 B: 29,349,888 B a step against 54,534,144. The A100
+    // has no fp8 tensor cores, so vLLM dequantizes into 16-bit GEMMs (Marlin) and prefill is unchanged.
+    RlSettings fp8 = workload.rl;
+    fp8.rollout_fp8 = true;
+    const RolloutTime quantized = rollout_time(model, test::a100_node(), Strategy{}, fp8, 4, 0, k, nullptr);
+    const double fp8_weights_s = 29349888.0 / (2.039e12 * k.decode_hbm_efficiency);
+    CHECK(quantized.decode_s == test::approx(256 * (fp8_weights_s + kv_s(8388608.0) + k.engine_step_seconds)).epsilon(1e-6));
+    CHECK(quantized.prefill_s == test::approx(rollout.prefill_s));
+  }
+
+  SUBCASE("fp8 rollout on fp8 tensor cores: the projections' and MLPs' prefill GEMMs at the fp8 rate") {
+    // The A100 given fp8 tensor cores at twice its bf16 peak and an fp8 GEMM as efficient as a bf16
+    // one: the prompt's projection and MLP FLOPs take half the time, attention scores and the LM
+    // head the same.
+    NodeGroup node = test::a100_node();
+    node.gpu.fp8_flops = 2 * 312e12;
+    k.fp8_relative_efficiency = 1.0;
+    RlSettings fp8 = workload.rl;
+    fp8.rollout_fp8 = true;
+    const RolloutTime bf16_prefill = rollout_time(model, node, Strategy{}, workload.rl, 4, 0, k, nullptr);
+    const RolloutTime fp8_prefill = rollout_time(model, node, Strategy{}, fp8, 4, 0, k, nullptr);
+    const ForwardFlops flops = forward_flops_per_token(model, 128);
+    const double quantized = flops.attention_projections + flops.mlp;
+    CHECK(quantized / flops.total() > 0.9);  // the tiny GPT's 128-token prompt is nearly all GEMMs
+    CHECK(fp8_prefill.prefill_s ==
+          test::approx(bf16_prefill.prefill_s * (flops.total() - quantized / 2) / flops.total()).epsilon(1e-9));
   }
 
   SUBCASE("without CUDA graphs (enforce_eager) every step also launches each layer's kernels") {
