@@ -39,10 +39,12 @@ MODELS = {
     "Qwen3-30B3A": ("qwen3-30ba3b", "Qwen3-30B-A3B", "qwen3_30b_a3b"),
     "Qwen3-32B": ("qwen3-32b", "Qwen3-32B", "qwen3_32b"),
 }
-# Table section -> (GPU as the calibration reader knows it, GPUs per recipe node, id tag).
+# Table section -> (GPU as the calibration reader knows it, GPUs per recipe node, id tag, precision):
+# the FP8 section's recipes are named grpo-<model>-<nodes>n<gpus>g-fp8-async-<N>off.yaml.
 SYSTEMS = {
-    "H100 BF16": ("H100-80GB", 8, "h100"),
-    "GB200 BF16": ("GB200-NVL72", 4, "gb200"),
+    "H100 BF16": ("H100-80GB", 8, "h100", "BF16"),
+    "H100 FP8": ("H100-80GB", 8, "h100", "FP8"),
+    "GB200 BF16": ("GB200-NVL72", 4, "gb200", "BF16"),
 }
 
 
@@ -116,9 +118,10 @@ def rows_of(repo, tag, commit, heading):
         if algorithm != "GRPO" or not off or model not in MODELS:
             continue
         recipe_model, model_name, model_tag = MODELS[model]
-        gpu_type, per_node, gpu_tag = SYSTEMS[system]
+        gpu_type, per_node, gpu_tag, precision = SYSTEMS[system]
         gpus = int(number(cells[5]))
-        recipe_path = f"{RECIPES}/grpo-{recipe_model}-{gpus // per_node}n{per_node}g-async-{off.group(1)}off.yaml"
+        fp8 = "-fp8" if precision == "FP8" else ""
+        recipe_path = f"{RECIPES}/grpo-{recipe_model}-{gpus // per_node}n{per_node}g{fp8}-async-{off.group(1)}off.yaml"
         chain = []
         config = load_recipe(repo, commit, recipe_path, chain)
         megatron = lambda key: lookup(config, f"policy.megatron_cfg.{key}")
@@ -138,8 +141,9 @@ def rows_of(repo, tag, commit, heading):
         recipe_t_gbs = lookup(config, "policy.train_global_batch_size")
         if recipe_t_gbs is not None and int(recipe_t_gbs) != t_gbs:
             notes.append(f"recipe train_global_batch_size {recipe_t_gbs} vs table T-GBS {t_gbs}: the table's is used")
-        yield {
-            "id": f"nemorl_{tag.split('.')[0]}{tag.split('.')[1]}_{gpu_tag}_{model_tag}_{gpus}gpu_{off.group(1)}off",
+        row = {
+            "id": f"nemorl_{tag.split('.')[0]}{tag.split('.')[1]}_{gpu_tag}_{model_tag}_{gpus}gpu_{off.group(1)}off"
+                  + fp8.replace("-", "_"),
             "source": f"NVIDIA-NeMo/RL @ {commit} {DOC}:{line_no} ('{heading}' / '{section}' table, GRPO {model} "
                       f"{policy} {gpus} GPUs); recipe {recipe_path}",
             "framework": "nemo-rl",
@@ -166,12 +170,21 @@ def rows_of(repo, tag, commit, heading):
             "measured": {"step_s": number(cells[11]), "throughput_tokens_per_s": number(cells[10]),
                          "throughput_unit": "tokens/s/GPU (prompt+generated tokens / step time / #GPUs)"},
             "other_config": {"T_max_seq_len": int(number(cells[3])), "G_avg_seq_len": int(number(cells[4])),
-                             "G_GBS_samples_per_step": g_gbs, "T_GBS": t_gbs, "precision": "BF16"},
+                             "G_GBS_samples_per_step": g_gbs, "T_GBS": t_gbs, "precision": precision},
             "config_provenance": "table columns (#GPUs, T-Max, G-Average Seq len, G-GBS, T-GBS, Tokens/sec/GPU, step) "
                                  f"and the recipe chain {' <- '.join(chain)} at {commit} (the rest), read by "
                                  "tools/extract_nemo_rl_async_rows.py",
             "notes": "; ".join(notes),
         }
+        # Stated only where the recipe sets them: vLLM's weights in fp8 (vllm_cfg.precision), Megatron's
+        # GEMMs in fp8 (megatron_cfg.fp8_cfg.enabled), the engine's batch limit (vllm_kwargs.max_num_seqs).
+        if lookup(config, "policy.generation.vllm_cfg.precision") == "fp8":
+            row["generation_precision"] = "fp8"
+        if megatron("fp8_cfg.enabled"):
+            row["training_precision"] = "fp8"
+        if lookup(config, "policy.generation.vllm_kwargs.max_num_seqs"):
+            row["max_num_seqs"] = int(lookup(config, "policy.generation.vllm_kwargs.max_num_seqs"))
+        yield row
 
 
 def main():

@@ -260,6 +260,12 @@ Result<RlCalibrationRun> build_rl_run(const json& row, const EfficiencyConstants
   // The row's own settings where it states them, else its recipe's (kRlRecipes), else the
   // source's convention.
   rl.gpu_memory_utilization = json_number(row, "gpu_memory_utilization").value_or(source->gpu_memory_utilization);
+  // Where the recipe says so (tools/extract_nemo_rl_async_rows.py: NeMo RL's FP8 tables): the
+  // engine's weights in fp8 (vllm_cfg.precision), Megatron's GEMMs in fp8 (fp8_cfg.enabled), the
+  // engine's batch limit (vllm_kwargs.max_num_seqs).
+  rl.rollout_fp8 = json_string(row, "generation_precision") == "fp8";
+  if (json_string(row, "training_precision") == "fp8") strategy.compute_dtype = Dtype::fp8;
+  rl.max_num_seqs = static_cast<int>(json_int(row, "max_num_seqs").value_or(rl.max_num_seqs));
   const auto checkpointing = row.find("gradient_checkpointing");
   bool recompute = checkpointing != row.end() && checkpointing->is_boolean() && checkpointing->get<bool>();
   if (const RlRecipeFacts* recipe = recipe_of(run.id)) {

@@ -23,7 +23,7 @@ TEST_CASE("off-policy RL rows, unseen by the fit: step time per row") {
   REQUIRE(set.ok());
   for (const SkippedRun& skipped : set->skipped) MESSAGE(skipped.id << ": " << skipped.reason);
   CHECK(set->skipped.empty());
-  REQUIRE(set->runs.size() == 17);
+  REQUIRE(set->runs.size() == 20);
   std::ostringstream table;
   table << "| run | measured s | predicted s | error | generation GPUs | trainer GPUs | generation s | tail s | trainer s | "
            "weight sync s |\n|---|---|---|---|---|---|---|---|---|---|\n";
