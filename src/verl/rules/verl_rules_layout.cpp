@@ -5,6 +5,7 @@
 #include <fmt/format.h>
 
 #include "verl/rules/rule_support.hpp"
+#include "verl/schema/verl_versions.hpp"
 
 namespace meshplan {
 namespace {
@@ -71,7 +72,16 @@ std::optional<RuleHit> replica_whole_nodes(const ConfigView& v) {
                  {}};
 }
 
+// verl 0.7.1 on (b35cf93be, #5374): TensorRT-LLM lays out its MoE layers over
+// moe_tensor_parallel_size x expert_parallel_size itself, so RolloutConfig.__post_init__ checks the
+// EP size against TP x DP only for the other engines, and moe_tensor_parallel_size for TensorRT-LLM.
+bool trtllm_moe_layout(const ConfigView& v) {
+  static const int from = find_verl_version("0.7.1")->index;
+  return v.version().index >= from;
+}
+
 std::optional<RuleHit> rollout_expert_parallel(const ConfigView& v) {
+  if (trtllm_moe_layout(v) && v.text(R("name")).value_or("vllm") == "trtllm") return std::nullopt;
   const long long ep = v.integer(R("expert_parallel_size")).value_or(1);
   const long long tp_dp = v.integer(R("tensor_model_parallel_size")).value_or(1) * v.integer(R("data_parallel_size")).value_or(1);
   if (ep <= 1 || ep == tp_dp) return std::nullopt;
@@ -79,6 +89,30 @@ std::optional<RuleHit> rollout_expert_parallel(const ConfigView& v) {
                  "expert_parallel_size must be equal to tensor_model_parallel_size * data_parallel_size; would fail in "
                  "RolloutConfig.__post_init__ at start-up",
                  {fmt::format("{}={}", R("expert_parallel_size"), tp_dp)}};
+}
+
+std::optional<RuleHit> rollout_moe_tensor_parallel(const ConfigView& v) {
+  if (!trtllm_moe_layout(v)) return std::nullopt;
+  const long long moe_tp = v.integer(R("moe_tensor_parallel_size")).value_or(1);
+  const long long ep = v.integer(R("expert_parallel_size")).value_or(1);
+  const long long tp = v.integer(R("tensor_model_parallel_size")).value_or(1);
+  const std::string name = v.text(R("name")).value_or("vllm");
+  if (moe_tp <= 1) return std::nullopt;
+  if (name != "trtllm") {
+    return RuleHit{std::to_string(moe_tp),
+                   fmt::format("moe_tensor_parallel_size is only supported for trtllm (rollout.name is {}); would fail "
+                               "in RolloutConfig.__post_init__ at start-up",
+                               name),
+                   {}};
+  }
+  // TensorRT-LLM: a size left at 1 is derived from the other; both set must multiply to TP.
+  if (ep <= 1 || moe_tp * ep == tp) return std::nullopt;
+  return RuleHit{std::to_string(moe_tp),
+                 fmt::format("moe_tensor_parallel_size * expert_parallel_size must equal tensor_model_parallel_size "
+                             "(got {} * {} = {}, tensor_model_parallel_size={}); would fail in "
+                             "RolloutConfig.__post_init__ at start-up",
+                             moe_tp, ep, moe_tp * ep, tp),
+                 {}};
 }
 
 std::optional<RuleHit> rollout_pipeline(const ConfigView& v) {
@@ -201,8 +235,12 @@ const std::vector<VerlRule>& layout_rules() {
       {"rollout.replica-whole-nodes", Severity::error,
        {"actor_rollout_ref.rollout.tensor_model_parallel_size", "trainer.n_gpus_per_node"}, replica_whole_nodes},
       {"rollout.expert-parallel", Severity::error,
-       {"actor_rollout_ref.rollout.expert_parallel_size", "actor_rollout_ref.rollout.tensor_model_parallel_size"},
+       {"actor_rollout_ref.rollout.expert_parallel_size", "actor_rollout_ref.rollout.tensor_model_parallel_size",
+        "actor_rollout_ref.rollout.name"},
        rollout_expert_parallel},
+      {"rollout.moe-tensor-parallel", Severity::error,
+       {"actor_rollout_ref.rollout.moe_tensor_parallel_size", "actor_rollout_ref.rollout.name"},
+       rollout_moe_tensor_parallel},
       {"rollout.pipeline-parallel", Severity::error, {"actor_rollout_ref.rollout.pipeline_model_parallel_size"},
        rollout_pipeline},
       {"megatron.vpp-needs-pp", Severity::error,

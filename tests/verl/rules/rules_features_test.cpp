@@ -121,6 +121,26 @@ const std::vector<RuleCase>& feature_rule_cases() {
        {"actor_rollout_ref.rollout.checkpoint_engine.backend=ncl"}, Severity::error,
        "actor_rollout_ref.rollout.checkpoint_engine.backend", "Checkpoint engine 'ncl' is not one of verl 0.9.0's",
        "actor_rollout_ref.rollout.checkpoint_engine.backend=nccl", false, false, "0.9.0"},
+      // RolloutConfig.__post_init__ from verl 0.7.1 (b35cf93be): TensorRT-LLM takes its MoE layout from
+      // moe_tensor_parallel_size x expert_parallel_size, the other engines refuse moe_tensor_parallel_size,
+      // and only they must have EP == TP x DP (the baseline's rollout TP 2 x DP 1).
+      {"rollout.moe-tensor-parallel", false, {"+actor_rollout_ref.rollout.moe_tensor_parallel_size=1"},
+       {"+actor_rollout_ref.rollout.moe_tensor_parallel_size=2"}, Severity::error,
+       "actor_rollout_ref.rollout.moe_tensor_parallel_size",
+       "moe_tensor_parallel_size is only supported for trtllm (rollout.name is vllm)", "", false, false, "0.9.0"},
+      {"rollout.moe-tensor-parallel", false,
+       {"actor_rollout_ref.rollout.name=trtllm", "+actor_rollout_ref.rollout.moe_tensor_parallel_size=2"},
+       {"actor_rollout_ref.rollout.name=trtllm", "+actor_rollout_ref.rollout.moe_tensor_parallel_size=2",
+        "actor_rollout_ref.rollout.expert_parallel_size=2"},
+       Severity::error, "actor_rollout_ref.rollout.moe_tensor_parallel_size",
+       "must equal tensor_model_parallel_size (got 2 * 2 = 4, tensor_model_parallel_size=2)", "", false, false,
+       "0.9.0"},
+      {"rollout.expert-parallel", false,
+       {"actor_rollout_ref.rollout.name=trtllm", "actor_rollout_ref.rollout.expert_parallel_size=4"},
+       {"actor_rollout_ref.rollout.expert_parallel_size=4"}, Severity::error,
+       "actor_rollout_ref.rollout.expert_parallel_size",
+       "expert_parallel_size must be equal to tensor_model_parallel_size * data_parallel_size",
+       "actor_rollout_ref.rollout.expert_parallel_size=2", false, false, "0.9.0"},
   };
   return cases;
 }
