@@ -24,6 +24,7 @@
 #include "report/time_report.hpp"
 #include "strategy/moe_dispatcher.hpp"
 #include "strategy/pipeline_layout.hpp"
+#include "strategy/rollout_engine.hpp"
 #include "strategy/validate.hpp"
 
 namespace meshplan {
@@ -125,7 +126,7 @@ nlohmann::json estimate_json(const ModelSpec& model, const Cluster& cluster, con
                    {"lora_rank", s.lora.rank}};
   j["workload"] = {{"kind", workload_name(w.kind)}, {"seq_len", w.seq_len}, {"global_batch", w.global_batch}};
   if (w.kind == WorkloadKind::rl) {
-    j["workload"]["rl"] = {{"engine", w.rl.engine == RolloutEngine::sglang ? "sglang" : "vllm"},
+    j["workload"]["rl"] = {{"engine", rollout_engine_name(w.rl.engine)},
                            {"rollout_tp", w.rl.rollout_tp},
                            {"rollout_dp", w.rl.rollout_dp},
                            {"rollout_ep", w.rl.rollout_ep},

@@ -9,6 +9,7 @@
 #include "cli/moe_dispatcher_flags.hpp"
 #include "cli/number_checks.hpp"
 #include "cli/rl_flag_group.hpp"
+#include "strategy/rollout_engine.hpp"
 #include "core/units.hpp"
 #include "cost/memory/memory_tiers.hpp"
 #include "hardware/cluster_spec.hpp"
@@ -87,7 +88,7 @@ void fill_rl(const CLI::App& command, const EstimateFlags& f, const Cluster& clu
   auto note = [&](const char* flag, std::string text) {
     if (!given(command, flag)) in.chosen.push_back(std::move(text));
   };
-  rl.engine = f.rollout_engine == "sglang" ? RolloutEngine::sglang : RolloutEngine::vllm;
+  rl.engine = parse_rollout_engine(f.rollout_engine).value_or(RolloutEngine::vllm);
   apply_rollout_placement(f.placement, rl);
   rl.rollout_gpus_per_node = rollout_gpus_per_shared_host(cluster, rl.rollout_gpus);
   if (rl.rollout_gpus > 0) {
@@ -277,8 +278,8 @@ void add_estimate_flags(CLI::App& c, EstimateFlags& f) {
                "rollout gpu_memory_utilization (SGLang: "
                "mem_fraction_static)")
       ->check(number_between(0.01, 1.0));
-  c.add_option("--rollout-engine", f.rollout_engine, "vllm | sglang")
-      ->check(CLI::IsMember({"vllm", "sglang"}));
+  c.add_option("--rollout-engine", f.rollout_engine, "vllm | sglang | trtllm")
+      ->check(CLI::IsMember({"vllm", "sglang", "trtllm"}));
   add_positive(c, "--max-num-seqs", f.max_num_seqs, "rollout.max_num_seqs");
   add_positive(c, "--max-num-batched-tokens", f.max_num_batched_tokens, "rollout.max_num_batched_tokens");
   c.add_flag("--no-reference", f.no_reference, "no reference model (no KL loss / KL reward)");

@@ -7,6 +7,7 @@
 
 #include "cli/rl_flag_group.hpp"
 #include "cost/memory/memory_tiers.hpp"
+#include "strategy/rollout_engine.hpp"
 
 namespace meshplan {
 
@@ -39,7 +40,7 @@ void add_plan_flags(CLI::App& command, PlanOptions& o) {
                      "applies here, the maximum lengths are shown");
   command.add_option("--mini-batch", o.mini_batch, "rl: actor.ppo_mini_batch_size in prompts (default: global batch)");
   command.add_option("--gpu-memory-utilization", o.gpu_memory_utilization, "rl: pin rollout.gpu_memory_utilization");
-  command.add_option("--rollout-engine", o.rollout_engine, "rl: vllm | sglang");
+  command.add_option("--rollout-engine", o.rollout_engine, "rl: vllm | sglang | trtllm");
   add_rollout_placement_flags(command, o.placement);
   add_rollout_split_flag(command, o.placement);
   group_rl_flags_from(command, first_rl_flag);
@@ -107,8 +108,8 @@ Result<Workload> plan_workload(const PlanOptions& o, const ModelSpec& model) {
   }
   if (o.cpu_ms_per_image && !(*o.cpu_ms_per_image > 0)) return Error{"", 0, "--cpu-ms-per-image", "must be positive"};
   if (o.image_pixels <= 0) return Error{"", 0, "--image-pixels", "must be positive"};
-  if (o.rollout_engine != "vllm" && o.rollout_engine != "sglang") {
-    return Error{"", 0, "--rollout-engine", fmt::format("'{}': expected vllm or sglang", o.rollout_engine)};
+  if (!parse_rollout_engine(o.rollout_engine)) {
+    return Error{"", 0, "--rollout-engine", fmt::format("'{}': expected vllm, sglang or trtllm", o.rollout_engine)};
   }
   w.seq_len = o.seq_len;
   w.global_batch = o.global_batch;
@@ -119,7 +120,7 @@ Result<Workload> plan_workload(const PlanOptions& o, const ModelSpec& model) {
   if (w.images_per_sample > 0) w.image_pixels = o.image_pixels;
   if (w.kind == WorkloadKind::rl) {
     RlSettings& rl = w.rl;
-    rl.engine = o.rollout_engine == "sglang" ? RolloutEngine::sglang : RolloutEngine::vllm;
+    rl.engine = parse_rollout_engine(o.rollout_engine).value_or(RolloutEngine::vllm);
     rl.n = o.rollout_n;
     rl.prompt_len = o.prompt_len;
     rl.response_len = o.response_len;

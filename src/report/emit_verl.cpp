@@ -7,6 +7,7 @@
 
 #include "report/launch.hpp"
 #include "strategy/moe_dispatcher.hpp"
+#include "strategy/rollout_engine.hpp"
 
 namespace meshplan {
 namespace {
@@ -153,7 +154,7 @@ std::vector<std::string> verl_overrides(const LaunchSpec& launch) {
   if (rl.entropy_chunking) add(o, "actor_rollout_ref.actor.entropy_from_logits_with_chunking", flag(true));
   if (s.backend == Backend::megatron) add_megatron(o, s, rl, launch.model.num_layers);
   if (s.backend == Backend::fsdp) add_fsdp(o, s, rl);
-  add(o, "actor_rollout_ref.rollout.name", rl.engine == RolloutEngine::sglang ? "sglang" : "vllm");
+  add(o, "actor_rollout_ref.rollout.name", std::string(rollout_engine_name(rl.engine)));
   add(o, "actor_rollout_ref.rollout.tensor_model_parallel_size", std::to_string(rl.rollout_tp));
   if (rl.rollout_dp > 1) {
     // vLLM data-parallel attention with the experts over TP x DP (verl RolloutConfig requires

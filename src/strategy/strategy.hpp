@@ -129,7 +129,8 @@ struct Strategy {
 };
 
 enum class WorkloadKind { pretrain, sft, rl };
-enum class RolloutEngine { vllm, sglang };
+/// verl's rollout.name: vLLM, SGLang, TensorRT-LLM (verl main@b178a3cd on, its PyTorch backend).
+enum class RolloutEngine { vllm, sglang, trtllm };
 /// How engines on GPUs of their own receive the trainer's new weights.
 enum class StandaloneWeightSync {
   /// verl's checkpoint engine, nccl backend (verl/checkpoint_engine/nccl_checkpoint_engine.py):

@@ -314,7 +314,9 @@ void add_rl_phases(MemoryEstimate& e, const ModelSpec& model, const Strategy& s,
       model_state_bytes(model, s, PipelineStage::first, OffloadMode::own_phase, nullptr);
   double host = resident(r, own).host_offloaded * (rl.use_critic ? 2.0 : 1.0);
   if (reference_on_host(r)) host += reference_bytes(r, PipelineStage::first);
-  if (rl.free_cache_engine && !standalone(rl)) host += r.engine.weights;
+  // TensorRT-LLM's sleep discards them (verl's SleepConfig restore mode NONE: the next weight
+  // update refills them).
+  if (rl.free_cache_engine && !standalone(rl) && rl.engine != RolloutEngine::trtllm) host += r.engine.weights;
   // The actor update's offloaded activations (verl's handler skips forward-only passes).
   host += offloaded_activation_bytes(model, s, PipelineStage::first,
                                      micro_batch(r, rl.ppo_micro_batch_per_gpu, rl.ppo_max_token_len_per_gpu), options);

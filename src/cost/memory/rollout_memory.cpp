@@ -76,8 +76,17 @@ RolloutMemory rollout_memory(const ModelSpec& model, const Workload& w, int worl
   m.workspace = engine_workspace_bytes(model, rl);
   m.cuda_graphs = rl.enforce_eager ? 0.0 : kCudaGraphBytes;
   const bool vllm = rl.engine == RolloutEngine::vllm;
-  m.budget = rl.gpu_memory_utilization * capacity;
-  const double kv = vllm ? m.budget - m.weights - m.workspace : m.budget - other - m.weights;
+  double kv = 0;
+  if (rl.engine == RolloutEngine::trtllm) {
+    // TensorRT-LLM: rollout.gpu_memory_utilization is KvCacheConfig.free_gpu_memory_fraction (verl
+    // trtllm_async_server.py launch_server), the share of the memory still free once the weights
+    // are loaded and the profile run is done (what the trainer keeps resident is not free).
+    kv = rl.gpu_memory_utilization * (capacity - other - m.weights - m.workspace);
+    m.budget = m.weights + m.workspace + std::max(kv, 0.0);
+  } else {
+    m.budget = rl.gpu_memory_utilization * capacity;
+    kv = vllm ? m.budget - m.weights - m.workspace : m.budget - other - m.weights;
+  }
   m.kv_cache = std::max(kv, 0.0);
 
   RolloutCapacity& c = m.capacity;
@@ -124,12 +133,16 @@ RolloutMemory rollout_memory(const ModelSpec& model, const Workload& w, int worl
                 return fmt::format("max_num_batched_tokens={} max_num_seqs={}", rl.max_num_batched_tokens,
                                    rl.max_num_seqs);
               });
+  const bool trtllm = rl.engine == RolloutEngine::trtllm;
   trace_bytes(trace, "memory/rollout/kv_cache", m.kv_cache,
-              vllm ? "gpu_memory_utilization * capacity - weights - workspace"
-                   : "mem_fraction_static * capacity - resident_other - weights",
+              vllm     ? "gpu_memory_utilization * capacity - weights - workspace"
+              : trtllm ? "free_gpu_memory_fraction * (capacity - resident_other - weights - workspace)"
+                       : "mem_fraction_static * capacity - resident_other - weights",
               vllm ? "vLLM V1 from 0.9.2 (fraction of total memory from a start-up snapshot; 0.9.1 and older count "
                      "the GPU's other memory inside it, verl/fit/vllm_budget.hpp; formulas.md)"
-                   : "SGLang model_runner.profile_max_num_token (fraction of free memory)",
+              : trtllm ? "TensorRT-LLM KvCacheConfig.free_gpu_memory_fraction = rollout.gpu_memory_utilization "
+                         "(verl trtllm_async_server.py launch_server)"
+                       : "SGLang model_runner.profile_max_num_token (fraction of free memory)",
               [&] {
                 return fmt::format(
                     "utilization={} capacity={:.6g} resident_other={:.6g} kv_per_token={:.6g} "

@@ -49,6 +49,7 @@ struct RolloutMemory {
 };
 
 /// vLLM (>= 0.7): budget = gpu_memory_utilization x capacity; KV = budget - weights - workspace.
+/// TensorRT-LLM: KV = gpu_memory_utilization x (capacity - other - weights - workspace).
 /// SGLang: mem_fraction_static is taken of the memory free after the other tenants:
 /// KV = mem_fraction_static x capacity - resident_other - weights (model_runner profile_max_num_token).
 /// `resident_other_bytes` is what the trainer keeps on the GPU during the rollout.

@@ -248,8 +248,9 @@ RolloutTime rollout_time(const ModelSpec& model, const NodeGroup& node, const St
     // async scheduling runs it between model steps (v1/engine/core.py EngineCore.step: schedule,
     // execute_model, update_from_output); SGLang's overlap scheduler prepares the next batch while
     // the GPU runs this one (srt/managers/scheduler.py event_loop_overlap), and so does vLLM's
-    // async scheduling (RlSettings::vllm_async_scheduling): only the longer of the two counts.
-    const bool overlapped = rl.engine == RolloutEngine::sglang || rl.vllm_async_scheduling;
+    // async scheduling (RlSettings::vllm_async_scheduling), and TensorRT-LLM's PyExecutor with its
+    // overlap scheduler, on by default (disable_overlap_scheduler=False): only the longer counts.
+    const bool overlapped = rl.engine != RolloutEngine::vllm || rl.vllm_async_scheduling;
     return overlapped ? std::max(gpu_step_s, constants.engine_step_seconds) : gpu_step_s + constants.engine_step_seconds;
   };
   // Continuous batching over the mean response: each position r of the replica's N sequences
@@ -316,8 +317,10 @@ RolloutTime rollout_time(const ModelSpec& model, const NodeGroup& node, const St
   }
   // Sleep mode (rollout.free_cache_engine): vLLM sleep(level=1) copies the weights to pinned host
   // memory and wake_up copies them back (vllm/device_allocator/cumem.py CuMemAllocator).
-  // Standalone engines never sleep: no GPU memory is handed back to a trainer.
-  if (!standalone && rl.free_cache_engine && gpu.host_to_device_Bps > 0) {
+  // Standalone engines never sleep: no GPU memory is handed back to a trainer. TensorRT-LLM's
+  // sleep discards the weights (verl trtllm_async_server.py: SleepConfig restore mode NONE) and
+  // the weight update refills them: no copy either way.
+  if (!standalone && rl.free_cache_engine && rl.engine != RolloutEngine::trtllm && gpu.host_to_device_Bps > 0) {
     rollout.wake_sleep_s = 2.0 * shard_bytes / gpu.host_to_device_Bps;
   }
 
@@ -335,9 +338,10 @@ RolloutTime rollout_time(const ModelSpec& model, const NodeGroup& node, const St
                                   rollout.tail_s,
                                   engine_all_reduce_path_name(engine_all_reduce(h * 2.0, rollout_tp, node, tp_link).path),
                                   node.gpus_per_host(),
-                                  rl.engine == RolloutEngine::sglang ? "overlapped (SGLang)"
-                                  : rl.vllm_async_scheduling        ? "overlapped (vLLM async scheduling)"
-                                                                    : "between steps (vLLM)"),
+                                  rl.engine == RolloutEngine::sglang   ? "overlapped (SGLang)"
+                                  : rl.engine == RolloutEngine::trtllm ? "overlapped (TensorRT-LLM overlap scheduler)"
+                                  : rl.vllm_async_scheduling           ? "overlapped (vLLM async scheduling)"
+                                                                       : "between steps (vLLM)"),
                       "Pope et al. 2022 §2; vLLM KV accounting (formulas.md)"});
     const char* formula = !standalone ? "max(rollout shard bytes / link_Bps, model bytes / weight_sync_Bps)"
                           : verl_broadcast

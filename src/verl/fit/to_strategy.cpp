@@ -3,6 +3,7 @@
 #include "cost/memory/memory_tiers.hpp"
 #include "strategy/moe_dispatcher.hpp"
 #include "strategy/pipeline_layout.hpp"
+#include "strategy/rollout_engine.hpp"
 #include "verl/fit/vllm_scheduling.hpp"
 #include "verl/rules/rule_support.hpp"
 
@@ -148,7 +149,7 @@ void map_fsdp(const ConfigView& v, Strategy& s) {
 
 void map_rollout(const ConfigView& v, Workload& w) {
   RlSettings& rl = w.rl;
-  rl.engine = v.text(R("name")).value_or("vllm") == "sglang" ? RolloutEngine::sglang : RolloutEngine::vllm;
+  rl.engine = parse_rollout_engine(v.text(R("name")).value_or("vllm")).value_or(RolloutEngine::vllm);
   rl.rollout_tp = as_int(v, R("tensor_model_parallel_size"), 1);
   rl.rollout_dp = as_int(v, R("data_parallel_size"), 1);
   rl.rollout_ep = as_int(v, R("expert_parallel_size"), 1);

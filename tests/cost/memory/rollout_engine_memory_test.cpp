@@ -55,6 +55,22 @@ TEST_CASE("fp8 rollout holds the linear layers in a byte a weight, the embedding
   CHECK(fp8.kv_cache - bf16.kv_cache == test::approx(6525417472.0));
 }
 
+TEST_CASE("TensorRT-LLM sizes its KV cache as a share of the memory left free, not of the whole GPU") {
+  // Qwen2.5-7B at rollout TP 1, utilization 0.2, the trainer holding 1.5e9: vLLM's budget is 0.2 x
+  // 80 GiB = 17,179,869,184, of which the 15,231,233,024 bytes of weights and the profile run's
+  // workspace leave under 2 GB of KV; TensorRT-LLM's free_gpu_memory_fraction 0.2 is of the
+  // 85,899,345,920 - 1.5e9 - 15,231,233,024 - workspace still free: about 13.8 GB.
+  Workload w = rollout_workload();
+  const RolloutMemory vllm = rollout_memory(test::qwen25_7b(), w, 8, k80GiB, 1.5e9, nullptr);
+  CHECK(vllm.kv_cache == test::approx(17179869184.0 - 15231233024.0 - vllm.workspace));
+  w.rl.engine = RolloutEngine::trtllm;
+  const RolloutMemory trt = rollout_memory(test::qwen25_7b(), w, 8, k80GiB, 1.5e9, nullptr);
+  CHECK(trt.weights == vllm.weights);
+  CHECK(trt.kv_cache == test::approx(0.2 * (k80GiB - 1.5e9 - 15231233024.0 - trt.workspace)));
+  CHECK(trt.kv_cache > 13.5e9);
+  CHECK(trt.kv_cache < 13.9e9);
+}
+
 TEST_CASE("SGLang starts with a KV cache below one max_model_len sequence, vLLM does not") {
   // Qwen2.5-7B at rollout TP 1, 0.2 of 80 GiB = 17,179,869,184, the trainer holding 1.5e9 and the
   // weights 15,231,233,024: SGLang's KV is 448,636,160 bytes, under one 9,216-token sequence of

@@ -133,6 +133,16 @@ TEST_CASE("decode is memory-bound: weights + KV of the batch read once per gener
     CHECK(alone.resume_prefill_s == test::approx(resumed.resume_prefill_s / 2));
   }
 
+  SUBCASE("TensorRT-LLM's overlap scheduler hides the host work, and its sleep copies no weights") {
+    RlSettings trt = workload.rl;
+    trt.engine = RolloutEngine::trtllm;
+    const RolloutTime overlapped = rollout_time(model, test::a100_node(), Strategy{}, trt, 4, 0, k, nullptr);
+    const double gpu_step = weights_s + kv_s(8388608.0);
+    CHECK(overlapped.decode_s == test::approx(256 * std::max(gpu_step, k.engine_step_seconds)).epsilon(1e-6));
+    CHECK(rollout.wake_sleep_s > 0);  // vLLM sleep level 1: the weights to host memory and back
+    CHECK(overlapped.wake_sleep_s == 0);
+  }
+
   SUBCASE("vLLM's async scheduling hides the host work behind the GPU step") {
     RlSettings async = workload.rl;
     async.vllm_async_scheduling = true;

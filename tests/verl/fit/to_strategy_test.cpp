@@ -41,6 +41,19 @@ TEST_CASE("rollout data and expert parallel sizes reach the rollout model") {
   CHECK(rl.rollout_ep == 4);
 }
 
+TEST_CASE("rollout.name selects the engine the rollout model costs") {
+  const auto engine = [](const std::string& name) {
+    const std::string script = "python3 -m verl.trainer.main_ppo actor_rollout_ref.model.path=Qwen/Qwen3-8B "
+                               "actor_rollout_ref.rollout.name=" + name + " trainer.n_gpus_per_node=8 trainer.nnodes=1\n";
+    const Result<VerlLaunch> launch = read_verl_launch({InputText{"run.sh", script}}, VerlReadOptions{});
+    REQUIRE(launch.ok());
+    return verl_to_strategy(launch->config).workload.rl.engine;
+  };
+  CHECK(engine("vllm") == RolloutEngine::vllm);
+  CHECK(engine("sglang") == RolloutEngine::sglang);
+  CHECK(engine("trtllm") == RolloutEngine::trtllm);
+}
+
 TEST_CASE("rollout.quantization=fp8 reaches the rollout model, torchao and the default do not") {
   // verl docs/low_precision/fp8.md "FP8 Rollout Only": actor_rollout_ref.rollout.quantization=fp8.
   const auto fp8 = [](const std::string& extra) {
