@@ -133,16 +133,6 @@ TEST_CASE("decode is memory-bound: weights + KV of the batch read once per gener
     CHECK(alone.resume_prefill_s == test::approx(resumed.resume_prefill_s / 2));
   }
 
-  SUBCASE("TensorRT-LLM's overlap scheduler hides the host work, and its sleep copies no weights") {
-    RlSettings trt = workload.rl;
-    trt.engine = RolloutEngine::trtllm;
-    const RolloutTime overlapped = rollout_time(model, test::a100_node(), Strategy{}, trt, 4, 0, k, nullptr);
-    const double gpu_step = weights_s + kv_s(8388608.0);
-    CHECK(overlapped.decode_s == test::approx(256 * std::max(gpu_step, k.engine_step_seconds)).epsilon(1e-6));
-    CHECK(rollout.wake_sleep_s > 0);  // vLLM sleep level 1: the weights to host memory and back
-    CHECK(overlapped.wake_sleep_s == 0);
-  }
-
   SUBCASE("vLLM's async scheduling hides the host work behind the GPU step") {
     RlSettings async = workload.rl;
     async.vllm_async_scheduling = true;
@@ -152,12 +142,17 @@ TEST_CASE("decode is memory-bound: weights + KV of the batch read once per gener
     CHECK(overlapped.decode_s < rollout.decode_s);
   }
 
-  SUBCASE("SGLang's overlap scheduler hides the host work behind the GPU step") {
-    RlSettings sglang = workload.rl;
-    sglang.engine = RolloutEngine::sglang;
-    const RolloutTime overlapped = rollout_time(model, test::a100_node(), Strategy{}, sglang, 4, 0, k, nullptr);
-    const double gpu_step = weights_s + kv_s(8388608.0);
-    CHECK(overlapped.decode_s == test::approx(256 * std::max(gpu_step, k.engine_step_seconds)).epsilon(1e-6));
+  SUBCASE("SGLang's and TensorRT-LLM's overlap schedulers hide the host work behind the GPU step") {
+    for (const RolloutEngine engine : {RolloutEngine::sglang, RolloutEngine::trtllm}) {
+      RlSettings other = workload.rl;
+      other.engine = engine;
+      const RolloutTime overlapped = rollout_time(model, test::a100_node(), Strategy{}, other, 4, 0, k, nullptr);
+      const double gpu_step = weights_s + kv_s(8388608.0);
+      CHECK(overlapped.decode_s == test::approx(256 * std::max(gpu_step, k.engine_step_seconds)).epsilon(1e-6));
+      // vLLM's sleep level 1 copies the weights to host memory and back; TensorRT-LLM's drops them.
+      CHECK((overlapped.wake_sleep_s == 0) == (engine == RolloutEngine::trtllm));
+    }
+    CHECK(rollout.wake_sleep_s > 0);
   }
 
   SUBCASE("a KV budget of 2 full-length sequences carries all 4 while they are short, then fewer") {
