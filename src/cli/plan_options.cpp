@@ -41,6 +41,9 @@ void add_plan_flags(CLI::App& command, PlanOptions& o) {
   command.add_option("--mini-batch", o.mini_batch, "rl: actor.ppo_mini_batch_size in prompts (default: global batch)");
   command.add_option("--gpu-memory-utilization", o.gpu_memory_utilization, "rl: pin rollout.gpu_memory_utilization");
   command.add_option("--rollout-engine", o.rollout_engine, "rl: vllm | sglang | trtllm");
+  command.add_option("--rollout-quantization", o.rollout_quantization,
+                     "rl: fp8 holds the engines' linear layers and experts in fp8 (verl rollout.quantization)")
+      ->check(CLI::IsMember({"none", "fp8"}));
   add_rollout_placement_flags(command, o.placement);
   add_rollout_split_flag(command, o.placement);
   group_rl_flags_from(command, first_rl_flag);
@@ -121,6 +124,7 @@ Result<Workload> plan_workload(const PlanOptions& o, const ModelSpec& model) {
   if (w.kind == WorkloadKind::rl) {
     RlSettings& rl = w.rl;
     rl.engine = parse_rollout_engine(o.rollout_engine).value_or(RolloutEngine::vllm);
+    rl.rollout_fp8 = o.rollout_quantization == "fp8";
     rl.n = o.rollout_n;
     rl.prompt_len = o.prompt_len;
     rl.response_len = o.response_len;

@@ -44,6 +44,7 @@ struct PlanOptions {
   std::int64_t mini_batch = 0;
   std::optional<double> gpu_memory_utilization;
   std::string rollout_engine = "vllm";
+  std::string rollout_quantization = "none";
   RolloutPlacementFlags placement;  ///< rl: engines on GPUs of their own (--rollout-gpus, ...)
   // Search and output.
   std::string fix;

@@ -146,6 +146,26 @@ TEST_CASE("plan --fix pins dimensions, --objective memory ranks by peak") {
   CHECK(memory["candidates"][0]["peak_bytes"].get<double>() <= memory["candidates"][1]["peak_bytes"].get<double>());
 }
 
+TEST_CASE("plan --rollout-engine trtllm --rollout-quantization fp8: planned with both, emitted with both") {
+  const test::CliRun emitted = test::run(plan_args({"--top", "1", "--rollout-engine", "trtllm", "--rollout-quantization",
+                                                     "fp8", "--emit", "verl"}));
+  CHECK(emitted.exit_code == 0);
+  CHECK(emitted.out.find("actor_rollout_ref.rollout.name=trtllm") != std::string::npos);
+  CHECK(emitted.out.find("actor_rollout_ref.rollout.quantization=fp8") != std::string::npos);
+  // Qwen2.5-7B's vLLM engine at rollout TP 1 and a pinned utilization: its weights in fp8 hold
+  // 6,525,417,472 linear weights at a byte (the embedding, LM head and norms, 1,090,199,040, at
+  // two), so the KV cache gets 15,231,233,024 - 8,705,815,552 = 6,525,417,472 bytes more.
+  const auto kv_bytes = [](const std::string& quantization) {
+    const json planned = json::parse(test::run(plan_args({"--json", "--top", "1", "--fix", "rollout_tp=1",
+                                                          "--gpu-memory-utilization", "0.4", "--rollout-quantization",
+                                                          quantization}))
+                                         .out);
+    REQUIRE(planned["candidates"].size() == 1);
+    return planned["candidates"][0]["estimate"]["memory"]["rollout"]["kv_cache_bytes"].get<double>();
+  };
+  CHECK(kv_bytes("fp8") - kv_bytes("none") == test::approx(6525417472.0).epsilon(1e-9));
+}
+
 TEST_CASE("plan: nothing fits -> exit 1 with the closest miss and what would make it fit") {
   // Llama-3.1-70B pretraining on one 24 GB A10: 70B parameters need ~1.1 TB of states.
   const test::CliRun run = test::run({"plan", "--model", "llama-3.1-70b", "--cluster", "1x1xA10"});
