@@ -16,6 +16,8 @@ void read_llama_style_layers(const ConfigFields& config, std::string_view model_
 
 /// llama, mistral, qwen2, qwen3 (and the language model of qwen2_5_vl / qwen3_vl).
 void read_dense_decoder(const ConfigFields& config, std::string_view model_type, ModelSpec& model);
+/// MiMo: a Qwen2 decoder with num_nextn_predict_layers multi-token-prediction modules.
+void read_mimo(const ConfigFields& config, std::string_view model_type, ModelSpec& model);
 /// mixtral, qwen2_moe, qwen3_moe (and the language model of qwen3_vl_moe).
 void read_moe_decoder(const ConfigFields& config, std::string_view model_type, ModelSpec& model);
 /// deepseek_v2, deepseek_v3: MLA, shared experts, first dense layers, MTP.

@@ -28,6 +28,7 @@ constexpr std::array kArchitectures{
     Architecture{"qwen2", "Qwen2ForCausalLM", read_dense_decoder},
     Architecture{"qwen3", "Qwen3ForCausalLM", read_dense_decoder},
     Architecture{"seed_oss", "SeedOssForCausalLM", read_dense_decoder},
+    Architecture{"mimo", "MiMoForCausalLM", read_mimo},
     Architecture{"mixtral", "MixtralForCausalLM", read_moe_decoder},
     Architecture{"qwen2_moe", "Qwen2MoeForCausalLM", read_moe_decoder},
     Architecture{"qwen3_moe", "Qwen3MoeForCausalLM", read_moe_decoder},

@@ -1,4 +1,4 @@
-// llama-style decoders: llama, mistral, qwen2, qwen3, seed_oss (the MoE readers reuse the layer shape).
+// llama-style decoders: llama, mistral, qwen2, qwen3, seed_oss, mimo (the MoE readers reuse the layer shape).
 #include <array>
 
 #include "model/architectures.hpp"
@@ -28,6 +28,8 @@ constexpr std::array kFamilies{
     LlamaStyleFamily{"mistral", false, false, "", false, false},
     LlamaStyleFamily{"mixtral", false, false, "", false, false},
     LlamaStyleFamily{"qwen2", true, false, "", false, true},
+    // XiaomiMiMo modeling_mimo.py: Qwen2Model's layers (Qwen2Attention) plus MTP modules.
+    LlamaStyleFamily{"mimo", true, false, "", false, true},
     LlamaStyleFamily{"qwen2_moe", true, false, "", false, true},
     LlamaStyleFamily{"qwen2_5_vl", true, false, "", false, true},
     LlamaStyleFamily{"qwen3", false, true, "attention_bias", true, true},
@@ -85,6 +87,18 @@ void read_dense_decoder(const ConfigFields& config, std::string_view model_type,
   read_llama_style_layers(config, model_type, model);
   read_gated_mlp(config, model);
   count_params(model);
+}
+
+void read_mimo(const ConfigFields& config, std::string_view model_type, ModelSpec& model) {
+  read_dense_decoder(config, model_type, model);
+  // MiMoMTPLayers (XiaomiMiMo modeling_mimo.py), num_nextn_predict_layers of them: token_layernorm,
+  // hidden_layernorm, input_proj (2h -> h, no bias) and final_layernorm around a decoder layer like
+  // the model's (Qwen2Attention, Qwen2MLP and their two norms); embedding and LM head shared.
+  model.num_mtp_layers = config.count_or("num_nextn_predict_layers", 0, kMaxLayers);
+  const std::int64_t h = model.hidden_size;
+  const std::int64_t layer =
+      params_sum({attention_params(h, model.attention), model.norm_params_per_layer, model.dense_mlp_params_per_layer});
+  model.params.mtp = params_product({model.num_mtp_layers, mtp_module_params(h, layer)});
 }
 
 }  // namespace meshplan

@@ -1,4 +1,4 @@
-// Gemma 2/3, GLM-4.5, DeepSeek-V3.2, Kimi K2 and MiniMax-M2 readers: exact counts against the Hugging Face
+// Gemma 2/3, GLM-4.5, DeepSeek-V3.2, Kimi K2, MiniMax-M2 and MiMo readers: exact counts against the Hugging Face
 // Hub's safetensors totals (https://huggingface.co/api/models/<repo>?expand[]=safetensors), or a
 // hand-worked count from the modeling code.
 #include <doctest/doctest.h>
@@ -144,6 +144,27 @@ TEST_CASE("minimax_m2: MiniMax-M2, 228,689,764,864 parameters by hand (the card'
   std::string per_head = config;
   per_head.replace(per_head.find("per_layer"), 9, "per_head");
   CHECK(parsed_model(per_head, "minimax-m2.json").total_params == 228689764864 - 62 * (6144 + 1024 - 2 * 128));
+}
+
+TEST_CASE("mimo: a Qwen2 decoder and its MTP modules, counted by hand from modeling_mimo.py (MiMo-7B's shape)") {
+  // verl's examples/mtp_trainer scripts train XiaomiMiMo/MiMo-7B-RL (model_type mimo). Embedding and
+  // untied LM head 151680 x 4096 = 621,281,280 each; per layer q 4096 x 4096 + 4096, k and v
+  // 4096 x 1024 + 1024 each, o 4096 x 4096 = 41,949,184, SwiGLU 3 x 4096 x 11008 = 135,266,304, two
+  // norms 8192: 177,223,680 x 36 = 6,380,052,480; final norm 4096: 7,622,619,136. An MTP module adds
+  // token_layernorm, hidden_layernorm and final_layernorm (3 x 4096), input_proj 8192 x 4096 =
+  // 33,554,432 and a decoder layer (177,223,680): 210,790,400, shared embedding and LM head.
+  const std::string config = R"({"architectures": ["MiMoForCausalLM"], "model_type": "mimo", "hidden_act": "silu",
+    "hidden_size": 4096, "intermediate_size": 11008, "num_hidden_layers": 36, "num_attention_heads": 32,
+    "num_key_value_heads": 8, "head_dim": 128, "vocab_size": 151680, "tie_word_embeddings": false,
+    "max_position_embeddings": 32768, "rms_norm_eps": 1e-05, "rope_theta": 640000, "sliding_window": 32768,
+    "use_sliding_window": false, "max_window_layers": 36, "attention_bias": true, "torch_dtype": "bfloat16",
+    "num_nextn_predict_layers": 1})";
+  const ModelSpec model = parsed_model(config, "mimo-7b");
+  CHECK(model.total_params == 7622619136);
+  CHECK(model.attention.qkv_bias);
+  CHECK(model.attention.sliding_window == 0);  // use_sliding_window false (Qwen2Config)
+  CHECK(model.num_mtp_layers == 1);
+  CHECK(model.params.mtp == 210790400);
 }
 
 }  // namespace meshplan
