@@ -237,18 +237,26 @@ std::optional<Finding> apply_override(ConfigNode& root, const Override& o) {
         merge_into(*existing, o.value);
         return std::nullopt;
       }
-      // A section with `_target_` is instantiated as a class: adding a key with '+' would only
-      // move the failure there, so '+' is offered for plain dicts only.
-      const bool instantiated = parent_reached && parent->child("_target_") != nullptr;
+      // OmegaConf names the first part of the key that is missing, under the deepest section the
+      // key reaches. A section with `_target_` is instantiated as a class: adding a key with '+'
+      // would only move the failure there, so '+' is offered for plain dicts only.
+      const ConfigNode* reached = &root;
+      std::size_t missing = 0;
+      while (missing + 1 < parts.size() && reached->child(parts[missing]) != nullptr &&
+             reached->child(parts[missing])->is_map()) {
+        reached = reached->child(parts[missing++]);
+      }
+      if (missing + 1 < parts.size() && reached->child(parts[missing]) != nullptr) ++missing;  // under a value
+      const bool instantiated = reached->child("_target_") != nullptr;
       std::vector<std::string> fix;
       if (!instantiated) fix.push_back("+" + o.text);
       std::string message = "'" + o.key + "' is not in verl's config: Hydra (struct mode) stops before verl starts "
-                            "(\"Could not override '" + o.key + "'. Key '" + leaf + "' is not in struct\")";
+                            "(\"Could not override '" + o.key + "'. Key '" + parts[missing] + "' is not in struct\")";
       if (auto near = nearest_config_key(root, o.key)) {
         message += "; did you mean '" + *near + "'?";
         fix.insert(fix.begin(), *near + "=" + value_part(o));
       } else if (instantiated) {
-        message += "; its section is built as " + parent->child("_target_")->text + ", which has no such field";
+        message += "; its section is built as " + reached->child("_target_")->text + ", which has no such field";
       } else {
         message += "; to add a new key use +" + o.key + "=...";
       }

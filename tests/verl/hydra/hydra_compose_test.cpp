@@ -5,6 +5,7 @@
 #include "verl/check.hpp"
 #include "verl/hydra/hydra_compose.hpp"
 #include "verl/hydra/verl_base.hpp"
+#include "verl/check_support.hpp"
 
 namespace meshplan {
 namespace {
@@ -115,11 +116,45 @@ TEST_CASE("check --verl-config: a group choice on the command line selects confi
       {InputText{"run.sh", "python3 -m verl.trainer.main_ppo model_engine=megatron" + override_line}}, options);
   REQUIRE(chosen.ok());
   for (const Finding& f : chosen->findings) CHECK_MESSAGE(f.rule != "hydra.unknown-key", f.message);
+  // Without the choice the key is unknown to the dp actor, and model_engine=megatron is what composes it.
   auto default_engine = check_launch({InputText{"run.sh", "python3 -m verl.trainer.main_ppo" + override_line}}, options);
   REQUIRE(default_engine.ok());
-  int unknown = 0;
-  for (const Finding& f : default_engine->findings) unknown += f.rule == "hydra.unknown-key" ? 1 : 0;
-  CHECK(unknown == 1);
+  CHECK(test::findings_of(*default_engine, "hydra.unknown-key").empty());
+  const auto engine = test::findings_of(*default_engine, "hydra.engine-keys");
+  REQUIRE(engine.size() == 2);  // the error, and the note that the rest reads the launch with the choice
+  CHECK(engine[0].severity == Severity::error);
+  CHECK(engine[0].fix == std::vector<std::string>{"model_engine=megatron"});
+  CHECK(engine[0].message.find("Key 'megatron' is not in struct") != std::string::npos);
+  CHECK(engine[1].severity == Severity::info);
+}
+
+TEST_CASE("check: model_engine written as a key of a section is the top-level group choice") {
+  // verl 1dda039b9 examples/README.md says `actor_rollout_ref.actor.model_engine=megatron`;
+  // examples/router_replay/run_qwen3_30b_a3b_megatron.sh writes it: Hydra stops on it.
+  CheckOptions options;
+  options.read.config_texts = {
+      {"ppo_trainer", "defaults:\n  - model_engine: dp\n  - actor@actor_rollout_ref.actor: ${model_engine}_actor\n"
+                      "  - _self_\ntrainer:\n  nnodes: 1\n"},
+      {"model_engine/dp", "# @package _global_\nmodel_engine: dp\n"},
+      {"model_engine/megatron", "# @package _global_\nmodel_engine: megatron\n"},
+      {"actor/dp_actor", "_target_: FSDPActorConfig\nstrategy: fsdp\n"},
+      {"actor/megatron_actor", "_target_: McoreActorConfig\nstrategy: megatron\nmegatron:\n  param_offload: false\n"},
+  };
+  const std::string key = " actor_rollout_ref.actor.model_engine=megatron";
+  auto alone = check_launch({InputText{"run.sh", "python3 -m verl.trainer.main_ppo" + key + "\n"}}, options);
+  REQUIRE(alone.ok());
+  const auto unknown = test::findings_of(*alone, "hydra.unknown-key");
+  REQUIRE(unknown.size() == 1);
+  CHECK(unknown[0].message.find("'model_engine' is a config group chosen at the top level") != std::string::npos);
+  CHECK(unknown[0].fix == std::vector<std::string>{"model_engine=megatron"});
+  // With the choice already made, the key is only to be dropped: no fix that is already set.
+  auto both = check_launch({InputText{"run.sh", "python3 -m verl.trainer.main_ppo model_engine=megatron" + key + "\n"}},
+                           options);
+  REQUIRE(both.ok());
+  const auto dropped = test::findings_of(*both, "hydra.unknown-key");
+  REQUIRE(dropped.size() == 1);
+  CHECK(dropped[0].message.find("already chooses it; drop this line") != std::string::npos);
+  CHECK(dropped[0].fix.empty());
 }
 
 TEST_CASE("group@package=option from hydra.searchpath: composed from the default, its package not checked") {

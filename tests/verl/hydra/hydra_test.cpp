@@ -71,6 +71,23 @@ TEST_CASE("key=v on an existing key assigns, on an unknown key it is Hydra's str
   CHECK(finding->fix[1] == "+trainer.n_gpu_per_node=4");
 }
 
+TEST_CASE("an unknown key deeper than its section: OmegaConf names the first missing part, no '+' into a class") {
+  // Hydra 1.3 on `actor.megatron.tp=2` when actor has no `megatron`: "Could not override
+  // 'actor.megatron.tp'. ... Key 'megatron' is not in struct". actor is built as a dataclass
+  // (`_target_`), so adding the section with '+' would fail there instead: no '+' fix.
+  ConfigNode root = tree("actor:\n  _target_: verl.workers.config.FSDPActorConfig\n  strategy: fsdp\nplain:\n  a: 1\n");
+  const auto deep = apply(root, "actor.megatron.tp=2");
+  REQUIRE(deep);
+  CHECK(deep->message.find("Key 'megatron' is not in struct") != std::string::npos);
+  CHECK(deep->message.find("FSDPActorConfig") != std::string::npos);
+  CHECK(deep->fix.empty());
+  const auto plain = apply(root, "plain.sub.b=2");
+  REQUIRE(plain);
+  CHECK(plain->message.find("Key 'sub' is not in struct") != std::string::npos);
+  REQUIRE_FALSE(plain->fix.empty());
+  CHECK(plain->fix.back() == "+plain.sub.b=2");
+}
+
 TEST_CASE("+key adds and fails on a non-null key, ++ forces, ~ deletes") {
   ConfigNode root = tree("a:\n  b: 1\n  c: null\n  d: {}\n");
   const auto exists = apply(root, "+a.b=2");

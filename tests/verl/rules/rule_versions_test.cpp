@@ -1,9 +1,12 @@
 // Rules follow the verl version of the launch: registries by version, rules of removed modules.
 #include <doctest/doctest.h>
 
+#include <algorithm>
+
 #include "test_support.hpp"
 #include "verl/check_support.hpp"
 #include "verl/rules/rule_support.hpp"
+#include "verl/fit/to_strategy.hpp"
 
 namespace meshplan {
 namespace {
@@ -173,6 +176,51 @@ TEST_CASE("rollout.name sglang_async: built by verl 0.4.x, an error from 0.5.0 w
         "rollout engine 'sglang_async' is not one of {hf, vllm, sglang}; would fail when the workers build the rollout "
         "(_build_rollout: NotImplementedError \"Rollout name: ... is not supported\")");
   CHECK(v05[0].fix == std::vector<std::string>{"actor_rollout_ref.rollout.name=sglang"});
+}
+
+}  // namespace meshplan
+
+namespace meshplan {
+
+// The Megatron baseline's keys (actor_rollout_ref.actor.megatron.*) composed over ppo_trainer's
+// FSDP actor: Hydra stops at the first ("Key 'megatron' is not in struct"). What selects the
+// Megatron actor is --config-name ppo_megatron_trainer up to verl 0.7.1 (0.7.1 has the
+// model_engine group, but its ppo_trainer.yaml does not choose the actor by it) and model_engine=
+// megatron from 0.8.0 (ppo_trainer.yaml: `actor@actor_rollout_ref.actor: ${model_engine}_actor`).
+// The rest of the launch is read with that choice: the baseline is otherwise clean.
+TEST_CASE("Megatron keys over the FSDP actor: one error, the engine choice of that verl as its fix") {
+  for (const auto& [version, fix] : std::vector<std::pair<std::string, std::string>>{
+           {"0.5", "--config-name ppo_megatron_trainer"},
+           {"0.7.1", "--config-name ppo_megatron_trainer"},
+           {"0.8.0", "model_engine=megatron"},
+           {"main@1dda039b", "model_engine=megatron"}}) {
+    CAPTURE(version);
+    const auto report = test::check_lines(test::megatron_baseline(), "ppo_trainer", at(version));
+    CHECK(test::findings_of(report, "hydra.unknown-key").empty());
+    const auto engine = test::findings_of(report, "hydra.engine-keys");
+    REQUIRE(engine.size() == 2);
+    CHECK(engine[0].fix == std::vector<std::string>{fix});
+    CHECK(engine[1].message.find("read the launch with " + fix) != std::string::npos);
+    CHECK(report.errors == 1);
+  }
+}
+
+// tests/fixtures/verl/megatron_keys_default_engine.sh (the pattern of verl 1dda039b's
+// router_replay script): the engine choice is offered and the launch is read with it, so the
+// job the rules and the memory fit judge is the Megatron one it asks for (TP 2, EP 8 on 16 GPUs).
+TEST_CASE("a launch with the engine's keys but not its choice is judged as that engine") {
+  const auto path = test::fixture("verl/megatron_keys_default_engine.sh");
+  auto launch = read_verl_launch(test::file_text(path), path.string(), VerlReadOptions{});
+  REQUIRE(launch.ok());
+  const VerlJob job = verl_to_strategy(launch.value());
+  CHECK(job.strategy.backend == Backend::megatron);
+  CHECK(job.strategy.tp == 2);
+  CHECK(job.strategy.ep == 8);
+  const auto group_key = std::find_if(launch->findings.begin(), launch->findings.end(),
+                                      [](const Finding& f) { return f.rule == "hydra.unknown-key"; });
+  REQUIRE(group_key != launch->findings.end());
+  CHECK(group_key->keys == std::vector<std::string>{"actor_rollout_ref.actor.model_engine"});
+  CHECK(group_key->fix == std::vector<std::string>{"model_engine=megatron"});
 }
 
 }  // namespace meshplan
