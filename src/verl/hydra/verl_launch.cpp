@@ -404,7 +404,8 @@ class Reader {
       // fsdp_config key) is not the engine the launch is for.
       const bool keeps_the_rest = std::all_of(overrides.begin(), overrides.end(), [&](const ShellArgument& word) {
         const std::size_t eq = word.text.find('=');
-        if (word.unknown || eq == std::string::npos || word.text.front() == '+' || word.text.front() == '~') return true;
+        if (word.unknown || eq == std::string::npos) return true;
+        if (word.text.front() == '+' || word.text.front() == '~') return true;
         const std::string key = word.text.substr(0, eq);
         return find_path(result_.config, key) == nullptr || find_path(composed.value(), key) != nullptr;
       });
