@@ -221,9 +221,16 @@ RolloutTime rollout_time(const ModelSpec& model, const NodeGroup& node, const St
   // select) and the KV cache of every sequence in flight at its current context.
   const double layers = static_cast<double>(model.num_layers);
   const double moe_layers = model.moe ? static_cast<double>(model.moe->num_moe_layers) : 0.0;
+  // The weights a step reads depend on its in-flight count only, which is the same for most
+  // segments (the planner costs every rollout option this way): the last count's bytes are kept.
+  double last_in_flight = -1, last_weights = 0;
   const auto decode_step = [&](double c, double at_context, double& weights_read, double& kv_read) {
     const auto context_tokens = static_cast<std::int64_t>(at_context);
-    weights_read = decode_weight_bytes(model, c * engines, rl);
+    if (c != last_in_flight) {
+      last_in_flight = c;
+      last_weights = decode_weight_bytes(model, c * engines, rl);
+    }
+    weights_read = last_weights;
     kv_read = c * kv_cache_shape(model, int(kWeightBytes), rollout_tp).bytes_per_sequence(context_tokens);
     // The weight stream and the paged attention's KV reads, each at its own achieved rate.
     const double memory_s = weights_read / hbm + kv_read / kv_hbm;
