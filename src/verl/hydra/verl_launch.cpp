@@ -1,10 +1,9 @@
 #include "verl/hydra/verl_launch.hpp"
 
-#include <fmt/format.h>
-
 #include <algorithm>
 
 #include "verl/hydra/config_loader.hpp"
+#include "verl/hydra/engine_keys.hpp"
 #include "verl/hydra/hydra_compose.hpp"
 #include "verl/hydra/hydra_override.hpp"
 #include "verl/hydra/interpolation.hpp"
@@ -145,8 +144,12 @@ class Reader {
     note_newer_keys();
     note_older_keys();
     note_own_config_path();
-    note_group_keys();
-    if (const auto engine = note_engine_keys(overrides)) {
+    note_group_keys(result_.findings, *texts_, group_choices_, choice_locations_);
+    const auto composer = [this](const std::string& config_name, const std::map<std::string, std::string>& choices) {
+      return compose(config_name, choices);
+    };
+    if (const auto engine = note_engine_keys(result_.findings, result_.config, result_.config_name, *texts_,
+                                             group_choices_, overrides, composer)) {
       // The rules and the memory fit judge the launch with the engine its keys are for: the
       // findings so far stand, the config is composed again with the choice.
       auto chosen = compose(engine->config_name, engine->choices);
@@ -314,126 +317,6 @@ class Reader {
       finding.message += "; the launch composes " + result_.config_name + " from --config-path " + config_path_ +
                          ", which meshplan does not read: if that config has the key, Hydra accepts it";
     }
-  }
-
-  // A training engine to compose the launch with: a model_engine choice or a config name.
-  struct EngineChoice {
-    std::string fix;
-    std::string config_name;
-    std::map<std::string, std::string> choices;
-  };
-
-  // What Hydra prints, as an unknown-key finding quotes it ("Could not override ...").
-  static std::string hydra_quote(const std::string& message) {
-    const std::size_t open = message.find("(\"");
-    const std::size_t close = message.find("\")", open);
-    return open == std::string::npos || close == std::string::npos ? message : message.substr(open + 1, close - open);
-  }
-
-  // The unknown keys an error stops Hydra at, without their '+' / '~'.
-  std::vector<std::pair<std::size_t, std::string>> unknown_key_errors() const {
-    std::vector<std::pair<std::size_t, std::string>> out;
-    for (std::size_t i = 0; i < result_.findings.size(); ++i) {
-      const Finding& finding = result_.findings[i];
-      if (finding.rule != "hydra.unknown-key" || finding.severity != Severity::error || finding.keys.empty()) continue;
-      std::string key = finding.keys.front();
-      while (!key.empty() && (key.front() == '+' || key.front() == '~')) key.erase(0, 1);
-      out.emplace_back(i, key);
-    }
-    return out;
-  }
-
-  // `actor_rollout_ref.actor.model_engine=megatron` (verl's examples/README.md at 1dda039b9 says to
-  // write it; two of its scripts do): model_engine is a config group that ppo_trainer.yaml chooses
-  // at the top level (`defaults: - model_engine: dp`, `actor@actor_rollout_ref.actor:
-  // ${model_engine}_actor`), not a key of a section; the top-level choice is what selects the engine.
-  void note_group_keys() {
-    for (const auto& [index, key] : unknown_key_errors()) {
-      const std::size_t dot = key.rfind('.');
-      const std::string group = dot == std::string::npos ? "" : key.substr(dot + 1);
-      if (group.empty() || !is_config_group(*texts_, group)) continue;
-      Finding& finding = result_.findings[index];
-      finding.message += "; '" + group + "' is a config group chosen at the top level (" + group +
-                         "=OPTION), not a key of " + key.substr(0, dot);
-      finding.fix.clear();
-      const auto chosen = group_choices_.find(group);
-      if (chosen != group_choices_.end()) {
-        const SourceLocation& where = choice_locations_[group];
-        const std::string at = where.line > 0 ? where.file + ":" + std::to_string(where.line) : where.file;
-        finding.message += ": " + group + "=" + chosen->second + " (" + at + ") already chooses it; drop this line";
-      } else if (texts_->count(group + "/" + finding.value) > 0) {
-        finding.fix.push_back(group + "=" + finding.value);
-      }
-    }
-  }
-
-  // Keys of another training engine's configs (`actor_rollout_ref.actor.megatron.*` over the FSDP
-  // actor that ppo_trainer composes by default): the launch wants that engine and composes the
-  // default one. verl chooses the engine with the model_engine group (verl 2edc06a4e on:
-  // ppo_trainer.yaml `- model_engine: dp`, `actor@actor_rollout_ref.actor: ${model_engine}_actor`),
-  // before that with --config-name ppo_megatron_trainer (verl 0.7.1 has the group but its
-  // ppo_trainer does not choose the actor by it). The choice under which the most of the unknown
-  // keys compose is offered, the group first (checked: they are in that config), in one error.
-  std::optional<EngineChoice> note_engine_keys(const std::vector<ShellArgument>& overrides) {
-    const auto unknown = unknown_key_errors();
-    if (unknown.empty()) return std::nullopt;
-    std::vector<EngineChoice> candidates;
-    const ConfigNode* current = find_path(result_.config, "model_engine");
-    const std::string current_engine = current != nullptr ? current->text : "";
-    if (is_config_group(*texts_, "model_engine") && group_choices_.count("model_engine") == 0) {
-      for (const auto& [config, text] : *texts_) {
-        if (!config.starts_with("model_engine/") || config.substr(13) == current_engine) continue;
-        EngineChoice choice{"model_engine=" + config.substr(13), result_.config_name, group_choices_};
-        choice.choices["model_engine"] = config.substr(13);
-        candidates.push_back(std::move(choice));
-      }
-    }
-    if (result_.config_name == "ppo_trainer" && texts_->count("ppo_megatron_trainer") > 0) {
-      candidates.push_back({"--config-name ppo_megatron_trainer", "ppo_megatron_trainer", group_choices_});
-    }
-    std::vector<std::size_t> best;
-    const EngineChoice* chosen = nullptr;
-    for (const EngineChoice& candidate : candidates) {
-      auto composed = compose(candidate.config_name, candidate.choices);
-      if (!composed.ok()) continue;
-      std::vector<std::size_t> resolved;
-      for (const auto& [index, key] : unknown) {
-        if (find_path(composed.value(), key) != nullptr) resolved.push_back(index);
-      }
-      // A choice that loses keys the launch sets today (a Megatron launch with one stray
-      // fsdp_config key) is not the engine the launch is for.
-      const bool keeps_the_rest = std::all_of(overrides.begin(), overrides.end(), [&](const ShellArgument& word) {
-        const std::size_t eq = word.text.find('=');
-        if (word.unknown || eq == std::string::npos) return true;
-        if (word.text.front() == '+' || word.text.front() == '~') return true;
-        const std::string key = word.text.substr(0, eq);
-        return find_path(result_.config, key) == nullptr || find_path(composed.value(), key) != nullptr;
-      });
-      if (!keeps_the_rest) continue;
-      if (resolved.size() > best.size()) {
-        best = std::move(resolved);
-        chosen = &candidate;
-      }
-    }
-    if (chosen == nullptr) return std::nullopt;
-    Finding engine;
-    engine.rule = "hydra.engine-keys";
-    engine.location = result_.findings[best.front()].location;
-    for (std::size_t index : best) engine.keys.push_back(result_.findings[index].keys.front());
-    const ConfigNode* actor = find_path(result_.config, "actor_rollout_ref.actor._target_");
-    engine.message = fmt::format(
-        "{} override(s) set keys of the configs that {} composes ({}{}), but the launch composes {}{}{}: Hydra stops "
-        "at the first ({}); choose the engine with {}",
-        best.size(), chosen->fix, engine.keys.front(), best.size() > 1 ? ", ..." : "", result_.config_name,
-        current_engine.empty() ? "" : " with model_engine=" + current_engine,
-        actor != nullptr ? " (the actor built as " + actor->text + ")" : "",
-        hydra_quote(result_.findings[best.front()].message), chosen->fix);
-    engine.fix = {chosen->fix};
-    for (auto it = best.rbegin(); it != best.rend(); ++it) {
-      result_.findings.erase(result_.findings.begin() + static_cast<std::ptrdiff_t>(*it));
-    }
-    result_.findings.insert(result_.findings.begin() + static_cast<std::ptrdiff_t>(best.front()), std::move(engine));
-    return *chosen;
   }
 
   void info(const SourceLocation& where, const std::string& message, const char* rule = "launch.not-checked") {
