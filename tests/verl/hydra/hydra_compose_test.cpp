@@ -101,16 +101,22 @@ TEST_CASE("a checkout's base: its own composition before a _generated_ it may ha
   CHECK(text_at(*broken, "engine") == "dp");
 }
 
-TEST_CASE("check --verl-config: a group choice on the command line selects configs, it is not a key") {
+// verl's engine choice in miniature (ppo_trainer.yaml from 0.8.0): model_engine picks the actor.
+CheckOptions engine_tree() {
   CheckOptions options;
   options.read.config_texts = {
       {"ppo_trainer", "defaults:\n  - model_engine: dp\n  - actor@actor_rollout_ref.actor: ${model_engine}_actor\n"
                       "  - _self_\ntrainer:\n  nnodes: 1\n"},
       {"model_engine/dp", "# @package _global_\nmodel_engine: dp\n"},
       {"model_engine/megatron", "# @package _global_\nmodel_engine: megatron\n"},
-      {"actor/dp_actor", "strategy: fsdp\n"},
-      {"actor/megatron_actor", "strategy: megatron\nmegatron:\n  param_offload: false\n"},
+      {"actor/dp_actor", "_target_: FSDPActorConfig\nstrategy: fsdp\n"},
+      {"actor/megatron_actor", "_target_: McoreActorConfig\nstrategy: megatron\nmegatron:\n  param_offload: false\n"},
   };
+  return options;
+}
+
+TEST_CASE("check --verl-config: a group choice on the command line selects configs, it is not a key") {
+  const CheckOptions options = engine_tree();
   const std::string override_line = " actor_rollout_ref.actor.megatron.param_offload=True\n";
   auto chosen = check_launch(
       {InputText{"run.sh", "python3 -m verl.trainer.main_ppo model_engine=megatron" + override_line}}, options);
@@ -131,15 +137,7 @@ TEST_CASE("check --verl-config: a group choice on the command line selects confi
 TEST_CASE("check: model_engine written as a key of a section is the top-level group choice") {
   // verl 1dda039b9 examples/README.md says `actor_rollout_ref.actor.model_engine=megatron`;
   // examples/router_replay/run_qwen3_30b_a3b_megatron.sh writes it: Hydra stops on it.
-  CheckOptions options;
-  options.read.config_texts = {
-      {"ppo_trainer", "defaults:\n  - model_engine: dp\n  - actor@actor_rollout_ref.actor: ${model_engine}_actor\n"
-                      "  - _self_\ntrainer:\n  nnodes: 1\n"},
-      {"model_engine/dp", "# @package _global_\nmodel_engine: dp\n"},
-      {"model_engine/megatron", "# @package _global_\nmodel_engine: megatron\n"},
-      {"actor/dp_actor", "_target_: FSDPActorConfig\nstrategy: fsdp\n"},
-      {"actor/megatron_actor", "_target_: McoreActorConfig\nstrategy: megatron\nmegatron:\n  param_offload: false\n"},
-  };
+  const CheckOptions options = engine_tree();
   const std::string key = " actor_rollout_ref.actor.model_engine=megatron";
   auto alone = check_launch({InputText{"run.sh", "python3 -m verl.trainer.main_ppo" + key + "\n"}}, options);
   REQUIRE(alone.ok());
