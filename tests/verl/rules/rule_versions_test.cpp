@@ -223,4 +223,16 @@ TEST_CASE("a launch with the engine's keys but not its choice is judged as that 
   CHECK(group_key->fix == std::vector<std::string>{"model_engine=megatron"});
 }
 
+// A Megatron launch (ppo_megatron_trainer) with one stray FSDP key: the dp engine would compose
+// that key but lose every Megatron one the launch sets, so it is not offered; the key stays an
+// unknown key of its own.
+TEST_CASE("one stray key of another engine does not switch the launch's engine") {
+  const auto lines = test::with(test::megatron_baseline(), {"actor_rollout_ref.actor.fsdp_config.param_offload=True"});
+  const auto report = test::check_lines(lines, "ppo_megatron_trainer", at("main@1dda039b"));
+  CHECK(test::findings_of(report, "hydra.engine-keys").empty());
+  const auto stray = test::findings_of(report, "hydra.unknown-key");
+  REQUIRE(stray.size() == 1);
+  CHECK(stray[0].keys == std::vector<std::string>{"actor_rollout_ref.actor.fsdp_config.param_offload"});
+}
+
 }  // namespace meshplan
