@@ -110,6 +110,7 @@ void use_run_facts(const ScanOutput& scan, std::optional<GpuSpec>& gpu, FixConte
                                           printed ? "verl's printed config" : "the Hydra overrides", where->file,
                                           where->line);
   fix_context.known_keys = std::move(run->keys);
+  fix_context.choice_fixes = std::move(run->choice_fixes);
   if (!fix_context.model) fix_context.model = model_from_config(fix_context.config);
   if (fix_context.model && gpu) fix_context.job = job_on(run->job, *gpu);
 }
@@ -139,6 +140,7 @@ void run_diagnose(const DiagnoseOptions& options, CommandContext& context) {
     fix_context.config = run->values;
     fix_context.config_source = "the config in " + options.config;
     fix_context.known_keys = run->keys;
+    fix_context.choice_fixes = run->choice_fixes;
   }
   LogScanner scanner;
   for (const std::string& path : options.logs) {

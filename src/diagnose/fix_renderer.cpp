@@ -66,10 +66,10 @@ std::optional<std::string> key_suggestion(const std::string& key, const std::vec
       siblings.push_back(known.substr(parent.size()));
     }
   }
-  if (auto near = nearest_match(leaf, siblings)) return parent + *near;
+  if (auto near = nearest_match(leaf, siblings); near && *near != leaf) return parent + *near;
   const std::string top = key.substr(0, key.find('.') + 1);  // the same role's section, not another's
   for (const std::string& known : known_keys) {
-    if (known.starts_with(top) && known.size() > leaf.size() && known.ends_with("." + leaf)) return known;
+    if (known != key && known.starts_with(top) && known.size() > leaf.size() && known.ends_with("." + leaf)) return known;
   }
   return std::nullopt;
 }
@@ -154,6 +154,16 @@ std::optional<std::string> derive(std::string_view name, const Numbers& numbers,
   if (name == "override_value") {
     const auto key = text_number(numbers, "key");
     return key ? config_value(context, *key) : std::nullopt;
+  }
+  if (name == "choice_fix" || name == "not_a_choice") {
+    // The override line check offers when the rejected key needs another choice of configs; the
+    // fixes for a misspelled or new key ("did you mean", '+') carry {d:not_a_choice}, which fills
+    // with nothing, and are not offered for such a key.
+    const auto key = text_number(numbers, "key");
+    const auto fix = key ? context.choice_fixes.find(*key) : context.choice_fixes.end();
+    const bool choice = fix != context.choice_fixes.end();
+    if (name == "not_a_choice") return choice ? std::nullopt : std::optional<std::string>("");
+    return choice ? std::optional<std::string>(fix->second) : std::nullopt;
   }
   if (name == "key_suggestion") {
     const auto key = text_number(numbers, "key");

@@ -24,6 +24,8 @@ struct FixContext {
   std::string config_source;  ///< the --config file ("" when none)
   /// Every valid config key, for "did you mean" (empty: no suggestion).
   std::vector<std::string> known_keys;
+  /// Overrides Hydra refuses that a choice of configs fixes (RunConfig::choice_fixes).
+  std::map<std::string, std::string> choice_fixes;
   std::optional<ModelSpec> model;  ///< --model
   double gpu_memory_bytes = 0;     ///< --gpu: usable memory of one GPU; 0 when unknown
 

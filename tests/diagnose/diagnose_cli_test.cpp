@@ -172,6 +172,21 @@ TEST_CASE("diagnose: an unknown Hydra key gets a \"did you mean\" from verl's ba
   CHECK(images.out.find("1. [override] +actor_rollout_ref.rollout.limit_images=<value>") != std::string::npos);
 }
 
+// A Megatron key over the FSDP actor that ppo_trainer composes by default, and the engine group
+// written as a key of the actor (verl 1dda039b's examples/README.md advises
+// actor_rollout_ref.actor.model_engine=megatron): the fix is the top-level choice
+// model_engine=megatron, as check offers it; no "did you mean" (the key exists, in the Megatron
+// actor's config) and no '+' (the actor section is a dataclass).
+TEST_CASE("diagnose: a key of the engine the launch does not choose gets the engine choice as its fix") {
+  for (const char* log : {"logs/config_key_megatron_without_engine.log", "logs/config_key_engine_group_as_key.log"}) {
+    CAPTURE(log);
+    const test::CliRun run = test::run({"diagnose", test::fixture(log).string()});
+    CHECK(run.out.find("1. [override] model_engine=megatron  # a choice of configs, not a key") != std::string::npos);
+    CHECK(run.out.find("did you mean") == std::string::npos);
+    CHECK(run.out.find("[override] +actor_rollout_ref") == std::string::npos);
+  }
+}
+
 }  // namespace meshplan
 
 namespace meshplan {

@@ -45,6 +45,7 @@ void note_group_keys(std::vector<Finding>& findings, const ConfigTexts& texts,
     const std::string group = dot == std::string::npos ? "" : key.substr(dot + 1);
     if (group.empty() || !is_config_group(texts, group)) continue;
     Finding& finding = findings[index];
+    finding.rule = "hydra.group-key";
     finding.message += "; '" + group + "' is a config group chosen at the top level (" + group +
                        "=OPTION), not a key of " + key.substr(0, dot);
     finding.fix.clear();

@@ -32,8 +32,9 @@ using Composer =
     std::function<Result<ConfigNode>(const std::string& config_name, const std::map<std::string, std::string>& choices)>;
 
 /// An unknown key whose last part is a config group (`actor_rollout_ref.actor.model_engine`): the
-/// finding says the group is chosen at the top level, with that choice as its fix, or "drop this
-/// line" when the launch already makes it (`choices`, where `choice_locations`).
+/// finding becomes `hydra.group-key`, saying the group is chosen at the top level, with that choice
+/// as its fix, or "drop this line" when the launch already makes it (`choices`, where
+/// `choice_locations`).
 void note_group_keys(std::vector<Finding>& findings, const ConfigTexts& texts,
                      const std::map<std::string, std::string>& choices,
                      const std::map<std::string, SourceLocation>& choice_locations);
