@@ -17,10 +17,7 @@ Result<RunConfig> read_run_config(std::string_view text, const std::string& file
     if (node->kind == NodeKind::map) continue;
     run.values[key] = node->to_text();
   }
-  for (const Finding& finding : launch->findings) {
-    if ((finding.rule != "hydra.engine-keys" && finding.rule != "hydra.group-key") || finding.fix.empty()) continue;
-    for (const std::string& key : finding.keys) run.choice_fixes[key] = finding.fix.front();
-  }
+  run.choice_fixes = launch->choice_fixes;
   run.job = verl_to_strategy(*launch);
   return run;
 }

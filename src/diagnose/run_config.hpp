@@ -16,8 +16,8 @@ struct RunConfig {
   std::map<std::string, std::string, std::less<>> values;  ///< "actor_rollout_ref.rollout.n" -> "8"
   std::vector<std::string> keys;                           ///< every key of the composed config
   /// The fix check offers for an override Hydra refuses when it is a choice of configs, not a
-  /// spelling: the training engine its keys need (hydra.engine-keys), the top-level choice of a
-  /// group written as a section's key (hydra.group-key). Dotted key -> override line.
+  /// spelling (VerlLaunch::choice_fixes): the training engine its keys need, the top-level choice
+  /// of a group written as a section's key. Dotted key -> override line.
   std::map<std::string, std::string> choice_fixes;
   VerlJob job;
 };

@@ -103,11 +103,11 @@ TEST_CASE("verl main@1dda039b's example launches: no false error, the broken one
             "asserts expert_parallel_size == TP 4 x DP 1 for vllm; Megatron's ETP defaults to TP, so ETP 4 x EP 2 x "
             "PP 2 = 16 does not divide its 8 GPUs either"}},
           {"examples/router_replay/run_qwen3_30b_a3b_megatron.sh",
-           {"hydra.group-key",
+           {"hydra.unknown-key",
             "actor_rollout_ref.actor.model_engine=megatron: model_engine is the top-level group choice, not an actor "
             "key; the dp actor (FSDPActorConfig) has neither it nor the megatron.* keys set after it"}},
           {"examples/tuning/scaling/run_qwen2_5_32b_megatron.sh",
-           {"hydra.group-key", "actor_rollout_ref.actor.model_engine=megatron, as router_replay's script"}},
+           {"hydra.unknown-key", "actor_rollout_ref.actor.model_engine=megatron, as router_replay's script"}},
           {"examples/sapo_trainer/run_qwen3_30b_a3b_fsdp.sh",
            {"config.not-a-dataclass-field",
             "+actor_rollout_ref.actor.policy_loss.tau_pos / tau_neg: fields of ActorConfig (actor.tau_pos), not of "

@@ -19,14 +19,19 @@ std::string hydra_quote(const std::string& message) {
 }
 
 // The unknown keys an error stops Hydra at, without their '+' / '~'.
+// A finding's key without its '+' / '~'.
+std::string unknown_key(const Finding& finding) {
+  std::string key = finding.keys.front();
+  while (!key.empty() && (key.front() == '+' || key.front() == '~')) key.erase(0, 1);
+  return key;
+}
+
 std::vector<std::pair<std::size_t, std::string>> unknown_key_errors(const std::vector<Finding>& findings) {
   std::vector<std::pair<std::size_t, std::string>> out;
   for (std::size_t i = 0; i < findings.size(); ++i) {
     const Finding& finding = findings[i];
     if (finding.rule != "hydra.unknown-key" || finding.severity != Severity::error || finding.keys.empty()) continue;
-    std::string key = finding.keys.front();
-    while (!key.empty() && (key.front() == '+' || key.front() == '~')) key.erase(0, 1);
-    out.emplace_back(i, key);
+    out.emplace_back(i, unknown_key(finding));
   }
   return out;
 }
@@ -39,13 +44,13 @@ std::vector<std::pair<std::size_t, std::string>> unknown_key_errors(const std::v
 
 void note_group_keys(std::vector<Finding>& findings, const ConfigTexts& texts,
                      const std::map<std::string, std::string>& choices,
-                     const std::map<std::string, SourceLocation>& choice_locations) {
+                     const std::map<std::string, SourceLocation>& choice_locations,
+                     std::map<std::string, std::string>& choice_fixes) {
   for (const auto& [index, key] : unknown_key_errors(findings)) {
     const std::size_t dot = key.rfind('.');
     const std::string group = dot == std::string::npos ? "" : key.substr(dot + 1);
     if (group.empty() || !is_config_group(texts, group)) continue;
     Finding& finding = findings[index];
-    finding.rule = "hydra.group-key";
     finding.message += "; '" + group + "' is a config group chosen at the top level (" + group +
                        "=OPTION), not a key of " + key.substr(0, dot);
     finding.fix.clear();
@@ -57,6 +62,7 @@ void note_group_keys(std::vector<Finding>& findings, const ConfigTexts& texts,
       finding.message += ": " + group + "=" + chosen->second + " (" + at + ") already chooses it; drop this line";
     } else if (texts.count(group + "/" + finding.value) > 0) {
       finding.fix.push_back(group + "=" + finding.value);
+      choice_fixes[key] = finding.fix.back();
     }
   }
 }
@@ -71,7 +77,8 @@ void note_group_keys(std::vector<Finding>& findings, const ConfigTexts& texts,
 std::optional<EngineChoice> note_engine_keys(std::vector<Finding>& findings, const ConfigNode& config,
                                              const std::string& config_name, const ConfigTexts& texts,
                                              const std::map<std::string, std::string>& choices,
-                                             const std::vector<ShellArgument>& overrides, const Composer& compose) {
+                                             const std::vector<ShellArgument>& overrides, const Composer& compose,
+                                             std::map<std::string, std::string>& choice_fixes) {
   const auto unknown = unknown_key_errors(findings);
   if (unknown.empty()) return std::nullopt;
   std::vector<EngineChoice> candidates;
@@ -117,7 +124,10 @@ std::optional<EngineChoice> note_engine_keys(std::vector<Finding>& findings, con
   Finding engine;
   engine.rule = "hydra.engine-keys";
   engine.location = findings[best.front()].location;
-  for (std::size_t index : best) engine.keys.push_back(findings[index].keys.front());
+  for (std::size_t index : best) {
+    engine.keys.push_back(findings[index].keys.front());
+    choice_fixes[unknown_key(findings[index])] = chosen->fix;
+  }
   const ConfigNode* actor = find_path(config, "actor_rollout_ref.actor._target_");
   engine.message = fmt::format(
       "{} override(s) set keys of the configs that {} composes ({}{}), but the launch composes {}{}{}: Hydra stops "

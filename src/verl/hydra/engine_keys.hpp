@@ -32,20 +32,22 @@ using Composer =
     std::function<Result<ConfigNode>(const std::string& config_name, const std::map<std::string, std::string>& choices)>;
 
 /// An unknown key whose last part is a config group (`actor_rollout_ref.actor.model_engine`): the
-/// finding becomes `hydra.group-key`, saying the group is chosen at the top level, with that choice
-/// as its fix, or "drop this line" when the launch already makes it (`choices`, where
+/// finding says the group is chosen at the top level, with that choice as its fix (recorded in
+/// `choice_fixes`), or "drop this line" when the launch already makes it (`choices`, where
 /// `choice_locations`).
 void note_group_keys(std::vector<Finding>& findings, const ConfigTexts& texts,
                      const std::map<std::string, std::string>& choices,
-                     const std::map<std::string, SourceLocation>& choice_locations);
+                     const std::map<std::string, SourceLocation>& choice_locations,
+                     std::map<std::string, std::string>& choice_fixes);
 
 /// The unknown keys that another engine's configs hold: the choice under which the most of them
 /// compose, the model_engine group first, is offered in one `hydra.engine-keys` error that replaces
-/// their findings, and returned; none when no choice composes any of them, or when a choice would
-/// lose a key the launch sets today (`overrides`).
+/// their findings (and recorded for each of them in `choice_fixes`), and returned; none when no
+/// choice composes any of them, or when a choice would lose a key the launch sets today (`overrides`).
 std::optional<EngineChoice> note_engine_keys(std::vector<Finding>& findings, const ConfigNode& config,
                                              const std::string& config_name, const ConfigTexts& texts,
                                              const std::map<std::string, std::string>& choices,
-                                             const std::vector<ShellArgument>& overrides, const Composer& compose);
+                                             const std::vector<ShellArgument>& overrides, const Composer& compose,
+                                             std::map<std::string, std::string>& choice_fixes);
 
 }  // namespace meshplan

@@ -144,12 +144,12 @@ class Reader {
     note_newer_keys();
     note_older_keys();
     note_own_config_path();
-    note_group_keys(result_.findings, *texts_, group_choices_, choice_locations_);
+    note_group_keys(result_.findings, *texts_, group_choices_, choice_locations_, result_.choice_fixes);
     const auto composer = [this](const std::string& config_name, const std::map<std::string, std::string>& choices) {
       return compose(config_name, choices);
     };
     if (const auto engine = note_engine_keys(result_.findings, result_.config, result_.config_name, *texts_,
-                                             group_choices_, overrides, composer)) {
+                                             group_choices_, overrides, composer, result_.choice_fixes)) {
       // The rules and the memory fit judge the launch with the engine its keys are for: the
       // findings so far stand, the config is composed again with the choice.
       auto chosen = compose(engine->config_name, engine->choices);

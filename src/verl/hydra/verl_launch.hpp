@@ -87,6 +87,10 @@ struct VerlLaunch {
   std::string vllm_pin_file;
   ConfigNode config;                ///< composed and resolved
   std::vector<Finding> findings;    ///< shell.*, hydra.*, config.* findings
+  /// Overrides Hydra refuses that a choice of configs fixes, not a spelling: the keys of an engine
+  /// the launch does not choose (hydra.engine-keys) and an engine group written as a section's key
+  /// (engine_keys.hpp). Dotted key -> the override line that makes the choice.
+  std::map<std::string, std::string> choice_fixes;
   std::vector<Launch> megatron;     ///< Megatron-LM launches found in the scripts
   std::map<std::string, ShellArgument> environment;  ///< exported variables at the verl launch
   std::map<std::string, SourceLocation> set_at;      ///< override key -> where it was written

@@ -217,7 +217,7 @@ TEST_CASE("a launch with the engine's keys but not its choice is judged as that 
   CHECK(job.strategy.tp == 2);
   CHECK(job.strategy.ep == 8);
   const auto group_key = std::find_if(launch->findings.begin(), launch->findings.end(),
-                                      [](const Finding& f) { return f.rule == "hydra.group-key"; });
+                                      [](const Finding& f) { return f.rule == "hydra.unknown-key"; });
   REQUIRE(group_key != launch->findings.end());
   CHECK(group_key->keys == std::vector<std::string>{"actor_rollout_ref.actor.model_engine"});
   CHECK(group_key->fix == std::vector<std::string>{"model_engine=megatron"});
