@@ -88,17 +88,17 @@ std::optional<EngineChoice> note_engine_keys(std::vector<Finding>& findings, con
     for (const auto& entry : texts) {
       const std::string& name = entry.first;
       if (!name.starts_with("model_engine/") || name.substr(13) == current_engine) continue;
-      EngineChoice choice{"model_engine=" + name.substr(13), config_name, choices};
+      EngineChoice choice{"model_engine=" + name.substr(13), config_name, choices, ConfigNode{}};
       choice.choices["model_engine"] = name.substr(13);
       candidates.push_back(std::move(choice));
     }
   }
   if (config_name == "ppo_trainer" && texts.count("ppo_megatron_trainer") > 0) {
-    candidates.push_back({"--config-name ppo_megatron_trainer", "ppo_megatron_trainer", choices});
+    candidates.push_back({"--config-name ppo_megatron_trainer", "ppo_megatron_trainer", choices, ConfigNode{}});
   }
   std::vector<std::size_t> best;
-  const EngineChoice* chosen = nullptr;
-  for (const EngineChoice& candidate : candidates) {
+  EngineChoice* chosen = nullptr;
+  for (EngineChoice& candidate : candidates) {
     auto composed = compose(candidate.config_name, candidate.choices);
     if (!composed.ok()) continue;
     std::vector<std::size_t> resolved;
@@ -117,6 +117,7 @@ std::optional<EngineChoice> note_engine_keys(std::vector<Finding>& findings, con
     if (!keeps_the_rest) continue;
     if (resolved.size() > best.size()) {
       best = std::move(resolved);
+      candidate.base = std::move(composed.value());
       chosen = &candidate;
     }
   }
@@ -141,7 +142,7 @@ std::optional<EngineChoice> note_engine_keys(std::vector<Finding>& findings, con
     findings.erase(findings.begin() + static_cast<std::ptrdiff_t>(*it));
   }
   findings.insert(findings.begin() + static_cast<std::ptrdiff_t>(best.front()), std::move(engine));
-  return *chosen;
+  return std::move(*chosen);
 }
 
 }  // namespace meshplan

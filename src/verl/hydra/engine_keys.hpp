@@ -25,6 +25,7 @@ struct EngineChoice {
   std::string fix;
   std::string config_name;
   std::map<std::string, std::string> choices;
+  ConfigNode base;  ///< config_name composed with choices, before the launch's overrides
 };
 
 /// A config name composed with the given group choices from the launch's config tree.

@@ -148,20 +148,17 @@ class Reader {
     const auto composer = [this](const std::string& config_name, const std::map<std::string, std::string>& choices) {
       return compose(config_name, choices);
     };
-    if (const auto engine = note_engine_keys(result_.findings, result_.config, result_.config_name, *texts_,
-                                             group_choices_, overrides, composer, result_.choice_fixes)) {
+    if (auto engine = note_engine_keys(result_.findings, result_.config, result_.config_name, *texts_,
+                                       group_choices_, overrides, composer, result_.choice_fixes)) {
       // The rules and the memory fit judge the launch with the engine its keys are for: the
-      // findings so far stand, the config is composed again with the choice.
-      auto chosen = compose(engine->config_name, engine->choices);
-      if (chosen.ok()) {
-        std::vector<Finding> findings = std::move(result_.findings);
-        group_choices_ = engine->choices;
-        result_.config_name = engine->config_name;
-        compose_launch(std::move(chosen.value()), yaml_layers, overrides);
-        result_.findings = std::move(findings);
-        info(result_.location, "the rules and the memory fit below read the launch with " + engine->fix,
-             "hydra.engine-keys");
-      }
+      // findings so far stand, the overrides are applied again over the choice's config.
+      std::vector<Finding> findings = std::move(result_.findings);
+      group_choices_ = engine->choices;
+      result_.config_name = engine->config_name;
+      compose_launch(std::move(engine->base), yaml_layers, overrides);
+      result_.findings = std::move(findings);
+      info(result_.location, "the rules and the memory fit below read the launch with " + engine->fix,
+           "hydra.engine-keys");
     }
     return std::move(result_);
   }
