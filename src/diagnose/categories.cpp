@@ -146,9 +146,11 @@ const std::array<Category, 21>& table() {
        {
            {action, "choose sizes that divide what they split: the tensor-parallel size (vLLM tensor_parallel_size, "
                     "verl rollout.tensor_model_parallel_size, Megatron tensor_model_parallel_size) divides the "
-                    "attention and KV heads, pipeline_model_parallel_size the layers, expert_model_parallel_size the "
-                    "experts; the product divides the GPU count: N % (TP*PP*CP) == 0 for Megatron, "
-                    "N % (rollout TP*DP*PP) == 0 for the rollout", ""},
+                    "attention and KV heads, pipeline_model_parallel_size the layers (or uneven first and last "
+                    "stages: Megatron-core's num_layers_in_first_pipeline_stage / num_layers_in_last_pipeline_stage), "
+                    "virtual_pipeline_model_parallel_size the layers of each stage, expert_model_parallel_size the "
+                    "experts, a sequence- or context-parallel size the KV heads it splits; the product divides the "
+                    "GPU count: N % (TP*PP*CP) == 0 for Megatron, N % (rollout TP*DP*PP) == 0 for the rollout", ""},
            {action, "run `meshplan check` on the launch script to list every size rule before launching", ""},
        }},
       {"batch_config", "Batch sizes violate verl's divisibility rules", Severity::error, true,

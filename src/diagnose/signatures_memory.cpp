@@ -181,6 +181,20 @@ std::vector<Signature> memory_signatures() {
          "  # was {cfg:actor_rollout_ref.rollout.gpu_memory_utilization}; SGLang's mem_fraction_static",
          "actor_rollout_ref.rollout.gpu_memory_utilization=<higher>  # SGLang's mem_fraction_static"}},
        "RuntimeError: Not enough memory. Please try to increase --mem-fraction-static."},
+      // SGLang's KV-cache profiler (srt/model_executor/model_runner.py profile_max_num_token, 2026): the
+      // loaded weights already exceed mem_fraction_static of the memory before loading.
+      {"sglang_weights_leave_no_kv", "rollout_memory_budget", primary, {"leave no GPU memory for the KV cache"},
+       R"(--mem-fraction-static=(\d+(?:\.\d+)?)(?:\. Raise --mem-fraction-static above (\d+(?:\.\d+)?))?)",
+       {{"mem_fraction_static", number}, {"minimum_mem_fraction_static", number}}, {},
+       "SGLang's weights leave no memory for the KV cache under mem_fraction_static.",
+       "SGLang's weights leave no memory for the KV cache under mem_fraction_static {n:mem_fraction_static}.",
+       {{override_line,
+         "actor_rollout_ref.rollout.gpu_memory_utilization=<above {n:minimum_mem_fraction_static}, with room for the "
+         "KV cache>  # SGLang's mem_fraction_static, was {n:mem_fraction_static}",
+         "actor_rollout_ref.rollout.gpu_memory_utilization=<higher>  # SGLang's mem_fraction_static "
+         "(--mem-fraction-static), or more GPUs per engine (a larger TP) to spread the weights"}},
+       "ValueError: Loaded weights leave no GPU memory for the KV cache under --mem-fraction-static=0.3. Raise "
+       "--mem-fraction-static above 0.320 (minimum viable = 1 - available/pre = 0.3198)."},
       {"sglang_negative_profiled_tokens", "rollout_memory_budget", primary, {"is larger than the profiled value -"},
        R"(max_total_tokens=(\d+) is larger than the profiled value (-\d+))",
        {{"max_total_tokens", number}, {"profiled_tokens", number}}, {},

@@ -11,6 +11,14 @@ namespace meshplan {
 using namespace signature_words;
 
 std::vector<Signature> runtime_signatures() {
+  constexpr std::string_view kShmSummary =
+      "NCCL could not create its shared-memory segment in /dev/shm: the container's /dev/shm is too small "
+      "(Docker's default is 64 MB).";
+  const std::vector<FixTemplate> shm_fixes = {
+      {action, "give the container a larger /dev/shm: docker run --shm-size=<several GB> or --ipc=host (Kubernetes: "
+               "an emptyDir volume with medium Memory mounted at /dev/shm)", ""},
+      {env, "NCCL_SHM_DISABLE=1  # only if /dev/shm cannot grow: intra-node traffic then goes over P2P or the network",
+       ""}};
   return {
       {"nccl_watchdog_timeout", "nccl_timeout", consequence, {"Watchdog caught collective operation timeout"},
        R"(\[Rank (\d+)\] Watchdog caught collective operation timeout: WorkNCCL\(SeqNum=(\d+), OpType=(\w+)(?:, NumelIn=(\d+), NumelOut=(\d+))?, Timeout\(ms\)=(\d+)\)(?: ran for (\d+) milliseconds)?)",
@@ -218,6 +226,18 @@ std::vector<Signature> runtime_signatures() {
        "IOError: Unable to register worker with raylet. No such file or directory"},
       // Ray prints this while placement groups are still forming, so it is the root cause only when
       // nothing else failed.
+      // Ray assigns a worker its GPUs by their IDs in the raylet's view (ray/_private/utils.py
+      // set_visible_accelerator_ids, runtime_context.get_accelerator_ids): a CUDA_VISIBLE_DEVICES
+      // passed into the job (ray.init runtime_env, or set before `ray start`) that does not list
+      // the IDs Ray scheduled breaks the mapping (allenai/open-instruct#1519).
+      {"ray_accelerator_ids", "device_visibility", primary, {"in set_visible_accelerator_ids"}, "", {}, {},
+       "Ray could not give a worker the GPUs it scheduled: the GPU IDs Ray assigned are not the devices the "
+       "worker's environment exposes (CUDA_VISIBLE_DEVICES set for the job or the node).",
+       "", {{action, "do not pass CUDA_VISIBLE_DEVICES (or ROCR_/HIP_VISIBLE_DEVICES) in ray.init(runtime_env=...) "
+                     "or the job's environment: Ray sets it per worker; restrict a node's GPUs with "
+                     "ray start --num-gpus=<n> instead", ""}},
+       "  File \".venv/lib/python3.12/site-packages/ray/_private/utils.py\", line 281, in "
+       "set_visible_accelerator_ids"},
       {"ray_unschedulable", "resources", consequence, {"cannot be scheduled right now"}, R"(cannot be scheduled right now: (\{[^}]*\}))",
        {{"requested_resources", text}}, {},
        "Ray cannot place a task or actor: no node has the resources it requests.", "", {},
@@ -276,6 +296,56 @@ std::vector<Signature> runtime_signatures() {
                  "also turn off the fused Triton kernels the run enables", ""}},
        "(WorkerDict pid=1473743) LLVM ERROR: Failed to compute parent layout for slice layout."},
       // The CUDA runtime found a libcublasLt that lacks the symbols torch was built against.
+      // An index past the rows of an embedding (ATen/native/cuda/Indexing.cu indexSelectLargeIndex /
+      // SmallIndex: "srcIndex < srcSelectDimSize") or of an indexed tensor (IndexKernel.cu: "index out
+      // of bounds"): in a language model most often token ids the embedding has no row for
+      // (Lightning-AI/lit-llama#306, sillsdev/silnlp#1033).
+      {"cuda_index_out_of_range", "cuda_fault", primary, {"srcIndex < srcSelectDimSize"}, "", {}, {},
+       "A device-side assert: an index past the rows of an embedding, most often token ids the model has no "
+       "row for (a tokenizer with another or a larger vocabulary than the model's vocab_size).",
+       "", {{action, "load the tokenizer of the model's own checkpoint (verl: data.tokenizer unset, "
+                     "actor_rollout_ref.model.path), or resize the embeddings to the tokenizer "
+                     "(model.resize_token_embeddings(len(tokenizer))) and check the config's vocab_size", ""}},
+       "../aten/src/ATen/native/cuda/Indexing.cu:1146: indexSelectLargeIndex: block: [316,0,0], thread: [62,0,0] "
+       "Assertion `srcIndex < srcSelectDimSize` failed."},
+      {"cuda_index_out_of_bounds", "cuda_fault", primary, {"&& \"index out of bounds\""}, "", {}, {},
+       "A device-side assert: an index past a tensor's size; in a language model most often token ids past the "
+       "embedding's rows (a tokenizer with another or a larger vocabulary than the model's vocab_size).",
+       "", {{action, "check that the token ids fit the model: the tokenizer of the model's own checkpoint (verl: "
+                     "data.tokenizer unset), or embeddings resized to len(tokenizer), and the config's vocab_size",
+             ""}},
+       "../aten/src/ATen/native/cuda/IndexKernel.cu:92: operator(): block: [0,0,0], thread: [31,0,0] Assertion "
+       "`-sizes[i] <= index && index < sizes[i] && \"index out of bounds\"` failed."},
+      // A collective whose ranks hold differently shaped pieces (c10d ProcessGroupGloo alltoall's
+      // size check): a sequence- or context-parallel all-to-all over heads split into empty or
+      // unequal shards because the SP / CP size exceeds or does not divide the (KV) heads
+      // (hiyouga/LlamaFactory#10794).
+      {"alltoall_tensor_size", "parallel_mismatch", primary, {"alltoall: invalid tensor size"},
+       R"(expected (\([\d, ]+\)), got (\([\d, ]+\)))", {{"expected_shape", text}, {"got_shape", text}}, {},
+       "An all-to-all got pieces of different shapes from its ranks: a sequence- or context-parallel split of "
+       "the attention heads does not divide them (more ranks than KV heads gives empty shards).",
+       "An all-to-all got a piece of shape {n:got_shape} where it expected {n:expected_shape}: a sequence- or "
+       "context-parallel split of the attention heads does not divide them.",
+       {{override_line, "actor_rollout_ref.actor.ulysses_sequence_parallel_size=<a divisor of the KV heads>"
+                        "  # sequence_parallel_size / cp_size elsewhere: at most the KV heads", ""}},
+       "RuntimeError: ProcessGroupGloo::alltoall: invalid tensor size at index 2 (expected (1, 4, 1, 8), got (1, "
+       "4, 0, 8))"},
+      // vLLM's and SGLang's initialize_model_parallel (vllm/distributed/parallel_state.py,
+      // sglang/srt/distributed/parallel_state.py): the engine's TP x PP must be the torch.distributed
+      // world it starts in: an engine built inside a torchrun world of more processes, or a
+      // colocated trainer's external launcher on a vLLM whose external_launcher lacks data parallelism
+      // (modelscope/ms-swift#3739: vLLM 0.7.2).
+      {"engine_world_size", "parallel_mismatch", primary, {"is not equal to tensor_model_parallel_size ("},
+       R"(world_size \((\d+)\) is not equal to tensor_model_parallel_size \((\d+)\) x pipeline_model_parallel_size \((\d+)\))",
+       {{"world_size", number}, {"tensor_parallel_size", number}, {"pipeline_parallel_size", number}}, {},
+       "The inference engine started inside a torch.distributed world larger than its tensor x pipeline size.",
+       "The inference engine started inside a world of {n:world_size} processes with tensor x pipeline size "
+       "{n:tensor_parallel_size} x {n:pipeline_parallel_size}.",
+       {{action, "start the engine outside torchrun, or with tensor_parallel_size x pipeline_parallel_size equal to "
+                 "the processes it runs in; a colocated trainer (TRL, ms-swift, verl) needs the vllm version it "
+                 "pins, whose external_launcher runs one engine per TP group", ""}},
+       "[rank1]: RuntimeError: world_size (8) is not equal to tensor_model_parallel_size (4) x "
+       "pipeline_model_parallel_size (1)"},
       {"cublaslt_symbol_missing", "environment", primary, {"Cannot load symbol cublasLt"},
        R"(Cannot load symbol (cublasLt\w+))", {{"symbol", text}}, {},
        "The process could not load cuBLASLt's symbols: the installed CUDA libraries do not match the ones torch "
@@ -285,6 +355,16 @@ std::vector<Signature> runtime_signatures() {
        {{action, "check which libcublasLt the process loads (ldd / LD_LIBRARY_PATH) against torch.version.cuda: "
                  "an older CUDA toolkit first on LD_LIBRARY_PATH shadows the one pip installed", ""}},
        "(WorkerDict pid=23189) Invalid handle. Cannot load symbol cublasLtGetVersion"},
+      // NCCL's shared-memory transport (src/transport/shm.cc, include/shm.h) makes its segments in
+      // /dev/shm; a container's default /dev/shm (Docker: 64 MB) is too small (NVIDIA/nccl#342).
+      // Before no_space_left: NCCL's "No space left on device" is /dev/shm, not a disk.
+      {"nccl_shm_full", "nccl_network", primary, {"No space left on device", "NCCL WARN"}, "", {}, {},
+       kShmSummary, "", shm_fixes, "include/shm.h:28 NCCL WARN Call to posix_fallocate failed: No space left on device"},
+      {"nccl_shm_segment", "nccl_network", primary, {"Error while creating shared memory segment"},
+       R"(segment (\S+) \(size (\d+)\))", {{"segment", text}, {"segment_bytes", number}}, {}, kShmSummary, "",
+       shm_fixes,
+       "include/shm.h:48 NCCL WARN Error while creating shared memory segment "
+       "nccl-shm-recv-250a7cc850ba9298-0-1-3 (size 9637888)"},
       {"no_space_left", "resources", primary, {"No space left on device"}, "", {}, {},
        "A disk is full (checkpoints, Ray's object spilling or /dev/shm).", "",
        {{action, "free space in trainer.default_local_dir and /tmp/ray; limit checkpoints with "
