@@ -110,6 +110,7 @@ void use_run_facts(const ScanOutput& scan, std::optional<GpuSpec>& gpu, FixConte
                                           printed ? "verl's printed config" : "the Hydra overrides", where->file,
                                           where->line);
   fix_context.known_keys = std::move(run->keys);
+  fix_context.sections_by_class = std::move(run->sections_by_class);
   fix_context.choice_fixes = std::move(run->choice_fixes);
   if (!fix_context.model) fix_context.model = model_from_config(fix_context.config);
   if (fix_context.model && gpu) fix_context.job = job_on(run->job, *gpu);
@@ -130,6 +131,7 @@ void run_diagnose(const DiagnoseOptions& options, CommandContext& context) {
     fix_context.gpu_memory_bytes = static_cast<double>(gpu->memory_bytes);
   }
   fix_context.known_keys = verl_base_config_keys();
+  fix_context.sections_by_class = verl_base_sections_by_class();
   std::optional<RunConfig> run;
   if (!options.config.empty()) {
     auto text = read_text_file(options.config);
@@ -140,6 +142,7 @@ void run_diagnose(const DiagnoseOptions& options, CommandContext& context) {
     fix_context.config = run->values;
     fix_context.config_source = "the config in " + options.config;
     fix_context.known_keys = run->keys;
+    fix_context.sections_by_class = run->sections_by_class;
     fix_context.choice_fixes = run->choice_fixes;
   }
   LogScanner scanner;

@@ -170,6 +170,18 @@ std::optional<std::string> derive(std::string_view name, const Numbers& numbers,
     if (!key || context.known_keys.empty()) return std::nullopt;
     return key_suggestion(*key, context.known_keys);
   }
+  if (name == "class_key_suggestion") {
+    // OmegaConf's "Key 'k' not in 'HFModelConfig'": the dataclass names the sections it fills.
+    const auto key = text_number(numbers, "field");
+    const auto config_class = text_number(numbers, "config_class");
+    const auto& by_class = context.sections_by_class;
+    const auto sections = config_class ? by_class.find(*config_class) : by_class.end();
+    if (!key || sections == by_class.end()) return std::nullopt;
+    for (const std::string& section : sections->second) {
+      if (auto near = key_suggestion(section + "." + *key, context.known_keys)) return near;
+    }
+    return std::nullopt;
+  }
   if (name == "sync_step_fit") {
     // SeparateAsyncTrainer: train_batch_size = parameter_sync_step x ppo_mini_batch_size.
     const auto train = number_in(numbers, "train_batch_size");

@@ -24,6 +24,8 @@ struct FixContext {
   std::string config_source;  ///< the --config file ("" when none)
   /// Every valid config key, for "did you mean" (empty: no suggestion).
   std::vector<std::string> known_keys;
+  /// The sections each dataclass fills, by class name (RunConfig::sections_by_class).
+  std::map<std::string, std::vector<std::string>, std::less<>> sections_by_class;
   /// Overrides Hydra refuses that a choice of configs fixes (RunConfig::choice_fixes).
   std::map<std::string, std::string> choice_fixes;
   std::optional<ModelSpec> model;  ///< --model

@@ -5,6 +5,23 @@
 
 namespace meshplan {
 
+namespace {
+
+std::map<std::string, std::vector<std::string>, std::less<>> sections_by_class(const ConfigNode& root) {
+  constexpr std::string_view kTarget = "._target_";
+  std::map<std::string, std::vector<std::string>, std::less<>> sections;
+  for (const std::string& key : leaf_keys(root)) {
+    if (!key.ends_with(kTarget)) continue;
+    const ConfigNode* node = find_path(root, key);
+    if (node == nullptr || node->kind == NodeKind::map) continue;
+    const std::string target = node->to_text();
+    sections[target.substr(target.rfind('.') + 1)].push_back(key.substr(0, key.size() - kTarget.size()));
+  }
+  return sections;
+}
+
+}  // namespace
+
 Result<RunConfig> read_run_config(std::string_view text, const std::string& file_name) {
   auto launch = read_verl_launch(text, file_name);
   if (!launch.ok()) return launch.error();
@@ -18,6 +35,7 @@ Result<RunConfig> read_run_config(std::string_view text, const std::string& file
     run.values[key] = node->to_text();
   }
   run.choice_fixes = launch->choice_fixes;
+  run.sections_by_class = sections_by_class(launch->config);
   run.job = verl_to_strategy(*launch);
   return run;
 }
@@ -36,6 +54,11 @@ Result<RunConfig> run_config_from_values(const std::map<std::string, std::string
 std::vector<std::string> verl_base_config_keys() {
   const auto base = embedded_verl_base(newest_verl_version(), "ppo_trainer", {});
   return base.ok() ? leaf_keys(*base) : std::vector<std::string>{};
+}
+
+std::map<std::string, std::vector<std::string>, std::less<>> verl_base_sections_by_class() {
+  const auto base = embedded_verl_base(newest_verl_version(), "ppo_trainer", {});
+  return base.ok() ? sections_by_class(*base) : std::map<std::string, std::vector<std::string>, std::less<>>{};
 }
 
 }  // namespace meshplan

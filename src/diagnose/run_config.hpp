@@ -19,6 +19,9 @@ struct RunConfig {
   /// spelling (VerlLaunch::choice_fixes): the training engine its keys need, the top-level choice
   /// of a group written as a section's key. Dotted key -> override line.
   std::map<std::string, std::string> choice_fixes;
+  /// The sections a dataclass fills, by its class name: "HFModelConfig" -> {"actor_rollout_ref.model"}
+  /// (each section's `_target_`), so a key a dataclass refuses can be placed in the config.
+  std::map<std::string, std::vector<std::string>, std::less<>> sections_by_class;
   VerlJob job;
 };
 
@@ -33,5 +36,7 @@ Result<RunConfig> run_config_from_values(const std::map<std::string, std::string
 
 /// Every key of verl's embedded base config (ppo_trainer), for "did you mean" without --config.
 std::vector<std::string> verl_base_config_keys();
+/// RunConfig::sections_by_class of verl's embedded base config (ppo_trainer).
+std::map<std::string, std::vector<std::string>, std::less<>> verl_base_sections_by_class();
 
 }  // namespace meshplan

@@ -186,7 +186,9 @@ std::vector<Signature> runtime_signatures() {
        {{override_line, "trainer.nnodes={d:nnodes_fit}  # {n:available_gpus} GPUs / {cfg:trainer.n_gpus_per_node} per node",
          "trainer.nnodes=<nodes Ray really has>  # or trainer.n_gpus_per_node=<GPUs per node>"},
         {action, "join the missing nodes (ray start --address=<head>:6379 --num-gpus=<n>) or stop the other Ray "
-                 "job holding the GPUs", ""}},
+                 "job holding the GPUs", ""},
+        {env, "RAY_ADDRESS=<head>:6379  # a driver that reaches no running cluster starts a local Ray of its own node "
+              "(verl main_ppo's ray.init()) and sees only that node's GPUs", ""}},
        "ValueError: Total available GPUs 8.0 is less than total desired GPUs 16"},
       {"ray_cluster_only_has", "resources", primary, {"but the cluster only has"},
        R"(You asked for ([\d.]+) cpu and ([\d.]+) gpu per trial, but the cluster only has ([\d.]+) cpu and ([\d.]+) gpu)",
@@ -346,6 +348,63 @@ std::vector<Signature> runtime_signatures() {
                  "pins, whose external_launcher runs one engine per TP group", ""}},
        "[rank1]: RuntimeError: world_size (8) is not equal to tensor_model_parallel_size (4) x "
        "pipeline_model_parallel_size (1)"},
+      // vLLM's model loader (model_executor/models/interfaces.py SupportsPP): pipeline parallelism for a
+      // model class that does not implement it in the installed release (vllm-project/vllm#16231:
+      // Llama 4 gained it in 0.8.4).
+      {"vllm_model_without_pp", "environment", primary, {"Pipeline parallelism is not supported for this model"}, "",
+       {}, {},
+       "The installed vLLM has no pipeline parallelism for this model class (it does not implement SupportsPP).", "",
+       {{override_line, "actor_rollout_ref.rollout.pipeline_model_parallel_size=1  # vLLM's pipeline_parallel_size: "
+                        "tensor or data parallelism instead", ""},
+        {action, "or a vllm release whose model class implements SupportsPP (the model's page in vLLM's supported "
+                 "models list)", ""}},
+       "NotImplementedError: Pipeline parallelism is not supported for this model. Supported models implement the "
+       "`SupportsPP` interface."},
+      // SGLang's server arguments (srt/server_args.py): enable_memory_saver (verl turns it on for its
+      // SGLang rollout's sleep mode) needs the torch_memory_saver package (sgl-project/sglang#4985).
+      {"sglang_memory_saver_missing", "environment", primary, {"torch-memory-saver is not installed"}, "", {}, {},
+       "SGLang's memory saver is on but the torch-memory-saver package is not installed.", "",
+       {{action, "pip install torch-memory-saver (the version the installed SGLang pins), or run without "
+                 "--enable-memory-saver (verl: actor_rollout_ref.rollout.free_cache_engine=False)", ""}},
+       "enable_memory_saver is enabled, but torch-memory-saver is not installed. Please install it via `pip3 "
+       "install torch-memory-saver`."},
+      // Transformer Engine's cuDNN fused attention failing inside cuDNN (fused_attn_f16_arbitrary_seqlen.cu):
+      // most often a cuDNN other than the one TE was built for found first (a pip nvidia-cudnn beside
+      // the system's), NVIDIA/Megatron-LM#1882.
+      {"te_fused_attention_cudnn_error", "environment", primary, {"fused_attn_f16_arbitrary_seqlen", "cuDNN Error"},
+       "", {}, {},
+       "cuDNN's fused attention failed inside cuDNN: the cuDNN loaded is most often not the one Transformer Engine "
+       "was built against.",
+       "",
+       {{action, "check which libcudnn the process loads (a pip nvidia-cudnn package beside the system's) against "
+                 "the one Transformer Engine was built with", ""},
+        {override_line, "actor_rollout_ref.actor.megatron.override_transformer_config.attention_backend=flash  # "
+                        "Megatron's --attention-backend flash; NVTE_FUSED_ATTN=0 elsewhere", "", "",
+         "actor_rollout_ref.actor.megatron.override_transformer_config.attention_backend=flash"}},
+       "fused_attn_f16_arbitrary_seqlen.cu:373 in function operator(): cuDNN Error"},
+      // Megatron-core's learning-rate schedule (optimizer_param_scheduler.py) asserts it has steps to
+      // decay over: a run whose training iterations came out as 0 (a global batch larger than the
+      // samples the run produces: THUDM/slime PR #2366) or lr_decay_iters 0.
+      {"megatron_no_lr_decay_steps", "batch_config", primary, {"assert self.lr_decay_steps > 0"}, "", {}, {},
+       "Megatron's learning-rate schedule has no steps: the run's training iterations came out as 0 (a global batch "
+       "larger than the samples it produces) or the decay length is 0.",
+       "",
+       {{action, "make the global batch size at most the samples a step produces (prompts x responses per prompt), "
+                 "or set the total and lr-decay iterations explicitly", ""}},
+       "    assert self.lr_decay_steps > 0"},
+      // NCCL's InfiniBand / RoCE queue-pair setup (transport/net_ib.cc via ibvwrap.c) timing out: on
+      // RoCE a wrong GID index, or on a rail-optimized fabric a connection between NICs of different
+      // rails (NVIDIA/nccl#2013: NCCL_CROSS_NIC=0).
+      {"nccl_ib_modify_qp_failed", "nccl_network", primary, {"NCCL WARN Call to ibv_modify_qp failed"},
+       R"(failed with (\d+) ([^,]+), on dev ([^,]+))", {{"errno", number}, {"error", text}, {"device", text}}, {},
+       "NCCL could not bring up an InfiniBand / RoCE connection (ibv_modify_qp): the two NICs cannot reach each "
+       "other on the path NCCL chose.",
+       "NCCL could not bring up an InfiniBand / RoCE connection on {n:device} ({n:error}): the two NICs cannot reach "
+       "each other on the path NCCL chose.",
+       {{env, "NCCL_CROSS_NIC=0  # rail-optimized fabrics: connect only NICs of the same rail", ""},
+        {env, "NCCL_IB_GID_INDEX=<the RoCE v2 GID index, often 3>  # RoCE: show_gids lists them", ""}},
+       "host-01:12345 [5] ibvwrap.c:262 NCCL WARN Call to ibv_modify_qp failed with 110 Connection timed out, on dev "
+       "mlx5_1:1, curr state INIT, next state RTR, local GID index 3"},
       {"cublaslt_symbol_missing", "environment", primary, {"Cannot load symbol cublasLt"},
        R"(Cannot load symbol (cublasLt\w+))", {{"symbol", text}}, {},
        "The process could not load cuBLASLt's symbols: the installed CUDA libraries do not match the ones torch "

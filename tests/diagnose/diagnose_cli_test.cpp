@@ -172,6 +172,15 @@ TEST_CASE("diagnose: an unknown Hydra key gets a \"did you mean\" from verl's ba
   CHECK(images.out.find("1. [override] +actor_rollout_ref.rollout.limit_images=<value>") != std::string::npos);
 }
 
+// verl#4672: a key its dataclass refuses ("Key 'enable_activation_offloading' not in 'HFModelConfig'")
+// names no path; the sections whose _target_ is that class (actor_rollout_ref.model in verl's
+// ppo_trainer) place it, and the near field there is the suggestion.
+TEST_CASE("diagnose: a key a verl dataclass refuses gets a \"did you mean\" in the sections of that class") {
+  const test::CliRun run = test::run(
+      {"diagnose", test::fixture("logs/real/verl_enable_activation_offloading_key_typo.log").string()});
+  CHECK(run.out.find("did you mean actor_rollout_ref.model.enable_activation_offload?") != std::string::npos);
+}
+
 // A Megatron key over the FSDP actor that ppo_trainer composes by default, and the engine group
 // written as a key of the actor (verl 1dda039b's examples/README.md advises
 // actor_rollout_ref.actor.model_engine=megatron): the fix is the top-level choice
