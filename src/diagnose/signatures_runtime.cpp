@@ -405,6 +405,21 @@ std::vector<Signature> runtime_signatures() {
         {env, "NCCL_IB_GID_INDEX=<the RoCE v2 GID index, often 3>  # RoCE: show_gids lists them", ""}},
        "host-01:12345 [5] ibvwrap.c:262 NCCL WARN Call to ibv_modify_qp failed with 110 Connection timed out, on dev "
        "mlx5_1:1, curr state INIT, next state RTR, local GID index 3"},
+      // SGLang's weight update (srt/model_executor/model_runner.py update_weights_from_distributed /
+      // _from_tensor) wrapping what the model's load_weights raised: a name or a shape the engine's
+      // model does not take from the trainer's converter (THUDM/slime#2280: expert shards sent without
+      // their tensor-parallel gather by an older Megatron-LM).
+      {"sglang_weight_update_failed", "environment", primary, {"Failed to update parameter online"},
+       R"(Failed to update parameter online: (.+?)\.? The full weights)", {{"load_error", text}}, {},
+       "The rollout engine refused a weight update from the trainer: a tensor name or shape its model does not "
+       "take (the trainer's weight converter and the engine do not match).",
+       "The rollout engine refused a weight update from the trainer ({n:load_error}): a tensor name or shape its "
+       "model does not take.",
+       {{action, "install the trainer side (Megatron-LM / Megatron-Bridge, the RL framework's converter) and the "
+                 "engine at the versions the RL framework pins together; a new model family needs a converter "
+                 "that knows its fused or sharded weights", ""}},
+       "Failed to update parameter online: start (256) + length (256) exceeds dimension size (256).. The full "
+       "weights of the ModelRunner are partially updated. Please discard the whole weights."},
       {"cublaslt_symbol_missing", "environment", primary, {"Cannot load symbol cublasLt"},
        R"(Cannot load symbol (cublasLt\w+))", {{"symbol", text}}, {},
        "The process could not load cuBLASLt's symbols: the installed CUDA libraries do not match the ones torch "
