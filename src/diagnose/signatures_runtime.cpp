@@ -420,6 +420,18 @@ std::vector<Signature> runtime_signatures() {
                  "that knows its fused or sharded weights", ""}},
        "Failed to update parameter online: start (256) + length (256) exceeds dimension size (256).. The full "
        "weights of the ModelRunner are partially updated. Please discard the whole weights."},
+      // SGLang's CUDA-graph capture (srt/model_executor/cuda_graph_runner.py) re-raises what capture
+      // hit with its own remedies; an out-of-memory inside it is read by the memory signatures first
+      // (same line, earlier table). The rest (a torch.compile incompatibility, a kernel fault, a JIT
+      // build) is named by the error it wraps (sgl-project/sglang#1522).
+      {"sglang_cuda_graph_capture_failed", "unclassified", consequence, {"Capture cuda graph failed"},
+       R"(Capture cuda graph failed: (.+))", {{"capture_error", text}}, {},
+       "SGLang failed to capture its CUDA graphs at start-up; the error it wraps is the cause.",
+       "SGLang failed to capture its CUDA graphs at start-up: {n:capture_error}.",
+       {{action, "SGLang's own remedies: a lower --mem-fraction-static, a smaller --cuda-graph-max-bs, no "
+                 "--enable-torch-compile (not all quantized kernels trace); or no CUDA graphs at all (verl: "
+                 "actor_rollout_ref.rollout.enforce_eager=True, SGLang's --disable-cuda-graph, slower decode)", ""}},
+       "Exception: Capture cuda graph failed: Ninja build failed."},
       {"cublaslt_symbol_missing", "environment", primary, {"Cannot load symbol cublasLt"},
        R"(Cannot load symbol (cublasLt\w+))", {{"symbol", text}}, {},
        "The process could not load cuBLASLt's symbols: the installed CUDA libraries do not match the ones torch "
