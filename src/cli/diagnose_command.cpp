@@ -130,8 +130,9 @@ void run_diagnose(const DiagnoseOptions& options, CommandContext& context) {
     gpu = *found;
     fix_context.gpu_memory_bytes = static_cast<double>(gpu->memory_bytes);
   }
-  fix_context.known_keys = verl_base_config_keys();
-  fix_context.sections_by_class = verl_base_sections_by_class();
+  ConfigVocabulary base = verl_base_vocabulary();
+  fix_context.known_keys = std::move(base.keys);
+  fix_context.sections_by_class = std::move(base.sections_by_class);
   std::optional<RunConfig> run;
   if (!options.config.empty()) {
     auto text = read_text_file(options.config);

@@ -51,14 +51,10 @@ Result<RunConfig> run_config_from_values(const std::map<std::string, std::string
   return read_run_config(script, source);
 }
 
-std::vector<std::string> verl_base_config_keys() {
+ConfigVocabulary verl_base_vocabulary() {
   const auto base = embedded_verl_base(newest_verl_version(), "ppo_trainer", {});
-  return base.ok() ? leaf_keys(*base) : std::vector<std::string>{};
-}
-
-std::map<std::string, std::vector<std::string>, std::less<>> verl_base_sections_by_class() {
-  const auto base = embedded_verl_base(newest_verl_version(), "ppo_trainer", {});
-  return base.ok() ? sections_by_class(*base) : std::map<std::string, std::vector<std::string>, std::less<>>{};
+  if (!base.ok()) return {};
+  return {leaf_keys(*base), sections_by_class(*base)};
 }
 
 }  // namespace meshplan

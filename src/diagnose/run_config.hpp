@@ -34,9 +34,12 @@ Result<RunConfig> read_run_config(std::string_view text, const std::string& file
 Result<RunConfig> run_config_from_values(const std::map<std::string, std::string, std::less<>>& values,
                                          const std::string& source);
 
-/// Every key of verl's embedded base config (ppo_trainer), for "did you mean" without --config.
-std::vector<std::string> verl_base_config_keys();
-/// RunConfig::sections_by_class of verl's embedded base config (ppo_trainer).
-std::map<std::string, std::vector<std::string>, std::less<>> verl_base_sections_by_class();
+/// What "did you mean" needs of verl's embedded base config (ppo_trainer) when no --config is given:
+/// its keys and the sections each dataclass fills, from one composition.
+struct ConfigVocabulary {
+  std::vector<std::string> keys;
+  std::map<std::string, std::vector<std::string>, std::less<>> sections_by_class;
+};
+ConfigVocabulary verl_base_vocabulary();
 
 }  // namespace meshplan
