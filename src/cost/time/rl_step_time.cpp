@@ -17,14 +17,21 @@
 namespace meshplan {
 namespace {
 
-// Without CUDA graphs (rollout.enforce_eager) every decode step launches ~10 kernels per layer
-// at ~5 µs each (CUDA launch latency); with graphs this overhead is negligible. Measured: vLLM
-// PR #1440 (2023), Llama-2-7B at batch 1, 100 output tokens, 1.2 s eager against 1.05 s graphed:
-// 1.5 ms a token over 32 layers, 47 µs a layer. A 2026 report (vllm-project/vllm-omni#7960,
-// Qwen2.5-Omni-7B's 28-layer thinker on A800) has 22-23 ms eager against 13 ms graphed, ~0.34 ms a
-// layer: newer model code launches more per layer. Not refit (no RL row runs eager but verl's
-// DeepSeek-V3 benchmark, docs/accuracy.md).
-constexpr double kEagerLaunchSecondsPerLayer = 50e-6;
+// Without CUDA graphs (rollout.enforce_eager; SGLang disable_cuda_graph) the host launches every
+// kernel of every layer through PyTorch and Triton each decode step; the GPU runs behind it, so a
+// step takes the longer of the GPU's work and the host's launches (with graphs, one replay). The
+// host's time a layer, measured as the eager step where the GPU's work is small:
+//   MoE layer: vllm-project/vllm#45709 (2026-06), Qwen3-30B-A3B at TP 4, 8 requests in flight:
+//     TPOT 33.92 ms eager against 10.03 ms with full and piecewise graphs; 33.92 ms / 48 layers =
+//     0.71 ms (vLLM's FusedMoE path: gate GEMM, topk, moe_align_block_size, two Triton fused_moe
+//     launches, activation and moe_sum beside the attention block's kernels).
+//   dense layer: half of it, the attention block's and the MLP's kernels without the expert
+//     routing's (vLLM qwen2.py against qwen3_moe.py); within vLLM PR #1440's eager Llama-2-7B step at
+//     batch 1 (1.2 s against 1.05 s graphed for 100 tokens: 12 ms over 32 layers, 0.375 ms a layer
+//     at most).
+// Checked, not fit: verl's eager Megatron + vLLM runs on H20 (docs/accuracy.md "verl on H20").
+constexpr double kEagerHostSecondsPerDenseLayer = 0.2e-3;
+constexpr double kEagerHostSecondsPerMoeLayer = 0.7e-3;
 constexpr double kWeightBytes = 2.0;  // bf16 inference weights
 // Pieces of the mean response over which the in-flight count and the KV held are integrated.
 constexpr int kDecodeSegments = 32;
@@ -221,6 +228,11 @@ RolloutTime rollout_time(const ModelSpec& model, const NodeGroup& node, const St
   // select) and the KV cache of every sequence in flight at its current context.
   const double layers = static_cast<double>(model.num_layers);
   const double moe_layers = model.moe ? static_cast<double>(model.moe->num_moe_layers) : 0.0;
+  // The host's launches of one eager decode step (kEagerHostSeconds*).
+  const double eager_host_s =
+      rl.enforce_eager
+          ? kEagerHostSecondsPerDenseLayer * (layers - moe_layers) + kEagerHostSecondsPerMoeLayer * moe_layers
+          : 0.0;
   // The weights a step reads depend on its in-flight count only, which is the same for most
   // segments (the planner costs every rollout option this way): the last count's bytes are kept.
   double last_in_flight = -1, last_weights = 0;
@@ -247,10 +259,9 @@ RolloutTime rollout_time(const ModelSpec& model, const NodeGroup& node, const St
                                   ring_reduce_scatter_seconds(c * engines * h * 2.0, replica_gpus, replica_link);
     const double tp_s = engines > 1 ? (2.0 * layers - moe_layers) * all_reduce_s + moe_layers * moe_exchange_s
                                     : 2.0 * layers * all_reduce_s;
-    const double launch_s = rl.enforce_eager ? kEagerLaunchSecondsPerLayer * layers : 0.0;
     // A layer never runs faster than its kernel chain (constants.decode_layer_seconds).
     const double floor_s = layers * constants.decode_layer_seconds;
-    const double gpu_step_s = std::max({memory_s, compute_s, floor_s}) + tp_s + launch_s;
+    const double gpu_step_s = std::max(std::max({memory_s, compute_s, floor_s}) + tp_s, eager_host_s);
     // The engine's host work per step (constants.engine_step_seconds): vLLM's EngineCore without
     // async scheduling runs it between model steps (v1/engine/core.py EngineCore.step: schedule,
     // execute_model, update_from_output); SGLang's overlap scheduler prepares the next batch while
@@ -339,10 +350,10 @@ RolloutTime rollout_time(const ModelSpec& model, const NodeGroup& node, const St
                                   replicas, engines, per_engine, rl.prompt_len, rollout.resume_prefill_s),
                       "Pope et al. 2022 §2 (prefill is compute-bound)"});
     trace->push_back({"time/gen/decode", rollout.decode_s, "seconds",
-                      "sum over r < mean of N/C(r) * step(C(r), prompt+r) + (longest-mean) * step(1) [none with partial rollout]; C(r) = min(slots, KV budget/(prompt+r)); step(c, ctx) = max(weights/tp / HBM_w + c*ctx*kv / HBM_kv, flops/peak, L*layer_s) + TP AR + engine",
-                      fmt::format("N={}, C(0)={:.0f}, C(mean)={:.0f}, steps={:.0f}, weights={:.4g} B, kv at mean={:.4g} B, HBM_w={:.4g} B/s, HBM_kv={:.4g} B/s, mean step={:.4g} s, tail step={:.4g} s, tail={:.4g} s, TP all-reduce={} ({} GPUs per host), engine host work={}",
+                      "sum over r < mean of N/C(r) * step(C(r), prompt+r) + (longest-mean) * step(1) [none with partial rollout]; C(r) = min(slots, KV budget/(prompt+r)); step(c, ctx) = max(max(weights/tp / HBM_w + c*ctx*kv / HBM_kv, flops/peak, L*layer_s) + TP AR, eager host launches) + engine",
+                      fmt::format("N={}, C(0)={:.0f}, C(mean)={:.0f}, steps={:.0f}, weights={:.4g} B, kv at mean={:.4g} B, HBM_w={:.4g} B/s, HBM_kv={:.4g} B/s, mean step={:.4g} s, tail step={:.4g} s, tail={:.4g} s, eager host launches={:.4g} s, TP all-reduce={} ({} GPUs per host), engine host work={}",
                                   per_engine, in_flight(0.0), fewest, steps, weights_read, kv_read, hbm, kv_hbm, step_s, tail_step_s,
-                                  rollout.tail_s,
+                                  rollout.tail_s, eager_host_s,
                                   engine_all_reduce_path_name(engine_all_reduce(h * 2.0, rollout_tp, node, tp_link).path),
                                   node.gpus_per_host(),
                                   rl.engine == RolloutEngine::sglang   ? "overlapped (SGLang)"
