@@ -25,11 +25,12 @@ namespace {
 //     TPOT 33.92 ms eager against 10.03 ms with full and piecewise graphs; 33.92 ms / 48 layers =
 //     0.71 ms (vLLM's FusedMoE path: gate GEMM, topk, moe_align_block_size, two Triton fused_moe
 //     launches, activation and moe_sum beside the attention block's kernels).
-//   dense layer: half of it, the attention block's and the MLP's kernels without the expert
-//     routing's (vLLM qwen2.py against qwen3_moe.py); within vLLM PR #1440's eager Llama-2-7B step at
-//     batch 1 (1.2 s against 1.05 s graphed for 100 tokens: 12 ms over 32 layers, 0.375 ms a layer
-//     at most).
-// Checked, not fit: verl's eager Megatron + vLLM runs on H20 (docs/accuracy.md "verl on H20").
+//   dense layer: no measurement fixes it. vLLM PR #1440's eager Llama-2-7B step at batch 1 (1.2 s
+//     against 1.05 s graphed for 100 tokens: 12 ms over 32 layers) bounds it at 0.375 ms; verl's
+//     three dense eager runs on H20 (docs/accuracy.md "verl on H20") would be 9-43% too slow at
+//     0.35 ms and are unchanged at 0.2 ms, so they bound it and do not check it. vllm-omni#7960's
+//     Qwen2.5-Omni thinker (22-23 ms eager over 28 layers, 2026) suggests more; left.
+// The MoE value is checked, not fit, on verl's eager Qwen3-30B-A3B run on 128 H20 (the same section).
 constexpr double kEagerHostSecondsPerDenseLayer = 0.2e-3;
 constexpr double kEagerHostSecondsPerMoeLayer = 0.7e-3;
 constexpr double kWeightBytes = 2.0;  // bf16 inference weights
