@@ -64,13 +64,16 @@ constexpr std::array<TimeAccuracyHostBound, 1> kHostBound{{
     {"moe-training-blackwell", 0.2, 33, 0.268, 0.629, 0.137},
 }};
 
-// Recomputed by tests/cost/calibration/modelzoo_rows_test.cpp from
-// tests/fixtures/published_runs_megatron_moe_modelzoo.json (docs/accuracy-held-out-training.md
-// "A second source").
+// The training groups' second source, recomputed by tests/cost/calibration/modelzoo_rows_test.cpp
+// from tests/fixtures/published_runs_megatron_moe_modelzoo.json (docs/accuracy-held-out-training.md
+// "A second source"); the RL groups', verl's own runs, by verl_runs_accuracy_test.cpp from the
+// launches of tests/cost/calibration/verl_runs.cpp (docs/accuracy.md "verl's own runs").
 constexpr std::string_view kModelZoo =
     "Megatron-MoE-ModelZoo benchmark tables and Megatron-LM's DeepSeek-V3 GB200 guide; "
     "docs/accuracy-held-out-training.md";
-constexpr std::array<TimeAccuracySecondSource, 2> kSecondSources{{
+constexpr std::string_view kVerlRuns =
+    "verl's docs: the one-step-off, fully-async and V1 trainer tables and perf/dpsk.md; docs/accuracy.md";
+constexpr std::array<TimeAccuracySecondSource, 4> kSecondSources{{
     {"moe-training-hopper",
      "Qwen3-235B-A22B on H100 in BF16 (Megatron-LM launches: DeepEP or alltoall, TP 2-4, PP 1-32, CP 1-8, 4k-128k "
      "tokens)",
@@ -79,6 +82,14 @@ constexpr std::array<TimeAccuracySecondSource, 2> kSecondSources{{
      "Qwen3-235B-A22B and DeepSeek-V3 on GB200 and GB300 (Megatron-LM launches: HybridEP, BF16 and MXFP8, 4k-128k "
      "tokens)",
      6, 0.140, 0.349, 0.020, kModelZoo},
+    {"rl-colocated",
+     "Qwen2.5-Math-7B, Qwen3-30B-A3B, Qwen3.5-35B-A3B and DeepSeek-V3 in verl (colocated, Megatron-core or FSDP2 "
+     "+ vLLM, on H20 and H100; the 7B and 30B runs at the mean response their log-prob pass implies)",
+     6, 0.089, 0.537, 0.063, kVerlRuns},
+    {"rl-off-policy",
+     "Qwen2.5-Math-7B and Qwen3.5-35B-A3B in verl (engines on GPUs of their own: one-step-off on H20, the V1 "
+     "trainer's separate_async with partial rollout on H100)",
+     3, 0.321, 0.396, 0.321, kVerlRuns},
 }};
 
 std::optional<TimeAccuracySecondSource> second_source_of(std::string_view group_id) {
@@ -130,8 +141,10 @@ TimeAccuracyMatch time_accuracy_for(const ModelSpec& model, const GpuSpec& gpu, 
   if (!hopper && !blackwell) return unchecked("no held-out run was measured on " + gpu.arch + " GPUs");
   if (workload.kind == WorkloadKind::rl) {
     if (workload.rl.engine != RolloutEngine::vllm) return unchecked("no held-out RL run was measured with SGLang");
+    const std::string_view id = workload.rl.rollout_gpus > 0 ? "rl-off-policy" : "rl-colocated";
     TimeAccuracyMatch match;
-    match.group = time_accuracy_group(workload.rl.rollout_gpus > 0 ? "rl-off-policy" : "rl-colocated");
+    match.group = time_accuracy_group(id);
+    match.second_source = second_source_of(id);
     return match;
   }
   if (strategy.backend != Backend::megatron) {

@@ -63,9 +63,10 @@ struct TimeAccuracyHostBound {
 };
 
 /// Runs of a group's kind measured by a second source, apart from the group's own (whose figures
-/// come from one source's tables): Megatron-MoE-ModelZoo's benchmark tables and Megatron-LM's
-/// DeepSeek-V3 guide, Megatron-LM launches of other software and layouts than Megatron-Bridge's
-/// recipes. Where they disagree with the group, estimate and plan print both.
+/// come from one source's tables): for training, Megatron-MoE-ModelZoo's benchmark tables and
+/// Megatron-LM's DeepSeek-V3 guide, Megatron-LM launches of other software and layouts than
+/// Megatron-Bridge's recipes; for RL, verl's own runs beside NeMo RL's. Where they disagree with the
+/// group, estimate and plan print both.
 struct TimeAccuracySecondSource {
   std::string_view group_id;
   std::string_view runs_described;  ///< "Qwen3-235B-A22B on H100 (BF16, DeepEP and alltoall, TP 2-4, ...)"

@@ -48,8 +48,11 @@ TEST_CASE("Megatron-MoE-ModelZoo's MoE training runs, held out of the fit") {
   }
   // Each group's figures are what estimate and plan print beside the group's own
   // (time_accuracy.cpp kSecondSources), to the 0.1 point they are printed with.
-  CHECK(errors.size() == time_accuracy_second_sources().size());
+  // The RL groups' second source is verl's runs (verl_runs_accuracy_test.cpp).
+  std::size_t training_sources = 0;
   for (const TimeAccuracySecondSource& expected : time_accuracy_second_sources()) {
+    if (expected.group_id.rfind("rl-", 0) == 0) continue;
+    ++training_sources;
     std::vector<double>& values = errors[std::string(expected.group_id)];
     std::vector<double>& times = time_errors[std::string(expected.group_id)];
     REQUIRE_MESSAGE(!values.empty(), expected.group_id);
@@ -65,6 +68,7 @@ TEST_CASE("Megatron-MoE-ModelZoo's MoE training runs, held out of the fit") {
     CHECK_MESSAGE(std::fabs(values.back() - expected.max_abs_error) <= 5.0001e-4, expected.group_id);
     CHECK_MESSAGE(std::fabs(median_time - expected.median_time_error) <= 5.0001e-4, expected.group_id);
   }
+  CHECK(errors.size() == training_sources);
   MESSAGE(table.str());
 }
 

@@ -20,67 +20,19 @@
 
 #include "approx.hpp"
 #include "test_support.hpp"
+#include "verl_runs.hpp"
 
 namespace meshplan {
 namespace {
 
-struct Phases {
-  double gen = 0, old_log_prob = 0, update_actor = 0, step = 0;
-};
-
-// The 7B runs of verl's one-step-off table: what every launch of them shares (above), and its layout.
-std::vector<std::string> qwen25_7b_run(const std::vector<std::string>& layout) {
-  std::vector<std::string> args = {"estimate", "--model", "qwen2.5-7b-instruct", "--cluster", "2x8xH20", "--workload",
-                                   "rl", "--rollout-n", "16", "--global-batch", "512", "--mini-batch", "32",
-                                   "--prompt-len", "2048", "--mean-prompt-len", "150", "--gpu-memory-utilization", "0.8",
-                                   "--no-reference", "--no-async-scheduling", "--enforce-eager"};
-  args.insert(args.end(), layout.begin(), layout.end());
-  return args;
-}
-
-Phases predicted_at(std::vector<std::string> args, int mean_response_len) {
-  args.insert(args.end(), {"--json", "--mean-response-len", std::to_string(mean_response_len)});
-  const test::CliRun run = test::run(args);
-  REQUIRE_MESSAGE(run.exit_code != 2, run.err);
-  const nlohmann::json time = nlohmann::json::parse(run.out)["time"];
-  Phases phases;
-  phases.step = time["step_seconds"].get<double>();
-  for (const auto& phase : time["phases"]) {
-    const double seconds = phase["seconds"].get<double>();
-    if (phase["name"] == "timing_s/gen") phases.gen = seconds;
-    if (phase["name"] == "timing_s/old_log_prob") phases.old_log_prob = seconds;
-    if (phase["name"] == "timing_s/update_actor") phases.update_actor = seconds;
-  }
-  return phases;
-}
-
-// The phases at the mean response length whose log-prob pass takes `old_log_prob` seconds
-// (bisected to 8 tokens).
-Phases at_measured_log_prob(const std::vector<std::string>& run, double old_log_prob, int& mean_response_len) {
-  int low = 100, high = 8192;
-  REQUIRE(predicted_at(run, low).old_log_prob < old_log_prob);
-  REQUIRE(predicted_at(run, high).old_log_prob > old_log_prob);
-  while (high - low > 8) {
-    const int mid = (low + high) / 2;
-    (predicted_at(run, mid).old_log_prob < old_log_prob ? low : high) = mid;
-  }
-  mean_response_len = high;
-  const Phases at = predicted_at(run, high);
-  MESSAGE("mean response " << high << " tokens: gen " << at.gen << " s, old_log_prob " << at.old_log_prob
-                           << " s, update_actor " << at.update_actor << " s, step " << at.step << " s");
-  return at;
-}
-
-// dapo_7b_math_megatron_colocate.sh at 7f3d1db81 (above).
-std::vector<std::string> megatron_colocated() {
-  return {"--tp", "2", "--pp", "2", "--rollout-tp", "2", "--response-len", "8192", "--ppo-micro-batch", "2",
-          "--log-prob-micro-batch", "4", "--offload", "params,grads,optimizer", "--max-num-batched-tokens", "10240"};
-}
+using test::at_measured_log_prob;
+using test::Phases;
+using test::predicted_at;
 
 TEST_CASE("verl's colocated Megatron + vLLM run on 16 H20: one mean response length gives every phase") {
   constexpr double kGen = 207, kOldLogProb = 119, kUpdate = 344, kStep = 699;
   int mean = 0;
-  const Phases at = at_measured_log_prob(qwen25_7b_run(megatron_colocated()), kOldLogProb, mean);
+  const Phases at = at_measured_log_prob(test::megatron_colocated_7b(), kOldLogProb, mean);
   // Session 27: 1,197 tokens; gen 228 s (+10%), update 361 s (+5%), step 708 s (+1%). The
   // generation, longest-sequence bound with responses of up to 8,192 tokens, moves least with the
   // mean; the update, three passes over the same tokens at the update's micro-batch, most.
@@ -98,15 +50,9 @@ TEST_CASE("verl's colocated Megatron + vLLM run on 16 H20: one mean response len
 TEST_CASE("verl's one-step-off Megatron run on 16 H20 at the colocated run's mean response length") {
   constexpr double kGenerate = 501, kOldLogProb = 120, kUpdate = 347, kStep = 566;
   int mean = 0;
-  at_measured_log_prob(qwen25_7b_run(megatron_colocated()), 119, mean);
-  const std::vector<std::string> args = {
-      "estimate", "--model", "qwen2.5-7b-instruct", "--cluster", "2x8xH20", "--workload", "rl", "--tp", "2", "--pp",
-      "2", "--rollout-tp", "2", "--rollout-n", "12", "--global-batch", "512", "--mini-batch", "32",
-      "--ppo-micro-batch", "2", "--log-prob-micro-batch", "4", "--prompt-len", "2048", "--response-len", "8192",
-      "--mean-prompt-len", "150", "--mean-response-len", std::to_string(mean), "--gpu-memory-utilization", "0.8",
-      "--max-num-batched-tokens", "10240", "--no-reference", "--no-async-scheduling", "--enforce-eager",
-      "--rollout-gpus", "4",
-      "--off-policy-steps", "1", "--json", "--explain"};
+  at_measured_log_prob(test::megatron_colocated_7b(), 119, mean);
+  std::vector<std::string> args = test::one_step_off_7b();
+  args.insert(args.end(), {"--mean-response-len", std::to_string(mean), "--json", "--explain"});
   const test::CliRun run = test::run(args);
   REQUIRE_MESSAGE(run.exit_code != 2, run.err);
   const nlohmann::json out = nlohmann::json::parse(run.out);
@@ -136,12 +82,8 @@ TEST_CASE("verl's one-step-off Megatron run on 16 H20 at the colocated run's mea
 // x 3 for the log-prob pass, rollout TP 4, max_num_batched_tokens 2048 + 20480.
 TEST_CASE("verl's colocated FSDP2 + vLLM run on 16 H20: the phases at the mean that gives its log-prob pass") {
   constexpr double kGen = 321, kOldLogProb = 88, kUpdate = 286, kStep = 749;
-  const std::vector<std::string> layout = {
-      "--fsdp", "--ulysses", "4", "--fsdp-shard-size", "2", "--recompute", "full", "--rollout-tp", "4",
-      "--response-len", "20480", "--dynamic-bsz", "--ppo-max-token-len", "45056", "--log-prob-max-token-len",
-      "67584", "--offload", "params,optimizer", "--max-num-batched-tokens", "22528"};
   int mean = 0;
-  const Phases at = at_measured_log_prob(qwen25_7b_run(layout), kOldLogProb, mean);
+  const Phases at = at_measured_log_prob(test::fsdp2_colocated_7b(), kOldLogProb, mean);
   // Session 27: 921 tokens; gen 381 s (+19%), update 347 s (+21%), step 816 s (+9%): both long.
   // The update is 3.9 log-prob passes in the model (a recomputed forward, a backward of two), 3.25
   // measured; the generation assumes a response that runs to the 20,480-token maximum. Before session
@@ -164,15 +106,8 @@ TEST_CASE("verl's colocated FSDP2 + vLLM run on 16 H20: the phases at the mean t
 // loss (a reference model). verl at that commit pins vllm <= 0.11.0: no async scheduling.
 TEST_CASE("verl's colocated Megatron + vLLM Qwen3-30B-A3B run on 128 H20: an eager MoE engine's generation") {
   constexpr double kGen = 348.05, kOldLogProb = 28.73, kUpdate = 86.27, kStep = 497.89;
-  const std::vector<std::string> run = {
-      "estimate", "--model", "qwen3-30b-a3b", "--cluster", "16x8xH20", "--workload", "rl", "--tp", "2", "--cp",
-      "2", "--ep", "8", "--etp", "1", "--rollout-tp", "4", "--rollout-n", "16", "--global-batch", "512",
-      "--mini-batch", "128", "--prompt-len", "2048", "--response-len", "8192", "--mean-prompt-len", "150",
-      "--gpu-memory-utilization", "0.7", "--enforce-eager", "--dynamic-bsz", "--ppo-max-token-len", "10240",
-      "--log-prob-max-token-len", "10240", "--max-num-batched-tokens", "10240", "--offload",
-      "params,grads,optimizer", "--optimizer-offload-fraction", "1", "--no-async-scheduling"};
   int mean = 0;
-  const Phases at = at_measured_log_prob(run, kOldLogProb, mean);
+  const Phases at = at_measured_log_prob(test::qwen3_30b_a3b_h20(), kOldLogProb, mean);
   // Session 32: 2,414 tokens; gen 327 s (-6%), update 87.6 s (+2%), step 472 s (-5%). Before the
   // eager engine's MoE layers waited on the host's launches (0.7 ms a layer, vllm-project/vllm#45709)
   // the generation was 169-187 s (-46% to -51%) at means of 2,000-2,900: a decode step of 48 layers
@@ -190,15 +125,7 @@ TEST_CASE("verl's colocated Megatron + vLLM Qwen3-30B-A3B run on 128 H20: an eag
 // image): no async scheduling. Still far off; what is missing is not identified (docs/accuracy.md).
 TEST_CASE("verl's DeepSeek-V3 run on 96 H20: an eager TP-32 engine over four nodes, still too fast") {
   constexpr double kGen = 1050, kStep = 1700;
-  const Phases at = predicted_at(
-      {"estimate", "--model", "deepseek-v3", "--cluster", "12x8xH20-96GB", "--workload", "rl", "--tp", "8", "--etp",
-       "1", "--pp", "12", "--ep", "8", "--sequence-parallel", "--recompute", "full", "--recompute-num-layers", "1",
-       "--rollout-tp", "32", "--rollout-n", "8", "--global-batch", "96", "--mini-batch", "32", "--prompt-len", "2048",
-       "--response-len", "9632", "--mean-prompt-len", "256", "--gpu-memory-utilization", "0.6", "--enforce-eager",
-       "--dynamic-bsz", "--ppo-max-token-len", "11680", "--log-prob-max-token-len", "11680", "--offload",
-       "params,grads,optimizer", "--optimizer-offload-fraction", "1", "--last-stage-layers", "6",
-       "--no-async-scheduling"},
-      1960);
+  const Phases at = predicted_at(test::deepseek_v3_h20(), 1960);
   MESSAGE("gen " << at.gen << " s, step " << at.step << " s");
   // Session 32: gen 595 s (-43%), step 787 s (-54%); 466 s and 761 s (-56%, -55%) before the eager
   // host's launches (3 dense + 58 MoE layers: 41.2 ms a step against the GPU's 24 ms with one sequence).

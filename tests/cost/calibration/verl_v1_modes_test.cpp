@@ -26,38 +26,21 @@
 #include <doctest/doctest.h>
 
 #include <cmath>
-#include <nlohmann/json.hpp>
 #include <string>
 #include <vector>
 
 #include "test_support.hpp"
+#include "verl_runs.hpp"
 
 namespace meshplan {
-namespace {
 
-double predicted_step_s(const std::string& mean_response, const std::vector<std::string>& mode,
-                        const std::string& cluster = "4x8xH100", const std::string& ep = "4") {
-  std::vector<std::string> args = {"estimate", "--model", test::fixture("models/qwen3.6-35b-a3b/config.json").string(),
-                                   "--cluster", cluster, "--workload", "rl", "--tp", "2", "--pp", "2", "--cp", "2",
-                                   "--ep", ep, "--etp", "1", "--sequence-parallel", "--recompute", "full",
-                                   "--recompute-method", "uniform", "--recompute-num-layers", "1", "--offload",
-                                   "params,grads,optimizer", "--global-batch", "64", "--mini-batch", "16",
-                                   "--rollout-n", "8", "--rollout-tp", "4", "--prompt-len", "2048", "--response-len",
-                                   "32768", "--mean-prompt-len", "156", "--mean-response-len", mean_response,
-                                   "--dynamic-bsz", "--no-reference", "--json"};
-  args.insert(args.end(), mode.begin(), mode.end());
-  const test::CliRun run = test::run(args);
-  REQUIRE_MESSAGE(run.exit_code == 0, run.err);
-  return nlohmann::json::parse(run.out)["time"]["step_seconds"].get<double>();
-}
-
-}  // namespace
+using test::v1_trainer_step_s;
 
 TEST_CASE("verl's V1 trainer modes on four H100 nodes: sync, colocate_async and separate_async steps") {
-  const double sync_s = predicted_step_s("12720", {});
-  const double colocated_s = predicted_step_s("12854", {"--partial-rollout"});
+  const double sync_s = v1_trainer_step_s("12720", {});
+  const double colocated_s = v1_trainer_step_s("12854", {"--partial-rollout"});
   const double separate_s =
-      predicted_step_s("12288", {"--rollout-gpus", "16", "--off-policy-steps", "1", "--partial-rollout"});
+      v1_trainer_step_s("12288", {"--rollout-gpus", "16", "--off-policy-steps", "1", "--partial-rollout"});
   const double measured_sync_s = 22.79 * 3600 / 150;
   const double measured_colocated_s = 14.72 * 3600 / 150;
   const double measured_separate_s = 14.10 * 3600 / 150;
@@ -79,7 +62,7 @@ TEST_CASE("verl's V1 trainer modes on four H100 nodes: sync, colocate_async and 
   CHECK(std::fabs(separate_error) <= 0.42);
   // Three nodes, one of them generating: generation-bound in the model (two TP-4 replicas, 40 ms
   // decode steps, mostly KV reads). +32.1% when written.
-  const double three_nodes_s = predicted_step_s(
+  const double three_nodes_s = v1_trainer_step_s(
       "13343", {"--rollout-gpus", "8", "--off-policy-steps", "1", "--partial-rollout"}, "3x8xH100", "8");
   const double three_nodes_error = three_nodes_s / (13.15 * 3600 / 100) - 1;
   MESSAGE("separate_async on 3 nodes " << three_nodes_s << " s (" << three_nodes_error * 100 << "%)");
