@@ -30,15 +30,15 @@ using test::Phases;
 using test::predicted_at;
 
 TEST_CASE("verl's colocated Megatron + vLLM run on 16 H20: one mean response length gives every phase") {
-  constexpr double kGen = 207, kOldLogProb = 119, kUpdate = 344, kStep = 699;
+  const Phases& measured = test::kMegatronColocated7bMeasured;
   int mean = 0;
-  const Phases at = at_measured_log_prob(test::megatron_colocated_7b(), kOldLogProb, mean);
+  const Phases at = at_measured_log_prob(test::megatron_colocated_7b(), measured.old_log_prob, mean);
   // Session 27: 1,197 tokens; gen 228 s (+10%), update 361 s (+5%), step 708 s (+1%). The
   // generation, longest-sequence bound with responses of up to 8,192 tokens, moves least with the
   // mean; the update, three passes over the same tokens at the update's micro-batch, most.
-  CHECK(std::abs(at.gen / kGen - 1) < 0.15);
-  CHECK(std::abs(at.update_actor / kUpdate - 1) < 0.10);
-  CHECK(std::abs(at.step / kStep - 1) < 0.05);
+  CHECK(std::abs(at.gen / measured.gen - 1) < 0.15);
+  CHECK(std::abs(at.update_actor / measured.update_actor - 1) < 0.10);
+  CHECK(std::abs(at.step / measured.step - 1) < 0.05);
 }
 
 // The table's one-step-off Megatron row, on the same 16 H20 (dapo_7b_math_megatron_4_12.sh at
@@ -48,9 +48,9 @@ TEST_CASE("verl's colocated Megatron + vLLM run on 16 H20: one mean response len
 // and advantages). Its responses are taken at the mean the colocated row's log-prob pass gives
 // (same model, data and maximum): nothing of this row is fit.
 TEST_CASE("verl's one-step-off Megatron run on 16 H20 at the colocated run's mean response length") {
-  constexpr double kGenerate = 501, kOldLogProb = 120, kUpdate = 347, kStep = 566;
+  const Phases& measured = test::kOneStepOff7bMeasured;
   int mean = 0;
-  at_measured_log_prob(test::megatron_colocated_7b(), 119, mean);
+  at_measured_log_prob(test::megatron_colocated_7b(), test::kMegatronColocated7bMeasured.old_log_prob, mean);
   std::vector<std::string> args = test::one_step_off_7b();
   args.insert(args.end(), {"--mean-response-len", std::to_string(mean), "--json", "--explain"});
   const test::CliRun run = test::run(args);
@@ -69,10 +69,10 @@ TEST_CASE("verl's one-step-off Megatron run on 16 H20 at the colocated run's mea
                       << " s, step " << step << " s");
   // Session 27: generate 517 s (+3%), old_log_prob 119 s (-1%), update 360 s (+4%), step 520 s
   // (-8%: the step waits on the generation; the run's ~40 s of reward and advantages are not costed).
-  CHECK(std::abs(generate / kGenerate - 1) < 0.10);
-  CHECK(std::abs(old_log_prob / kOldLogProb - 1) < 0.05);
-  CHECK(std::abs(update / kUpdate - 1) < 0.10);
-  CHECK(std::abs(step / kStep - 1) < 0.15);
+  CHECK(std::abs(generate / measured.gen - 1) < 0.10);
+  CHECK(std::abs(old_log_prob / measured.old_log_prob - 1) < 0.05);
+  CHECK(std::abs(update / measured.update_actor - 1) < 0.10);
+  CHECK(std::abs(step / measured.step - 1) < 0.15);
 }
 
 // The same table's FSDP2 row: step 749 s = gen 321 + old_log_prob 88 + update_actor 286. Its launch
@@ -81,17 +81,17 @@ TEST_CASE("verl's one-step-off Megatron run on 16 H20 at the colocated run's mea
 // params and optimizer offloaded, dynamic batches of (2048 + 20480) x 2 tokens for the update and
 // x 3 for the log-prob pass, rollout TP 4, max_num_batched_tokens 2048 + 20480.
 TEST_CASE("verl's colocated FSDP2 + vLLM run on 16 H20: the phases at the mean that gives its log-prob pass") {
-  constexpr double kGen = 321, kOldLogProb = 88, kUpdate = 286, kStep = 749;
+  const Phases& measured = test::kFsdp2Colocated7bMeasured;
   int mean = 0;
-  const Phases at = at_measured_log_prob(test::fsdp2_colocated_7b(), kOldLogProb, mean);
+  const Phases at = at_measured_log_prob(test::fsdp2_colocated_7b(), measured.old_log_prob, mean);
   // Session 27: 921 tokens; gen 381 s (+19%), update 347 s (+21%), step 816 s (+9%): both long.
   // The update is 3.9 log-prob passes in the model (a recomputed forward, a backward of two), 3.25
   // measured; the generation assumes a response that runs to the 20,480-token maximum. Before session
   // 27 the update was charged for whole micro-batches of 45,056 tokens a GPU where a rank had 32
   // sequences, +59%.
-  CHECK(std::abs(at.gen / kGen - 1) < 0.25);
-  CHECK(std::abs(at.update_actor / kUpdate - 1) < 0.25);
-  CHECK(std::abs(at.step / kStep - 1) < 0.12);
+  CHECK(std::abs(at.gen / measured.gen - 1) < 0.25);
+  CHECK(std::abs(at.update_actor / measured.update_actor - 1) < 0.25);
+  CHECK(std::abs(at.step / measured.step - 1) < 0.12);
 }
 
 // verl's fully-async table, its colocated synchronous row ("30B Model Mode Experiment", docs/advance/
@@ -105,17 +105,17 @@ TEST_CASE("verl's colocated FSDP2 + vLLM run on 16 H20: the phases at the mean t
 // optimizer on the CPU (optimizer_offload_fraction 1); dynamic batches of 2,048 + 8,192 tokens; KL
 // loss (a reference model). verl at that commit pins vllm <= 0.11.0: no async scheduling.
 TEST_CASE("verl's colocated Megatron + vLLM Qwen3-30B-A3B run on 128 H20: an eager MoE engine's generation") {
-  constexpr double kGen = 348.05, kOldLogProb = 28.73, kUpdate = 86.27, kStep = 497.89;
+  const Phases& measured = test::kQwen3MoeH20Measured;
   int mean = 0;
-  const Phases at = at_measured_log_prob(test::qwen3_30b_a3b_h20(), kOldLogProb, mean);
+  const Phases at = at_measured_log_prob(test::qwen3_30b_a3b_h20(), measured.old_log_prob, mean);
   // Session 32: 2,414 tokens; gen 327 s (-6%), update 87.6 s (+2%), step 472 s (-5%). Before the
   // eager engine's MoE layers waited on the host's launches (0.7 ms a layer, vllm-project/vllm#45709)
   // the generation was 169-187 s (-46% to -51%) at means of 2,000-2,900: a decode step of 48 layers
   // takes 33.6 ms of launches where the GPU's work is 12-24 ms, so the generation no longer moves
   // with the mean (the longest response, 8,192 tokens, sets the number of steps).
-  CHECK(std::abs(at.gen / kGen - 1) < 0.10);
-  CHECK(std::abs(at.update_actor / kUpdate - 1) < 0.10);
-  CHECK(std::abs(at.step / kStep - 1) < 0.10);
+  CHECK(std::abs(at.gen / measured.gen - 1) < 0.10);
+  CHECK(std::abs(at.update_actor / measured.update_actor - 1) < 0.10);
+  CHECK(std::abs(at.step / measured.step - 1) < 0.10);
 }
 
 // verl's DeepSeek-V3 benchmark (docs/perf/dpsk.md at e2e4c35ec: 96 H20, mean response 1,960, rollout
@@ -124,13 +124,13 @@ TEST_CASE("verl's colocated Megatron + vLLM Qwen3-30B-A3B run on 128 H20: an eag
 // and the optimizer on the CPU, vLLM TP 32 over four nodes at 0.6 and eager, vLLM 0.8.5 (the doc's
 // image): no async scheduling. Still far off; what is missing is not identified (docs/accuracy.md).
 TEST_CASE("verl's DeepSeek-V3 run on 96 H20: an eager TP-32 engine over four nodes, still too fast") {
-  constexpr double kGen = 1050, kStep = 1700;
+  const Phases& measured = test::kDeepSeekV3H20Measured;
   const Phases at = predicted_at(test::deepseek_v3_h20(), 1960);
   MESSAGE("gen " << at.gen << " s, step " << at.step << " s");
   // Session 32: gen 595 s (-43%), step 787 s (-54%); 466 s and 761 s (-56%, -55%) before the eager
   // host's launches (3 dense + 58 MoE layers: 41.2 ms a step against the GPU's 24 ms with one sequence).
-  CHECK(at.gen / kGen - 1 == test::approx(-0.43).epsilon(0.05 / 0.43));
-  CHECK(at.step / kStep - 1 == test::approx(-0.53).epsilon(0.05 / 0.53));
+  CHECK(at.gen / measured.gen - 1 == test::approx(-0.43).epsilon(0.05 / 0.43));
+  CHECK(at.step / measured.step - 1 == test::approx(-0.53).epsilon(0.05 / 0.53));
 }
 
 }  // namespace

@@ -108,26 +108,32 @@ std::vector<VerlRun> verl_measured_runs() {
   // The 7B runs at the mean response their colocated Megatron run's log-prob pass gives (119 s);
   // the FSDP2 run at its own (88 s); the 30B run at its own (28.73 s).
   int megatron_mean = 0, fsdp2_mean = 0, moe_mean = 0;
-  const Phases megatron = at_measured_log_prob(megatron_colocated_7b(), 119, megatron_mean);
-  const Phases fsdp2 = at_measured_log_prob(fsdp2_colocated_7b(), 88, fsdp2_mean);
-  const Phases moe = at_measured_log_prob(qwen3_30b_a3b_h20(), 28.73, moe_mean);
+  const Phases megatron =
+      at_measured_log_prob(megatron_colocated_7b(), kMegatronColocated7bMeasured.old_log_prob, megatron_mean);
+  const Phases fsdp2 = at_measured_log_prob(fsdp2_colocated_7b(), kFsdp2Colocated7bMeasured.old_log_prob, fsdp2_mean);
+  const Phases moe = at_measured_log_prob(qwen3_30b_a3b_h20(), kQwen3MoeH20Measured.old_log_prob, moe_mean);
   const Phases one_step_off = predicted_at(one_step_off_7b(), megatron_mean);
+  const std::vector<std::string> separate = {"--rollout-gpus", "16", "--off-policy-steps", "1", "--partial-rollout"};
+  const std::vector<std::string> separate_three_nodes = {"--rollout-gpus", "8", "--off-policy-steps", "1",
+                                                         "--partial-rollout"};
   return {
-      {"verl one-step-off table, colocated Megatron, Qwen2.5-Math-7B, 16 H20", false, megatron.step, 699},
-      {"verl one-step-off table, colocated FSDP2, Qwen2.5-Math-7B, 16 H20", false, fsdp2.step, 749},
-      {"verl fully-async table, colocated Megatron, Qwen3-30B-A3B-Base, 128 H20", false, moe.step, 497.89},
-      {"verl perf/dpsk.md, DeepSeek-V3, 96 H20", false, predicted_at(deepseek_v3_h20(), 1960).step, 1700},
-      {"verl V1 trainer sync, Qwen3.5-35B-A3B, 32 H100", false, v1_trainer_step_s("12720", {}), 22.79 * 3600 / 150},
+      {"verl one-step-off table, colocated Megatron, Qwen2.5-Math-7B, 16 H20", false, megatron.step,
+       kMegatronColocated7bMeasured.step},
+      {"verl one-step-off table, colocated FSDP2, Qwen2.5-Math-7B, 16 H20", false, fsdp2.step,
+       kFsdp2Colocated7bMeasured.step},
+      {"verl fully-async table, colocated Megatron, Qwen3-30B-A3B-Base, 128 H20", false, moe.step,
+       kQwen3MoeH20Measured.step},
+      {"verl perf/dpsk.md, DeepSeek-V3, 96 H20", false, predicted_at(deepseek_v3_h20(), 1960).step,
+       kDeepSeekV3H20Measured.step},
+      {"verl V1 trainer sync, Qwen3.5-35B-A3B, 32 H100", false, v1_trainer_step_s("12720", {}), kV1SyncStepS},
       {"verl V1 trainer colocate_async, Qwen3.5-35B-A3B, 32 H100", false,
-       v1_trainer_step_s("12854", {"--partial-rollout"}), 14.72 * 3600 / 150},
-      {"verl one-step-off table, one-step-off Megatron, Qwen2.5-Math-7B, 16 H20", true, one_step_off.step, 566},
-      {"verl V1 trainer separate_async, Qwen3.5-35B-A3B, 32 H100", true,
-       v1_trainer_step_s("12288", {"--rollout-gpus", "16", "--off-policy-steps", "1", "--partial-rollout"}),
-       14.10 * 3600 / 150},
+       v1_trainer_step_s("12854", {"--partial-rollout"}), kV1ColocateAsyncStepS},
+      {"verl one-step-off table, one-step-off Megatron, Qwen2.5-Math-7B, 16 H20", true, one_step_off.step,
+       kOneStepOff7bMeasured.step},
+      {"verl V1 trainer separate_async, Qwen3.5-35B-A3B, 32 H100", true, v1_trainer_step_s("12288", separate),
+       kV1SeparateAsyncStepS},
       {"verl V1 trainer separate_async, Qwen3.5-35B-A3B, 24 H100", true,
-       v1_trainer_step_s("13343", {"--rollout-gpus", "8", "--off-policy-steps", "1", "--partial-rollout"}, "3x8xH100",
-                         "8"),
-       13.15 * 3600 / 100},
+       v1_trainer_step_s("13343", separate_three_nodes, "3x8xH100", "8"), kV1SeparateAsyncThreeNodesStepS},
   };
 }
 

@@ -13,6 +13,19 @@ struct Phases {
   double gen = 0, old_log_prob = 0, update_actor = 0, step = 0;
 };
 
+/// What each run measured, in seconds (0 where its source gives no figure); the one-step-off run's
+/// `gen` is its engines' generate_sequences.
+inline constexpr Phases kMegatronColocated7bMeasured{207, 119, 344, 699};
+inline constexpr Phases kFsdp2Colocated7bMeasured{321, 88, 286, 749};
+inline constexpr Phases kOneStepOff7bMeasured{501, 120, 347, 566};
+inline constexpr Phases kQwen3MoeH20Measured{348.05, 28.73, 86.27, 497.89};
+inline constexpr Phases kDeepSeekV3H20Measured{1050, 0, 0, 1700};
+/// The V1 trainer benchmark's steps: hours over steps.
+inline constexpr double kV1SyncStepS = 22.79 * 3600 / 150;
+inline constexpr double kV1ColocateAsyncStepS = 14.72 * 3600 / 150;
+inline constexpr double kV1SeparateAsyncStepS = 14.10 * 3600 / 150;
+inline constexpr double kV1SeparateAsyncThreeNodesStepS = 13.15 * 3600 / 100;
+
 /// `meshplan estimate` with `args`, at a mean response of `mean_response_len` tokens.
 Phases predicted_at(std::vector<std::string> args, int mean_response_len);
 

@@ -41,9 +41,9 @@ TEST_CASE("verl's V1 trainer modes on four H100 nodes: sync, colocate_async and 
   const double colocated_s = v1_trainer_step_s("12854", {"--partial-rollout"});
   const double separate_s =
       v1_trainer_step_s("12288", {"--rollout-gpus", "16", "--off-policy-steps", "1", "--partial-rollout"});
-  const double measured_sync_s = 22.79 * 3600 / 150;
-  const double measured_colocated_s = 14.72 * 3600 / 150;
-  const double measured_separate_s = 14.10 * 3600 / 150;
+  const double measured_sync_s = test::kV1SyncStepS;
+  const double measured_colocated_s = test::kV1ColocateAsyncStepS;
+  const double measured_separate_s = test::kV1SeparateAsyncStepS;
   const double sync_error = sync_s / measured_sync_s - 1;
   const double colocated_error = colocated_s / measured_colocated_s - 1;
   const double separate_error = separate_s / measured_separate_s - 1;
@@ -64,7 +64,7 @@ TEST_CASE("verl's V1 trainer modes on four H100 nodes: sync, colocate_async and 
   // decode steps, mostly KV reads). +32.1% when written.
   const double three_nodes_s = v1_trainer_step_s(
       "13343", {"--rollout-gpus", "8", "--off-policy-steps", "1", "--partial-rollout"}, "3x8xH100", "8");
-  const double three_nodes_error = three_nodes_s / (13.15 * 3600 / 100) - 1;
+  const double three_nodes_error = three_nodes_s / test::kV1SeparateAsyncThreeNodesStepS - 1;
   MESSAGE("separate_async on 3 nodes " << three_nodes_s << " s (" << three_nodes_error * 100 << "%)");
   CHECK(std::fabs(three_nodes_error) <= 0.35);
   // What partial rollout is for: measured, colocate_async takes 35.4% less than sync; predicted
