@@ -5,6 +5,7 @@
 #include "cost/memory/memory_tiers.hpp"
 #include "model/model_presets.hpp"
 #include "verl/rules/megatron_arguments.hpp"
+#include "verl/fit/eager_rollout.hpp"
 #include "verl/fit/model_fit.hpp"
 #include "verl/fit/to_strategy.hpp"
 #include "verl/rules/passthrough_rules.hpp"
@@ -45,7 +46,15 @@ std::vector<Finding> memory_findings(const VerlLaunch& launch, const VerlJob& jo
   }
   VerlJob at_lengths = job;
   at_lengths.workload.rl = with_given_lengths(job.workload.rl, options.mean_prompt_len, options.mean_response_len);
-  for (Finding& finding : check_memory_fit(launch, at_lengths, model, *options.gpu)) out.push_back(std::move(finding));
+  bool fits = true;
+  for (Finding& finding : check_memory_fit(launch, at_lengths, model, *options.gpu)) {
+    fits = fits && finding.severity != Severity::error && finding.rule != "memory.not-evaluated";
+    out.push_back(std::move(finding));
+  }
+  // What graphs would save is said only of a launch whose memory was fit and fits.
+  if (fits) {
+    if (auto eager = eager_rollout_finding(launch, at_lengths, model, *options.gpu)) out.push_back(std::move(*eager));
+  }
   return out;
 }
 

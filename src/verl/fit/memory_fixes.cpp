@@ -224,26 +224,30 @@ const Knob kKnobs[] = {
      }},
 };
 
-MemoryFix evaluate(const std::vector<std::string>& lines, const VerlJob& job, const ModelSpec& model, const Cluster& cluster,
-                   double capacity) {
+}  // namespace
+
+TimeEstimate job_time(const VerlJob& job, const ModelSpec& model, const Cluster& cluster) {
+  const MemoryEstimate e = estimate_memory(model, cluster, job.strategy, job.workload, MemoryOptions{}, nullptr);
+  TimeOptions time;
+  time.rollout_concurrent_sequences = e.rollout.concurrent_sequences_per_replica;
+  return estimate_time(model, cluster, job.strategy, job.workload, time, nullptr);
+}
+
+double job_step_seconds(const VerlJob& job, const ModelSpec& model, const Cluster& cluster) {
+  return job_time(job, model, cluster).step_seconds;
+}
+
+MemoryFix evaluate_fix(const std::vector<std::string>& lines, const VerlJob& job, const ModelSpec& model,
+                       const Cluster& cluster, double capacity_bytes) {
   MemoryFix fix;
   fix.overrides = lines;
   fix.job = job;
   const MemoryEstimate e = estimate_memory(model, cluster, job.strategy, job.workload, MemoryOptions{}, nullptr);
   fix.peak_bytes = e.peak_bytes;
   fix.peak_phase = e.peak().kind;
-  fix.fits = e.peak_bytes <= capacity && !e.kv_cache_exhausted && !e.kv_below_one_sequence;
+  fix.fits = e.peak_bytes <= capacity_bytes && !e.kv_cache_exhausted && !e.kv_below_one_sequence;
   fix.step_seconds = job_step_seconds(job, model, cluster);
   return fix;
-}
-
-}  // namespace
-
-double job_step_seconds(const VerlJob& job, const ModelSpec& model, const Cluster& cluster) {
-  const MemoryEstimate e = estimate_memory(model, cluster, job.strategy, job.workload, MemoryOptions{}, nullptr);
-  TimeOptions time;
-  time.rollout_concurrent_sequences = e.rollout.concurrent_sequences_per_replica;
-  return estimate_time(model, cluster, job.strategy, job.workload, time, nullptr).step_seconds;
 }
 
 std::vector<MemoryFix> memory_fixes(const VerlJob& job, const ModelSpec& model, const Cluster& cluster,
@@ -256,7 +260,7 @@ std::vector<MemoryFix> memory_fixes(const VerlJob& job, const ModelSpec& model, 
     std::optional<MemoryFix> best_shrink;
     std::optional<MemoryFix> cleared;
     for (const auto& [lines, changed] : knob.variants(job, model)) {
-      MemoryFix fix = evaluate(lines, changed, model, cluster, capacity_bytes);
+      MemoryFix fix = evaluate_fix(lines, changed, model, cluster, capacity_bytes);
       if (fix.fits) {
         cleared = std::move(fix);
         break;  // the least invasive value that fits

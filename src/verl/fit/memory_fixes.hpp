@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "cost/memory/memory_estimate.hpp"
+#include "cost/time/time_estimate.hpp"
 #include "verl/fit/to_strategy.hpp"
 
 namespace meshplan {
@@ -26,8 +27,16 @@ struct MemoryFix {
 std::vector<MemoryFix> memory_fixes(const VerlJob& job, const ModelSpec& model, const Cluster& cluster,
                                     double capacity_bytes);
 
-/// The job's step time, its rollout decoding as many sequences at once as its KV budget holds.
+/// The job's time estimate, its rollout decoding as many sequences at once as its KV budget holds.
+TimeEstimate job_time(const VerlJob& job, const ModelSpec& model, const Cluster& cluster);
+
+/// job_time's step seconds.
 double job_step_seconds(const VerlJob& job, const ModelSpec& model, const Cluster& cluster);
+
+/// `job` (a launch with the override `lines` applied) re-estimated: memory against `capacity_bytes`
+/// and step time.
+MemoryFix evaluate_fix(const std::vector<std::string>& lines, const VerlJob& job, const ModelSpec& model,
+                       const Cluster& cluster, double capacity_bytes);
 
 /// "key=value -> peak X GiB in phase (fits), step time +Y%" for a finding's message.
 std::string describe_fix(const MemoryFix& fix, double baseline_step_seconds);

@@ -49,14 +49,6 @@ constexpr std::array<ShapeRule, 12> kShapeRules = {{
     {"moe.a2a-overlap-mtp", {kA2aOverlap, "actor_rollout_ref.model.mtp.enable_train"}},
 }};
 
-// trainer.nnodes x trainer.n_gpus_per_node of `gpu`; a rack-scale part's hosts share their NVLink
-// domain (make_node_group).
-Cluster cluster_of(const VerlJob& job, const GpuSpec& gpu) {
-  Cluster cluster;
-  cluster.groups.push_back(make_node_group(job.nnodes, job.gpus_per_node, gpu));
-  return cluster;
-}
-
 // "fixes, re-estimated (cheapest step time first): ..." and the override lines of every fix.
 void attach_fixes(Finding& finding, const VerlJob& job, const ModelSpec& model, const Cluster& cluster,
                   double capacity) {
@@ -83,6 +75,12 @@ std::string lengths_note(const RlSettings& rl) {
 
 }  // namespace
 
+Cluster job_cluster(const VerlJob& job, const GpuSpec& gpu) {
+  Cluster cluster;
+  cluster.groups.push_back(make_node_group(job.nnodes, job.gpus_per_node, gpu));
+  return cluster;
+}
+
 std::optional<ModelSpec> model_from_path(const std::string& model_path) {
   const std::optional<PresetForPath> preset = model_preset_for_path(model_path);
   if (!preset) return std::nullopt;
@@ -94,7 +92,7 @@ std::optional<ModelSpec> model_from_path(const std::string& model_path) {
 }
 
 std::vector<Finding> check_model_shape(const VerlLaunch& launch, const VerlJob& job, const ModelSpec& model) {
-  const Cluster cluster = cluster_of(job, GpuSpec{});
+  const Cluster cluster = job_cluster(job, GpuSpec{});
   // verl leaves expert_tensor_parallel_size null, which Megatron-core reads as TP for MoE layers;
   // a dense model has no expert layers, so ETP is 1 for it.
   Strategy strategy = job.strategy;
@@ -144,7 +142,7 @@ std::vector<Finding> check_memory_fit(const VerlLaunch& launch, const VerlJob& j
     skipped.location = where_set(launch, job.unknown_key);
     return {skipped};
   }
-  const Cluster cluster = cluster_of(job, gpu);
+  const Cluster cluster = job_cluster(job, gpu);
   const double capacity = double(gpu.memory_bytes);
   const MemoryTiers tiers = memory_tiers(model, cluster, job.strategy, job.workload, MemoryOptions{}, capacity);
   const MemoryEstimate& expected = tiers.expected;
@@ -249,7 +247,7 @@ std::vector<Finding> check_memory_fit(const VerlLaunch& launch, const VerlJob& j
     attach_fixes(finding, worst, model, cluster, capacity);
     finding.location = where;
     out.push_back(std::move(finding));
-  } else if (capacity - expected.peak_bytes < 0.05 * capacity) {
+  } else if (capacity - expected.peak_bytes < kLowHeadroomShare * capacity) {
     Finding finding;
     finding.severity = Severity::warning;
     finding.rule = "memory.low-headroom";

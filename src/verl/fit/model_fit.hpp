@@ -5,6 +5,7 @@
 #include <optional>
 #include <vector>
 
+#include "hardware/cluster.hpp"
 #include "hardware/gpu_spec.hpp"
 #include "model/model_spec.hpp"
 #include "verl/fit/to_strategy.hpp"
@@ -15,6 +16,14 @@ namespace meshplan {
 /// The preset actor_rollout_ref.model.path stands for (model_preset_for_path: its last component or
 /// Hugging Face cache directory, the same-architecture variants of a preset included), if any.
 std::optional<ModelSpec> model_from_path(const std::string& model_path);
+
+/// Below this share of the GPU's memory left at the peak, check warns (memory.low-headroom):
+/// fragmentation or a long batch may push the phase over.
+inline constexpr double kLowHeadroomShare = 0.05;
+
+/// trainer.nnodes x trainer.n_gpus_per_node of `gpu`; a rack-scale part's hosts share their NVLink
+/// domain (make_node_group).
+Cluster job_cluster(const VerlJob& job, const GpuSpec& gpu);
 
 /// strategy/validate rules that depend on the model (tp.divides-heads, pp.divides-layers, ...).
 std::vector<Finding> check_model_shape(const VerlLaunch& launch, const VerlJob& job, const ModelSpec& model);

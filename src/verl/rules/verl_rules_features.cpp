@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <array>
 
+#include "verl/rules/eager_assertion.hpp"
 #include "verl/rules/rule_support.hpp"
 
 namespace meshplan {
@@ -219,6 +220,24 @@ std::optional<RuleHit> estimator_prerequisites(const ConfigView& v) {
   return std::nullopt;
 }
 
+// verl before 0.5.0: CUDA graphs (enforce_eager=False) with the cache freed between steps
+// (eager_assertion.hpp); verl's own v0.4.1 examples that capture graphs set free_cache_engine=False.
+std::optional<RuleHit> cuda_graphs_with_free_cache(const ConfigView& v) {
+  const std::string name = v.text(R("name")).value_or("");
+  const std::string mode = v.text(R("mode")).value_or("sync");
+  if (!asserts_eager_with_free_cache(v.version(), name, mode)) return std::nullopt;
+  if (v.boolean(R("enforce_eager")).value_or(true) || !v.boolean(R("free_cache_engine")).value_or(false)) {
+    return std::nullopt;
+  }
+  return RuleHit{"False",
+                 fmt::format("disable CUDA graph (enforce_eager = False) if free cache engine: verl {}'s {} asserts "
+                             "enforce_eager=True while free_cache_engine=True; would fail when the workers build the "
+                             "rollout (free_cache_engine=False keeps the engine's KV cache through the update "
+                             "instead; verl 0.5.0 lifts the assertion)",
+                             v.version().id, name == "vllm" ? "vLLMRollout" : "SGLangRollout"),
+                 {R("enforce_eager") + "=True"}};
+}
+
 // R77 (verl/workers/reward_manager/dapo.py and experimental/reward_loop/reward_manager/dapo.py,
 // both __init__): once reward_kwargs.overlong_buffer_cfg is given (enabled or not), max_resp_len
 // must be given and >= overlong_buffer_cfg.len. The suggested buffer is a fifth of the budget, as
@@ -356,6 +375,11 @@ const std::vector<VerlRule>& feature_rules() {
        checkpoint_engine_backend,
        false,
        "verl/checkpoint_engine/base.py:CheckpointEngineRegistry.get"},
+      {"rollout.cuda-graphs-free-cache",
+       Severity::error,
+       {"actor_rollout_ref.rollout.enforce_eager", "actor_rollout_ref.rollout.free_cache_engine",
+        "actor_rollout_ref.rollout.name", "actor_rollout_ref.rollout.mode"},
+       cuda_graphs_with_free_cache},
       {"rollout.delta-sharded-sglang",
        Severity::error,
        {"actor_rollout_ref.rollout.checkpoint_engine.backend", "actor_rollout_ref.rollout.name",
@@ -366,6 +390,18 @@ const std::vector<VerlRule>& feature_rules() {
        "0.9.0"},
   };
   return rules;
+}
+
+// vllm_rollout_spmd.py and vllm_rollout.py vLLMRollout.__init__, sglang_rollout.py SGLangRollout.__init__
+// at v0.4.1; verl PR #1464 (v0.5.0) made free_cache_engine work with graphs. vLLM's async server
+// (vLLMAsyncRollout) builds its engine without the assertion; SGLang's rollout of those releases is
+// SGLangRollout in either mode (sglang_async included).
+bool asserts_eager_with_free_cache(const VerlVersion& version, std::string_view rollout_name,
+                                   std::string_view rollout_mode) {
+  static const int fixed_in = find_verl_version("0.5.0")->index;
+  if (version.index >= fixed_in) return false;
+  return (rollout_name == "vllm" && rollout_mode == "sync") || rollout_name == "sglang" ||
+         rollout_name == "sglang_async";
 }
 
 }  // namespace meshplan

@@ -48,6 +48,19 @@ TEST_CASE("a rule of the legacy Megatron worker applies only to the verls that h
   CHECK(test::findings_of(test::check_lines(sync, "ppo_trainer", at("0.7.0")), "rollout.mode-sync-removed").size() == 1);
 }
 
+// vLLMRollout.__init__ asserted eager while the cache is freed until verl PR #1464 (v0.5.0); verl's own
+// v0.4.1 examples that capture graphs (examples/grpo_trainer/run_qwen2_5_vl-7b.sh) set both keys.
+TEST_CASE("CUDA graphs with a freed cache are an error only on the verls that asserted against them") {
+  const auto graphs = test::with(test::fsdp_baseline(), {"actor_rollout_ref.rollout.enforce_eager=False",
+                                                         "actor_rollout_ref.rollout.mode=sync"});
+  const char* rule = "rollout.cuda-graphs-free-cache";
+  CHECK(test::findings_of(test::check_lines(graphs, "ppo_trainer", at("0.4.1")), rule).size() == 1);
+  CHECK(test::findings_of(test::check_lines(graphs, "ppo_trainer", at("0.5.0")), rule).empty());
+  CHECK(test::findings_of(test::check_lines(graphs, "ppo_trainer", at("0.6.1")), rule).empty());
+  const auto kept = test::with(graphs, {"actor_rollout_ref.rollout.free_cache_engine=False"});
+  CHECK(test::findings_of(test::check_lines(kept, "ppo_trainer", at("0.4.1")), rule).empty());
+}
+
 TEST_CASE("the verl version: --verl-version, a pin in the script, else the newest said in one line") {
   const std::string launch = "python3 -m verl.trainer.main_ppo trainer.nnodes=1\n";
   auto newest = check_launch({InputText{"run.sh", launch}}, CheckOptions{});

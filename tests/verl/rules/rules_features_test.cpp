@@ -141,6 +141,20 @@ const std::vector<RuleCase>& feature_rule_cases() {
        "actor_rollout_ref.rollout.expert_parallel_size",
        "expert_parallel_size must be equal to tensor_model_parallel_size * data_parallel_size",
        "actor_rollout_ref.rollout.expert_parallel_size=2", false, false, "0.9.0"},
+      // verl 0.4.1's vLLMRollout / SGLangRollout assert eager while the cache is freed (the baseline's
+      // free_cache_engine is verl's default, True; the sync mode too).
+      {"rollout.cuda-graphs-free-cache", false,
+       {"actor_rollout_ref.rollout.enforce_eager=False", "actor_rollout_ref.rollout.free_cache_engine=False"},
+       {"actor_rollout_ref.rollout.enforce_eager=False"}, Severity::error, "actor_rollout_ref.rollout.enforce_eager",
+       "disable CUDA graph (enforce_eager = False) if free cache engine: verl 0.4.1's vLLMRollout asserts",
+       "actor_rollout_ref.rollout.enforce_eager=True", false, false, "0.4.1"},
+      // vLLM's async server builds its engine without the assertion; SGLangRollout has it in both modes.
+      {"rollout.cuda-graphs-free-cache", false,
+       {"actor_rollout_ref.rollout.enforce_eager=False", "actor_rollout_ref.rollout.mode=async"},
+       {"actor_rollout_ref.rollout.enforce_eager=False", "actor_rollout_ref.rollout.mode=async",
+        "actor_rollout_ref.rollout.name=sglang"},
+       Severity::error, "actor_rollout_ref.rollout.enforce_eager", "verl 0.4.0's SGLangRollout asserts",
+       "actor_rollout_ref.rollout.enforce_eager=True", false, false, "0.4.0"},
   };
   return cases;
 }

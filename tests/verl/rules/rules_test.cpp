@@ -5,6 +5,7 @@
 #include <map>
 #include <set>
 
+#include "test_support.hpp"
 #include "verl/check_support.hpp"
 #include "rule_cases.hpp"
 #include "verl/rules/verl_rules.hpp"
@@ -233,6 +234,11 @@ TEST_CASE("every verl rule has a passing and a failing case, and both are run") 
     for (const test::RuleCase& c : *cases) covered.insert(c.rule);  // check_rule_case runs both sides
   }
   for (const std::string& id : verl_rule_ids()) CHECK_MESSAGE(covered.count(id) == 1, id << " has no test case");
+}
+
+TEST_CASE("the README counts the verl rule ids as the table has them") {
+  const std::string readme = test::file_text(test::source_dir() / "README.md");
+  CHECK(readme.find("(" + std::to_string(verl_rule_ids().size()) + " rule ids, including the") != std::string::npos);
 }
 
 // Near misses that pass only through a factor of the rule (Ulysses SP): without it they would fail.
