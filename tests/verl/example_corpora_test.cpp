@@ -210,6 +210,61 @@ TEST_CASE("verl v0.6.1's example launches: no false error, the broken ones with 
       11});  // recipe/fully_async_policy/shell/*.sh and CI's run_fully_async_policy.sh  // recipe/one_step_off_policy/*.sh but the three *_colocate.sh (main_ppo baselines), and CI's run_one_step_off_policy.sh
 }
 
+// The sglang_multiturn launches of v0.4.1 and v0.5.0 (and CI's copies) read their config from
+// --config-path next to the script; CI's generic runner names its config by a positional parameter.
+std::map<std::string, std::string> multiturn_config_paths(bool with_v050_scripts) {
+  std::map<std::string, std::string> config_path;
+  for (const char* path :
+       {"examples/sglang_multiturn/geo3k/run_qwen2.5-3b_geo3k_multiturn.sh",
+        "examples/sglang_multiturn/geo3k/run_qwen2.5-3b_geo3k_multiturn_4xgpu.sh",
+        "examples/sglang_multiturn/geo3k/run_qwen2.5-3b_megatron_geo3k_multiturn.sh",
+        "examples/sglang_multiturn/run_qwen2.5-0.5b_gsm8k_multiturn_w_interaction.sh",
+        "examples/sglang_multiturn/run_qwen2.5-3b_gsm8k_multiturn.sh",
+        "examples/sglang_multiturn/run_qwen2.5-3b_gsm8k_multiturn_4xgpu.sh",
+        "examples/sglang_multiturn/run_qwen2.5-3b_megatron_gsm8k_multiturn.sh",
+        "examples/sglang_multiturn/run_qwen3-4b_gsm8k_multiturn.sh",
+        "examples/sglang_multiturn/search_r1_like/run_qwen2.5-3b_instruct_search_multiturn.sh",
+        "tests/special_e2e/run_geo3k_fsdp_sgl_multiturn_w_tool.sh",
+        "tests/special_e2e/run_gsm8k_fsdp_sgl_multiturn_sf_tool.sh",
+        "tests/special_e2e/run_gsm8k_fsdp_sgl_multiturn_w_tool.sh"}) {
+    config_path[path] = "comes from --config-path";
+  }
+  if (with_v050_scripts) {
+    for (const char* path : {"examples/sglang_multiturn/run_qwen0.5b_gsm8k_multiturn_curriculum.sh",
+                             "examples/sglang_multiturn/run_qwen2.5-3b_gsm8k_tool_agent_mlflow.sh"}) {
+      config_path[path] = "comes from --config-path";
+    }
+  }
+  config_path["tests/special_e2e/run_test.sh"] = "not known statically";
+  return config_path;
+}
+
+// Broken on both releases: the DeepSeek-7B pf-PPO script's line 6 ("\ " then a comment) ends the
+// launch before its batch sizes, and the Megatron HH-RLHF script sets reward_model.param_offload,
+// which ppo_megatron_trainer.yaml has only under reward_model.megatron.
+const std::map<std::string, std::pair<std::string, std::string>> kBrokenIn041And050 = {
+    {"examples/ppo_trainer/run_deepseek7b_llm_pfppo.sh",
+     {"shell.broken-continuation", "line 6: '\\ ' ends the command and passes a blank argument"}},
+    {"examples/ppo_trainer/run_deepseek_full_hh_rlhf.sh",
+     {"hydra.unknown-key", "reward_model.param_offload: the Megatron config has megatron.param_offload only"}},
+};
+
+// Checked against the verl they ship with, these two releases also test the version-gated rules
+// of the older verl (rollout.cuda-graphs-free-cache: v0.4.1's examples that capture CUDA graphs set
+// free_cache_engine=False beside enforce_eager=False, as vLLMRollout asserts).
+TEST_CASE("verl v0.5.0's example launches: no false error, the broken ones with their reason") {
+  check_corpus(Corpus{"verl_v0.5.0.bundle", "0.5.0", 108, kBrokenIn041And050, multiturn_config_paths(true),
+                      5,    // recipe/one_step_off_policy/*.sh but the *_colocate.sh baselines
+                      0});
+}
+
+TEST_CASE("verl v0.4.1's example launches: no false error, the broken ones with their reason") {
+  auto broken = kBrokenIn041And050;
+  broken["examples/grpo_trainer/run_minicpmo2_6.sh"] = {
+      "hydra.append-existing", "+data.trust_remote_code onto v0.4.1's data.trust_remote_code (v0.5.0 drops the '+')"};
+  check_corpus(Corpus{"verl_v0.4.1.bundle", "0.4.1", 88, broken, multiturn_config_paths(false), 0, 0});
+}
+
 // The verl-recipe submodule at the commit verl 1dda039b pins (verl-project/verl-recipe e7f88957,
 // 2026-04): its launches name no verl, so each is checked as a user would, against the newest
 // embedded verl as an assumption; a failure only that assumption makes is a warning naming the
