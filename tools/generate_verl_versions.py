@@ -32,8 +32,11 @@ Per version (the releases users run from v0.4.0 on, plus main commits):
                  scheduling only with its uni, mp and external_launcher executors;
   loss_agg_mode  the list ActorConfig.__post_init__ (v0.6 on) or _validate_config checks;
   strategy       the actor strategies main_ppo dispatches on (`strategy in {...}` /
-                 `strategy == "..."` in verl/trainer/main_ppo.py) and the backends of
-                 `@EngineRegistry.register(backend=...)` under verl/workers/engine/.
+                 `strategy == "..."` in verl/trainer/main_ppo.py), the backends of
+                 `@EngineRegistry.register(backend=...)` under verl/workers/engine/, and the
+                 `strategy: str = "..."` defaults of the actor config dataclasses
+                 (verl/workers/config/actor.py: MindSpeedActorConfig's "mindspeed" from v0.8.0,
+                 whose engine takes its backend from actor.mindspeed.strategy instead).
 - the fields of verl's config dataclasses (`@dataclass` classes of verl/**/*.py, with the fields of
   their bases), as "Class.field" (dataclass_field) and, for fields whose annotation admits a string
   (str, Any, a Union with str), also in dataclass_field_str: a section with `_target_` becomes that
@@ -194,6 +197,8 @@ def strategies(git_dir, ref):
         backend = re.search(r'backend=(\[[^\]]*\]|"[^"]*")', line)
         if backend:
             names |= set(re.findall(r'"([a-z0-9_]+)"', backend.group(1)))
+    for line in grep(git_dir, ref, r'^[[:space:]]+strategy: str = "', ["verl/workers/config/actor.py"]):
+        names |= set(re.findall(r'"([a-z0-9_]+)"', line))
     return names
 
 

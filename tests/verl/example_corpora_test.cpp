@@ -12,6 +12,7 @@
 #include <map>
 #include <set>
 #include <sstream>
+#include <tuple>
 
 #include "test_support.hpp"
 #include "verl/check.hpp"
@@ -82,58 +83,64 @@ void check_corpus(const Corpus& corpus) {
   CHECK(fully_async == corpus.fully_async);
 }
 
+// The launches broken on every release since the engine workers (v0.8.0 .. main@1dda039b), each
+// with the code that makes it fail.
+std::map<std::string, std::pair<std::string, std::string>> broken_since_080() {
+  return {
+      {"examples/grpo_trainer/run_gpt_oss_20b_fsdp.sh",
+       {"hydra.append-existing",
+        "+actor_rollout_ref.actor.fsdp_config.model_dtype: engine/fsdp.yaml sets model_dtype: fp32, so Hydra's "
+        "_apply_overrides_to_config raises 'Could not append'; engine_kwargs.sglang.attention_backend lacks '+' "
+        "under the struct {}"}},
+      {"examples/tuning/lora/run_qwen3_8b_merge_fsdp.sh",
+       {"hydra.append-existing",
+        "+actor_rollout_ref.model.lora.merge: model/hf_model.yaml sets lora.merge: False (Hydra: 'Could not append')"}},
+      {"examples/grpo_trainer/run_qwen3_30b_a3b_megatron.sh",
+       {"rollout.expert-parallel",
+        "with its default INFER_BACKEND=vllm (the trtllm branch at line 231 does not run) it still passes the "
+        "trtllm settings rollout.expert_parallel_size=2 and moe_tensor_parallel_size=2: RolloutConfig.__post_init__ "
+        "asserts expert_parallel_size == TP 4 x DP 1 for vllm; Megatron's ETP defaults to TP, so ETP 4 x EP 2 x "
+        "PP 2 = 16 does not divide its 8 GPUs either"}},
+      {"examples/router_replay/run_qwen3_30b_a3b_megatron.sh",
+       {"hydra.unknown-key",
+        "actor_rollout_ref.actor.model_engine=megatron: model_engine is the top-level group choice, not an actor "
+        "key; the dp actor (FSDPActorConfig) has neither it nor the megatron.* keys set after it"}},
+      {"examples/tuning/scaling/run_qwen2_5_32b_megatron.sh",
+       {"hydra.unknown-key", "actor_rollout_ref.actor.model_engine=megatron, as router_replay's script"}},
+      {"examples/sapo_trainer/run_qwen3_30b_a3b_fsdp.sh",
+       {"config.not-a-dataclass-field",
+        "+actor_rollout_ref.actor.policy_loss.tau_pos / tau_neg: fields of ActorConfig (actor.tau_pos), not of "
+        "PolicyLossConfig; omega_conf_to_dataclass of the policy_loss section fails at start-up"}},
+      {"examples/sapo_trainer/run_qwen3_8b_fsdp.sh",
+       {"config.not-a-dataclass-field", "policy_loss.tau_pos / tau_neg, as the 30B script"}},
+      // The fully-async trainer's scripts (verl/experimental/fully_async_policy/shell).
+      {"verl/experimental/fully_async_policy/shell/dapo_7b_math_fsdp2_4_12.sh",
+       {"dispatch.balance-batch-partitions",
+        "a step of ppo_mini_batch_size 512 x require_batches 1 x n 4 = 2048 rows over the trainer's 12 GPUs: "
+        "balance_batch's get_seqlen_balanced_partitions asserts 2048 % 12 == 0 at the first step"}},
+      {"verl/experimental/fully_async_policy/shell/geo3k_qwen3vl_30b_a3b_fsdp2_32_32.sh",
+       {"trainer.logger",
+        "trainer.logger='[\"console\",\"wandb\"]' inside a double-quoted shell string reaches Hydra as "
+        "the string [console,wandb]: Tracking.__init__ asserts '[console,wandb] is not supported'"}},
+      {"verl/experimental/fully_async_policy/shell/geo3k_qwen3vl_8b_fsdp2_16_16_npu.sh",
+       {"trainer.logger", "the same quoting as the 30B geo3k script"}},
+      {"verl/experimental/fully_async_policy/shell/geo3k_qwen25vl_7b_megatron_4_4.sh",
+       {"shell.broken-continuation",
+        "line 74 is blank after rollout.name=$ENGINE \\: bash ends the launch there, gpu_memory_utilization, "
+        "rollout.n and every override after them are not passed, and line 75 then runs as a command of its own"}},
+      {"verl/experimental/fully_async_policy/shell/grpo_qwen35_35b_megatron_async.sh",
+       {"hydra.unknown-key",
+        "actor_rollout_ref.rollout.single_turn_response_length is in no config and has no '+'; "
+        "+algorithm.filter_groups.enable / max_num_gen_batches append onto existing keys"}},
+  };
+}
+
 }  // namespace
 
 TEST_CASE("verl main@1dda039b's example launches: no false error, the broken ones with their reason") {
   check_corpus(Corpus{
       "verl_1dda039b.bundle", "main@1dda039b", 152,
-      {
-          {"examples/grpo_trainer/run_gpt_oss_20b_fsdp.sh",
-           {"hydra.append-existing",
-            "+actor_rollout_ref.actor.fsdp_config.model_dtype: engine/fsdp.yaml sets model_dtype: fp32, so Hydra's "
-            "_apply_overrides_to_config raises 'Could not append'; engine_kwargs.sglang.attention_backend lacks '+' "
-            "under the struct {}"}},
-          {"examples/tuning/lora/run_qwen3_8b_merge_fsdp.sh",
-           {"hydra.append-existing",
-            "+actor_rollout_ref.model.lora.merge: model/hf_model.yaml sets lora.merge: False (Hydra: 'Could not append')"}},
-          {"examples/grpo_trainer/run_qwen3_30b_a3b_megatron.sh",
-           {"rollout.expert-parallel",
-            "with its default INFER_BACKEND=vllm (the trtllm branch at line 231 does not run) it still passes the "
-            "trtllm settings rollout.expert_parallel_size=2 and moe_tensor_parallel_size=2: RolloutConfig.__post_init__ "
-            "asserts expert_parallel_size == TP 4 x DP 1 for vllm; Megatron's ETP defaults to TP, so ETP 4 x EP 2 x "
-            "PP 2 = 16 does not divide its 8 GPUs either"}},
-          {"examples/router_replay/run_qwen3_30b_a3b_megatron.sh",
-           {"hydra.unknown-key",
-            "actor_rollout_ref.actor.model_engine=megatron: model_engine is the top-level group choice, not an actor "
-            "key; the dp actor (FSDPActorConfig) has neither it nor the megatron.* keys set after it"}},
-          {"examples/tuning/scaling/run_qwen2_5_32b_megatron.sh",
-           {"hydra.unknown-key", "actor_rollout_ref.actor.model_engine=megatron, as router_replay's script"}},
-          {"examples/sapo_trainer/run_qwen3_30b_a3b_fsdp.sh",
-           {"config.not-a-dataclass-field",
-            "+actor_rollout_ref.actor.policy_loss.tau_pos / tau_neg: fields of ActorConfig (actor.tau_pos), not of "
-            "PolicyLossConfig; omega_conf_to_dataclass of the policy_loss section fails at start-up"}},
-          {"examples/sapo_trainer/run_qwen3_8b_fsdp.sh",
-           {"config.not-a-dataclass-field", "policy_loss.tau_pos / tau_neg, as the 30B script"}},
-          // The fully-async trainer's scripts (verl/experimental/fully_async_policy/shell).
-          {"verl/experimental/fully_async_policy/shell/dapo_7b_math_fsdp2_4_12.sh",
-           {"dispatch.balance-batch-partitions",
-            "a step of ppo_mini_batch_size 512 x require_batches 1 x n 4 = 2048 rows over the trainer's 12 GPUs: "
-            "balance_batch's get_seqlen_balanced_partitions asserts 2048 % 12 == 0 at the first step"}},
-          {"verl/experimental/fully_async_policy/shell/geo3k_qwen3vl_30b_a3b_fsdp2_32_32.sh",
-           {"trainer.logger",
-            "trainer.logger='[\"console\",\"wandb\"]' inside a double-quoted shell string reaches Hydra as "
-            "the string [console,wandb]: Tracking.__init__ asserts '[console,wandb] is not supported'"}},
-          {"verl/experimental/fully_async_policy/shell/geo3k_qwen3vl_8b_fsdp2_16_16_npu.sh",
-           {"trainer.logger", "the same quoting as the 30B geo3k script"}},
-          {"verl/experimental/fully_async_policy/shell/geo3k_qwen25vl_7b_megatron_4_4.sh",
-           {"shell.broken-continuation",
-            "line 74 is blank after rollout.name=$ENGINE \\: bash ends the launch there, gpu_memory_utilization, "
-            "rollout.n and every override after them are not passed, and line 75 then runs as a command of its own"}},
-          {"verl/experimental/fully_async_policy/shell/grpo_qwen35_35b_megatron_async.sh",
-           {"hydra.unknown-key",
-            "actor_rollout_ref.rollout.single_turn_response_length is in no config and has no '+'; "
-            "+algorithm.filter_groups.enable / max_num_gen_batches append onto existing keys"}},
-      },
+      broken_since_080(),
       // Its --config-name fully_async_dapo_trainer.yaml was never in fully_async_policy/config.
       {{"verl/experimental/fully_async_policy/shell/dapo_30b_a3b_base_math_fsdp.sh",
         "is not in verl main@1dda039b's config tree"}},
@@ -210,9 +217,10 @@ TEST_CASE("verl v0.6.1's example launches: no false error, the broken ones with 
       11});  // recipe/fully_async_policy/shell/*.sh and CI's run_fully_async_policy.sh  // recipe/one_step_off_policy/*.sh but the three *_colocate.sh (main_ppo baselines), and CI's run_one_step_off_policy.sh
 }
 
-// The sglang_multiturn launches of v0.4.1 and v0.5.0 (and CI's copies) read their config from
-// --config-path next to the script; CI's generic runner names its config by a positional parameter.
-std::map<std::string, std::string> multiturn_config_paths(bool with_v050_scripts) {
+// The sglang_multiturn launches of v0.4.1 .. v0.7.1 (and CI's copies) read their config from
+// --config-path next to the script (the ones every release has, and `more`); CI's generic runner
+// names its config by a positional parameter.
+std::map<std::string, std::string> multiturn_config_paths(std::initializer_list<const char*> more) {
   std::map<std::string, std::string> config_path;
   for (const char* path :
        {"examples/sglang_multiturn/geo3k/run_qwen2.5-3b_geo3k_multiturn.sh",
@@ -229,15 +237,14 @@ std::map<std::string, std::string> multiturn_config_paths(bool with_v050_scripts
         "tests/special_e2e/run_gsm8k_fsdp_sgl_multiturn_w_tool.sh"}) {
     config_path[path] = "comes from --config-path";
   }
-  if (with_v050_scripts) {
-    for (const char* path : {"examples/sglang_multiturn/run_qwen0.5b_gsm8k_multiturn_curriculum.sh",
-                             "examples/sglang_multiturn/run_qwen2.5-3b_gsm8k_tool_agent_mlflow.sh"}) {
-      config_path[path] = "comes from --config-path";
-    }
-  }
+  for (const char* path : more) config_path[std::string("examples/sglang_multiturn/") + path] = "comes from --config-path";
   config_path["tests/special_e2e/run_test.sh"] = "not known statically";
   return config_path;
 }
+
+// The two multiturn scripts of v0.5.0 on.
+constexpr std::initializer_list<const char*> kMultiturn050 = {"run_qwen0.5b_gsm8k_multiturn_curriculum.sh",
+                                                              "run_qwen2.5-3b_gsm8k_tool_agent_mlflow.sh"};
 
 // Broken on both releases: the DeepSeek-7B pf-PPO script's line 6 ("\ " then a comment) ends the
 // launch before its batch sizes, and the Megatron HH-RLHF script sets reward_model.param_offload,
@@ -253,7 +260,7 @@ const std::map<std::string, std::pair<std::string, std::string>> kBrokenIn041And
 // of the older verl (rollout.cuda-graphs-free-cache: v0.4.1's examples that capture CUDA graphs set
 // free_cache_engine=False beside enforce_eager=False, as vLLMRollout asserts).
 TEST_CASE("verl v0.5.0's example launches: no false error, the broken ones with their reason") {
-  check_corpus(Corpus{"verl_v0.5.0.bundle", "0.5.0", 108, kBrokenIn041And050, multiturn_config_paths(true),
+  check_corpus(Corpus{"verl_v0.5.0.bundle", "0.5.0", 108, kBrokenIn041And050, multiturn_config_paths(kMultiturn050),
                       5,    // recipe/one_step_off_policy/*.sh but the *_colocate.sh baselines
                       0});
 }
@@ -262,7 +269,64 @@ TEST_CASE("verl v0.4.1's example launches: no false error, the broken ones with 
   auto broken = kBrokenIn041And050;
   broken["examples/grpo_trainer/run_minicpmo2_6.sh"] = {
       "hydra.append-existing", "+data.trust_remote_code onto v0.4.1's data.trust_remote_code (v0.5.0 drops the '+')"};
-  check_corpus(Corpus{"verl_v0.4.1.bundle", "0.4.1", 88, broken, multiturn_config_paths(false), 0, 0});
+  check_corpus(Corpus{"verl_v0.4.1.bundle", "0.4.1", 88, broken, multiturn_config_paths({}), 0, 0});
+}
+
+// Checked against the release that ships them (session 34): v0.8.0 and v0.9.0 also run the
+// MindSpeed launches (actor/mindspeed_actor.yaml's `../engine@mindspeed: [megatron, mindspeed]`, a
+// list of options Hydra merges in order; actor.strategy mindspeed, MindSpeedActorConfig's default).
+TEST_CASE("verl v0.7.1's example launches: no false error, the broken ones with their reason") {
+  auto unreadable = multiturn_config_paths({"run_qwen0.5b_gsm8k_multiturn_curriculum.sh",
+                                            "run_qwen2.5-3b_gsm8k_tool_agent_mlflow.sh",
+                                            "gsm8k_toolcall_shaping/run_gsm8k_grpo_toolcall_shaping.sh",
+                                            "run_qwen2.5-3b_gsm8k_multiturn_4xgpu_server.sh",
+                                            "run_qwen2.5-3b_gsm8k_multiturn_server.sh",
+                                            "run_qwen2.5-3b_gsm8k_multiturn_vllm_fsdp.sh"});
+  unreadable["verl/experimental/fully_async_policy/shell/dapo_30b_a3b_base_math_fsdp.sh"] =
+      "is not in verl 0.7.1's config tree";
+  auto broken = kBrokenIn041And050;
+  broken.erase("examples/ppo_trainer/run_deepseek_full_hh_rlhf.sh");  // its reward_model key fixed by v0.7.1
+  broken.insert({
+      {"examples/cispo_trainer/run_cispo_qwen2_5_0_5b_gsm8k.sh",
+       {"hydra.unknown-key", "actor_rollout_ref.model.torch_dtype: v0.7.1's model/hf_model.yaml has no torch_dtype"}},
+      {"examples/grpo_trainer/run_deepseek671b_math_megatron_80gb.sh",
+       {"megatron.ref-micro-set", "a Megatron ref with dynamic bsz and no ref log_prob micro batch, as at v0.6.1"}},
+      {"examples/grpo_trainer/run_gptoss_20b.sh",
+       {"hydra.append-existing", "+actor_rollout_ref.actor.fsdp_config.model_dtype on the existing fp32 default"}},
+      {"examples/grpo_trainer/run_qwen3_4b_grpo_vllm_1k_npu.sh",
+       {"hydra.parse", "line 73: a stray '}' in the experiment name reaches Hydra's override parser"}},
+      {"examples/grpo_trainer/run_qwen3_vl-30b-megatron.sh",
+       {"shell.broken-continuation", "a comment inside the backslash continuation ends the command, as at v0.6.1"}},
+      {"examples/rollout_correction/run_with_rollout_corr.sh",
+       {"batch.fsdp-mini-divisible", "mini 32 x n 1 // dp 8 = 4 per GPU, not divisible by micro 8"}},
+      {"examples/rollout_correction/run_with_rollout_corr_multi_rs.sh",
+       {"batch.fsdp-mini-divisible", "as run_with_rollout_corr.sh"}},
+      {"tests/special_e2e/ppo_trainer/run_single_gpu.sh",
+       {"rollout.name", "rollout.name=hf, which the registry no longer has (as at v0.6.1)"}},
+      {"tests/special_e2e/ppo_trainer/run_single_gpu_with_engine.sh", {"rollout.name", "as run_single_gpu.sh"}},
+      {"tests/special_e2e/run_ppo_trainer_torchtitan.sh",
+       {"rollout.tp-divides-gpus", "with its default NUM_GPUS=1 the rollout's TP 8 does not fit one GPU"}},
+      {"verl/experimental/fully_async_policy/shell/dapo_7b_math_fsdp2_4_12.sh",
+       {"dispatch.balance-batch-partitions", "2048 rows a step over the trainer's 12 GPUs"}},
+  });
+  check_corpus(Corpus{"verl_v0.7.1.bundle", "0.7.1", 194, broken, unreadable, 11, 14});
+}
+
+// The fully-async GenRM CI launch still sets trainer.use_legacy_worker_impl, which v0.8.0 removed
+// from the config (no workflow runs it at v0.8.0 or v0.9.0).
+TEST_CASE("verl v0.8.0's and v0.9.0's example launches: no false error, the broken ones with their reason") {
+  auto broken = broken_since_080();
+  broken["tests/special_e2e/run_fully_async_policy_genrm.sh"] = {
+      "hydra.unknown-key", "trainer.use_legacy_worker_impl without '+': no config of v0.8.0 on has the key"};
+  for (const auto& [bundle, version, scripts, fully_async] :
+       {std::tuple{"verl_v0.8.0.bundle", "0.8.0", 128, 22}, std::tuple{"verl_v0.9.0.bundle", "0.9.0", 155, 24}}) {
+    const std::string release = version;
+    CAPTURE(release);
+    check_corpus(Corpus{bundle, version, std::size_t(scripts), broken,
+                        {{"verl/experimental/fully_async_policy/shell/dapo_30b_a3b_base_math_fsdp.sh",
+                          "is not in verl " + release + "'s config tree"}},
+                        release == "0.8.0" ? 10 : 11, fully_async});
+  }
 }
 
 // The verl-recipe submodule at the commit verl 1dda039b pins (verl-project/verl-recipe e7f88957,

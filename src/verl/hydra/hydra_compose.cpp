@@ -17,6 +17,10 @@ struct DefaultsEntry {
   std::string package;     ///< explicit `@package` ("" when none)
   bool has_package = false;
   std::string option;      ///< config name within the group (may interpolate choices)
+  /// `group@package: [a, b]`: several configs of the group merged in order at the package (Hydra
+  /// 1.1 "Selecting multiple configs from a Config Group"; verl 0.8's mindspeed_actor.yaml
+  /// `../engine@mindspeed: [megatron, mindspeed]`). Empty for a single option.
+  std::vector<std::string> options;
 };
 
 std::string join(const std::string& a, const std::string& b, char separator) {
@@ -64,11 +68,22 @@ Result<DefaultsEntry> parse_entry(const ConfigNode& item, const std::string& fil
     }
     return entry;
   }
-  if (!item.is_map() || item.entries.size() != 1 || item.entries.front().second.kind != NodeKind::string) {
-    return Error{file, item.origin.line, "defaults", "a defaults entry must be `name` or `group[@package]: option`"};
+  const auto is_option_list = [](const ConfigNode& value) {
+    if (value.kind != NodeKind::list || value.items.empty()) return false;
+    for (const ConfigNode& option : value.items) {
+      if (option.kind != NodeKind::string) return false;
+    }
+    return true;
+  };
+  if (!item.is_map() || item.entries.size() != 1 ||
+      (item.entries.front().second.kind != NodeKind::string && !is_option_list(item.entries.front().second))) {
+    return Error{file, item.origin.line, "defaults",
+                 "a defaults entry must be `name` or `group[@package]: option` (or a list of options)"};
   }
   std::string key = item.entries.front().first;
-  entry.option = item.entries.front().second.text;
+  const ConfigNode& value = item.entries.front().second;
+  entry.option = value.text;
+  for (const ConfigNode& option : value.items) entry.options.push_back(option.text);
   if (key.rfind("override ", 0) == 0) {
     entry.override = true;
     key = key.substr(9);
@@ -155,6 +170,8 @@ class Composer {
         }
         continue;
       }
+      // A list of options chooses for its own package only (composed as listed).
+      if (!entry.options.empty()) continue;
       const std::string full = resolve_group(group, entry.group);
       if (fixed_.count(full) != 0) continue;
       if (entry.override || choices_.count(full) == 0) choices_[full] = entry.option;
@@ -196,14 +213,18 @@ class Composer {
       // A command-line `group@package=option` chooses for that package only (the `model` group
       // serves both actor_rollout_ref.model and critic.model).
       const auto for_package = choices_.find(full + "@" + at);
-      const std::string chosen = for_package != choices_.end() ? for_package->second
-                                 : choices_.count(full) != 0   ? choices_.at(full)
-                                                               : entry.option;
-      auto option = interpolate(chosen, path + ".yaml");
-      if (!option.ok()) return option.error();
-      if (auto nested = compose(full + "/" + *option, full, at, depth + 1, root);
-          !nested.ok()) {
-        return nested.error();
+      std::vector<std::string> chosen = entry.options;
+      if (for_package != choices_.end()) {
+        chosen = {for_package->second};
+      } else if (chosen.empty()) {
+        chosen = {choices_.count(full) != 0 ? choices_.at(full) : entry.option};
+      }
+      for (const std::string& each : chosen) {
+        auto option = interpolate(each, path + ".yaml");
+        if (!option.ok()) return option.error();
+        if (auto nested = compose(full + "/" + *option, full, at, depth + 1, root); !nested.ok()) {
+          return nested.error();
+        }
       }
     }
     if (!self_done) merge_at(root, here, loaded->content);

@@ -59,6 +59,32 @@ TEST_CASE("Hydra composition: a group choice from the command line or an overrid
   CHECK(text_at(*overridden, "a.actor.name") == "mg");
 }
 
+TEST_CASE("Hydra composition: a list of options merges each config of the group in order at the package") {
+  // verl 0.8.0's actor/mindspeed_actor.yaml: `../engine@mindspeed: [megatron, mindspeed]` puts
+  // engine/megatron.yaml then engine/mindspeed.yaml at actor.mindspeed (the later wins).
+  std::map<std::string, std::string> texts;
+  texts["trainer"] = "defaults:\n  - actor@a.actor: ms_actor\n  - _self_\n";
+  texts["actor/ms_actor"] = "defaults:\n  - ../eng@ms:\n      - mg\n      - ms\n  - _self_\nname: ms\n";
+  texts["eng/mg"] = "tp: 1\nstrategy: megatron\n";
+  texts["eng/ms"] = "strategy: mindspeed\nextra: 2\n";
+  const auto composed = compose_hydra_config(texts, "trainer", {});
+  REQUIRE(composed.ok());
+  CHECK(text_at(*composed, "a.actor.ms.tp") == "1");
+  CHECK(text_at(*composed, "a.actor.ms.strategy") == "mindspeed");
+  CHECK(text_at(*composed, "a.actor.ms.extra") == "2");
+  CHECK(text_at(*composed, "a.actor.name") == "ms");
+  // A command-line choice for that package replaces the list.
+  const auto chosen = compose_hydra_config(texts, "trainer", {{"eng@a.actor.ms", "mg"}});
+  REQUIRE(chosen.ok());
+  CHECK(text_at(*chosen, "a.actor.ms.strategy") == "megatron");
+  CHECK(text_at(*chosen, "a.actor.ms.extra") == "<none>");
+  // An empty list or a list holding a map is still refused with the file and line.
+  texts["actor/ms_actor"] = "defaults:\n  - ../eng@ms: []\n";
+  const auto empty = compose_hydra_config(texts, "trainer", {});
+  REQUIRE_FALSE(empty.ok());
+  CHECK(empty.error().line == 2);
+}
+
 TEST_CASE("Hydra composition: a missing option or a cycle is an error, not a crash") {
   auto missing = compose_hydra_config(tree(), "trainer", {{"engine", "tpu"}});
   REQUIRE_FALSE(missing.ok());
