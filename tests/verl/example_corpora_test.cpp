@@ -247,13 +247,19 @@ constexpr std::initializer_list<const char*> kMultiturn050 = {"run_qwen0.5b_gsm8
                                                               "run_qwen2.5-3b_gsm8k_tool_agent_mlflow.sh"};
 
 // Broken on both releases: the DeepSeek-7B pf-PPO script's line 6 ("\ " then a comment) ends the
-// launch before its batch sizes, and the Megatron HH-RLHF script sets reward_model.param_offload,
-// which ppo_megatron_trainer.yaml has only under reward_model.megatron.
+// launch before its batch sizes, the Megatron HH-RLHF script sets reward_model.param_offload, which
+// ppo_megatron_trainer.yaml has only under reward_model.megatron, and the Megatron seq-balance GRPO
+// script (below).
 const std::map<std::string, std::pair<std::string, std::string>> kBrokenIn041And050 = {
     {"examples/ppo_trainer/run_deepseek7b_llm_pfppo.sh",
      {"shell.broken-continuation", "line 6: '\\ ' ends the command and passes a blank argument"}},
     {"examples/ppo_trainer/run_deepseek_full_hh_rlhf.sh",
      {"hydra.unknown-key", "reward_model.param_offload: the Megatron config has megatron.param_offload only"}},
+    // _validate_config multiplies the Megatron DP size by actor.ppo_micro_batch_size_per_gpu, null
+    // here (dynamic batch sizes): a TypeError at start-up until verl PR #3111 (0.6.0) skipped the
+    // check under use_dynamic_bsz.
+    {"examples/grpo_trainer/run_qwen2-7b_seq_balance_math_megatron.sh",
+     {"batch.train-divisible", "megatron_dp 2 * ppo_micro_batch_size_per_gpu None: TypeError in _validate_config"}},
 };
 
 // Checked against the verl they ship with, these two releases also test the version-gated rules
@@ -286,6 +292,7 @@ TEST_CASE("verl v0.7.1's example launches: no false error, the broken ones with 
       "is not in verl 0.7.1's config tree";
   auto broken = kBrokenIn041And050;
   broken.erase("examples/ppo_trainer/run_deepseek_full_hh_rlhf.sh");  // its reward_model key fixed by v0.7.1
+  broken.erase("examples/grpo_trainer/run_qwen2-7b_seq_balance_math_megatron.sh");  // dynamic bsz skips it
   broken.insert({
       {"examples/cispo_trainer/run_cispo_qwen2_5_0_5b_gsm8k.sh",
        {"hydra.unknown-key", "actor_rollout_ref.model.torch_dtype: v0.7.1's model/hf_model.yaml has no torch_dtype"}},

@@ -34,7 +34,11 @@ std::optional<RuleHit> sizes_positive(const ConfigView& v) {
 }
 
 std::optional<RuleHit> train_divisible(const ConfigView& v) {
-  if (v.dynamic_bsz()) return std::nullopt;
+  // Before verl 0.6.0 (RayPPOTrainer._validate_config at v0.5.0) the check ran with dynamic batch
+  // sizes too; verl PR #3111 put it under `if not use_dynamic_bsz`.
+  static const int skipped_for_dynamic_from = find_verl_version("0.6.0")->index;
+  const bool runs_for_dynamic = v.version().index < skipped_for_dynamic_from;
+  if (v.dynamic_bsz() && !runs_for_dynamic) return std::nullopt;
   const auto train = v.integer("data.train_batch_size");
   const auto n = v.integer(R("n"));
   const long long gpus = v.n_gpus();
@@ -42,8 +46,22 @@ std::optional<RuleHit> train_divisible(const ConfigView& v) {
   long long minimal = gpus;
   if (v.megatron()) {
     const auto micro = v.integer(A("ppo_micro_batch_size_per_gpu"));
-    if (!micro || v.model_parallel() <= 0) return std::nullopt;
-    minimal = (gpus / v.model_parallel()) * *micro;
+    if (v.model_parallel() <= 0 || gpus % v.model_parallel() != 0) return std::nullopt;
+    const long long megatron_dp = gpus / v.model_parallel();
+    // minimal_bsz = megatron_dp * ppo_micro_batch_size_per_gpu, whatever the launch batches by.
+    if (!micro && v.is_null(A("ppo_micro_batch_size_per_gpu"))) {
+      RuleHit hit{"null",
+                  fmt::format("unsupported operand type(s) for *: 'int' and 'NoneType': verl {}'s config validation "
+                              "computes minimal_bsz = megatron_dp ({}) * actor.ppo_micro_batch_size_per_gpu, which "
+                              "is null{}; {}",
+                              v.version().id, megatron_dp,
+                              v.dynamic_bsz() ? " (use_dynamic_bsz skips the check only from verl 0.6.0)" : "", kAtStart),
+                  {}};
+      if ((*train * *n) % megatron_dp == 0) hit.fix = {A("ppo_micro_batch_size_per_gpu") + "=1"};
+      return hit;
+    }
+    if (!micro) return std::nullopt;
+    minimal = megatron_dp * *micro;
   }
   const long long real = *train * *n;
   if (minimal <= 0 || real % minimal == 0) return std::nullopt;

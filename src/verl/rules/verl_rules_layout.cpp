@@ -221,6 +221,27 @@ std::optional<RuleHit> max_model_len_budget(const ConfigView& v) {
                  {fmt::format("{}={}", R("max_model_len"), width)}};
 }
 
+// vllm_rollout_spmd.py vLLMRollout.__init__ (verl 0.4.0 .. 0.6.1; the sync rollout, removed in
+// v0.7.0): with chunked prefill on, max_num_batched_tokens (default 8192) below max_model_len
+// (rollout.max_model_len, else prompt_length + response_length) raises. vLLM itself accepts it with
+// chunked prefill, and verl's async server (vLLMAsyncRollout) builds its engine without this check.
+std::optional<RuleHit> sync_chunked_prefill(const ConfigView& v) {
+  static const int removed_in = find_verl_version("0.7.0")->index;
+  if (v.version().index >= removed_in) return std::nullopt;
+  if (v.text(R("name")).value_or("") != "vllm" || v.text(R("mode")).value_or("sync") != "sync") return std::nullopt;
+  if (!v.boolean(R("enable_chunked_prefill")).value_or(false)) return std::nullopt;
+  const long long set_len = v.integer(R("max_model_len")).value_or(0);  // verl: `max_model_len or prompt + response`
+  const long long max_model_len = set_len > 0 ? set_len : v.sequence_width();
+  const auto tokens = v.integer(R("max_num_batched_tokens"));
+  if (!tokens || max_model_len <= 0 || *tokens >= max_model_len) return std::nullopt;
+  return RuleHit{std::to_string(*tokens),
+                 fmt::format("Enable chunked prefill, max_num_batched_tokens is smaller than max_model_len, please "
+                             "increase max_num_batched_tokens or disable chunked prefill ({} < {}); verl {}'s sync "
+                             "vLLMRollout raises it when the workers build the rollout",
+                             *tokens, max_model_len, v.version().id),
+                 {fmt::format("{}={}", R("max_num_batched_tokens"), max_model_len)}};
+}
+
 }  // namespace
 
 const std::vector<VerlRule>& layout_rules() {
@@ -261,6 +282,10 @@ const std::vector<VerlRule>& layout_rules() {
       {"model.rollout-tp-heads", Severity::error, {"actor_rollout_ref.rollout.tensor_model_parallel_size"},
        rollout_tp_vs_heads, true},
       {"model.max-model-len", Severity::error, {"actor_rollout_ref.rollout.max_model_len"}, max_model_len_vs_model, true},
+      {"rollout.sync-chunked-prefill", Severity::error,
+       {"actor_rollout_ref.rollout.max_num_batched_tokens", "actor_rollout_ref.rollout.enable_chunked_prefill",
+        "actor_rollout_ref.rollout.max_model_len", "actor_rollout_ref.rollout.mode"},
+       sync_chunked_prefill},
       {"rollout.max-model-len-budget", Severity::warning,
        {"actor_rollout_ref.rollout.max_model_len", "data.max_prompt_length", "data.max_response_length"},
        max_model_len_budget},

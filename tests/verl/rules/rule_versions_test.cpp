@@ -61,6 +61,48 @@ TEST_CASE("CUDA graphs with a freed cache are an error only on the verls that as
   CHECK(test::findings_of(test::check_lines(kept, "ppo_trainer", at("0.4.1")), rule).empty());
 }
 
+// vllm_rollout_spmd.py's vLLMRollout (the sync rollout) raised on batched tokens below max_model_len
+// with chunked prefill on; verl 0.7.0 removed sync mode, and the async server never had the check.
+TEST_CASE("the sync rollout's chunked-prefill budget applies only where verl builds that rollout") {
+  const auto sync = test::with(test::fsdp_baseline(),
+                               {"actor_rollout_ref.rollout.mode=sync", "data.max_response_length=16384"});
+  const char* rule = "rollout.sync-chunked-prefill";
+  for (const char* version : {"0.4.0", "0.5.0", "0.6.1"}) {
+    CAPTURE(version);
+    CHECK(test::findings_of(test::check_lines(sync, "ppo_trainer", at(version)), rule).size() == 1);
+  }
+  const auto async = test::with(test::fsdp_baseline(), {"actor_rollout_ref.rollout.mode=async",
+                                                        "data.max_response_length=16384"});
+  CHECK(test::findings_of(test::check_lines(async, "ppo_trainer", at("0.6.1")), rule).empty());
+  const auto unchunked = test::with(sync, {"actor_rollout_ref.rollout.enable_chunked_prefill=False"});
+  CHECK(test::findings_of(test::check_lines(unchunked, "ppo_trainer", at("0.6.1")), rule).empty());
+  // rollout.max_model_len, when set, is the length verl compares (512 + 16384 cut to 8192).
+  const auto capped = test::with(sync, {"actor_rollout_ref.rollout.max_model_len=8192"});
+  CHECK(test::findings_of(test::check_lines(capped, "ppo_trainer", at("0.6.1")), rule).empty());
+}
+
+// RayPPOTrainer._validate_config ran the batch divisibility check with dynamic batch sizes too until
+// verl PR #3111 (0.6.0); for Megatron it multiplies the DP size by ppo_micro_batch_size_per_gpu, a
+// TypeError when that is null (verl's own run_qwen2-7b_seq_balance_math_megatron.sh at v0.4.1).
+TEST_CASE("the train batch divisibility runs under dynamic batch sizes before verl 0.6.0") {
+  const char* rule = "batch.train-divisible";
+  // FSDP on 8 GPUs: 63 x 4 = 252 rows, not a multiple of 8.
+  const auto fsdp = test::with(test::fsdp_baseline(), {"data.train_batch_size=63",
+                                                       "actor_rollout_ref.actor.use_dynamic_bsz=True"});
+  CHECK(test::findings_of(test::check_lines(fsdp, "ppo_trainer", at("0.5.0")), rule).size() == 1);
+  CHECK(test::findings_of(test::check_lines(fsdp, "ppo_trainer", at("0.6.0")), rule).empty());
+  // Megatron TP 2 on 8 GPUs (DP 4) with no per-GPU micro batch.
+  const auto megatron = test::with(test::megatron_baseline(),
+                                   {"actor_rollout_ref.actor.use_dynamic_bsz=True",
+                                    "actor_rollout_ref.actor.ppo_micro_batch_size_per_gpu=null"});
+  const auto old = test::findings_of(test::check_lines(megatron, "ppo_megatron_trainer", at("0.4.1")), rule);
+  REQUIRE(old.size() == 1);
+  CHECK(old[0].message.find("unsupported operand type(s) for *: 'int' and 'NoneType'") == 0);
+  CHECK(old[0].message.find("megatron_dp (4)") != std::string::npos);
+  CHECK(old[0].fix == std::vector<std::string>{"actor_rollout_ref.actor.ppo_micro_batch_size_per_gpu=1"});
+  CHECK(test::findings_of(test::check_lines(megatron, "ppo_megatron_trainer", at("0.6.0")), rule).empty());
+}
+
 TEST_CASE("the verl version: --verl-version, a pin in the script, else the newest said in one line") {
   const std::string launch = "python3 -m verl.trainer.main_ppo trainer.nnodes=1\n";
   auto newest = check_launch({InputText{"run.sh", launch}}, CheckOptions{});

@@ -155,6 +155,16 @@ const std::vector<RuleCase>& feature_rule_cases() {
         "actor_rollout_ref.rollout.name=sglang"},
        Severity::error, "actor_rollout_ref.rollout.enforce_eager", "verl 0.4.0's SGLangRollout asserts",
        "actor_rollout_ref.rollout.enforce_eager=True", false, false, "0.4.0"},
+      // The sync vLLMRollout of verl 0.4.0 .. 0.6.1: 512 + 8192 tokens over the default 8192 batched
+      // tokens with chunked prefill on; the async server has no such check.
+      {"rollout.sync-chunked-prefill", false,
+       {"actor_rollout_ref.rollout.mode=sync", "data.max_response_length=8192",
+        "actor_rollout_ref.rollout.max_num_batched_tokens=8704"},
+       {"actor_rollout_ref.rollout.mode=sync", "data.max_response_length=8192"}, Severity::error,
+       "actor_rollout_ref.rollout.max_num_batched_tokens",
+       "Enable chunked prefill, max_num_batched_tokens is smaller than max_model_len, please increase "
+       "max_num_batched_tokens or disable chunked prefill (8192 < 8704); verl 0.6.1's sync vLLMRollout",
+       "actor_rollout_ref.rollout.max_num_batched_tokens=8704", false, false, "0.6.1"},
   };
   return cases;
 }
