@@ -54,12 +54,17 @@ std::optional<RuleHit> trace_max_samples(const ConfigView& v) {
 
 // R32 (verl/workers/config/engine.py: FSDPEngineConfig.__post_init__) for actor and critic.
 std::optional<RuleHit> fsdp_engine_strategy(const ConfigView& v) {
+  // FSDPEngineConfig.__post_init__ adds "fsdp_turbo" at main@1dda039b (engine.py:304).
+  static const int turbo_from = find_verl_version("main@1dda039b")->index;
   static constexpr std::array<std::string_view, 2> kStrategies = {"fsdp", "fsdp2"};
+  static constexpr std::array<std::string_view, 3> kWithTurbo = {"fsdp", "fsdp2", "fsdp_turbo"};
+  const std::span<const std::string_view> allowed =
+      v.version().index >= turbo_from ? std::span<const std::string_view>(kWithTurbo) : kStrategies;
   if (!v.megatron()) {
-    if (auto hit = one_of(v, A("fsdp_config.strategy"), kStrategies, "strategy not supported:")) return hit;
+    if (auto hit = one_of(v, A("fsdp_config.strategy"), allowed, "strategy not supported:")) return hit;
   }
   if (!fsdp_critic(v)) return std::nullopt;
-  return one_of(v, "critic.model.fsdp_config.strategy", kStrategies, "strategy not supported:");
+  return one_of(v, "critic.model.fsdp_config.strategy", allowed, "strategy not supported:");
 }
 
 // R33 / R59 (verl/workers/config/optimizer.py: FSDPOptimizerConfig.__post_init__, and

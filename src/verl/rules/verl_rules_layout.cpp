@@ -175,8 +175,17 @@ std::optional<RuleHit> fsdp_size_divides_world(const ConfigView& v) {
                  {A("fsdp_config.fsdp_size") + "=-1"}};
 }
 
+// RayPPOTrainer._validate_config before v0.6.0 (actor or ref SP; only strategy "fsdp" before v0.5.0),
+// ActorConfig.__post_init__ from v0.6.0 (the actor's SP, fsdp and fsdp2).
 std::optional<RuleHit> ulysses_needs_remove_padding(const ConfigView& v) {
-  if (v.megatron() || v.actor_sp() <= 1) return std::nullopt;
+  static const int fsdp2_from = find_verl_version("0.5.0")->index;
+  static const int actor_config_from = find_verl_version("0.6.0")->index;
+  const int index = v.version().index;
+  if (v.megatron()) return std::nullopt;
+  if (index < fsdp2_from && v.text(A("strategy")).value_or("fsdp") != "fsdp") return std::nullopt;
+  const long long ref_sp =
+      index < actor_config_from ? v.integer("actor_rollout_ref.ref.ulysses_sequence_parallel_size").value_or(1) : 1;
+  if (v.actor_sp() <= 1 && ref_sp <= 1) return std::nullopt;
   if (v.boolean("actor_rollout_ref.model.use_remove_padding").value_or(false)) return std::nullopt;
   return RuleHit{"false",
                  "When using sequence parallelism for actor/ref policy, you must enable `use_remove_padding`; would fail "

@@ -44,10 +44,13 @@ std::optional<RuleHit> shuffle_needs_seed(const ConfigView& v) {
 }
 
 // R46 (megatron_workers.py: MegatronWorker._init_hf_config_and_tf_config): MTP goes through
-// mbridge only.
+// mbridge only; main@b178a3cd also asserted vanilla_mbridge, which v0.7.1 dropped.
 std::optional<RuleHit> mtp_needs_mbridge(const ConfigView& v) {
   if (!v.megatron() || !v.boolean("actor_rollout_ref.model.mtp.enable").value_or(false)) return std::nullopt;
+  static const int vanilla_dropped_in = find_verl_version("0.7.1")->index;
+  const bool asks_vanilla = v.version().index < vanilla_dropped_in;
   for (const char* flag : {"use_mbridge", "vanilla_mbridge"}) {
+    if (std::string_view(flag) == "vanilla_mbridge" && !asks_vanilla) continue;
     const std::string key = A(std::string("megatron.") + flag);
     if (v.boolean(key).value_or(true)) continue;
     return RuleHit{"false", fmt::format("MTP requires {} to be True; {}", flag, kInWorker), {key + "=True"}};

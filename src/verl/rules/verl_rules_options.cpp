@@ -222,12 +222,30 @@ std::optional<RuleHit> resume_mode(const ConfigView& v) {
   return one_of(v, "trainer.resume_mode", kModes, "Invalid resume_mode:");
 }
 
+// The engines' servers when they start: vllm_async_server.py _SUPPORTED_QUANTIZATION ("ascend", vLLM
+// Ascend's, from v0.8.0), async_sglang_server.py and trtllm_async_server.py (from v0.7.1: fp8 only,
+// and with load_format=dummy).
 std::optional<RuleHit> quantization(const ConfigView& v) {
-  const bool sglang = v.text(R("name")).value_or("") == "sglang";
+  static const int ascend_from = find_verl_version("0.8.0")->index;
+  const std::string name = v.text(R("name")).value_or("");
   static constexpr std::array<std::string_view, 2> kVllm = {"fp8", "torchao"};
-  static constexpr std::array<std::string_view, 1> kSglang = {"fp8"};
-  return sglang ? one_of(v, R("quantization"), kSglang, "SGLang rollout quantization")
-                : one_of(v, R("quantization"), kVllm, "vLLM rollout quantization");
+  static constexpr std::array<std::string_view, 3> kVllmAscend = {"fp8", "torchao", "ascend"};
+  static constexpr std::array<std::string_view, 1> kFp8 = {"fp8"};
+  if (name == "sglang") return one_of(v, R("quantization"), kFp8, "SGLang rollout quantization");
+  if (name == "trtllm") {
+    static const int trtllm_checks_from = find_verl_version("0.7.1")->index;
+    if (v.version().index < trtllm_checks_from) return std::nullopt;
+    if (auto hit = one_of(v, R("quantization"), kFp8, "TensorRT-LLM rollout quantization")) return hit;
+    if (v.text(R("quantization")).value_or("") != "fp8" || v.text(R("load_format")).value_or("") == "dummy") {
+      return std::nullopt;
+    }
+    return RuleHit{"fp8", "FP8 quantization is only supported for dummy load format (trtllm_async_server.py, when "
+                          "the TensorRT-LLM server starts)",
+                   {R("load_format") + "=dummy"}};
+  }
+  const std::span<const std::string_view> vllm =
+      v.version().index >= ascend_from ? std::span<const std::string_view>(kVllmAscend) : kVllm;
+  return one_of(v, R("quantization"), vllm, "vLLM rollout quantization");
 }
 
 std::optional<RuleHit> prometheus_needs_stats(const ConfigView& v) {
@@ -248,10 +266,16 @@ std::optional<RuleHit> legacy_worker_impl(const ConfigView& v) {
   return one_of(v, "trainer.use_legacy_worker_impl", kModes, "Invalid use_legacy_worker_impl:");
 }
 
+// From v0.8.0 the critic is a TrainingWorker whose engine is a registered value_model backend
+// (@EngineRegistry.register(model_type="value_model"): fsdp, fsdp2, megatron, veomni).
 std::optional<RuleHit> critic_strategy(const ConfigView& v) {
   if (!v.uses_critic()) return std::nullopt;
+  static const int veomni_from = find_verl_version("0.8.0")->index;
   static constexpr std::array<std::string_view, 3> kStrategies = {"fsdp", "fsdp2", "megatron"};
-  return one_of(v, "critic.strategy", kStrategies, "critic strategy");
+  static constexpr std::array<std::string_view, 4> kWithVeomni = {"fsdp", "fsdp2", "megatron", "veomni"};
+  const std::span<const std::string_view> allowed =
+      v.version().index >= veomni_from ? std::span<const std::string_view>(kWithVeomni) : kStrategies;
+  return one_of(v, "critic.strategy", allowed, "critic strategy");
 }
 
 std::optional<RuleHit> critic_ulysses_padding(const ConfigView& v) {

@@ -103,6 +103,59 @@ TEST_CASE("the train batch divisibility runs under dynamic batch sizes before ve
   CHECK(test::findings_of(test::check_lines(megatron, "ppo_megatron_trainer", at("0.6.0")), rule).empty());
 }
 
+// Each value verl accepts from one release on (or refuses only in some), read in that release's code.
+TEST_CASE("option values follow the release that checks them") {
+  const auto count = [](const std::vector<std::string>& lines, const char* config, const char* version,
+                        const char* rule) {
+    return test::findings_of(test::check_lines(lines, config, at(version)), rule).size();
+  };
+  // FSDPEngineConfig.__post_init__ accepts fsdp_turbo at main@1dda039b (engine.py:304), not at 0.9.0.
+  const auto turbo = test::with(test::fsdp_baseline(), {"actor_rollout_ref.actor.fsdp_config.strategy=fsdp_turbo"});
+  CHECK(count(turbo, "ppo_trainer", "0.9.0", "fsdp.engine-strategy") == 1);
+  CHECK(count(turbo, "ppo_trainer", "main@1dda039b", "fsdp.engine-strategy") == 0);
+  // vllm_async_server.py's _SUPPORTED_QUANTIZATION gains vLLM Ascend's "ascend" in 0.8.0.
+  const auto ascend = test::with(test::fsdp_baseline(), {"actor_rollout_ref.rollout.quantization=ascend"});
+  CHECK(count(ascend, "ppo_trainer", "0.7.1", "rollout.quantization") == 1);
+  CHECK(count(ascend, "ppo_trainer", "0.8.0", "rollout.quantization") == 0);
+  // trtllm_async_server.py (0.7.1 on): fp8 only, and only with load_format=dummy.
+  const auto trtllm = test::with(test::fsdp_baseline(), {"actor_rollout_ref.rollout.name=trtllm",
+                                                         "actor_rollout_ref.rollout.quantization=torchao"});
+  CHECK(count(trtllm, "ppo_trainer", "0.9.0", "rollout.quantization") == 1);
+  const auto fp8_auto = test::with(test::fsdp_baseline(), {"actor_rollout_ref.rollout.name=trtllm",
+                                                           "actor_rollout_ref.rollout.quantization=fp8",
+                                                           "actor_rollout_ref.rollout.load_format=auto"});
+  const auto found = test::findings_of(test::check_lines(fp8_auto, "ppo_trainer", at("0.9.0")), "rollout.quantization");
+  REQUIRE(found.size() == 1);
+  CHECK(found[0].message.find("FP8 quantization is only supported for dummy load format") == 0);
+  CHECK(count(test::with(fp8_auto, {"actor_rollout_ref.rollout.load_format=dummy"}), "ppo_trainer", "0.9.0",
+              "rollout.quantization") == 0);
+  // The critic as a TrainingWorker (0.8.0 on) takes any value_model backend, veomni included.
+  const auto critic = test::with(test::fsdp_baseline(), {"algorithm.adv_estimator=gae", "critic.strategy=veomni",
+                                                         "critic.ppo_micro_batch_size_per_gpu=2"});
+  CHECK(count(critic, "ppo_trainer", "0.7.1", "critic.strategy") == 1);
+  CHECK(count(critic, "ppo_trainer", "0.8.0", "critic.strategy") == 0);
+  // _validate_config before 0.5.0 asserts remove-padding under Ulysses SP for strategy "fsdp" only;
+  // before 0.6.0 the ref's SP counts too.
+  const auto fsdp2_sp = test::with(test::fsdp_baseline(), {"actor_rollout_ref.actor.strategy=fsdp2",
+                                                           "actor_rollout_ref.actor.ulysses_sequence_parallel_size=2",
+                                                           "actor_rollout_ref.model.use_remove_padding=False"});
+  CHECK(count(fsdp2_sp, "ppo_trainer", "0.4.1", "fsdp.ulysses-needs-remove-padding") == 0);
+  CHECK(count(fsdp2_sp, "ppo_trainer", "0.5.0", "fsdp.ulysses-needs-remove-padding") == 1);
+  const auto ref_sp = test::with(test::fsdp_baseline(), {"actor_rollout_ref.ref.ulysses_sequence_parallel_size=2",
+                                                         "actor_rollout_ref.model.use_remove_padding=False"});
+  CHECK(count(ref_sp, "ppo_trainer", "0.5.0", "fsdp.ulysses-needs-remove-padding") == 1);
+}
+
+// megatron_workers.py asserted vanilla_mbridge for MTP at main@b178a3cd only; v0.7.1 asserts use_mbridge.
+TEST_CASE("MTP's vanilla_mbridge assertion is main@b178a3cd's, not v0.7.1's") {
+  const auto mtp = test::with(test::megatron_baseline(), {"actor_rollout_ref.model.mtp.enable=True",
+                                                          "actor_rollout_ref.actor.megatron.use_mbridge=True",
+                                                          "actor_rollout_ref.actor.megatron.vanilla_mbridge=False"});
+  const char* rule = "megatron.mtp-needs-mbridge";
+  CHECK(test::findings_of(test::check_lines(mtp, "ppo_megatron_trainer", at("main@b178a3cd")), rule).size() == 1);
+  CHECK(test::findings_of(test::check_lines(mtp, "ppo_megatron_trainer", at("0.7.1")), rule).empty());
+}
+
 TEST_CASE("the verl version: --verl-version, a pin in the script, else the newest said in one line") {
   const std::string launch = "python3 -m verl.trainer.main_ppo trainer.nnodes=1\n";
   auto newest = check_launch({InputText{"run.sh", launch}}, CheckOptions{});
