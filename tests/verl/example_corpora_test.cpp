@@ -113,6 +113,12 @@ std::map<std::string, std::pair<std::string, std::string>> broken_since_080() {
         "PolicyLossConfig; omega_conf_to_dataclass of the policy_loss section fails at start-up"}},
       {"examples/sapo_trainer/run_qwen3_8b_fsdp.sh",
        {"config.not-a-dataclass-field", "policy_loss.tau_pos / tau_neg, as the 30B script"}},
+      // RLOO without rollout.n (1): a mini-batch of 32 is 4 sequences a rank on 8 GPUs, cut into
+      // micro-batches of 8 (engine_workers.py train_mini_batch -> prepare_micro_batches asserts).
+      {"examples/rollout_correction/run_qwen2_5_7b_fsdp.sh",
+       {"engine.micro-divisible", "32 * 1 / dp 8 = 4 per rank, not a multiple of ppo_micro_batch_size_per_gpu 8"}},
+      {"examples/rollout_correction/run_qwen2_5_7b_fsdp_multi_rs.sh",
+       {"engine.micro-divisible", "as run_qwen2_5_7b_fsdp.sh"}},
       // The fully-async trainer's scripts (verl/experimental/fully_async_policy/shell).
       {"verl/experimental/fully_async_policy/shell/dapo_7b_math_fsdp2_4_12.sh",
        {"dispatch.balance-batch-partitions",

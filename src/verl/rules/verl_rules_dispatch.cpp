@@ -188,6 +188,28 @@ std::optional<RuleHit> engine_mini_divisible(const ConfigView& v) {
       {fmt::format("{}={}", A("ppo_mini_batch_size"), round_up_to_multiple(*mini, dp / std::gcd(dp, *n)))}};
 }
 
+// workers/engine/utils.py prepare_micro_batches (the engine workers, 0.8.0 on): without dynamic batch
+// sizes each DP rank's share of a mini-batch, ppo_mini_batch_size * n / dp, is cut into micro-batches
+// of actor.ppo_micro_batch_size_per_gpu and must divide by it (force_group_size is 1: nothing sets it).
+std::optional<RuleHit> engine_micro_divisible(const ConfigView& v) {
+  if (!v.engine_workers() || v.dynamic_bsz()) return std::nullopt;
+  const auto mini = v.integer(A("ppo_mini_batch_size"));
+  const auto n = v.integer(R("n"));
+  const auto micro = v.integer(A("ppo_micro_batch_size_per_gpu"));
+  const long long dp = v.actor_dp();
+  if (!mini || !n || !micro || *micro <= 0 || dp <= 0 || (*mini * *n) % dp != 0) return std::nullopt;
+  const long long share = *mini * *n / dp;
+  if (share % *micro == 0) return std::nullopt;
+  long long fitting = std::min(*micro, share);  // the largest micro-batch that divides the share
+  while (fitting > 1 && share % fitting != 0) --fitting;
+  return RuleHit{std::to_string(*micro),
+                 fmt::format("data size must be divisible by force_group_size * micro_batch_size_per_gpu: each DP "
+                             "rank's share of a mini-batch is {} (ppo_mini_batch_size {} * rollout.n {} / dp {}), "
+                             "not a multiple of ppo_micro_batch_size_per_gpu {}; {}, at the first update",
+                             share, *mini, *n, dp, *micro, kEngine),
+                 {fmt::format("{}={}", A("ppo_micro_batch_size_per_gpu"), fitting)}};
+}
+
 }  // namespace
 
 const std::vector<VerlRule>& dispatch_rules() {
@@ -224,6 +246,11 @@ const std::vector<VerlRule>& dispatch_rules() {
        {"actor_rollout_ref.actor.ppo_mini_batch_size", "actor_rollout_ref.rollout.n",
         "trainer.use_legacy_worker_impl"},
        engine_mini_divisible},
+      {"engine.micro-divisible",
+       Severity::error,
+       {"actor_rollout_ref.actor.ppo_micro_batch_size_per_gpu", "actor_rollout_ref.actor.ppo_mini_batch_size",
+        "actor_rollout_ref.rollout.n", "trainer.use_legacy_worker_impl"},
+       engine_micro_divisible},
   };
   return rules;
 }

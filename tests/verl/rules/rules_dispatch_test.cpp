@@ -67,6 +67,16 @@ const std::vector<RuleCase>& dispatch_rule_cases() {
        Severity::error, "actor_rollout_ref.actor.ppo_mini_batch_size",
        "Got mini_batch_size=12 and self.engine.get_data_parallel_size()=8",
        "actor_rollout_ref.actor.ppo_mini_batch_size=4", false, false, "0.9.0"},
+      // mini 16 x n 4 / dp 8 = 8 sequences a rank, cut into micro-batches of 3: prepare_micro_batches
+      // asserts; the largest micro-batch that divides 8 and is at most 3 is 2. Dynamic batch sizes
+      // cut by tokens instead.
+      {"engine.micro-divisible", false,
+       {"actor_rollout_ref.actor.ppo_micro_batch_size_per_gpu=3", "actor_rollout_ref.actor.use_dynamic_bsz=True"},
+       {"actor_rollout_ref.actor.ppo_micro_batch_size_per_gpu=3"}, Severity::error,
+       "actor_rollout_ref.actor.ppo_micro_batch_size_per_gpu",
+       "each DP rank's share of a mini-batch is 8 (ppo_mini_batch_size 16 * rollout.n 4 / dp 8), not a multiple of "
+       "ppo_micro_batch_size_per_gpu 3",
+       "actor_rollout_ref.actor.ppo_micro_batch_size_per_gpu=2", false, false, "0.9.0"},
   };
   return cases;
 }
