@@ -222,6 +222,38 @@ std::optional<RuleHit> resume_mode(const ConfigView& v) {
   return one_of(v, "trainer.resume_mode", kModes, "Invalid resume_mode:");
 }
 
+// RayPPOTrainer._load_checkpoint (every release; the fully-async trainer's too) when fit() starts,
+// after the workers are built: an HDFS directory with resuming on raises; resume_path needs a
+// resume_from_path string naming a global_step_ folder (the V1 trainer of 0.9.0 checks that too,
+// v1/trainer_base.py, but reads no HDFS directory).
+std::optional<RuleHit> resume_checkpoint(const ConfigView& v) {
+  constexpr const char* kWhen = "would fail when training starts (_load_checkpoint, after the workers are built)";
+  const std::string mode = v.text("trainer.resume_mode").value_or("auto");
+  if (mode == "disable") return std::nullopt;
+  if (!v.v1_trainer() && !v.is_null("trainer.default_hdfs_dir")) {
+    return RuleHit{v.text("trainer.default_hdfs_dir").value_or("?"),
+                   fmt::format("load from hdfs is not implemented yet (trainer.default_hdfs_dir is set and "
+                               "resume_mode is {}); {}",
+                               mode, kWhen),
+                   {"trainer.default_hdfs_dir=null"}};
+  }
+  if (mode != "resume_path") return std::nullopt;
+  const ConfigNode* path = v.node("trainer.resume_from_path");
+  if (path == nullptr || path->kind == NodeKind::null) {
+    return RuleHit{"null", fmt::format("resume ckpt must be str type (trainer.resume_from_path with resume_mode="
+                                       "resume_path); {}",
+                                       kWhen),
+                   {}};
+  }
+  const auto text = v.text("trainer.resume_from_path");
+  if (!text || text->find("global_step_") != std::string::npos) return std::nullopt;
+  return RuleHit{*text,
+                 fmt::format("resume ckpt must specify the global_steps: trainer.resume_from_path '{}' names no "
+                             "global_step_ folder; {}",
+                             *text, kWhen),
+                 {}};
+}
+
 // The engines' servers when they start: vllm_async_server.py _SUPPORTED_QUANTIZATION ("ascend", vLLM
 // Ascend's, from v0.8.0), async_sglang_server.py and trtllm_async_server.py (from v0.7.1: fp8 only,
 // and with load_format=dummy).
@@ -334,6 +366,8 @@ const std::vector<VerlRule>& option_rules() {
       {"reward.manager-registered", Severity::warning, {"reward_model.reward_manager", "reward_manager.name"},
        reward_manager},
       {"trainer.resume-mode", Severity::error, {"trainer.resume_mode"}, resume_mode},
+      {"trainer.resume-checkpoint", Severity::error,
+       {"trainer.default_hdfs_dir", "trainer.resume_mode", "trainer.resume_from_path"}, resume_checkpoint},
       {"rollout.quantization", Severity::error, {"actor_rollout_ref.rollout.quantization"}, quantization},
       {"rollout.prometheus-needs-stats", Severity::error,
        {"actor_rollout_ref.rollout.prometheus.enable", "actor_rollout_ref.rollout.disable_log_stats"},

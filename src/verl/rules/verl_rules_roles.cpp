@@ -58,20 +58,23 @@ std::optional<RuleHit> critic_deprecated_micro_divides_mini(const ConfigView& v)
       {"critic.ppo_micro_batch_size=null", "critic.ppo_micro_batch_size_per_gpu=1"}};
 }
 
-// R38 (verl/trainer/main_ppo.py: TaskRunner.init_resource_pool_mgr): a separate reward pool
-// needs a positive size; reward_model.nnodes defaults to 0.
+// R38 (verl/trainer/main_ppo.py: TaskRunner.init_resource_pool_mgr; main_ppo_v0.py and the V1
+// trainer from 0.9.0): a separate reward pool needs a positive size; nnodes defaults to 0. From
+// v0.7.1 the section is reward.reward_model.
 std::optional<RuleHit> reward_pool_sizes(const ConfigView& v) {
-  if (!v.boolean("reward_model.enable_resource_pool").value_or(false)) return std::nullopt;
+  const std::string section =
+      v.node("reward.reward_model.enable_resource_pool") != nullptr ? "reward.reward_model." : "reward_model.";
+  if (!v.boolean(section + "enable_resource_pool").value_or(false)) return std::nullopt;
   for (const char* key : {"n_gpus_per_node", "nnodes"}) {
-    const std::string full = std::string("reward_model.") + key;
+    const std::string full = section + key;
     const auto value = v.integer(full);
     if (!value || *value > 0) continue;
     return RuleHit{
         std::to_string(*value),
         fmt::format(
-            "config.{} must be greater than 0 when reward_model.enable_resource_pool=True; would fail "
-            "at start-up in init_resource_pool_mgr (TaskRunner.run)",
-            full),
+            "config.{} must be greater than 0 when {}enable_resource_pool=True; would fail at start-up "
+            "in init_resource_pool_mgr (TaskRunner.run)",
+            full, section),
         {fmt::format("{}={}", full,
                      std::string(key) == "nnodes" ? 1 : v.integer("trainer.n_gpus_per_node").value_or(8))}};
   }
@@ -97,7 +100,8 @@ const std::vector<VerlRule>& role_rules() {
        critic_deprecated_micro_divides_mini},
       {"reward.pool-sizes",
        Severity::error,
-       {"reward_model.enable_resource_pool", "reward_model.n_gpus_per_node", "reward_model.nnodes"},
+       {"reward_model.enable_resource_pool", "reward_model.n_gpus_per_node", "reward_model.nnodes",
+        "reward.reward_model.enable_resource_pool", "reward.reward_model.n_gpus_per_node", "reward.reward_model.nnodes"},
        reward_pool_sizes},
   };
   return rules;

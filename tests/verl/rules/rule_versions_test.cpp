@@ -146,6 +146,26 @@ TEST_CASE("option values follow the release that checks them") {
   CHECK(count(ref_sp, "ppo_trainer", "0.5.0", "fsdp.ulysses-needs-remove-padding") == 1);
 }
 
+// RayPPOTrainer._load_checkpoint raises on an HDFS directory when resuming; the V1 trainer (main_ppo's
+// default from 0.9.0, trainer.use_v1) reads none, but checks resume_from_path as RayPPOTrainer does.
+TEST_CASE("the checkpoint to resume from, as the trainer that runs reads it") {
+  const char* rule = "trainer.resume-checkpoint";
+  const auto hdfs = test::with(test::fsdp_baseline(), {"trainer.default_hdfs_dir=hdfs://ckpt/run1"});
+  CHECK(test::findings_of(test::check_lines(hdfs, "ppo_trainer", at("0.8.0")), rule).size() == 1);
+  CHECK(test::findings_of(test::check_lines(hdfs, "ppo_trainer", at("0.9.0")), rule).empty());
+  CHECK(test::findings_of(test::check_lines(test::with(hdfs, {"trainer.use_v1=False"}), "ppo_trainer", at("0.9.0")),
+                          rule)
+            .size() == 1);
+  const auto path = test::with(test::fsdp_baseline(), {"trainer.resume_mode=resume_path"});
+  const auto unset = test::findings_of(test::check_lines(path, "ppo_trainer", at("0.9.0")), rule);
+  REQUIRE(unset.size() == 1);
+  CHECK(unset[0].message.find("resume ckpt must be str type") == 0);
+  CHECK(test::findings_of(test::check_lines(test::with(path, {"trainer.resume_from_path=ckpt/global_step_40"}),
+                                            "ppo_trainer", at("0.9.0")),
+                          rule)
+            .empty());
+}
+
 // megatron_workers.py asserted vanilla_mbridge for MTP at main@b178a3cd only; v0.7.1 asserts use_mbridge.
 TEST_CASE("MTP's vanilla_mbridge assertion is main@b178a3cd's, not v0.7.1's") {
   const auto mtp = test::with(test::megatron_baseline(), {"actor_rollout_ref.model.mtp.enable=True",

@@ -36,6 +36,12 @@ const std::vector<RuleCase>& role_rule_cases() {
        {"reward_model.enable_resource_pool=True", "reward_model.nnodes=1", "reward_model.n_gpus_per_node=0"},
        Severity::error, "reward_model.enable_resource_pool", "config.reward_model.n_gpus_per_node must be greater than 0",
        "reward_model.n_gpus_per_node=8"},
+      // From v0.7.1 the pool is reward.reward_model's (main_ppo_v0.py and the V1 trainer at 0.9.0).
+      {"reward.pool-sizes", false,
+       {"reward.reward_model.enable_resource_pool=True", "reward.reward_model.nnodes=1"},
+       {"reward.reward_model.enable_resource_pool=True"}, Severity::error, "reward_model.enable_resource_pool",
+       "config.reward.reward_model.nnodes must be greater than 0", "reward.reward_model.nnodes=1", false, false,
+       "0.9.0"},
   };
   return cases;
 }

@@ -168,6 +168,13 @@ const std::vector<RuleCase> kCases = {
     {"reward.manager-registered", false, {"reward_model.reward_manager=dapoo"},
      "Reward manager is not registered: 'dapoo'", "reward_model.reward_manager=dapo"},
     {"trainer.resume-mode", false, {"trainer.resume_mode=resume"}, "Invalid resume_mode: 'resume'", ""},
+    // resume_mode defaults to auto: _load_checkpoint reads the HDFS directory first.
+    {"trainer.resume-checkpoint", false, {"trainer.default_hdfs_dir=hdfs://ckpt/run1"},
+     "load from hdfs is not implemented yet (trainer.default_hdfs_dir is set and resume_mode is auto)",
+     "trainer.default_hdfs_dir=null"},
+    {"trainer.resume-checkpoint", false, {"trainer.resume_mode=resume_path", "trainer.resume_from_path=ckpt/run1"},
+     "resume ckpt must specify the global_steps: trainer.resume_from_path 'ckpt/run1' names no global_step_ folder",
+     ""},
     {"rollout.quantization", false, {"actor_rollout_ref.rollout.quantization=fp4"},
      "vLLM rollout quantization 'fp4' is not one of {fp8, torchao}", "actor_rollout_ref.rollout.quantization=fp8"},
     // disable_log_stats defaults to True in the rollout config.
@@ -209,6 +216,8 @@ const std::map<std::string, std::vector<std::string>> kNearMisses = {
     {"batch.fsdp-mini-positive", {"actor_rollout_ref.actor.ppo_mini_batch_size=2"}},
     // 8 % 4 = 0.
     {"batch.fsdp-mini-divisible", {"actor_rollout_ref.actor.ppo_micro_batch_size_per_gpu=4"}},
+    // resuming is off: neither the HDFS directory nor the path is read.
+    {"trainer.resume-checkpoint", {"trainer.default_hdfs_dir=hdfs://ckpt/run1", "trainer.resume_mode=disable"}},
     // budget 1024 x 1 = prompt + response.
     {"dynamic.actor-token-budget",
      {"actor_rollout_ref.actor.use_dynamic_bsz=True", "actor_rollout_ref.actor.ppo_max_token_len_per_gpu=1024"}},
