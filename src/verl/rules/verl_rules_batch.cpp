@@ -3,6 +3,7 @@
 // and the workers' batch normalisation (fsdp_workers.py / megatron_workers.py).
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <numeric>
 
 #include "verl/rules/rule_support.hpp"
@@ -180,6 +181,33 @@ std::optional<RuleHit> fsdp_mini_divisible(const ConfigView& v) {
                  {fmt::format("{}={}", A("ppo_micro_batch_size_per_gpu"), std::gcd(local, *micro))}};
 }
 
+// The FSDP critic's own split (fsdp_workers.py CriticWorker.__init__, the legacy workers): its
+// mini-batch, critic.ppo_mini_batch_size * rollout.n // (GPUs / the critic's Ulysses SP), must divide
+// by and be at least critic.ppo_micro_batch_size_per_gpu.
+std::optional<RuleHit> fsdp_critic_mini_divisible(const ConfigView& v) {
+  if (!v.uses_critic() || v.megatron_critic() || v.is_null("critic.ppo_micro_batch_size_per_gpu")) {
+    return std::nullopt;
+  }
+  const auto mini = v.integer("critic.ppo_mini_batch_size");
+  const auto n = v.integer(R("n"));
+  const auto micro = v.integer("critic.ppo_micro_batch_size_per_gpu");
+  const long long sp = std::max(1LL, v.integer("critic.ulysses_sequence_parallel_size").value_or(1));
+  const long long gpus = v.n_gpus();
+  if (!mini || !n || !micro || *micro <= 0 || gpus <= 0 || gpus % sp != 0) return std::nullopt;
+  const long long dp = gpus / sp;
+  const long long local = (*mini * *n) / dp;
+  if (local % *micro == 0 && local / *micro > 0) return std::nullopt;
+  const std::string relation = local % *micro != 0 ? "divisible by" : "larger than";
+  RuleHit hit{std::to_string(*micro),
+              fmt::format("normalized ppo_mini_batch_size {} (critic: {} * {} // dp {}) should be {} "
+                          "ppo_micro_batch_size_per_gpu {}; would fail in the critic worker's __init__ (inside Ray, "
+                          "after the model download)",
+                          local, *mini, *n, dp, relation, *micro),
+              {}};
+  if (local > 0) hit.fix = {fmt::format("critic.ppo_micro_batch_size_per_gpu={}", std::gcd(local, *micro))};
+  return hit;
+}
+
 // R64: with dynamic bsz every token budget (times sp or CP) must hold one padded sequence.
 std::optional<RuleHit> token_budget(const ConfigView& v, const std::string& key, bool enabled) {
   if (!enabled) return std::nullopt;
@@ -249,6 +277,10 @@ const std::vector<VerlRule>& batch_rules() {
        {"actor_rollout_ref.actor.ppo_mini_batch_size", "actor_rollout_ref.actor.ppo_micro_batch_size_per_gpu",
         "actor_rollout_ref.rollout.n"},
        fsdp_mini_divisible, false, "verl/workers/fsdp_workers.py:ActorRolloutRefWorker.__init__"},
+      {"batch.fsdp-critic-mini-divisible", Severity::error,
+       {"critic.ppo_mini_batch_size", "critic.ppo_micro_batch_size_per_gpu", "actor_rollout_ref.rollout.n",
+        "critic.ulysses_sequence_parallel_size"},
+       fsdp_critic_mini_divisible, false, "verl/workers/fsdp_workers.py:CriticWorker.__init__"},
       {"dynamic.actor-token-budget", Severity::error,
        {"actor_rollout_ref.actor.ppo_max_token_len_per_gpu", "data.max_prompt_length", "data.max_response_length"},
        actor_token_budget},

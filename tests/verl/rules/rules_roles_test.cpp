@@ -36,6 +36,13 @@ const std::vector<RuleCase>& role_rule_cases() {
        {"reward_model.enable_resource_pool=True", "reward_model.nnodes=1", "reward_model.n_gpus_per_node=0"},
        Severity::error, "reward_model.enable_resource_pool", "config.reward_model.n_gpus_per_node must be greater than 0",
        "reward_model.n_gpus_per_node=8"},
+      // The FSDP critic's split (CriticWorker.__init__): 16 x 4 // dp 8 = 8 a rank, micro 3.
+      {"batch.fsdp-critic-mini-divisible", false,
+       {"algorithm.adv_estimator=gae", "critic.ppo_micro_batch_size_per_gpu=2"},
+       {"algorithm.adv_estimator=gae", "critic.ppo_micro_batch_size_per_gpu=3"}, Severity::error,
+       "critic.ppo_mini_batch_size",
+       "normalized ppo_mini_batch_size 8 (critic: 16 * 4 // dp 8) should be divisible by ppo_micro_batch_size_per_gpu 3",
+       "critic.ppo_micro_batch_size_per_gpu=1"},
       // From v0.7.1 the pool is reward.reward_model's (main_ppo_v0.py and the V1 trainer at 0.9.0).
       {"reward.pool-sizes", false,
        {"reward.reward_model.enable_resource_pool=True", "reward.reward_model.nnodes=1"},
