@@ -15,13 +15,16 @@ bool critic_static_batch(const ConfigView& v) {
          !v.is_null("critic.ppo_micro_batch_size");
 }
 
-// R15 (verl/utils/config.py: validate_config): the legacy reward-model worker needs exactly one
-// of micro_batch_size / micro_batch_size_per_gpu unless it batches by tokens or runs in the
-// reward loop (use_reward_loop defaults to True at b178a3cd).
+// R15 (verl/utils/config.py: validate_config; RayPPOTrainer._validate_config before 0.6.0; gone in
+// 0.7.1): the legacy reward-model worker needs exactly one of micro_batch_size /
+// micro_batch_size_per_gpu unless it batches by tokens or runs in the reward loop (use_reward_loop,
+// True by default, exists at 0.7.0 and b178a3cd only: before, the check always ran).
 std::optional<RuleHit> reward_micro_exclusive(const ConfigView& v) {
-  if (!v.boolean("reward_model.enable").value_or(false) ||
-      v.boolean("reward_model.use_dynamic_bsz").value_or(false) ||
-      v.boolean("reward_model.use_reward_loop").value_or(true)) {
+  static const int removed_in = find_verl_version("0.7.1")->index;
+  const bool reward_loop = v.node("reward_model.use_reward_loop") != nullptr &&
+                           v.boolean("reward_model.use_reward_loop").value_or(true);
+  if (v.version().index >= removed_in || !v.boolean("reward_model.enable").value_or(false) ||
+      v.boolean("reward_model.use_dynamic_bsz").value_or(false) || reward_loop) {
     return std::nullopt;
   }
   return exactly_one_of(v, "reward_model.", "micro_batch_size", "micro_batch_size_per_gpu", "reward_model",

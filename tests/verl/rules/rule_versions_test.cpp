@@ -166,6 +166,19 @@ TEST_CASE("the checkpoint to resume from, as the trainer that runs reads it") {
             .empty());
 }
 
+// The reward model's micro batch (validate_config): always checked before 0.7.0, skipped in the reward
+// loop (use_reward_loop, True by default) at 0.7.0 and b178a3cd, gone from 0.7.1.
+TEST_CASE("the reward model's micro batch is checked on the verls that check it") {
+  const auto reward = test::with(test::fsdp_baseline(), {"reward_model.enable=True"});
+  const char* rule = "reward.micro-exclusive";
+  CHECK(test::findings_of(test::check_lines(reward, "ppo_trainer", at("0.4.1")), rule).size() == 1);
+  CHECK(test::findings_of(test::check_lines(reward, "ppo_trainer", at("0.6.1")), rule).size() == 1);
+  CHECK(test::findings_of(test::check_lines(reward, "ppo_trainer", at("0.7.0")), rule).empty());
+  const auto legacy = test::with(reward, {"reward_model.use_reward_loop=False"});
+  CHECK(test::findings_of(test::check_lines(legacy, "ppo_trainer", at("0.7.0")), rule).size() == 1);
+  CHECK(test::findings_of(test::check_lines(reward, "ppo_trainer", at("0.7.1")), rule).empty());
+}
+
 // megatron_workers.py asserted vanilla_mbridge for MTP at main@b178a3cd only; v0.7.1 asserts use_mbridge.
 TEST_CASE("MTP's vanilla_mbridge assertion is main@b178a3cd's, not v0.7.1's") {
   const auto mtp = test::with(test::megatron_baseline(), {"actor_rollout_ref.model.mtp.enable=True",
