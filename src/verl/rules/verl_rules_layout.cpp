@@ -219,16 +219,36 @@ std::optional<RuleHit> max_model_len_vs_model(const ConfigView& v) {
                  {fmt::format("{}={}", R("max_model_len"), model->max_position_embeddings)}};
 }
 
-std::optional<RuleHit> max_model_len_budget(const ConfigView& v) {
+// SGLangRollout._verify_config (sglang_rollout.py, verl 0.4.0 .. 0.6.1: every SGLang rollout before
+// the 0.6.0 registry, the sync one after it) asserts max_model_len >= prompt + response.
+bool sglang_rollout_asserts_length(const ConfigView& v) {
+  static const int registry_from = find_verl_version("0.6.0")->index;
+  static const int removed_in = find_verl_version("0.7.0")->index;
+  const int index = v.version().index;
+  const std::string name = v.text(R("name")).value_or("");
+  if (index >= removed_in || (name != "sglang" && name != "sglang_async")) return false;
+  return index < registry_from || v.text(R("mode")).value_or("sync") == "sync";
+}
+
+// The other engines take a shorter max_model_len and cut what does not fit (a warning); SGLang's
+// rollout of verl before 0.7.0 refuses it (an error).
+std::optional<RuleHit> max_model_len_shortfall(const ConfigView& v, bool asserted) {
   const auto len = v.integer(R("max_model_len"));
   const long long width = v.sequence_width();
-  if (!len || width <= 0 || *len >= width) return std::nullopt;
+  if (!len || width <= 0 || *len >= width || sglang_rollout_asserts_length(v) != asserted) return std::nullopt;
   return RuleHit{std::to_string(*len),
-                 fmt::format("max_model_len {} < prompt_length + response_length ({}): long prompts fail and responses are "
-                             "cut at generation time",
-                             *len, width),
+                 asserted ? fmt::format("max_model_len should be greater than total sequence length (prompt_length + "
+                                        "response_length): {} < {}; verl {}'s SGLangRollout asserts it when the "
+                                        "workers build the rollout",
+                                        *len, width, v.version().id)
+                          : fmt::format("max_model_len {} < prompt_length + response_length ({}): long prompts fail and "
+                                        "responses are cut at generation time",
+                                        *len, width),
                  {fmt::format("{}={}", R("max_model_len"), width)}};
 }
+
+std::optional<RuleHit> max_model_len_budget(const ConfigView& v) { return max_model_len_shortfall(v, false); }
+std::optional<RuleHit> sglang_max_model_len(const ConfigView& v) { return max_model_len_shortfall(v, true); }
 
 // vllm_rollout_spmd.py vLLMRollout.__init__ (verl 0.4.0 .. 0.6.1; the sync rollout, removed in
 // v0.7.0): with chunked prefill on, max_num_batched_tokens (default 8192) below max_model_len
@@ -298,6 +318,9 @@ const std::vector<VerlRule>& layout_rules() {
       {"rollout.max-model-len-budget", Severity::warning,
        {"actor_rollout_ref.rollout.max_model_len", "data.max_prompt_length", "data.max_response_length"},
        max_model_len_budget},
+      {"rollout.sglang-max-model-len", Severity::error,
+       {"actor_rollout_ref.rollout.max_model_len", "data.max_prompt_length", "data.max_response_length"},
+       sglang_max_model_len},
   };
   return rules;
 }

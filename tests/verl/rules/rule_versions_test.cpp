@@ -179,6 +179,24 @@ TEST_CASE("the reward model's micro batch is checked on the verls that check it"
   CHECK(test::findings_of(test::check_lines(reward, "ppo_trainer", at("0.7.1")), rule).empty());
 }
 
+// A max_model_len under prompt + response: SGLangRollout asserts (verl before 0.7.0; only its sync
+// rollout from the 0.6.0 registry on); the other rollouts cut (a warning).
+TEST_CASE("a short max_model_len is an error where SGLangRollout asserts, a warning elsewhere") {
+  const auto sglang = test::with(test::fsdp_baseline(), {"actor_rollout_ref.rollout.name=sglang",
+                                                         "actor_rollout_ref.rollout.max_model_len=768"});
+  const auto severities = [&](const std::vector<std::string>& lines, const char* version) {
+    const CheckReport report = test::check_lines(lines, "ppo_trainer", at(version));
+    return std::pair{test::findings_of(report, "rollout.sglang-max-model-len").size(),
+                     test::findings_of(report, "rollout.max-model-len-budget").size()};
+  };
+  CHECK(severities(sglang, "0.4.1") == std::pair<std::size_t, std::size_t>{1, 0});
+  CHECK(severities(test::with(sglang, {"actor_rollout_ref.rollout.mode=sync"}), "0.6.1") ==
+        std::pair<std::size_t, std::size_t>{1, 0});
+  CHECK(severities(test::with(sglang, {"actor_rollout_ref.rollout.mode=async"}), "0.6.1") ==
+        std::pair<std::size_t, std::size_t>{0, 1});
+  CHECK(severities(sglang, "0.7.1") == std::pair<std::size_t, std::size_t>{0, 1});
+}
+
 // megatron_workers.py asserted vanilla_mbridge for MTP at main@b178a3cd only; v0.7.1 asserts use_mbridge.
 TEST_CASE("MTP's vanilla_mbridge assertion is main@b178a3cd's, not v0.7.1's") {
   const auto mtp = test::with(test::megatron_baseline(), {"actor_rollout_ref.model.mtp.enable=True",

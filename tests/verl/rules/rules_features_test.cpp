@@ -165,6 +165,14 @@ const std::vector<RuleCase>& feature_rule_cases() {
        "Enable chunked prefill, max_num_batched_tokens is smaller than max_model_len, please increase "
        "max_num_batched_tokens or disable chunked prefill (8192 < 8704); verl 0.6.1's sync vLLMRollout",
        "actor_rollout_ref.rollout.max_num_batched_tokens=8704", false, false, "0.6.1"},
+      // SGLangRollout._verify_config (verl 0.4.0 .. 0.6.1): 512 + 512 tokens over max_model_len 768.
+      {"rollout.sglang-max-model-len", false,
+       {"actor_rollout_ref.rollout.name=sglang", "actor_rollout_ref.rollout.max_model_len=1024"},
+       {"actor_rollout_ref.rollout.name=sglang", "actor_rollout_ref.rollout.max_model_len=768"}, Severity::error,
+       "actor_rollout_ref.rollout.max_model_len",
+       "max_model_len should be greater than total sequence length (prompt_length + response_length): 768 < 1024; "
+       "verl 0.5.0's SGLangRollout asserts it",
+       "actor_rollout_ref.rollout.max_model_len=1024", false, false, "0.5.0"},
   };
   return cases;
 }
