@@ -99,7 +99,16 @@ std::optional<RuleHit> kl_type(const ConfigView& v, const std::string& key, bool
   auto value = v.text(key);
   if (!value) return std::nullopt;
   std::string base = *value;
-  if (!base.empty() && base.back() == '+') base.pop_back();
+  // The straight-through "name+" form (core_algos.py kl_penalty) arrives in verl 0.6.0.
+  static const int plus_from = find_verl_version("0.6.0")->index;
+  const bool plus = !base.empty() && base.back() == '+';
+  if (plus) base.pop_back();
+  if (plus && v.version().index < plus_from) {
+    return RuleHit{*value,
+                   "KL estimator '" + *value + "' is not implemented in verl " + v.version().id +
+                       " (the '+' straight-through form arrives in 0.6.0; NotImplementedError at the first step)",
+                   {key + "=" + base}};
+  }
   static constexpr std::array<std::string_view, 7> kTypes = {"kl", "k1", "abs", "mse", "k2", "low_var_kl", "k3"};
   if (std::find(kTypes.begin(), kTypes.end(), base) != kTypes.end()) return std::nullopt;
   return RuleHit{*value, "KL estimator '" + *value + "' is not implemented (NotImplementedError at the first step)",

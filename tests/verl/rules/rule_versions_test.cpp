@@ -197,6 +197,16 @@ TEST_CASE("a short max_model_len is an error where SGLangRollout asserts, a warn
   CHECK(severities(sglang, "0.7.1") == std::pair<std::size_t, std::size_t>{0, 1});
 }
 
+// core_algos.py kl_penalty takes the straight-through "name+" form from verl 0.6.0 on.
+TEST_CASE("a KL estimator with '+' is an error before verl 0.6.0") {
+  const auto plus = test::with(test::fsdp_baseline(), {"actor_rollout_ref.actor.use_kl_loss=True",
+                                                       "actor_rollout_ref.actor.kl_loss_type=low_var_kl+"});
+  const auto old = test::findings_of(test::check_lines(plus, "ppo_trainer", at("0.5.0")), "actor.kl-loss-type");
+  REQUIRE(old.size() == 1);
+  CHECK(old[0].fix == std::vector<std::string>{"actor_rollout_ref.actor.kl_loss_type=low_var_kl"});
+  CHECK(test::findings_of(test::check_lines(plus, "ppo_trainer", at("0.6.0")), "actor.kl-loss-type").empty());
+}
+
 // megatron_workers.py asserted vanilla_mbridge for MTP at main@b178a3cd only; v0.7.1 asserts use_mbridge.
 TEST_CASE("MTP's vanilla_mbridge assertion is main@b178a3cd's, not v0.7.1's") {
   const auto mtp = test::with(test::megatron_baseline(), {"actor_rollout_ref.model.mtp.enable=True",
