@@ -154,13 +154,15 @@ std::optional<RuleHit> vllm_multinode_tp(const ConfigView& v) {
       {}};
 }
 
-// R55 (vllm_async_server.py): with expert parallelism the GPUs a replica uses per node
-// (replica.py: gpus_per_replica_node = min(n_gpus_per_node, replica world)) must tile into TP groups.
-// A replica within one node always does; a multi-node one needs n_gpus_per_node % TP == 0.
+// R55 (vllm_async_server.py): with expert parallelism (from v0.8.0: with data parallelism) the GPUs
+// a replica uses per node (replica.py: gpus_per_replica_node = min(n_gpus_per_node, replica world))
+// must tile into TP groups. A replica within one node always does; a multi-node one needs
+// n_gpus_per_node % TP == 0.
 std::optional<RuleHit> vllm_expert_layout(const ConfigView& v) {
-  if (v.text(R("name")).value_or("") != "vllm" || v.integer(R("expert_parallel_size")).value_or(1) <= 1) {
-    return std::nullopt;
-  }
+  static const int data_parallel_trigger_from = find_verl_version("0.8.0")->index;
+  const std::string trigger =
+      v.version().index >= data_parallel_trigger_from ? "data_parallel_size" : "expert_parallel_size";
+  if (v.text(R("name")).value_or("") != "vllm" || v.integer(R(trigger)).value_or(1) <= 1) return std::nullopt;
   const long long per_node = std::min(v.rollout_gpus_per_node(), v.rollout_world());
   const long long tp = v.integer(R("tensor_model_parallel_size")).value_or(1);
   if (per_node <= 0 || tp <= 0 || per_node % tp == 0) return std::nullopt;
@@ -168,8 +170,8 @@ std::optional<RuleHit> vllm_expert_layout(const ConfigView& v) {
       std::to_string(tp),
       fmt::format(
           "gpus_per_node should be divisible by tensor_model_parallel_size ({} GPUs of the replica per "
-          "node % TP {} != 0) with expert_parallel_size > 1; {}",
-          per_node, tp, kServer),
+          "node % TP {} != 0) with {} > 1; {}",
+          per_node, tp, trigger, kServer),
       {}};
 }
 

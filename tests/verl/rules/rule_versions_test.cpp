@@ -207,6 +207,23 @@ TEST_CASE("a KL estimator with '+' is an error before verl 0.6.0") {
   CHECK(test::findings_of(test::check_lines(plus, "ppo_trainer", at("0.6.0")), "actor.kl-loss-type").empty());
 }
 
+// vllm_async_server.py tiles a multi-node replica's GPUs into TP groups under expert parallelism up
+// to 0.7.1, under data parallelism from 0.8.0 (2 nodes x 6 GPUs here).
+TEST_CASE("the vLLM replica's per-node TP tiling follows the release's trigger") {
+  const char* rule = "rollout.vllm-expert-layout";
+  const auto nodes = test::with(test::fsdp_baseline(), {"trainer.n_gpus_per_node=6", "trainer.nnodes=2"});
+  // TP 12 over both nodes, EP 12 = TP x DP 1: 6 GPUs a node do not hold a TP group.
+  const auto ep = test::with(nodes, {"actor_rollout_ref.rollout.tensor_model_parallel_size=12",
+                                     "actor_rollout_ref.rollout.expert_parallel_size=12"});
+  CHECK(test::findings_of(test::check_lines(ep, "ppo_trainer", at("0.7.1")), rule).size() == 1);
+  CHECK(test::findings_of(test::check_lines(ep, "ppo_trainer", at("0.9.0")), rule).empty());
+  // TP 4 x DP 3: a replica of 12 GPUs, 6 a node.
+  const auto dp = test::with(nodes, {"actor_rollout_ref.rollout.tensor_model_parallel_size=4",
+                                     "actor_rollout_ref.rollout.data_parallel_size=3",
+                                     "actor_rollout_ref.rollout.expert_parallel_size=12"});
+  CHECK(test::findings_of(test::check_lines(dp, "ppo_trainer", at("0.9.0")), rule).size() == 1);
+}
+
 // megatron_workers.py asserted vanilla_mbridge for MTP at main@b178a3cd only; v0.7.1 asserts use_mbridge.
 TEST_CASE("MTP's vanilla_mbridge assertion is main@b178a3cd's, not v0.7.1's") {
   const auto mtp = test::with(test::megatron_baseline(), {"actor_rollout_ref.model.mtp.enable=True",
