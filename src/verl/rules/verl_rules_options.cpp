@@ -307,16 +307,41 @@ std::optional<RuleHit> legacy_worker_impl(const ConfigView& v) {
   return one_of(v, "trainer.use_legacy_worker_impl", kModes, "Invalid use_legacy_worker_impl:");
 }
 
-// From v0.8.0 the critic is a TrainingWorker whose engine is a registered value_model backend
-// (@EngineRegistry.register(model_type="value_model"): fsdp, fsdp2, megatron, veomni).
+// main_ppo.py's TaskRunner picks the critic's worker whether or not a critic is used: before 0.6.0
+// add_actor_rollout_worker asserts the critic's strategy matches the actor's family (fsdp/fsdp2, or
+// megatron for both); 0.6.0 .. 0.7.1 add_critic_worker raises NotImplementedError on other strategies
+// (0.7.1 adds veomni and torchtitan). From v0.8.0 the critic, when used, is a TrainingWorker on a
+// registered value_model backend (@EngineRegistry.register(model_type="value_model"): fsdp, fsdp2,
+// megatron, veomni).
 std::optional<RuleHit> critic_strategy(const ConfigView& v) {
-  if (!v.uses_critic()) return std::nullopt;
-  static const int veomni_from = find_verl_version("0.8.0")->index;
+  static const int matched_until = find_verl_version("0.6.0")->index;
+  static const int titan_from = find_verl_version("0.7.1")->index;
+  static const int engine_from = find_verl_version("0.8.0")->index;
+  const int index = v.version().index;
+  if (index < matched_until) {
+    const std::string actor = v.text(A("strategy")).value_or("fsdp");
+    const auto critic = v.text("critic.strategy");
+    const bool fsdp_actor = actor == "fsdp" || actor == "fsdp2";
+    if (!critic || (!fsdp_actor && actor != "megatron")) return std::nullopt;
+    if (fsdp_actor ? (*critic == "fsdp" || *critic == "fsdp2") : *critic == "megatron") return std::nullopt;
+    return RuleHit{*critic,
+                   fmt::format("critic.strategy '{}' with actor strategy '{}': verl {}'s TaskRunner asserts {} "
+                               "(AssertionError at start-up, whether or not a critic is used)",
+                               *critic, actor, v.version().id,
+                               fsdp_actor ? "critic.strategy in {fsdp, fsdp2}" : "actor.strategy == critic.strategy"),
+                   {std::string("critic.strategy=") + (fsdp_actor ? actor : "megatron")}};
+  }
+  if (index >= engine_from && !v.uses_critic()) return std::nullopt;
   static constexpr std::array<std::string_view, 3> kStrategies = {"fsdp", "fsdp2", "megatron"};
+  static constexpr std::array<std::string_view, 5> kWithTitan = {"fsdp", "fsdp2", "megatron", "veomni", "torchtitan"};
   static constexpr std::array<std::string_view, 4> kWithVeomni = {"fsdp", "fsdp2", "megatron", "veomni"};
   const std::span<const std::string_view> allowed =
-      v.version().index >= veomni_from ? std::span<const std::string_view>(kWithVeomni) : kStrategies;
-  return one_of(v, "critic.strategy", allowed, "critic strategy");
+      index >= engine_from ? std::span<const std::string_view>(kWithVeomni)
+      : index >= titan_from ? std::span<const std::string_view>(kWithTitan)
+                            : std::span<const std::string_view>(kStrategies);
+  auto hit = one_of(v, "critic.strategy", allowed, "critic strategy");
+  if (hit && index < engine_from && !v.uses_critic()) hit->message += " (checked whether or not a critic is used)";
+  return hit;
 }
 
 std::optional<RuleHit> critic_ulysses_padding(const ConfigView& v) {

@@ -129,11 +129,20 @@ TEST_CASE("option values follow the release that checks them") {
   CHECK(found[0].message.find("FP8 quantization is only supported for dummy load format") == 0);
   CHECK(count(test::with(fp8_auto, {"actor_rollout_ref.rollout.load_format=dummy"}), "ppo_trainer", "0.9.0",
               "rollout.quantization") == 0);
-  // The critic as a TrainingWorker (0.8.0 on) takes any value_model backend, veomni included.
+  // The critic as a TrainingWorker (0.8.0 on) takes any value_model backend, veomni included (0.7.1's
+  // add_critic_worker accepts it too; 0.7.0's does not).
   const auto critic = test::with(test::fsdp_baseline(), {"algorithm.adv_estimator=gae", "critic.strategy=veomni",
                                                          "critic.ppo_micro_batch_size_per_gpu=2"});
-  CHECK(count(critic, "ppo_trainer", "0.7.1", "critic.strategy") == 1);
+  CHECK(count(critic, "ppo_trainer", "0.7.0", "critic.strategy") == 1);
   CHECK(count(critic, "ppo_trainer", "0.8.0", "critic.strategy") == 0);
+  // TaskRunner picks the critic's worker whether or not a critic is used (GRPO here) until 0.8.0:
+  // before 0.6.0 it asserts the critic's strategy matches the actor's family.
+  const auto grpo_megatron_critic = test::with(test::fsdp_baseline(), {"critic.strategy=megatron"});
+  CHECK(count(grpo_megatron_critic, "ppo_trainer", "0.5.0", "critic.strategy") == 1);
+  CHECK(count(grpo_megatron_critic, "ppo_trainer", "0.6.1", "critic.strategy") == 0);
+  const auto grpo_unknown_critic = test::with(test::fsdp_baseline(), {"critic.strategy=fsdp3"});
+  CHECK(count(grpo_unknown_critic, "ppo_trainer", "0.6.1", "critic.strategy") == 1);
+  CHECK(count(grpo_unknown_critic, "ppo_trainer", "0.8.0", "critic.strategy") == 0);
   // _validate_config before 0.5.0 asserts remove-padding under Ulysses SP for strategy "fsdp" only;
   // before 0.6.0 the ref's SP counts too.
   const auto fsdp2_sp = test::with(test::fsdp_baseline(), {"actor_rollout_ref.actor.strategy=fsdp2",
