@@ -2,6 +2,8 @@
 // R15, R17, R25, R38). The critic's R16/R24 and token budgets live with the batch rules.
 #include <fmt/format.h>
 
+#include <array>
+
 #include "verl/rules/rule_support.hpp"
 
 namespace meshplan {
@@ -84,6 +86,24 @@ std::optional<RuleHit> reward_pool_sizes(const ConfigView& v) {
   return std::nullopt;
 }
 
+// main_ppo.py TaskRunner.add_reward_model_worker (verl 0.4.0 .. b178a3cd; 0.7.1 moved the reward model
+// to reward.reward_model): an enabled reward model's worker is picked by reward_model.strategy, and
+// any other value than fsdp, fsdp2 or megatron raises NotImplementedError at start-up (0.6.x's
+// use_legacy_worker_impl=disable takes verl.workers.roles' worker instead).
+std::optional<RuleHit> reward_model_strategy(const ConfigView& v) {
+  static const int roles_from = find_verl_version("0.6.0")->index;
+  static const int roles_until = find_verl_version("0.7.0")->index;
+  static const int moved_in = find_verl_version("0.7.1")->index;
+  const int index = v.version().index;
+  if (index >= moved_in || !v.boolean("reward_model.enable").value_or(false)) return std::nullopt;
+  if (index >= roles_from && index < roles_until && v.text("trainer.use_legacy_worker_impl") == "disable") {
+    return std::nullopt;
+  }
+  static constexpr std::array<std::string_view, 3> kStrategies = {"fsdp", "fsdp2", "megatron"};
+  return one_of(v, "reward_model.strategy", kStrategies, "reward model strategy",
+                "NotImplementedError in TaskRunner.add_reward_model_worker at start-up");
+}
+
 }  // namespace
 
 const std::vector<VerlRule>& role_rules() {
@@ -101,6 +121,8 @@ const std::vector<VerlRule>& role_rules() {
        Severity::error,
        {"critic.ppo_micro_batch_size", "critic.ppo_mini_batch_size"},
        critic_deprecated_micro_divides_mini},
+      {"reward.model-strategy", Severity::error, {"reward_model.strategy", "reward_model.enable"},
+       reward_model_strategy},
       {"reward.pool-sizes",
        Severity::error,
        {"reward_model.enable_resource_pool", "reward_model.n_gpus_per_node", "reward_model.nnodes",

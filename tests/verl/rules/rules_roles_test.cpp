@@ -43,6 +43,11 @@ const std::vector<RuleCase>& role_rule_cases() {
        "critic.ppo_mini_batch_size",
        "normalized ppo_mini_batch_size 8 (critic: 16 * 4 // dp 8) should be divisible by ppo_micro_batch_size_per_gpu 3",
        "critic.ppo_micro_batch_size_per_gpu=1"},
+      // TaskRunner.add_reward_model_worker picks the worker by strategy (to b178a3cd).
+      {"reward.model-strategy", false, {"reward_model.enable=True", "reward_model.strategy=fsdp2"},
+       {"reward_model.enable=True", "reward_model.strategy=fsdp3"}, Severity::error, "reward_model.strategy",
+       "reward model strategy 'fsdp3' is not one of {fsdp, fsdp2, megatron}; NotImplementedError",
+       "reward_model.strategy=fsdp"},
       // From v0.7.1 the pool is reward.reward_model's (main_ppo_v0.py and the V1 trainer at 0.9.0).
       {"reward.pool-sizes", false,
        {"reward.reward_model.enable_resource_pool=True", "reward.reward_model.nnodes=1"},
