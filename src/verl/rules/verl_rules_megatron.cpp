@@ -73,6 +73,23 @@ std::optional<RuleHit> mtp_needs_layers(const ConfigView& v) {
       {"actor_rollout_ref.model.mtp.enable=False"}};
 }
 
+// workers/engine/megatron/transformer_impl.py MegatronEngine.__init__ (the engine workers: 0.8.0 on,
+// or use_legacy_worker_impl=disable): the Megatron engine loads models through mbridge only.
+std::optional<RuleHit> engine_needs_mbridge(const ConfigView& v) {
+  if (!v.engine_workers()) return std::nullopt;
+  for (const std::string_view section : {"actor_rollout_ref.actor.megatron.", "critic.megatron."}) {
+    const bool megatron = section.starts_with("critic") ? v.megatron_critic() : v.megatron();
+    const std::string key = std::string(section) + "use_mbridge";
+    if (!megatron || v.boolean(key).value_or(true)) continue;
+    return RuleHit{"false",
+                   fmt::format("use_mbridge must be True ({}=False): the Megatron engine asserts it when the "
+                               "engine workers build the model (verl 0.8.0 on, or use_legacy_worker_impl=disable)",
+                               key),
+                   {key + "=True"}};
+  }
+  return std::nullopt;
+}
+
 // R46 (megatron_workers.py: _init_hf_config_and_tf_config): float16 only through mbridge.
 std::optional<RuleHit> fp16_needs_mbridge(const ConfigView& v) {
   if (!v.megatron() || v.text(A("megatron.dtype")).value_or("") != "float16") return std::nullopt;
@@ -218,6 +235,10 @@ const std::vector<VerlRule>& megatron_rules() {
        mtp_needs_layers,
        true,
        "verl/workers/megatron_workers.py:MegatronWorker._init_hf_config_and_tf_config"},
+      {"megatron.engine-needs-mbridge",
+       Severity::error,
+       {"actor_rollout_ref.actor.megatron.use_mbridge", "critic.megatron.use_mbridge", "trainer.use_legacy_worker_impl"},
+       engine_needs_mbridge},
       {"megatron.fp16-needs-mbridge",
        Severity::error,
        {"actor_rollout_ref.actor.megatron.dtype", "actor_rollout_ref.actor.megatron.use_mbridge"},

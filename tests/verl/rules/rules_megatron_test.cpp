@@ -81,6 +81,12 @@ const std::vector<RuleCase>& megatron_rule_cases() {
        {kPp2, kVpp2, kDynamicBsz, "actor_rollout_ref.rollout.n=1", "actor_rollout_ref.actor.ppo_mini_batch_size=1"},
        Severity::error, "actor_rollout_ref.actor.megatron.virtual_pipeline_model_parallel_size",
        "the local mini batch holds 0 sequences (= 1 * 1 // dp 2)", "actor_rollout_ref.actor.ppo_mini_batch_size=4"},
+      // MegatronEngine.__init__ (the engine workers; verl 0.9.0 has no others) asserts use_mbridge.
+      {"megatron.engine-needs-mbridge", true, {"actor_rollout_ref.actor.megatron.use_mbridge=True"},
+       {"actor_rollout_ref.actor.megatron.use_mbridge=False"}, Severity::error,
+       "actor_rollout_ref.actor.megatron.use_mbridge",
+       "use_mbridge must be True (actor_rollout_ref.actor.megatron.use_mbridge=False)",
+       "actor_rollout_ref.actor.megatron.use_mbridge=True", false, false, "0.9.0"},
   };
   return cases;
 }
