@@ -38,6 +38,13 @@ std::optional<RuleHit> rollout_name(const ConfigView& v) {
       "would fail when the workers build the rollout (_build_rollout: NotImplementedError \"Rollout name: ... is not "
       "supported\")";
   const int index = v.version().index;
+  // The Megatron worker's _build_rollout (megatron_workers.py before 0.6.0) builds vllm and sglang only.
+  if (index < registry_from && v.megatron() && v.text(R("name")).value_or("") == "hf") {
+    return RuleHit{"hf",
+                   "Only vllmRollout is supported with Megatron now: the Megatron worker's _build_rollout builds "
+                   "vllm and sglang rollouts only (NotImplementedError when the workers build the rollout)",
+                   {R("name") + "=vllm"}};
+  }
   if (index < sglang_async_until) return one_of(v, R("name"), kBuiltWithSglangAsync, "rollout engine", kWhenBuilt);
   auto hit = index < registry_from  ? one_of(v, R("name"), kBuilt, "rollout engine", kWhenBuilt)
              : index < trtllm_from ? one_of(v, R("name"), kRegistered, "rollout engine")

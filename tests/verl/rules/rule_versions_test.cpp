@@ -233,6 +233,18 @@ TEST_CASE("the vLLM replica's per-node TP tiling follows the release's trigger")
   CHECK(test::findings_of(test::check_lines(dp, "ppo_trainer", at("0.9.0")), rule).size() == 1);
 }
 
+// Before the 0.6.0 rollout registry the Megatron worker's _build_rollout builds vllm and sglang only.
+TEST_CASE("the hf rollout is an error with a Megatron actor before verl 0.6.0") {
+  const auto hf = test::with(test::megatron_baseline(), {"actor_rollout_ref.rollout.name=hf"});
+  const auto old = test::findings_of(test::check_lines(hf, "ppo_megatron_trainer", at("0.5.0")), "rollout.name");
+  REQUIRE(old.size() == 1);
+  CHECK(old[0].message.find("Only vllmRollout is supported with Megatron now") == 0);
+  CHECK(test::findings_of(test::check_lines(test::with(test::fsdp_baseline(), {"actor_rollout_ref.rollout.name=hf"}),
+                                            "ppo_trainer", at("0.5.0")),
+                          "rollout.name")
+            .empty());
+}
+
 // megatron_workers.py asserted vanilla_mbridge for MTP at main@b178a3cd only; v0.7.1 asserts use_mbridge.
 TEST_CASE("MTP's vanilla_mbridge assertion is main@b178a3cd's, not v0.7.1's") {
   const auto mtp = test::with(test::megatron_baseline(), {"actor_rollout_ref.model.mtp.enable=True",
