@@ -90,6 +90,36 @@ std::optional<RuleHit> engine_needs_mbridge(const ConfigView& v) {
   return std::nullopt;
 }
 
+// The legacy Megatron workers' forward passes read a micro batch size even under dynamic batch sizes:
+// megatron_critic.py compute_values (to 0.7.1) and, before 0.6.0, megatron_actor.py compute_log_prob
+// ("micro batch size is needed for forward compute", at the first step). Without dynamic batch sizes
+// validate_config's exclusive-micro rules fail first.
+std::optional<RuleHit> forward_micro_batch(const ConfigView& v) {
+  static const int actor_gated_from = find_verl_version("0.6.0")->index;
+  const auto unset = [&](const std::string& section, const std::string& name) {
+    return v.is_null(section + name) && v.is_null(section + name + "_per_gpu");
+  };
+  if (v.megatron_critic() && v.boolean("critic.use_dynamic_bsz").value_or(false) &&
+      unset("critic.", "ppo_micro_batch_size")) {
+    return RuleHit{"null",
+                   fmt::format("micro batch size is needed for forward compute: the Megatron critic's compute_values "
+                               "asserts critic.ppo_micro_batch_size_per_gpu even with use_dynamic_bsz; {}, at the "
+                               "first step",
+                               kInWorker),
+                   {"critic.ppo_micro_batch_size_per_gpu=1"}};
+  }
+  if (v.version().index < actor_gated_from && v.megatron() && v.dynamic_bsz() &&
+      unset(R(""), "log_prob_micro_batch_size")) {
+    return RuleHit{"null",
+                   fmt::format("micro batch size is needed for forward compute: verl {}'s Megatron actor "
+                               "compute_log_prob asserts rollout.log_prob_micro_batch_size_per_gpu even with "
+                               "use_dynamic_bsz (0.6.0 asks it only without); {}, at the first step",
+                               v.version().id, kInWorker),
+                   {R("log_prob_micro_batch_size_per_gpu") + "=1"}};
+  }
+  return std::nullopt;
+}
+
 // R46 (megatron_workers.py: _init_hf_config_and_tf_config): float16 only through mbridge.
 std::optional<RuleHit> fp16_needs_mbridge(const ConfigView& v) {
   if (!v.megatron() || v.text(A("megatron.dtype")).value_or("") != "float16") return std::nullopt;
@@ -239,6 +269,13 @@ const std::vector<VerlRule>& megatron_rules() {
        Severity::error,
        {"actor_rollout_ref.actor.megatron.use_mbridge", "critic.megatron.use_mbridge", "trainer.use_legacy_worker_impl"},
        engine_needs_mbridge},
+      {"megatron.forward-micro-batch",
+       Severity::error,
+       {"critic.ppo_micro_batch_size_per_gpu", "actor_rollout_ref.rollout.log_prob_micro_batch_size_per_gpu",
+        "critic.use_dynamic_bsz", "actor_rollout_ref.actor.use_dynamic_bsz"},
+       forward_micro_batch,
+       false,
+       "verl/workers/megatron_workers.py:CriticWorker.compute_values"},
       {"megatron.fp16-needs-mbridge",
        Severity::error,
        {"actor_rollout_ref.actor.megatron.dtype", "actor_rollout_ref.actor.megatron.use_mbridge"},

@@ -245,6 +245,17 @@ TEST_CASE("the hf rollout is an error with a Megatron actor before verl 0.6.0") 
             .empty());
 }
 
+// megatron_actor.py compute_log_prob asserted a micro batch size even under dynamic batch sizes before
+// 0.6.0 (it asks only without them from 0.6.0).
+TEST_CASE("the Megatron actor's log-prob micro batch under dynamic batch sizes before verl 0.6.0") {
+  const auto dynamic = test::with(test::megatron_baseline(),
+                                  {"actor_rollout_ref.actor.use_dynamic_bsz=True",
+                                   "actor_rollout_ref.rollout.log_prob_micro_batch_size_per_gpu=null"});
+  const char* rule = "megatron.forward-micro-batch";
+  CHECK(test::findings_of(test::check_lines(dynamic, "ppo_megatron_trainer", at("0.5.0")), rule).size() == 1);
+  CHECK(test::findings_of(test::check_lines(dynamic, "ppo_megatron_trainer", at("0.6.0")), rule).empty());
+}
+
 // megatron_workers.py asserted vanilla_mbridge for MTP at main@b178a3cd only; v0.7.1 asserts use_mbridge.
 TEST_CASE("MTP's vanilla_mbridge assertion is main@b178a3cd's, not v0.7.1's") {
   const auto mtp = test::with(test::megatron_baseline(), {"actor_rollout_ref.model.mtp.enable=True",

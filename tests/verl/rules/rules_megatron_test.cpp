@@ -87,6 +87,13 @@ const std::vector<RuleCase>& megatron_rule_cases() {
        "actor_rollout_ref.actor.megatron.use_mbridge",
        "use_mbridge must be True (actor_rollout_ref.actor.megatron.use_mbridge=False)",
        "actor_rollout_ref.actor.megatron.use_mbridge=True", false, false, "0.9.0"},
+      // The Megatron critic's compute_values reads a micro batch even under dynamic batch sizes.
+      {"megatron.forward-micro-batch", true,
+       {"algorithm.adv_estimator=gae", "critic.use_dynamic_bsz=True", "critic.ppo_micro_batch_size_per_gpu=2"},
+       {"algorithm.adv_estimator=gae", "critic.use_dynamic_bsz=True", "critic.ppo_micro_batch_size_per_gpu=null"},
+       Severity::error, "critic.ppo_micro_batch_size_per_gpu",
+       "micro batch size is needed for forward compute: the Megatron critic's compute_values",
+       "critic.ppo_micro_batch_size_per_gpu=1"},
   };
   return cases;
 }
