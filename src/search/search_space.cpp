@@ -252,6 +252,16 @@ Result<SearchSpace> build_search_space(const ModelSpec& model, const Cluster& cl
   // with the MoE layer recomputed (the moe.a2a-overlap-* rules prune those).
   space.moe_a2a_overlap = model.moe ? std::vector<bool>{false, true} : std::vector<bool>{false};
   if (workload.kind == WorkloadKind::rl) {
+    // An RL plan is a verl launch, whose trainer cannot run the overlap as Megatron-core schedules it
+    // (combined 1F1B calls forward_step with return_schedule_plan=True): the Megatron engine of verl
+    // 0.8.0 on takes no such argument, and 0.6.1 .. 0.7.1 need fused kernels and no entropy term
+    // (check's megatron.a2a-overlap-forward-step).
+    if (fixes.contains("a2a_overlap") && fixes.at("a2a_overlap") == "1") {
+      return Error{"", 0, "--fix",
+                   "a2a_overlap=1: an RL plan is a verl launch, and verl's Megatron engine (0.8.0 on) cannot run "
+                   "the EP all-to-all overlap (its forward_step takes no return_schedule_plan)"};
+    }
+    space.moe_a2a_overlap = {false};
     // Replicas of up to four whole nodes (verl R53; vLLM >= 0.11.1 for multi-node TP, R54), on
     // the engines' own GPUs when they have them.
     const int rollout_total = workload.rl.rollout_gpus > 0 ? workload.rl.rollout_gpus : total;

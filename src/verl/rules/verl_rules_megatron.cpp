@@ -120,6 +120,47 @@ std::optional<RuleHit> forward_micro_batch(const ConfigView& v) {
   return std::nullopt;
 }
 
+// Megatron-core runs the EP all-to-all overlap as its combined 1F1B schedule, which calls the
+// trainer's forward_step with return_schedule_plan=True (pipeline_parallel/combined_1f1b.py; the
+// training passes, not forward_only). verl's legacy Megatron actor (megatron_actor.py forward_step,
+// 0.6.1 .. 0.7.1) then asserts use_fused_kernels (off by default, and forced off with MTP) and no
+// entropy term; the Megatron engine of the engine workers (0.8.0 on) has no such parameter in its
+// forward_step (workers/engine/megatron/transformer_impl.py), a TypeError; before 0.6.1 verl's
+// forward_step has none either.
+std::optional<RuleHit> a2a_overlap_forward_step(const ConfigView& v) {
+  if (!v.megatron() ||
+      !v.boolean(A("megatron.override_transformer_config.overlap_moe_expert_parallel_comm")).value_or(false)) {
+    return std::nullopt;
+  }
+  static const int schedule_plan_from = find_verl_version("0.6.1")->index;
+  constexpr const char* kWhen = "would fail at the first actor update (Megatron-core's combined 1F1B schedule)";
+  const std::string key = A("megatron.override_transformer_config.overlap_moe_expert_parallel_comm");
+  if (v.engine_workers() || v.version().index < schedule_plan_from) {
+    return RuleHit{"True",
+                   fmt::format("forward_step() got an unexpected keyword argument 'return_schedule_plan': verl {}'s "
+                               "{} forward_step does not take the schedule plan the EP all-to-all overlap asks for; {}",
+                               v.version().id, v.engine_workers() ? "Megatron engine's" : "Megatron actor's", kWhen),
+                   {key + "=False"}};
+  }
+  const bool fused = v.boolean(A("use_fused_kernels")).value_or(false) &&
+                     !v.boolean("actor_rollout_ref.model.mtp.enable").value_or(false);
+  if (!fused) {
+    return RuleHit{"True",
+                   fmt::format("use_fused_kernels must be enabled to return the schedule plan (verl {}'s Megatron "
+                               "actor, with overlap_moe_expert_parallel_comm; MTP turns fused kernels off); {}",
+                               v.version().id, kWhen),
+                   {"actor_rollout_ref.model.use_fused_kernels=True"}};
+  }
+  if (v.number(A("entropy_coeff")).value_or(0.0) != 0.0) {
+    return RuleHit{"True",
+                   fmt::format("calculate_entropy must be disabled to return the schedule plan (actor.entropy_coeff is "
+                               "not 0, with overlap_moe_expert_parallel_comm); {}",
+                               kWhen),
+                   {A("entropy_coeff") + "=0"}};
+  }
+  return std::nullopt;
+}
+
 // R46 (megatron_workers.py: _init_hf_config_and_tf_config): float16 only through mbridge.
 std::optional<RuleHit> fp16_needs_mbridge(const ConfigView& v) {
   if (!v.megatron() || v.text(A("megatron.dtype")).value_or("") != "float16") return std::nullopt;
@@ -276,6 +317,11 @@ const std::vector<VerlRule>& megatron_rules() {
        forward_micro_batch,
        false,
        "verl/workers/megatron_workers.py:CriticWorker.compute_values"},
+      {"megatron.a2a-overlap-forward-step",
+       Severity::error,
+       {"actor_rollout_ref.actor.megatron.override_transformer_config.overlap_moe_expert_parallel_comm",
+        "actor_rollout_ref.model.use_fused_kernels", "actor_rollout_ref.actor.entropy_coeff"},
+       a2a_overlap_forward_step},
       {"megatron.fp16-needs-mbridge",
        Severity::error,
        {"actor_rollout_ref.actor.megatron.dtype", "actor_rollout_ref.actor.megatron.use_mbridge"},

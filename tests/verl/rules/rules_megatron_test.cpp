@@ -94,6 +94,14 @@ const std::vector<RuleCase>& megatron_rule_cases() {
        Severity::error, "critic.ppo_micro_batch_size_per_gpu",
        "micro batch size is needed for forward compute: the Megatron critic's compute_values",
        "critic.ppo_micro_batch_size_per_gpu=1"},
+      // Megatron-core's combined 1F1B schedule asks forward_step for a schedule plan; verl 0.9.0's
+      // Megatron engine takes no such argument.
+      {"megatron.a2a-overlap-forward-step", true, {},
+       {"+actor_rollout_ref.actor.megatron.override_transformer_config.overlap_moe_expert_parallel_comm=True"},
+       Severity::error, "actor_rollout_ref.actor.megatron.override_transformer_config.overlap_moe_expert_parallel_comm",
+       "forward_step() got an unexpected keyword argument 'return_schedule_plan'",
+       "actor_rollout_ref.actor.megatron.override_transformer_config.overlap_moe_expert_parallel_comm=False", false,
+       false, "0.9.0"},
   };
   return cases;
 }
