@@ -4,6 +4,8 @@
 // rules, applied through model_fit.cpp.
 #include <fmt/format.h>
 
+#include <algorithm>
+
 #include "verl/rules/rule_support.hpp"
 #include "verl/schema/verl_versions.hpp"
 
@@ -247,6 +249,40 @@ std::optional<RuleHit> max_model_len_shortfall(const ConfigView& v, bool asserte
                  {fmt::format("{}={}", R("max_model_len"), width)}};
 }
 
+// The rollouts of verl before 0.7.0 that build their own engine compare the model's context with the
+// sequence they will hold: vllm_rollout_spmd.py vLLMRollout.__init__ (sync; prompt + response against
+// max_position_embeddings, times rope_scaling's factor from 0.5.0, unchecked with rope scaling before)
+// and SGLangRollout._verify_config (at 0.4.x against max_model_len, without the factor). The async
+// servers of later verl cap max_model_len at the model's context instead.
+std::optional<RuleHit> rollout_context(const ConfigView& v) {
+  const ModelSpec* model = v.model();
+  static const int factor_from = find_verl_version("0.5.0")->index;
+  static const int removed_in = find_verl_version("0.7.0")->index;
+  const int index = v.version().index;
+  if (model == nullptr || model->max_position_embeddings <= 0 || index >= removed_in) return std::nullopt;
+  const bool sync_vllm = v.text(R("name")).value_or("") == "vllm" && v.text(R("mode")).value_or("sync") == "sync";
+  const bool sglang = sglang_rollout_asserts_length(v);
+  if (!sync_vllm && !sglang) return std::nullopt;
+  const bool scaled = !model->rope.scaling.empty();
+  if (sync_vllm && scaled && index < factor_from) return std::nullopt;
+  const double factor = scaled && index >= factor_from ? model->rope.factor : 1.0;
+  long long length = v.sequence_width();
+  if (sglang && index < factor_from) length = std::max(length, v.integer(R("max_model_len")).value_or(0));
+  const double context = double(model->max_position_embeddings) * factor;
+  if (length <= 0 || double(length) <= context) return std::nullopt;
+  RuleHit hit{std::to_string(length),
+              fmt::format("model context length should be greater than total sequence length: {} tokens against "
+                          "{}'s max_position_embeddings {}{}; verl {}'s {} asserts it when the workers build the "
+                          "rollout",
+                          length, model->name, model->max_position_embeddings,
+                          factor != 1.0 ? fmt::format(" x rope_scaling factor {}", factor) : "", v.version().id,
+                          sync_vllm ? "vLLMRollout" : "SGLangRollout"),
+              {}};
+  const long long response = static_cast<long long>(context) - v.integer(R("prompt_length")).value_or(0);
+  if (response > 0) hit.fix = {fmt::format("data.max_response_length={}", response)};
+  return hit;
+}
+
 std::optional<RuleHit> max_model_len_budget(const ConfigView& v) { return max_model_len_shortfall(v, false); }
 std::optional<RuleHit> sglang_max_model_len(const ConfigView& v) { return max_model_len_shortfall(v, true); }
 
@@ -318,6 +354,9 @@ const std::vector<VerlRule>& layout_rules() {
       {"rollout.max-model-len-budget", Severity::warning,
        {"actor_rollout_ref.rollout.max_model_len", "data.max_prompt_length", "data.max_response_length"},
        max_model_len_budget},
+      {"model.rollout-context", Severity::error,
+       {"data.max_response_length", "data.max_prompt_length", "actor_rollout_ref.rollout.name"}, rollout_context,
+       true},
       {"rollout.sglang-max-model-len", Severity::error,
        {"actor_rollout_ref.rollout.max_model_len", "data.max_prompt_length", "data.max_response_length"},
        sglang_max_model_len},

@@ -256,6 +256,23 @@ TEST_CASE("the Megatron actor's log-prob micro batch under dynamic batch sizes b
   CHECK(test::findings_of(test::check_lines(dynamic, "ppo_megatron_trainer", at("0.6.0")), rule).empty());
 }
 
+// The sync rollouts of verl before 0.7.0 refuse a sequence longer than the model's context; the
+// async servers (and every rollout from 0.7.0) cap max_model_len at it instead.
+TEST_CASE("the model's context against prompt + response, where the rollout asserts it") {
+  const CheckOptions qwen = test::with_preset("qwen2.5-7b-instruct");
+  const auto count = [&](const std::vector<std::string>& lines, const char* version) {
+    CheckOptions options = qwen;
+    options.read.verl_version = version;
+    return test::findings_of(test::check_lines(lines, "ppo_trainer", options), "model.rollout-context").size();
+  };
+  const auto long_sync = test::with(test::fsdp_baseline(), {"data.max_response_length=32768",
+                                                            "actor_rollout_ref.rollout.mode=sync"});
+  CHECK(count(long_sync, "0.4.1") == 1);
+  CHECK(count(long_sync, "0.6.1") == 1);
+  CHECK(count(test::with(long_sync, {"actor_rollout_ref.rollout.mode=async"}), "0.6.1") == 0);
+  CHECK(count(test::with(test::fsdp_baseline(), {"data.max_response_length=32768"}), "0.7.1") == 0);
+}
+
 // megatron_workers.py asserted vanilla_mbridge for MTP at main@b178a3cd only; v0.7.1 asserts use_mbridge.
 TEST_CASE("MTP's vanilla_mbridge assertion is main@b178a3cd's, not v0.7.1's") {
   const auto mtp = test::with(test::megatron_baseline(), {"actor_rollout_ref.model.mtp.enable=True",

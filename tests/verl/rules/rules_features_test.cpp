@@ -173,6 +173,12 @@ const std::vector<RuleCase>& feature_rule_cases() {
        "max_model_len should be greater than total sequence length (prompt_length + response_length): 768 < 1024; "
        "verl 0.5.0's SGLangRollout asserts it",
        "actor_rollout_ref.rollout.max_model_len=1024", false, false, "0.5.0"},
+      // vLLMRollout.__init__ (sync, verl 0.5.0): Qwen2.5-7B-Instruct's 32768 positions, no rope scaling.
+      {"model.rollout-context", false, {"data.max_response_length=32256"}, {"data.max_response_length=32768"},
+       Severity::error, "data.max_response_length",
+       "model context length should be greater than total sequence length: 33280 tokens against "
+       "qwen2.5-7b-instruct's max_position_embeddings 32768; verl 0.5.0's vLLMRollout",
+       "data.max_response_length=32256", false, false, "0.5.0"},
   };
   return cases;
 }
