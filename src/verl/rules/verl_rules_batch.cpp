@@ -56,7 +56,8 @@ std::optional<RuleHit> train_divisible(const ConfigView& v) {
                               "computes minimal_bsz = megatron_dp ({}) * actor.ppo_micro_batch_size_per_gpu, which "
                               "is null{}; {}",
                               v.version().id, megatron_dp,
-                              v.dynamic_bsz() ? " (use_dynamic_bsz skips the check only from verl 0.6.0)" : "", kAtStart),
+                              v.dynamic_bsz() ? " (use_dynamic_bsz skips the check only from verl 0.6.0)" : "",
+                              kAtStart),
                   {}};
       if ((*train * *n) % megatron_dp == 0) hit.fix = {A("ppo_micro_batch_size_per_gpu") + "=1"};
       return hit;

@@ -243,8 +243,8 @@ std::optional<RuleHit> max_model_len_shortfall(const ConfigView& v, bool asserte
                                         "response_length): {} < {}; verl {}'s SGLangRollout asserts it when the "
                                         "workers build the rollout",
                                         *len, width, v.version().id)
-                          : fmt::format("max_model_len {} < prompt_length + response_length ({}): long prompts fail and "
-                                        "responses are cut at generation time",
+                          : fmt::format("max_model_len {} < prompt_length + response_length ({}): long prompts fail "
+                                        "and responses are cut at generation time",
                                         *len, width),
                  {fmt::format("{}={}", R("max_model_len"), width)}};
 }

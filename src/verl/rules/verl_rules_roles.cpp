@@ -126,7 +126,8 @@ const std::vector<VerlRule>& role_rules() {
       {"reward.pool-sizes",
        Severity::error,
        {"reward_model.enable_resource_pool", "reward_model.n_gpus_per_node", "reward_model.nnodes",
-        "reward.reward_model.enable_resource_pool", "reward.reward_model.n_gpus_per_node", "reward.reward_model.nnodes"},
+        "reward.reward_model.enable_resource_pool", "reward.reward_model.n_gpus_per_node",
+        "reward.reward_model.nnodes"},
        reward_pool_sizes},
   };
   return rules;
