@@ -19,7 +19,9 @@ Per version (the releases users run from v0.4.0 on, plus main commits):
                  ray_trainer.py), the names get_adv_estimator_fn / compute_advantage accept;
   policy_loss    `@register_policy_loss("name")` in verl/trainer/ppo/core_algos.py
                  (get_policy_loss_fn);
-  reward_manager `@register("name")` in verl/workers/reward_manager/*.py (get_reward_manager_cls);
+  reward_manager `@register("name")` in verl/workers/reward_manager/*.py (get_reward_manager_cls); from
+                 v0.7.1 in verl/experimental/reward_loop/reward_manager/*.py, the registry
+                 load_reward_manager and RewardManagerConfig.__post_init__ read there;
   logger         the trainer.logger backends of `Tracking.supported_backend` (verl/utils/tracking.py);
   agent_loop     `@register("name")` in verl/experimental/agent_loop/*.py (the rollout.agent loops);
   checkpoint_engine `@CheckpointEngineRegistry.register("name")` in verl/checkpoint_engine/*.py (the
@@ -133,6 +135,12 @@ def policy_losses(git_dir, ref):
 
 
 def reward_managers(git_dir, ref):
+    # from v0.7.1 load_reward_manager (and RewardManagerConfig.__post_init__) look the name up in the
+    # reward loop's registry, whose managers register with @register or an alias of it
+    reward_loop = "verl.experimental.reward_loop.reward_manager import get_reward_manager_cls"
+    if reward_loop in show(git_dir, ref, "verl/trainer/ppo/reward.py"):
+        lines = grep(git_dir, ref, r'^@register(_manager)?\("', ["verl/experimental/reward_loop/reward_manager/"])
+        return {m for line in lines for m in re.findall(r'@register(?:_manager)?\("([^"]+)"', line)}
     lines = grep(git_dir, ref, r'^@register\("', ["verl/workers/reward_manager/"])
     # before the registry (v0.4.0) load_reward_manager branched on the name
     lines += grep(git_dir, ref, r'reward_manager_name == "', ["verl/trainer/ppo/reward.py"])

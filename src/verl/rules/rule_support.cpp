@@ -293,6 +293,20 @@ bool ConfigView::engine_workers() const {
 
 bool ConfigView::megatron_critic() const { return uses_critic() && text("critic.strategy").value_or("") == "megatron"; }
 
+RewardManagerChoice reward_manager_choice(const ConfigView& v) {
+  const std::string legacy = "reward_model.reward_manager";
+  if (v.node("reward.reward_manager.name") != nullptr) {
+    const std::string source = !v.is_null("reward_model.reward_loop_source")
+                                   ? v.text("reward_model.reward_loop_source").value_or("register")
+                                   : v.text("reward.reward_manager.source").value_or("register");
+    return {v.is_null(legacy) ? "reward.reward_manager.name" : legacy, source};
+  }
+  if (v.node("reward_manager.name") != nullptr) {
+    return {v.is_null(legacy) ? "reward_manager.name" : legacy, v.text("reward_manager.source").value_or("register")};
+  }
+  return {legacy, "register"};
+}
+
 long long round_up_to_multiple(long long value, long long multiple) {
   if (multiple <= 0) return value;
   return ((value + multiple - 1) / multiple) * multiple;

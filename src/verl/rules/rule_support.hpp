@@ -202,6 +202,17 @@ std::optional<RuleHit> registered_name(const ConfigView& v, const std::string& k
 std::optional<RuleHit> exactly_one_of(const ConfigView& v, const std::string& section, const std::string& global_key,
                                       const std::string& per_gpu_key, const std::string& label, std::string_view when);
 
+/// Where the launch names its reward manager, as verl reads it: before v0.7.0
+/// reward_model.reward_manager; v0.7.0's top-level reward_manager section (its name interpolates
+/// reward_model.reward_manager); from v0.7.1 reward.reward_manager, into which main_ppo's
+/// migrate_legacy_reward_impl (experimental/reward_loop/reward_loop.py) copies a set
+/// reward_model.reward_manager and reward_model.reward_loop_source. `key` is the key the user sets.
+struct RewardManagerChoice {
+  std::string key;
+  std::string source;  ///< "register" (a registry name) or "importlib" (a class in module.path)
+};
+RewardManagerChoice reward_manager_choice(const ConfigView& v);
+
 /// The smallest multiple of `multiple` that is >= `value` (for suggested fixes).
 long long round_up_to_multiple(long long value, long long multiple);
 

@@ -251,7 +251,8 @@ std::optional<RuleHit> cuda_graphs_with_free_cache(const ConfigView& v) {
 // in the DAPO paper (arXiv:2503.14476 §3.4: 4,096 soft-punish tokens of 20,480).
 std::optional<RuleHit> dapo_overlong(const ConfigView& v) {
   const std::string kwargs = "reward_model.reward_kwargs.";
-  if (v.text("reward_model.reward_manager").value_or("") != "dapo" ||
+  const RewardManagerChoice manager = reward_manager_choice(v);
+  if (manager.source != "register" || v.text(manager.key).value_or("") != "dapo" ||
       v.is_null(kwargs + "overlong_buffer_cfg")) {
     return std::nullopt;
   }

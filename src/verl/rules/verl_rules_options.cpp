@@ -222,15 +222,13 @@ std::optional<RuleHit> router_replay(const ConfigView& v) {
 
 
 std::optional<RuleHit> reward_manager(const ConfigView& v) {
-  if (v.text("reward_manager.source").value_or("register") != "register") return std::nullopt;
-  // reward_manager.get_reward_manager_cls (@register names).
-  auto hit = registered_name(v, "reward_manager.name", "reward_manager", "Reward manager is not registered:");
-  if (!hit) return hit;
-  // Users set it through reward_model.reward_manager (reward_manager.name interpolates it);
-  // recipes may register their own manager on import, hence a warning.
-  hit->message += " unless your code registers '" + hit->value + "' itself";
-  for (std::string& line : hit->fix) line = "reward_model.reward_manager" + line.substr(line.find('='));
-  return hit;
+  const RewardManagerChoice choice = reward_manager_choice(v);
+  if (choice.source != "register") return std::nullopt;
+  // get_reward_manager_cls (@register names; from v0.7.1 the reward loop's registry, which
+  // RewardManagerConfig.__post_init__ asserts too). Recipes may register their own manager on
+  // import, hence a warning.
+  static const std::string when = std::string(kAtStartUp) + " unless your code registers that name itself";
+  return registered_name(v, choice.key, "reward_manager", "Reward manager is not registered:", when);
 }
 
 std::optional<RuleHit> resume_mode(const ConfigView& v) {
@@ -296,10 +294,32 @@ std::optional<RuleHit> quantization(const ConfigView& v) {
   return one_of(v, R("quantization"), vllm, "vLLM rollout quantization");
 }
 
+// The rollout servers' metrics need the engines' stats logging, which the rollout config turns off
+// by default: LLMServerManager (workers/rollout/llm_server.py) and the fully-async rollouter raise
+// when the servers are up. From v0.9.0 main_ppo also enables RL Insight's rollout metrics
+// (VERL_RL_INSIGHT_ENABLE) when trainer.logger lists rl_insight, and LLMServerManager raises for
+// either; the fully-async rollouter still checks Prometheus only.
 std::optional<RuleHit> prometheus_needs_stats(const ConfigView& v) {
-  if (!v.boolean(R("prometheus.enable")).value_or(false) || !v.boolean(R("disable_log_stats")).value_or(false)) {
-    return std::nullopt;
+  if (!v.boolean(R("disable_log_stats")).value_or(false)) return std::nullopt;
+  const bool prometheus = v.boolean(R("prometheus.enable")).value_or(false);
+  bool rl_insight = false;
+  if (const ConfigNode* node = v.node("trainer.logger"); node != nullptr && !v.fully_async()) {
+    const auto is_rl_insight = [](const ConfigNode& item) {
+      return item.kind == NodeKind::string && item.text == "rl_insight";
+    };
+    rl_insight = node->kind == NodeKind::list ? std::any_of(node->items.begin(), node->items.end(), is_rl_insight)
+                                              : is_rl_insight(*node);
   }
+  const bool metrics_check = !v.fully_async() && v.node("trainer.logger") != nullptr &&
+                             std::ranges::binary_search(v.registry("logger"), std::string("rl_insight"));
+  if (metrics_check && (prometheus || rl_insight)) {
+    return RuleHit{"true",
+                   fmt::format("Metrics monitoring requires disable_log_stats=False, but it is currently True ({}; "
+                               "LLMServerManager, when the rollout servers are up)",
+                               prometheus ? "rollout.prometheus.enable" : "trainer.logger lists rl_insight"),
+                   {R("disable_log_stats") + "=False"}};
+  }
+  if (!prometheus) return std::nullopt;
   return RuleHit{"true", "PROMETHEUS needs disable_log_stats==False, but it is currently True (agent loop start-up)",
                  {R("disable_log_stats") + "=False"}};
 }
@@ -404,14 +424,14 @@ const std::vector<VerlRule>& option_rules() {
       {"rollout.val-temperature", Severity::error,
        {"actor_rollout_ref.rollout.val_kwargs.do_sample", "actor_rollout_ref.rollout.temperature"}, val_temperature},
       {"actor.router-replay-mode", Severity::error, {"actor_rollout_ref.actor.router_replay.mode"}, router_replay},
-      {"reward.manager-registered", Severity::warning, {"reward_model.reward_manager", "reward_manager.name"},
-       reward_manager},
+      {"reward.manager-registered", Severity::warning,
+       {"reward_model.reward_manager", "reward_manager.name", "reward.reward_manager.name"}, reward_manager},
       {"trainer.resume-mode", Severity::error, {"trainer.resume_mode"}, resume_mode},
       {"trainer.resume-checkpoint", Severity::error,
        {"trainer.default_hdfs_dir", "trainer.resume_mode", "trainer.resume_from_path"}, resume_checkpoint},
       {"rollout.quantization", Severity::error, {"actor_rollout_ref.rollout.quantization"}, quantization},
       {"rollout.prometheus-needs-stats", Severity::error,
-       {"actor_rollout_ref.rollout.prometheus.enable", "actor_rollout_ref.rollout.disable_log_stats"},
+       {"actor_rollout_ref.rollout.prometheus.enable", "actor_rollout_ref.rollout.disable_log_stats", "trainer.logger"},
        prometheus_needs_stats},
       {"data.truncation", Severity::error, {"data.truncation"}, truncation},
       {"trainer.legacy-worker-impl", Severity::error, {"trainer.use_legacy_worker_impl"}, legacy_worker_impl},

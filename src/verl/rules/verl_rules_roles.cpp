@@ -1,4 +1,4 @@
-// Rules of the roles beside the actor: critic and legacy reward model (../shared/docs/verl-rules.md
+// Rules of the roles beside the actor (critic, legacy reward model) and of both FSDP roles' updates (../shared/docs/verl-rules.md
 // R15, R17, R25, R38). The critic's R16/R24 and token budgets live with the batch rules.
 #include <fmt/format.h>
 
@@ -104,6 +104,33 @@ std::optional<RuleHit> reward_model_strategy(const ConfigView& v) {
                 "NotImplementedError in TaskRunner.add_reward_model_worker at start-up");
 }
 
+// The FSDP update clips gradients in every release: the legacy workers' dp_actor.py / dp_critic.py
+// _optimizer_step `assert self.config.grad_clip is not None`; the engine workers'
+// engine/fsdp/transformer_impl.py optimizer_step `assert self.optimizer_config.clip_grad is not None`
+// (OptimizerConfig.__post_init__ lets the deprecated optim.grad_clip, when set, replace clip_grad).
+// The critic runs on the engine from v0.8.0 (TrainingWorker), on dp_critic.py before unless the
+// legacy workers are disabled (then not checked here).
+std::optional<RuleHit> fsdp_grad_clip(const ConfigView& v) {
+  static const int critic_engine_from = find_verl_version("0.8.0")->index;
+  for (const bool critic : {false, true}) {
+    const std::string role = critic ? "critic." : A("");
+    const std::string strategy = v.text(role + "strategy").value_or("");
+    if ((critic && !v.uses_critic()) || (strategy != "fsdp" && strategy != "fsdp2")) continue;
+    const bool engine = critic ? v.version().index >= critic_engine_from : v.engine_workers();
+    if (critic && !engine && v.engine_workers()) continue;
+    const std::string key = role + (engine ? "optim.clip_grad" : "grad_clip");
+    if (v.node(key) == nullptr || !v.is_null(key) || (engine && !v.is_null(role + "optim.grad_clip"))) continue;
+    const std::string where = engine ? "engine/fsdp/transformer_impl.py optimizer_step"
+                                     : (critic ? "dp_critic.py _optimizer_step" : "dp_actor.py _optimizer_step");
+    return RuleHit{"null",
+                   fmt::format("assert {} is not None: {} is null; would fail at the first {} update ({})",
+                               engine ? "self.optimizer_config.clip_grad" : "self.config.grad_clip", key,
+                               critic ? "critic" : "actor", where),
+                   {key + "=1.0"}};
+  }
+  return std::nullopt;
+}
+
 }  // namespace
 
 const std::vector<VerlRule>& role_rules() {
@@ -129,6 +156,11 @@ const std::vector<VerlRule>& role_rules() {
         "reward.reward_model.enable_resource_pool", "reward.reward_model.n_gpus_per_node",
         "reward.reward_model.nnodes"},
        reward_pool_sizes},
+      {"fsdp.grad-clip-set",
+       Severity::error,
+       {"actor_rollout_ref.actor.grad_clip", "actor_rollout_ref.actor.optim.clip_grad", "critic.grad_clip",
+        "critic.optim.clip_grad"},
+       fsdp_grad_clip},
   };
   return rules;
 }

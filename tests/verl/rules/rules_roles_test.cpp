@@ -54,6 +54,18 @@ const std::vector<RuleCase>& role_rule_cases() {
        {"reward.reward_model.enable_resource_pool=True"}, Severity::error, "reward_model.enable_resource_pool",
        "config.reward.reward_model.nnodes must be greater than 0", "reward.reward_model.nnodes=1", false, false,
        "0.9.0"},
+      // dp_actor.py _optimizer_step asserts grad_clip (the legacy workers: verl 0.5.0 has only those).
+      {"fsdp.grad-clip-set", false, {"actor_rollout_ref.actor.grad_clip=0.5"}, {"actor_rollout_ref.actor.grad_clip=null"},
+       Severity::error, "actor_rollout_ref.actor.grad_clip",
+       "assert self.config.grad_clip is not None: actor_rollout_ref.actor.grad_clip is null; would fail at the first "
+       "actor update (dp_actor.py _optimizer_step)", "actor_rollout_ref.actor.grad_clip=1.0", false, false, "0.5.0"},
+      // From v0.8.0 the critic is an engine TrainingWorker: the FSDP engine asserts optim.clip_grad.
+      {"fsdp.grad-clip-set", false, {"algorithm.adv_estimator=gae", "critic.optim.clip_grad=0.5"},
+       {"algorithm.adv_estimator=gae", "critic.optim.clip_grad=null"}, Severity::error,
+       "actor_rollout_ref.actor.grad_clip",
+       "assert self.optimizer_config.clip_grad is not None: critic.optim.clip_grad is null; would fail at the first "
+       "critic update (engine/fsdp/transformer_impl.py optimizer_step)", "critic.optim.clip_grad=1.0", false, false,
+       "0.9.0"},
   };
   return cases;
 }

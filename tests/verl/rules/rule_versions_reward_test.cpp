@@ -1,0 +1,89 @@
+// Rules whose keys or registries moved between verl releases: the reward manager (v0.7.0's
+// top-level section, v0.7.1's reward loop), gradient clipping (legacy workers vs the FSDP engine)
+// and the rollout servers' metrics (v0.9.0's RL Insight).
+#include <doctest/doctest.h>
+
+#include "test_support.hpp"
+#include "verl/check_support.hpp"
+
+namespace meshplan {
+namespace {
+
+std::size_t count(const std::vector<std::string>& extra, const char* version, const char* rule) {
+  CheckOptions options;
+  options.read.verl_version = version;
+  return test::findings_of(test::check_lines(test::with(test::fsdp_baseline(), extra), "ppo_trainer", options), rule)
+      .size();
+}
+
+}  // namespace
+
+// Before v0.7.0 load_reward_manager reads reward_model.reward_manager from verl/workers/reward_manager
+// ({batch, dapo, naive, prime}); from v0.7.1 the reward loop's registry
+// (verl/experimental/reward_loop/reward_manager: dapo, gdpo, naive, rate_limited, remote), read from
+// reward.reward_manager.name, where migrate_legacy_reward_impl copies reward_model.reward_manager.
+TEST_CASE("the reward manager is looked up in the registry and under the key of the launch's verl") {
+  CHECK(count({"reward_model.reward_manager=gdpo"}, "0.6.1", "reward.manager-registered") == 1);
+  CHECK(count({"reward_model.reward_manager=prime"}, "0.6.1", "reward.manager-registered") == 0);
+  CHECK(count({"reward_model.reward_manager=gdpo"}, "0.7.0", "reward.manager-registered") == 1);
+  for (const char* version : {"0.7.1", "0.8.0", "0.9.0"}) {
+    CAPTURE(version);
+    CHECK(count({"reward.reward_manager.name=gdpo"}, version, "reward.manager-registered") == 0);
+    CHECK(count({"reward_model.reward_manager=rate_limited"}, version, "reward.manager-registered") == 0);
+    CHECK(count({"reward.reward_manager.name=prime"}, version, "reward.manager-registered") == 1);
+    CHECK(count({"reward_model.reward_manager=batch"}, version, "reward.manager-registered") == 1);
+    // A class loaded from a module is not a registry name.
+    CHECK(count({"reward.reward_manager.name=MyManager", "reward.reward_manager.source=importlib"}, version,
+                "reward.manager-registered") == 0);
+  }
+  CheckOptions at_080;
+  at_080.read.verl_version = "0.8.0";
+  const auto hits = test::findings_of(
+      test::check_lines(test::with(test::fsdp_baseline(), {"reward_model.reward_manager=prime"}), "ppo_trainer", at_080),
+      "reward.manager-registered");
+  REQUIRE(hits.size() == 1);
+  CHECK(hits[0].message.find("'prime' is not one of verl 0.8.0's {dapo, gdpo, naive, rate_limited, remote}") !=
+        std::string::npos);
+  CHECK(hits[0].message.find("unless your code registers that name itself; 'prime' exists in verl "
+                             "0.4.0..main@b178a3cd") != std::string::npos);
+  // A near name is offered on the key the launch set.
+  const auto near = test::findings_of(
+      test::check_lines(test::with(test::fsdp_baseline(), {"reward_model.reward_manager=gdpp"}), "ppo_trainer", at_080),
+      "reward.manager-registered");
+  REQUIRE(near.size() == 1);
+  REQUIRE(near[0].fix.size() == 1);
+  CHECK(near[0].fix[0] == "reward_model.reward_manager=gdpo");
+}
+
+TEST_CASE("a null gradient clip fails where the launch's verl asserts it, on its key") {
+  // The legacy dp_actor asserts actor.grad_clip; the FSDP engine (the default from v0.8.0) reads
+  // actor.optim.clip_grad instead and never sees actor.grad_clip.
+  CHECK(count({"actor_rollout_ref.actor.grad_clip=null"}, "0.7.1", "fsdp.grad-clip-set") == 1);
+  CHECK(count({"actor_rollout_ref.actor.grad_clip=null"}, "0.9.0", "fsdp.grad-clip-set") == 0);
+  CHECK(count({"actor_rollout_ref.actor.optim.clip_grad=null"}, "0.9.0", "fsdp.grad-clip-set") == 1);
+  CHECK(count({"actor_rollout_ref.actor.optim.clip_grad=null", "trainer.use_legacy_worker_impl=disable"}, "0.7.1",
+              "fsdp.grad-clip-set") == 1);
+  // No critic (GRPO): its null clip is never read.
+  CHECK(count({"critic.grad_clip=null"}, "0.5.0", "fsdp.grad-clip-set") == 0);
+  CHECK(count({"algorithm.adv_estimator=gae", "critic.grad_clip=null"}, "0.5.0", "fsdp.grad-clip-set") == 1);
+}
+
+// v0.9.0's LLMServerManager raises when RL Insight (trainer.logger lists rl_insight: main_ppo sets
+// VERL_RL_INSIGHT_ENABLE) or Prometheus wants the servers' metrics and disable_log_stats is True.
+TEST_CASE("RL Insight needs the engines' stats logging from v0.9.0") {
+  const std::vector<std::string> rl_insight = {"trainer.logger=[console,rl_insight]"};
+  CHECK(count(rl_insight, "0.9.0", "rollout.prometheus-needs-stats") == 1);
+  CHECK(count({"trainer.logger=[console,rl_insight]", "actor_rollout_ref.rollout.disable_log_stats=False"}, "0.9.0",
+              "rollout.prometheus-needs-stats") == 0);
+  CHECK(count({"actor_rollout_ref.rollout.prometheus.enable=True"}, "0.8.0", "rollout.prometheus-needs-stats") == 1);
+  CheckOptions at_090;
+  at_090.read.verl_version = "0.9.0";
+  const auto hits = test::findings_of(
+      test::check_lines(test::with(test::fsdp_baseline(), rl_insight), "ppo_trainer", at_090),
+      "rollout.prometheus-needs-stats");
+  REQUIRE(hits.size() == 1);
+  CHECK(hits[0].message.find("Metrics monitoring requires disable_log_stats=False, but it is currently True "
+                             "(trainer.logger lists rl_insight") == 0);
+}
+
+}  // namespace meshplan
