@@ -1,5 +1,6 @@
-// Rules of the roles beside the actor (critic, legacy reward model) and of both FSDP roles' updates (../shared/docs/verl-rules.md
-// R15, R17, R25, R38). The critic's R16/R24 and token budgets live with the batch rules.
+// Rules of the roles beside the actor (critic, legacy reward model) and of both FSDP roles' updates
+// (../shared/docs/verl-rules.md R15, R17, R25, R38). The critic's R16/R24 and token budgets live
+// with the batch rules.
 #include <fmt/format.h>
 
 #include <array>

@@ -55,7 +55,8 @@ const std::vector<RuleCase>& role_rule_cases() {
        "config.reward.reward_model.nnodes must be greater than 0", "reward.reward_model.nnodes=1", false, false,
        "0.9.0"},
       // dp_actor.py _optimizer_step asserts grad_clip (the legacy workers: verl 0.5.0 has only those).
-      {"fsdp.grad-clip-set", false, {"actor_rollout_ref.actor.grad_clip=0.5"}, {"actor_rollout_ref.actor.grad_clip=null"},
+      {"fsdp.grad-clip-set", false, {"actor_rollout_ref.actor.grad_clip=0.5"},
+       {"actor_rollout_ref.actor.grad_clip=null"},
        Severity::error, "actor_rollout_ref.actor.grad_clip",
        "assert self.config.grad_clip is not None: actor_rollout_ref.actor.grad_clip is null; would fail at the first "
        "actor update (dp_actor.py _optimizer_step)", "actor_rollout_ref.actor.grad_clip=1.0", false, false, "0.5.0"},
