@@ -134,6 +134,30 @@ std::optional<RuleHit> actor_strategy(const ConfigView& v) {
   return registered_name(v, A("strategy"), "strategy", "actor strategy");
 }
 
+// main_ppo's add_actor_rollout_worker builds the legacy workers unless use_legacy_worker_impl is
+// "disable" (auto picks them too while verl/workers/fsdp_workers.py exists, before v0.8.0), and those
+// exist for fsdp, fsdp2 and megatron only: v0.7.1 raises "<strategy> does not support legacy worker
+// implementation" for veomni and torchtitan (its own ppo_veomni_trainer.yaml keeps auto), v0.7.0 a
+// bare NotImplementedError. The one-step-off and fully-async trainers pick their workers themselves.
+std::optional<RuleHit> legacy_worker_strategy(const ConfigView& v) {
+  if (v.engine_workers() || v.separate_rollout_pool() || v.fully_async()) return std::nullopt;
+  const std::string strategy = v.text(A("strategy")).value_or("fsdp");
+  const std::vector<std::string>& registered = v.registry("strategy");
+  if (strategy == "fsdp" || strategy == "fsdp2" || strategy == "megatron" ||
+      !std::ranges::binary_search(registered, strategy)) {
+    return std::nullopt;
+  }
+  static const int named_from = find_verl_version("0.7.1")->index;
+  const std::string raised = v.version().index >= named_from
+                                 ? strategy + " does not support legacy worker implementation"
+                                 : "NotImplementedError: no legacy worker for actor strategy " + strategy;
+  return RuleHit{strategy,
+                 fmt::format("{}: trainer.use_legacy_worker_impl is {}, so main_ppo builds the legacy workers (fsdp, "
+                             "fsdp2, megatron only); would fail at start-up (add_actor_rollout_worker, TaskRunner.run)",
+                             raised, v.text("trainer.use_legacy_worker_impl").value_or("auto")),
+                 {"trainer.use_legacy_worker_impl=disable"}};
+}
+
 std::optional<RuleHit> megatron_dtype(const ConfigView& v) {
   if (!v.megatron()) return std::nullopt;
   static constexpr std::array<std::string_view, 2> kDtypes = {"bfloat16", "float16"};
@@ -435,6 +459,8 @@ const std::vector<VerlRule>& option_rules() {
        prometheus_needs_stats},
       {"data.truncation", Severity::error, {"data.truncation"}, truncation},
       {"trainer.legacy-worker-impl", Severity::error, {"trainer.use_legacy_worker_impl"}, legacy_worker_impl},
+      {"trainer.legacy-worker-strategy", Severity::error,
+       {"actor_rollout_ref.actor.strategy", "trainer.use_legacy_worker_impl"}, legacy_worker_strategy},
       {"trainer.logger", Severity::error, {"trainer.logger"}, logger_backends},
       {"critic.strategy", Severity::error, {"critic.strategy"}, critic_strategy},
       {"critic.ulysses-needs-remove-padding", Severity::error,

@@ -1,6 +1,6 @@
 // Rules whose keys or registries moved between verl releases: the reward manager (v0.7.0's
-// top-level section, v0.7.1's reward loop), gradient clipping (legacy workers vs the FSDP engine)
-// and the rollout servers' metrics (v0.9.0's RL Insight).
+// top-level section, v0.7.1's reward loop), gradient clipping (legacy workers vs the FSDP engine),
+// the strategies the legacy workers exist for, and the rollout servers' metrics (v0.9.0's RL Insight).
 #include <doctest/doctest.h>
 
 #include "test_support.hpp"
@@ -66,6 +66,19 @@ TEST_CASE("a null gradient clip fails where the launch's verl asserts it, on its
   // No critic (GRPO): its null clip is never read.
   CHECK(count({"critic.grad_clip=null"}, "0.5.0", "fsdp.grad-clip-set") == 0);
   CHECK(count({"algorithm.adv_estimator=gae", "critic.grad_clip=null"}, "0.5.0", "fsdp.grad-clip-set") == 1);
+}
+
+// main_ppo's legacy workers exist for fsdp, fsdp2 and megatron; verl 0.8.0 builds only engine workers.
+TEST_CASE("an engine-only actor strategy fails where use_legacy_worker_impl picks the legacy workers") {
+  const std::vector<std::string> veomni = {"actor_rollout_ref.actor.strategy=veomni"};
+  CHECK(count(veomni, "0.7.0", "trainer.legacy-worker-strategy") == 1);
+  CHECK(count(veomni, "0.8.0", "trainer.legacy-worker-strategy") == 0);
+  CHECK(count({"actor_rollout_ref.actor.strategy=veomni", "trainer.use_legacy_worker_impl=disable"}, "0.7.0",
+              "trainer.legacy-worker-strategy") == 0);
+  CHECK(count({"actor_rollout_ref.actor.strategy=fsdp2"}, "0.7.1", "trainer.legacy-worker-strategy") == 0);
+  // Before 0.7.0 veomni is no strategy at all: actor.strategy says so, this rule does not.
+  CHECK(count(veomni, "0.6.1", "trainer.legacy-worker-strategy") == 0);
+  CHECK(count(veomni, "0.6.1", "actor.strategy") == 1);
 }
 
 // v0.9.0's LLMServerManager raises when RL Insight (trainer.logger lists rl_insight: main_ppo sets

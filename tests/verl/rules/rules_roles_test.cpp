@@ -54,6 +54,12 @@ const std::vector<RuleCase>& role_rule_cases() {
        {"reward.reward_model.enable_resource_pool=True"}, Severity::error, "reward_model.enable_resource_pool",
        "config.reward.reward_model.nnodes must be greater than 0", "reward.reward_model.nnodes=1", false, false,
        "0.9.0"},
+      // verl 0.7.1's own ppo_veomni_trainer.yaml keeps use_legacy_worker_impl=auto: the legacy path raises.
+      {"trainer.legacy-worker-strategy", false,
+       {"actor_rollout_ref.actor.strategy=veomni", "trainer.use_legacy_worker_impl=disable"},
+       {"actor_rollout_ref.actor.strategy=veomni"}, Severity::error, "actor_rollout_ref.actor.strategy",
+       "veomni does not support legacy worker implementation: trainer.use_legacy_worker_impl is auto",
+       "trainer.use_legacy_worker_impl=disable", false, false, "0.7.1"},
       // dp_actor.py _optimizer_step asserts grad_clip (the legacy workers: verl 0.5.0 has only those).
       {"fsdp.grad-clip-set", false, {"actor_rollout_ref.actor.grad_clip=0.5"},
        {"actor_rollout_ref.actor.grad_clip=null"},
