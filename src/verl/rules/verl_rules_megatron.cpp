@@ -276,10 +276,48 @@ std::optional<RuleHit> vpp_micro_batches(const ConfigView& v) {
       {}};
 }
 
+// Router replay on the legacy Megatron workers (v0.7.0, v0.7.1): R3 replays the experts the rollout
+// chose, which only a rollout with enable_rollout_routing_replay returns (vllm_async_server.py), and
+// MegatronPPOActor.compute_log_prob asserts them; R2 records its own in compute_log_prob
+// (megatron_workers.py), and from v0.7.1 RayPPOTrainer.fit raises when the rollout's are there too.
+// Both at the first old-log-prob pass, which bypass mode skips.
+std::optional<RuleHit> router_replay_source(const ConfigView& v) {
+  static const int conflict_from = find_verl_version("0.7.1")->index;
+  if (!v.megatron() || v.engine_workers() || v.boolean("algorithm.rollout_correction.bypass_mode").value_or(false)) {
+    return std::nullopt;
+  }
+  const std::string mode = v.text(A("router_replay.mode")).value_or("disabled");
+  const bool rollout_experts = v.boolean(R("enable_rollout_routing_replay")).value_or(false);
+  constexpr const char* kWhen = "would fail at the first old-log-prob pass, after the first rollout";
+  if (mode == "R3" && !rollout_experts) {
+    return RuleHit{"R3",
+                   fmt::format("routed_experts must be in data.batch.keys(): router_replay.mode R3 replays the "
+                               "rollout's experts, which only {}=True returns; {} (megatron_actor.py "
+                               "compute_log_prob)",
+                               R("enable_rollout_routing_replay"), kWhen),
+                   {R("enable_rollout_routing_replay") + "=True"}};
+  }
+  if (mode == "R2" && rollout_experts && v.version().index >= conflict_from && !v.v1_trainer()) {
+    return RuleHit{"R2",
+                   fmt::format("Detected conflicting router replay configuration: router_replay.mode='R2' and "
+                               "enable_rollout_routing_replay=True cannot be enabled simultaneously; {} "
+                               "(RayPPOTrainer.fit)",
+                               kWhen),
+                   {R("enable_rollout_routing_replay") + "=False"}};
+  }
+  return std::nullopt;
+}
+
 }  // namespace
 
 const std::vector<VerlRule>& megatron_rules() {
   static const std::vector<VerlRule> rules = {
+      {"megatron.router-replay-source",
+       Severity::error,
+       {"actor_rollout_ref.actor.router_replay.mode", "actor_rollout_ref.rollout.enable_rollout_routing_replay"},
+       router_replay_source,
+       false,
+       "verl/workers/actor/megatron_actor.py:MegatronPPOActor.compute_log_prob"},
       {"megatron.no-ulysses",
        Severity::error,
        {"actor_rollout_ref.actor.ulysses_sequence_parallel_size"},

@@ -81,6 +81,32 @@ TEST_CASE("an engine-only actor strategy fails where use_legacy_worker_impl pick
   CHECK(count(veomni, "0.6.1", "actor.strategy") == 1);
 }
 
+// Router replay's checks live in the legacy Megatron actor and RayPPOTrainer (0.7.0, 0.7.1); R2's
+// conflict check arrived in 0.7.1, bypass mode skips the old-log-prob pass, 0.8.0's engine is not judged.
+TEST_CASE("router replay's sources are checked where the legacy Megatron actor runs") {
+  const auto count_megatron = [](const std::vector<std::string>& extra, const char* version) {
+    CheckOptions options;
+    options.read.verl_version = version;
+    return test::findings_of(test::check_lines(test::with(test::megatron_baseline(), extra), "ppo_megatron_trainer",
+                                               options),
+                             "megatron.router-replay-source")
+        .size();
+  };
+  const std::vector<std::string> r3 = {"actor_rollout_ref.actor.router_replay.mode=R3"};
+  const std::vector<std::string> r2 = {"actor_rollout_ref.actor.router_replay.mode=R2",
+                                       "actor_rollout_ref.rollout.enable_rollout_routing_replay=True"};
+  CHECK(count_megatron(r3, "0.7.0") == 1);
+  CHECK(count_megatron(r3, "0.8.0") == 0);
+  CHECK(count_megatron({"actor_rollout_ref.actor.router_replay.mode=R3", "trainer.use_legacy_worker_impl=disable"},
+                       "0.7.1") == 0);
+  CHECK(count_megatron({"actor_rollout_ref.actor.router_replay.mode=R3",
+                        "algorithm.rollout_correction.bypass_mode=True",
+                        "actor_rollout_ref.rollout.calculate_log_probs=True"},
+                       "0.7.1") == 0);
+  CHECK(count_megatron(r2, "0.7.0") == 0);
+  CHECK(count_megatron(r2, "0.7.1") == 1);
+}
+
 // v0.9.0's LLMServerManager raises when RL Insight (trainer.logger lists rl_insight: main_ppo sets
 // VERL_RL_INSIGHT_ENABLE) or Prometheus wants the servers' metrics and disable_log_stats is True.
 TEST_CASE("RL Insight needs the engines' stats logging from v0.9.0") {
