@@ -39,7 +39,8 @@ TEST_CASE("the reward manager is looked up in the registry and under the key of 
   CheckOptions at_080;
   at_080.read.verl_version = "0.8.0";
   const auto hits = test::findings_of(
-      test::check_lines(test::with(test::fsdp_baseline(), {"reward_model.reward_manager=prime"}), "ppo_trainer", at_080),
+      test::check_lines(test::with(test::fsdp_baseline(), {"reward_model.reward_manager=prime"}), "ppo_trainer",
+                        at_080),
       "reward.manager-registered");
   REQUIRE(hits.size() == 1);
   CHECK(hits[0].message.find("'prime' is not one of verl 0.8.0's {dapo, gdpo, naive, rate_limited, remote}") !=

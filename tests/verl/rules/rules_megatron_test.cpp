@@ -17,14 +17,18 @@ const std::vector<RuleCase>& megatron_rule_cases() {
   static const std::vector<RuleCase> cases = {
       // The legacy Megatron actor of v0.7.1: R3 replays the rollout's experts, R2 must not get them too.
       {"megatron.router-replay-source", true,
-       {"actor_rollout_ref.actor.router_replay.mode=R3", "actor_rollout_ref.rollout.enable_rollout_routing_replay=True"},
-       {"actor_rollout_ref.actor.router_replay.mode=R3"}, Severity::error, "actor_rollout_ref.actor.router_replay.mode",
+       {"actor_rollout_ref.actor.router_replay.mode=R3",
+        "actor_rollout_ref.rollout.enable_rollout_routing_replay=True"},
+       {"actor_rollout_ref.actor.router_replay.mode=R3"}, Severity::error,
+       "actor_rollout_ref.actor.router_replay.mode",
        "routed_experts must be in data.batch.keys(): router_replay.mode R3 replays the rollout's experts",
        "actor_rollout_ref.rollout.enable_rollout_routing_replay=True", false, false, "0.7.1"},
       {"megatron.router-replay-source", true, {"actor_rollout_ref.actor.router_replay.mode=R2"},
-       {"actor_rollout_ref.actor.router_replay.mode=R2", "actor_rollout_ref.rollout.enable_rollout_routing_replay=True"},
+       {"actor_rollout_ref.actor.router_replay.mode=R2",
+        "actor_rollout_ref.rollout.enable_rollout_routing_replay=True"},
        Severity::error, "actor_rollout_ref.actor.router_replay.mode",
-       "Detected conflicting router replay configuration: router_replay.mode='R2' and enable_rollout_routing_replay=True",
+       "Detected conflicting router replay configuration: router_replay.mode='R2' and "
+       "enable_rollout_routing_replay=True",
        "actor_rollout_ref.rollout.enable_rollout_routing_replay=False", false, false, "0.7.1"},
       {"megatron.no-ulysses", true, {"+actor_rollout_ref.actor.ulysses_sequence_parallel_size=1"},
        {"+actor_rollout_ref.actor.ulysses_sequence_parallel_size=2"}, Severity::error,
