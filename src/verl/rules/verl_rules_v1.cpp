@@ -1,6 +1,7 @@
 // main_ppo's V1 trainer (verl 0.9.0 on, trainer.use_v1=True, the default): the mode must be a
-// registered trainer, DAPO group filtering needs its metric at sampling time, and the
-// separate-async mode's SeparateAsyncTrainer.__init__ asserts
+// registered trainer, DAPO group filtering needs its metric at sampling time, the sync mode's
+// prompts come in whole gen_batch_size fetches, and the separate-async mode's
+// SeparateAsyncTrainer.__init__ asserts
 // (verl/trainer/ppo/v1/trainer_separate_async.py, lines 50-63 at main@1dda039b). The engines run on
 // actor_rollout_ref.rollout.nnodes x n_gpus_per_node GPUs of their own and get the weights through
 // the checkpoint engine; the trainer is built after validate_config, before any worker.
@@ -110,6 +111,27 @@ std::optional<RuleHit> trainer_mode(const ConfigView& v) {
                          "TaskRunnerV1.run fails at start-up (get_trainer_cls)");
 }
 
+// The sync mode's prompts come in whole dataloader batches of data.gen_batch_size (default the
+// train batch): PPOTrainer._next_train_batch raises unless the step's train_batch_size prompts are a
+// multiple of it. The other modes, DAPO's group filtering and the sampler's refill set it to 1
+// themselves (PPOTrainer's dataloader set-up).
+std::optional<RuleHit> gen_batch_size(const ConfigView& v) {
+  if (!v.v1_trainer() || v.text("trainer.v1.trainer_mode").value_or("sync") != "sync" ||
+      v.boolean("algorithm.filter_groups.enable").value_or(false) ||
+      v.boolean("trainer.v1.sampler.sync_refill_failed_groups").value_or(false)) {
+    return std::nullopt;
+  }
+  const auto gen = v.integer("data.gen_batch_size");
+  const auto train = v.integer("data.train_batch_size");
+  if (!gen || !train || *gen <= 0 || (*train > 0 && *train % *gen == 0)) return std::nullopt;
+  return RuleHit{std::to_string(*gen),
+                 fmt::format("num_prompts ({}) must be a positive multiple of gen_batch_size ({}); it is submitted in "
+                             "whole gen_batch_size dataloader fetches: would fail when the first step fetches its "
+                             "prompts (PPOTrainer._next_train_batch)",
+                             *train, *gen),
+                 {"data.gen_batch_size=null"}};
+}
+
 }  // namespace
 
 const std::vector<VerlRule>& v1_trainer_rules() {
@@ -151,6 +173,12 @@ const std::vector<VerlRule>& v1_trainer_rules() {
        filter_groups_reward,
        false,
        "verl/trainer/ppo/v1/trainer_base.py:PPOTrainer._resolve_filter_groups_metric"},
+      {"v1.gen-batch-size",
+       Severity::error,
+       {"data.gen_batch_size", "data.train_batch_size", "trainer.v1.trainer_mode"},
+       gen_batch_size,
+       false,
+       "verl/trainer/ppo/v1/trainer_base.py:PPOTrainer._next_train_batch"},
   };
   return rules;
 }

@@ -49,10 +49,31 @@ const std::vector<RuleCase>& v1_rule_cases() {
        {"algorithm.filter_groups.enable=True", "algorithm.filter_groups.metric=acc", "reward.reward_model.enable=True"},
        Severity::error, "reward.reward_model.enable",
        "algorithm.filter_groups requires the reward metric at sampling time", "", false, false, kVerl},
+      // The sync mode fetches the step's 64 prompts in batches of gen_batch_size: 48 does not divide 64.
+      {"v1.gen-batch-size", false, {"data.gen_batch_size=32"}, {"data.gen_batch_size=48"}, Severity::error,
+       "data.gen_batch_size",
+       "num_prompts (64) must be a positive multiple of gen_batch_size (48); it is submitted in whole "
+       "gen_batch_size dataloader fetches", "data.gen_batch_size=null", false, false, kVerl},
   };
   return cases;
 }
 // clang-format on
+
+// DAPO's group filtering, the sampler's refill and the async modes fetch one prompt at a time
+// (gen_batch_size forced to 1), so their gen_batch_size is never checked.
+TEST_CASE("the V1 trainer's gen_batch_size only matters to the sync mode's whole fetches") {
+  CheckOptions options;
+  options.read.verl_version = kVerl;
+  const auto count = [&options](const std::vector<std::string>& extra) {
+    return findings_of(check_lines(with(fsdp_baseline(), extra), "ppo_trainer", options), "v1.gen-batch-size").size();
+  };
+  CHECK(count({"data.gen_batch_size=48"}) == 1);
+  CHECK(count({"data.gen_batch_size=48", "trainer.v1.trainer_mode=colocate_async"}) == 0);
+  CHECK(count({"data.gen_batch_size=48", "algorithm.filter_groups.enable=True", "algorithm.filter_groups.metric=acc"}) ==
+        0);
+  CHECK(count({"data.gen_batch_size=48", "trainer.use_v1=False"}) == 0);
+  CHECK(count({"data.gen_batch_size=128"}) == 1);  // 64 prompts are no multiple of 128 either
+}
 
 TEST_CASE("V1 rules: the batch per sync, the engines' own pool, a weight-sync backend, DAPO group filtering") {
   for (const RuleCase& c : v1_rule_cases()) check_rule_case(c);
