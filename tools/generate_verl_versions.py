@@ -26,6 +26,9 @@ Per version (the releases users run from v0.4.0 on, plus main commits):
   agent_loop     `@register("name")` in verl/experimental/agent_loop/*.py (the rollout.agent loops);
   checkpoint_engine `@CheckpointEngineRegistry.register("name")` in verl/checkpoint_engine/*.py (the
                  rollout.checkpoint_engine.backend names CheckpointEngineRegistry.get accepts);
+  distillation_loss  the names of each `DistillationLossSettings(names=[...])` registered in
+                 verl/trainer/distillation/losses.py (distillation.distillation_loss.loss_mode);
+                 distillation_topk_loss those with use_topk=True;
   v1_trainer     `@register_trainer("name")` in verl/trainer/ppo/v1/*.py (the trainer.v1.trainer_mode
                  names get_trainer_cls accepts);
   vllm_executor  the distributed_executor_backend verl's vLLM server gives the engine
@@ -166,6 +169,19 @@ def checkpoint_engines(git_dir, ref):
     return {m for line in lines for m in re.findall(r'@CheckpointEngineRegistry\.register\("([^"]+)"', line)}
 
 
+def distillation_losses(git_dir, ref, topk_only=False):
+    """The on-policy distillation losses: the names of each `DistillationLossSettings(names=[...])`
+    registered in verl/trainer/distillation/losses.py (get_distillation_loss_settings); with topk_only,
+    those registered with use_topk=True (the teacher's top-k log-probs)."""
+    lines = grep(git_dir, ref, r'DistillationLossSettings\(names=\[', ["verl/trainer/distillation/losses.py"])
+    names = set()
+    for line in lines:
+        listed = re.search(r'names=\[([^\]]*)\]', line)
+        if listed and (not topk_only or "use_topk=True" in line):
+            names |= set(re.findall(r'"([^"]+)"', listed.group(1)))
+    return names
+
+
 def v1_trainers(git_dir, ref):
     """The V1 trainer modes: `@register_trainer("...")` in verl/trainer/ppo/v1/ (get_trainer_cls)."""
     lines = grep(git_dir, ref, r'^@register_trainer\("', ["verl/trainer/ppo/v1/"])
@@ -260,6 +276,8 @@ ENUMS = {"adv_estimator": adv_estimators, "policy_loss": policy_losses, "agent_l
          "checkpoint_engine": checkpoint_engines, "v1_trainer": v1_trainers, "vllm_executor": vllm_executors,
          "loss_agg_mode": loss_agg_modes,
          "reward_manager": reward_managers, "strategy": strategies, "logger": loggers,
+         "distillation_loss": distillation_losses,
+         "distillation_topk_loss": lambda g, r: distillation_losses(g, r, True),
          "dataclass_field": lambda g, r: dataclass_fields(g, r, False),
          "dataclass_field_str": lambda g, r: dataclass_fields(g, r, True)}
 

@@ -172,6 +172,8 @@ const std::vector<VerlRule>& feature_rules();
 const std::vector<VerlRule>& fully_async_rules();
 /// The V1 trainer's separate-async checks (verl_rules_v1.cpp).
 const std::vector<VerlRule>& v1_trainer_rules();
+/// On-policy distillation's teacher pool and config checks (verl_rules_distillation.cpp).
+const std::vector<VerlRule>& distillation_rules();
 /// main_ppo rules the fully-async trainer does not run (validate_config's).
 bool not_run_by_fully_async(std::string_view rule_id);
 
