@@ -210,6 +210,64 @@ std::optional<RuleHit> engine_micro_divisible(const ConfigView& v) {
                  {fmt::format("{}={}", A("ppo_micro_batch_size_per_gpu"), fitting)}};
 }
 
+// From v0.8.0 the critic is an engine TrainingWorker too (engine_workers.py): its mini-batch,
+// critic.ppo_mini_batch_size * rollout.n (RayPPOTrainer and the V1 trainer pass it so), is split over
+// the critic engine's DP ranks (train_mini_batch), and each rank's share into micro-batches of
+// critic.ppo_micro_batch_size_per_gpu (workers/engine/utils.py prepare_micro_batches). The engine's
+// DP: the GPUs over critic.fsdp.ulysses_sequence_parallel_size (the FSDP engine's own, not the
+// deprecated critic.ulysses_sequence_parallel_size), or over the Megatron critic's TP x PP x CP.
+std::optional<long long> critic_engine_dp(const ConfigView& v) {
+  static const int engine_from = find_verl_version("0.8.0")->index;
+  if (v.version().index < engine_from || !v.uses_critic()) return std::nullopt;
+  const std::string strategy = v.text("critic.strategy").value_or("fsdp");
+  long long split = 1;
+  if (strategy == "megatron") {
+    for (const char* key : {"tensor_model_parallel_size", "pipeline_model_parallel_size", "context_parallel_size"}) {
+      split *= std::max(1LL, v.integer(std::string("critic.megatron.") + key).value_or(1));
+    }
+  } else if (strategy == "fsdp" || strategy == "fsdp2") {
+    split = std::max(1LL, v.integer("critic.fsdp.ulysses_sequence_parallel_size").value_or(1));
+  } else {
+    return std::nullopt;
+  }
+  const long long gpus = v.n_gpus();
+  if (gpus <= 0 || gpus % split != 0) return std::nullopt;
+  return gpus / split;
+}
+
+std::optional<RuleHit> engine_critic_mini_divisible(const ConfigView& v) {
+  const auto dp = critic_engine_dp(v);
+  const auto mini = v.integer("critic.ppo_mini_batch_size");
+  const auto n = v.integer(R("n"));
+  if (!dp || !mini || !n || (*mini * *n) % *dp == 0) return std::nullopt;
+  return RuleHit{std::to_string(*mini),
+                 fmt::format("Got mini_batch_size={} and self.engine.get_data_parallel_size()={} (the critic's "
+                             "ppo_mini_batch_size * rollout.n must divide evenly); would fail at the first critic "
+                             "update (TrainingWorker.train_mini_batch)",
+                             *mini * *n, *dp),
+                 {fmt::format("critic.ppo_mini_batch_size={}", round_up_to_multiple(*mini, *dp / std::gcd(*dp, *n)))}};
+}
+
+std::optional<RuleHit> engine_critic_micro_divisible(const ConfigView& v) {
+  const auto dp = critic_engine_dp(v);
+  if (!dp || v.boolean("critic.use_dynamic_bsz").value_or(false)) return std::nullopt;
+  const auto mini = v.integer("critic.ppo_mini_batch_size");
+  const auto n = v.integer(R("n"));
+  const auto micro = v.integer("critic.ppo_micro_batch_size_per_gpu");
+  if (!mini || !n || !micro || *micro <= 0 || (*mini * *n) % *dp != 0) return std::nullopt;
+  const long long share = *mini * *n / *dp;
+  if (share % *micro == 0) return std::nullopt;
+  long long fitting = std::min(*micro, share);  // the largest micro-batch that divides the share
+  while (fitting > 1 && share % fitting != 0) --fitting;
+  return RuleHit{std::to_string(*micro),
+                 fmt::format("data size must be divisible by force_group_size * micro_batch_size_per_gpu: each critic "
+                             "DP rank's share of a mini-batch is {} (ppo_mini_batch_size {} * rollout.n {} / dp {}), "
+                             "not a multiple of critic.ppo_micro_batch_size_per_gpu {}; would fail at the first "
+                             "critic update",
+                             share, *mini, *n, *dp, *micro),
+                 {fmt::format("critic.ppo_micro_batch_size_per_gpu={}", fitting)}};
+}
+
 }  // namespace
 
 const std::vector<VerlRule>& dispatch_rules() {
@@ -251,6 +309,14 @@ const std::vector<VerlRule>& dispatch_rules() {
        {"actor_rollout_ref.actor.ppo_micro_batch_size_per_gpu", "actor_rollout_ref.actor.ppo_mini_batch_size",
         "actor_rollout_ref.rollout.n", "trainer.use_legacy_worker_impl"},
        engine_micro_divisible},
+      {"engine.critic-mini-divisible",
+       Severity::error,
+       {"critic.ppo_mini_batch_size", "actor_rollout_ref.rollout.n", "critic.fsdp.ulysses_sequence_parallel_size"},
+       engine_critic_mini_divisible},
+      {"engine.critic-micro-divisible",
+       Severity::error,
+       {"critic.ppo_micro_batch_size_per_gpu", "critic.ppo_mini_batch_size", "actor_rollout_ref.rollout.n"},
+       engine_critic_micro_divisible},
   };
   return rules;
 }

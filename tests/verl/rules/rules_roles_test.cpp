@@ -54,6 +54,20 @@ const std::vector<RuleCase>& role_rule_cases() {
        {"reward.reward_model.enable_resource_pool=True"}, Severity::error, "reward_model.enable_resource_pool",
        "config.reward.reward_model.nnodes must be greater than 0", "reward.reward_model.nnodes=1", false, false,
        "0.9.0"},
+      // From v0.8.0 the critic is an engine TrainingWorker: 3 x 4 = 12 samples over 8 DP ranks.
+      {"engine.critic-mini-divisible", false,
+       {"algorithm.adv_estimator=gae", "critic.ppo_micro_batch_size_per_gpu=1", "critic.ppo_mini_batch_size=4"},
+       {"algorithm.adv_estimator=gae", "critic.ppo_micro_batch_size_per_gpu=1", "critic.ppo_mini_batch_size=3"},
+       Severity::error, "critic.ppo_mini_batch_size",
+       "Got mini_batch_size=12 and self.engine.get_data_parallel_size()=8", "critic.ppo_mini_batch_size=4", false,
+       false, "0.9.0"},
+      // 16 x 4 / 8 = 8 samples a rank, micro-batches of 3.
+      {"engine.critic-micro-divisible", false, {"algorithm.adv_estimator=gae", "critic.ppo_micro_batch_size_per_gpu=2"},
+       {"algorithm.adv_estimator=gae", "critic.ppo_micro_batch_size_per_gpu=3"}, Severity::error,
+       "critic.ppo_micro_batch_size_per_gpu",
+       "each critic DP rank's share of a mini-batch is 8 (ppo_mini_batch_size 16 * rollout.n 4 / dp 8), not a "
+       "multiple of critic.ppo_micro_batch_size_per_gpu 3", "critic.ppo_micro_batch_size_per_gpu=2", false, false,
+       "0.9.0"},
       // verl 0.7.1's own ppo_veomni_trainer.yaml keeps use_legacy_worker_impl=auto: the legacy path raises.
       {"trainer.legacy-worker-strategy", false,
        {"actor_rollout_ref.actor.strategy=veomni", "trainer.use_legacy_worker_impl=disable"},
