@@ -174,6 +174,8 @@ const std::vector<VerlRule>& fully_async_rules();
 const std::vector<VerlRule>& v1_trainer_rules();
 /// On-policy distillation's teacher pool and config checks (verl_rules_distillation.cpp).
 const std::vector<VerlRule>& distillation_rules();
+/// The rollout's prefill / decode disaggregation checks (verl_rules_disaggregation.cpp).
+const std::vector<VerlRule>& disaggregation_rules();
 /// main_ppo rules the fully-async trainer does not run (validate_config's).
 bool not_run_by_fully_async(std::string_view rule_id);
 

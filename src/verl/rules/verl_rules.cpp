@@ -11,8 +11,9 @@ namespace meshplan {
 namespace {
 
 std::vector<const std::vector<VerlRule>*> all_tables() {
-  return {&option_rules(),   &batch_rules(),    &layout_rules(),      &role_rules(),     &megatron_rules(),
-          &dispatch_rules(), &feature_rules(),  &fully_async_rules(), &v1_trainer_rules(), &distillation_rules()};
+  return {&option_rules(),      &batch_rules(),        &layout_rules(),       &role_rules(),
+          &megatron_rules(),    &dispatch_rules(),     &feature_rules(),      &fully_async_rules(),
+          &v1_trainer_rules(),  &distillation_rules(), &disaggregation_rules()};
 }
 
 // Where to point: the last place any of the rule's keys was set; the launch otherwise. `check

@@ -40,5 +40,6 @@ const std::vector<RuleCase>& one_step_off_rule_cases();
 const std::vector<RuleCase>& fully_async_rule_cases();
 const std::vector<RuleCase>& v1_rule_cases();
 const std::vector<RuleCase>& distillation_rule_cases();
+const std::vector<RuleCase>& disaggregation_rule_cases();
 
 }  // namespace meshplan::test

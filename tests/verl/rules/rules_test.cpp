@@ -240,7 +240,7 @@ TEST_CASE("every verl rule has a passing and a failing case, and both are run") 
   for (const auto* cases : {&test::role_rule_cases(), &test::megatron_rule_cases(), &test::dispatch_rule_cases(),
                             &test::feature_rule_cases(), &test::one_step_off_rule_cases(),
                             &test::fully_async_rule_cases(), &test::v1_rule_cases(),
-                            &test::distillation_rule_cases()}) {
+                            &test::distillation_rule_cases(), &test::disaggregation_rule_cases()}) {
     for (const test::RuleCase& c : *cases) covered.insert(c.rule);  // check_rule_case runs both sides
   }
   for (const std::string& id : verl_rule_ids()) CHECK_MESSAGE(covered.count(id) == 1, id << " has no test case");
