@@ -308,10 +308,66 @@ std::optional<RuleHit> router_replay_source(const ConfigView& v) {
   return std::nullopt;
 }
 
+// Dynamic context parallelism on the Megatron engine (verl 0.8.0 on, megatron.dynamic_context_parallel):
+// it packs each DP x CP rank's sequences up to max_seqlen_per_dp_cp_rank, which must be set (0.8.0:
+// asserted when the engine builds its groups; from 0.9.0 McoreEngineConfig.__post_init__ raises at
+// start-up). From 0.9.0 the engine also refuses interleaved pipelines and pad_to_length
+// (_check_dcp_unsupported_features) and a DP x CP world that is odd or 1 (_validate_dcp_world_size),
+// when it is built.
+std::optional<RuleHit> dynamic_context_parallel(const ConfigView& v) {
+  static const int checks_from = find_verl_version("0.9.0")->index;
+  if (!v.megatron() || !v.engine_workers() || !v.boolean(A("megatron.dynamic_context_parallel")).value_or(false)) {
+    return std::nullopt;
+  }
+  const bool full_checks = v.version().index >= checks_from;
+  constexpr const char* kEngineInit = "would fail when the workers build the Megatron engine";
+  const std::string seqlen_key = A("megatron.max_seqlen_per_dp_cp_rank");
+  const auto seqlen = v.integer(seqlen_key);
+  if (v.is_null(seqlen_key) || (seqlen && *seqlen <= 0)) {
+    return RuleHit{seqlen ? std::to_string(*seqlen) : "null",
+                   full_checks ? fmt::format("max_seqlen_per_dp_cp_rank must be a positive integer when "
+                                             "dynamic_context_parallel is enabled; {}",
+                                             kAtStartUp)
+                               : fmt::format("max_seqlen_per_dp_cp_rank is required when dynamic_context_parallel is "
+                                             "enabled; {}",
+                                             kEngineInit),
+                   {fmt::format("{}={}", seqlen_key, std::max(1LL, v.sequence_width()))}};
+  }
+  if (!full_checks) return std::nullopt;
+  const auto vpp = v.integer(A("megatron.virtual_pipeline_model_parallel_size"));
+  if (vpp && *vpp != 1) {
+    return RuleHit{std::to_string(*vpp),
+                   fmt::format("Dynamic CP does not support virtual pipeline parallelism; {}", kEngineInit),
+                   {A("megatron.virtual_pipeline_model_parallel_size") + "=null"}};
+  }
+  if (v.boolean(A("megatron.pad_to_length")).value_or(false)) {
+    return RuleHit{"true", fmt::format("dynamic_context_parallel does not support pad_to_length; {}", kEngineInit),
+                   {A("megatron.pad_to_length") + "=False"}};
+  }
+  const auto tp = v.integer(A("megatron.tensor_model_parallel_size"));
+  const auto pp = v.integer(A("megatron.pipeline_model_parallel_size"));
+  const long long gpus = v.n_gpus();
+  if (!tp || !pp || *tp <= 0 || *pp <= 0 || gpus <= 0 || gpus % (*tp * *pp) != 0) return std::nullopt;
+  const long long dpcp = gpus / (*tp * *pp);
+  if (dpcp >= 2 && dpcp % 2 == 0) return std::nullopt;
+  return RuleHit{std::to_string(dpcp),
+                 fmt::format("Dynamic CP requires the DPxCP world size to be an even integer of at least two, got "
+                             "DPxCP={} ({} GPUs / TP {} / PP {}); {}",
+                             dpcp, gpus, *tp, *pp, kEngineInit),
+                 {}};
+}
+
 }  // namespace
 
 const std::vector<VerlRule>& megatron_rules() {
   static const std::vector<VerlRule> rules = {
+      {"megatron.dynamic-cp",
+       Severity::error,
+       {"actor_rollout_ref.actor.megatron.dynamic_context_parallel",
+        "actor_rollout_ref.actor.megatron.max_seqlen_per_dp_cp_rank"},
+       dynamic_context_parallel,
+       false,
+       "verl/workers/engine/megatron/transformer_impl.py:MegatronEngine._init_device_mesh"},
       {"megatron.router-replay-source",
        Severity::error,
        {"actor_rollout_ref.actor.router_replay.mode", "actor_rollout_ref.rollout.enable_rollout_routing_replay"},

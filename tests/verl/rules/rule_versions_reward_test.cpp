@@ -108,6 +108,30 @@ TEST_CASE("router replay's sources are checked where the legacy Megatron actor r
   CHECK(count_megatron(r2, "0.7.1") == 1);
 }
 
+// Dynamic CP: from 0.9.0 the Megatron engine also refuses interleaving, pad_to_length and an odd
+// DP x CP world; 0.8.0 only asserts the sequence budget.
+TEST_CASE("dynamic context parallelism's checks follow the release") {
+  const auto count_megatron = [](const std::vector<std::string>& extra, const char* version) {
+    CheckOptions options;
+    options.read.verl_version = version;
+    return test::findings_of(test::check_lines(test::with(test::megatron_baseline(), extra), "ppo_megatron_trainer",
+                                               options),
+                             "megatron.dynamic-cp")
+        .size();
+  };
+  const std::vector<std::string> dcp = {"actor_rollout_ref.actor.megatron.dynamic_context_parallel=True",
+                                        "actor_rollout_ref.actor.megatron.max_seqlen_per_dp_cp_rank=4096"};
+  CHECK(count_megatron(dcp, "0.9.0") == 0);
+  CHECK(count_megatron({"actor_rollout_ref.actor.megatron.dynamic_context_parallel=True"}, "0.8.0") == 1);
+  const auto odd = test::with(dcp, {"trainer.n_gpus_per_node=6", "actor_rollout_ref.rollout.tensor_model_parallel_size=2",
+                                    "actor_rollout_ref.actor.ppo_mini_batch_size=12", "data.train_batch_size=60"});
+  CHECK(count_megatron(odd, "0.9.0") == 1);  // 6 GPUs / TP 2: DP x CP 3
+  CHECK(count_megatron(odd, "0.8.0") == 0);
+  CHECK(count_megatron(test::with(dcp, {"actor_rollout_ref.actor.megatron.pipeline_model_parallel_size=2",
+                                        "actor_rollout_ref.actor.megatron.virtual_pipeline_model_parallel_size=2"}),
+                       "0.9.0") == 1);
+}
+
 // v0.9.0's LLMServerManager raises when RL Insight (trainer.logger lists rl_insight: main_ppo sets
 // VERL_RL_INSIGHT_ENABLE) or Prometheus wants the servers' metrics and disable_log_stats is True.
 TEST_CASE("RL Insight needs the engines' stats logging from v0.9.0") {

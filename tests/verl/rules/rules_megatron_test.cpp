@@ -15,6 +15,14 @@ constexpr const char* kKlLoss = "actor_rollout_ref.actor.use_kl_loss=True";
 // clang-format off
 const std::vector<RuleCase>& megatron_rule_cases() {
   static const std::vector<RuleCase> cases = {
+      // Dynamic CP packs up to max_seqlen_per_dp_cp_rank tokens a DP x CP rank: unset is refused (0.9.0).
+      {"megatron.dynamic-cp", true,
+       {"actor_rollout_ref.actor.megatron.dynamic_context_parallel=True",
+        "actor_rollout_ref.actor.megatron.max_seqlen_per_dp_cp_rank=4096"},
+       {"actor_rollout_ref.actor.megatron.dynamic_context_parallel=True"}, Severity::error,
+       "actor_rollout_ref.actor.megatron.dynamic_context_parallel",
+       "max_seqlen_per_dp_cp_rank must be a positive integer when dynamic_context_parallel is enabled",
+       "actor_rollout_ref.actor.megatron.max_seqlen_per_dp_cp_rank=1024", false, false, "0.9.0"},
       // The legacy Megatron actor of v0.7.1: R3 replays the rollout's experts, R2 must not get them too.
       {"megatron.router-replay-source", true,
        {"actor_rollout_ref.actor.router_replay.mode=R3",
