@@ -123,7 +123,8 @@ TEST_CASE("dynamic context parallelism's checks follow the release") {
                                         "actor_rollout_ref.actor.megatron.max_seqlen_per_dp_cp_rank=4096"};
   CHECK(count_megatron(dcp, "0.9.0") == 0);
   CHECK(count_megatron({"actor_rollout_ref.actor.megatron.dynamic_context_parallel=True"}, "0.8.0") == 1);
-  const auto odd = test::with(dcp, {"trainer.n_gpus_per_node=6", "actor_rollout_ref.rollout.tensor_model_parallel_size=2",
+  const auto odd = test::with(dcp, {"trainer.n_gpus_per_node=6",
+                                    "actor_rollout_ref.rollout.tensor_model_parallel_size=2",
                                     "actor_rollout_ref.actor.ppo_mini_batch_size=12", "data.train_batch_size=60"});
   CHECK(count_megatron(odd, "0.9.0") == 1);  // 6 GPUs / TP 2: DP x CP 3
   CHECK(count_megatron(odd, "0.8.0") == 0);
