@@ -1,6 +1,7 @@
-// Rules whose keys or registries moved between verl releases: the reward manager (v0.7.0's
+// Rules whose keys, registries or checks differ between verl releases: the reward manager (v0.7.0's
 // top-level section, v0.7.1's reward loop), gradient clipping (legacy workers vs the FSDP engine),
-// the strategies the legacy workers exist for, and the rollout servers' metrics (v0.9.0's RL Insight).
+// the strategies the legacy workers exist for, router replay on the legacy Megatron actor, dynamic
+// context parallelism, and the rollout servers' metrics (v0.9.0's RL Insight).
 #include <doctest/doctest.h>
 
 #include "test_support.hpp"
