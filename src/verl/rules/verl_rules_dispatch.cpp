@@ -172,6 +172,13 @@ std::optional<RuleHit> engine_micro_or_budget(const ConfigView& v) {
   return std::nullopt;
 }
 
+// The largest micro-batch no larger than `micro` that divides `share` (a fix for a split that does not).
+long long largest_divisor_at_most(long long share, long long micro) {
+  long long fitting = std::min(micro, share);
+  while (fitting > 1 && share % fitting != 0) --fitting;
+  return std::max(fitting, 1LL);
+}
+
 // R67 (engine_workers.py: TrainingWorker.train_mini_batch): the global mini batch
 // ppo_mini_batch_size * rollout.n is split evenly over the engine's DP ranks.
 std::optional<RuleHit> engine_mini_divisible(const ConfigView& v) {
@@ -200,8 +207,7 @@ std::optional<RuleHit> engine_micro_divisible(const ConfigView& v) {
   if (!mini || !n || !micro || *micro <= 0 || dp <= 0 || (*mini * *n) % dp != 0) return std::nullopt;
   const long long share = *mini * *n / dp;
   if (share % *micro == 0) return std::nullopt;
-  long long fitting = std::min(*micro, share);  // the largest micro-batch that divides the share
-  while (fitting > 1 && share % fitting != 0) --fitting;
+  const long long fitting = largest_divisor_at_most(share, *micro);
   return RuleHit{std::to_string(*micro),
                  fmt::format("data size must be divisible by force_group_size * micro_batch_size_per_gpu: each DP "
                              "rank's share of a mini-batch is {} (ppo_mini_batch_size {} * rollout.n {} / dp {}), "
@@ -257,8 +263,7 @@ std::optional<RuleHit> engine_critic_micro_divisible(const ConfigView& v) {
   if (!mini || !n || !micro || *micro <= 0 || (*mini * *n) % *dp != 0) return std::nullopt;
   const long long share = *mini * *n / *dp;
   if (share % *micro == 0) return std::nullopt;
-  long long fitting = std::min(*micro, share);  // the largest micro-batch that divides the share
-  while (fitting > 1 && share % fitting != 0) --fitting;
+  const long long fitting = largest_divisor_at_most(share, *micro);
   return RuleHit{std::to_string(*micro),
                  fmt::format("data size must be divisible by force_group_size * micro_batch_size_per_gpu: each critic "
                              "DP rank's share of a mini-batch is {} (ppo_mini_batch_size {} * rollout.n {} / dp {}), "
@@ -266,6 +271,36 @@ std::optional<RuleHit> engine_critic_micro_divisible(const ConfigView& v) {
                              "critic update",
                              share, *mini, *n, *dp, *micro),
                  {fmt::format("critic.ppo_micro_batch_size_per_gpu={}", fitting)}};
+}
+
+// The log-prob passes on the engine workers (0.8.0 on, or legacy workers disabled): RayPPOTrainer hands
+// each actor DP rank its share of the step's samples, train prompts x rollout.n / dp, and
+// infer_batch cuts it into micro-batches of rollout.log_prob_micro_batch_size_per_gpu (the reference
+// pass: ref.log_prob_micro_batch_size_per_gpu) without dynamic batch sizes (workers/engine/utils.py
+// prepare_micro_batches). The V1 trainer pads the batch first (trainer_base.py), so it is not judged.
+std::optional<RuleHit> engine_log_prob_micro_divisible(const ConfigView& v) {
+  if (!v.engine_workers() || v.v1_trainer() || v.fully_async() || v.separate_rollout_pool()) return std::nullopt;
+  const auto prompts = v.step_prompts();
+  const auto n = v.integer(R("n"));
+  const long long dp = v.actor_dp();
+  if (!prompts || !n || dp <= 0 || (*prompts * *n) % dp != 0) return std::nullopt;
+  const long long share = *prompts * *n / dp;
+  std::vector<std::string> sections = {kR};
+  if (v.uses_reference()) sections.emplace_back(kRef);
+  for (const std::string& section : sections) {
+    if (v.boolean(section + "log_prob_use_dynamic_bsz").value_or(false)) continue;
+    const std::string key = section + "log_prob_micro_batch_size_per_gpu";
+    const auto micro = v.integer(key);
+    if (!micro || *micro <= 0 || share % *micro == 0) continue;
+    return RuleHit{std::to_string(*micro),
+                   fmt::format("data size must be divisible by force_group_size * micro_batch_size_per_gpu: each DP "
+                               "rank's share of the step is {} (train prompts {} * rollout.n {} / dp {}), not a "
+                               "multiple of {} {}; {}, at the first {} log-prob pass",
+                               share, *prompts, *n, dp, key, *micro, kEngine,
+                               section == kRef ? "reference" : "old"),
+                   {fmt::format("{}={}", key, largest_divisor_at_most(share, *micro))}};
+  }
+  return std::nullopt;
 }
 
 }  // namespace
@@ -309,6 +344,12 @@ const std::vector<VerlRule>& dispatch_rules() {
        {"actor_rollout_ref.actor.ppo_micro_batch_size_per_gpu", "actor_rollout_ref.actor.ppo_mini_batch_size",
         "actor_rollout_ref.rollout.n", "trainer.use_legacy_worker_impl"},
        engine_micro_divisible},
+      {"engine.log-prob-micro-divisible",
+       Severity::error,
+       {"actor_rollout_ref.rollout.log_prob_micro_batch_size_per_gpu",
+        "actor_rollout_ref.ref.log_prob_micro_batch_size_per_gpu", "data.train_batch_size",
+        "actor_rollout_ref.rollout.n"},
+       engine_log_prob_micro_divisible},
       {"engine.critic-mini-divisible",
        Severity::error,
        {"critic.ppo_mini_batch_size", "actor_rollout_ref.rollout.n", "critic.fsdp.ulysses_sequence_parallel_size"},

@@ -134,6 +134,23 @@ TEST_CASE("dynamic context parallelism's checks follow the release") {
                        "0.9.0") == 1);
 }
 
+// The old and reference log-prob passes on the engine workers: RayPPOTrainer's even split, which the
+// V1 trainer (0.9.0's default) pads first, and the legacy workers (0.7.1) split otherwise.
+TEST_CASE("the engine's log-prob micro-batches are checked where RayPPOTrainer hands out even shares") {
+  const std::vector<std::string> three = {"actor_rollout_ref.rollout.log_prob_micro_batch_size_per_gpu=3"};
+  CHECK(count(three, "0.8.0", "engine.log-prob-micro-divisible") == 1);
+  CHECK(count(three, "0.7.1", "engine.log-prob-micro-divisible") == 0);
+  CHECK(count(three, "0.9.0", "engine.log-prob-micro-divisible") == 0);
+  CHECK(count({"actor_rollout_ref.rollout.log_prob_micro_batch_size_per_gpu=3", "trainer.use_v1=False"}, "0.9.0",
+              "engine.log-prob-micro-divisible") == 1);
+  CHECK(count({"actor_rollout_ref.actor.use_kl_loss=True", "actor_rollout_ref.ref.log_prob_micro_batch_size_per_gpu=3"},
+              "0.8.0", "engine.log-prob-micro-divisible") == 1);
+  CHECK(count({"actor_rollout_ref.rollout.log_prob_micro_batch_size_per_gpu=3",
+               "actor_rollout_ref.rollout.log_prob_use_dynamic_bsz=True",
+               "actor_rollout_ref.actor.use_dynamic_bsz=True"},
+              "0.8.0", "engine.log-prob-micro-divisible") == 0);
+}
+
 // v0.9.0's LLMServerManager raises when RL Insight (trainer.logger lists rl_insight: main_ppo sets
 // VERL_RL_INSIGHT_ENABLE) or Prometheus wants the servers' metrics and disable_log_stats is True.
 TEST_CASE("RL Insight needs the engines' stats logging from v0.9.0") {

@@ -77,6 +77,14 @@ const std::vector<RuleCase>& dispatch_rule_cases() {
        "each DP rank's share of a mini-batch is 8 (ppo_mini_batch_size 16 * rollout.n 4 / dp 8), not a multiple of "
        "ppo_micro_batch_size_per_gpu 3",
        "actor_rollout_ref.actor.ppo_micro_batch_size_per_gpu=2", false, false, "0.9.0"},
+      // RayPPOTrainer on 0.8.0's engine workers: 64 x 4 / 8 = 32 samples a rank for the old log-probs,
+      // in micro-batches of 3 (baseline's log-prob micro-batch 4 divides it).
+      {"engine.log-prob-micro-divisible", false, {"actor_rollout_ref.rollout.log_prob_micro_batch_size_per_gpu=8"},
+       {"actor_rollout_ref.rollout.log_prob_micro_batch_size_per_gpu=3"}, Severity::error,
+       "actor_rollout_ref.rollout.log_prob_micro_batch_size_per_gpu",
+       "each DP rank's share of the step is 32 (train prompts 64 * rollout.n 4 / dp 8), not a multiple of "
+       "actor_rollout_ref.rollout.log_prob_micro_batch_size_per_gpu 3",
+       "actor_rollout_ref.rollout.log_prob_micro_batch_size_per_gpu=2", false, false, "0.8.0"},
   };
   return cases;
 }
