@@ -7,6 +7,9 @@
 // the checkpoint engine; the trainer is built after validate_config, before any worker.
 #include <fmt/format.h>
 
+#include <array>
+#include <string_view>
+
 #include "verl/rules/rule_support.hpp"
 
 namespace meshplan {
@@ -132,6 +135,38 @@ std::optional<RuleHit> gen_batch_size(const ConfigView& v) {
                  {"data.gen_batch_size=null"}};
 }
 
+// PPOTrainer builds its replay buffer at start-up (trainer_base.py _build_replay_buffer,
+// replay_buffer.py ReplayBuffer.__init__): the staleness bound must be a positive integer and its
+// strategy drop or wait; with DAPO's group filtering on the built-in buffer, at most
+// max_inflight_gen_batches (positive) generation batches run at once.
+std::optional<RuleHit> replay_buffer(const ConfigView& v) {
+  if (!v.v1_trainer()) return std::nullopt;
+  const std::string sampler = "trainer.v1.sampler.";
+  constexpr const char* kAtBuild = "would fail at start-up, when PPOTrainer builds its replay buffer";
+  const auto threshold = v.integer(sampler + "max_off_policy_threshold");
+  if (threshold && *threshold <= 0) {
+    return RuleHit{std::to_string(*threshold),
+                   fmt::format("Invalid max off policy threshold: {}, must be an integer greater than 0; {}",
+                               *threshold, kAtBuild),
+                   {sampler + "max_off_policy_threshold=8"}};
+  }
+  static constexpr std::array<std::string_view, 2> kStrategies = {"drop", "wait"};
+  if (auto hit = one_of(v, sampler + "max_off_policy_strategy", kStrategies, "Invalid max off policy strategy",
+                        kAtBuild)) {
+    return hit;
+  }
+  const bool custom_sampler = v.text(sampler + "custom_sampler.path").value_or("") != "" &&
+                              v.text(sampler + "custom_sampler.name").value_or("") != "";
+  if (custom_sampler || !v.boolean("algorithm.filter_groups.enable").value_or(false)) return std::nullopt;
+  const auto inflight = v.integer("algorithm.filter_groups.max_inflight_gen_batches");
+  if (!inflight || *inflight > 0) return std::nullopt;
+  return RuleHit{std::to_string(*inflight),
+                 fmt::format("max_inflight_gen_batches must be a positive integer (group filtering on the built-in "
+                             "replay buffer); {}",
+                             kAtBuild),
+                 {"algorithm.filter_groups.max_inflight_gen_batches=1"}};
+}
+
 }  // namespace
 
 const std::vector<VerlRule>& v1_trainer_rules() {
@@ -173,6 +208,13 @@ const std::vector<VerlRule>& v1_trainer_rules() {
        filter_groups_reward,
        false,
        "verl/trainer/ppo/v1/trainer_base.py:PPOTrainer._resolve_filter_groups_metric"},
+      {"v1.replay-buffer",
+       Severity::error,
+       {"trainer.v1.sampler.max_off_policy_threshold", "trainer.v1.sampler.max_off_policy_strategy",
+        "algorithm.filter_groups.max_inflight_gen_batches"},
+       replay_buffer,
+       false,
+       "verl/trainer/ppo/v1/replay_buffer.py:ReplayBuffer.__init__"},
       {"v1.gen-batch-size",
        Severity::error,
        {"data.gen_batch_size", "data.train_batch_size", "trainer.v1.trainer_mode"},

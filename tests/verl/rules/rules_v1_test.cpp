@@ -49,6 +49,10 @@ const std::vector<RuleCase>& v1_rule_cases() {
        {"algorithm.filter_groups.enable=True", "algorithm.filter_groups.metric=acc", "reward.reward_model.enable=True"},
        Severity::error, "reward.reward_model.enable",
        "algorithm.filter_groups requires the reward metric at sampling time", "", false, false, kVerl},
+      {"v1.replay-buffer", false, {"trainer.v1.sampler.max_off_policy_strategy=wait"},
+       {"trainer.v1.sampler.max_off_policy_strategy=block"}, Severity::error,
+       "trainer.v1.sampler.max_off_policy_threshold",
+       "Invalid max off policy strategy 'block' is not one of {drop, wait}", "", false, false, kVerl},
       // The sync mode fetches the step's 64 prompts in batches of gen_batch_size: 48 does not divide 64.
       {"v1.gen-batch-size", false, {"data.gen_batch_size=32"}, {"data.gen_batch_size=48"}, Severity::error,
        "data.gen_batch_size",
@@ -58,6 +62,24 @@ const std::vector<RuleCase>& v1_rule_cases() {
   return cases;
 }
 // clang-format on
+
+TEST_CASE("the V1 trainer's replay buffer: a positive staleness bound, and group filtering's in-flight batches") {
+  CheckOptions options;
+  options.read.verl_version = kVerl;
+  const auto findings = [&options](const std::vector<std::string>& extra) {
+    return findings_of(check_lines(with(fsdp_baseline(), extra), "ppo_trainer", options), "v1.replay-buffer");
+  };
+  const auto zero = findings({"trainer.v1.sampler.max_off_policy_threshold=0"});
+  REQUIRE(zero.size() == 1);
+  CHECK(zero[0].message.find("Invalid max off policy threshold: 0, must be an integer greater than 0") == 0);
+  const std::vector<std::string> dapo = {"algorithm.filter_groups.enable=True", "algorithm.filter_groups.metric=acc",
+                                         "algorithm.filter_groups.max_inflight_gen_batches=0"};
+  CHECK(findings(dapo).size() == 1);
+  CHECK(findings(with(dapo, {"trainer.v1.sampler.custom_sampler.path=my.py",
+                             "trainer.v1.sampler.custom_sampler.name=MySampler"}))
+            .empty());
+  CHECK(findings({"trainer.v1.sampler.max_off_policy_threshold=0", "trainer.use_v1=False"}).empty());
+}
 
 // DAPO's group filtering, the sampler's refill and the async modes fetch one prompt at a time
 // (gen_batch_size forced to 1), so their gen_batch_size is never checked.
