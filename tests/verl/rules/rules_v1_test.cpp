@@ -91,8 +91,8 @@ TEST_CASE("the V1 trainer's gen_batch_size only matters to the sync mode's whole
   };
   CHECK(count({"data.gen_batch_size=48"}) == 1);
   CHECK(count({"data.gen_batch_size=48", "trainer.v1.trainer_mode=colocate_async"}) == 0);
-  CHECK(count({"data.gen_batch_size=48", "algorithm.filter_groups.enable=True", "algorithm.filter_groups.metric=acc"}) ==
-        0);
+  CHECK(count({"data.gen_batch_size=48", "algorithm.filter_groups.enable=True",
+               "algorithm.filter_groups.metric=acc"}) == 0);
   CHECK(count({"data.gen_batch_size=48", "trainer.use_v1=False"}) == 0);
   CHECK(count({"data.gen_batch_size=128"}) == 1);  // 64 prompts are no multiple of 128 either
 }
