@@ -118,6 +118,26 @@ std::optional<RuleHit> critic(const ConfigView& v) {
                  {"algorithm.adv_estimator=grpo"}};
 }
 
+// The one-step-off and fully-async trainers build their critic in SeparateRayPPOTrainer
+//._create_critic_class (verl/experimental/separation/ray_trainer.py): as an engine TrainingWorker
+// from an FSDP config only, any other critic strategy raising NotImplementedError when the workers
+// are created (from 0.8.0; at 0.7.1 on that path only with use_legacy_worker_impl=disable).
+std::optional<RuleHit> separation_critic_strategy(const ConfigView& v) {
+  if (!v.separate_rollout_pool() || v.v1_separate_async() || !v.uses_critic()) return std::nullopt;
+  if (!at_or_after(v, "0.8.0") &&
+      !(at_or_after(v, "0.7.1") && v.text("trainer.use_legacy_worker_impl").value_or("auto") == "disable")) {
+    return std::nullopt;
+  }
+  const std::string strategy = v.text("critic.strategy").value_or("fsdp");
+  if (strategy == "fsdp") return std::nullopt;
+  return RuleHit{strategy,
+                 fmt::format("Unknown strategy self.orig_critic_cfg.strategy='{}': the one-step-off and fully-async "
+                             "trainers build their critic from an FSDP config only; would fail when the workers are "
+                             "created (SeparateRayPPOTrainer._create_critic_class)",
+                             strategy),
+                 {"critic.strategy=fsdp"}};
+}
+
 }  // namespace
 
 const std::vector<VerlRule>& fully_async_rules() {
@@ -132,6 +152,8 @@ const std::vector<VerlRule>& fully_async_rules() {
       {"async.reward-model-pool", Severity::error,
        {"reward.reward_model.enable", "reward.reward_model.enable_resource_pool"}, reward_model_pool},
       {"async.critic", Severity::warning, {"algorithm.adv_estimator", "critic.enable"}, critic},
+      {"async.critic-strategy", Severity::error, {"critic.strategy", "algorithm.adv_estimator"},
+       separation_critic_strategy, false, "verl/experimental/separation/ray_trainer.py:SeparateRayPPOTrainer"},
   };
   return rules;
 }

@@ -21,6 +21,12 @@ const std::vector<RuleCase>& one_step_off_rule_cases() {
        "actor_rollout_ref.rollout.tensor_model_parallel_size",
        "the rollout pool's 6 GPUs (rollout.nnodes x rollout.n_gpus_per_node) are not a whole number of 4-GPU replicas "
        "(rollout TP*DP*PP): 2 GPU(s) stay idle", "", true},
+      // SeparateRayPPOTrainer._create_critic_class: an FSDP critic only (0.8.0 on).
+      {"async.critic-strategy", false,
+       {"algorithm.adv_estimator=gae", "critic.ppo_micro_batch_size_per_gpu=1", "critic.strategy=fsdp"},
+       {"algorithm.adv_estimator=gae", "critic.ppo_micro_batch_size_per_gpu=1", "critic.strategy=fsdp2"},
+       Severity::error, "critic.strategy", "Unknown strategy self.orig_critic_cfg.strategy='fsdp2'",
+       "critic.strategy=fsdp", true, false, "0.9.0"},
       // OneStepOffRayTrainer.__init__: assert not self.hybrid_engine (the inverse of main_ppo's).
       {"trainer.hybrid-engine", false, {}, {"actor_rollout_ref.hybrid_engine=True"}, Severity::error,
        "actor_rollout_ref.hybrid_engine", "OneStepOffRayTrainer.__init__ asserts not hybrid_engine",
