@@ -135,6 +135,20 @@ std::optional<RuleHit> gen_batch_size(const ConfigView& v) {
                  {"data.gen_batch_size=null"}};
 }
 
+// A reward model on the trainer's GPUs would need the standalone engines to pause, which they never do.
+std::optional<RuleHit> separate_async_reward_pool(const ConfigView& v) {
+  if (!separate_async(v) || !v.boolean("reward.reward_model.enable").value_or(false) ||
+      v.boolean("reward.reward_model.enable_resource_pool").value_or(false)) {
+    return std::nullopt;
+  }
+  return RuleHit{"false",
+                 fmt::format("Colocate reward model (reward.reward_model.enable_resource_pool=False) is not supported "
+                             "in separate async mode, because the standalone rollout never pauses to free GPU memory; "
+                             "{}",
+                             kSeparateAsync),
+                 {"reward.reward_model.enable_resource_pool=True"}};
+}
+
 // PPOTrainer builds its replay buffer at start-up (trainer_base.py _build_replay_buffer,
 // replay_buffer.py ReplayBuffer.__init__): the staleness bound must be a positive integer and its
 // strategy drop or wait; with DAPO's group filtering on the built-in buffer, at most
@@ -208,6 +222,12 @@ const std::vector<VerlRule>& v1_trainer_rules() {
        filter_groups_reward,
        false,
        "verl/trainer/ppo/v1/trainer_base.py:PPOTrainer._resolve_filter_groups_metric"},
+      {"v1.separate-async-reward-pool",
+       Severity::error,
+       {"reward.reward_model.enable_resource_pool", "reward.reward_model.enable", "trainer.v1.trainer_mode"},
+       separate_async_reward_pool,
+       false,
+       "verl/trainer/ppo/v1/trainer_separate_async.py:SeparateAsyncTrainer.__init__"},
       {"v1.replay-buffer",
        Severity::error,
        {"trainer.v1.sampler.max_off_policy_threshold", "trainer.v1.sampler.max_off_policy_strategy",
