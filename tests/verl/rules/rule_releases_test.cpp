@@ -17,6 +17,15 @@ std::size_t count(const std::vector<std::string>& extra, const char* version, co
       .size();
 }
 
+// The same over the Megatron baseline and ppo_megatron_trainer.
+std::size_t count_on_megatron(const std::vector<std::string>& extra, const char* version, const char* rule) {
+  CheckOptions options;
+  options.read.verl_version = version;
+  return test::findings_of(
+             test::check_lines(test::with(test::megatron_baseline(), extra), "ppo_megatron_trainer", options), rule)
+      .size();
+}
+
 }  // namespace
 
 // Before v0.7.0 load_reward_manager reads reward_model.reward_manager from verl/workers/reward_manager
@@ -87,12 +96,7 @@ TEST_CASE("an engine-only actor strategy fails where use_legacy_worker_impl pick
 // conflict check arrived in 0.7.1, bypass mode skips the old-log-prob pass, 0.8.0's engine is not judged.
 TEST_CASE("router replay's sources are checked where the legacy Megatron actor runs") {
   const auto count_megatron = [](const std::vector<std::string>& extra, const char* version) {
-    CheckOptions options;
-    options.read.verl_version = version;
-    return test::findings_of(test::check_lines(test::with(test::megatron_baseline(), extra), "ppo_megatron_trainer",
-                                               options),
-                             "megatron.router-replay-source")
-        .size();
+    return count_on_megatron(extra, version, "megatron.router-replay-source");
   };
   const std::vector<std::string> r3 = {"actor_rollout_ref.actor.router_replay.mode=R3"};
   const std::vector<std::string> r2 = {"actor_rollout_ref.actor.router_replay.mode=R2",
@@ -113,12 +117,7 @@ TEST_CASE("router replay's sources are checked where the legacy Megatron actor r
 // DP x CP world; 0.8.0 only asserts the sequence budget.
 TEST_CASE("dynamic context parallelism's checks follow the release") {
   const auto count_megatron = [](const std::vector<std::string>& extra, const char* version) {
-    CheckOptions options;
-    options.read.verl_version = version;
-    return test::findings_of(test::check_lines(test::with(test::megatron_baseline(), extra), "ppo_megatron_trainer",
-                                               options),
-                             "megatron.dynamic-cp")
-        .size();
+    return count_on_megatron(extra, version, "megatron.dynamic-cp");
   };
   const std::vector<std::string> dcp = {"actor_rollout_ref.actor.megatron.dynamic_context_parallel=True",
                                         "actor_rollout_ref.actor.megatron.max_seqlen_per_dp_cp_rank=4096"};
