@@ -357,10 +357,35 @@ std::optional<RuleHit> dynamic_context_parallel(const ConfigView& v) {
                  {}};
 }
 
+// The Megatron optimizer's clip norm comes from optim.clip_grad (init_megatron_optim_config,
+// verl/utils/megatron_utils.py before 0.6.0, verl/utils/megatron/optimizer.py after; the deprecated
+// optim.grad_clip replaces it when set) and Megatron-core compares it at every step
+// (megatron/core/optimizer/optimizer.py: `if self.config.clip_grad > 0.0`), so null is a TypeError
+// at the first update, of the actor or of a Megatron critic.
+std::optional<RuleHit> megatron_grad_clip(const ConfigView& v) {
+  for (const bool critic : {false, true}) {
+    if (critic ? !v.megatron_critic() : !v.megatron()) continue;
+    const std::string optim = critic ? "critic.optim." : A("optim.");
+    const std::string key = optim + "clip_grad";
+    if (v.node(key) == nullptr || !v.is_null(key) || !v.is_null(optim + "grad_clip")) continue;
+    return RuleHit{"null",
+                   fmt::format("'>' not supported between instances of 'NoneType' and 'float': Megatron-core's "
+                               "optimizer step compares config.clip_grad > 0.0 and {} is null; would fail at the first "
+                               "{} update",
+                               key, critic ? "critic" : "actor"),
+                   {key + "=1.0"}};
+  }
+  return std::nullopt;
+}
+
 }  // namespace
 
 const std::vector<VerlRule>& megatron_rules() {
   static const std::vector<VerlRule> rules = {
+      {"megatron.grad-clip-set",
+       Severity::error,
+       {"actor_rollout_ref.actor.optim.clip_grad", "critic.optim.clip_grad"},
+       megatron_grad_clip},
       {"megatron.dynamic-cp",
        Severity::error,
        {"actor_rollout_ref.actor.megatron.dynamic_context_parallel",

@@ -15,6 +15,11 @@ constexpr const char* kKlLoss = "actor_rollout_ref.actor.use_kl_loss=True";
 // clang-format off
 const std::vector<RuleCase>& megatron_rule_cases() {
   static const std::vector<RuleCase> cases = {
+      // Megatron-core's optimizer compares clip_grad > 0.0 every step: null is a TypeError.
+      {"megatron.grad-clip-set", true, {"actor_rollout_ref.actor.optim.clip_grad=0.5"},
+       {"actor_rollout_ref.actor.optim.clip_grad=null"}, Severity::error, "actor_rollout_ref.actor.optim.clip_grad",
+       "Megatron-core's optimizer step compares config.clip_grad > 0.0 and actor_rollout_ref.actor.optim.clip_grad is "
+       "null", "actor_rollout_ref.actor.optim.clip_grad=1.0"},
       // Dynamic CP packs up to max_seqlen_per_dp_cp_rank tokens a DP x CP rank: unset is refused (0.9.0).
       {"megatron.dynamic-cp", true,
        {"actor_rollout_ref.actor.megatron.dynamic_context_parallel=True",
