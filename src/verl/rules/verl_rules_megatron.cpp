@@ -316,11 +316,18 @@ std::optional<RuleHit> router_replay_source(const ConfigView& v) {
 // when it is built.
 std::optional<RuleHit> dynamic_context_parallel(const ConfigView& v) {
   static const int checks_from = find_verl_version("0.9.0")->index;
+  const bool full_checks = v.version().index >= checks_from;
+  constexpr const char* kEngineInit = "would fail when the workers build the Megatron engine";
+  // The critic is a value model (the engine critic of 0.8.0 on): language models only.
+  if (full_checks && v.megatron_critic() && v.boolean("critic.megatron.dynamic_context_parallel").value_or(false)) {
+    return RuleHit{"true", fmt::format("Dynamic CP currently supports language models only (the critic is a value "
+                                       "model); {}",
+                                       kEngineInit),
+                   {"critic.megatron.dynamic_context_parallel=False"}};
+  }
   if (!v.megatron() || !v.engine_workers() || !v.boolean(A("megatron.dynamic_context_parallel")).value_or(false)) {
     return std::nullopt;
   }
-  const bool full_checks = v.version().index >= checks_from;
-  constexpr const char* kEngineInit = "would fail when the workers build the Megatron engine";
   const std::string seqlen_key = A("megatron.max_seqlen_per_dp_cp_rank");
   const auto seqlen = v.integer(seqlen_key);
   if (v.is_null(seqlen_key) || (seqlen && *seqlen <= 0)) {
@@ -343,6 +350,15 @@ std::optional<RuleHit> dynamic_context_parallel(const ConfigView& v) {
   if (v.boolean(A("megatron.pad_to_length")).value_or(false)) {
     return RuleHit{"true", fmt::format("dynamic_context_parallel does not support pad_to_length; {}", kEngineInit),
                    {A("megatron.pad_to_length") + "=False"}};
+  }
+  if (!v.boolean(A("megatron.use_remove_padding")).value_or(true)) {
+    return RuleHit{"false", fmt::format("dynamic_context_parallel requires use_remove_padding=True; {}", kEngineInit),
+                   {A("megatron.use_remove_padding") + "=True"}};
+  }
+  // TransformerConfig.fp8 comes from override_transformer_config (checked when the model is built).
+  const auto fp8 = v.text(A("megatron.override_transformer_config.fp8"));
+  if (fp8 && !v.is_null(A("megatron.override_transformer_config.fp8")) && *fp8 != "false" && *fp8 != "False") {
+    return RuleHit{*fp8, fmt::format("Dynamic CP does not support FP8 training; {}", kEngineInit), {}};
   }
   const auto tp = v.integer(A("megatron.tensor_model_parallel_size"));
   const auto pp = v.integer(A("megatron.pipeline_model_parallel_size"));
@@ -389,7 +405,7 @@ const std::vector<VerlRule>& megatron_rules() {
       {"megatron.dynamic-cp",
        Severity::error,
        {"actor_rollout_ref.actor.megatron.dynamic_context_parallel",
-        "actor_rollout_ref.actor.megatron.max_seqlen_per_dp_cp_rank"},
+        "actor_rollout_ref.actor.megatron.max_seqlen_per_dp_cp_rank", "critic.megatron.dynamic_context_parallel"},
        dynamic_context_parallel,
        false,
        "verl/workers/engine/megatron/transformer_impl.py:MegatronEngine._init_device_mesh"},

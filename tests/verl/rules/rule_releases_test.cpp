@@ -131,6 +131,13 @@ TEST_CASE("dynamic context parallelism's checks follow the release") {
   CHECK(count_megatron(test::with(dcp, {"actor_rollout_ref.actor.megatron.pipeline_model_parallel_size=2",
                                         "actor_rollout_ref.actor.megatron.virtual_pipeline_model_parallel_size=2"}),
                        "0.9.0") == 1);
+  CHECK(count_megatron(test::with(dcp, {"actor_rollout_ref.actor.megatron.use_remove_padding=False"}), "0.9.0") == 1);
+  CHECK(count_megatron(test::with(dcp, {"+actor_rollout_ref.actor.megatron.override_transformer_config.fp8=e4m3"}),
+                       "0.9.0") == 1);
+  // The critic's engine is a value model's.
+  CHECK(count_megatron({"algorithm.adv_estimator=gae", "critic.ppo_micro_batch_size_per_gpu=1",
+                        "critic.strategy=megatron", "critic.megatron.dynamic_context_parallel=True"},
+                       "0.9.0") == 1);
 }
 
 // The old and reference log-prob passes on the engine workers: RayPPOTrainer's even split, which the
