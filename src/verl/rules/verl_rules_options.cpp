@@ -244,6 +244,27 @@ std::optional<RuleHit> router_replay(const ConfigView& v) {
   return one_of(v, A("router_replay.mode"), kModes, "Invalid router_replay mode:");
 }
 
+// The engine workers (0.8.0 on) switch router replay on from the engine's own section:
+// ActorRolloutRefWorker reads actor.megatron.router_replay.mode (or actor.veomni's) and nothing reads
+// actor.router_replay.mode there (engine_workers.py at v0.8.0 .. 1dda039b; examples/router_replay/README.md
+// at v0.9.0: "The config path differs by engine"), so a launch that sets only the actor's key, as the
+// legacy Megatron actor read it, trains without router replay.
+std::optional<RuleHit> router_replay_engine_key(const ConfigView& v) {
+  if (!v.engine_workers() || v.separate_rollout_pool() || v.fully_async()) return std::nullopt;
+  const std::string strategy = v.text(A("strategy")).value_or("");
+  if (strategy != "megatron" && strategy != "veomni") return std::nullopt;
+  const std::string mode = v.text(A("router_replay.mode")).value_or("disabled");
+  const std::string engine_key = A(strategy + ".router_replay.mode");
+  if (mode == "disabled" || v.node(engine_key) == nullptr || v.text(engine_key).value_or("disabled") != "disabled") {
+    return std::nullopt;
+  }
+  return RuleHit{mode,
+                 fmt::format("router replay stays off: verl {}'s engine workers read {} (disabled), not "
+                             "actor_rollout_ref.actor.router_replay.mode ({})",
+                             v.version().id, engine_key, mode),
+                 {engine_key + "=" + mode}};
+}
+
 
 std::optional<RuleHit> reward_manager(const ConfigView& v) {
   const RewardManagerChoice choice = reward_manager_choice(v);
@@ -448,6 +469,9 @@ const std::vector<VerlRule>& option_rules() {
       {"rollout.val-temperature", Severity::error,
        {"actor_rollout_ref.rollout.val_kwargs.do_sample", "actor_rollout_ref.rollout.temperature"}, val_temperature},
       {"actor.router-replay-mode", Severity::error, {"actor_rollout_ref.actor.router_replay.mode"}, router_replay},
+      {"actor.router-replay-engine-key", Severity::warning,
+       {"actor_rollout_ref.actor.router_replay.mode", "actor_rollout_ref.actor.megatron.router_replay.mode"},
+       router_replay_engine_key},
       {"reward.manager-registered", Severity::warning,
        {"reward_model.reward_manager", "reward_manager.name", "reward.reward_manager.name"}, reward_manager},
       {"trainer.resume-mode", Severity::error, {"trainer.resume_mode"}, resume_mode},

@@ -15,6 +15,13 @@ constexpr const char* kKlLoss = "actor_rollout_ref.actor.use_kl_loss=True";
 // clang-format off
 const std::vector<RuleCase>& megatron_rule_cases() {
   static const std::vector<RuleCase> cases = {
+      // 0.9.0's engine reads actor.megatron.router_replay.mode, not the actor's.
+      {"actor.router-replay-engine-key", true,
+       {"actor_rollout_ref.actor.router_replay.mode=R3", "actor_rollout_ref.actor.megatron.router_replay.mode=R3"},
+       {"actor_rollout_ref.actor.router_replay.mode=R3"}, Severity::warning,
+       "actor_rollout_ref.actor.router_replay.mode",
+       "router replay stays off: verl 0.9.0's engine workers read actor_rollout_ref.actor.megatron.router_replay.mode "
+       "(disabled)", "actor_rollout_ref.actor.megatron.router_replay.mode=R3", false, false, "0.9.0"},
       // Megatron-core's optimizer compares clip_grad > 0.0 every step: null is a TypeError.
       {"megatron.grad-clip-set", true, {"actor_rollout_ref.actor.optim.clip_grad=0.5"},
        {"actor_rollout_ref.actor.optim.clip_grad=null"}, Severity::error, "actor_rollout_ref.actor.optim.clip_grad",
