@@ -17,12 +17,17 @@ constexpr const char* kDefaultTeacher = "distillation.teacher_models.teacher_mod
 constexpr const char* kAtTeachers =
     "would fail when the trainer builds the teachers (DistillationConfig.__post_init__, after the workers' pools)";
 
-bool distilling(const ConfigView& v) { return v.boolean("distillation.enabled").value_or(false); }
+// main_ppo's trainers (RayPPOTrainer, the V1 trainer): the one-step-off and fully-async trainers build
+// their pools elsewhere (verl/experimental/separation/utils.py, fully_async_rollouter.py).
+bool distilling(const ConfigView& v) {
+  if (v.fully_async() || (v.separate_rollout_pool() && !v.v1_separate_async())) return false;
+  return v.boolean("distillation.enabled").value_or(false);
+}
 
 // main_ppo.py / main_ppo_v0.py init_resource_pool_mgr and the V1 trainer's (trainer_base.py): the
 // teacher pool is n_gpus_per_node x nnodes, and nnodes defaults to 0.
 std::optional<RuleHit> pool_sizes(const ConfigView& v) {
-  if (!distilling(v) || v.fully_async()) return std::nullopt;
+  if (!distilling(v)) return std::nullopt;
   for (const char* key : {"n_gpus_per_node", "nnodes"}) {
     const auto value = v.integer(std::string(kD) + key);
     if (!value || *value > 0) continue;
