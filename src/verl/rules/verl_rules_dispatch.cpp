@@ -225,6 +225,8 @@ std::optional<RuleHit> engine_micro_divisible(const ConfigView& v) {
 std::optional<long long> critic_engine_dp(const ConfigView& v) {
   static const int engine_from = find_verl_version("0.8.0")->index;
   if (v.version().index < engine_from || !v.uses_critic()) return std::nullopt;
+  // main_ppo's trainers (the one-step-off and fully-async trainers build their critic themselves).
+  if (v.fully_async() || (v.separate_rollout_pool() && !v.v1_separate_async())) return std::nullopt;
   const std::string strategy = v.text("critic.strategy").value_or("fsdp");
   long long split = 1;
   if (strategy == "megatron") {
