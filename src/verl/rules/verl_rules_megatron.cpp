@@ -308,6 +308,38 @@ std::optional<RuleHit> router_replay_source(const ConfigView& v) {
   return std::nullopt;
 }
 
+// Router replay on the Megatron engine (verl 0.8.0 on, actor.megatron.router_replay.mode): the
+// engine workers flag compute_log_prob and update_actor for replay (engine_workers.py
+// _with_routing_replay_flag); in R3 the engine's forward step replays the batch's routed_experts,
+// which only a rollout with enable_rollout_routing_replay returns: otherwise it hands None on
+// (MegatronEngineWithLMHead.prepare_model_inputs) and the first replay fails on None.is_nested
+// (router_replay_utils.py set_router_replay_data at 0.8.0, align_r3_router_replay_data at 0.9.0), in
+// the old-log-prob pass or, in bypass mode, the first update. In R2 the log-prob pass records the
+// experts and RayPPOTrainer.fit raises when the rollout's are in the batch too.
+std::optional<RuleHit> engine_router_replay_source(const ConfigView& v) {
+  if (!v.megatron() || !v.engine_workers() || v.separate_rollout_pool() || v.fully_async()) return std::nullopt;
+  const std::string mode = v.text(A("megatron.router_replay.mode")).value_or("disabled");
+  const bool rollout_experts = v.boolean(R("enable_rollout_routing_replay")).value_or(false);
+  if (mode == "R3" && !rollout_experts) {
+    return RuleHit{"R3",
+                   fmt::format("router_replay.mode R3 replays the rollout's experts, which only {}=True returns; "
+                               "without them the Megatron engine's forward step gets routed_experts None and fails "
+                               "('NoneType' object has no attribute 'is_nested', router_replay_utils.py) at the "
+                               "first old-log-prob pass, after the first rollout",
+                               R("enable_rollout_routing_replay")),
+                   {R("enable_rollout_routing_replay") + "=True"}};
+  }
+  if (mode == "R2" && rollout_experts && !v.v1_trainer() &&
+      !v.boolean("algorithm.rollout_correction.bypass_mode").value_or(false)) {
+    return RuleHit{"R2",
+                   "Detected conflicting router replay configuration: router_replay.mode='R2' and "
+                   "enable_rollout_routing_replay=True cannot be enabled simultaneously; would fail at the first "
+                   "old-log-prob pass, after the first rollout (RayPPOTrainer.fit)",
+                   {R("enable_rollout_routing_replay") + "=False"}};
+  }
+  return std::nullopt;
+}
+
 // Dynamic context parallelism on the Megatron engine (verl 0.8.0 on, megatron.dynamic_context_parallel):
 // it packs each DP x CP rank's sequences up to max_seqlen_per_dp_cp_rank, which must be set (0.8.0:
 // asserted when the engine builds its groups; from 0.9.0 McoreEngineConfig.__post_init__ raises at
@@ -415,6 +447,13 @@ const std::vector<VerlRule>& megatron_rules() {
        router_replay_source,
        false,
        "verl/workers/actor/megatron_actor.py:MegatronPPOActor.compute_log_prob"},
+      {"engine.router-replay-source",
+       Severity::error,
+       {"actor_rollout_ref.actor.megatron.router_replay.mode", "actor_rollout_ref.rollout.enable_rollout_routing_replay"},
+       engine_router_replay_source,
+       false,
+       "verl/workers/engine/megatron/transformer_impl.py:MegatronEngineWithLMHead.prepare_model_inputs",
+       "0.8.0"},
       {"megatron.no-ulysses",
        Severity::error,
        {"actor_rollout_ref.actor.ulysses_sequence_parallel_size"},

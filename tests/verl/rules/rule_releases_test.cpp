@@ -113,6 +113,36 @@ TEST_CASE("router replay's sources are checked where the legacy Megatron actor r
   CHECK(count_megatron(r2, "0.7.1") == 1);
 }
 
+// On the Megatron engine (0.8.0 on) the mode is actor.megatron.router_replay.mode; R3 fails in the
+// engine's forward step, so bypass mode (which skips the old-log-prob pass) fails at the update
+// instead; R2's conflict is RayPPOTrainer's, which bypass mode and the V1 trainer do not reach.
+TEST_CASE("router replay's sources are checked on the Megatron engine from 0.8.0") {
+  const auto count_megatron = [](const std::vector<std::string>& extra, const char* version) {
+    return count_on_megatron(extra, version, "engine.router-replay-source");
+  };
+  const std::vector<std::string> r3 = {"actor_rollout_ref.actor.megatron.router_replay.mode=R3"};
+  const std::vector<std::string> r2 = {"actor_rollout_ref.actor.megatron.router_replay.mode=R2",
+                                       "actor_rollout_ref.rollout.enable_rollout_routing_replay=True"};
+  CHECK(count_megatron(r3, "0.8.0") == 1);
+  CHECK(count_megatron(r3, "0.9.0") == 1);
+  // No engine router replay before 0.8.0 (0.7.1's engine workers, use_legacy_worker_impl=disable).
+  CHECK(count_megatron({"actor_rollout_ref.actor.megatron.router_replay.mode=R3",
+                        "trainer.use_legacy_worker_impl=disable"},
+                       "0.7.1") == 0);
+  CHECK(count_megatron({"actor_rollout_ref.actor.megatron.router_replay.mode=R3",
+                        "algorithm.rollout_correction.bypass_mode=True",
+                        "actor_rollout_ref.rollout.calculate_log_probs=True"},
+                       "0.9.0") == 1);
+  CHECK(count_megatron(r2, "0.8.0") == 1);
+  CHECK(count_megatron({"actor_rollout_ref.actor.megatron.router_replay.mode=R2",
+                        "actor_rollout_ref.rollout.enable_rollout_routing_replay=True",
+                        "algorithm.rollout_correction.bypass_mode=True",
+                        "actor_rollout_ref.rollout.calculate_log_probs=True"},
+                       "0.9.0") == 0);
+  // The legacy rule reads the actor's key; the engine's is a key of its own.
+  CHECK(count_on_megatron(r3, "0.9.0", "megatron.router-replay-source") == 0);
+}
+
 // Dynamic CP: from 0.9.0 the Megatron engine also refuses interleaving, pad_to_length and an odd
 // DP x CP world; 0.8.0 only asserts the sequence budget.
 TEST_CASE("dynamic context parallelism's checks follow the release") {

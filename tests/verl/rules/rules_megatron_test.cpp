@@ -50,6 +50,22 @@ const std::vector<RuleCase>& megatron_rule_cases() {
        "Detected conflicting router replay configuration: router_replay.mode='R2' and "
        "enable_rollout_routing_replay=True",
        "actor_rollout_ref.rollout.enable_rollout_routing_replay=False", false, false, "0.7.1"},
+      // 0.9.0's Megatron engine: R3 replays the rollout's experts, R2 must not get them too.
+      {"engine.router-replay-source", true,
+       {"actor_rollout_ref.actor.megatron.router_replay.mode=R3",
+        "actor_rollout_ref.rollout.enable_rollout_routing_replay=True"},
+       {"actor_rollout_ref.actor.megatron.router_replay.mode=R3"}, Severity::error,
+       "actor_rollout_ref.actor.megatron.router_replay.mode",
+       "router_replay.mode R3 replays the rollout's experts, which only "
+       "actor_rollout_ref.rollout.enable_rollout_routing_replay=True returns",
+       "actor_rollout_ref.rollout.enable_rollout_routing_replay=True", false, false, "0.9.0"},
+      {"engine.router-replay-source", true, {"actor_rollout_ref.actor.megatron.router_replay.mode=R2"},
+       {"actor_rollout_ref.actor.megatron.router_replay.mode=R2",
+        "actor_rollout_ref.rollout.enable_rollout_routing_replay=True"},
+       Severity::error, "actor_rollout_ref.actor.megatron.router_replay.mode",
+       "Detected conflicting router replay configuration: router_replay.mode='R2' and "
+       "enable_rollout_routing_replay=True",
+       "actor_rollout_ref.rollout.enable_rollout_routing_replay=False", false, false, "0.8.0"},
       {"megatron.no-ulysses", true, {"+actor_rollout_ref.actor.ulysses_sequence_parallel_size=1"},
        {"+actor_rollout_ref.actor.ulysses_sequence_parallel_size=2"}, Severity::error,
        "actor_rollout_ref.actor.ulysses_sequence_parallel_size", "asserts ulysses_sequence_parallel_size == 1",
