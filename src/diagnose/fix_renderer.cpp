@@ -76,6 +76,35 @@ std::optional<std::string> key_suggestion(const std::string& key, const std::vec
 
 constexpr std::string_view kGmuKey = "actor_rollout_ref.rollout.gpu_memory_utilization";
 
+/// Bytes of one element of a torch dtype ("bfloat16", "float8_e4m3fn"); 0 when unknown.
+double torch_dtype_bytes(std::string_view dtype) {
+  if (dtype.starts_with("float8") || dtype == "int8" || dtype == "uint8" || dtype == "bool") return 1;
+  if (dtype == "bfloat16" || dtype == "float16" || dtype == "half" || dtype == "int16") return 2;
+  if (dtype == "float32" || dtype == "float" || dtype == "int32") return 4;
+  if (dtype == "float64" || dtype == "double" || dtype == "int64") return 8;
+  return 0;
+}
+
+/// MiB of a tensor of `shape` ("248320, 5120", as torch.Size prints it) and `dtype`; nullopt when
+/// either does not parse.
+std::optional<double> tensor_mib(std::string_view shape, std::string_view dtype) {
+  const double element_bytes = torch_dtype_bytes(dtype);
+  if (element_bytes == 0) return std::nullopt;
+  double elements = 1;
+  const char* at = shape.data();
+  const char* end = shape.data() + shape.size();
+  while (at < end) {
+    while (at < end && (*at == ' ' || *at == ',')) ++at;
+    if (at == end) break;
+    long long dim = 0;
+    const auto [next, error] = std::from_chars(at, end, dim);
+    if (error != std::errc{} || dim < 0) return std::nullopt;
+    elements *= static_cast<double>(dim);
+    at = next;
+  }
+  return elements * element_bytes / (1024.0 * 1024.0);
+}
+
 /// Derived numbers: {d:NAME}. Each is a small, documented computation from the message's numbers
 /// and the config.
 std::optional<std::string> derive(std::string_view name, const Numbers& numbers, std::string_view phase,
@@ -188,6 +217,18 @@ std::optional<std::string> derive(std::string_view name, const Numbers& numbers,
     const auto mini = number_in(numbers, "ppo_mini_batch_size");
     if (!train || !mini || *mini < 1 || std::fmod(*train, *mini) != 0 || *train < *mini) return std::nullopt;
     return format_number(*train / *mini);
+  }
+  if (name == "weight_mib" || name == "bucket_fit_mb") {
+    // verl's weight-sync bucket (update_weights_bucket_megabytes << 20 bytes) must hold the largest
+    // tensor whole; the fit is the next power of two MiB at or above it.
+    const auto shape = text_number(numbers, "weight_shape");
+    const auto dtype = text_number(numbers, "weight_dtype");
+    const auto mib = shape && dtype ? tensor_mib(*shape, *dtype) : std::nullopt;
+    if (!mib) return std::nullopt;
+    if (name == "weight_mib") return format_number(std::ceil(*mib));
+    double bucket = 1;
+    while (bucket < *mib) bucket *= 2;
+    return format_number(bucket);
   }
   if (name == "nnodes_fit") {
     const auto available = number_in(numbers, "available_gpus");

@@ -63,6 +63,16 @@ TEST_CASE("derived numbers, each worked by hand") {
   CHECK_FALSE(fill_placeholders("{d:sync_step_fit}", {{"train_batch_size", num(60)}, {"ppo_mini_batch_size", num(16)}},
                                 "", none)
                   .has_value());
+  // Qwen3.5's embedding, 248320 x 5120 bf16: 2,542,796,800 bytes = 2425 MiB; the next power of two
+  // MiB that holds it whole is 4096 (verl's default bucket, 2048, does not).
+  const NumberValue shape{0, "248320, 5120", true};
+  const NumberValue bf16{0, "bfloat16", true};
+  CHECK(fill_placeholders("{d:weight_mib} {d:bucket_fit_mb}", {{"weight_shape", shape}, {"weight_dtype", bf16}}, "",
+                          none) == "2425 4096");
+  const NumberValue unknown_dtype{0, "qint4", true};
+  CHECK_FALSE(
+      fill_placeholders("{d:bucket_fit_mb}", {{"weight_shape", shape}, {"weight_dtype", unknown_dtype}}, "", none)
+          .has_value());
 }
 
 TEST_CASE("render_fix: phase filter, unless, only_if and the generic fallback") {

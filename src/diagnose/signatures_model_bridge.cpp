@@ -1,0 +1,65 @@
+// Signatures of the bridges between the trainer's model and the others: the Hugging Face <->
+// Megatron conversion (verl's own loader verl/models/mcore/loader.py, mbridge, Megatron-Bridge) and
+// the trainer -> rollout weight sync (verl's weight-sync buckets). Each from a public issue thread
+// whose resolution names the cause (tests/fixtures/logs/real/index.json).
+#include "diagnose/signature_tables.hpp"
+
+namespace meshplan {
+
+using namespace signature_words;
+
+std::vector<Signature> model_bridge_signatures() {
+  return {
+      // verl 0.7.1 on (vllm_rollout/bucketed_weight_transfer.py, checkpoint_engine/*_checkpoint_engine.py):
+      // the sender packs whole tensors into buckets of checkpoint_engine.update_weights_bucket_megabytes
+      // (default 2048) and asserts that the next one fits an empty bucket; a large vocabulary's
+      // embedding (Qwen3.5: 248320 x 5120 bf16, 2425 MiB) does not (verl-project/verl#5779, #5952,
+      // fix PR #5963). The message names rollout.update_weights_bucket_megabytes, the key of 0.7.0 and
+      // before; from 0.7.1 it lives under rollout.checkpoint_engine.
+      {"weight_sync_bucket_too_small", "config_key", primary, {"is too large to fit in the bucket"},
+       R"(Weight (\S+)\(torch\.Size\(\[([\d, ]+)\]\), torch\.(\w+)\) is too large to fit in the bucket)",
+       {{"weight_name", text}, {"weight_shape", text}, {"weight_dtype", text}}, {},
+       "A weight is larger than the weight-sync bucket, which must hold each tensor whole.",
+       "Weight {n:weight_name} ([{n:weight_shape}] {n:weight_dtype}, {d:weight_mib} MiB) is larger than the "
+       "weight-sync bucket, which must hold each tensor whole.",
+       {{override_line,
+         "actor_rollout_ref.rollout.checkpoint_engine.update_weights_bucket_megabytes={d:bucket_fit_mb}  # "
+         "{n:weight_name} is {d:weight_mib} MiB",
+         "actor_rollout_ref.rollout.checkpoint_engine.update_weights_bucket_megabytes=<at least the largest "
+         "weight in MiB>  # verl 0.7.1 on; before, actor_rollout_ref.rollout.update_weights_bucket_megabytes"}},
+       "AssertionError: Weight model.language_model.embed_tokens.weight(torch.Size([248320, 5120]), "
+       "torch.bfloat16) is too large to fit in the bucket.Please increase "
+       "rollout.update_weights_bucket_megabytes(2048 MB)."},
+      // verl's own HF -> Megatron loader (models/mcore/loader.py load_state_dict_to_megatron_gptmodel,
+      // the path without mbridge) copies a dense GPT layer's MLP (mlp.linear_fc1); a MoE layer has
+      // experts and a router instead (verl-project/verl#2082, Qwen3-30B-A3B: "use mbridge").
+      {"legacy_loader_moe_layer", "checkpoint_mismatch", primary, {"'MoELayer' object has no attribute"},
+       R"('MoELayer' object has no attribute '(\w+)')", {{"attribute", text}}, {},
+       "verl's built-in Hugging Face -> Megatron weight loader copies dense MLP layers only; this model's MoE "
+       "layers need the bridge (mbridge / Megatron-Bridge).",
+       "verl's built-in Hugging Face -> Megatron weight loader looked for a dense MLP's {n:attribute} in a MoE "
+       "layer: MoE models load through the bridge (mbridge / Megatron-Bridge).",
+       {{override_line, "actor_rollout_ref.actor.megatron.use_mbridge=True", "", "",
+         "actor_rollout_ref.actor.megatron.use_mbridge=True"},
+        {override_line, "actor_rollout_ref.ref.megatron.use_mbridge=True", "", "",
+         "actor_rollout_ref.ref.megatron.use_mbridge=True"}},
+       "AttributeError: 'MoELayer' object has no attribute 'linear_fc1'"},
+      // mbridge (ISEEKYAN/mbridge core/util.py build_model) compares with ModelType.encoder_and_decoder,
+      // which Megatron-Core 0.18 removed (verl-project/verl#6936, ISEEKYAN/mbridge#155): mbridge <=
+      // 0.15.1 and Megatron-Core 0.18 do not go together. verl's default bridge from 0.8.0 is
+      // Megatron-Bridge (megatron.vanilla_mbridge=False), which does not read it.
+      {"mbridge_megatron_core_model_type", "environment", primary,
+       {"type object 'ModelType' has no attribute"}, R"(has no attribute '(\w+)')", {{"attribute", text}}, {},
+       "The installed mbridge and Megatron-Core do not go together: mbridge reads a ModelType member that this "
+       "Megatron-Core no longer has.",
+       "The installed mbridge and Megatron-Core do not go together: mbridge reads ModelType.{n:attribute}, which "
+       "this Megatron-Core no longer has (Megatron-Core 0.18 removed encoder_and_decoder).",
+       {{override_line, "actor_rollout_ref.actor.megatron.vanilla_mbridge=False  # Megatron-Bridge instead of mbridge",
+         "", "", "actor_rollout_ref.actor.megatron.vanilla_mbridge=False"},
+        {action, "or install an mbridge release that supports the installed Megatron-Core (or a Megatron-Core "
+                 "before 0.18)", ""}},
+       "AttributeError: type object 'ModelType' has no attribute 'encoder_and_decoder'"},
+  };
+}
+
+}  // namespace meshplan
