@@ -176,6 +176,8 @@ const std::vector<VerlRule>& v1_trainer_rules();
 const std::vector<VerlRule>& distillation_rules();
 /// The rollout's prefill / decode disaggregation checks (verl_rules_disaggregation.cpp).
 const std::vector<VerlRule>& disaggregation_rules();
+/// The weight sync's bucket size against the model's largest tensor (verl_rules_weight_sync.cpp).
+const std::vector<VerlRule>& weight_sync_rules();
 /// main_ppo rules the fully-async trainer does not run (validate_config's).
 bool not_run_by_fully_async(std::string_view rule_id);
 

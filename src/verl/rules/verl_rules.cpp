@@ -13,7 +13,7 @@ namespace {
 std::vector<const std::vector<VerlRule>*> all_tables() {
   return {&option_rules(),      &batch_rules(),        &layout_rules(),       &role_rules(),
           &megatron_rules(),    &dispatch_rules(),     &feature_rules(),      &fully_async_rules(),
-          &v1_trainer_rules(),  &distillation_rules(), &disaggregation_rules()};
+          &v1_trainer_rules(),  &distillation_rules(), &disaggregation_rules(), &weight_sync_rules()};
 }
 
 // Where to point: the last place any of the rule's keys was set; the launch otherwise. `check

@@ -1,9 +1,11 @@
 // Rules whose keys, registries or checks differ between verl releases: the reward manager (v0.7.0's
 // top-level section, v0.7.1's reward loop), gradient clipping (legacy workers vs the FSDP engine),
 // the strategies the legacy workers exist for, router replay on the legacy Megatron actor, dynamic
-// context parallelism, and the rollout servers' metrics (v0.9.0's RL Insight).
+// context parallelism, the rollout servers' metrics (v0.9.0's RL Insight) and the weight sync's
+// buckets.
 #include <doctest/doctest.h>
 
+#include "rule_cases.hpp"
 #include "test_support.hpp"
 #include "verl/check_support.hpp"
 
@@ -203,6 +205,30 @@ TEST_CASE("RL Insight needs the engines' stats logging from v0.9.0") {
   REQUIRE(hits.size() == 1);
   CHECK(hits[0].message.find("Metrics monitoring requires disable_log_stats=False, but it is currently True "
                              "(trainer.logger lists rl_insight") == 0);
+}
+
+// Which weight-sync senders assert on a tensor over the bucket: v0.7.1's vLLM sender and every
+// checkpoint engine; from v0.8.0 the hccl and mooncake engines, from v0.9.0 mooncake's alone.
+// Qwen2.5-7B's embedding is 2079 MiB in the FSDP actor's fp32, 1040 MiB in bf16.
+TEST_CASE("the weight sync's bucket is checked where the release's sender asserts") {
+  const auto fsdp = [](const std::vector<std::string>& extra, const char* version) {
+    CheckOptions options = test::with_qwen_7b();
+    options.read.verl_version = version;
+    return test::findings_of(test::check_lines(test::with(test::fsdp_baseline(), extra), "ppo_trainer", options),
+                             "rollout.weight-bucket-fits")
+        .size();
+  };
+  CHECK(fsdp({}, "0.7.1") == 1);
+  CHECK(fsdp({}, "0.7.0") == 0);  // no bucketed vLLM sender yet
+  CHECK(fsdp({"actor_rollout_ref.actor.fsdp_config.model_dtype=bf16"}, "0.7.1") == 0);
+  CHECK(fsdp({"actor_rollout_ref.rollout.name=sglang"}, "0.7.1") == 0);
+  CHECK(fsdp({"actor_rollout_ref.rollout.name=sglang", "actor_rollout_ref.rollout.checkpoint_engine.backend=nccl"},
+             "0.7.1") == 1);
+  CHECK(fsdp({}, "0.8.0") == 0);
+  CHECK(fsdp({"actor_rollout_ref.rollout.checkpoint_engine.backend=nccl"}, "0.8.0") == 0);  // split into chunks
+  CHECK(fsdp({"actor_rollout_ref.rollout.checkpoint_engine.backend=hccl"}, "0.8.0") == 1);
+  CHECK(fsdp({"actor_rollout_ref.rollout.checkpoint_engine.backend=hccl"}, "0.9.0") == 0);
+  CHECK(fsdp({"actor_rollout_ref.rollout.checkpoint_engine.backend=mooncake"}, "0.9.0") == 1);
 }
 
 }  // namespace meshplan

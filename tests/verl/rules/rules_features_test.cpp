@@ -17,6 +17,14 @@ constexpr const char* kSteps = "global_profiler.steps=[1,2]";
 // clang-format off
 const std::vector<RuleCase>& feature_rule_cases() {
   static const std::vector<RuleCase> cases = {
+      // v0.7.1's vLLM sender: Qwen2.5-7B's embedding in the FSDP actor's fp32, 152064 x 3584 x 4 bytes =
+      // 2079 MiB, over the default 2048 MiB bucket; 4096 holds it.
+      {"rollout.weight-bucket-fits", false,
+       {"actor_rollout_ref.rollout.checkpoint_engine.update_weights_bucket_megabytes=4096"},
+       {"actor_rollout_ref.rollout.checkpoint_engine.update_weights_bucket_megabytes=2048"}, Severity::error,
+       "actor_rollout_ref.rollout.checkpoint_engine.update_weights_bucket_megabytes",
+       "qwen2.5-7b-instruct's embedding, [152064, 3584] in float32 as the FSDP actor holds it, is 2079 MiB",
+       "actor_rollout_ref.rollout.checkpoint_engine.update_weights_bucket_megabytes=4096", false, false, "0.7.1"},
       // vLLM's MaxLoRARanks tops out at 512.
       {"rollout.vllm-lora-rank", false, {"actor_rollout_ref.model.lora_rank=512"}, {"actor_rollout_ref.model.lora_rank=1024"},
        Severity::error, "actor_rollout_ref.model.lora_rank", "lora_rank must be less than or equal to 512, but got 1024",
