@@ -343,8 +343,8 @@ std::optional<RuleHit> engine_router_replay_source(const ConfigView& v) {
 // Dynamic context parallelism on the Megatron engine (verl 0.8.0 on, megatron.dynamic_context_parallel):
 // it packs each DP x CP rank's sequences up to max_seqlen_per_dp_cp_rank, which must be set (0.8.0:
 // asserted when the engine builds its groups; from 0.9.0 McoreEngineConfig.__post_init__ raises at
-// start-up). From 0.9.0 the engine also refuses interleaved pipelines and pad_to_length
-// (_check_dcp_unsupported_features) and a DP x CP world that is odd or 1 (_validate_dcp_world_size),
+// start-up). From 0.9.0 the engine also refuses interleaved pipelines, pad_to_length and a multimodal
+// model (_check_dcp_unsupported_features) and a DP x CP world that is odd or 1 (_validate_dcp_world_size),
 // when it is built.
 std::optional<RuleHit> dynamic_context_parallel(const ConfigView& v) {
   static const int checks_from = find_verl_version("0.9.0")->index;
@@ -373,19 +373,27 @@ std::optional<RuleHit> dynamic_context_parallel(const ConfigView& v) {
                    {fmt::format("{}={}", seqlen_key, std::max(1LL, v.sequence_width()))}};
   }
   if (!full_checks) return std::nullopt;
-  const auto vpp = v.integer(A("megatron.virtual_pipeline_model_parallel_size"));
-  if (vpp && *vpp != 1) {
-    return RuleHit{std::to_string(*vpp),
-                   fmt::format("Dynamic CP does not support virtual pipeline parallelism; {}", kEngineInit),
-                   {A("megatron.virtual_pipeline_model_parallel_size") + "=null"}};
+  // _check_dcp_unsupported_features' order: padding, then the model (its config.json's
+  // vision_config), then the layout.
+  if (!v.boolean(A("megatron.use_remove_padding")).value_or(true)) {
+    return RuleHit{"false", fmt::format("dynamic_context_parallel requires use_remove_padding=True; {}", kEngineInit),
+                   {A("megatron.use_remove_padding") + "=True"}};
   }
   if (v.boolean(A("megatron.pad_to_length")).value_or(false)) {
     return RuleHit{"true", fmt::format("dynamic_context_parallel does not support pad_to_length; {}", kEngineInit),
                    {A("megatron.pad_to_length") + "=False"}};
   }
-  if (!v.boolean(A("megatron.use_remove_padding")).value_or(true)) {
-    return RuleHit{"false", fmt::format("dynamic_context_parallel requires use_remove_padding=True; {}", kEngineInit),
-                   {A("megatron.use_remove_padding") + "=True"}};
+  if (v.model() != nullptr && v.model()->vision) {
+    return RuleHit{"true",
+                   fmt::format("Dynamic CP does not support multimodal models ({} has a vision_config); {}",
+                               v.model()->name, kEngineInit),
+                   {A("megatron.dynamic_context_parallel") + "=False"}};
+  }
+  const auto vpp = v.integer(A("megatron.virtual_pipeline_model_parallel_size"));
+  if (vpp && *vpp != 1) {
+    return RuleHit{std::to_string(*vpp),
+                   fmt::format("Dynamic CP does not support virtual pipeline parallelism; {}", kEngineInit),
+                   {A("megatron.virtual_pipeline_model_parallel_size") + "=null"}};
   }
   // TransformerConfig.fp8 comes from override_transformer_config (checked when the model is built).
   const auto fp8 = v.text(A("megatron.override_transformer_config.fp8"));

@@ -170,6 +170,15 @@ TEST_CASE("dynamic context parallelism's checks follow the release") {
   CHECK(count_megatron({"algorithm.adv_estimator=gae", "critic.ppo_micro_batch_size_per_gpu=1",
                         "critic.strategy=megatron", "critic.megatron.dynamic_context_parallel=True"},
                        "0.9.0") == 1);
+  // A model whose config.json has a vision_config (Qwen2.5-VL-7B's preset) is refused from 0.9.0.
+  CheckOptions vision = test::with_preset("qwen2.5-vl-7b-instruct");
+  vision.read.verl_version = "0.9.0";
+  const auto findings = test::findings_of(
+      test::check_lines(test::with(test::megatron_baseline(), dcp), "ppo_megatron_trainer", vision),
+      "megatron.dynamic-cp");
+  REQUIRE(findings.size() == 1);
+  CHECK(findings.front().message.find("Dynamic CP does not support multimodal models") != std::string::npos);
+  CHECK(count_megatron(dcp, "0.9.0") == 0);  // the text-only baseline (no --model) is not refused
 }
 
 // The old and reference log-prob passes on the engine workers: RayPPOTrainer's even split, which the
