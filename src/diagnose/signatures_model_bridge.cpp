@@ -1,6 +1,6 @@
 // Signatures of the bridges between the trainer's model and the others: the Hugging Face <->
 // Megatron conversion (verl's own loader verl/models/mcore/loader.py, mbridge, Megatron-Bridge) and
-// the trainer -> rollout weight sync (verl's weight-sync buckets). Each from a public issue thread
+// the trainer -> rollout weight sync (verl's weight-sync buckets, CUDA IPC between the processes). Each from a public issue thread
 // whose resolution names the cause (tests/fixtures/logs/real/index.json).
 #include "diagnose/signature_tables.hpp"
 
@@ -30,6 +30,31 @@ std::vector<Signature> model_bridge_signatures() {
        "AssertionError: Weight model.language_model.embed_tokens.weight(torch.Size([248320, 5120]), "
        "torch.bfloat16) is too large to fit in the bucket.Please increase "
        "rollout.update_weights_bucket_megabytes(2048 MB)."},
+      // Weights shared over CUDA IPC (verl's and OpenRLHF's colocated sync, SGLang's
+      // update_weights_from_tensor) from memory in expandable segments: torch opens the sender's
+      // allocation through pidfd_open, which Linux before 5.3 lacks (torch's message names
+      // expandable_segments:False; OpenRLHF#957: a leftover expandable-segments setting on a 3.x kernel).
+      {"cuda_ipc_pidfd_open", "environment", primary, {"does not support the pidfd_open syscall"}, "", {}, {},
+       "Weights shared over CUDA IPC live in expandable segments, which need the pidfd_open syscall this host's "
+       "kernel lacks (Linux before 5.3).",
+       "",
+       {{env, "PYTORCH_CUDA_ALLOC_CONF=expandable_segments:False  # in the processes that share weights over CUDA IPC "
+              "(the trainer's workers); or a host kernel of 5.3 or later", ""}},
+       "RuntimeError: The kernel on this machine does not support the pidfd_open syscall needed to use IPC for CUDA "
+       "tensors when expandable_segments:True is set. Consider using expandable_segments:False via "
+       "torch.cuda.memory._set_allocator_settings('expandable_segments:False') for this allocation."},
+      // The receiving side of the same: pidfd_getfd needs ptrace access to the sender
+      // (PTRACE_MODE_ATTACH), which a container's seccomp / Yama policy refuses (verl#3377 with SGLang
+      // and Megatron; pytorch#130890, #165685: expandable segments trigger it).
+      {"cuda_ipc_pidfd_getfd", "environment", primary, {"pidfd_getfd: Operation not permitted"}, "", {}, {},
+       "The rollout could not open the trainer's CUDA IPC memory: pidfd_getfd needs ptrace access to the sending "
+       "process, which the container's security policy refuses (with expandable segments on).",
+       "",
+       {{env, "PYTORCH_CUDA_ALLOC_CONF=expandable_segments:False  # the trainer's weights then go over plain CUDA "
+              "IPC handles", ""},
+        {action, "or allow ptrace between the job's processes: docker run --cap-add SYS_PTRACE (Kubernetes: the "
+                 "SYS_PTRACE capability), or kernel.yama.ptrace_scope=0 on the host", ""}},
+       "RuntimeError: pidfd_getfd: Operation not permitted"},
       // verl's own HF -> Megatron loader (models/mcore/loader.py load_state_dict_to_megatron_gptmodel,
       // the path without mbridge) copies a dense GPT layer's MLP (mlp.linear_fc1); a MoE layer has
       // experts and a router instead (verl-project/verl#2082, Qwen3-30B-A3B: "use mbridge").

@@ -432,6 +432,17 @@ std::vector<Signature> runtime_signatures() {
                  "--enable-torch-compile (not all quantized kernels trace); or no CUDA graphs at all (verl: "
                  "actor_rollout_ref.rollout.enforce_eager=True, SGLang's --disable-cuda-graph, slower decode)", ""}},
        "Exception: Capture cuda graph failed: Ninja build failed."},
+      // psutil's cpu_affinity refusing a CPU the process may not use: TensorRT-LLM's NUMA-aware worker
+      // pinning picks CPUs that Ray's worker environment masked (verl#5083, PR #5085 sets
+      // TLLM_NUMA_AWARE_WORKER_AFFINITY=0 for the TRT-LLM rollout).
+      {"cpu_affinity_not_eligible", "environment", primary, {"is not eligible; "},
+       R"(CPU number (\d+) is not eligible)", {{"cpu", number}}, {},
+       "A process pinned itself to a CPU it may not use (the CPUs Ray or the container leave it do not include "
+       "it): TensorRT-LLM's NUMA-aware worker affinity does this under Ray.",
+       "A process pinned itself to CPU {n:cpu}, which it may not use (the CPUs Ray or the container leave it do not "
+       "include it): TensorRT-LLM's NUMA-aware worker affinity does this under Ray.",
+       {{env, "TLLM_NUMA_AWARE_WORKER_AFFINITY=0  # TensorRT-LLM rollout: no CPU pinning of its workers", ""}},
+       "ValueError: CPU number 0 is not eligible; choose between [32, 33, 34, 35]"},
       {"cublaslt_symbol_missing", "environment", primary, {"Cannot load symbol cublasLt"},
        R"(Cannot load symbol (cublasLt\w+))", {{"symbol", text}}, {},
        "The process could not load cuBLASLt's symbols: the installed CUDA libraries do not match the ones torch "
