@@ -432,6 +432,20 @@ std::vector<Signature> runtime_signatures() {
                  "--enable-torch-compile (not all quantized kernels trace); or no CUDA graphs at all (verl: "
                  "actor_rollout_ref.rollout.enforce_eager=True, SGLang's --disable-cuda-graph, slower decode)", ""}},
        "Exception: Capture cuda graph failed: Ninja build failed."},
+      // NCCL's NVLink SHARP transport (src/transport/nvls.cc) failing a CUDA call while it sets up its
+      // multicast buffers: processes that did not inherit the job's NCCL environment (NeMo RL PR #898:
+      // async vLLM workers without NCCL_NVLS_ENABLE / NCCL_CUMEM_ENABLE; #1352: NCCL_NVLS_ENABLE=0 fixes
+      // it), or a container without multicast support. Before "unhandled cuda error", its echo.
+      {"nccl_nvls_cuda_failure", "nccl_network", primary, {"transport/nvls.cc", "Cuda failure"},
+       R"(Cuda failure (\d+) '([^']+)')", {{"cuda_error", number}, {"cuda_message", text}}, {},
+       "NCCL's NVLink SHARP (NVLS) transport failed a CUDA call while setting up its multicast buffers.",
+       "NCCL's NVLink SHARP (NVLS) transport failed a CUDA call ({n:cuda_message}) while setting up its multicast "
+       "buffers.",
+       {{env, "NCCL_NVLS_ENABLE=0  # in every process of the group, the rollout engine's workers too (NCCL falls back "
+              "to its other NVLink transports)", ""},
+        {action, "set the job's NCCL variables where the engine's workers inherit them (Ray runtime_env env_vars): "
+                 "NCCL_CUMEM_ENABLE must agree across the processes of a communicator", ""}},
+       "node-1:4121:4380 [3] transport/nvls.cc:598 NCCL WARN Cuda failure 1 'invalid argument'"},
       // psutil's cpu_affinity refusing a CPU the process may not use: TensorRT-LLM's NUMA-aware worker
       // pinning picks CPUs that Ray's worker environment masked (verl#5083, PR #5085 sets
       // TLLM_NUMA_AWARE_WORKER_AFFINITY=0 for the TRT-LLM rollout).
