@@ -276,6 +276,19 @@ std::optional<RuleHit> vpp_micro_batches(const ConfigView& v) {
       {}};
 }
 
+constexpr const char* kFirstOldLogProb = "would fail at the first old-log-prob pass, after the first rollout";
+
+// RayPPOTrainer.fit (0.7.1 on): R2 records the experts in the old-log-prob pass, and a batch that
+// also carries the rollout's raises; the legacy actor and the engine reach it alike.
+RuleHit router_replay_r2_conflict() {
+  return RuleHit{"R2",
+                 fmt::format("Detected conflicting router replay configuration: router_replay.mode='R2' and "
+                             "enable_rollout_routing_replay=True cannot be enabled simultaneously; {} "
+                             "(RayPPOTrainer.fit)",
+                             kFirstOldLogProb),
+                 {R("enable_rollout_routing_replay") + "=False"}};
+}
+
 // Router replay on the legacy Megatron workers (v0.7.0, v0.7.1): R3 replays the experts the rollout
 // chose, which only a rollout with enable_rollout_routing_replay returns (vllm_async_server.py), and
 // MegatronPPOActor.compute_log_prob asserts them; R2 records its own in compute_log_prob
@@ -288,22 +301,16 @@ std::optional<RuleHit> router_replay_source(const ConfigView& v) {
   }
   const std::string mode = v.text(A("router_replay.mode")).value_or("disabled");
   const bool rollout_experts = v.boolean(R("enable_rollout_routing_replay")).value_or(false);
-  constexpr const char* kWhen = "would fail at the first old-log-prob pass, after the first rollout";
   if (mode == "R3" && !rollout_experts) {
     return RuleHit{"R3",
                    fmt::format("routed_experts must be in data.batch.keys(): router_replay.mode R3 replays the "
                                "rollout's experts, which only {}=True returns; {} (megatron_actor.py "
                                "compute_log_prob)",
-                               R("enable_rollout_routing_replay"), kWhen),
+                               R("enable_rollout_routing_replay"), kFirstOldLogProb),
                    {R("enable_rollout_routing_replay") + "=True"}};
   }
   if (mode == "R2" && rollout_experts && v.version().index >= conflict_from && !v.v1_trainer()) {
-    return RuleHit{"R2",
-                   fmt::format("Detected conflicting router replay configuration: router_replay.mode='R2' and "
-                               "enable_rollout_routing_replay=True cannot be enabled simultaneously; {} "
-                               "(RayPPOTrainer.fit)",
-                               kWhen),
-                   {R("enable_rollout_routing_replay") + "=False"}};
+    return router_replay_r2_conflict();
   }
   return std::nullopt;
 }
@@ -324,18 +331,13 @@ std::optional<RuleHit> engine_router_replay_source(const ConfigView& v) {
     return RuleHit{"R3",
                    fmt::format("router_replay.mode R3 replays the rollout's experts, which only {}=True returns; "
                                "without them the Megatron engine's forward step gets routed_experts None and fails "
-                               "('NoneType' object has no attribute 'is_nested', router_replay_utils.py) at the "
-                               "first old-log-prob pass, after the first rollout",
-                               R("enable_rollout_routing_replay")),
+                               "('NoneType' object has no attribute 'is_nested', router_replay_utils.py): {}",
+                               R("enable_rollout_routing_replay"), kFirstOldLogProb),
                    {R("enable_rollout_routing_replay") + "=True"}};
   }
   if (mode == "R2" && rollout_experts && !v.v1_trainer() &&
       !v.boolean("algorithm.rollout_correction.bypass_mode").value_or(false)) {
-    return RuleHit{"R2",
-                   "Detected conflicting router replay configuration: router_replay.mode='R2' and "
-                   "enable_rollout_routing_replay=True cannot be enabled simultaneously; would fail at the first "
-                   "old-log-prob pass, after the first rollout (RayPPOTrainer.fit)",
-                   {R("enable_rollout_routing_replay") + "=False"}};
+    return router_replay_r2_conflict();
   }
   return std::nullopt;
 }
