@@ -5,8 +5,8 @@ script, the verl package it vendors, and the recorded exit code, errors and warn
 
 For each row a checkout-like folder is laid out from git mirrors (nothing is cloned, imported or
 run): the script at its path, the vendored verl package at its place (a submodule's under
-`verl/`) with the recipe/ trainer configs next to it, the repository's *.yaml files and a
-vendored engine's argument file, a `.git` marker at the root. `meshplan check SCRIPT` then runs there with no flag, as a
+`verl/`) with the recipe/ trainer configs next to it, the repository's *.yaml files, its Hydra entry points (*.py with @hydra.main)
+and a vendored engine's argument file, a `.git` marker at the root. `meshplan check SCRIPT` then runs there with no flag, as a
 user would in that repository, and finds the vendored verl next to the script.
 
 usage: tools/verl_corpora.py MIRRORS MESHPLAN [TSV]
@@ -70,6 +70,19 @@ def lay_out(mirrors: pathlib.Path, row: list, root: pathlib.Path) -> None:
     if yaml:
         with tarfile.open(fileobj=io.BytesIO(yaml)) as tar:
             tar.extractall(root, filter="data")
+    # The repository's own Hydra entry points (a fork's recipe.dapo.main_dapo) with the *.py of their
+    # top-level package: check reads their @hydra.main config and the names their package registers.
+    entries = subprocess.run(["git", "--git-dir", str(git), "grep", "-l", "@hydra.main", commit, "--", "*.py"],
+                             capture_output=True, text=True).stdout.split()
+    for directory in sorted({(pathlib.PurePosixPath(entry.split(":", 1)[1]).parts[:-1] or (".",))[0]
+                             for entry in entries}):
+        pattern = "**/*.py" if directory == "." else directory + "/**/*.py"
+        sources = subprocess.run(["git", "--git-dir", str(git), "archive", commit, "--", f":(glob){pattern}"],
+                                 capture_output=True).stdout
+        if sources:
+            with tarfile.open(fileobj=io.BytesIO(sources)) as tar:
+                members = [m for m in tar.getmembers() if not (root / m.name).exists()]
+                tar.extractall(root, members=members, filter="data")
     for engine_file in ("sglang/python/sglang/srt/server_args.py", "vllm/vllm/engine/arg_utils.py"):
         text = subprocess.run(["git", "--git-dir", str(git), "show", f"{commit}:{engine_file}"], capture_output=True)
         if text.returncode == 0:
@@ -85,7 +98,9 @@ def main() -> int:
     differ = 0
     with tempfile.TemporaryDirectory() as tmp:
         for row in rows:
-            root = pathlib.Path(tmp) / row[0].replace("/", "+")
+            # One tree per repository and commit: two rows of a repository at different commits
+            # vendor different verls.
+            root = pathlib.Path(tmp) / (row[0].replace("/", "+") + "@" + row[1][:12])
             lay_out(mirrors, row, root)
             run = subprocess.run([str(meshplan), "check", row[2]], cwd=root, capture_output=True, text=True)
             output = run.stdout + run.stderr

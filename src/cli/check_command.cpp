@@ -307,6 +307,11 @@ void run_check(const CheckArguments& args, CommandContext& context) {
     options.read.find_config_path = [script, verl = verl_package_of(package)](const std::string& written) {
       return find_launch_config_dir(script, verl, written);
     };
+    const std::filesystem::path repository = package.empty() ? package : verl_package_of(package).parent_path();
+    options.read.find_entry_point = [script, repository, verl = verl_package_of(package)](
+                                        const std::string& entry, const std::string& config_path) {
+      return find_entry_point_config(script, repository, verl, entry, config_path);
+    };
   }
   std::vector<InputText> inputs;
   for (const std::string& file : args.files) {

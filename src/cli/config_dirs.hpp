@@ -26,4 +26,16 @@ std::optional<LaunchConfigDirectory> find_launch_config_dir(const std::filesyste
                                                             const std::filesystem::path& verl_package,
                                                             const std::string& written);
 
+/// The trainer entry point a launch names when it is not one of verl's (a module such as
+/// `recipe.dapo.main_dapo`, or a file path), found against the script's directory and each above
+/// it up to the repository root, then `repository` (where a vendored verl is), with its config
+/// directory read: the launch's `config_path` (--config-path: relative to the entry point's file,
+/// else found as find_launch_config_dir finds it) or, without one, its @hydra.main config_path.
+/// None when it is not found, is not a Hydra app with a literal config_path and config_name, or
+/// that directory holds no *.yaml.
+std::optional<EntryPointConfig> find_entry_point_config(const std::filesystem::path& script,
+                                                       const std::filesystem::path& repository,
+                                                       const std::filesystem::path& verl_package,
+                                                       const std::string& entry, const std::string& config_path);
+
 }  // namespace meshplan

@@ -70,6 +70,16 @@ bool is_date_tag(std::string_view suffix) {  // "2507", "0324", "20250528"
   return std::all_of(suffix.begin(), suffix.end(), [](char c) { return c >= '0' && c <= '9'; });
 }
 
+bool has_date_tag(std::string_view name) {
+  for (std::size_t dash = name.find('-'); dash != std::string_view::npos; dash = name.find('-', dash + 1)) {
+    const std::size_t end = name.find('-', dash + 1);
+    if (is_date_tag(name.substr(dash + 1, end == std::string_view::npos ? std::string_view::npos : end - dash - 1))) {
+      return true;
+    }
+  }
+  return false;
+}
+
 // Lower case, without the prefix and suffixes of same-architecture variants.
 std::string architecture_name(std::string_view name) {
   static constexpr std::array<std::string_view, 9> kVariants = {"-instruct", "-chat", "-base", "-it",  "-pt",
@@ -101,7 +111,7 @@ std::optional<PresetForPath> model_preset_for_path(std::string_view path) {
   if (std::optional<std::string> exact = canonical_model_preset_name(name)) return PresetForPath{*exact, false};
   const std::string wanted = architecture_name(name);
   for (const std::string& preset : model_preset_names()) {
-    if (architecture_name(preset) == wanted) return PresetForPath{preset, true};
+    if (architecture_name(preset) == wanted) return PresetForPath{preset, true, has_date_tag(name) && !has_date_tag(preset)};
   }
   return std::nullopt;
 }

@@ -29,6 +29,9 @@ std::optional<std::string> canonical_model_preset_name(std::string_view name);
 struct PresetForPath {
   std::string preset;
   bool variant = false;  ///< matched only once variant suffixes were dropped
+  /// A date-tagged re-release of the preset (Qwen3-30B-A3B-Thinking-2507): same architecture, but
+  /// its context length may differ (Qwen3's 2507 releases raised 40960 to 262144).
+  bool dated = false;
 };
 std::optional<PresetForPath> model_preset_for_path(std::string_view path);
 

@@ -95,7 +95,9 @@ std::vector<Finding> verl_findings(const VerlLaunch& launch, const CheckOptions&
       info.rule = "model.preset";
       info.keys = {"actor_rollout_ref.model.path"};
       info.message = "the model path " + job.model_path + " is read as the preset " + preset->preset +
-                     " (a checkpoint of the same architecture and dtype); give --model for another";
+                     " (a checkpoint of the same architecture and dtype" +
+                     (preset->dated ? "; a dated re-release, whose context length is not taken from the preset" : "") +
+                     "); give --model for another";
       info.location = where_set(launch, "actor_rollout_ref.model.path");
       out.push_back(std::move(info));
     }

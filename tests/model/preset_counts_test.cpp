@@ -198,6 +198,11 @@ TEST_CASE("a checkpoint path stands for the preset of its architecture: variants
   CHECK(preset_of("Qwen/Qwen2.5-7B") == "qwen2.5-7b-instruct (variant)");  // preset is the Instruct config
   CHECK(preset_of("meta-llama/Meta-Llama-3.1-8B-Instruct") == "llama-3.1-8b (variant)");
   CHECK(preset_of("deepseek-ai/DeepSeek-V3-0324") == "deepseek-v3 (variant)");
+  // A dated re-release shares the architecture, not always the context: Qwen3-30B-A3B-Thinking-2507's
+  // config.json has max_position_embeddings 262144 where Qwen3-30B-A3B's has 40960.
+  CHECK(model_preset_for_path("Qwen/Qwen3-30B-A3B-Thinking-2507")->dated);
+  CHECK_FALSE(model_preset_for_path("Qwen/Qwen3-30B-A3B-Base")->dated);
+  CHECK_FALSE(model_preset_for_path("/data/Qwen3-30B-A3B")->dated);
   // verl's default actor_rollout_ref.model.path, and the other verl example models with a preset.
   CHECK(preset_of("~/models/deepseek-llm-7b-chat") == "deepseek-llm-7b-chat");
   CHECK(preset_of("deepseek-ai/deepseek-llm-7b-base") == "deepseek-llm-7b-chat (variant)");

@@ -88,6 +88,7 @@ std::optional<ModelSpec> model_from_path(const std::string& model_path) {
   if (!text) return std::nullopt;
   auto model = parse_model_config(*text, preset->preset);
   if (!model.ok()) return std::nullopt;
+  if (preset->dated) model->max_position_embeddings = 0;  // not known: the context rules skip it
   return model.value();
 }
 

@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <charconv>
 #include <cmath>
 #include <utility>
 
@@ -68,6 +69,14 @@ bool ConfigNode::has_interpolation() const {
 }
 
 ConfigNode* ConfigNode::child(std::string_view key) {
+  if (kind == NodeKind::list) {
+    // A list element by its index, as OmegaConf's dotted paths and Hydra's override keys
+    // (`trainer.llm_engines.0.model_path`) address it.
+    std::size_t index = 0;
+    const auto [end, error] = std::from_chars(key.data(), key.data() + key.size(), index);
+    if (key.empty() || error != std::errc() || end != key.data() + key.size() || index >= items.size()) return nullptr;
+    return &items[index];
+  }
   if (kind != NodeKind::map) return nullptr;
   for (auto& [name, value] : entries) {
     if (name == key) return &value;

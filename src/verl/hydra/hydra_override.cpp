@@ -223,7 +223,8 @@ std::optional<Finding> apply_override(ConfigNode& root, const Override& o) {
     if (next != nullptr && creates && (next->kind == NodeKind::null || o.kind == OverrideKind::force || next->has_interpolation()) && !next->is_map()) {
       *next = ConfigNode::make_map();
     }
-    if (next == nullptr || !next->is_map()) {
+    // A list is walked by its index (`trainer.llm_engines.0.model_path`: OmegaConf.update).
+    if (next == nullptr || !(next->is_map() || next->kind == NodeKind::list)) {
       parent_reached = false;
     } else {
       parent = next;
@@ -243,7 +244,7 @@ std::optional<Finding> apply_override(ConfigNode& root, const Override& o) {
       const ConfigNode* reached = &root;
       std::size_t missing = 0;
       while (missing + 1 < parts.size() && reached->child(parts[missing]) != nullptr &&
-             reached->child(parts[missing])->is_map()) {
+             (reached->child(parts[missing])->is_map() || reached->child(parts[missing])->kind == NodeKind::list)) {
         reached = reached->child(parts[missing++]);
       }
       if (missing + 1 < parts.size() && reached->child(parts[missing]) != nullptr) ++missing;  // under a value
@@ -274,7 +275,7 @@ std::optional<Finding> apply_override(ConfigNode& root, const Override& o) {
       }
       [[fallthrough]];
     case OverrideKind::force:
-      if (!parent_reached) {
+      if (!parent_reached || (existing == nullptr && !parent->is_map())) {
         return hydra_finding(o, "hydra.not-a-dict", "cannot add '" + o.key + "': a parent of it is not a dict", {});
       }
       if (existing != nullptr) {

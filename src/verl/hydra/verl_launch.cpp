@@ -8,6 +8,8 @@
 #include "verl/hydra/hydra_override.hpp"
 #include "verl/hydra/interpolation.hpp"
 #include "verl/hydra/verl_base.hpp"
+#include "verl/hydra/version_keys.hpp"
+#include "verl/schema/registry_sources.hpp"
 #include "verl/schema/worker_impl.hpp"
 #include "verl/shell/launch_search.hpp"
 #include "verl/shell/shell_script.hpp"
@@ -78,16 +80,18 @@ class Reader {
       append(result_.findings, script.findings);
       bool found = false;
       for (Launch& launch : launches) {
+        std::optional<EntryPointConfig> own;
         if (launch.kind == LaunchKind::megatron) {
           result_.megatron.push_back(launch);
           found = true;
-        } else if (launch.kind == LaunchKind::verl_ppo) {
+        } else if (launch.kind == LaunchKind::verl_ppo || (own = own_entry_point(launch))) {
           found = true;
           if (result_.verl_launch_count++ != options_.launch_index) continue;
           result_.has_verl_launch = true;
           if (launch.config_name) script_config_name = strip_yaml_suffix(*launch.config_name);
-          entry_config = launch.default_config;
+          entry_config = own ? own->config_name : launch.default_config;
           entry = launch.entry;
+          if (own) own_entry_ = std::move(own);
           if (launch.config_path) config_path_ = *launch.config_path;
           if (launch.uses_script_arguments) {
             info(launch.location, "the script passes its own arguments (\"$@\") to the trainer; none are assumed");
@@ -116,7 +120,7 @@ class Reader {
     if (auto chosen = choose_version(inputs); !chosen.ok()) return chosen.error();
     take_group_choices(overrides);
     const std::string name = options_.config_name ? *options_.config_name : script_config_name.value_or(entry_config);
-    if (entry_config != "ppo_trainer" && texts_->count(entry_config) == 0) {
+    if (entry_config != "ppo_trainer" && texts_->count(entry_config) == 0 && !own_entry_) {
       // The one-step-off trainer arrived in v0.5.0 (recipe/one_step_off_policy/config), the
       // fully-async one in v0.6.1 (recipe/fully_async_policy/config).
       info(result_.location, "'" + entry + "' composes " + entry_config + ", which verl " + result_.verl_version.id +
@@ -127,10 +131,23 @@ class Reader {
     }
     result_.trainer = trainer_of_config(entry.empty() ? name : entry_config);
     auto base = load_base(name);
+    if (own_entry_ && (!base.ok() || find_path(base.value(), "actor_rollout_ref") == nullptr)) {
+      // The repository's own Hydra app, but not over verl's PPO config: nothing to check it by.
+      info(result_.location, "'" + entry + "' (" + own_entry_->file + ") composes " + name +
+                                 (base.ok() ? ", which is not verl's PPO trainer config" : ": " + base.error().message) +
+                                 "; its arguments are not checked");
+      result_.has_verl_launch = false;
+      result_.config = ConfigNode{};
+      return std::move(result_);
+    }
     if (!base.ok()) return base.error();
     compose_launch(std::move(base.value()), yaml_layers, overrides);
-    note_newer_keys();
-    note_older_keys();
+    if (options_.config_texts.empty()) {
+      note_newer_keys(result_.findings, result_.verl_version, result_.config_name, group_choices_);
+      if (result_.verl_version_assumed) {
+        note_older_keys(result_.findings, result_.verl_version, result_.config_name, group_choices_);
+      }
+    }
     note_own_config_path();
     note_group_keys(result_.findings, *texts_, group_choices_, choice_locations_, result_.choice_fixes);
     const auto composer = [this](const std::string& config_name, const std::map<std::string, std::string>& choices) {
@@ -221,6 +238,10 @@ class Reader {
     result_.vendored_engines = options_.vendored_engines;
     result_.vendored_engine_arguments = options_.vendored_engine_arguments;
     if (options_.config_texts_from_verl && options_.verl_version) result_.checkout_version = *options_.verl_version;
+    if (own_entry_) {
+      result_.own_entry_point = own_entry_->file;
+      add_registrations(result_.registry_names, own_entry_->package_sources, result_.verl_version);
+    }
     return true;
   }
 
@@ -235,50 +256,6 @@ class Reader {
       return std::make_pair(*found, SourceLocation{input.file_name, pin->line});
     }
     return std::nullopt;
-  }
-
-  // A key unknown to the chosen verl but known to the newest embedded one is most likely a launch
-  // written for a newer verl: a warning naming both versions, not an error.
-  void note_newer_keys() {
-    const VerlVersion& newest = newest_verl_version();
-    if (!options_.config_texts.empty() || result_.verl_version.index >= newest.index) return;
-    std::optional<ConfigNode> newer;
-    for (Finding& finding : result_.findings) {
-      if (finding.rule != "hydra.unknown-key" || finding.keys.empty()) continue;
-      if (!newer) {
-        auto base = embedded_verl_base(newest, result_.config_name, group_choices_);
-        if (!base.ok()) return;
-        newer = std::move(base.value());
-      }
-      std::string key = finding.keys.front();
-      while (!key.empty() && (key.front() == '+' || key.front() == '~')) key.erase(0, 1);
-      if (find_path(*newer, key) == nullptr) continue;
-      finding.severity = Severity::warning;
-      finding.message += "; it is a key of newer verl (" + newest.id + "): if the launch runs a newer verl than " +
-                         result_.verl_version.id + ", give --verl-version";
-    }
-  }
-
-  // The launch names no verl and the newest embedded is assumed: a key it lacks that an older
-  // embedded verl has is most likely a launch written for that verl (a key removed since): a
-  // warning naming the versions that have it, not an error.
-  void note_older_keys() {
-    if (!result_.verl_version_assumed || !options_.config_texts.empty()) return;
-    for (Finding& finding : result_.findings) {
-      if (finding.rule != "hydra.unknown-key" || finding.severity != Severity::error || finding.keys.empty()) continue;
-      std::string key = finding.keys.front();
-      while (!key.empty() && (key.front() == '+' || key.front() == '~')) key.erase(0, 1);
-      std::vector<std::string> having;
-      for (const VerlVersion& older : embedded_verl_versions()) {
-        if (older.index >= result_.verl_version.index) continue;
-        auto base = embedded_verl_base(older, result_.config_name, group_choices_);
-        if (base.ok() && find_path(base.value(), key) != nullptr) having.push_back(older.id);
-      }
-      if (having.empty()) continue;
-      finding.severity = Severity::warning;
-      finding.message += "; it is a key of verl " + version_list(having) + ": the launch names no verl, so if it runs " +
-                         (having.size() == 1 ? "that one" : "one of those") + ", give --verl-version";
-    }
   }
 
   // `--config-path DIR --config-name ppo_trainer`: Hydra composes DIR's ppo_trainer.yaml (the
@@ -375,6 +352,19 @@ class Reader {
   // "$(pwd)/configs", spectra's container path /verl/spectra/config): composed over the verl tree,
   // as Hydra's search path has it.
   void read_launch_config_directory() {
+    if (own_entry_) {
+      // The entry point's @hydra.main config directory, over verl's tree as its hydra.searchpath has it.
+      with_verl_tree_ = options_.config_texts.empty() ? embedded_config_texts(result_.verl_version) : options_.config_texts;
+      for (const auto& [config, text] : own_entry_->directory.texts) with_verl_tree_[config] = text;
+      texts_ = &with_verl_tree_;
+      launch_directory_read_ = true;
+      info(result_.location,
+           "the launch runs " + own_entry_->file + ", the repository's own entry point: its @hydra.main config " +
+               own_entry_->config_name + " is composed from " + own_entry_->directory.path +
+               " over verl's config tree; an error its trainer may not check is a warning",
+           "verl.config-tree");
+      return;
+    }
     if (own_config_path() || !options_.find_config_path) return;
     if (!options_.config_texts.empty() && !options_.config_texts_from_verl) return;  // --verl-config gave it
     const auto found = options_.find_config_path(config_path_);
@@ -384,6 +374,12 @@ class Reader {
     texts_ = &with_verl_tree_;
     launch_directory_read_ = true;
     info(result_.location, "--config-path " + config_path_ + " read from " + found->path, "verl.config-tree");
+  }
+
+  // The launch's entry point when it is the repository's own Hydra app (found by the caller).
+  std::optional<EntryPointConfig> own_entry_point(const Launch& launch) const {
+    if (launch.kind != LaunchKind::other_trainer || !options_.find_entry_point) return std::nullopt;
+    return options_.find_entry_point(launch.entry, launch.config_path.value_or(""));
   }
 
   // The base, then the YAML layers and the overrides over it.
@@ -662,6 +658,7 @@ class Reader {
 
   const VerlReadOptions& options_;
   std::string config_path_;
+  std::optional<EntryPointConfig> own_entry_;  ///< the repository's own entry point the launch runs
   std::map<std::string, std::string> group_choices_;  ///< Hydra group choices from the command line
   std::map<std::string, SourceLocation> choice_locations_;
   std::vector<std::string> searchpath_packages_;  ///< packages whose config comes from hydra.searchpath

@@ -28,6 +28,17 @@ struct LaunchConfigDirectory {
   std::map<std::string, std::string> texts;   ///< config name -> YAML text
 };
 
+/// A trainer entry point of the launch's own repository (a fork's `recipe.dapo.main_dapo`), found
+/// on disk by the caller: its @hydra.main config (hydra_main.hpp) and that config's directory.
+struct EntryPointConfig {
+  std::string file;                 ///< the entry point's Python file
+  std::string config_name;          ///< its @hydra.main config_name
+  LaunchConfigDirectory directory;  ///< its @hydra.main config_path, read
+  /// The *.py files of its top-level package (`verl_tool/` for verl_tool.trainer.main_ppo; path ->
+  /// text), whose registrations it may import (a fork's policy loss, reward manager, agent loop).
+  std::map<std::string, std::string> package_sources;
+};
+
 struct VerlReadOptions {
   std::optional<std::string> config_name;           ///< --config-name (wins over the script's)
   std::map<std::string, std::string> config_texts;   ///< --verl-config DIR: config name -> YAML text
@@ -44,6 +55,13 @@ struct VerlReadOptions {
   /// such as $(pwd) as written), when it is not verl's own; none when it cannot be found. Unset:
   /// such a directory is not read (a launch checked without its files).
   std::function<std::optional<LaunchConfigDirectory>(const std::string& config_path)> find_config_path;
+  /// The entry point a launch names when it is not one of verl's trainers (`recipe.dapo.main_dapo`,
+  /// `verl/trainer/main_ppo_ood.py`); none when it is not found or has no @hydra.main config.
+  /// Unset: such a launch is not checked.
+  /// `config_path` is the launch's --config-path ("" when it gives none), which replaces the
+  /// decorator's (relative to the entry point's file).
+  std::function<std::optional<EntryPointConfig>(const std::string& entry, const std::string& config_path)>
+      find_entry_point;
   std::string verl_found_at;  ///< where the CLI found verl_version and config_texts next to the script (no flag given)
   /// --verl-version X, or the verl/version/version file of --verl-path or of a verl found next to
   /// the script; else a `verl==X` pin in the script, else the newest embedded version.
@@ -101,6 +119,9 @@ struct VerlLaunch {
   /// set differently in the branches of an if): key -> that argument.
   std::map<std::string, std::string> maybe_set;
   SourceLocation location;          ///< the verl launch command (or the first input)
+  /// The repository's own entry point the launch runs instead of one of verl's trainers: what Hydra
+  /// composes is certain, whether its trainer keeps verl's start-up checks is not.
+  std::string own_entry_point;
   bool has_verl_launch = false;
   int verl_launch_count = 0;        ///< verl launches in the scripts; read again with launch_index for each
 };

@@ -150,6 +150,12 @@ std::vector<Finding> check_verl_rules(const VerlLaunch& launch, const ModelSpec*
           hit->message += "; the launch's verl checkout changed " + added + ", so its own check may differ";
         }
       }
+      if (finding.severity == Severity::error && !launch.own_entry_point.empty()) {
+        // verl's check runs in RayPPOTrainer or its workers; a fork's own trainer may not run it.
+        finding.severity = Severity::warning;
+        hit->message += "; the launch runs " + launch.own_entry_point +
+                        ", not verl's main_ppo: this holds if its trainer keeps verl's check";
+      }
       finding.rule = std::string(rule.id);
       finding.keys.assign(rule.keys.begin(), rule.keys.end());
       finding.value = std::move(hit->value);

@@ -6,6 +6,7 @@
 #include <string_view>
 
 #include "core/std_regex.hpp"
+#include "verl/schema/verl_versions.hpp"
 
 namespace meshplan {
 namespace {
@@ -180,6 +181,12 @@ std::set<std::string> strategies(const std::map<std::string, std::string>& sourc
 // The rollout engines a checkout registers (verl 0.6 on): RolloutReplicaRegistry.register("name", ...)
 // in workers/rollout/replica.py and the ("name", "sync" | "async") keys of _ROLLOUT_REGISTRY in
 // workers/rollout/base.py (a fork's own engine: Hhankyangg/verl-opd's "bagel").
+// `rollout.name == "x"` / `rollout_name == 'x'`: a _build_rollout branch.
+const std::regex& rollout_branch() {
+  static const std::regex branch(R"re(rollout(?:_name|\.name)\s*==\s*["']([a-z0-9_]+)["'])re");
+  return branch;
+}
+
 std::set<std::string> rollout_names(const std::map<std::string, std::string>& sources) {
   std::set<std::string> names;
   if (const std::string* replica = source(sources, "workers/rollout/replica.py")) {
@@ -187,6 +194,11 @@ std::set<std::string> rollout_names(const std::map<std::string, std::string>& so
   }
   if (const std::string* base = source(sources, "workers/rollout/base.py")) {
     collect(*base, std::regex(R"re(\(\s*"([a-z0-9_]+)",\s*"(?:sync|async)"\s*\))re"), names);
+  }
+  // Before the registries (v0.6.0), the workers' _build_rollout branches (a fork adds its own:
+  // Tool-Star's `rollout.name == "vllm_with_search"`).
+  for (const char* path : {"workers/fsdp_workers.py", "workers/megatron_workers.py"}) {
+    if (const std::string* workers = source(sources, path)) collect(*workers, rollout_branch(), names);
   }
   return names;
 }
@@ -448,6 +460,43 @@ std::map<std::string, std::vector<std::string>> registry_names_from_sources(
     if (!names.empty()) out[kind] = std::vector<std::string>(names.begin(), names.end());
   }
   return out;
+}
+
+std::map<std::string, std::vector<std::string>> registrations_in(const std::map<std::string, std::string>& sources) {
+  // verl's registry decorators as a fork's package uses them to add its own names: core_algos.py's
+  // register_policy_loss / register_adv_est, the reward managers' register (register_manager and
+  // register_manager_legacy in the reward loop), the agent loops' register.
+  static const std::regex policy_loss(R"re(register_policy_loss\(["']([^"']+)["']\))re");
+  static const std::regex estimator(R"re(register_adv_est\(["']([^"']+)["']\))re");
+  static const std::regex manager(R"re(@register(?:_manager(?:_legacy)?)?\(["']([^"']+)["']\))re");
+  std::set<std::string> losses, estimators, managers, rollouts;
+  for (const auto& [path, text] : sources) {
+    collect(text, policy_loss, losses);
+    collect(text, estimator, estimators);
+    collect(text, manager, managers);
+    collect(text, rollout_branch(), rollouts);
+  }
+  std::map<std::string, std::vector<std::string>> out;
+  const std::pair<const char*, const std::set<std::string>*> kinds[] = {{"policy_loss", &losses},
+                                                                         {"adv_estimator", &estimators},
+                                                                         {"reward_manager", &managers},
+                                                                         {"agent_loop", &managers},
+                                                                         {"rollout_name", &rollouts}};
+  for (const auto& [kind, names] : kinds) {
+    if (!names->empty()) out[kind] = std::vector<std::string>(names->begin(), names->end());
+  }
+  return out;
+}
+
+void add_registrations(std::map<std::string, std::vector<std::string>>& names,
+                       const std::map<std::string, std::string>& package_sources, const VerlVersion& version) {
+  for (const auto& [kind, added] : registrations_in(package_sources)) {
+    auto [it, fresh] = names.try_emplace(kind);
+    if (fresh) it->second = verl_registry_names(version, kind);
+    it->second.insert(it->second.end(), added.begin(), added.end());
+    std::sort(it->second.begin(), it->second.end());
+    it->second.erase(std::unique(it->second.begin(), it->second.end()), it->second.end());
+  }
 }
 
 }  // namespace meshplan

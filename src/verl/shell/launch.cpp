@@ -162,7 +162,9 @@ std::vector<Launch> find_launches(const ShellScript& script) {
       launch.kind = LaunchKind::megatron;
       launch.arguments.assign(call.args.begin() + static_cast<std::ptrdiff_t>(entry) + 1, call.args.end());
     } else if (is_module || ends_with(script_name, ".py")) {
+      // Another entry point: a repository's own trainer may be a Hydra app over verl's config.
       launch.kind = LaunchKind::other_trainer;
+      take_hydra_flags(launch, call.args, entry + 1);
     } else {
       continue;
     }

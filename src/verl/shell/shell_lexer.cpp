@@ -75,6 +75,7 @@ class Lexer {
       report(comment_line,
              "a comment inside a backslash continuation ends the command here (bash semantics); the lines after "
              "it are run as separate commands and their arguments are not passed");
+      continued_ = false;  // one break, said once: the comment line is not a blank line too
     }
   }
 

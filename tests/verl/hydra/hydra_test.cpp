@@ -193,4 +193,23 @@ TEST_CASE("did you mean: only a key of the same section and role") {
   CHECK(same_role->message.find("did you mean 'actor_rollout_ref.actor.fsdp_config.fsdp_size'?") != std::string::npos);
 }
 
+TEST_CASE("an override key walks into a list by its index, as OmegaConf.update does") {
+  // chenyiqun/UnityMAS-O star_ppo_trainer.yaml: trainer.llm_engines is a list of engine dicts, and
+  // its launch sets `trainer.llm_engines.0.model_path=...` (Hydra's DOT_PATH admits unsigned ints).
+  ConfigNode root = tree("trainer:\n  llm_engines:\n    - model_id: L0\n      model_path: null\n"
+                         "    - model_id: L1\n      model_path: null\n");
+  CHECK_FALSE(apply(root, "trainer.llm_engines.1.model_path=/models/b").has_value());
+  CHECK(find_path(root, "trainer.llm_engines.1.model_path")->text == "/models/b");
+  CHECK(find_path(root, "trainer.llm_engines.0.model_path")->kind == NodeKind::null);
+  // An index past the end, or a key the element lacks, is still Hydra's error.
+  const auto past = apply(root, "trainer.llm_engines.2.model_path=/models/c");
+  REQUIRE(past.has_value());
+  CHECK(past->rule == "hydra.unknown-key");
+  REQUIRE(apply(root, "trainer.llm_engines.0.nnodes=2").has_value());
+  // '+' cannot add an element to a list by index.
+  const auto added = apply(root, "+trainer.llm_engines.2=x");
+  REQUIRE(added.has_value());
+  CHECK(added->rule == "hydra.not-a-dict");
+}
+
 }  // namespace meshplan

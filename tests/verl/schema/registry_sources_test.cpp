@@ -2,6 +2,8 @@
 // adds the rl_logging_board logger; ZeroSearch's a reinforce estimator) is what its launches may name.
 #include <doctest/doctest.h>
 
+#include <algorithm>
+
 #include "verl/check_support.hpp"
 #include "verl/schema/registry_sources.hpp"
 
@@ -238,6 +240,41 @@ TEST_CASE("a fork's commented-out mini-batch check and single-quoted estimators,
   CheckOptions release;
   release.read.verl_version = "0.4.1";
   CHECK(test::findings_of(test::check_lines(lines, "ppo_trainer", release), "batch.mini-le-train").size() == 1);
+}
+
+TEST_CASE("a verl 0.4 fork's rollout engines, read from its workers' _build_rollout branches") {
+  // Tool-Star (verl 0.2): fsdp_workers.py builds `vllm_with_search` beside vllm; RLVER (0.4.0.dev)
+  // `vllm_multi_turn_via_chat`, in single quotes.
+  const auto names = registry_names_from_sources(
+      {{"workers/fsdp_workers.py",
+        "        if rollout_name == \"hf\":\n        elif self.config.rollout.name == 'vllm_multi_turn_via_chat':\n"
+        "        elif rollout_name == \"vllm_with_search\":\n"}});
+  CHECK(names.at("rollout_name") == std::vector<std::string>{"hf", "vllm_multi_turn_via_chat", "vllm_with_search"});
+}
+
+TEST_CASE("what a fork's own package registers joins verl's registries") {
+  // FloyedShen/VESPO's recipe/vespo/code/: core_algos.py `@register_policy_loss("vespo")` and
+  // reward_loop_prime.py `@register_manager("prime_loop")` / `@register_manager_legacy("prime_loop")`,
+  // imported by its own main_ppo.py; rStar's rstar2_agent/reward/server.py `@register("code_judge")`.
+  const std::map<std::string, std::string> package = {
+      {"code/core_algos.py", "@register_policy_loss(\"vespo\")\ndef vespo_loss(): pass\n"
+                             "@register_adv_est('grpo_vespo')\ndef adv(): pass\n"},
+      {"code/reward_loop_prime.py", "@register_manager(\"prime_loop\")\n@register_manager_legacy(\"prime_loop\")\n"},
+      {"reward/server.py", "@register(\"code_judge\")\nclass CodeJudge: pass\n"},
+      {"workers/fsdp_workers.py", "        elif self.config.rollout.name == 'vllm_multiturn_mmsearch':\n"}};
+  const auto added = registrations_in(package);
+  CHECK(added.at("policy_loss") == std::vector<std::string>{"vespo"});
+  CHECK(added.at("adv_estimator") == std::vector<std::string>{"grpo_vespo"});
+  CHECK(added.at("reward_manager") == std::vector<std::string>{"code_judge", "prime_loop"});
+  CHECK(added.at("rollout_name") == std::vector<std::string>{"vllm_multiturn_mmsearch"});
+  // Joined to the embedded release's names where the checkout gave none: verl 0.6.1's losses stay.
+  std::map<std::string, std::vector<std::string>> names = {{"reward_manager", {"naive"}}};
+  add_registrations(names, package, *find_verl_version("0.6.1"));
+  CHECK(names.at("reward_manager") == std::vector<std::string>{"code_judge", "naive", "prime_loop"});
+  const auto& losses = names.at("policy_loss");
+  CHECK(std::find(losses.begin(), losses.end(), "vespo") != losses.end());
+  CHECK(std::find(losses.begin(), losses.end(), "vanilla") != losses.end());
+  CHECK(registrations_in({{"a.py", "register_policy_loss(name)\n"}}).empty());
 }
 
 }  // namespace meshplan
