@@ -18,6 +18,7 @@ using enum MatchKind;
 }  // namespace signature_words
 
 std::vector<Signature> memory_signatures();   ///< GPU and host memory (signatures_memory.cpp)
+std::vector<Signature> transport_signatures();  ///< NCCL's intra-node transports, peer access, NIC registration
 std::vector<Signature> runtime_signatures();  ///< NCCL, devices, resources, checkpoints
 std::vector<Signature> config_signatures();   ///< parallel sizes, batches, keys, lengths
 std::vector<Signature> kernel_signatures();   ///< Transformer Engine, FP8, MoE dispatch kernels

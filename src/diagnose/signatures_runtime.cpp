@@ -106,7 +106,9 @@ std::vector<Signature> runtime_signatures() {
        {{"nccl_version", text}}, {},
        "NCCL hit a system error (socket, shared memory or a peer that went away) while setting up or running "
        "a collective.",
-       "", {{env, "NCCL_SHM_DISABLE=1  # only to test whether /dev/shm is too small (docker: --shm-size)", ""}},
+       "", {{action, "in a container, give NCCL the host's IPC namespace or a larger /dev/shm: docker run --ipc=host "
+                     "(or --shm-size=<several GB>)", ""},
+            {env, "NCCL_SHM_DISABLE=1  # only to test whether /dev/shm is too small (docker: --shm-size)", ""}},
        "RuntimeError: NCCL error in: ../torch/csrc/distributed/c10d/ProcessGroupNCCL.cpp:825, unhandled system "
        "error, NCCL version 2.18.5"},
       // ncclUnhandledCudaError (NCCL src/misc/utils / include/checks.h CUDACHECK): a CUDA call inside NCCL
@@ -136,7 +138,8 @@ std::vector<Signature> runtime_signatures() {
        "on this node.",
        {{action, "find what holds the port (ss -ltnp | grep <port>): a process left from an earlier run (ray stop "
                  "--force on every node, then relaunch) or another job on the node (MASTER_PORT / the framework's "
-                 "port setting to a free one)", ""},
+                 "port setting to a free one; torchrun --standalone or --rdzv-endpoint=localhost:0 picks a free "
+                 "port itself)", ""},
         {action, "if the port was picked by the framework (several rollout engines starting at once on one node), "
                  "it is a race between the engines' port choices: relaunching usually passes; start the engines "
                  "one after another if it recurs", ""}},
