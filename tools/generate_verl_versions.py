@@ -13,7 +13,9 @@ Per version (the releases users run from v0.4.0 on, plus main commits):
   trainer's one_step_off_ppo_trainer.yaml and the fully-async trainer's fully_async_ppo_trainer.yaml,
   `defaults: [ppo_trainer, _self_]` with
   hydra.searchpath verl/trainer/config), under their own names at the root of the tree: Hydra
-  resolves their defaults against verl/trainer/config as it does for the entry point;
+  resolves their defaults against verl/trainer/config as it does for the entry point; and, until
+  v0.7.0, those of the recipes whose entry point composes over the PPO config (recipe_entries:
+  recipe/dapo's dapo_trainer, ...), with the entry_config registry naming each entry point's config;
 - the Python-side names that verl looks up in registries at start-up:
   adv_estimator  values of `class AdvantageEstimator` (verl/trainer/ppo/core_algos.py or
                  ray_trainer.py), the names get_adv_estimator_fn / compute_advantage accept;
@@ -99,14 +101,40 @@ def compact_yaml(text):
     return "\n".join(lines) + "\n"
 
 
+def recipe_entries(git_dir, ref):
+    """The recipes' trainer entry points that compose over verl's PPO config (verl's recipe/ until
+    v0.7.0): {"recipe.dapo.main_dapo=dapo_trainer", ...} for each recipe/<name>/<file>.py whose
+    `@hydra.main(config_path="config", config_name=N)` names a recipe/<name>/config/N.yaml with
+    ppo_trainer or ppo_megatron_trainer in its defaults."""
+    found = set()
+    try:
+        files = git(git_dir, "grep", "-l", "-E", r'@hydra\.main\(config_path="config"', ref, "--",
+                    "recipe/*/*.py").split()
+    except subprocess.CalledProcessError:  # no match
+        return found
+    for item in files:
+        path = item.split(":", 1)[1]
+        match = re.search(r'@hydra\.main\(config_path="config", config_name="([^"]+)"', show(git_dir, ref, path))
+        if not match:
+            continue
+        directory = path.rsplit("/", 1)[0]
+        config = show(git_dir, ref, f"{directory}/config/{match.group(1)}.yaml")
+        if re.search(r"^\s*-\s*ppo_(megatron_)?trainer\s*$", config, re.M):
+            found.add(path[:-len(".py")].replace("/", ".") + "=" + match.group(1))
+    return found
+
+
 def config_texts(git_dir, ref):
     names = git(git_dir, "ls-tree", "-r", "--name-only", ref, CONFIG_DIR).split()
     texts = {n[len(CONFIG_DIR):-len(".yaml")]: compact_yaml(show(git_dir, ref, n))
              for n in names if n.endswith(".yaml") and not n.startswith(CONFIG_DIR + "_generated_")}
-    for directory in ENTRY_CONFIG_DIRS:
+    recipe_dirs = sorted({"recipe/" + e.split(".")[1] + "/config/" for e in recipe_entries(git_dir, ref)})
+    for directory in [*ENTRY_CONFIG_DIRS, *recipe_dirs]:
         for n in git(git_dir, "ls-tree", "--name-only", ref, directory).split():
-            if n.endswith(".yaml"):
-                texts[n[len(directory):-len(".yaml")]] = compact_yaml(show(git_dir, ref, n))
+            name = n[len(directory):-len(".yaml")]
+            # A recipe's config never shadows one of verl's own trees (recipe/r1's evaluation).
+            if n.endswith(".yaml") and (directory in ENTRY_CONFIG_DIRS or name not in texts):
+                texts[name] = compact_yaml(show(git_dir, ref, n))
     return texts
 
 
@@ -279,7 +307,8 @@ ENUMS = {"adv_estimator": adv_estimators, "policy_loss": policy_losses, "agent_l
          "distillation_loss": distillation_losses,
          "distillation_topk_loss": lambda g, r: distillation_losses(g, r, True),
          "dataclass_field": lambda g, r: dataclass_fields(g, r, False),
-         "dataclass_field_str": lambda g, r: dataclass_fields(g, r, True)}
+         "dataclass_field_str": lambda g, r: dataclass_fields(g, r, True),
+         "entry_config": recipe_entries}
 
 
 def runs(present, ids):

@@ -11,6 +11,7 @@
 #include "check_support.hpp"
 #include "test_support.hpp"
 #include "verl/hydra/hydra_main.hpp"
+#include "verl/schema/verl_versions.hpp"
 
 namespace meshplan {
 
@@ -87,6 +88,35 @@ TEST_CASE("check: a repository's own Hydra entry point is composed from its conf
   CHECK(missing.exit_code == 0);
   CHECK(missing.out.find("'recipe.missing.main_x' is not verl.trainer.main_ppo; its arguments are not checked") !=
         std::string::npos);
+}
+
+TEST_CASE("check: verl's own recipes (recipe.dapo.main_dapo) compose the config verl ships for them") {
+  // verl v0.4.0-v0.7.0 ship recipe/dapo/config/dapo_trainer.yaml (defaults: ppo_trainer, _self_;
+  // data.gen_batch_size); from v0.8.0 recipe/ is the verl-recipe submodule, not in verl's tree.
+  CHECK(recipe_entry_config("recipe.dapo.main_dapo") == std::optional<std::string>("dapo_trainer"));
+  CHECK(recipe_entry_config("/workspace/verl/recipe/dapo/main_dapo.py") == std::optional<std::string>("dapo_trainer"));
+  CHECK(recipe_entry_config("recipe.spin.main_spin") == std::optional<std::string>("spin_trainer"));
+  CHECK_FALSE(recipe_entry_config("recipe.r1.main_eval").has_value());  // evaluation: not a PPO config
+  CHECK_FALSE(recipe_entry_config("my.recipe.dapo.main").has_value());
+  const std::string script =
+      "python3 -m recipe.dapo.main_dapo data.gen_batch_size=96 data.train_batch_size=8 "
+      "actor_rollout_ref.actor.ppo_mini_batch_size=16 trainer.n_gpus_per_node=8 data.gen_batch_sizes=1\n";
+  CheckOptions v061;
+  v061.read.verl_version = "0.6.1";
+  auto shipped = check_launch({InputText{"run.sh", script}}, v061);
+  REQUIRE(shipped.ok());
+  CHECK(test::findings_of(*shipped, "hydra.unknown-key").size() == 1);  // gen_batch_sizes; gen_batch_size is known
+  CHECK(test::findings_of(*shipped, "hydra.unknown-key")[0].severity == Severity::error);
+  // verl 0.6.1's DAPO trainer is not main_ppo (its TaskRunner does not call validate_config).
+  REQUIRE(test::findings_of(*shipped, "batch.mini-le-train").size() == 1);
+  CHECK(test::findings_of(*shipped, "batch.mini-le-train")[0].severity == Severity::warning);
+  CheckOptions v080;
+  v080.read.verl_version = "0.8.0";
+  auto moved = check_launch({InputText{"run.sh", script}}, v080);
+  REQUIRE(moved.ok());
+  CHECK(moved->errors == 0);
+  CHECK(test::findings_of(*moved, "launch.not-checked")[0].message.find("composes dapo_trainer, which verl 0.8.0 "
+                                                                        "does not have") != std::string::npos);
 }
 
 TEST_CASE("check: a dated re-release of a preset's model is not held to the preset's context length") {

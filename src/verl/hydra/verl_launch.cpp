@@ -8,6 +8,7 @@
 #include "verl/hydra/hydra_override.hpp"
 #include "verl/hydra/interpolation.hpp"
 #include "verl/hydra/verl_base.hpp"
+#include "verl/hydra/verl_version_choice.hpp"
 #include "verl/hydra/version_keys.hpp"
 #include "verl/schema/registry_sources.hpp"
 #include "verl/schema/worker_impl.hpp"
@@ -81,17 +82,20 @@ class Reader {
       bool found = false;
       for (Launch& launch : launches) {
         std::optional<EntryPointConfig> own;
+        std::optional<std::string> recipe;  // verl's recipe entry point, whose config verl ships
         if (launch.kind == LaunchKind::megatron) {
           result_.megatron.push_back(launch);
           found = true;
-        } else if (launch.kind == LaunchKind::verl_ppo || (own = own_entry_point(launch))) {
+        } else if (launch.kind == LaunchKind::verl_ppo || (own = own_entry_point(launch)) ||
+                   (launch.kind == LaunchKind::other_trainer && (recipe = recipe_entry_config(launch.entry)))) {
           found = true;
           if (result_.verl_launch_count++ != options_.launch_index) continue;
           result_.has_verl_launch = true;
           if (launch.config_name) script_config_name = strip_yaml_suffix(*launch.config_name);
-          entry_config = own ? own->config_name : launch.default_config;
+          entry_config = own ? own->config_name : recipe.value_or(launch.default_config);
           entry = launch.entry;
           if (own) own_entry_ = std::move(own);
+          recipe_entry_ = recipe.has_value() && !own_entry_;
           if (launch.config_path) config_path_ = *launch.config_path;
           if (launch.uses_script_arguments) {
             info(launch.location, "the script passes its own arguments (\"$@\") to the trainer; none are assumed");
@@ -128,6 +132,13 @@ class Reader {
       result_.has_verl_launch = false;
       result_.config = ConfigNode{};
       return std::move(result_);
+    }
+    if (recipe_entry_) {
+      result_.own_entry_point = entry;
+      info(result_.location,
+           "'" + entry + "' is verl " + result_.verl_version.id + "'s recipe: its @hydra.main config " + entry_config +
+               " is composed over verl's config tree; an error its trainer may not check is a warning",
+           "verl.config-tree");
     }
     result_.trainer = trainer_of_config(entry.empty() ? name : entry_config);
     auto base = load_base(name);
@@ -173,65 +184,16 @@ class Reader {
     to.insert(to.end(), from.begin(), from.end());
   }
 
-  // Which verl the launch runs: --verl-version (or --verl-path's version file), else a pin in the
-  // script (`pip install verl==X`), else the newest embedded version, said in one line.
+  // Which verl the launch runs (verl_version_choice.hpp), said in one line.
   Result<bool> choose_version(const std::vector<InputText>& inputs) {
-    for (const InputText& input : inputs) {
-      if (is_yaml_name(input.file_name)) continue;
-      if (auto vllm = package_version_pin(input.text, "vllm")) {
-        result_.vllm_pin = std::move(vllm);
-        result_.vllm_pin_file = input.file_name;
-      }
-    }
-    if (options_.verl_version) {
-      const auto found = find_verl_version(*options_.verl_version);
-      const std::string next_to = options_.verl_found_at.empty()
-                                      ? ""
-                                      : " (found next to the script in " + options_.verl_found_at + ")";
-      if (!found && !options_.config_texts.empty() && predates_embedded_verl(*options_.verl_version)) {
-        // verl/version/version of a --verl-path older than what is embedded (research forks of
-        // verl 0.1-0.3): its config tree is read, its Python side is not known.
-        result_.verl_version = embedded_verl_versions().front();
-        result_.older_verl = *options_.verl_version;
-        info(result_.location,
-             "verl " + result_.older_verl + next_to + " is older than every embedded version (" + embedded_verl_range() +
-                 "): its own config tree is composed; the start-up rules are those of verl " +
-                 result_.verl_version.id + " and what they find is a warning, since verl " + result_.older_verl +
-                 " may not check it",
-             "verl.version");
-      } else if (!found) {
-        const bool older = predates_embedded_verl(*options_.verl_version);
-        return Error{"", 0, "--verl-version",
-                     "no embedded verl version matches '" + *options_.verl_version + "' (embedded: " +
-                         embedded_verl_range() + ")" +
-                         (older ? "; an older verl is checked with its own config tree: give --verl-path <its checkout>"
-                                : "")};
-      }
-      if (found) result_.verl_version = *found;
-      if (found && !next_to.empty()) {
-        info(result_.location,
-             "checked against verl " + result_.verl_version.id + next_to +
-                 "; --verl-version X or --verl-path DIR checks another",
-             "verl.version");
-      }
-    } else if (auto pin = script_pin(inputs)) {
-      result_.verl_version = pin->first;
-      info(pin->second,
-           "checked against verl " + pin->first.id + " (" + pin->first.date + "): the script installs verl==" + pin_text_ +
-               "; --verl-version X checks another",
-           "verl.version");
-    } else {
-      result_.verl_version = newest_verl_version();
-      result_.verl_version_assumed = true;
-      const std::string why = options_.config_texts_from_verl
-                                  ? "the verl checkout's config tree is read, but it has no version file"
-                                  : "the launch names no version";
-      info(result_.location,
-           "checked against verl " + result_.verl_version.id + " (" + result_.verl_version.date +
-               "), the newest embedded; " + why + ": give --verl-version X (" + embedded_verl_range() +
-               ") or --verl-path <verl checkout>",
-           "verl.version");
-    }
+    auto choice = choose_verl_version(inputs, options_, result_.location);
+    if (!choice.ok()) return choice.error();
+    result_.verl_version = choice->version;
+    result_.verl_version_assumed = choice->assumed;
+    result_.older_verl = choice->older_verl;
+    result_.vllm_pin = choice->vllm_pin;
+    result_.vllm_pin_file = choice->vllm_pin_file;
+    append(result_.findings, choice->findings);
     texts_ = options_.config_texts.empty() ? &embedded_config_texts(result_.verl_version) : &options_.config_texts;
     // A checkout's own sources name its registries (a fork's extra logger or estimator).
     result_.registry_names = options_.registry_names;
@@ -245,18 +207,6 @@ class Reader {
     return true;
   }
 
-  std::optional<std::pair<VerlVersion, SourceLocation>> script_pin(const std::vector<InputText>& inputs) {
-    for (const InputText& input : inputs) {
-      if (is_yaml_name(input.file_name)) continue;
-      const auto pin = verl_version_pin(input.text);
-      if (!pin) continue;
-      const auto found = find_verl_version(pin->version);
-      if (!found) continue;
-      pin_text_ = pin->version;
-      return std::make_pair(*found, SourceLocation{input.file_name, pin->line});
-    }
-    return std::nullopt;
-  }
 
   // `--config-path DIR --config-name ppo_trainer`: Hydra composes DIR's ppo_trainer.yaml (the
   // command line's path replaces main_ppo's `config_path`; a relative one is relative to
@@ -659,13 +609,13 @@ class Reader {
   const VerlReadOptions& options_;
   std::string config_path_;
   std::optional<EntryPointConfig> own_entry_;  ///< the repository's own entry point the launch runs
+  bool recipe_entry_ = false;                  ///< the launch runs one of verl's recipes (recipe.dapo.main_dapo)
   std::map<std::string, std::string> group_choices_;  ///< Hydra group choices from the command line
   std::map<std::string, SourceLocation> choice_locations_;
   std::vector<std::string> searchpath_packages_;  ///< packages whose config comes from hydra.searchpath
   const ConfigTexts* texts_ = nullptr;                 ///< --verl-config's tree or the chosen version's
   ConfigTexts with_verl_tree_;  ///< the launch's config directory over the verl tree
   bool launch_directory_read_ = false;  ///< the launch's own --config-path directory was found and read
-  std::string pin_text_;                               ///< the script's `verl==X`
   VerlLaunch result_;
 };
 

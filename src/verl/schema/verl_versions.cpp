@@ -209,4 +209,26 @@ std::string verl_registry_range(std::string_view kind, std::string_view name) {
   return first == last ? first : first + ".." + last;
 }
 
+std::optional<std::string> recipe_entry_config(std::string_view entry) {
+  std::string module(entry);
+  if (module.ends_with(".py")) {
+    module.resize(module.size() - 3);
+    for (char& c : module) {
+      if (c == '/') c = '.';
+    }
+  }
+  // A path from elsewhere (`$VERL_HOME/recipe/dapo/main_dapo.py`) names the recipe by its tail.
+  if (const std::size_t recipe = module.rfind("recipe."); recipe != std::string::npos && recipe > 0 &&
+                                                          module[recipe - 1] == '.') {
+    module.erase(0, recipe);
+  }
+  for (const VerlVersion& version : embedded_verl_versions()) {
+    for (const std::string& named : verl_registry_names(version, "entry_config")) {
+      const std::size_t equals = named.find('=');
+      if (named.compare(0, equals, module) == 0 && equals == module.size()) return named.substr(equals + 1);
+    }
+  }
+  return std::nullopt;
+}
+
 }  // namespace meshplan

@@ -65,6 +65,11 @@ std::map<std::string, std::string> verl_config_texts(const VerlVersion& version)
 /// empty when that version has no such registry.
 const std::vector<std::string>& verl_registry_names(const VerlVersion& version, std::string_view kind);
 
+/// The config the entry point `entry` of verl's recipes composes in any embedded version
+/// ("recipe.dapo.main_dapo" or "recipe/dapo/main_dapo.py" -> "dapo_trainer": the entry_config
+/// registry, tools/generate_verl_versions.py recipe_entries); none for another entry point.
+std::optional<std::string> recipe_entry_config(std::string_view entry);
+
 /// "a..b" (ids of the first and last embedded versions) where `kind` has `name`; "" if none.
 std::string verl_registry_range(std::string_view kind, std::string_view name);
 
