@@ -586,6 +586,12 @@ class Reader {
                       "start-up and fails (unexpected keyword argument '" + added.key.substr(dot + 1) + "')";
     finding.fix = {"~" + added.key};
     finding.location = added.location;
+    if (!result_.own_entry_point.empty()) {
+      // A fork's trainer may take the key out first (verl_srt's SRTRayPPOTrainer moves its
+      // +rollout.srt_* keys aside under open_dict before the workers build RolloutConfig).
+      finding.severity = Severity::warning;
+      finding.message += "; the launch runs " + result_.own_entry_point + ", whose code may remove the key first";
+    }
     result_.findings.push_back(std::move(finding));
   }
 

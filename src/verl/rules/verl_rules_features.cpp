@@ -153,12 +153,16 @@ std::optional<RuleHit> profiler_limits(const ConfigView& v) {
 }
 
 // R54 (vllm_async_server.py: launch_servers): a replica over several nodes without rollout DP
-// needs vLLM >= 0.11.1 (a version question, hence a warning).
+// needs vLLM >= 0.11.1 (a version question, hence a warning). Only the async server does this: a
+// sync rollout (vLLMRollout, external_launcher) never starts it; and a replica larger than the
+// whole pool spans no nodes (the TP rules report it).
 std::optional<RuleHit> vllm_multinode_tp(const ConfigView& v) {
-  if (v.text(R("name")).value_or("") != "vllm") return std::nullopt;
+  if (v.text(R("name")).value_or("") != "vllm" || v.text(R("mode")).value_or("async") == "sync") return std::nullopt;
   const long long per_node = v.rollout_gpus_per_node();
   const long long replica = v.rollout_world();
-  if (per_node <= 0 || replica <= per_node || v.integer(R("data_parallel_size")).value_or(1) > 1)
+  const long long pool = v.rollout_pool_gpus();
+  if (per_node <= 0 || replica <= per_node || (pool > 0 && replica > pool) ||
+      v.integer(R("data_parallel_size")).value_or(1) > 1)
     return std::nullopt;
   return RuleHit{
       std::to_string(replica),

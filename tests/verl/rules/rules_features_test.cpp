@@ -72,6 +72,16 @@ const std::vector<RuleCase>& feature_rule_cases() {
        {"trainer.nnodes=2", "actor_rollout_ref.rollout.tensor_model_parallel_size=16"}, Severity::warning,
        "actor_rollout_ref.rollout.tensor_model_parallel_size",
        "a rollout replica of 16 GPUs spans 2 nodes with data_parallel_size 1", ""},
+      // A sync rollout (vLLMRollout, external_launcher) starts no async server; a 16-GPU replica on
+      // one 8-GPU node spans no nodes (xlan156/verl-agent: TP 2 on 1 GPU; the TP rules report it).
+      {"rollout.vllm-multinode-tp", false,
+       {"trainer.nnodes=2", "actor_rollout_ref.rollout.tensor_model_parallel_size=16",
+        "actor_rollout_ref.rollout.mode=sync"},
+       {"trainer.nnodes=2", "actor_rollout_ref.rollout.tensor_model_parallel_size=16"}, Severity::warning,
+       "actor_rollout_ref.rollout.tensor_model_parallel_size", "spans 2 nodes", ""},
+      {"rollout.vllm-multinode-tp", false, {"trainer.nnodes=1", "actor_rollout_ref.rollout.tensor_model_parallel_size=16"},
+       {"trainer.nnodes=2", "actor_rollout_ref.rollout.tensor_model_parallel_size=16"}, Severity::warning,
+       "actor_rollout_ref.rollout.tensor_model_parallel_size", "spans 2 nodes", ""},
       // 2 nodes x 6 GPUs, TP 4 x DP 3 = EP 12 (R28 holds), a 12-GPU replica over whole nodes (R53
       // holds) with 6 GPUs per node: 6 % 4 != 0. A 4-GPU replica inside one node passes.
       {"rollout.vllm-expert-layout", false,
