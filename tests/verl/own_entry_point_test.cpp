@@ -122,6 +122,17 @@ TEST_CASE("check: verl's own recipes (recipe.dapo.main_dapo) compose the config 
                                                                         "does not have") != std::string::npos);
 }
 
+TEST_CASE("check: the DAPO recipe fixture of docs/tour/check.md") {
+  const std::string file = test::fixture("verl/dapo_recipe.sh").string();
+  const test::CliRun run = test::run({"check", file, "--verl-version", "0.6.1"});
+  CHECK(run.exit_code == 1);
+  CHECK(run.out.find(file + ":14: error[hydra.unknown-key]: 'algorithm.filter_groups.max_num_gen_batch'") !=
+        std::string::npos);
+  CHECK(run.out.find("    fix: algorithm.filter_groups.max_num_gen_batches=10") != std::string::npos);
+  CHECK(run.out.find(file + ":16: warning[batch.mini-le-train]: train_batch_size (32) must be >= "
+                            "actor.ppo_mini_batch_size (64)") != std::string::npos);
+}
+
 TEST_CASE("check: a dated re-release of a preset's model is not held to the preset's context length") {
   // Kwai-Klear/ERC trains Qwen3-30B-A3B-Thinking-2507 (max_position_embeddings 262144) with
   // max_model_len 163840; the qwen3-30b-a3b preset (40960) gives its architecture, not its context.
