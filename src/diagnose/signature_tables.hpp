@@ -23,6 +23,7 @@ std::vector<Signature> runtime_signatures();  ///< NCCL, devices, resources, che
 std::vector<Signature> config_signatures();   ///< parallel sizes, batches, keys, lengths
 std::vector<Signature> kernel_signatures();   ///< Transformer Engine, FP8, MoE dispatch kernels
 std::vector<Signature> version_signatures();  ///< a driver, a package or a pair of packages that do not match
+std::vector<Signature> launch_size_signatures();  ///< GPUs, placement bundles and batches a launch asks too many of
 std::vector<Signature> model_bridge_signatures();  ///< HF <-> Megatron bridges, weight-sync buckets
 std::vector<Signature> shape_signatures();    ///< error message shapes, then unclassified (signatures_shape.cpp)
 

@@ -52,9 +52,7 @@ std::vector<Signature> shape_signatures() {
        {{action, "make the global batch a multiple of (data-parallel size x micro-batch x gradient "
                  "accumulation) and, for GRPO, of the generations per prompt (num_generations / rollout.n)",
          ""}},
-       "ValueError: The global train batch size (7 x 1) must be evenly divisible by the number of generations "
-       "per prompt (8).",
-       shape},
+       "AssertionError: global_batch_size (32) must be divisible by local_batch_size * dp_size (2 * 32)", shape},
       {"shape_parallel_divisibility", "parallel_mismatch", primary, {},
        R"((divisib|divid|multiple of|must be equal|must match|should be greater|must be less|not enough ranks)[^]*)"
        R"((parallel|tp_size|infer_tp|ep_size|tp=|world.size|heads|expert|layers|gpus|ranks|shard|tensor|pipeline))"
@@ -87,7 +85,9 @@ std::vector<Signature> shape_signatures() {
       {"shape_resources", "resources", primary, {},
        R"(not enough gpus|less than total desired|cluster only has|insufficient resources|cannot be scheduled|has 0 actors)",
        {}, {}, "The cluster does not provide the GPUs or CPUs the job asks for.", "", {},
-       "ValueError: Not enough GPUs available. Requested 16 GPUs, but only 8 are available in the cluster.", shape},
+       "AssertionError: instance_id: 4620a49c-1e63-4e23-bb10-44cfbf3918c7:22f7zH:2:0 has 0 actors, but vllm_dp_size: "
+       "2 * vllm_tp_size: 4 = 8 is expected.",
+       shape},
       {"unclassified_error", "unclassified", primary, {}, "", {}, {},
        "The first error in the log matches no known failure signature.",
        "The first error in the log matches no known failure signature: {n:exception}: {n:message}",
