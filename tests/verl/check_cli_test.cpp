@@ -2,6 +2,7 @@
 #include <doctest/doctest.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <filesystem>
 #include <fstream>
 
@@ -158,6 +159,30 @@ TEST_CASE("check: a launch on the head node's branch is read as the head node") 
   CheckOptions worker;
   worker.read.environment["RANK"] = "1";
   CHECK_FALSE(check_launch({InputText{"multi_node.sh", text}}, worker).ok());
+}
+
+TEST_CASE("check: a launch inside the string of bash -c is read as a script of its own") {
+  // verl-megatron's flame.sh: `ray job submit ... -- bash -c "cd ... && python3 -m
+  // verl.trainer.main_ppo ..."`. The script's shell expands the string first ($NODES is 2), and
+  // bash removes the backslash-newlines inside double quotes: the launch is one line.
+  const std::string text =
+      "NODES=2\nexport WANDB_MODE=offline\nray job submit --address=http://head:8265 -- bash -c \"\n"
+      "  cd /workspace && python3 -m verl.trainer.main_ppo \\\n    trainer.nnodes=$NODES \\\n"
+      "    trainer.n_gpus_per_node=8 data.train_batch_size=8\n\"\n";
+  CheckOptions options;
+  options.read.verl_version = "0.6.1";
+  auto inner = read_verl_launch({InputText{"flame.sh", text}}, options.read);
+  REQUIRE(inner.ok());
+  CHECK(inner->has_verl_launch);
+  CHECK(find_path(inner->config, "trainer.nnodes")->integer == 2);
+  const auto read = std::find_if(inner->findings.begin(), inner->findings.end(),
+                                 [](const Finding& f) { return f.rule == "launch.command-string"; });
+  REQUIRE(read != inner->findings.end());
+  CHECK(read->message.find("inside the string of `bash -c` at line 3") != std::string::npos);
+  CHECK(read->location.line == 4);
+  auto checked = check_launch({InputText{"flame.sh", text}}, options);
+  REQUIRE(checked.ok());
+  CHECK(test::findings_of(*checked, "batch.mini-le-train").size() == 1);  // 8 prompts < mini batch 256
 }
 
 TEST_CASE("check: --verl-config reads a user's own config directory") {

@@ -76,6 +76,13 @@ class Reader {
                "the launch runs on the head node only (a branch on the node's rank): checked as that node, with " +
                    head->assumed + " (give --env to check another node's path)",
                "launch.head-node");
+        } else if (auto inner = read_command_string(script, input.file_name, options_.environment)) {
+          script = std::move(inner->script);
+          launches = std::move(inner->launches);
+          info(launches.front().location,
+               "the launch is inside the string of `bash -c` at line " + std::to_string(inner->line) +
+                   ": read as a script of its own",
+               "launch.command-string");
         }
       }
       append(result_.findings, script.findings);

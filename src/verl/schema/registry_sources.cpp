@@ -469,11 +469,14 @@ std::map<std::string, std::vector<std::string>> registrations_in(const std::map<
   static const std::regex policy_loss(R"re(register_policy_loss\(["']([^"']+)["']\))re");
   static const std::regex estimator(R"re(register_adv_est\(["']([^"']+)["']\))re");
   static const std::regex manager(R"re(@register(?:_manager(?:_legacy)?)?\(["']([^"']+)["']\))re");
+  // An entry point's own dispatch on the name (LongRLVR's main_dapo.py: reward_manager_name == "longrl").
+  static const std::regex dispatched(R"re(reward_manager_name\s*==\s*["']([^"']+)["'])re");
   std::set<std::string> losses, estimators, managers, rollouts;
   for (const auto& [path, text] : sources) {
     collect(text, policy_loss, losses);
     collect(text, estimator, estimators);
     collect(text, manager, managers);
+    collect(text, dispatched, managers);
     collect(text, rollout_branch(), rollouts);
   }
   std::map<std::string, std::vector<std::string>> out;

@@ -38,7 +38,8 @@ std::map<std::string, std::vector<std::string>> registry_names_from_sources(
 /// The names a fork's own package registers with verl's registry decorators (its entry point's
 /// directory, `sources`: file name -> text): kind -> sorted names, for "policy_loss"
 /// (register_policy_loss), "adv_estimator" (register_adv_est with a string), "reward_manager" and
-/// "agent_loop" (@register, @register_manager, @register_manager_legacy) and "rollout_name" (its
+/// "agent_loop" (@register, @register_manager, @register_manager_legacy; and the names an entry point
+/// dispatches on itself, `reward_manager_name == "x"`) and "rollout_name" (its
 /// workers' `rollout.name == "x"` branches). A kind none gives is left out.
 std::map<std::string, std::vector<std::string>> registrations_in(const std::map<std::string, std::string>& sources);
 

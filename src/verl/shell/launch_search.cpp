@@ -26,6 +26,39 @@ std::optional<HeadNodeRead> read_as_head_node(std::string_view text, const std::
   return result;
 }
 
+namespace {
+
+void shift_lines(ShellArgument& argument, int offset) { argument.location.line += offset; }
+
+void shift_lines(ShellInvocation& call, int offset) {
+  call.location.line += offset;
+  for (ShellArgument& argument : call.args) shift_lines(argument, offset);
+  for (auto& [name, value] : call.environment) shift_lines(value, offset);
+}
+
+}  // namespace
+
+std::optional<CommandStringRead> read_command_string(const ShellScript& script, const std::string& file_name,
+                                                     const std::map<std::string, std::string>& environment) {
+  for (const ShellInvocation& call : script.invocations) {
+    for (std::size_t at = 0; at + 2 < call.args.size(); ++at) {
+      if ((call.args[at].text != "bash" && call.args[at].text != "sh") || call.args[at + 1].text != "-c") continue;
+      const ShellArgument& command = call.args[at + 2];
+      std::map<std::string, std::string> exported = environment;
+      for (const auto& [name, value] : call.environment) {
+        if (!value.unknown) exported[name] = value.text;
+      }
+      CommandStringRead read{evaluate_shell_script(command.text, file_name, exported), {}, command.location.line};
+      const int offset = command.location.line - 1;
+      for (ShellInvocation& inner : read.script.invocations) shift_lines(inner, offset);
+      for (Finding& finding : read.script.findings) finding.location.line += offset;
+      read.launches = find_launches(read.script);
+      if (!read.launches.empty()) return read;
+    }
+  }
+  return std::nullopt;
+}
+
 Error no_launch_error(const ShellScript& script, const std::string& file_name) {
   // A command whose own name is not known statically may be the launch.
   for (const ShellInvocation& call : script.invocations) {

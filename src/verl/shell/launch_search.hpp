@@ -24,6 +24,18 @@ struct HeadNodeRead {
 std::optional<HeadNodeRead> read_as_head_node(std::string_view text, const std::string& file_name,
                                               const std::map<std::string, std::string>& environment);
 
+/// The launch inside the string of a `bash -c "..."` / `sh -c "..."` command (verl-megatron's
+/// `ray job submit ... -- bash -c "cd ... && python3 -m verl.trainer.main_ppo ..."`): the string,
+/// which the script's shell has already expanded, read as a script with the command's exported
+/// variables, its lines counted from the string's line.
+struct CommandStringRead {
+  ShellScript script;
+  std::vector<Launch> launches;
+  int line = 0;  ///< where the string starts
+};
+std::optional<CommandStringRead> read_command_string(const ShellScript& script, const std::string& file_name,
+                                                     const std::map<std::string, std::string>& environment);
+
 /// Why `script` (of `file_name`) holds no launch: a command whose name is not known statically may
 /// be one; a wrapper runs another script (`bash X`, `exec bash X`, `nohup bash X`) that may hold it;
 /// else none is there.

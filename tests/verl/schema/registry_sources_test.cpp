@@ -261,16 +261,18 @@ TEST_CASE("what a fork's own package registers joins verl's registries") {
                              "@register_adv_est('grpo_vespo')\ndef adv(): pass\n"},
       {"code/reward_loop_prime.py", "@register_manager(\"prime_loop\")\n@register_manager_legacy(\"prime_loop\")\n"},
       {"reward/server.py", "@register(\"code_judge\")\nclass CodeJudge: pass\n"},
+      // LongRLVR's recipe/dapo/main_dapo.py dispatches on the name itself.
+      {"dapo/main_dapo.py", "    elif reward_manager_name == \"longrl\":\n        from .longrl import Manager\n"},
       {"workers/fsdp_workers.py", "        elif self.config.rollout.name == 'vllm_multiturn_mmsearch':\n"}};
   const auto added = registrations_in(package);
   CHECK(added.at("policy_loss") == std::vector<std::string>{"vespo"});
   CHECK(added.at("adv_estimator") == std::vector<std::string>{"grpo_vespo"});
-  CHECK(added.at("reward_manager") == std::vector<std::string>{"code_judge", "prime_loop"});
+  CHECK(added.at("reward_manager") == std::vector<std::string>{"code_judge", "longrl", "prime_loop"});
   CHECK(added.at("rollout_name") == std::vector<std::string>{"vllm_multiturn_mmsearch"});
   // Joined to the embedded release's names where the checkout gave none: verl 0.6.1's losses stay.
   std::map<std::string, std::vector<std::string>> names = {{"reward_manager", {"naive"}}};
   add_registrations(names, package, *find_verl_version("0.6.1"));
-  CHECK(names.at("reward_manager") == std::vector<std::string>{"code_judge", "naive", "prime_loop"});
+  CHECK(names.at("reward_manager") == std::vector<std::string>{"code_judge", "longrl", "naive", "prime_loop"});
   const auto& losses = names.at("policy_loss");
   CHECK(std::find(losses.begin(), losses.end(), "vespo") != losses.end());
   CHECK(std::find(losses.begin(), losses.end(), "vanilla") != losses.end());
