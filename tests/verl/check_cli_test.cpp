@@ -250,6 +250,14 @@ TEST_CASE("a key added with '+' to a dataclass section is caught (verl R5)") {
   // reward_kwargs is a free dict (read with .get): adding to it is fine.
   const CheckReport free = test::check_lines(test::with(test::fsdp_baseline(), {"+reward_model.reward_kwargs.max_resp_len=1024"}));
   CHECK(test::findings_of(free, "config.not-a-dataclass-field").empty());
+  // The critic section is converted only when a critic runs (verl/utils/config.py validate_config:
+  // `if use_critic`): GRPO never reads a key added there; GAE does.
+  const CheckReport grpo = test::check_lines(
+      test::with(test::fsdp_baseline(), {"algorithm.adv_estimator=grpo", "+critic.my_field=1"}));
+  CHECK(test::findings_of(grpo, "config.not-a-dataclass-field").empty());
+  const CheckReport gae = test::check_lines(
+      test::with(test::fsdp_baseline(), {"algorithm.adv_estimator=gae", "+critic.my_field=1"}));
+  CHECK(test::findings_of(gae, "config.not-a-dataclass-field").size() == 1);
 }
 
 TEST_CASE("a number or boolean option given another type is caught") {

@@ -346,6 +346,7 @@ class Reader {
     for (const ConfigNode& layer : yaml_layers) merge_yaml(result_.config, layer, "");
     for (const ShellArgument& word : overrides) apply(word);
     drop_ref_fields_of_legacy_workers();
+    drop_critic_fields_without_critic();
     append(result_.findings, resolve_interpolations(result_.config));
   }
 
@@ -616,6 +617,24 @@ class Reader {
       return finding.rule == "config.not-a-dataclass-field" && !finding.keys.empty() &&
              finding.keys.front().starts_with("actor_rollout_ref.ref.") &&
              finding.keys.front().find('.', std::string_view("actor_rollout_ref.ref.").size()) == std::string::npos;
+    });
+  }
+
+  // verl's validate_config converts the critic section only when a critic runs (need_critic:
+  // critic.enable, else adv_estimator == "gae"; verl/utils/config.py at v0.6.1 / v0.8.0) and builds
+  // no critic otherwise: a key added there is never read (OpenOneRec's GRPO `++critic.enable=False`).
+  void drop_critic_fields_without_critic() {
+    const ConfigNode* enable = find_path(result_.config, "critic.enable");
+    const ConfigNode* estimator = find_path(result_.config, "algorithm.adv_estimator");
+    const bool enable_unset = enable == nullptr || enable->kind == NodeKind::null;
+    const bool no_critic = enable != nullptr && enable->kind == NodeKind::boolean
+                               ? !enable->boolean
+                               : enable_unset && estimator != nullptr && estimator->kind == NodeKind::string &&
+                                     !estimator->has_interpolation() && estimator->text != "gae";
+    if (!no_critic) return;
+    std::erase_if(result_.findings, [](const Finding& finding) {
+      return finding.rule == "config.not-a-dataclass-field" && !finding.keys.empty() &&
+             finding.keys.front().starts_with("critic.");
     });
   }
 
