@@ -62,12 +62,23 @@ TEST_CASE("check: a repository's own Hydra entry point is composed from its conf
          "trainer.n_gpus_per_node=8 data.not_a_key=1 +actor_rollout_ref.rollout.srt_cache_mode=tree\n";
   std::ofstream(repo / "recipe" / "sft" / "run.sh") << "python3 -m recipe.sft.main_sft data.micro_batch_size=2\n";
   std::ofstream(repo / "recipe" / "run_missing.sh") << "python3 -m recipe.missing.main_x data.train_batch_size=8\n";
+  // zhangmaosen/Agent0's verl_tool config names `data@data: legacy_data`, which no directory holds.
+  std::filesystem::create_directories(repo / "recipe" / "tool" / "config");
+  std::ofstream(repo / "recipe" / "tool" / "main_tool.py")
+      << "@hydra.main(config_path=\"config\", config_name=\"tool_trainer\")\ndef main(c): pass\n";
+  std::ofstream(repo / "recipe" / "tool" / "config" / "tool_trainer.yaml")
+      << "defaults:\n  - data@data: legacy_data_of_my_own\n  - ppo_trainer\n  - _self_\n";
+  std::ofstream(repo / "recipe" / "tool" / "run.sh") << "python3 -m recipe.tool.main_tool trainer.n_gpus_per_node=8\n";
   const test::CliRun dapo =
       test::run({"check", (repo / "recipe" / "dapo" / "run.sh").string(), "--verl-version", "0.6.1"});
   const test::CliRun sft = test::run({"check", (repo / "recipe" / "sft" / "run.sh").string(), "--verl-version", "0.6.1"});
   const test::CliRun missing =
       test::run({"check", (repo / "recipe" / "run_missing.sh").string(), "--verl-version", "0.6.1"});
+  const test::CliRun tool = test::run({"check", (repo / "recipe" / "tool" / "run.sh").string(), "--verl-version", "0.6.1"});
   std::filesystem::remove_all(repo);
+  // A default no directory holds stops Hydra before the entry point runs: unusable input, named.
+  CHECK(tool.exit_code == 2);
+  CHECK(tool.err.find("config 'data/legacy_data_of_my_own' is not in the directory") != std::string::npos);
   CHECK(dapo.out.find("recipe/dapo/main_dapo.py, the repository's own entry point: its @hydra.main config "
                       "dapo_trainer is composed from ") != std::string::npos);
   // Hydra composes before the entry point runs: a key neither config has stops it, an error; the

@@ -149,11 +149,11 @@ class Reader {
     }
     result_.trainer = trainer_of_config(entry.empty() ? name : entry_config);
     auto base = load_base(name);
-    if (own_entry_ && (!base.ok() || find_path(base.value(), "actor_rollout_ref") == nullptr)) {
-      // The repository's own Hydra app, but not over verl's PPO config: nothing to check it by.
+    // A config its own app cannot compose stops Hydra as it stops main_ppo (exit 2 below, naming the
+    // missing config); one that composes but is not verl's PPO config has nothing to check it by.
+    if (own_entry_ && base.ok() && find_path(base.value(), "actor_rollout_ref") == nullptr) {
       info(result_.location, "'" + entry + "' (" + own_entry_->file + ") composes " + name +
-                                 (base.ok() ? ", which is not verl's PPO trainer config" : ": " + base.error().message) +
-                                 "; its arguments are not checked");
+                                 ", which is not verl's PPO trainer config; its arguments are not checked");
       result_.has_verl_launch = false;
       result_.config = ConfigNode{};
       return std::move(result_);
