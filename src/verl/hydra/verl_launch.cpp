@@ -16,11 +16,14 @@
 #include "verl/shell/shell_script.hpp"
 
 namespace meshplan {
-namespace {
 
-bool is_yaml_name(const std::string& name) {
+bool is_yaml_input(const InputText& input) {
+  const std::string& name = input.file_name;
   return name.size() > 5 && (name.ends_with(".yaml") || name.ends_with(".yml"));
 }
+
+namespace {
+
 
 std::string strip_yaml_suffix(std::string name) {
   for (std::string_view suffix : {".yaml", ".yml"}) {
@@ -60,7 +63,7 @@ class Reader {
     std::string entry_config = "ppo_trainer";  ///< the entry point's @hydra.main config_name
     std::string entry;
     for (const InputText& input : inputs) {
-      if (is_yaml_name(input.file_name)) {
+      if (is_yaml_input(input)) {
         auto layer = config_from_yaml(input.text, input.file_name);
         if (!layer.ok()) return layer.error();
         yaml_layers.push_back(std::move(layer.value()));

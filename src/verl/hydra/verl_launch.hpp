@@ -22,6 +22,9 @@ struct InputText {
   std::string text;
 };
 
+/// A YAML config among the inputs (`x.yaml`, `x.yml`), not a script or override lines.
+bool is_yaml_input(const InputText& input);
+
 /// A launch's own --config-path directory, found on disk by the caller.
 struct LaunchConfigDirectory {
   std::string path;                           ///< where it was found

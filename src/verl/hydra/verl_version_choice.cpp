@@ -3,10 +3,6 @@
 namespace meshplan {
 namespace {
 
-bool is_script(const InputText& input) {
-  return !(input.file_name.ends_with(".yaml") || input.file_name.ends_with(".yml"));
-}
-
 Finding version_info(const SourceLocation& where, std::string message) {
   Finding finding;
   finding.severity = Severity::info;
@@ -22,7 +18,7 @@ Result<VerlVersionChoice> choose_verl_version(const std::vector<InputText>& inpu
                                               const SourceLocation& where) {
   VerlVersionChoice choice;
   for (const InputText& input : inputs) {
-    if (!is_script(input)) continue;
+    if (is_yaml_input(input)) continue;
     if (auto vllm = package_version_pin(input.text, "vllm")) {
       choice.vllm_pin = std::move(vllm);
       choice.vllm_pin_file = input.file_name;
@@ -58,7 +54,7 @@ Result<VerlVersionChoice> choose_verl_version(const std::vector<InputText>& inpu
     return choice;
   }
   for (const InputText& input : inputs) {
-    if (!is_script(input)) continue;
+    if (is_yaml_input(input)) continue;
     const auto pin = verl_version_pin(input.text);
     if (!pin) continue;
     const auto found = find_verl_version(pin->version);
