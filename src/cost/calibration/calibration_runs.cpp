@@ -26,13 +26,14 @@ struct SourceConventions {
   bool overlaps;  ///< TP-comm, grad-reduce and param-gather overlap
   bool distributed_optimizer;
   bool grad_reduce_in_fp32;  ///< Megatron main grads in fp32 (false: in 16 bits)
+  bool zero3_bottleneck_gather = false;  ///< TimeOptions::zero3_bottleneck_gather (DeepSpeed 2021)
 };
 
 constexpr SourceConventions kSources[] = {
     // Narayanan et al. 2021 (SC21): fp16, activation recomputation (FLOPs by Eq. 3 include it),
     // unfused softmax, no DP/TP overlap, no distributed optimizer (it came in 2022).
     {"narayanan2021", PublishedMetric::hardware_tflops_per_gpu, Dtype::fp16, Recompute::full, false, false, false,
-     true},
+     true, true},
     // Megatron-LM README H100 weak scaling (2024): bf16 (MFU = TFLOP/s / 989), model FLOPs,
     // --overlap-grad-reduce --overlap-param-gather --tp-comm-overlap, TE fused attention.
     {"megatron_readme", PublishedMetric::model_tflops_per_gpu, Dtype::bf16, Recompute::none, true, true, true, true},
@@ -48,6 +49,11 @@ constexpr SourceConventions kSources[] = {
     // derives it from the step time or the published TFLOP/s (tools/megatron_flops.py).
     {"megatron_moe_modelzoo", PublishedMetric::tokens_per_second_per_gpu, Dtype::bf16, Recompute::none, true, true, true,
      true},
+    // NeMo Automodel's performance summary (docs/performance-summary.md): PyTorch FSDP2 (prefetching,
+    // NCCL collectives) over Transformer Engine's attention, linear and norm layers, DeepEP; no
+    // recomputation unless the config sets activation_checkpointing; the MoE parallelizer reduces
+    // gradients in fp32 (moe/parallelizer.py MixedPrecisionPolicy; a row's settings say otherwise).
+    {"nemo_automodel", PublishedMetric::tokens_per_second_per_gpu, Dtype::bf16, Recompute::none, true, true, true, true},
 };
 
 bool contains(const std::string& text, const char* needle) { return text.find(needle) != std::string::npos; }
@@ -58,6 +64,12 @@ constexpr std::pair<const char*, const char*> kNamedModels[] = {
     {"Qwen3_235B_a22B", "qwen3-235b-a22b"},
     {"GPT OSS 120B", "gpt-oss-120b"},
     {"DeepSeekV3", "deepseek-v3"},
+    // NeMo Automodel's names.
+    {"Qwen3 MoE 30B", "qwen3-30b-a3b"},
+    {"GPT-OSS 20B", "gpt-oss-20b"},
+    {"GPT-OSS 120B", "gpt-oss-120b"},
+    {"DeepSeek V3 671B", "deepseek-v3"},
+    {"Llama3 70B", "llama-3.1-70b"},
 };
 
 std::optional<ModelSpec> preset_model(const std::string& model_name) {
@@ -118,7 +130,8 @@ Result<CalibrationRun> build_run(const json& row, const EfficiencyConstants& con
     strategy.zero = ZeroStage::zero3;
   } else if (sharding == "FSDP") {
     // Megatron-Bridge's FSDP column: Megatron-FSDP (ddp.use_megatron_fsdp) with its default
-    // data_parallel_sharding_strategy optim_grads_params, on Megatron-core's model code.
+    // data_parallel_sharding_strategy optim_grads_params, on Megatron-core's model code; Automodel's
+    // FSDP2 over Transformer Engine's layers costs the same (a gather per layer, prefetched).
     strategy.zero = ZeroStage::zero3;
   }
   if (auto tp = json_int(row, "tp"); tp && json_int(row, "pp")) {
@@ -166,6 +179,7 @@ Result<CalibrationRun> build_run(const json& row, const EfficiencyConstants& con
   // ZeRO-3 / "FSDP" rows ran Megatron's model code (DeepSpeed ZeRO-3 around Megatron layers in
   // Narayanan 2021; Megatron-FSDP in NeMo), not Hugging Face modeling.
   run.options.hf_modeling = false;
+  run.options.zero3_bottleneck_gather = source->zero3_bottleneck_gather;
   // The tables' MoE rows are force-balanced benchmarks; a row measured dropless says so.
   run.options.moe_dropless_imbalance = !row.value("moe_router_force_load_balancing", true);
   run.forced_balance_twin = json_string(row, "forced_balance_twin");

@@ -41,6 +41,10 @@ void apply_megatron_sharding_and_offload(const nlohmann::json& settings, Strateg
                                                                                                         : ZeroStage::zero3;
     strategy.distributed_optimizer = true;
   }
+  // Megatron-core DistributedDataParallelConfig.grad_reduce_in_fp32 (or an FSDP MixedPrecisionPolicy's
+  // reduce_dtype, as a row records it).
+  const nlohmann::json& fp32_reduce = settings.value("grad_reduce_in_fp32", nlohmann::json());
+  if (fp32_reduce.is_boolean()) strategy.grad_reduce_in_fp32 = fp32_reduce.get<bool>();
   const nlohmann::json& layers = settings.value("cpu_offloading_num_layers", nlohmann::json());
   if (settings.value("cpu_offloading", nlohmann::json()) == true && layers.is_number()) {
     strategy.activation_offload_layers = layers.get<int>();

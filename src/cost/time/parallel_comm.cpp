@@ -201,9 +201,10 @@ double dp_comm_exposed_seconds(const ModelSpec& model, const NodeGroup& node, co
     return group_all_reduce_seconds(params.dense * grad_bytes, node, dense_group, intra, inter) +
            group_all_reduce_seconds(params.expert * grad_bytes, node, expert_group, intra, inter);
   };
-  // ZeRO-3 / FSDP gather layer by layer: each rank's share of every gather crosses the group's
-  // bottleneck link (flat ring); the 2021 ZeRO-3 rows of Narayanan et al. Table 2 measure
-  // ~16-18 GB/s per GPU, far below a two-level NCCL bound (docs/accuracy.md).
+  // DeepSpeed's 2021 ZeRO-3 gathered layer by layer with each rank's share of every gather
+  // crossing the group's bottleneck link (flat ring): the ZeRO-3 rows of Narayanan et al. Table 2
+  // measure ~16-18 GB/s per GPU, far below a two-level NCCL bound (docs/accuracy.md). FSDP2 and
+  // Megatron-FSDP reach the two-level bound (TimeOptions::zero3_bottleneck_gather).
   const LinkPath dense_link = group_link(node, dense_group, k.nvlink_efficiency, k.nic_efficiency);
   const LinkPath expert_link = group_link(node, expert_group, k.nvlink_efficiency, k.nic_efficiency);
   const auto flat_gather = [&](double bytes_per_param) {
@@ -222,10 +223,17 @@ double dp_comm_exposed_seconds(const ModelSpec& model, const NodeGroup& node, co
     // ZeRO-3 / FSDP FULL_SHARD: gather the weights before each micro-batch's forward and again
     // for its backward, reduce-scatter the gradients after each backward; prefetching hides
     // them behind that pass's compute (Rajbhandari et al. 2020 §5.3; PyTorch FSDP paper §3.3).
-    const double ag = flat_gather(kParamBytes);
-    const double rs = trainable * flat_gather(grad_bytes);
+    const auto zero3_gather = [&](double bytes_per_param) {
+      return options.zero3_bottleneck_gather ? flat_gather(bytes_per_param) : gather(bytes_per_param);
+    };
+    const double ag = zero3_gather(kParamBytes);
+    const double rs = trainable * zero3_gather(grad_bytes);
     exposed = m * (std::max(0.0, ag - overlap * forward) + std::max(0.0, ag + rs - overlap * backward));
-    scheme = "zero3/fsdp: m * (max(0, AG - k*fwd) + max(0, AG + RS - k*bwd))";
+    scheme = options.zero3_bottleneck_gather
+                 ? "zero3/fsdp: m * (max(0, AG - k*fwd) + max(0, AG + RS - k*bwd)); AG, RS: a flat ring on the "
+                   "slowest link (DeepSpeed 2021)"
+                 : "zero3/fsdp: m * (max(0, AG - k*fwd) + max(0, AG + RS - k*bwd)); AG, RS: NVLink, then the "
+                   "node's NICs together";
   } else {
     const bool scatter = strategy.backend == Backend::fsdp ? strategy.zero != ZeroStage::none
                                                            : strategy.distributed_optimizer;

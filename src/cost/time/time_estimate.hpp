@@ -20,6 +20,12 @@ struct TimeOptions {
   /// The FSDP backend runs Hugging Face modeling code (verl's FSDP workers, fsdp_sft_trainer);
   /// false: Megatron's own model code under ZeRO-3 (Narayanan et al. 2021 Table 2).
   bool hf_modeling = true;
+  /// ZeRO-3 as DeepSpeed ran it in Narayanan et al. 2021 (Table 2): each rank's share of every
+  /// parameter gather and gradient reduce-scatter crosses the group's slowest link, ~16-18 GB/s a
+  /// GPU measured across Selene's nodes. false: NCCL's collective over the group, NVLink inside a
+  /// node and the node's NICs together across nodes, as PyTorch FSDP2 and Megatron-FSDP run it
+  /// (NeMo Automodel's FSDP2 rows across 8-128 H100 nodes, docs/accuracy.md).
+  bool zero3_bottleneck_gather = false;
   /// MoE routing as a trained softmax router with an auxiliary loss spreads a micro-batch's tokens
   /// (Qwen3's, measured dropless): the most loaded EP rank sets each MoE layer's pace
   /// (compute_time.hpp moe_load_factor). false: every EP rank gets the mean, as force-balanced

@@ -82,9 +82,15 @@ TEST_CASE("DP gradients: exposed all-reduce without overlap, ZeRO-3 gathers per 
     zero3.dp = 32;
     const StageCompute c = stage_compute(model, node, zero3, 1024, 1, options, nullptr);
     const RankParams p = rank_params(model, zero3);
-    const LinkPath link = group_link(node, {32, 1}, options.constants.nvlink_efficiency, options.constants.nic_efficiency);
-    const double ag = ring_all_gather_seconds(p.dense * 2, 32, link);
-    const double rs = ring_all_gather_seconds(p.dense * 2, 32, link);
+    // FSDP2 / Megatron-FSDP: NCCL's two-level collective, 8 GPUs over NVLink (300 GB/s x 0.8), then
+    // each GPU's eighth across the 4 nodes over its NIC (25 GB/s x nic_efficiency).
+    const LinkPath nvlink = intra_node_link(node, options.constants.nvlink_efficiency);
+    const LinkPath nic32 = inter_node_link(node, options.constants.nic_efficiency);
+    const auto two_level = [&](double bytes) {
+      return ring_all_gather_seconds(bytes, 8, nvlink) + ring_all_gather_seconds(bytes / 8, 4, nic32);
+    };
+    const double ag = two_level(p.dense * 2);
+    const double rs = two_level(p.dense * 2);
     const double k = options.constants.overlap_efficiency;
     const double forward = c.layers_forward_s + c.lm_head_forward_s;
     const double backward = c.layers_backward_s + c.lm_head_s - c.lm_head_forward_s;
@@ -92,11 +98,20 @@ TEST_CASE("DP gradients: exposed all-reduce without overlap, ZeRO-3 gathers per 
     CHECK(dp_comm_exposed_seconds(model, node, zero3, 3, c, options, nullptr) == test::approx(expected));
     CHECK(expected > 0.0);
 
+    // DeepSpeed's 2021 ZeRO-3 (Narayanan et al. Table 2): every byte of a rank's share over the
+    // group's slowest link, the NIC, a flat ring of 32.
+    TimeOptions deepspeed = options;
+    deepspeed.zero3_bottleneck_gather = true;
+    const double flat = ring_all_gather_seconds(p.dense * 2, 32, nic32);
+    CHECK(flat > 4 * ag);
+    CHECK(dp_comm_exposed_seconds(model, node, zero3, 3, c, deepspeed, nullptr) ==
+          test::approx(3 * (std::max(0.0, flat - k * forward) + std::max(0.0, 2 * flat - k * backward))));
+
     // Under bf16 verl's FSDP reduces its gradients in fp32 (fsdp_workers.py MixedPrecision
     // reduce_dtype=float32): the reduce-scatter moves 4 bytes a parameter, the gather still 2.
     zero3.compute_dtype = Dtype::bf16;
     const StageCompute c16 = stage_compute(model, node, zero3, 1024, 1, options, nullptr);
-    const double rs32 = ring_all_gather_seconds(p.dense * 4, 32, link);
+    const double rs32 = two_level(p.dense * 4);
     const double forward16 = c16.layers_forward_s + c16.lm_head_forward_s;
     const double backward16 = c16.layers_backward_s + c16.lm_head_s - c16.lm_head_forward_s;
     CHECK(dp_comm_exposed_seconds(model, node, zero3, 3, c16, options, nullptr) ==
