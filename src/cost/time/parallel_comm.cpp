@@ -218,16 +218,34 @@ double dp_comm_exposed_seconds(const ModelSpec& model, const NodeGroup& node, co
   const double forward = compute.layers_forward_s + compute.lm_head_forward_s;
   const double backward = compute.layers_backward_s + compute.recompute_s + compute.lm_head_s - compute.lm_head_forward_s;
   double exposed = 0;
+  int hybrid_shard = 0;
   const char* scheme = "";
   if (strategy.zero == ZeroStage::zero3) {
     // ZeRO-3 / FSDP FULL_SHARD: gather the weights before each micro-batch's forward and again
     // for its backward, reduce-scatter the gradients after each backward; prefetching hides
     // them behind that pass's compute (Rajbhandari et al. 2020 §5.3; PyTorch FSDP paper §3.3).
+    // verl's fsdp_size (HYBRID_SHARD over a (ddp, fsdp) mesh, fsdp_workers.py create_device_mesh):
+    // weights gathered and gradients reduce-scattered inside each shard group, the gradient shards
+    // then all-reduced across the groups.
+    const int shard = strategy.backend == Backend::fsdp && strategy.fsdp_shard_size > 0 &&
+                              strategy.fsdp_shard_size < dense_ranks
+                          ? strategy.fsdp_shard_size
+                          : 0;
+    const double rank_bytes = params.dense + params.expert;
     const auto zero3_gather = [&](double bytes_per_param) {
+      if (shard > 0) {
+        return group_reduce_scatter_seconds(rank_bytes * bytes_per_param, node, GroupPlacement{shard, strategy.tp},
+                                            intra, inter);
+      }
       return options.zero3_bottleneck_gather ? flat_gather(bytes_per_param) : gather(bytes_per_param);
     };
+    const double replica_reduce =
+        shard > 0 ? group_all_reduce_seconds(rank_bytes * grad_bytes / shard, node,
+                                             GroupPlacement{dense_ranks / shard, shard * strategy.tp}, intra, inter)
+                  : 0.0;
     const double ag = zero3_gather(kParamBytes);
-    const double rs = trainable * zero3_gather(grad_bytes);
+    const double rs = trainable * (zero3_gather(grad_bytes) + replica_reduce);
+    hybrid_shard = shard;
     exposed = m * (std::max(0.0, ag - overlap * forward) + std::max(0.0, ag + rs - overlap * backward));
     scheme = options.zero3_bottleneck_gather
                  ? "zero3/fsdp: m * (max(0, AG - k*fwd) + max(0, AG + RS - k*bwd)); AG, RS: a flat ring on the "
@@ -254,8 +272,10 @@ double dp_comm_exposed_seconds(const ModelSpec& model, const NodeGroup& node, co
   }
   if (trace) {
     trace->push_back({"time/dp_comm_exposed", exposed, "seconds", scheme,
-                      fmt::format("params/rank={:.4g} (expert {:.4g}), dp_group={}, grad_bytes={}, link={:.4g} B/s",
-                                  params.total(), params.expert, dense_ranks, grad_bytes, dense_link.bandwidth_Bps),
+                      fmt::format("params/rank={:.4g} (expert {:.4g}), dp_group={}, hybrid_shard_group={}, grad_bytes={}, "
+                                  "link={:.4g} B/s",
+                                  params.total(), params.expert, dense_ranks, hybrid_shard, grad_bytes,
+                                  dense_link.bandwidth_Bps),
                       "Megatron distributed optimizer / DDP buckets; ZeRO (Rajbhandari 2020)"});
   }
   return exposed;

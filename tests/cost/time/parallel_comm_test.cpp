@@ -107,6 +107,16 @@ TEST_CASE("DP gradients: exposed all-reduce without overlap, ZeRO-3 gathers per 
     CHECK(dp_comm_exposed_seconds(model, node, zero3, 3, c, deepspeed, nullptr) ==
           test::approx(3 * (std::max(0.0, flat - k * forward) + std::max(0.0, 2 * flat - k * backward))));
 
+    // verl's fsdp_size 8 (HYBRID_SHARD): gathers and reduce-scatters inside each node's 8 GPUs, then
+    // each GPU's eighth of the gradients all-reduced across the 4 nodes over its NIC.
+    Strategy hybrid = zero3;
+    hybrid.fsdp_shard_size = 8;
+    const double inside = ring_all_gather_seconds(p.dense * 2, 8, nvlink);
+    const double across = all_reduce_seconds(p.dense * 2 / 8, 4, nic32);
+    CHECK(dp_comm_exposed_seconds(model, node, hybrid, 3, c, options, nullptr) ==
+          test::approx(3 * (std::max(0.0, inside - k * forward) + std::max(0.0, 2 * inside + across - k * backward))));
+    CHECK(dp_comm_exposed_seconds(model, node, hybrid, 3, c, options, nullptr) < expected);
+
     // Under bf16 verl's FSDP reduces its gradients in fp32 (fsdp_workers.py MixedPrecision
     // reduce_dtype=float32): the reduce-scatter moves 4 bytes a parameter, the gather still 2.
     zero3.compute_dtype = Dtype::bf16;
