@@ -141,6 +141,15 @@ TEST_CASE("check: a script without any launch is unusable input") {
                            CheckOptions{});
   REQUIRE_FALSE(exec.ok());
   CHECK(exec.error().message.find("this script runs ${SCRIPT_DIR}/run.sh, which may hold it") != std::string::npos);
+  // The only launch sits in a loop that never runs (giorgossideris/verl bash/20260203_rollout_sweep.sh,
+  // `for N in ; do`): the message names the loop, not the empty values its body would pass.
+  auto sweep = check_launch({InputText{"sweep.sh", "for N in ; do\n  python3 -m verl.trainer.main_ppo "
+                                                   "actor_rollout_ref.rollout.n=$N trainer.n_gpus_per_node=\ndone\n"}},
+                            CheckOptions{});
+  REQUIRE_FALSE(sweep.ok());
+  CHECK(sweep.error().line == 1);
+  CHECK(sweep.error().message.find("no trainer launch found that runs: the 'for' loop at this line iterates over an "
+                                   "empty word list") == 0);
 }
 
 // A multi-node script launches on its head node only (065536/Asycn_verl): read as that node, said so;

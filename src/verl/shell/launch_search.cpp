@@ -83,6 +83,13 @@ Error no_launch_error(const ShellScript& script, const std::string& file_name) {
                  "no trainer launch found: this script runs " + path +
                      ", which may hold it; check that script (give the overrides this one passes with --set)"};
   }
+  // A loop that never runs (`for N in ; do`) may hold it: say so at the loop.
+  for (const Finding& finding : script.findings) {
+    if (finding.rule != "shell.empty-loop") continue;
+    return Error{file_name, finding.location.line, "",
+                 "no trainer launch found that runs: the 'for' loop at this line iterates over an empty word list, "
+                 "so bash never runs its body (a launch in it included); give its words, or the launch line itself"};
+  }
   return Error{file_name, 0, "",
                "no trainer launch found (expected python3 -m verl.trainer.main_ppo, torchrun, ray job submit, "
                "or a Megatron-LM pretrain_*.py)"};

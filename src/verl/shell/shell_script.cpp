@@ -104,8 +104,12 @@ class Walker {
     const bool opener = block_depth_step(first) > 0;
     const bool closer = block_depth_step(first) < 0;
     if (skipped_depth_ > 0) {
-      note_assigned(command);
       skipped_depth_ += opener ? 1 : closer ? -1 : 0;
+      if (dead_loop_) {
+        dead_loop_ = skipped_depth_ > 0;
+        return;
+      }
+      note_assigned(command);
       if (skipped_depth_ == 0 && reading_loop_) {
         replay_loop();
       } else if (skipped_depth_ == 0 && reading_case_) {
@@ -148,6 +152,17 @@ class Walker {
     }
     if (first == "fi" && !ifs_.empty()) {
       close_if();
+      return;
+    }
+    if (opener && first == "for" && empty_word_list(command)) {
+      // `for N in ; do` (a sweep written out with its list expanded to nothing): bash runs the body
+      // zero times and assigns nothing, so nothing in it runs and nothing after it changes.
+      skipped_depth_ = 1;
+      dead_loop_ = true;
+      note(command.line, Severity::warning,
+           "'for' loop over an empty word list: bash never runs its body, so no command in it (a launch "
+           "included) runs or is checked",
+           "shell.empty-loop");
       return;
     }
     if (opener) {
@@ -357,6 +372,27 @@ class Walker {
       variable.alternatives.clear();
     }
     assigned_.clear();
+  }
+
+  // `for NAME in WORDS`: the words expand to no field at all (none written, or each an unquoted
+  // expansion of a variable known to be empty). Unknown values, `for NAME` ("$@"), C-style
+  // `for ((...))`, and positional parameters or arrays (which the script's arguments may fill:
+  // `A=("$@"); for x in "${A[@]}"`, read here without arguments) are not empty.
+  bool empty_word_list(const ShellCommand& command) {
+    const auto& words = command.words;
+    if (words.size() < 3 || words[2].text != "in") return false;
+    for (std::size_t k = 3; k < words.size() && words[k].text != "do"; ++k) {
+      const std::string& text = words[k].text;
+      if (text.find_first_of("@*[") != std::string::npos) return false;
+      for (std::size_t at = text.find('$'); at != std::string::npos; at = text.find('$', at + 1)) {
+        const std::size_t name = at + 1 < text.size() && text[at + 1] == '{' ? at + 2 : at + 1;
+        if (name < text.size() && std::isdigit(static_cast<unsigned char>(text[name]))) return false;
+      }
+      ShellVariables scratch = variables_;  // ${X:=d} assigns: not in a loop that never starts
+      const ShellExpansion expanded = expand_shell_word(words[k].text, scratch, true);
+      if (!expanded.fields.empty() || !expanded.problems.empty()) return false;
+    }
+    return true;
   }
 
   // `then cmd` / `else cmd` on one line: the words after the keyword are a command of their own.
@@ -629,6 +665,7 @@ class Walker {
   std::vector<std::string> assigned_;  ///< names assigned inside it
   static constexpr int kMaxLoopNesting = 16;
   bool reading_loop_ = false;             ///< the block is a loop whose body is read at its end
+  bool dead_loop_ = false;                ///< the block is a loop whose body never runs (skipped)
   bool reading_case_ = false;             ///< the block is a case block, read at its esac
   ShellCommand case_command_;             ///< its `case WORD in` line
   int replaying_ = 0;                     ///< loop bodies being read, innermost last

@@ -98,6 +98,33 @@ TEST_CASE("the ')' of a case pattern is not a subshell: an argument parser's cas
   CHECK(s.invocations.back().args[2].unknown.has_value());
 }
 
+TEST_CASE("a for loop over an empty word list never runs its body: its launch is not read, its variables unchanged") {
+  // giorgossideris/verl bash/20260203_rollout_sweep.sh: the sweep written out with its list already
+  // expanded to nothing (`for N in ; do`). bash runs the body zero times and leaves N unassigned.
+  const ShellScript empty = run_script("N=4\nfor N in ; do\n  python3 -m verl.trainer.main_ppo actor_rollout_ref.rollout.n=$N\n"
+                                       "done\npython3 x.py $N\n");
+  REQUIRE(empty.invocations.size() == 1);
+  CHECK(last_args(empty) == std::vector<std::string>{"python3", "x.py", "4"});
+  REQUIRE(has_rule(empty.findings, "shell.empty-loop"));
+  CHECK(empty.findings.front().severity == Severity::warning);
+  CHECK(empty.findings.front().location.line == 2);
+  // A list of unquoted expansions of empty variables is empty too; nested blocks inside are skipped.
+  const ShellScript expanded = run_script("LIST=\nfor N in $LIST ${LIST}; do\n  if true; then python3 a.py; fi\ndone\n");
+  CHECK(expanded.invocations.empty());
+  CHECK(has_rule(expanded.findings, "shell.empty-loop"));
+  // A quoted empty word is one (empty) field, and a list from the environment is not known: both
+  // bodies are read once, as any loop's.
+  // Artessay/Amo scripts/trainers/_common/launch.sh: an array of the script's own arguments, which
+  // check reads without any, is not known to be empty; nor is "$@" or $1.
+  for (const char* script : {"for N in \"\"; do python3 a.py; done\n", "for N in $SWEEP; do python3 a.py; done\n",
+                             "for N; do python3 a.py; done\n", "A=(\"$@\")\nfor x in \"${A[@]}\"; do python3 a.py; done\n",
+                             "for x in \"$@\"; do python3 a.py; done\n", "for x in ${1}; do python3 a.py; done\n"}) {
+    const ShellScript read = run_script(script);
+    CHECK_MESSAGE(read.invocations.size() == 1, script);
+    CHECK_MESSAGE(!has_rule(read.findings, "shell.empty-loop"), script);
+  }
+}
+
 TEST_CASE("a case block whose word is known runs the first branch whose pattern matches, as bash does") {
   // verl 1dda039b examples/dppo_trainer/run_qwen3_30b_a3b_megatron.sh: LOSS_MODE defaults to
   // dppo_tv, so CLIP_DEFAULT is 0.15 (bash: the dppo_tv) branch; the *) branch exits).
