@@ -78,7 +78,8 @@ TEST_CASE("check: a repository's own Hydra entry point is composed from its conf
   std::filesystem::remove_all(repo);
   // A default no directory holds stops Hydra before the entry point runs: unusable input, named.
   CHECK(tool.exit_code == 2);
-  CHECK(tool.err.find("config 'data/legacy_data_of_my_own' is not in the directory") != std::string::npos);
+  CHECK(tool.err.find("tool_trainer.yaml:2: defaults: names config 'data/legacy_data_of_my_own', which is not in "
+                      "the directory") != std::string::npos);
   CHECK(dapo.out.find("recipe/dapo/main_dapo.py, the repository's own entry point: its @hydra.main config "
                       "dapo_trainer is composed from ") != std::string::npos);
   // Hydra composes before the entry point runs: a key neither config has stops it, an error; the

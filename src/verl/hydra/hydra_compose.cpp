@@ -21,6 +21,7 @@ struct DefaultsEntry {
   /// 1.1 "Selecting multiple configs from a Config Group"; verl 0.8's mindspeed_actor.yaml
   /// `../engine@mindspeed: [megatron, mindspeed]`). Empty for a single option.
   std::vector<std::string> options;
+  int line = 0;  ///< the entry's line in its defaults list
 };
 
 std::string join(const std::string& a, const std::string& b, char separator) {
@@ -56,6 +57,7 @@ std::string group_of(const std::string& path) {
 
 Result<DefaultsEntry> parse_entry(const ConfigNode& item, const std::string& file) {
   DefaultsEntry entry;
+  entry.line = item.origin.line;
   if (item.kind == NodeKind::string) {
     entry.self = item.text == "_self_";
     entry.option = item.text;
@@ -110,6 +112,16 @@ class Composer {
   }
 
  private:
+  // A config a defaults entry names that no directory holds: the error names the entry's line in
+  // the config that lists it (Hydra: "Could not find 'data/x'" in the defaults list of that config).
+  static Error at_entry(Error error, const std::string& missing, const std::string& path, const DefaultsEntry& entry) {
+    if (error.file != missing + ".yaml" || error.message != "config '" + missing + "' is not in the directory") {
+      return error;
+    }
+    return Error{path + ".yaml", entry.line, "defaults",
+                 "names config '" + missing + "', which is not in the directory"};
+  }
+
   struct Loaded {
     ConfigNode content;                  ///< without `defaults`
     std::vector<DefaultsEntry> defaults;
@@ -166,7 +178,7 @@ class Composer {
       if (entry.group.empty()) {
         const std::string nested_path = config_of_group(group, entry.option);
         if (auto nested = collect_choices(nested_path, group_of(nested_path), depth + 1); !nested.ok()) {
-          return nested.error();
+          return at_entry(nested.error(), nested_path, path, entry);
         }
         continue;
       }
@@ -197,7 +209,7 @@ class Composer {
         const std::string at = entry.has_package ? join(here, entry.package, '.') : here;
         const std::string nested_path = config_of_group(group, entry.option);
         if (auto nested = compose(nested_path, group_of(nested_path), at, depth + 1, root); !nested.ok()) {
-          return nested.error();
+          return at_entry(nested.error(), nested_path, path, entry);
         }
         continue;
       }
@@ -223,7 +235,9 @@ class Composer {
         auto option = interpolate(each, path + ".yaml");
         if (!option.ok()) return option.error();
         if (auto nested = compose(full + "/" + *option, full, at, depth + 1, root); !nested.ok()) {
-          return nested.error();
+          // A choice given on the command line is the command line's, not this entry's.
+          const bool from_command_line = fixed_.count(full) != 0 || fixed_.count(full + "@" + at) != 0;
+          return from_command_line ? nested.error() : at_entry(nested.error(), full + "/" + *option, path, entry);
         }
       }
     }

@@ -89,6 +89,15 @@ TEST_CASE("Hydra composition: a missing option or a cycle is an error, not a cra
   auto missing = compose_hydra_config(tree(), "trainer", {{"engine", "tpu"}});
   REQUIRE_FALSE(missing.ok());
   CHECK(missing.error().message == "config 'engine/tpu' is not in the directory");
+  // Named by a defaults list (zhangmaosen/Agent0's `data@data: legacy_data`): the error is at the
+  // entry that names it, in the config that lists it.
+  auto listed = tree();
+  listed["trainer"] = "defaults:\n  - _self_\n  - data@data: legacy_data\n";
+  auto unlisted = compose_hydra_config(listed, "trainer", {});
+  REQUIRE_FALSE(unlisted.ok());
+  CHECK(unlisted.error().file == "trainer.yaml");
+  CHECK(unlisted.error().line == 3);
+  CHECK(unlisted.error().message == "names config 'data/legacy_data', which is not in the directory");
   auto cycle = compose_hydra_config(tree(), "loop", {});
   REQUIRE_FALSE(cycle.ok());
   CHECK(cycle.error().message == "the defaults lists include each other");
