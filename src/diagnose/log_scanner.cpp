@@ -1,5 +1,7 @@
 #include "diagnose/log_scanner.hpp"
 
+#include "diagnose/constructor_error.hpp"
+
 #include <algorithm>
 #include <charconv>
 #include <cmath>
@@ -8,6 +10,7 @@
 
 #include "core/std_regex.hpp"
 #include "core/units.hpp"
+#include "diagnose/constructor_error.hpp"
 #include "diagnose/error_events.hpp"
 #include "diagnose/line_reader.hpp"
 #include "diagnose/literal_matcher.hpp"
@@ -254,6 +257,7 @@ struct LogScanner::State {
   ErrorTracker errors;
   std::vector<ErrorEvent> finished;
   std::string last_line;  ///< the file's last non-blank line (a log that stops in NCCL's setup)
+  std::string qualified;  ///< a Python <=3.9 constructor error with its class (constructor_error.hpp)
   std::int64_t last_line_number = 0;
   // verl's printed config, read over the lines it spans.
   bool capturing = false;
@@ -388,13 +392,15 @@ Status LogScanner::scan(std::istream& in, std::string_view file_name) {
       binary = binary || std::memchr(raw.data(), '\0', raw.size()) != nullptr;
       bytes_probed += raw.size() + 1;
     }
-    const std::string_view line = clean_line(raw, s.scratch);
+    // Signatures read a Python <=3.9 constructor error with its class; evidence quotes the line as written.
+    const std::string_view shown = clean_line(raw, s.scratch);
+    const std::string_view line = qualify_bare_init_error(shown, s.last_line, s.qualified);
     const LinePrefix prefix = parse_prefix(line);
     if (prefix.time_seconds) last_time = prefix.time_seconds;
     const std::int64_t line_number = reader.line_number();
     if (prefix.body.empty()) continue;
     ++text_lines;
-    s.last_line.assign(line);
+    s.last_line.assign(shown);
     s.last_line_number = line_number;
     if (s.capturing && prefix.pid == s.capture_pid && s.capture(prefix.body, run)) continue;
     if (!run.verl && !prefix.source.empty()) read_process_name(prefix.source, run);
@@ -413,10 +419,10 @@ Status LogScanner::scan(std::istream& in, std::string_view file_name) {
         s.hits.push_back(id);
       }
     });
-    const auto evidence_text = [&] { return std::string(line.substr(0, kEvidenceChars)); };
+    const auto evidence_text = [&] { return std::string(shown.substr(0, kEvidenceChars)); };
     const std::pair<std::int64_t, int> stream{prefix.pid, prefix.rank};
     if (s.hits.empty()) {
-      s.errors.line(prefix, line, line_number, last_time, phase_name(markers, s.marker_of(stream, line_number)), false,
+      s.errors.line(prefix, shown, line_number, last_time, phase_name(markers, s.marker_of(stream, line_number)), false,
                     s.finished);
       if (!s.finished.empty()) s.add_errors(output_, file_index);
       continue;
@@ -493,7 +499,7 @@ Status LogScanner::scan(std::istream& in, std::string_view file_name) {
     }
     for (const std::uint32_t id : s.hits) s.seen[id] = 0;
     const std::string_view phase = phase_name(markers, s.marker_of(stream, line_number));
-    s.errors.line(prefix, line, line_number, last_time, phase, best_signature < all.size(), s.finished);
+    s.errors.line(prefix, shown, line_number, last_time, phase, best_signature < all.size(), s.finished);
     if (!s.finished.empty()) s.add_errors(output_, file_index);
     if (best_signature == all.size()) continue;
 
