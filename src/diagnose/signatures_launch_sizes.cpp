@@ -1,7 +1,8 @@
 // Signatures of a launch that asks more than it has, as the RL frameworks' own start-up code words
 // it, with or without the exception in front (retry logs, the assert line of a traceback): GPUs
-// the Ray cluster does not hold, a placement group with fewer bundles than workers, a GRPO batch
-// that does not split into the generations of a prompt, verl's mini batch over its train batch.
+// the Ray cluster does not hold, a placement group with fewer bundles than workers, workers asking
+// more CPU or memory than Ray has, a GRPO batch that does not split into the generations of a
+// prompt, verl's mini batch over its train batch, a data row longer than the run's max length.
 // Each from a public thread whose resolution names the cause (tests/fixtures/logs/real/index.json).
 #include "diagnose/signature_tables.hpp"
 
@@ -55,6 +56,31 @@ std::vector<Signature> launch_size_signatures() {
        "",
        {{override_line, "actor_rollout_ref.actor.ppo_mini_batch_size=<at most data.train_batch_size>", ""}},
        "assert config.data.train_batch_size >= config.actor_rollout_ref.actor.ppo_mini_batch_size"},
+      // AReaL's RayMasterWorker sums its workers' requests (AReaL#120: mem_per_model_worker,
+      // mem_per_master_worker, cpu_per_*) against what Ray reports before it launches any.
+      {"ray_workers_request_over_cluster", "resources", primary,
+       {"Ray does not have enough resources to launch workers"},
+       R"(Required: ([\d.]+) CPU, ([\d.]+) GPU, ([\d.]+) GB memory\. Available: ([\d.]+) CPU, ([\d.]+) GPU, ([\d.]+) GB memory)",
+       {{"cpu", number}, {"gpu", number}, {"memory_gb", number}, {"cpu_available", number},
+        {"gpu_available", number}, {"memory_gb_available", number}},
+       {},
+       "The workers ask Ray for more CPUs, GPUs or memory than the cluster has.",
+       "The workers ask Ray for {n:cpu} CPUs, {n:gpu} GPUs and {n:memory_gb} GB of memory; the cluster has "
+       "{n:cpu_available}, {n:gpu_available} and {n:memory_gb_available} GB.",
+       {{action, "lower what each worker asks for where the request exceeds the cluster (AReaL: mem_per_model_worker, "
+                 "mem_per_master_worker, cpu_per_model_worker), or add nodes", ""}},
+       "RayMasterWorker CRITICAL: Ray does not have enough resources to launch workers. Required: 16 CPU, 4 GPU, "
+       "351.56 GB memory. Available: 80.0 CPU, 8.0 GPU, 255.89 GB memory."},
+      // ms-swift's template (swift/llm/template/base.py) refuses a row longer than --max_length
+      // after templating (ms-swift#4754, #6307).
+      {"swift_row_over_max_length", "sequence_length", primary, {"MaxLengthError: Current length of row("},
+       R"(length of row\((\d+)\) is larger than the max_length\((\d+)\))", {{"row_tokens", number},
+       {"max_length", number}}, {},
+       "A training row is longer, once templated, than the max_length the run sets.",
+       "A row of {n:row_tokens} tokens is longer than max_length {n:max_length}.",
+       {{action, "raise --max_length (and --vllm_max_model_len for GRPO rollouts) to cover the longest rows, or "
+                 "truncate them (--truncation_strategy) / filter them out of the dataset", ""}},
+       "swift.llm.template.base.MaxLengthError: Current length of row(25000) is larger than the max_length(2048)."},
   };
 }
 

@@ -96,6 +96,22 @@ std::vector<Signature> model_bridge_signatures() {
         {action, "or install an mbridge release that supports the installed Megatron-Core (or a Megatron-Core "
                  "before 0.18)", ""}},
        "AttributeError: type object 'ModelType' has no attribute 'encoder_and_decoder'"},
+      // Megatron-core's dist-checkpoint validation (dist_checkpointing/validation.py
+      // _validate_objects_for_key): the checkpoint lacks sharded objects the loading code's layout
+      // expects; the saving and the loading code differ (NVIDIA-NeMo/Megatron-Bridge#1210: a Bridge
+      // export of Qwen3-30B-A3B, fixed by a Bridge release, pulled into NeMo RL by PR #1335).
+      {"dist_checkpoint_objects_missing", "checkpoint_mismatch", primary, {"ShardedObject are missing"},
+       R"((\d+) ShardedObject are missing)", {{"missing", number}}, {},
+       "The distributed checkpoint lacks sharded objects that the loading code's layout expects: the code that saved "
+       "it and the code that loads it (Megatron-core, Megatron-Bridge, Transformer Engine) are different releases or "
+       "layouts.",
+       "The distributed checkpoint lacks {n:missing} sharded objects that the loading code's layout expects: the "
+       "saving and the loading code differ.",
+       {{action, "load (or export) with the Megatron-Bridge / Megatron-core / Transformer Engine releases that saved "
+                 "the checkpoint, or the Megatron-Bridge release that fixed the conversion; keep the parallel layout "
+                 "(TP, PP, EP) the checkpoint was saved with", ""}},
+       "megatron.core.dist_checkpointing.core.CheckpointingException: Invalid access pattern: 24 ShardedObject are "
+       "missing."},
   };
 }
 

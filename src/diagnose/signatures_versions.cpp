@@ -1,6 +1,6 @@
 // Signatures of installed software that does not match: a driver older than the CUDA runtime of
-// the wheels, a package without a name the code imports from it, and releases of DeepSpeed and
-// accelerate that do not fit together. Each from a public thread whose resolution names the cause
+// the wheels, a package without a name the code imports from it, releases of DeepSpeed and
+// accelerate that do not fit together, and a vLLM that does not know transformers' weight names. Each from a public thread whose resolution names the cause
 // (tests/fixtures/logs/real/index.json).
 #include "diagnose/signature_tables.hpp"
 
@@ -50,6 +50,18 @@ std::vector<Signature> version_signatures() {
        {{action, "install transformers, accelerate and deepspeed releases that fit together (pip install -U "
                  "transformers accelerate)", ""}},
        "AttributeError: 'DeepSpeedZeroOptimizer_Stage3' object has no attribute 'train'"},
+      // vLLM's multimodal model class looks a weight up by the name the checkpoint loader gives it;
+      // a transformers release that renamed the vision tower's modules (Qwen2.5-VL in 4.52) hands
+      // names the installed vLLM does not know (alibaba/ROLL#240: vLLM 0.8.4 with transformers 4.57;
+      // 4.51 runs; verl#1710 alike).
+      {"vllm_rpc_vision_weight_name", "environment", primary, {"Call to collective_rpc method failed: 'visual."},
+       R"(collective_rpc method failed: '(visual\.[\w.]+)')", {{"weight", text}}, {},
+       "vLLM's model does not know a vision-tower weight name it was given: the installed transformers names the "
+       "model's modules differently from what the installed vLLM expects.",
+       "vLLM's model does not know the weight {n:weight}: the installed transformers and vLLM do not match.",
+       {{action, "install the transformers release the vLLM pins (vLLM 0.8.x: transformers<4.52), or a vLLM made for "
+                 "the installed transformers", ""}},
+       "Exception: Call to collective_rpc method failed: 'visual.patch_embed.proj.weight'"},
   };
 }
 
