@@ -356,6 +356,32 @@ TEST_CASE("overrides written with leading dashes (as in the seed articles) are r
   CHECK(hits[0].fix[0] == "actor_rollout_ref.actor.megatron.tensor_model_parallel_size=2");
 }
 
+TEST_CASE("Hydra's flags as its argparse parser reads them: abbreviations, ambiguity, a refused flag's value") {
+  // Skylanding/ARISE recipe/arise/run_arise_qwen3_4b.sh: `--config recipe/.../x.yaml --recipe arise` on
+  // a plain @hydra.main entry. argparse (allow_abbrev) refuses --config as ambiguous and --recipe as
+  // unknown; each one's value is its value, not an override of its own (no hydra.parse finding).
+  const auto launch = [](const std::string& extra) {
+    std::string script = "python3 -m verl.trainer.main_ppo";
+    for (const std::string& line : test::fsdp_baseline()) script += " " + line;
+    auto report = check_launch({InputText{"run.sh", script + " " + extra + "\n"}}, CheckOptions{});
+    REQUIRE(report.ok());
+    return *report;
+  };
+  const CheckReport refused = launch("--config recipe/arise/config/arise.yaml --recipe arise");
+  const auto flags = test::findings_of(refused, "hydra.unknown-flag");
+  REQUIRE(flags.size() == 2);
+  CHECK(flags[0].message ==
+        "'--config' abbreviates several of Hydra's flags (--config-path, --config-name, --config-dir): main_ppo stops "
+        "with \"ambiguous option\" (with its value 'recipe/arise/config/arise.yaml')");
+  CHECK(flags[1].message.find("'--recipe' is not a flag Hydra knows") == 0);
+  CHECK(test::findings_of(refused, "hydra.parse").empty());
+  // Hydra's own flags are no error, and a flag's value is not read as an override: --multirun, -m,
+  // --cfg job (an abbreviation --cf too).
+  const CheckReport own = launch("--multirun --cf job");
+  CHECK(test::findings_of(own, "hydra.unknown-flag").empty());
+  CHECK(test::findings_of(own, "hydra.parse").empty());
+}
+
 TEST_CASE("a user's YAML config merges over the base before the overrides") {
   CheckOptions options;
   const std::string yaml = "data:\n  train_batch_size: 63\n  image_preprocess_workers: 12\n";

@@ -5,6 +5,7 @@
 #include "verl/hydra/config_loader.hpp"
 #include "verl/hydra/engine_keys.hpp"
 #include "verl/hydra/hydra_compose.hpp"
+#include "verl/hydra/hydra_flags.hpp"
 #include "verl/hydra/hydra_override.hpp"
 #include "verl/hydra/interpolation.hpp"
 #include "verl/hydra/verl_base.hpp"
@@ -347,7 +348,9 @@ class Reader {
                       const std::vector<ShellArgument>& overrides) {
     result_.config = std::move(base);
     for (const ConfigNode& layer : yaml_layers) merge_yaml(result_.config, layer, "");
-    for (const ShellArgument& word : overrides) apply(word);
+    for (std::size_t i = 0; i < overrides.size(); ++i) {
+      i += apply(overrides[i], i + 1 < overrides.size() ? &overrides[i + 1] : nullptr);
+    }
     drop_ref_fields_of_legacy_workers();
     drop_critic_fields_without_critic();
     append(result_.findings, resolve_interpolations(result_.config));
@@ -428,22 +431,34 @@ class Reader {
     }
   }
 
-  void apply(const ShellArgument& word) {
-    if (word.text.rfind("--", 0) == 0 || (word.text.rfind("-", 0) == 0 && word.text.find('=') == std::string::npos)) {
+  // One override; returns how many of the words after it it takes (a flag's value).
+  std::size_t apply(const ShellArgument& word, const ShellArgument* next) {
+    const HydraFlagRead flag = read_hydra_flag(word.text);
+    if (flag.kind == HydraFlagRead::Kind::hydra) {
+      info(word.location, "'" + word.text + "' is Hydra's own " + flag.flag + " flag" +
+                              (flag.takes_value && next != nullptr ? " (its value '" + next->text + "')" : "") +
+                              ": not an override, not checked");
+      return flag.takes_value && next != nullptr ? 1 : 0;
+    }
+    if (flag.kind != HydraFlagRead::Kind::not_a_flag) {
       Finding finding;
       finding.severity = Severity::error;
       finding.rule = "hydra.unknown-flag";
       finding.value = word.text;
       finding.keys = {word.text};
+      finding.message = flag.message;
       const bool dashed_override = word.text.rfind("--", 0) == 0 && word.text.find('=') != std::string::npos;
-      finding.message = "'" + word.text + "' is not a flag Hydra knows: main_ppo stops with \"unrecognized arguments\"" +
-                        std::string(dashed_override ? "; Hydra overrides are written without leading dashes" : "");
       if (dashed_override) finding.fix = {word.text.substr(2)};
       finding.location = word.location;
+      // The word after a refused flag is read as its value, not as an override of its own: argparse
+      // stops at the flag (`--config recipe/x.yaml`).
+      const bool value_next = !dashed_override && next != nullptr && next->text.find('=') == std::string::npos &&
+                              next->text.rfind("-", 0) != 0;
+      if (value_next) finding.message += " (with its value '" + next->text + "')";
       result_.findings.push_back(std::move(finding));
-      return;
+      return value_next ? 1 : 0;
     }
-    if (word.text.rfind("hydra.", 0) == 0 || word.text.rfind("+hydra.", 0) == 0) return;  // Hydra's own settings
+    if (word.text.rfind("hydra.", 0) == 0 || word.text.rfind("+hydra.", 0) == 0) return 0;  // Hydra's own settings
     const std::size_t eq = word.text.find('=');
     if (word.unknown && word.text.substr(0, eq).find('$') != std::string::npos) {
       info(word.location, "argument '" + word.text + "' is not known statically (" + *word.unknown + "); not checked");
@@ -460,21 +475,21 @@ class Reader {
       }
       if (!keys.empty()) {  // one of known overrides: only their keys are in doubt
         for (const std::string& key : keys) result_.maybe_set.emplace(key, where);
-        return;
+        return 0;
       }
       if (!result_.opaque_argument) {
         result_.opaque_argument = "'" + word.text + "' at line " + std::to_string(word.location.line);
       }
-      return;
+      return 0;
     }
     if (in_searchpath_package(word.text.substr(0, eq))) {
       info(word.location, "argument '" + word.text + "' is under a config from hydra.searchpath; not checked");
-      return;
+      return 0;
     }
     auto parsed = parse_override(word.text, word.location, word.unknown);
     if (!parsed.ok()) {
       result_.findings.push_back(input_finding(parsed.error(), word.location));
-      return;
+      return 0;
     }
     // A value known in part ("$HOME/verl/models/Qwen3-32B" for "$MODEL_PATH") says more than its name.
     if (parsed->value.kind == NodeKind::unknown && word.partial.find('=') != std::string::npos) {
@@ -485,10 +500,11 @@ class Reader {
     if (before != nullptr) check_type(*before, parsed.value());
     if (auto finding = apply_override(result_.config, parsed.value())) {
       result_.findings.push_back(std::move(*finding));
-      return;
+      return 0;
     }
     result_.set_at[parsed->key] = word.location;
     if (!existed) check_dataclass_field(parsed.value());
+    return 0;
   }
 
   // A number or boolean option given a value of another type: verl's dataclasses and its batch

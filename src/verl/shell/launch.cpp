@@ -3,6 +3,8 @@
 #include <algorithm>
 #include <array>
 
+#include "verl/hydra/hydra_flags.hpp"
+
 namespace meshplan {
 namespace {
 
@@ -93,14 +95,18 @@ void take_hydra_flags(Launch& launch, const std::vector<ShellArgument>& args, st
   for (std::size_t k = start; k < args.size(); ++k) {
     const std::string& arg = args[k].text;
     bool unknown_value = false;
+    // argparse takes an abbreviation that names one of Hydra's flags for that flag (`--config-n`).
+    const std::vector<std::string_view> named = hydra_long_flags_named(arg);
     auto value_of = [&](std::string_view long_name, std::string_view short_name) -> std::optional<std::string> {
-      if (arg == long_name || arg == short_name) {
+      const bool abbreviated = named.size() == 1 && named.front() == long_name && arg.find('=') == std::string::npos;
+      if (arg == long_name || arg == short_name || abbreviated) {
         if (k + 1 >= args.size()) return std::string();
         unknown_value = args[++k].unknown.has_value();
         // A value known in part ("$(pwd)/configs" for "$CONFIG_PATH") says more than its name.
         return unknown_value && !args[k].partial.empty() ? args[k].partial : args[k].text;
       }
-      const std::string with_eq = std::string(long_name) + "=";
+      const std::string with_eq =
+          (named.size() == 1 && named.front() == long_name ? arg.substr(0, arg.find('=')) : std::string(long_name)) + "=";
       unknown_value = args[k].unknown.has_value();
       if (arg.rfind(with_eq, 0) == 0) {
         const std::string& whole = unknown_value && args[k].partial.starts_with(with_eq) ? args[k].partial : arg;

@@ -609,6 +609,14 @@ TEST_CASE("launchers: python3 -m, torchrun, ray job submit --, and Megatron-LM p
                        "python3 -m verl.trainer.main_ppo -cn ppo_trainer a=1\n");
   REQUIRE(ray.size() == 1);
   CHECK(*ray[0].config_name == "ppo_trainer");
+  // argparse's abbreviations of Hydra's flags (allow_abbrev): --config-n is --config-name, --config-p
+  // is --config-path; `--config` abbreviates three and stays an argument (check refuses it).
+  auto abbreviated = launch_of("python3 -m verl.trainer.main_ppo --config-n=ppo_megatron_trainer --config-p conf a=1\n");
+  REQUIRE(abbreviated.size() == 1);
+  CHECK(*abbreviated[0].config_name == "ppo_megatron_trainer");
+  CHECK(*abbreviated[0].config_path == "conf");
+  CHECK(abbreviated[0].arguments.size() == 1);
+  CHECK(launch_of("python3 -m verl.trainer.main_ppo --config c.yaml a=1\n")[0].arguments.size() == 3);
 
   auto megatron = launch_of("torchrun --nproc_per_node 8 pretrain_gpt.py --tensor-model-parallel-size 2\n");
   REQUIRE(megatron.size() == 1);
