@@ -382,6 +382,23 @@ TEST_CASE("Hydra's flags as its argparse parser reads them: abbreviations, ambig
   CHECK(test::findings_of(own, "hydra.parse").empty());
 }
 
+TEST_CASE("an unquoted variable whose blanks split an override is named once, not once per piece") {
+  // PRIS-CV/GRPO-for-Llava examples/grpo_trainer/run_llava1_5-7b.sh: HOME='Your grpo4llava path' left as
+  // a placeholder, then data.train_files=$HOME/... and data.val_files=$HOME/... unquoted: bash passes
+  // 'grpo4llava' and 'path/...' as words of their own, which Hydra refuses (4 findings before).
+  std::string script = "HOME='Your grpo4llava path'\npython3 -m verl.trainer.main_ppo";
+  for (const std::string& line : test::fsdp_baseline()) script += " " + line;
+  script += " data.train_files=$HOME/data/train.parquet data.val_files=$HOME/data/test.parquet\n";
+  auto report = check_launch({InputText{"run.sh", script}}, CheckOptions{});
+  REQUIRE(report.ok());
+  const auto pieces = test::findings_of(*report, "hydra.parse");
+  REQUIRE(pieces.size() == 1);
+  CHECK(pieces[0].message.find("'grpo4llava' has no '='") == 0);
+  CHECK(pieces[0].message.find("it is a piece of $HOME (line 1: 'Your grpo4llava path'), split at its blanks because "
+                               "the expansion is unquoted (bash word splitting): quote it (\"$HOME\")") !=
+        std::string::npos);
+}
+
 TEST_CASE("a user's YAML config merges over the base before the overrides") {
   CheckOptions options;
   const std::string yaml = "data:\n  train_batch_size: 63\n  image_preprocess_workers: 12\n";

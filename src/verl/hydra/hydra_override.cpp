@@ -296,4 +296,11 @@ std::optional<Finding> apply_override(ConfigNode& root, const Override& o) {
   return std::nullopt;
 }
 
+std::string split_piece_note(const std::string& split_from) {
+  const std::string name = split_from.substr(0, split_from.find(' '));
+  return "; it is a piece of " + split_from +
+         ", split at its blanks because the expansion is unquoted (bash word splitting): quote it (\"" + name +
+         "\") or give the variable a value without blanks";
+}
+
 }  // namespace meshplan

@@ -36,4 +36,8 @@ std::optional<Finding> apply_override(ConfigNode& root, const Override& override
 /// The closest existing key to a dotted key that does not exist (for "did you mean").
 std::optional<std::string> nearest_config_key(const ConfigNode& root, std::string_view dotted);
 
+/// What a refused override that is one piece of a split value adds to its message:
+/// `split_from` is ShellArgument::split_from ("$HOME (line 7: 'Your grpo4llava path')").
+std::string split_piece_note(const std::string& split_from);
+
 }  // namespace meshplan

@@ -1,6 +1,7 @@
 #include "verl/hydra/verl_launch.hpp"
 
 #include <algorithm>
+#include <set>
 
 #include "verl/hydra/config_loader.hpp"
 #include "verl/hydra/engine_keys.hpp"
@@ -487,8 +488,10 @@ class Reader {
       return 0;
     }
     auto parsed = parse_override(word.text, word.location, word.unknown);
-    if (!parsed.ok()) {
+    if (!parsed.ok()) {  // the pieces of one value split at its blanks: one finding, naming the value
+      if (!word.split_from.empty() && !split_reported_.insert(word.split_from).second) return 0;
       result_.findings.push_back(input_finding(parsed.error(), word.location));
+      if (!word.split_from.empty()) result_.findings.back().message += split_piece_note(word.split_from);
       return 0;
     }
     // A value known in part ("$HOME/verl/models/Qwen3-32B" for "$MODEL_PATH") says more than its name.
@@ -667,6 +670,7 @@ class Reader {
   const ConfigTexts* texts_ = nullptr;                 ///< --verl-config's tree or the chosen version's
   ConfigTexts with_verl_tree_;  ///< the launch's config directory over the verl tree
   bool launch_directory_read_ = false;  ///< the launch's own --config-path directory was found and read
+  std::set<std::string> split_reported_;  ///< values split at their blanks whose pieces were reported
   VerlLaunch result_;
 };
 

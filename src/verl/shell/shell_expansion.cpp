@@ -124,11 +124,13 @@ class Expander {
   }
 
   // Appends an expansion result; unquoted results are split on blanks (IFS default).
-  void append_value(const std::string& value, bool quoted) {
+  // `source` names the variable the value came from; the fields its blanks split it into say so.
+  void append_value(const std::string& value, bool quoted, const std::string& source = {}) {
     if (quoted || !split_) {
       fields_.back().text += value;
       return;
     }
+    const std::size_t first = fields_.size() - 1;
     std::size_t i = 0;
     while (i < value.size()) {
       if (value[i] == ' ' || value[i] == '\t' || value[i] == '\n') {
@@ -138,6 +140,8 @@ class Expander {
       }
       fields_.back().text += value[i++];
     }
+    if (source.empty() || fields_.size() - first < 2) return;
+    for (std::size_t k = first; k < fields_.size(); ++k) fields_[k].split_from = source;
   }
 
   std::size_t double_quoted(std::string_view word, std::size_t i) {
@@ -263,7 +267,9 @@ class Expander {
       }
       return;
     }
-    append_value(it->second.values.empty() ? "" : it->second.values.front(), quoted);
+    const std::string value = it->second.values.empty() ? "" : it->second.values.front();
+    append_value(value, quoted,
+                 "$" + name + " (line " + std::to_string(it->second.location.line) + ": '" + value + "')");
   }
 
   // `value` split on blanks, except blanks inside a rendered `$(...)`, `${...}` or backticks.

@@ -38,6 +38,8 @@ struct ShellField {
   /// When unknown: a variable's value known in part, its unknown parts as written
   /// ("$(pwd)/configs" for "$CONFIG_PATH"); "" otherwise.
   std::string partial = {};
+  /// The field is one of several an unquoted variable's blanks split it into: "$NAME (line N: 'value')".
+  std::string split_from = {};
 };
 
 struct ShellExpansion {

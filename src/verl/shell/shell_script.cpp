@@ -638,7 +638,8 @@ class Walker {
       for (ShellField& field : expanded.fields) {
         call.args.push_back(ShellArgument{std::move(field.text), std::move(field.unknown),
                                           SourceLocation{file_, field.line > 0 ? field.line : word.line},
-                                          std::move(field.alternatives), std::move(field.partial)});
+                                          std::move(field.alternatives), std::move(field.partial), false,
+                                          std::move(field.split_from)});
       }
     }
     for (const auto& [name, variable] : variables_) {

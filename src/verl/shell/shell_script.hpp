@@ -25,6 +25,7 @@ struct ShellArgument {
   /// In an invocation's environment: the script itself expands the variable somewhere (other than
   /// in its own assignment, `X=${X:-0}`): a knob of the script's, whatever the program does with it.
   bool read_by_script = false;
+  std::string split_from = {};  ///< one of the pieces an unquoted variable's blanks made (ShellField::split_from)
 };
 
 struct ShellInvocation {
