@@ -82,6 +82,12 @@ std::string render_time_text(const TimeEstimate& estimate) {
         "CUDA graphs of the router and preprocessing, fewer local experts or larger micro-batches shorten it "
         "(Megatron-core moe/README.md \"CPU Overhead Bottleneck\")\n";
   }
+  if (estimate.weight_sync_per_tensor_bound) {
+    text +=
+        "weight sync (inside timing_s/gen): costed as bytes over one rate; colocated updates of MoE models whose "
+        "expert matrices are a few MB were measured at 2.6-32x the rate's time (NeMo RL PR #449, verl PR #2418, "
+        "slime #132: the engine loads each expert tensor on its own; docs/accuracy.md)\n";
+  }
   text += fmt::format(
       "\nThroughput: {:.0f} tokens/s/GPU; model {:.1f} TFLOP/s/GPU (whole-step MFU {}), hardware {:.1f} TFLOP/s/GPU "
       "(with recomputation); exposed communication {} of the step\n",
@@ -110,6 +116,7 @@ nlohmann::json time_to_json(const TimeEstimate& estimate) {
                          {"mfu", estimate.mfu},
                          {"comm_fraction", estimate.comm_fraction}};
   if (estimate.actor_update_mfu > 0) time["actor_update_mfu"] = estimate.actor_update_mfu;
+  if (estimate.weight_sync_per_tensor_bound) time["weight_sync_per_tensor_bound"] = true;
   return time;
 }
 

@@ -499,6 +499,13 @@ TimeEstimate estimate_rl_step_time(const ModelSpec& model, const NodeGroup& node
                           rollout.weight_sync_s);
   }
   estimate.step_seconds = estimate.breakdown.total();
+  // Expert matrices of a few MB (Qwen3-30B-A3B 3.1 MB, Moonlight-16B-A3B 5.8 MB; DeepSeek-V3's 29 MB
+  // were measured within the rate): NeMo RL PR #449, verl PR #2418, slime #132.
+  constexpr double kSmallExpertMatrixBytes = 10e6;
+  estimate.weight_sync_per_tensor_bound =
+      rl.rollout_gpus == 0 && rollout.weight_sync_s > 0 && model.moe.has_value() &&
+      static_cast<double>(model.hidden_size) * static_cast<double>(model.moe->expert_intermediate_size) * 2.0 <
+          kSmallExpertMatrixBytes;
 
   // Throughput and MFU over every GPU of the job (the rollout's own included); the update's MFU
   // over the trainer's.

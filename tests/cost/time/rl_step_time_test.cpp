@@ -357,6 +357,25 @@ TEST_CASE("engines on GPUs of their own receive the whole model over the network
   CHECK(colocated.wake_sleep_s > 0);
 }
 
+TEST_CASE("a colocated update of a MoE with small expert matrices is flagged as measured slower than its rate") {
+  // Expert matrix bytes = hidden x expert intermediate x 2: Qwen3-30B-A3B 2048 x 768 x 2 = 3.1 MB and
+  // Moonlight 2048 x 1408 x 2 = 5.8 MB (measured 2.6-32x the rate: NeMo RL #449, verl #2418, slime #132);
+  // DeepSeek-V3 7168 x 2048 x 2 = 29 MB (measured within the rate: NeMo RL #638); a dense model has none.
+  const Cluster cluster = test::a100_cluster();
+  const Workload workload = rl_workload();
+  const auto flagged = [&](const char* preset, int rollout_gpus) {
+    Workload w = workload;
+    w.rl.rollout_gpus = rollout_gpus;
+    return estimate_time(test::preset_model(preset), cluster, Strategy{}, w, TimeOptions{}, nullptr)
+        .weight_sync_per_tensor_bound;
+  };
+  CHECK(flagged("qwen3-30b-a3b", 0));
+  CHECK(flagged("moonlight-16b-a3b-instruct", 0));
+  CHECK_FALSE(flagged("deepseek-v3", 0));
+  CHECK_FALSE(flagged("qwen2.5-7b-instruct", 0));
+  CHECK_FALSE(flagged("qwen3-30b-a3b", 8));  // engines of their own: a broadcast, costed apart
+}
+
 TEST_CASE("verl's checkpoint engine: the full broadcasts verl measured on H100 nodes") {
   // verl docs/advance/delta_weight_sync.md (1dda039b9), "Measured results", the nccl column (full
   // broadcast, parameter offload off where the table says so), against the presets' parameter
