@@ -64,7 +64,6 @@ const Knob kRlKnobs[] = {
     {"decode_layer_seconds", &EfficiencyConstants::decode_layer_seconds, 0.0, 0.0002},
     {"decode_hbm_efficiency", &EfficiencyConstants::decode_hbm_efficiency, 0.5, 0.9},
     {"decode_kv_efficiency", &EfficiencyConstants::decode_kv_efficiency, 0.05, 0.9},
-    {"weight_sync_Bps", &EfficiencyConstants::weight_sync_Bps, 3e9, 150e9},
 };
 
 /// One row of either kind: its source, its id and a prediction error for given constants.

@@ -143,7 +143,8 @@ nlohmann::json estimate_json(const ModelSpec& model, const Cluster& cluster, con
                            {"warmup_batches", w.rl.partial_rollout ? w.rl.warmup_batches : 0},
                            {"weight_broadcast", w.rl.standalone_weight_sync == StandaloneWeightSync::link_rate
                                                     ? "pipelined"
-                                                    : "checkpoint-engine"}};
+                                                    : "checkpoint-engine"},
+                           {"rl_framework", w.rl.framework == RlFramework::nemo_rl ? "nemo-rl" : "verl"}};
   }
   j["defaults_chosen"] = in.chosen;
   j["memory"] = memory_estimate_json(e, w.kind == WorkloadKind::rl);

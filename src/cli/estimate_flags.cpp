@@ -141,6 +141,7 @@ void fill_rl(const CLI::App& command, const EstimateFlags& f, const Cluster& clu
   rl.free_cache_engine = !f.no_free_cache_engine;
   rl.enforce_eager = f.enforce_eager;
   rl.rollout_fp8 = f.rollout_quantization == "fp8";
+  rl.framework = f.rl_framework == "nemo-rl" ? RlFramework::nemo_rl : RlFramework::verl;
   rl.vllm_async_scheduling = !f.no_async_scheduling;
   if (rl.engine == RolloutEngine::vllm) {
     note("--no-async-scheduling",
@@ -293,6 +294,10 @@ void add_estimate_flags(CLI::App& c, EstimateFlags& f) {
   c.add_option("--rollout-quantization", f.rollout_quantization,
                "rollout.quantization: fp8 holds the engine's linear layers and experts in fp8 (verl FP8 rollout)")
       ->check(CLI::IsMember({"none", "fp8"}));
+  c.add_option("--rl-framework", f.rl_framework,
+               "verl | nemo-rl: whose trainer runs the step (its measured colocated weight-update rate; NeMo RL also "
+               "pages the policy's parameters and optimizer states to the host around each generation)")
+      ->check(CLI::IsMember({"verl", "nemo-rl"}));
   c.add_flag("--no-async-scheduling", f.no_async_scheduling,
              "vLLM runs its host work between decode steps, not beside them: vLLM before 0.14.0, Ray's executor, or "
              "verl before 0.9.0 (whose vLLM pin predates the default or whose executor does not support it)");

@@ -47,6 +47,7 @@ struct EstimateFlags {
   double gpu_memory_utilization = 0.5;
   std::string ref_model_dtype = "fp32";
   std::string rollout_quantization = "none";
+  std::string rl_framework = "verl";
   bool dynamic_bsz = false, entropy_in_update = false, no_reference = false, critic = false,
        entropy_chunking = false, no_free_cache_engine = false, enforce_eager = false, no_async_scheduling = false, ref_offload = false,
        no_remove_padding = false;

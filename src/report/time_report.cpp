@@ -84,9 +84,10 @@ std::string render_time_text(const TimeEstimate& estimate) {
   }
   if (estimate.weight_sync_per_tensor_bound) {
     text +=
-        "weight sync (inside timing_s/gen): costed as bytes over one rate; colocated updates of MoE models whose "
-        "expert matrices are a few MB were measured at 2.6-32x the rate's time (NeMo RL PR #449, verl PR #2418, "
-        "slime #132: the engine loads each expert tensor on its own; docs/accuracy.md)\n";
+        "weight sync (inside timing_s/gen): costed as bytes over the framework's measured rate; colocated updates "
+        "of MoE models whose expert matrices are a few MB vary most: verl + vLLM 0.8-2.2x the rate's time "
+        "(Qwen3-30B-A3B), an SGLang engine that loads each expert tensor on its own up to 17x (verl PR #2418, "
+        "slime #132), NeMo RL before its 2025-07 fixes 29x (PR #449; docs/accuracy.md)\n";
   }
   text += fmt::format(
       "\nThroughput: {:.0f} tokens/s/GPU; model {:.1f} TFLOP/s/GPU (whole-step MFU {}), hardware {:.1f} TFLOP/s/GPU "

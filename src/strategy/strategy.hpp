@@ -131,6 +131,16 @@ struct Strategy {
 enum class WorkloadKind { pretrain, sft, rl };
 /// verl's rollout.name: vLLM, SGLang, TensorRT-LLM (verl main@b178a3cd on, its PyTorch backend).
 enum class RolloutEngine { vllm, sglang, trtllm };
+/// Whose RL trainer runs the step: what the time model takes from the framework's own code.
+enum class RlFramework {
+  /// verl: colocated weight updates at verl's measured rate; the actor's states stay on the GPUs
+  /// unless its offload flags page them (Strategy::offload).
+  verl,
+  /// NeMo RL: colocated refits at NeMo RL's measured rate, and the policy's parameters and
+  /// optimizer states paged to the host around every colocated generation (offload_before_refit /
+  /// offload_after_refit, back in prepare_for_lp_inference / prepare_for_training).
+  nemo_rl,
+};
 /// How engines on GPUs of their own receive the trainer's new weights.
 enum class StandaloneWeightSync {
   /// verl's checkpoint engine, nccl backend (verl/checkpoint_engine/nccl_checkpoint_engine.py):
@@ -205,6 +215,7 @@ struct RlSettings {
   /// many a node. 0: whole nodes (or none).
   int rollout_gpus_per_node = 0;
   StandaloneWeightSync standalone_weight_sync = StandaloneWeightSync::verl_checkpoint_engine;
+  RlFramework framework = RlFramework::verl;
   /// Steps the rollout may run ahead of the trainer on its own GPUs (verl one-step-off: 1; NeMo RL
   /// grpo.async_grpo.max_trajectory_age_steps). 0: the trainer waits for each step's rollout.
   int off_policy_steps = 0;

@@ -44,6 +44,8 @@ struct RlSourceConventions {
   bool async_scheduling_single_gpu_engines;
   /// The MoE token dispatcher the source's Megatron model runs (strategy.hpp MoeDispatcher).
   MoeDispatcher moe_dispatcher;
+  /// Whose trainer ran the rows (strategy.hpp RlFramework): its colocated weight update and paging.
+  RlFramework framework;
 };
 
 constexpr RlSourceConventions kRlSources[] = {
@@ -54,28 +56,28 @@ constexpr RlSourceConventions kRlSources[] = {
     // v0.6.0 (:156) and "allgather" at 108bffdab (:120), which megatron_policy_worker.py:662 hands to
     // Megatron-core; v0.4 (cff17f83b) sets none, and Megatron-Bridge's Qwen3 MoE and DeepSeek-V3
     // bridges set "alltoall"; v0.3 (NeMo 2 model configs) is taken as "alltoall", not checked.
-    {"nemorl_v06_", "NeMo RL v0.6 performance summary", 110, true, true, true, 0.6, false, true, true, MoeDispatcher::alltoall},
-    {"nemorl_v05_", "NeMo RL v0.5 performance summary", 110, true, true, true, 0.6, false, true, false, MoeDispatcher::allgather},
+    {"nemorl_v06_", "NeMo RL v0.6 performance summary", 110, true, true, true, 0.6, false, true, true, MoeDispatcher::alltoall, RlFramework::nemo_rl},
+    {"nemorl_v05_", "NeMo RL v0.5 performance summary", 110, true, true, true, 0.6, false, true, false, MoeDispatcher::allgather, RlFramework::nemo_rl},
     // v0.4 (the summary's first version, cff17f83b): the same table and conventions; vLLM 0.10-0.11.
-    {"nemorl_v04_", "NeMo RL v0.4 performance summary", 110, true, true, true, 0.6, false, true, false, MoeDispatcher::alltoall},
+    {"nemorl_v04_", "NeMo RL v0.4 performance summary", 110, true, true, true, 0.6, false, true, false, MoeDispatcher::alltoall, RlFramework::nemo_rl},
     // NeMo RL v0.3 blog (2025-07-21), Table 1: means over steps 22-29; max sequence length 4096
     // (prompt + generation); avg. generated tokens per sample is the mean response; global batch
     // 512 samples; sequence packing.
-    {"nemorl_v03_", "NeMo RL v0.3 blog", 110, true, true, true, 0.6, false, true, false, MoeDispatcher::alltoall},
+    {"nemorl_v03_", "NeMo RL v0.3 blog", 110, true, true, true, 0.6, false, true, false, MoeDispatcher::alltoall, RlFramework::nemo_rl},
     // verl docs/advance/one_step_off.md and fully_async.md: per-stage times are run means over
     // hundreds of steps while the response length grows; lengths are the configured maxima; the
     // layouts come from the shell scripts at HEAD (config_provenance), not from the run.
-    {"verl_onestepoff_", "verl docs/advance/one_step_off.md", 256, false, false, false, 0.5, true, false, false, MoeDispatcher::alltoall},
-    {"verl_fullyasync_", "verl docs/advance/fully_async.md", 256, false, false, false, 0.5, true, false, false, MoeDispatcher::alltoall},
+    {"verl_onestepoff_", "verl docs/advance/one_step_off.md", 256, false, false, false, 0.5, true, false, false, MoeDispatcher::alltoall, RlFramework::verl},
+    {"verl_fullyasync_", "verl docs/advance/fully_async.md", 256, false, false, false, 0.5, true, false, false, MoeDispatcher::alltoall, RlFramework::verl},
     // verl docs/perf/dpsk.md: perf/mfu/actor only (no times); lengths are the example script's maxima.
-    {"verl_dpsk_", "verl docs/perf/dpsk.md", 256, false, false, false, 0.5, true, false, false, MoeDispatcher::alltoall},
+    {"verl_dpsk_", "verl docs/perf/dpsk.md", 256, false, false, false, 0.5, true, false, false, MoeDispatcher::alltoall, RlFramework::verl},
     // verl GitHub issues: console logs of single steps; lengths are maxima unless the log's
     // response_length/mean is quoted.
-    {"verl_issue", "verl GitHub issues", 256, false, false, false, 0.5, true, false, false, MoeDispatcher::alltoall},
+    {"verl_issue", "verl GitHub issues", 256, false, false, false, 0.5, true, false, false, MoeDispatcher::alltoall, RlFramework::verl},
     // OpenRLHF README (2024) and benchmark/README.md: PPO with actor, critic, reference and reward
     // models; the time is that of 1024 prompts with one PPO epoch; lengths are maxima (1024/1024).
-    {"openrlhf_readme_", "OpenRLHF README performance table", 256, false, false, false, 0.5, true, false, false, MoeDispatcher::alltoall},
-    {"openrlhf_bench_", "OpenRLHF benchmark/README.md", 256, false, false, false, 0.5, true, false, false, MoeDispatcher::alltoall},
+    {"openrlhf_readme_", "OpenRLHF README performance table", 256, false, false, false, 0.5, true, false, false, MoeDispatcher::alltoall, RlFramework::verl},
+    {"openrlhf_bench_", "OpenRLHF benchmark/README.md", 256, false, false, false, 0.5, true, false, false, MoeDispatcher::alltoall, RlFramework::verl},
 };
 
 /// What a row's own recipe sets beyond its source's conventions: the NeMo RL performance recipes
@@ -250,6 +252,7 @@ Result<RlCalibrationRun> build_rl_run(const json& row, const EfficiencyConstants
   rl.rollout_tp = static_cast<int>(*rollout_tp);
   rl.engine = engine.rfind("sglang", 0) == 0 ? RolloutEngine::sglang : RolloutEngine::vllm;
   rl.vllm_async_scheduling = source->async_scheduling_single_gpu_engines && rl.rollout_tp == 1;
+  rl.framework = source->framework;
   if (!colocated) {
     rl.rollout_gpus = static_cast<int>(*generation_gpus);
     if (source->link_rate_weight_broadcast) rl.standalone_weight_sync = StandaloneWeightSync::link_rate;

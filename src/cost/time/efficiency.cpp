@@ -38,19 +38,16 @@ EfficiencyConstants fitted_efficiency_constants() {
   // Fit on the 18 RL rows (rl_runs.json, rl_runs_public.json: steps, and the phases where the
   // source times them) with the constants above fixed, each within its physical range: host
   // time per engine step 0-10 ms, per-layer floor 0-0.2 ms (10-20 kernels of a few µs under CUDA
-  // graphs), HBM share of the weight stream 0.5-0.9 and of the KV-cache reads 0.05-0.9, and the
-  // weight update's rate 3-150 GB/s: NeMo RL's refit measured 3-10 GB/s at v0.3 (blog, 2025-07:
-  // Llama-3.1-8B 16 GB in 5 s, 70B 141 GB in 14 s, Qwen3-30B 61 GB in 12 s) and 100-150 GB/s after
-  // v0.6 (PR #2808: DeepSeek-V3 1.34 TB in 7.65-9.94 s, Qwen3-235B 470 GB in 4.56-4.85 s). The
-  // weight stream's share ends at its upper bound; the KV share (0.19) is well below what decode
-  // attention kernels reach alone: it carries every cost that grows with sequences x context
-  // (docs/accuracy.md). Refit in full in session 12 (the constants had drifted from what the tool
-  // gives since partial refits; GB200 at HGX B200's dense peaks).
-  constants.engine_step_seconds = 0.00583333;
-  constants.decode_layer_seconds = 0.00019;
-  constants.decode_hbm_efficiency = 0.9;
-  constants.decode_kv_efficiency = 0.191667;
-  constants.weight_sync_Bps = 20.15e9;
+  // graphs), HBM share of the weight stream 0.5-0.9 and of the KV-cache reads 0.05-0.9. The
+  // weight update is not fit: NeMo RL's refits go at its measured rate and its step pages the
+  // policy's states to the host (weight_sync_rates.hpp, rl_step_time.cpp; session 40, before
+  // which the rate was fit here, 20.15 GB/s, and the weight stream's share sat at its upper bound
+  // 0.9). The KV share (0.25) is below what decode attention kernels reach alone: it carries every
+  // cost that grows with sequences x context (docs/accuracy.md).
+  constants.engine_step_seconds = 0.00716667;
+  constants.decode_layer_seconds = 0.0002;
+  constants.decode_hbm_efficiency = 0.733333;
+  constants.decode_kv_efficiency = 0.248333;
   constants.hf_elementwise_factor = 2.0;
   return constants;
 }

@@ -63,9 +63,6 @@ struct EfficiencyConstants {
   /// of the sequences in flight (paged, one block table per sequence), fit apart from the weight
   /// stream's: the step's bytes are weights / (HBM x decode_hbm_efficiency) + KV / (HBM x this).
   double decode_kv_efficiency = 0.0;
-  /// RL: bytes of the whole model per second that the trainer-to-engine weight update moves
-  /// (NeMo RL refit / verl sharding managers: every full tensor gathered and loaded once).
-  double weight_sync_Bps = 0.0;
   /// Memory-bound traffic of Hugging Face modeling code (FSDP backend: RMSNorm, SwiGLU and
   /// rotary as separate eager PyTorch kernels) relative to Megatron-core's fused kernels.
   double hf_elementwise_factor = 1.0;

@@ -12,7 +12,8 @@ namespace {
 
 // Host DRAM bandwidth a node's CPU Adam can stream (2-socket server, ~8-12 DDR4/5 channels per
 // socket: 200-400 GB/s peak); the lower end, since DeepSpeed CPU-Adam (Ren et al. 2021,
-// ZeRO-Offload §4.2) is memory-bound. Shared by the node's GPUs. An estimate, not a fit.
+// ZeRO-Offload §4.2) is memory-bound. Shared by the GPUs of one host (NodeGroup::gpus_per_host: a
+// GB200 NVL72 rack's 4-GPU trays each have their own CPUs and memory). An estimate, not a fit.
 constexpr double kHostMemoryBandwidthBps = 200e9;
 // CPU Adam touches fp32 master, grad, m, v (16 B read) and writes master, m, v (12 B) + bf16 copy.
 constexpr double kCpuAdamBytesPerParam = 30.0;
@@ -51,7 +52,7 @@ double offload_seconds(const ModelSpec& model, const NodeGroup& node, const Stra
     const double offloaded = sharded * fraction;
     // Megatron hybrid CPU optimizer: fp32 grads down, updated 16-bit params up.
     copies_bytes += offloaded * (4.0 + 2.0);
-    const double node_share_Bps = kHostMemoryBandwidthBps / std::max(node.gpus_per_node, 1);
+    const double node_share_Bps = kHostMemoryBandwidthBps / std::max(node.gpus_per_host(), 1);
     const double cpu_Bps_per_gpu = std::min(kCpuAdamRankBps, node_share_Bps);
     cpu_seconds = kCpuAdamBytesPerParam * offloaded / cpu_Bps_per_gpu;
   }
@@ -59,7 +60,7 @@ double offload_seconds(const ModelSpec& model, const NodeGroup& node, const Stra
   if (trace) {
     trace->push_back({"time/offload", seconds, "seconds",
                       "host<->device bytes / PCIe_Bps + 30 B * offloaded_params / "
-                      "min(CPU Adam rank rate, host_DRAM_Bps / gpus_per_node)",
+                      "min(CPU Adam rank rate, host_DRAM_Bps / gpus_per_host)",
                       fmt::format("copies={:.4g} B, pcie={:.4g} B/s, cpu_adam={:.4g} s", copies_bytes, pcie,
                                   cpu_seconds),
                       "ZeRO-Offload (Ren et al. 2021) §4; gpus.md measured H2D rates; "
@@ -70,7 +71,7 @@ double offload_seconds(const ModelSpec& model, const NodeGroup& node, const Stra
 
 double paging_seconds(double bytes, const NodeGroup& node) {
   if (bytes <= 0) return 0.0;
-  const double per_gpu_Bps = std::min(host_link_Bps(node), kHostMemoryBandwidthBps / std::max(node.gpus_per_node, 1));
+  const double per_gpu_Bps = std::min(host_link_Bps(node), kHostMemoryBandwidthBps / std::max(node.gpus_per_host(), 1));
   return 2.0 * bytes / per_gpu_Bps;
 }
 

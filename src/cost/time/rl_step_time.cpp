@@ -10,6 +10,7 @@
 #include "cost/memory/model_states.hpp"
 #include "cost/time/offload_time.hpp"
 #include "cost/time/step_time.hpp"
+#include "cost/time/weight_sync_rates.hpp"
 #include "model/flops.hpp"
 #include "model/kv_cache.hpp"
 #include "cost/memory/rollout_memory.hpp"
@@ -37,39 +38,37 @@ constexpr double kWeightBytes = 2.0;  // bf16 inference weights
 // Pieces of the mean response over which the in-flight count and the KV held are integrated.
 constexpr int kDecodeSegments = 32;
 
-// verl's checkpoint engine with the nccl backend, measured (verl docs/advance/delta_weight_sync.md
-// at 1dda039b9, "Measured results": H100 nodes, verl V1 separate_async, steady-state sync of the
-// full broadcast): the payload leaves one sender (actor rank 0) after the full tensors are
-// gathered and bucketed, far below the link's rate. Model bytes (bf16) over seconds, summed over
-// the rows with parameter offload off:
-//   dense: Qwen2.5-32B on 2+2 nodes 65.5 GB in 14.2 s, Qwen2.5-72B on 4+4 nodes 145.4 GB in
-//          28.5-29.1 s (28.8): 210.9 GB / 43.0 s = 4.90 GB/s;
-//   MoE (expert stacks restacked into per-expert tensors): Qwen3-30B-A3B on 1+1 nodes 61.1 GB in
-//          32.2 s, Qwen3-235B-A22B on 8+2 nodes 470.2 GB in 246-266 s (256): 531.3 GB / 288.2 s
-//          = 1.84 GB/s.
-// The rate does not grow with the nodes (one sender). With parameter offload the shards are
-// paged back first (Qwen2.5-32B: 17.7-18.1 s); that is not costed.
-constexpr double kVerlBroadcastDenseBps = 4.90e9;
-constexpr double kVerlBroadcastMoeBps = 1.84e9;
-
 std::int64_t ceil_div(std::int64_t a, std::int64_t b) { return b > 0 ? (a + b - 1) / b : a; }
 
-// What verl pages back to one GPU for a phase and out after it, when the actor offloads
-// (verl/workers/engine/base.py BaseEngineCtx._context_switch at 1dda039b9): eval mode (the log-prob
-// pass) the parameters; train mode (the update, once for all its mini-batches) the parameters with
-// their gradient buffers (Megatron keeps them; FSDP frees its gradients) and the optimizer states,
-// less what Megatron's CPU optimizer keeps on the host. The most loaded pipeline stage.
+// What the trainer pages back to one GPU for a phase and out after it. The most loaded pipeline
+// stage.
+// verl, when the actor offloads (verl/workers/engine/base.py BaseEngineCtx._context_switch at
+// 1dda039b9): eval mode (the log-prob pass) the parameters; train mode (the update, once for all
+// its mini-batches) the parameters with their gradient buffers (Megatron keeps them; FSDP frees
+// its gradients) and the optimizer states, less what Megatron's CPU optimizer keeps on the host.
+// NeMo RL, colocated, every step (nemo_rl/models/policy/workers/megatron_policy_worker.py and
+// dtensor_policy_worker.py, the same at v0.3.1 to v0.6.0): the optimizer states leave before the
+// refit (offload_before_refit) and the parameters after it (offload_after_refit); the parameters
+// return for the log-prob pass (prepare_for_lp_inference), the optimizer states for training
+// (prepare_for_training). Megatron's gradient buffer is freed and zeroed again, not copied
+// (megatron/core/distributed/param_and_grad_buffer.py offload_to_cpu / reload_from_cpu).
 struct PagedStates {
   double eval_bytes = 0;
   double train_bytes = 0;
 };
 
-PagedStates verl_paged_states(const ModelSpec& model, const Strategy& strategy) {
+PagedStates paged_states(const ModelSpec& model, const Strategy& strategy, const RlSettings& rl) {
   const Offload& offload = strategy.offload;
+  const bool nemo_rl = rl.framework == RlFramework::nemo_rl && rl.rollout_gpus == 0;
   PagedStates paged;
-  if (!offload.params && !offload.optimizer) return paged;
+  if (!nemo_rl && !offload.params && !offload.optimizer) return paged;
   for (const PipelineStage stage : {PipelineStage::first, PipelineStage::last}) {
     const ModelStateBytes own = model_state_bytes(model, strategy, stage, OffloadMode::own_phase, nullptr);
+    if (nemo_rl) {
+      paged.eval_bytes = std::max(paged.eval_bytes, own.weights + own.lora_adapters);
+      paged.train_bytes = std::max(paged.train_bytes, own.optimizer);
+      continue;
+    }
     const double params = offload.params ? own.weights + own.lora_adapters : 0.0;
     const double grads = offload.params && strategy.backend == Backend::megatron ? own.gradients : 0.0;
     const double optimizer = offload.optimizer ? own.optimizer : 0.0;
@@ -304,10 +303,11 @@ RolloutTime rollout_time(const ModelSpec& model, const NodeGroup& node, const St
   }
   rollout.decode_s += rollout.tail_s;
 
-  // Weight sync (verl sharding manager): each GPU receives its rollout shard of the weights,
-  // gathered from the training layout across the actor's model-parallel group. The link bounds
-  // the shard's arrival; the update code moves every full tensor of the model once (gathered over
-  // the training layout, then loaded), at constants.weight_sync_Bps (fit on colocated refits).
+  // Weight sync (verl sharding manager / checkpoint engine, NeMo RL refit): each GPU receives its
+  // rollout shard of the weights, gathered from the training layout across the actor's
+  // model-parallel group. The link bounds the shard's arrival; the update code moves every full
+  // tensor of the model once (gathered over the training layout, then loaded), at the framework's
+  // measured rate (weight_sync_rates.hpp).
   const double shard_bytes = rollout_weight_bytes(model, rl);
   const double model_bytes = static_cast<double>(model.total_params) * kWeightBytes;
   const bool standalone = rl.rollout_gpus > 0;
@@ -322,6 +322,8 @@ RolloutTime rollout_time(const ModelSpec& model, const NodeGroup& node, const St
                                           : group_link(node, {actor.tp * actor.pp, 1}, constants.nvlink_efficiency,
                                                        constants.nic_efficiency);
   const bool verl_broadcast = rl.standalone_weight_sync == StandaloneWeightSync::verl_checkpoint_engine;
+  const double colocated_sync_Bps =
+      rl.framework == RlFramework::nemo_rl ? kNemoRlColocatedRefitBps : kVerlColocatedSyncBps;
   const double verl_broadcast_Bps = model.moe ? kVerlBroadcastMoeBps : kVerlBroadcastDenseBps;
   if (standalone) {
     // Engines on GPUs of their own: every full tensor is broadcast from the actor's first rank to
@@ -331,8 +333,7 @@ RolloutTime rollout_time(const ModelSpec& model, const NodeGroup& node, const St
     rollout.weight_sync_s = p2p_seconds(model_bytes, sync_link);
     if (verl_broadcast) rollout.weight_sync_s = std::max(rollout.weight_sync_s, model_bytes / verl_broadcast_Bps);
   } else {
-    rollout.weight_sync_s = std::max(p2p_seconds(shard_bytes, sync_link),
-                                     constants.weight_sync_Bps > 0 ? model_bytes / constants.weight_sync_Bps : 0.0);
+    rollout.weight_sync_s = std::max(p2p_seconds(shard_bytes, sync_link), model_bytes / colocated_sync_Bps);
   }
   // Sleep mode (rollout.free_cache_engine): vLLM sleep(level=1) copies the weights to pinned host
   // memory and wake_up copies them back (vllm/device_allocator/cumem.py CuMemAllocator).
@@ -362,7 +363,7 @@ RolloutTime rollout_time(const ModelSpec& model, const NodeGroup& node, const St
                                   : rl.vllm_async_scheduling           ? "overlapped (vLLM async scheduling)"
                                                                        : "between steps (vLLM)"),
                       "Pope et al. 2022 §2; vLLM KV accounting (formulas.md)"});
-    const char* formula = !standalone ? "max(rollout shard bytes / link_Bps, model bytes / weight_sync_Bps)"
+    const char* formula = !standalone ? "max(rollout shard bytes / link_Bps, model bytes / sync rate)"
                           : verl_broadcast
                               ? "max(model bytes / link_Bps, model bytes / verl_broadcast_Bps) (verl checkpoint engine, "
                                 "nccl: one sender; NVLink within one node, else the network)"
@@ -371,12 +372,15 @@ RolloutTime rollout_time(const ModelSpec& model, const NodeGroup& node, const St
     trace->push_back({"time/gen/weight_sync", rollout.weight_sync_s, "seconds", formula,
                       fmt::format("model={:.4g} B, shard={:.4g} B, link={:.4g} B/s, sync rate={:.4g} B/s, "
                                   "verl_broadcast_Bps={:.4g} ({})",
-                                  model_bytes, shard_bytes, sync_link.bandwidth_Bps, constants.weight_sync_Bps,
+                                  model_bytes, shard_bytes, sync_link.bandwidth_Bps, colocated_sync_Bps,
                                   verl_broadcast_Bps, model.moe ? "MoE" : "dense"),
                       standalone && verl_broadcast
                           ? "verl checkpoint_engine/nccl_checkpoint_engine.py; verl docs/advance/delta_weight_sync.md "
                             "measured full broadcasts"
-                          : "verl sharding manager (Megatron/FSDP -> vLLM); NeMo RL refit; docs/accuracy.md"});
+                          : rl.framework == RlFramework::nemo_rl
+                              ? "NeMo RL refit_policy_generation, measured refits (weight_sync_rates.hpp)"
+                              : "verl sharding manager / checkpoint engine (naive), measured updates "
+                                "(weight_sync_rates.hpp)"});
     trace->push_back({"time/gen/wake_sleep", rollout.wake_sleep_s, "seconds", "2 * shard bytes / host_to_device_Bps",
                       "", "vLLM sleep mode level 1 (weights to pinned host memory and back)"});
   }
@@ -445,7 +449,7 @@ TimeEstimate estimate_rl_step_time(const ModelSpec& model, const NodeGroup& node
   estimate.add_phase("timing_s/gen", rollout.total());
   TimeBreakdown trainer;  // the log-prob passes and the updates, on the trainer's GPUs
 
-  const PagedStates paged = verl_paged_states(model, strategy);
+  const PagedStates paged = paged_states(model, strategy, rl);
   const int log_prob_mb = log_prob_micro_batch(strategy, rl, seq_len);
   const TimeBreakdown log_prob =
       forward_pass_breakdown(model, node, strategy, seq_len, sequences, log_prob_mb, options, trace);
@@ -482,10 +486,15 @@ TimeEstimate estimate_rl_step_time(const ModelSpec& model, const NodeGroup& node
   estimate.add_phase("timing_s/update_actor", update_seconds);
   if (trace && (paged.eval_bytes > 0 || paged.train_bytes > 0)) {
     trace->push_back({"time/rl/offload_paging", paging_seconds(paged.eval_bytes, node) + update_paging.offload, "seconds",
-                      "2 * paged bytes / min(host link, host DRAM / GPUs per node): the actor's parameters for the "
-                      "log-prob pass; parameters, gradients and optimizer states for the update",
+                      rl.framework == RlFramework::nemo_rl
+                          ? "2 * paged bytes / min(host link, host DRAM / GPUs per host): the policy's parameters "
+                            "back for the log-prob pass, its optimizer states for training"
+                          : "2 * paged bytes / min(host link, host DRAM / GPUs per host): the actor's parameters for "
+                            "the log-prob pass; parameters, gradients and optimizer states for the update",
                       fmt::format("eval={:.4g} B, train={:.4g} B", paged.eval_bytes, paged.train_bytes),
-                      "verl/workers/engine/base.py BaseEngineCtx._context_switch (1dda039b9)"});
+                      rl.framework == RlFramework::nemo_rl
+                          ? "NeMo RL megatron_policy_worker.py offload_before_refit / offload_after_refit (v0.6.0)"
+                          : "verl/workers/engine/base.py BaseEngineCtx._context_switch (1dda039b9)"});
   }
   estimate.breakdown = rl_step_critical_path(rollout, trainer, rl, trace);
   if (rl.rollout_gpus > 0 && rl.off_policy_steps > 0) {

@@ -78,8 +78,8 @@ struct TimeEstimate {
   double comm_fraction = 0;              ///< exposed communication / step time
   double actor_update_mfu = 0;           ///< RL: the actor update alone, as verl's perf/mfu/actor
   /// RL, colocated: the weight update moves a MoE whose expert matrices are small (under
-  /// 10 MB, rl_step_time.cpp), whose measured updates took 2.6-32x the bytes rate's time: the
-  /// engine loads each expert tensor on its own (docs/accuracy.md "verl's weight update, measured apart").
+  /// 10 MB, rl_step_time.cpp), whose measured updates vary most (SGLang's per-expert loading up to
+  /// 17x verl's rate; docs/accuracy.md "The weight update, measured apart").
   bool weight_sync_per_tensor_bound = false;
 
   void add_phase(const char* name, double seconds);
