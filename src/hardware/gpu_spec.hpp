@@ -63,6 +63,8 @@ struct GpuSpec {
   int gpus_per_host = 0;
   double nic_Bps = 0;                 ///< inter-node NIC bandwidth per GPU, per direction (bytes/s)
   double host_to_device_Bps = 0;      ///< pinned H2D copy rate over PCIe (measured or line rate)
+  /// Host DRAM bandwidth of one host (gpus_per_host GPUs share it); 0 = a 2-socket x86 server's.
+  double host_memory_Bps = 0;
   std::optional<MeasuredAllReduce> measured_allreduce;  ///< when a measurement was found
   std::string confidence;             ///< "high", "medium", ... with the reason
   std::string source;                 ///< where the figures come from ("field: citation; ...")

@@ -12,8 +12,9 @@ namespace {
 
 // Host DRAM bandwidth a node's CPU Adam can stream (2-socket server, ~8-12 DDR4/5 channels per
 // socket: 200-400 GB/s peak); the lower end, since DeepSpeed CPU-Adam (Ren et al. 2021,
-// ZeRO-Offload §4.2) is memory-bound. Shared by the GPUs of one host (NodeGroup::gpus_per_host: a
-// GB200 NVL72 rack's 4-GPU trays each have their own CPUs and memory). An estimate, not a fit.
+// ZeRO-Offload §4.2) is memory-bound. An estimate, not a fit; the catalog's host_memory_Bps where
+// it has one (Grace's LPDDR5X). Shared by the GPUs of one host (NodeGroup::gpus_per_host: a GB200
+// NVL72 rack's 4-GPU trays each have their own CPUs and memory).
 constexpr double kHostMemoryBandwidthBps = 200e9;
 // CPU Adam touches fp32 master, grad, m, v (16 B read) and writes master, m, v (12 B) + bf16 copy.
 constexpr double kCpuAdamBytesPerParam = 30.0;
@@ -26,6 +27,12 @@ constexpr double kCpuAdamBytesPerParam = 30.0;
 constexpr double kCpuAdamRankBps = 20.9e9;
 // PCIe Gen4 x16 pinned copy rate when the catalog has none (gpus.md: 26.3 GB/s measured).
 constexpr double kDefaultHostToDeviceBps = 25e9;
+
+// What one GPU's share of its host's DRAM bandwidth is.
+double host_memory_share_Bps(const NodeGroup& node) {
+  const double host_Bps = node.gpu.host_memory_Bps > 0 ? node.gpu.host_memory_Bps : kHostMemoryBandwidthBps;
+  return host_Bps / std::max(node.gpus_per_host(), 1);
+}
 
 }  // namespace
 
@@ -52,8 +59,7 @@ double offload_seconds(const ModelSpec& model, const NodeGroup& node, const Stra
     const double offloaded = sharded * fraction;
     // Megatron hybrid CPU optimizer: fp32 grads down, updated 16-bit params up.
     copies_bytes += offloaded * (4.0 + 2.0);
-    const double node_share_Bps = kHostMemoryBandwidthBps / std::max(node.gpus_per_host(), 1);
-    const double cpu_Bps_per_gpu = std::min(kCpuAdamRankBps, node_share_Bps);
+    const double cpu_Bps_per_gpu = std::min(kCpuAdamRankBps, host_memory_share_Bps(node));
     cpu_seconds = kCpuAdamBytesPerParam * offloaded / cpu_Bps_per_gpu;
   }
   const double seconds = copies_bytes / pcie + cpu_seconds;
@@ -71,7 +77,7 @@ double offload_seconds(const ModelSpec& model, const NodeGroup& node, const Stra
 
 double paging_seconds(double bytes, const NodeGroup& node) {
   if (bytes <= 0) return 0.0;
-  const double per_gpu_Bps = std::min(host_link_Bps(node), kHostMemoryBandwidthBps / std::max(node.gpus_per_host(), 1));
+  const double per_gpu_Bps = std::min(host_link_Bps(node), host_memory_share_Bps(node));
   return 2.0 * bytes / per_gpu_Bps;
 }
 

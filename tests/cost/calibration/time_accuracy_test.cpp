@@ -159,9 +159,9 @@ TEST_CASE("time accuracy: MoE training runs of a second source are quoted beside
 TEST_CASE("time accuracy: an RL step quotes verl's own runs beside NeMo RL's") {
   // The RL groups' figures come from NeMo RL's runs; verl's own (six colocated, three with engines
   // on GPUs of their own: docs/accuracy.md "verl's own runs") are printed beside them. Colocated,
-  // verl's median is below NeMo RL's (6.6% against 12.7% since session 40) but the worst run
+  // verl's median is below NeMo RL's (6.4% against 12.8% since session 40) but the worst run
   // (DeepSeek-V3 on 96 H20) is further off; off-policy, verl's V1 separate_async runs are predicted
-  // too slow (+14% and +40%).
+  // too slow (+17% and +40%).
   const TimeAccuracyMatch colocated =
       match_for(true, "H100-80GB", Backend::megatron, WorkloadKind::rl, 0, RolloutEngine::vllm);
   REQUIRE(colocated.second_source.has_value());
