@@ -89,6 +89,20 @@ TEST_CASE("NeMo RL pages the policy's parameters and optimizer states around eve
         test::approx(2 * 1.5 * params / 25e9).epsilon(1e-4));
   CHECK(phase_seconds(verl, "timing_s/gen") - phase_seconds(nemo, "timing_s/gen") ==
         test::approx(2 * params * (1 / 10.53e9 - 1 / 35.3e9)).epsilon(1e-4));
+  // The memory model agrees: while the engine generates, the policy's parameters, gradients and
+  // optimizer states are off the GPU (on the host: parameters and optimizer; the gradient buffer is
+  // freed), where verl without offload keeps them.
+  const auto rollout_component = [](const nlohmann::json& estimate, const std::string& component) {
+    for (const auto& phase : estimate["memory"]["phases"]) {
+      if (phase["name"] == "rollout") return phase["components"].value(component, 0.0);
+    }
+    return -1.0;
+  };
+  for (const std::string component : {"weights", "gradients", "optimizer_states"}) {
+    CAPTURE(component);
+    CHECK(rollout_component(verl, component) > 0.0);
+    CHECK(rollout_component(nemo, component) == 0.0);
+  }
   // Engines on GPUs of their own: the trainer keeps its states, nothing is paged.
   const nlohmann::json apart = rl_estimate({"--mini-batch", "16", "--rl-framework", "nemo-rl", "--rollout-gpus", "4"});
   CHECK(apart["time"]["breakdown"]["offload"].get<double>() == 0.0);

@@ -52,16 +52,20 @@ MicroBatchShape micro_batch(const Rl& r, int micro, std::int64_t max_tokens) {
 
 // What of a model (actor or critic) stays on the GPU outside the phases that use it: verl
 // offloads params / grads / optimizer between phases when asked; FSDP frees gradients after the
-// step, Megatron keeps its grad buffer unless grad_offload.
+// step, Megatron keeps its grad buffer unless grad_offload. NeMo RL, colocated, moves the
+// parameters and optimizer states to the host around every generation and frees Megatron's
+// gradient buffer without a copy (RlFramework::nemo_rl; rl_step_time.cpp paged_states).
 ModelStateBytes resident(const Rl& r, const ModelStateBytes& own) {
+  const bool nemo_rl = r.rl.framework == RlFramework::nemo_rl && !standalone(r.rl);
+  const bool params_off = r.s.offload.params || nemo_rl;
+  const bool grads_copied = r.s.backend == Backend::megatron && !nemo_rl;
   ModelStateBytes b;
-  b.weights = r.s.offload.params ? 0 : own.weights;
-  b.lora_adapters = r.s.offload.params ? 0 : own.lora_adapters;
-  b.optimizer = r.s.offload.optimizer ? 0 : own.optimizer;
-  b.gradients = r.s.backend == Backend::megatron && !r.s.offload.grads ? own.gradients : 0;
+  b.weights = params_off ? 0 : own.weights;
+  b.lora_adapters = params_off ? 0 : own.lora_adapters;
+  b.optimizer = r.s.offload.optimizer || nemo_rl ? 0 : own.optimizer;
+  b.gradients = grads_copied && !r.s.offload.grads ? own.gradients : 0;
   b.host_offloaded = (own.weights - b.weights) + (own.lora_adapters - b.lora_adapters) +
-                     (own.optimizer - b.optimizer) +
-                     (r.s.backend == Backend::megatron ? own.gradients - b.gradients : 0);
+                     (own.optimizer - b.optimizer) + (grads_copied ? own.gradients - b.gradients : 0);
   return b;
 }
 
