@@ -142,6 +142,13 @@ void fill_rl(const CLI::App& command, const EstimateFlags& f, const Cluster& clu
   rl.enforce_eager = f.enforce_eager;
   rl.rollout_fp8 = f.rollout_quantization == "fp8";
   rl.framework = f.rl_framework == "nemo-rl" ? RlFramework::nemo_rl : RlFramework::verl;
+  if (rl.framework == RlFramework::nemo_rl && rl.rollout_gpus > 0 && !given(command, "--weight-broadcast")) {
+    // NeMo RL's engines of their own take its packed broadcast at the link's rate
+    // (broadcast_weights_for_collective; the calibration's NeMo RL sources), not verl's checkpoint engine.
+    rl.standalone_weight_sync = StandaloneWeightSync::link_rate;
+    in.chosen.push_back("NeMo RL's weight broadcast to engines of their own: pipelined at the link's rate "
+                        "(--weight-broadcast)");
+  }
   rl.vllm_async_scheduling = !f.no_async_scheduling;
   if (rl.engine == RolloutEngine::vllm) {
     note("--no-async-scheduling",
@@ -296,7 +303,8 @@ void add_estimate_flags(CLI::App& c, EstimateFlags& f) {
       ->check(CLI::IsMember({"none", "fp8"}));
   c.add_option("--rl-framework", f.rl_framework,
                "verl | nemo-rl: whose trainer runs the step (its measured colocated weight-update rate; NeMo RL also "
-               "pages the policy's parameters and optimizer states to the host around each generation)")
+               "pages the policy's parameters and optimizer states to the host around each generation, and "
+               "broadcasts to engines of their own at the link's rate)")
       ->check(CLI::IsMember({"verl", "nemo-rl"}));
   c.add_flag("--no-async-scheduling", f.no_async_scheduling,
              "vLLM runs its host work between decode steps, not beside them: vLLM before 0.14.0, Ray's executor, or "

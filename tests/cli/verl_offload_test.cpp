@@ -103,9 +103,15 @@ TEST_CASE("NeMo RL pages the policy's parameters and optimizer states around eve
     CHECK(rollout_component(verl, component) > 0.0);
     CHECK(rollout_component(nemo, component) == 0.0);
   }
-  // Engines on GPUs of their own: the trainer keeps its states, nothing is paged.
+  // Engines on GPUs of their own: the trainer keeps its states, nothing is paged, and the weights go
+  // by NeMo RL's pipelined broadcast unless --weight-broadcast says otherwise.
   const nlohmann::json apart = rl_estimate({"--mini-batch", "16", "--rl-framework", "nemo-rl", "--rollout-gpus", "4"});
   CHECK(apart["time"]["breakdown"]["offload"].get<double>() == 0.0);
+  CHECK(apart["workload"]["rl"]["weight_broadcast"] == "pipelined");
+  const nlohmann::json verl_engine =
+      rl_estimate({"--mini-batch", "16", "--rl-framework", "nemo-rl", "--rollout-gpus", "4", "--weight-broadcast",
+                   "checkpoint-engine"});
+  CHECK(verl_engine["workload"]["rl"]["weight_broadcast"] == "checkpoint-engine");
 }
 
 TEST_CASE("Megatron's CPU optimizer from verl's override_optimizer_config: states on the host, CPU Adam in each step") {
