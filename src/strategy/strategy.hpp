@@ -242,6 +242,13 @@ struct Workload {
   RlSettings rl;
 };
 
+/// NeMo RL's colocated step moves the policy's parameters and optimizer states to the host around
+/// every generation and frees the gradient buffer (RlFramework::nemo_rl); the time model pages them
+/// (rl_step_time.cpp), the memory model leaves them off the GPU outside their phases (rl_phases.cpp).
+inline bool pages_policy_around_generation(const RlSettings& rl) {
+  return rl.framework == RlFramework::nemo_rl && rl.rollout_gpus == 0;
+}
+
 /// Every GPU of the job: the trainer's, and the rollout engines' own when they have them.
 inline int job_gpus(const Strategy& strategy, const Workload& workload) {
   const bool own_rollout = workload.kind == WorkloadKind::rl && workload.rl.rollout_gpus > 0;

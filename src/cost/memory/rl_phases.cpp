@@ -54,9 +54,9 @@ MicroBatchShape micro_batch(const Rl& r, int micro, std::int64_t max_tokens) {
 // offloads params / grads / optimizer between phases when asked; FSDP frees gradients after the
 // step, Megatron keeps its grad buffer unless grad_offload. NeMo RL, colocated, moves the
 // parameters and optimizer states to the host around every generation and frees Megatron's
-// gradient buffer without a copy (RlFramework::nemo_rl; rl_step_time.cpp paged_states).
+// gradient buffer without a copy (pages_policy_around_generation).
 ModelStateBytes resident(const Rl& r, const ModelStateBytes& own) {
-  const bool nemo_rl = r.rl.framework == RlFramework::nemo_rl && !standalone(r.rl);
+  const bool nemo_rl = pages_policy_around_generation(r.rl);
   const bool params_off = r.s.offload.params || nemo_rl;
   const bool grads_copied = r.s.backend == Backend::megatron && !nemo_rl;
   ModelStateBytes b;

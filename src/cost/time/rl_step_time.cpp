@@ -59,7 +59,7 @@ struct PagedStates {
 
 PagedStates paged_states(const ModelSpec& model, const Strategy& strategy, const RlSettings& rl) {
   const Offload& offload = strategy.offload;
-  const bool nemo_rl = rl.framework == RlFramework::nemo_rl && rl.rollout_gpus == 0;
+  const bool nemo_rl = pages_policy_around_generation(rl);
   PagedStates paged;
   if (!nemo_rl && !offload.params && !offload.optimizer) return paged;
   for (const PipelineStage stage : {PipelineStage::first, PipelineStage::last}) {
