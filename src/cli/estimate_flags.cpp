@@ -265,6 +265,11 @@ void add_estimate_flags(CLI::App& c, EstimateFlags& f) {
              "store attention scores (Korthikanti Table 2's 5as/h)");
   const std::size_t first_rl_flag = registered_options(c);
   add_positive(c, "--rollout-tp", f.rollout_tp, "rollout tensor_model_parallel_size");
+  c.add_flag("--optimizer-cpu-offload", f.optimizer_cpu_offload,
+             "Megatron's CPU optimizer: --optimizer-offload-fraction of the optimizer states, with their fp32 master "
+             "weights, live and step on the host through the update (Megatron-core OptimizerConfig.optimizer_cpu_offload; "
+             "verl actor.optim.override_optimizer_config.optimizer_cpu_offload); --offload optimizer only pages them "
+             "between phases (pretrain/SFT: --offload optimizer is the CPU optimizer)");
   add_positive(c, "--rollout-dp", f.rollout_dp,
                "rollout data_parallel_size: engines per replica of rollout-tp x rollout-dp GPUs");
   add_positive(c, "--rollout-ep", f.rollout_ep,
@@ -413,6 +418,12 @@ Result<EstimateInputs> estimate_inputs(const CLI::App& command, const EstimateFl
   s.lora.target_modules = split_list(f.lora_targets);
   if (Status offload = parse_offload(f.offload, s.offload); !offload) return offload.error();
   s.offload.optimizer_fraction = f.optimizer_offload_fraction;
+  s.offload.optimizer_on_cpu = f.optimizer_cpu_offload;
+  if (rl && given(command, "--optimizer-offload-fraction") && !f.optimizer_cpu_offload) {
+    return Error{"", 0, "--optimizer-offload-fraction",
+                 "with --workload rl acts only with --optimizer-cpu-offload (Megatron's CPU optimizer); "
+                 "--offload optimizer pages all the states to the host between phases, whatever the fraction"};
+  }
 
   const int world = cluster.total_gpus() - (rl ? f.placement.rollout_gpus : 0);
   const int model_parallel = s.tp * s.pp * s.cp;

@@ -31,6 +31,7 @@ struct EstimateFlags {
       zero = 0, fsdp_shard_size = 0, activation_offload_layers = 0, ulysses = 1, lora_rank = 0, first_stage_layers = 0, last_stage_layers = 0;
   std::int64_t global_batch = 0, seq_len = 4096, images_per_sample = 0, image_pixels = 0;
   bool sequence_parallel = false, fsdp = false, activation_offload = false, megatron_fsdp = false, mtp = false, moe_a2a_overlap = false, no_distributed_optimizer = false, no_grad_reduce_in_fp32 = false,
+       optimizer_cpu_offload = false,
        json = false,
        explain = false;
   double optimizer_offload_fraction = 1.0, overhead_gib = -1, fragmentation = -1, moe_capacity_factor = 1.0;

@@ -12,7 +12,7 @@ bool megatron_tp(const Strategy& s, const ModelSpec&) { return s.backend == Back
 bool megatron_pp(const Strategy& s, const ModelSpec&) { return s.backend == Backend::megatron && s.pp > 1; }
 bool full_recompute(const Strategy& s, const ModelSpec&) { return s.recompute == Recompute::full; }
 bool megatron_cpu_optimizer(const Strategy& s, const ModelSpec&) {
-  return s.backend == Backend::megatron && s.offload.optimizer;
+  return s.backend == Backend::megatron && (s.offload.optimizer || s.offload.optimizer_on_cpu);
 }
 bool lora(const Strategy& s, const ModelSpec&) { return s.lora.rank > 0; }
 bool vision(const Strategy&, const ModelSpec& m) { return m.vision.has_value(); }
@@ -38,8 +38,11 @@ const std::vector<InertFlagRule>& inert_flag_rules() {
       {"--recompute-method", "with --recompute full (Megatron-core recompute_method)", full_recompute},
       {"--recompute-num-layers", "with --recompute full (Megatron-core recompute_num_layers)", full_recompute},
       {"--optimizer-offload-fraction",
-       "with the Megatron backend and --offload optimizer (Megatron-core optimizer_offload_fraction)",
+       "with the Megatron backend and --offload optimizer or --optimizer-cpu-offload (Megatron-core "
+       "optimizer_offload_fraction)",
        megatron_cpu_optimizer},
+      {"--optimizer-cpu-offload", "with the Megatron backend (Megatron-core OptimizerConfig.optimizer_cpu_offload)",
+       megatron},
       {"--lora-targets", "with --lora-rank > 0", lora},
       {"--images-per-sample", "for a vision-language model", vision},
       {"--image-pixels", "for a vision-language model", vision},

@@ -7,6 +7,9 @@
 #include <string>
 #include <vector>
 
+#include <nlohmann/json.hpp>
+
+#include "approx.hpp"
 #include "cli/inert_flags.hpp"
 #include "test_support.hpp"
 
@@ -42,6 +45,8 @@ TEST_CASE("each inert-flag rule: refused outside its condition, taken within it"
        {dense, {{"--recompute-num-layers", "2"}, {"--recompute", "full", "--recompute-num-layers", "2"}}}},
       {"--optimizer-offload-fraction",
        {dense, {{"--optimizer-offload-fraction", "0.5"}, {"--offload", "optimizer", "--optimizer-offload-fraction", "0.5"}}}},
+      {"--optimizer-cpu-offload",
+       {dense, {{"--fsdp", "--workload", "rl", "--optimizer-cpu-offload"}, {"--workload", "rl", "--optimizer-cpu-offload"}}}},
       {"--lora-targets", {dense, {{"--lora-targets", "q_proj"}, {"--lora-rank", "8", "--lora-targets", "q_proj"}}}},
       {"--images-per-sample", {dense, {{"--images-per-sample", "2"}, {}}}},
       {"--image-pixels", {dense, {{"--image-pixels", "200704"}, {}}}},
@@ -73,6 +78,43 @@ TEST_CASE("each inert-flag rule: refused outside its condition, taken within it"
     CHECK_MESSAGE(acts.exit_code != 2, flag, ": ", acts.err);
   }
   for (const InertFlagRule& rule : inert_flag_rules()) CHECK_MESSAGE(covered.count(rule.flag) == 1, rule.flag);
+}
+
+// verl pages the optimizer states out between phases (megatron.optimizer_offload, --offload optimizer)
+// and, apart from that, may run Megatron's CPU optimizer (optim.override_optimizer_config.
+// optimizer_cpu_offload); optimizer_offload_fraction is the CPU optimizer's. Qwen2.5-7B on 16 H100
+// at TP 2 (DP 8): 7.6e9 params / 2 / 8 x 12 B (fp32 master + Adam m, v) = 5.3 GiB of optimizer
+// states a GPU in the update, half of it at fraction 0.5.
+TEST_CASE("RL: --optimizer-offload-fraction acts only with --optimizer-cpu-offload") {
+  const std::vector<std::string> rl = {"--workload", "rl", "--tp", "2", "--offload", "optimizer", "--json"};
+  std::vector<std::string> fraction_alone = rl;
+  for (const char* extra : {"--optimizer-offload-fraction", "0.5"}) fraction_alone.emplace_back(extra);
+  const test::CliRun refused = estimate("qwen2.5-7b-instruct", fraction_alone);
+  CHECK(refused.exit_code == 2);
+  CHECK(refused.err.find("--optimizer-offload-fraction: with --workload rl acts only with --optimizer-cpu-offload") !=
+        std::string::npos);
+
+  const auto update_optimizer_gib = [](const std::vector<std::string>& extra) {
+    const test::CliRun run = estimate("qwen2.5-7b-instruct", extra);
+    REQUIRE_MESSAGE(run.exit_code != 2, run.err);
+    const auto json = nlohmann::json::parse(run.out);
+    for (const auto& phase : json["memory"]["phases"]) {
+      if (phase["name"] != "update_actor") continue;
+      return phase["components"].value("optimizer_states", 0.0) / (1024.0 * 1024.0 * 1024.0);
+    }
+    FAIL("no update_actor phase");
+    return -1.0;
+  };
+  const double paged = update_optimizer_gib(rl);
+  std::vector<std::string> half_on_cpu = fraction_alone;
+  half_on_cpu.emplace_back("--optimizer-cpu-offload");
+  const double half = update_optimizer_gib(half_on_cpu);
+  CHECK(paged == test::approx(7.616e9 / 16 * 12 / (1024.0 * 1024.0 * 1024.0)).epsilon(0.01));
+  CHECK(half == test::approx(paged / 2).epsilon(0.01));
+
+  const test::CliRun training = estimate("qwen2.5-7b-instruct", {"--optimizer-cpu-offload"});
+  CHECK(training.exit_code == 2);
+  CHECK(training.err.find("--optimizer-cpu-offload: applies with --workload rl only") != std::string::npos);
 }
 
 TEST_CASE("plan refuses the model-scoped flags on a model they do not apply to") {
