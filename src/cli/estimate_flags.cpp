@@ -419,6 +419,12 @@ Result<EstimateInputs> estimate_inputs(const CLI::App& command, const EstimateFl
   if (Status offload = parse_offload(f.offload, s.offload); !offload) return offload.error();
   s.offload.optimizer_fraction = f.optimizer_offload_fraction;
   s.offload.optimizer_on_cpu = f.optimizer_cpu_offload;
+  // verl's FSDP workers page parameters and optimizer states (fsdp_config.param_offload,
+  // optimizer_offload); FSDP frees its gradients after the step (zero_grad), so none are left to page.
+  if (rl && s.backend == Backend::fsdp && s.offload.grads) {
+    return Error{"", 0, "--offload", "grads: verl's FSDP workers keep no gradients between phases to offload "
+                                     "(fsdp_config has param_offload and optimizer_offload); give params or optimizer"};
+  }
   if (rl && given(command, "--optimizer-offload-fraction") && !f.optimizer_cpu_offload) {
     return Error{"", 0, "--optimizer-offload-fraction",
                  "with --workload rl acts only with --optimizer-cpu-offload (Megatron's CPU optimizer); "
@@ -456,7 +462,7 @@ Result<EstimateInputs> estimate_inputs(const CLI::App& command, const EstimateFl
   in.options.fragmentation = f.fragmentation;
   in.options.flash_attention = !f.no_flash_attention;
   in.options.moe_capacity_factor = f.moe_capacity_factor;
-  if (std::optional<Error> inert = inert_flag(command, s, model)) return *inert;
+  if (std::optional<Error> inert = inert_flag(command, s, model, w)) return *inert;
   return in;
 }
 

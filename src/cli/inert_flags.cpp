@@ -6,18 +6,35 @@
 namespace meshplan {
 namespace {
 
-bool megatron(const Strategy& s, const ModelSpec&) { return s.backend == Backend::megatron; }
-bool fsdp(const Strategy& s, const ModelSpec&) { return s.backend == Backend::fsdp; }
-bool megatron_tp(const Strategy& s, const ModelSpec&) { return s.backend == Backend::megatron && s.tp > 1; }
-bool megatron_pp(const Strategy& s, const ModelSpec&) { return s.backend == Backend::megatron && s.pp > 1; }
-bool full_recompute(const Strategy& s, const ModelSpec&) { return s.recompute == Recompute::full; }
-bool megatron_cpu_optimizer(const Strategy& s, const ModelSpec&) {
+bool megatron(const Strategy& s, const ModelSpec&, const Workload&) { return s.backend == Backend::megatron; }
+bool fsdp(const Strategy& s, const ModelSpec&, const Workload&) { return s.backend == Backend::fsdp; }
+bool megatron_tp(const Strategy& s, const ModelSpec&, const Workload&) {
+  return s.backend == Backend::megatron && s.tp > 1;
+}
+bool megatron_pp(const Strategy& s, const ModelSpec&, const Workload&) {
+  return s.backend == Backend::megatron && s.pp > 1;
+}
+bool full_recompute(const Strategy& s, const ModelSpec&, const Workload&) { return s.recompute == Recompute::full; }
+bool megatron_cpu_optimizer(const Strategy& s, const ModelSpec&, const Workload&) {
   return s.backend == Backend::megatron && (s.offload.optimizer || s.offload.optimizer_on_cpu);
 }
-bool lora(const Strategy& s, const ModelSpec&) { return s.lora.rank > 0; }
-bool vision(const Strategy&, const ModelSpec& m) { return m.vision.has_value(); }
-bool moe(const Strategy&, const ModelSpec& m) { return m.is_moe(); }
-bool flex_dispatcher(const Strategy& s, const ModelSpec& m) {
+// verl cuts an RL micro-batch by tokens with use_dynamic_bsz (ppo_max_token_len_per_gpu,
+// log_prob_max_token_len_per_gpu) and by sequences without it (ppo_micro_batch_size_per_gpu,
+// log_prob_micro_batch_size_per_gpu): workers/actor/dp_actor.py and megatron_actor.py
+// (rearrange_micro_batches under use_dynamic_bsz, else split by micro_batch_size).
+bool dynamic_batches(const Strategy&, const ModelSpec&, const Workload& w) {
+  return w.kind == WorkloadKind::rl && w.rl.use_dynamic_bsz;
+}
+bool sequence_batches(const Strategy&, const ModelSpec&, const Workload& w) {
+  return w.kind == WorkloadKind::rl && !w.rl.use_dynamic_bsz;
+}
+bool fsdp_entropy_chunks(const Strategy& s, const ModelSpec&, const Workload& w) {
+  return s.backend == Backend::fsdp && w.rl.entropy_chunking;
+}
+bool lora(const Strategy& s, const ModelSpec&, const Workload&) { return s.lora.rank > 0; }
+bool vision(const Strategy&, const ModelSpec& m, const Workload&) { return m.vision.has_value(); }
+bool moe(const Strategy&, const ModelSpec& m, const Workload&) { return m.is_moe(); }
+bool flex_dispatcher(const Strategy& s, const ModelSpec& m, const Workload&) {
   return m.is_moe() && s.moe_dispatcher == MoeDispatcher::flex;
 }
 
@@ -43,6 +60,25 @@ const std::vector<InertFlagRule>& inert_flag_rules() {
        megatron_cpu_optimizer},
       {"--optimizer-cpu-offload", "with the Megatron backend (Megatron-core OptimizerConfig.optimizer_cpu_offload)",
        megatron},
+      // verl's FSDP workers wrap the reference in CPUOffload whatever ref.fsdp_config.param_offload
+      // says (fsdp_workers.py _build_model_optimizer, role != "actor"; cost/memory/rl_phases.cpp).
+      {"--ref-offload", "with the Megatron backend (verl always offloads an FSDP reference's parameters)", megatron},
+      {"--ref-model-dtype", "with the FSDP backend (verl ref.fsdp_config.model_dtype)", fsdp},
+      // verl's dp_actor / FSDP engine option; Megatron's actor computes a vocab-parallel entropy.
+      {"--entropy-chunking", "with the FSDP backend (verl actor.entropy_from_logits_with_chunking)", fsdp},
+      {"--entropy-chunk", "with the FSDP backend and --entropy-chunking", fsdp_entropy_chunks},
+      {"--no-overlap-grad-reduce", "with the Megatron backend (FSDP prefetches and reduces as it goes)", megatron},
+      {"--no-overlap-param-gather", "with the Megatron backend (FSDP prefetches and reduces as it goes)", megatron},
+      {"--ppo-max-token-len", "with --dynamic-bsz (verl: ppo_max_token_len_per_gpu under use_dynamic_bsz)",
+       dynamic_batches},
+      {"--log-prob-max-token-len",
+       "with --dynamic-bsz (verl: log_prob_max_token_len_per_gpu under log_prob_use_dynamic_bsz)", dynamic_batches},
+      {"--ppo-micro-batch",
+       "without --dynamic-bsz (verl cuts micro-batches by --ppo-max-token-len under use_dynamic_bsz)",
+       sequence_batches},
+      {"--log-prob-micro-batch",
+       "without --dynamic-bsz (verl cuts micro-batches by --log-prob-max-token-len under use_dynamic_bsz)",
+       sequence_batches},
       {"--lora-targets", "with --lora-rank > 0", lora},
       {"--images-per-sample", "for a vision-language model", vision},
       {"--image-pixels", "for a vision-language model", vision},
@@ -54,10 +90,11 @@ const std::vector<InertFlagRule>& inert_flag_rules() {
   return rules;
 }
 
-std::optional<Error> inert_flag(const CLI::App& command, const Strategy& strategy, const ModelSpec& model) {
+std::optional<Error> inert_flag(const CLI::App& command, const Strategy& strategy, const ModelSpec& model,
+                                const Workload& workload) {
   for (const InertFlagRule& rule : inert_flag_rules()) {
     const CLI::Option* option = command.get_option_no_throw(rule.flag);
-    if (option == nullptr || option->count() == 0 || rule.acts(strategy, model)) continue;
+    if (option == nullptr || option->count() == 0 || rule.acts(strategy, model, workload)) continue;
     return Error{"", 0, rule.flag, fmt::format("acts only {}; here it would change nothing", rule.applies)};
   }
   return std::nullopt;

@@ -194,7 +194,7 @@ void run_plan(const CLI::App& command, const PlanOptions& options, CommandContex
   }
   apply_moe_dispatcher_flags(options.moe_dispatcher, setup.graphs);
   apply_moe_routing_flags(options.moe_dispatcher, setup.time_options);
-  if (std::optional<Error> inert = inert_flag(command, setup.graphs, *model)) return context.fail(*inert);
+  if (std::optional<Error> inert = inert_flag(command, setup.graphs, *model, *workload)) return context.fail(*inert);
   if (setup.graphs.cuda_graph_impl != CudaGraphImpl::none && workload->kind == WorkloadKind::rl) {
     return context.fail(Error{"", 0, "--cuda-graph-impl",
                               "is for Megatron-LM pretraining and SFT: verl's Megatron workers build no CUDA graphs "

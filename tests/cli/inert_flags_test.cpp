@@ -47,6 +47,27 @@ TEST_CASE("each inert-flag rule: refused outside its condition, taken within it"
        {dense, {{"--optimizer-offload-fraction", "0.5"}, {"--offload", "optimizer", "--optimizer-offload-fraction", "0.5"}}}},
       {"--optimizer-cpu-offload",
        {dense, {{"--fsdp", "--workload", "rl", "--optimizer-cpu-offload"}, {"--workload", "rl", "--optimizer-cpu-offload"}}}},
+      {"--ref-offload", {dense, {{"--fsdp", "--workload", "rl", "--ref-offload"}, {"--workload", "rl", "--ref-offload"}}}},
+      {"--ref-model-dtype",
+       {dense, {{"--workload", "rl", "--ref-model-dtype", "bf16"}, {"--fsdp", "--workload", "rl", "--ref-model-dtype", "bf16"}}}},
+      {"--entropy-chunking",
+       {dense, {{"--workload", "rl", "--entropy-chunking"}, {"--fsdp", "--workload", "rl", "--entropy-chunking"}}}},
+      {"--entropy-chunk",
+       {dense, {{"--fsdp", "--workload", "rl", "--entropy-chunk", "1024"},
+                {"--fsdp", "--workload", "rl", "--entropy-chunking", "--entropy-chunk", "1024"}}}},
+      {"--no-overlap-grad-reduce", {dense, {{"--fsdp", "--no-overlap-grad-reduce"}, {"--no-overlap-grad-reduce"}}}},
+      {"--no-overlap-param-gather", {dense, {{"--fsdp", "--no-overlap-param-gather"}, {"--no-overlap-param-gather"}}}},
+      {"--ppo-max-token-len",
+       {dense, {{"--workload", "rl", "--ppo-max-token-len", "8192"},
+                {"--workload", "rl", "--dynamic-bsz", "--ppo-max-token-len", "8192"}}}},
+      {"--log-prob-max-token-len",
+       {dense, {{"--workload", "rl", "--log-prob-max-token-len", "8192"},
+                {"--workload", "rl", "--dynamic-bsz", "--log-prob-max-token-len", "8192"}}}},
+      {"--ppo-micro-batch",
+       {dense, {{"--workload", "rl", "--dynamic-bsz", "--ppo-micro-batch", "2"}, {"--workload", "rl", "--ppo-micro-batch", "2"}}}},
+      {"--log-prob-micro-batch",
+       {dense, {{"--workload", "rl", "--dynamic-bsz", "--log-prob-micro-batch", "2"},
+                {"--workload", "rl", "--log-prob-micro-batch", "2"}}}},
       {"--lora-targets", {dense, {{"--lora-targets", "q_proj"}, {"--lora-rank", "8", "--lora-targets", "q_proj"}}}},
       {"--images-per-sample", {dense, {{"--images-per-sample", "2"}, {}}}},
       {"--image-pixels", {dense, {{"--image-pixels", "200704"}, {}}}},
@@ -115,6 +136,18 @@ TEST_CASE("RL: --optimizer-offload-fraction acts only with --optimizer-cpu-offlo
   const test::CliRun training = estimate("qwen2.5-7b-instruct", {"--optimizer-cpu-offload"});
   CHECK(training.exit_code == 2);
   CHECK(training.err.find("--optimizer-cpu-offload: applies with --workload rl only") != std::string::npos);
+}
+
+// verl's FSDP config pages parameters and optimizer states (fsdp_config.param_offload,
+// optimizer_offload) and has no gradient offload; the Megatron config has all three.
+TEST_CASE("RL: --offload grads is refused with the FSDP backend, taken with Megatron") {
+  const test::CliRun fsdp = estimate("qwen2.5-7b-instruct", {"--workload", "rl", "--fsdp", "--offload", "params,grads"});
+  CHECK(fsdp.exit_code == 2);
+  CHECK(fsdp.err.find("--offload: grads: verl's FSDP workers keep no gradients") != std::string::npos);
+  const test::CliRun megatron = estimate("qwen2.5-7b-instruct", {"--workload", "rl", "--offload", "params,grads"});
+  CHECK_MESSAGE(megatron.exit_code != 2, megatron.err);
+  const test::CliRun training = estimate("qwen2.5-7b-instruct", {"--workload", "sft", "--fsdp", "--offload", "params,grads"});
+  CHECK_MESSAGE(training.exit_code != 2, training.err);
 }
 
 TEST_CASE("plan refuses the model-scoped flags on a model they do not apply to") {
