@@ -25,6 +25,11 @@ constexpr double kCpuAdamBytesPerParam = 30.0;
 // 0.070 s: 0.856 s of CPU Adam, 30 B a parameter at 20.9 GB/s. A rank streams no faster alone on
 // its node; several share the node's DRAM bandwidth.
 constexpr double kCpuAdamRankBps = 20.9e9;
+
+// A device-to-host copy into freshly allocated pageable memory (a blocking `tensor.to("cpu")`):
+// pytorch/pytorch PR #120378 (2024-02), one H100 on PCIe 5, 150 tensors of 50 MB (7.5 GB):
+// 4.6556 s into new CPU tensors against 0.1566 s into pinned ones, 1.61 GB/s against 47.9 GB/s.
+constexpr double kPageableDeviceToHostBps = 7.5e9 / 4.6556;
 // PCIe Gen4 x16 pinned copy rate when the catalog has none (gpus.md: 26.3 GB/s measured).
 constexpr double kDefaultHostToDeviceBps = 25e9;
 
@@ -79,6 +84,12 @@ double paging_seconds(double bytes, const NodeGroup& node) {
   if (bytes <= 0) return 0.0;
   const double per_gpu_Bps = std::min(host_link_Bps(node), host_memory_share_Bps(node));
   return 2.0 * bytes / per_gpu_Bps;
+}
+
+double pageable_paging_seconds(double bytes, const NodeGroup& node) {
+  if (bytes <= 0) return 0.0;
+  const double per_gpu_Bps = std::min(host_link_Bps(node), host_memory_share_Bps(node));
+  return bytes / std::min(kPageableDeviceToHostBps, per_gpu_Bps) + bytes / per_gpu_Bps;
 }
 
 double activation_offload_seconds(const ModelSpec& model, const NodeGroup& node, const Strategy& strategy,

@@ -23,6 +23,12 @@ double offload_seconds(const ModelSpec& model, const NodeGroup& node, const Stra
 /// phases), every GPU of the node at once: the host link, or the node's DRAM bandwidth shared.
 double paging_seconds(double bytes, const NodeGroup& node);
 
+/// The same when the copy to the host lands in freshly allocated pageable memory (a blocking
+/// `tensor.to("cpu")`, as NeMo RL moves the optimizer states every step): the driver stages it
+/// through pinned buffers and the host faults in every new page, far below the link's rate
+/// (kPageableDeviceToHostBps); the copy back runs from memory already resident.
+double pageable_paging_seconds(double bytes, const NodeGroup& node);
+
 /// Exposed seconds per micro-batch of activation offloading (Strategy::activation_offload_layers):
 /// the copies of each offloaded layer's saved activations to host and back that outlast the
 /// layer's forward and backward compute.

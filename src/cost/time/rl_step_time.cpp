@@ -454,7 +454,14 @@ TimeEstimate estimate_rl_step_time(const ModelSpec& model, const NodeGroup& node
   const TimeBreakdown log_prob =
       forward_pass_breakdown(model, node, strategy, seq_len, sequences, log_prob_mb, options, trace);
   TimeBreakdown actor_log_prob = log_prob;
-  actor_log_prob.offload += paging_seconds(paged.eval_bytes, node);
+  // NeMo RL pages with blocking copies into new host tensors (pageable_paging_seconds): the
+  // optimizer states on either backend (megatron_policy_worker.py move_optimizer, dtensor_policy_worker.py
+  // move_optimizer_to_device: `v.to("cpu")`) and DTensor's parameters (move_to_cpu: `model.to("cpu")`);
+  // Megatron's parameters go to pinned buffers it keeps (param_and_grad_buffer.py offload_to_cpu).
+  const bool nemo_rl = rl.framework == RlFramework::nemo_rl;
+  const double eval_paging = nemo_rl && strategy.backend == Backend::fsdp ? pageable_paging_seconds(paged.eval_bytes, node)
+                                                                         : paging_seconds(paged.eval_bytes, node);
+  actor_log_prob.offload += eval_paging;
   trainer.add(actor_log_prob);
   estimate.add_phase("timing_s/old_log_prob", actor_log_prob.total());
   int forward_passes = 1;
@@ -472,7 +479,8 @@ TimeEstimate estimate_rl_step_time(const ModelSpec& model, const NodeGroup& node
                                                             update_mb, StepOffload::paged, options, trace);
   const double updates = static_cast<double>(rl.ppo_epochs) * static_cast<double>(mini_batches);
   TimeBreakdown update_paging;
-  update_paging.offload = paging_seconds(paged.train_bytes, node);
+  update_paging.offload =
+      nemo_rl ? pageable_paging_seconds(paged.train_bytes, node) : paging_seconds(paged.train_bytes, node);
   if (rl.use_critic) {  // critic of the actor's shape: a values pass and its own update
     trainer.add(log_prob);
     estimate.add_phase("timing_s/values", log_prob.total());
@@ -485,15 +493,16 @@ TimeEstimate estimate_rl_step_time(const ModelSpec& model, const NodeGroup& node
   const double update_seconds = updates * update_step.total() + update_paging.offload;
   estimate.add_phase("timing_s/update_actor", update_seconds);
   if (trace && (paged.eval_bytes > 0 || paged.train_bytes > 0)) {
-    trace->push_back({"time/rl/offload_paging", paging_seconds(paged.eval_bytes, node) + update_paging.offload, "seconds",
-                      rl.framework == RlFramework::nemo_rl
-                          ? "2 * paged bytes / min(host link, host DRAM / GPUs per host): the policy's parameters "
-                            "back for the log-prob pass, its optimizer states for training"
+    trace->push_back({"time/rl/offload_paging", eval_paging + update_paging.offload, "seconds",
+                      nemo_rl
+                          ? "paged bytes / min(host link, host DRAM / GPUs per host) each way, the copies into new "
+                            "pageable host tensors at most 1.61 GB/s: the policy's parameters back for the log-prob "
+                            "pass (DTensor's pageable, Megatron's pinned), its optimizer states (pageable) for training"
                           : "2 * paged bytes / min(host link, host DRAM / GPUs per host): the actor's parameters for "
                             "the log-prob pass; parameters, gradients and optimizer states for the update",
                       fmt::format("eval={:.4g} B, train={:.4g} B", paged.eval_bytes, paged.train_bytes),
-                      rl.framework == RlFramework::nemo_rl
-                          ? "NeMo RL megatron_policy_worker.py offload_before_refit / offload_after_refit (v0.6.0)"
+                      nemo_rl ? "NeMo RL megatron_policy_worker.py offload_before_refit / offload_after_refit (v0.6.0); "
+                                "pytorch/pytorch#120378 (pageable copy rate)"
                           : "verl/workers/engine/base.py BaseEngineCtx._context_switch (1dda039b9)"});
   }
   estimate.breakdown = rl_step_critical_path(rollout, trainer, rl, trace);

@@ -63,10 +63,13 @@ TEST_CASE("colocated RL rows unseen by the fit: NeMo RL v0.4 and v0.5's MoE rows
   // alltoall): 4.8% / 20.1%. Session 40, NeMo RL's refits at its measured rate (35.3 GB/s, not the
   // fitted 20.15) and its paging of the policy's states around each generation, the RL constants
   // refit, Grace's host memory for GB200's paging: 5.8% / 35.1%, the worst still v0.4's DeepSeek-V3 on 256 H100 (v0.5's the next): the
-  // model's DeepSeek-V3 generation is what is short now, on H100 and GB200 alike. The issue's
-  // targets for unseen runs are 15% / 35%.
-  CHECK(std::fabs(median - 0.058) <= 5.0001e-4);
-  CHECK(std::fabs(errors.back() - 0.351) <= 5.0001e-4);
+  // model's DeepSeek-V3 generation is what is short now, on H100 and GB200 alike. Session 41, NeMo
+  // RL's optimizer states paged through new pageable host tensors (1.61 GB/s to the host,
+  // pytorch/pytorch#120378) and the RL constants refit: 7.6% / 30.1%, the worst still v0.4's
+  // DeepSeek-V3 on 256 H100; GB200's DeepSeek-V3 at v0.5 from -30.7% to -8.0%. The issue's targets
+  // for unseen runs are 15% / 35%.
+  CHECK(std::fabs(median - 0.076) <= 5.0001e-4);
+  CHECK(std::fabs(errors.back() - 0.301) <= 5.0001e-4);
 }
 
 }  // namespace meshplan
