@@ -457,7 +457,9 @@ TimeEstimate estimate_rl_step_time(const ModelSpec& model, const NodeGroup& node
   // NeMo RL pages with blocking copies into new host tensors (pageable_paging_seconds): the
   // optimizer states on either backend (megatron_policy_worker.py move_optimizer, dtensor_policy_worker.py
   // move_optimizer_to_device: `v.to("cpu")`) and DTensor's parameters (move_to_cpu: `model.to("cpu")`);
-  // Megatron's parameters go to pinned buffers it keeps (param_and_grad_buffer.py offload_to_cpu).
+  // Megatron's parameters go to pinned buffers it keeps (param_and_grad_buffer.py offload_to_cpu);
+  // verl's `.to("cpu", non_blocking=True)` gets a pinned destination from PyTorch (ATen
+  // TensorConversions.cpp _to_copy: pin_out when non_blocking from CUDA to CPU).
   const bool nemo_rl = rl.framework == RlFramework::nemo_rl;
   const double eval_paging = nemo_rl && strategy.backend == Backend::fsdp ? pageable_paging_seconds(paged.eval_bytes, node)
                                                                          : paging_seconds(paged.eval_bytes, node);
