@@ -128,12 +128,12 @@ TEST_CASE("estimate accepts GB300 NVL72, B300 and MI355X layouts, EP all-to-all 
 TEST_CASE("estimate says how sure its step time is: the held-out group it is like, or unchecked") {
   // verl's quickstart-like colocated RL step on H100: the NeMo RL rows held out by source.
   const auto rl = test::run(kRl);
-  CHECK(rl.out.find("Accuracy of the step time: off by a median 7.9% (at most 30.1%) on 29 measured runs") !=
+  CHECK(rl.out.find("Accuracy of the step time: off by a median 7.8% (at most 29.9%) on 29 measured runs") !=
         std::string::npos);
   const auto json = nlohmann::json::parse(test::run(with(kRl, {"--json"})).out);
   CHECK(json["time"]["accuracy"]["group"] == "rl-colocated");
   CHECK(json["time"]["accuracy"]["runs"] == 29);
-  CHECK(json["time"]["accuracy"]["max_abs_error"].get<double>() == test::approx(0.301));
+  CHECK(json["time"]["accuracy"]["max_abs_error"].get<double>() == test::approx(0.299));
   // SGLang rollout: no held-out run was measured with it.
   const auto sglang = test::run(with(kRl, {"--rollout-engine", "sglang"}));
   CHECK(sglang.out.find("Accuracy of the step time: unchecked: no held-out RL run was measured with SGLang") !=

@@ -79,6 +79,8 @@ TEST_CASE("NeMo RL pages the policy's parameters and optimizer states around eve
   //   update:        1.5 B x 7,615,616,512 to the host at the pageable rate (move_optimizer's
   //                  blocking `v.to("cpu")`: 7.5 GB in 4.6556 s, pytorch/pytorch#120378) and back
   //                  at 25 GB/s: 7.0911 + 0.4569 = 7.5480 s (no gradients)
+  // the reference pass swaps the reference's weights into the policy's model and back (three copies
+  // of 2 B x params through pinned memory, use_reference_model): 3 x 2 x 7,615,616,512 / 25e9 = 1.8277 s;
   // and the refit at NeMo RL's measured 35.3 GB/s instead of verl's 10.53 GB/s:
   //   15.23 GB x (1 / 10.53e9 - 1 / 35.3e9) = 1.0151 s shorter.
   const double params = 7615616512.0;
@@ -89,6 +91,8 @@ TEST_CASE("NeMo RL pages the policy's parameters and optimizer states around eve
         test::approx(2 * 2.0 * params / 25e9).epsilon(1e-4));
   CHECK(phase_seconds(nemo, "timing_s/update_actor") - phase_seconds(verl, "timing_s/update_actor") ==
         test::approx(1.5 * params / (7.5e9 / 4.6556) + 1.5 * params / 25e9).epsilon(1e-4));
+  CHECK(phase_seconds(nemo, "timing_s/ref") - phase_seconds(verl, "timing_s/ref") ==
+        test::approx(3 * 2.0 * params / 25e9).epsilon(1e-4));
   CHECK(phase_seconds(verl, "timing_s/gen") - phase_seconds(nemo, "timing_s/gen") ==
         test::approx(2 * params * (1 / 10.53e9 - 1 / 35.3e9)).epsilon(1e-4));
   // The memory model agrees: while the engine generates, the policy's parameters, gradients and

@@ -19,13 +19,13 @@ constexpr std::array<TimeAccuracy, 6> kGroups{{
      kHeldOutTraining},
     {"moe-training-blackwell", "MoE pre-training with Megatron-core on Blackwell (B200, B300, GB200, GB300)", 101,
      0.164, 1.100, kHeldOutTraining},
-    {"rl-colocated", "colocated GRPO step, Megatron-core or DTensor training + vLLM rollout (H100, GB200)", 29, 0.079,
-     0.301,
+    {"rl-colocated", "colocated GRPO step, Megatron-core or DTensor training + vLLM rollout (H100, GB200)", 29, 0.078,
+     0.299,
      "NeMo RL v0.3 blog, v0.5 and v0.6 performance summaries, each held out of the fit in turn, and 11 rows never "
      "fit (NeMo RL v0.4, v0.5's MoE rows); docs/accuracy.md"},
     {"rl-off-policy",
-     "off-policy GRPO step, vLLM engines on GPUs of their own (H100, GB200; NeMo RL's weight broadcast)", 20, 0.144,
-     0.487,
+     "off-policy GRPO step, vLLM engines on GPUs of their own (H100, GB200; NeMo RL's weight broadcast)", 20, 0.139,
+     0.491,
      "NeMo RL v0.5 and v0.6 performance summaries; docs/accuracy.md"},
 }};
 
@@ -86,11 +86,11 @@ constexpr std::array<TimeAccuracySecondSource, 4> kSecondSources{{
     {"rl-colocated",
      "Qwen2.5-Math-7B, Qwen3-30B-A3B, Qwen3.5-35B-A3B and DeepSeek-V3 in verl (colocated, Megatron-core or FSDP2 "
      "+ vLLM, on H20 and H100; the 7B and 30B runs at the mean response their log-prob pass implies)",
-     6, 0.057, 0.490, 0.049, kVerlRuns},
+     6, 0.052, 0.490, 0.039, kVerlRuns},
     {"rl-off-policy",
      "Qwen2.5-Math-7B and Qwen3.5-35B-A3B in verl (engines on GPUs of their own: one-step-off on H20, the V1 "
      "trainer's separate_async with partial rollout on H100)",
-     3, 0.170, 0.396, 0.170, kVerlRuns},
+     3, 0.161, 0.396, 0.161, kVerlRuns},
 }};
 
 std::optional<TimeAccuracySecondSource> second_source_of(std::string_view group_id) {

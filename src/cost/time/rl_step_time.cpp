@@ -468,8 +468,14 @@ TimeEstimate estimate_rl_step_time(const ModelSpec& model, const NodeGroup& node
   estimate.add_phase("timing_s/old_log_prob", actor_log_prob.total());
   int forward_passes = 1;
   if (rl.use_reference) {
-    trainer.add(log_prob);
-    estimate.add_phase("timing_s/ref", log_prob.total());
+    // NeMo RL keeps the reference's weights on the host and swaps them into the policy's model for
+    // the pass: the policy's weights out, the reference's in, the policy's back, three copies into
+    // and out of pinned memory (megatron_policy_worker.py use_reference_model: `.to("cpu",
+    // non_blocking=True)`, _apply_state_dict_to_model; v0.6.0). verl runs a reference model of its own.
+    TimeBreakdown reference = log_prob;
+    if (nemo_rl) reference.offload += paging_seconds(1.5 * paged.eval_bytes, node);
+    trainer.add(reference);
+    estimate.add_phase("timing_s/ref", reference.total());
     ++forward_passes;
   }
   // ppo_epochs × (train_batch / ppo_mini_batch) optimizer steps (verl dp_actor.update_policy).

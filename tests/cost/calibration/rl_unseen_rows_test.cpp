@@ -65,11 +65,12 @@ TEST_CASE("colocated RL rows unseen by the fit: NeMo RL v0.4 and v0.5's MoE rows
   // refit, Grace's host memory for GB200's paging: 5.8% / 35.1%, the worst still v0.4's DeepSeek-V3 on 256 H100 (v0.5's the next): the
   // model's DeepSeek-V3 generation is what is short now, on H100 and GB200 alike. Session 41, NeMo
   // RL's optimizer states paged through new pageable host tensors (1.61 GB/s to the host,
-  // pytorch/pytorch#120378) and the RL constants refit: 7.6% / 30.1%, the worst still v0.4's
+  // pytorch/pytorch#120378), NeMo RL's reference swapped into the policy's model (three copies of
+  // its weights) and the RL constants refit: 7.2% / 29.9%, the worst still v0.4's
   // DeepSeek-V3 on 256 H100; GB200's DeepSeek-V3 at v0.5 from -30.7% to -8.0%. The issue's targets
   // for unseen runs are 15% / 35%.
-  CHECK(std::fabs(median - 0.076) <= 5.0001e-4);
-  CHECK(std::fabs(errors.back() - 0.301) <= 5.0001e-4);
+  CHECK(std::fabs(median - 0.072) <= 5.0001e-4);
+  CHECK(std::fabs(errors.back() - 0.299) <= 5.0001e-4);
 }
 
 }  // namespace meshplan
