@@ -70,6 +70,27 @@ TEST_CASE("verl's offload pages the actor's states once per phase: the update ru
   }
 }
 
+TEST_CASE("verl's reference on the host: Megatron's param_offload pages it, FSDP's CPUOffload streams it") {
+  // The same Qwen2.5-7B on 8 H100 (DP 8), 64 prompts x 4 = 256 sequences, 32 a GPU.
+  // Megatron with ref.megatron.param_offload: its bf16 weights come back before the reference pass
+  // and leave after it (megatron_workers.py compute_ref_log_prob), 2 x 2 B x params / 25e9 = 1.2185 s.
+  const double params = 7615616512.0;
+  const nlohmann::json megatron = rl_estimate({"--mini-batch", "16"});
+  const nlohmann::json megatron_offloaded = rl_estimate({"--mini-batch", "16", "--ref-offload"});
+  CHECK(phase_seconds(megatron_offloaded, "timing_s/ref") - phase_seconds(megatron, "timing_s/ref") ==
+        test::approx(2 * 2.0 * params / 25e9).epsilon(1e-4));
+  // FSDP: verl wraps the reference in CPUOffload (fsdp_workers.py _build_model_optimizer), and
+  // FSDP copies each rank's shard of it (fp32 by ref.fsdp_config.model_dtype, verl >= 0.6: 4 B x
+  // params / 8) to the GPU for every forward micro-batch: at one sequence a micro-batch, 32 of them,
+  // 32 x 3.808 GB / 25e9 = 4.874 s, against a forward pass of about 0.34 s that it outlasts (the
+  // pass takes the longer of the two). With micro-batches of 8 sequences, 4 x 3.808 GB: 0.609 s.
+  const nlohmann::json fsdp = rl_estimate({"--mini-batch", "16", "--fsdp"});
+  CHECK(phase_seconds(fsdp, "timing_s/ref") == test::approx(32 * 4.0 * params / 8 / 25e9).epsilon(1e-4));
+  const nlohmann::json fsdp_mb8 = rl_estimate({"--mini-batch", "16", "--fsdp", "--log-prob-micro-batch", "8"});
+  CHECK(phase_seconds(fsdp_mb8, "timing_s/ref") == test::approx(4 * 4.0 * params / 8 / 25e9).epsilon(1e-4));
+  CHECK(phase_seconds(fsdp_mb8, "timing_s/ref") > phase_seconds(fsdp_mb8, "timing_s/old_log_prob"));
+}
+
 TEST_CASE("NeMo RL pages the policy's parameters and optimizer states around every colocated generation") {
   // nemo_rl/models/policy/workers/megatron_policy_worker.py (v0.3.1 to v0.6.0): the optimizer states
   // leave before the refit and the parameters after it; the parameters come back for the log-prob

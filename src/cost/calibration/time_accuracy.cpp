@@ -86,7 +86,7 @@ constexpr std::array<TimeAccuracySecondSource, 4> kSecondSources{{
     {"rl-colocated",
      "Qwen2.5-Math-7B, Qwen3-30B-A3B, Qwen3.5-35B-A3B and DeepSeek-V3 in verl (colocated, Megatron-core or FSDP2 "
      "+ vLLM, on H20 and H100; the 7B and 30B runs at the mean response their log-prob pass implies)",
-     6, 0.052, 0.490, 0.039, kVerlRuns},
+     6, 0.052, 0.489, 0.039, kVerlRuns},
     {"rl-off-policy",
      "Qwen2.5-Math-7B and Qwen3.5-35B-A3B in verl (engines on GPUs of their own: one-step-off on H20, the V1 "
      "trainer's separate_async with partial rollout on H100)",

@@ -237,6 +237,16 @@ double mtp_expert_params(const ModelSpec& model) {
   return double(model.num_mtp_layers) * double(model.moe->num_experts) * double(model.moe->routed_expert_params);
 }
 
+double reference_weight_bytes(const ModelSpec& model, const Strategy& strategy, const RlSettings& rl,
+                              PipelineStage stage) {
+  if (!rl.use_reference || strategy.lora.rank > 0) return 0;
+  const double params = rank_params(model, strategy, stage).total();
+  const double shard = strategy.backend == Backend::fsdp && strategy.zero == ZeroStage::zero3
+                           ? double(strategy.fsdp_shard_size > 0 ? strategy.fsdp_shard_size : strategy.dp)
+                           : 1.0;
+  return (strategy.backend == Backend::fsdp ? rl.ref_param_bytes : 2.0) * params / shard;
+}
+
 ModelStateBytes model_state_bytes(const ModelSpec& model, const Strategy& s, PipelineStage stage,
                                   OffloadMode mode, Trace* trace) {
   ModelStateBytes b = s.backend == Backend::fsdp ? zero_states(model, s) : megatron_states(model, s, stage);

@@ -61,6 +61,13 @@ double optimizer_params_per_rank(const RankParams& params, const Strategy& strat
 /// Parameters of the largest decoder layer (what ZeRO-3 / FSDP all-gathers at a time).
 double largest_layer_params(const ModelSpec& model);
 
+/// One rank's share of an RL reference policy's weights (sharded like the actor, no optimizer):
+/// FSDP in ref.fsdp_config's model_dtype (RlSettings::ref_param_bytes) over its shard group,
+/// Megatron in bf16. 0 without a reference, and with LoRA (verl runs the actor with its adapters
+/// disabled instead of a reference model).
+double reference_weight_bytes(const ModelSpec& model, const Strategy& strategy, const RlSettings& rl,
+                              PipelineStage stage);
+
 struct ModelStateBytes {
   double weights = 0;
   double gradients = 0;

@@ -77,17 +77,8 @@ void add_states(PhaseMemory& phase, const ModelStateBytes& b) {
   phase[C::gathered_params] += b.gathered;
 }
 
-// Reference policy weights (sharded like the actor, no optimizer): FSDP in ref.fsdp_config's
-// model_dtype (RlSettings::ref_param_bytes), Megatron in bf16. With LoRA verl uses the actor with
-// adapters disabled, so there is no separate reference model.
-double reference_bytes(const Rl& r, PipelineStage stage) {
-  if (!r.rl.use_reference || r.s.lora.rank > 0) return 0;
-  const double params = rank_params(r.model, r.s, stage).total();
-  const double shard = r.s.backend == Backend::fsdp && r.s.zero == ZeroStage::zero3
-                           ? double(r.s.fsdp_shard_size > 0 ? r.s.fsdp_shard_size : r.s.dp)
-                           : 1.0;
-  return (r.s.backend == Backend::fsdp ? r.rl.ref_param_bytes : 2.0) * params / shard;
-}
+// Reference policy weights (model_states.hpp reference_weight_bytes).
+double reference_bytes(const Rl& r, PipelineStage stage) { return reference_weight_bytes(r.model, r.s, r.rl, stage); }
 
 double critic_resident_bytes(const Rl& r, PipelineStage stage) {
   if (!r.rl.use_critic) return 0;

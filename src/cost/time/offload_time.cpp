@@ -80,16 +80,17 @@ double offload_seconds(const ModelSpec& model, const NodeGroup& node, const Stra
   return seconds;
 }
 
-double paging_seconds(double bytes, const NodeGroup& node) {
+double host_copy_seconds(double bytes, const NodeGroup& node) {
   if (bytes <= 0) return 0.0;
-  const double per_gpu_Bps = std::min(host_link_Bps(node), host_memory_share_Bps(node));
-  return 2.0 * bytes / per_gpu_Bps;
+  return bytes / std::min(host_link_Bps(node), host_memory_share_Bps(node));
 }
+
+double paging_seconds(double bytes, const NodeGroup& node) { return 2.0 * host_copy_seconds(bytes, node); }
 
 double pageable_paging_seconds(double bytes, const NodeGroup& node) {
   if (bytes <= 0) return 0.0;
   const double per_gpu_Bps = std::min(host_link_Bps(node), host_memory_share_Bps(node));
-  return bytes / std::min(kPageableDeviceToHostBps, per_gpu_Bps) + bytes / per_gpu_Bps;
+  return bytes / std::min(kPageableDeviceToHostBps, per_gpu_Bps) + host_copy_seconds(bytes, node);
 }
 
 double activation_offload_seconds(const ModelSpec& model, const NodeGroup& node, const Strategy& strategy,

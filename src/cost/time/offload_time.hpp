@@ -19,6 +19,10 @@ enum class StepOffload : std::uint8_t { in_step, paged };
 double offload_seconds(const ModelSpec& model, const NodeGroup& node, const Strategy& strategy,
                        std::int64_t micro_batches, StepOffload mode, Trace* trace);
 
+/// Seconds to copy `bytes` of one GPU's pinned host memory to it (or back), every GPU of the node
+/// at once: the host link, or the node's DRAM bandwidth shared.
+double host_copy_seconds(double bytes, const NodeGroup& node);
+
 /// Seconds to page `bytes` of one GPU's model states to the host and back (verl's offload between
 /// phases), every GPU of the node at once: the host link, or the node's DRAM bandwidth shared.
 double paging_seconds(double bytes, const NodeGroup& node);

@@ -78,6 +78,24 @@ PagedStates paged_states(const ModelSpec& model, const Strategy& strategy, const
   return paged;
 }
 
+// verl's reference when its weights live on the host, per step: a Megatron reference with
+// ref.megatron.param_offload is loaded before its pass and offloaded after (megatron_workers.py
+// compute_ref_log_prob: load_megatron_model_to_gpu / offload_megatron_model_to_cpu, into the
+// pinned buffers verl keeps); an FSDP reference is wrapped in CPUOffload whatever it says
+// (fsdp_workers.py _build_model_optimizer) and copies its pinned shard to the GPU for every forward
+// micro-batch (FSDP unshard), dropping it after. The most loaded pipeline stage.
+double verl_reference_paging_seconds(const ModelSpec& model, const NodeGroup& node, const Strategy& strategy,
+                                     const RlSettings& rl, std::int64_t log_prob_micro_batches) {
+  double bytes = 0;
+  for (const PipelineStage stage : {PipelineStage::first, PipelineStage::last}) {
+    bytes = std::max(bytes, reference_weight_bytes(model, strategy, rl, stage));
+  }
+  if (strategy.backend == Backend::fsdp) {
+    return host_copy_seconds(static_cast<double>(log_prob_micro_batches) * bytes, node);
+  }
+  return rl.ref_param_offload ? paging_seconds(bytes, node) : 0.0;
+}
+
 int log_prob_micro_batch(const Strategy& strategy, const RlSettings& rl, std::int64_t seq_len) {
   if (rl.use_dynamic_bsz && rl.log_prob_max_token_len_per_gpu > 0) {
     return static_cast<int>(std::max<std::int64_t>(1, rl.log_prob_max_token_len_per_gpu / seq_len));
@@ -473,7 +491,15 @@ TimeEstimate estimate_rl_step_time(const ModelSpec& model, const NodeGroup& node
     // and out of pinned memory (megatron_policy_worker.py use_reference_model: `.to("cpu",
     // non_blocking=True)`, _apply_state_dict_to_model; v0.6.0). verl runs a reference model of its own.
     TimeBreakdown reference = log_prob;
-    if (nemo_rl) reference.offload += paging_seconds(1.5 * paged.eval_bytes, node);
+    if (nemo_rl) {
+      reference.offload += paging_seconds(1.5 * paged.eval_bytes, node);
+    } else {
+      const double paging_s =
+          verl_reference_paging_seconds(model, node, strategy, rl, micro_batches_for(sequences, strategy, log_prob_mb));
+      // An FSDP reference's copies run ahead of its forward (FSDP prefetches the next unit): the
+      // pass takes the longer of the two; a Megatron reference is loaded before its pass.
+      reference.offload += strategy.backend == Backend::fsdp ? std::max(0.0, paging_s - log_prob.total()) : paging_s;
+    }
     trainer.add(reference);
     estimate.add_phase("timing_s/ref", reference.total());
     ++forward_passes;

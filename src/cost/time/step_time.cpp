@@ -11,12 +11,13 @@
 #include "model/flops.hpp"
 
 namespace meshplan {
-namespace {
 
 std::int64_t micro_batches_for(std::int64_t sequences, const Strategy& strategy, int micro_batch) {
   const std::int64_t per_step = static_cast<std::int64_t>(std::max(strategy.dp, 1)) * std::max(micro_batch, 1);
   return std::max<std::int64_t>(1, (sequences + per_step - 1) / per_step);
 }
+
+namespace {
 
 // The micro-batches' worth of sequences a rank computes: m when they fill every micro-batch (a
 // valid fixed micro-batch divides the per-rank batch), fewer when the last is partial. verl's

@@ -13,6 +13,9 @@
 
 namespace meshplan {
 
+/// Micro-batches each data-parallel rank runs for `sequences` sequences at `micro_batch` a step.
+std::int64_t micro_batches_for(std::int64_t sequences, const Strategy& strategy, int micro_batch);
+
 /// One optimizer step of training on `sequences` sequences of `seq_len` tokens; `offload` says
 /// how the strategy's offload flags are read (cost/time/offload_time.hpp).
 TimeBreakdown training_step_breakdown(const ModelSpec& model, const NodeGroup& node, const Strategy& strategy,

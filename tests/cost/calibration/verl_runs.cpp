@@ -75,7 +75,7 @@ std::vector<std::string> qwen3_30b_a3b_h20() {
           "--mini-batch", "128", "--prompt-len", "2048", "--response-len", "8192", "--mean-prompt-len", "150",
           "--gpu-memory-utilization", "0.7", "--enforce-eager", "--dynamic-bsz", "--ppo-max-token-len", "10240",
           "--log-prob-max-token-len", "10240", "--max-num-batched-tokens", "10240", "--offload",
-          "params,grads,optimizer", "--optimizer-cpu-offload", "--optimizer-offload-fraction", "1", "--no-async-scheduling"};
+          "params,grads,optimizer", "--optimizer-cpu-offload", "--optimizer-offload-fraction", "1", "--ref-offload", "--no-async-scheduling"};
 }
 
 std::vector<std::string> deepseek_v3_h20() {
@@ -85,7 +85,7 @@ std::vector<std::string> deepseek_v3_h20() {
           "--mini-batch", "32", "--prompt-len", "2048", "--response-len", "9632", "--mean-prompt-len", "256",
           "--gpu-memory-utilization", "0.6", "--enforce-eager", "--dynamic-bsz", "--ppo-max-token-len", "11680",
           "--log-prob-max-token-len", "11680", "--offload", "params,grads,optimizer", "--optimizer-cpu-offload", "--optimizer-offload-fraction",
-          "1", "--last-stage-layers", "6", "--no-async-scheduling"};
+          "1", "--last-stage-layers", "6", "--ref-offload", "--no-async-scheduling"};
 }
 
 double v1_trainer_step_s(const std::string& mean_response, const std::vector<std::string>& mode,
