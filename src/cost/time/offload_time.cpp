@@ -88,9 +88,8 @@ double host_copy_seconds(double bytes, const NodeGroup& node) {
 double paging_seconds(double bytes, const NodeGroup& node) { return 2.0 * host_copy_seconds(bytes, node); }
 
 double pageable_paging_seconds(double bytes, const NodeGroup& node) {
-  if (bytes <= 0) return 0.0;
-  const double per_gpu_Bps = std::min(host_link_Bps(node), host_memory_share_Bps(node));
-  return bytes / std::min(kPageableDeviceToHostBps, per_gpu_Bps) + host_copy_seconds(bytes, node);
+  const double back_s = host_copy_seconds(bytes, node);
+  return std::max(bytes / kPageableDeviceToHostBps, back_s) + back_s;
 }
 
 double activation_offload_seconds(const ModelSpec& model, const NodeGroup& node, const Strategy& strategy,
