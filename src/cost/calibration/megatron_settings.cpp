@@ -109,6 +109,11 @@ Status apply_megatron_cuda_graphs(const nlohmann::json& settings, Strategy& stra
   return Ok{};
 }
 
+void apply_megatron_mtp(const nlohmann::json& settings, Strategy& strategy) {
+  const nlohmann::json& layers = settings.value("mtp_num_layers", nlohmann::json());
+  strategy.train_mtp = layers.is_number_integer() && layers.get<int>() > 0;
+}
+
 Status apply_megatron_settings(const nlohmann::json& settings, Strategy& strategy) {
   if (auto status = apply_megatron_recompute(settings, strategy); !status.ok()) return status;
   apply_megatron_sharding_and_offload(settings, strategy);
@@ -116,6 +121,7 @@ Status apply_megatron_settings(const nlohmann::json& settings, Strategy& strateg
   apply_megatron_a2a_overlap(settings, strategy);
   apply_megatron_dispatcher(settings, strategy);
   if (auto status = apply_megatron_cuda_graphs(settings, strategy); !status.ok()) return status;
+  apply_megatron_mtp(settings, strategy);
   const nlohmann::json& etp = settings.value("expert_tensor_parallel_size", nlohmann::json());
   if (etp.is_number_integer()) strategy.etp = etp.get<int>();
   return Ok{};

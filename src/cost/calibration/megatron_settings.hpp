@@ -40,8 +40,12 @@ void apply_megatron_dispatcher(const nlohmann::json& settings, Strategy& strateg
 /// local and transformer_engine impls.
 Status apply_megatron_cuda_graphs(const nlohmann::json& settings, Strategy& strategy);
 
+/// mtp_num_layers: Megatron-core builds and trains that many multi-token-prediction layers on the
+/// last stage (multi_token_prediction.py), so a run that sets it trains the model's MTP layers.
+void apply_megatron_mtp(const nlohmann::json& settings, Strategy& strategy);
+
 /// Everything a step time depends on: recomputation, sharding and offloading, pipeline layout,
-/// EP overlap, dispatcher and CUDA graphs, and expert_tensor_parallel_size where given.
+/// EP overlap, dispatcher, CUDA graphs and MTP, and expert_tensor_parallel_size where given.
 Status apply_megatron_settings(const nlohmann::json& settings, Strategy& strategy);
 
 }  // namespace meshplan

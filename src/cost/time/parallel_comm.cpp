@@ -132,14 +132,14 @@ MicroBatchComm micro_batch_comm(const ModelSpec& model, const NodeGroup& node, c
 
 PipelineTime pipeline_time(const ModelSpec& model, const NodeGroup& node, const Strategy& strategy,
                            std::int64_t seq_len, int micro_batch, std::int64_t micro_batches,
-                           double stage_micro_batch_s, double lm_head_s, const TimeOptions& options, Trace* trace) {
+                           double stage_micro_batch_s, double imbalance_s, const TimeOptions& options, Trace* trace) {
   PipelineTime pipeline;
   if (strategy.pp <= 1) return pipeline;
   const double p = strategy.pp;
   const double m = static_cast<double>(micro_batches);
-  // Narayanan et al. 2021 §2.2.1-2.2.2: bubble = (p−1)/v micro-batch slots. The LM head makes
-  // the last stage slower than the others in every slot: (p−1)/p of it is imbalance.
-  pipeline.bubble_s = (p - 1.0) / strategy.vpp * stage_micro_batch_s + m * lm_head_s * (p - 1.0) / p;
+  // Narayanan et al. 2021 §2.2.1-2.2.2: bubble = (p−1)/v micro-batch slots. The slowest rank (the
+  // last, with the LM head, unless its layers make room for it) sets the pace of every slot.
+  pipeline.bubble_s = (p - 1.0) / strategy.vpp * stage_micro_batch_s + m * imbalance_s;
   // p2p of the activation (and its gradient) at every virtual-stage boundary, scatter-gathered
   // over the TP ranks (Narayanan 2021 §4.1).
   const EfficiencyConstants& k = options.constants;
@@ -150,7 +150,7 @@ PipelineTime pipeline_time(const ModelSpec& model, const NodeGroup& node, const 
   pipeline.p2p_s = 2.0 * m * strategy.vpp * p2p_seconds(bytes, link);
   if (trace) {
     trace->push_back({"time/pp_bubble", pipeline.bubble_s, "seconds",
-                      "(p-1)/v * stage_time_per_micro_batch + m * lm_head * (p-1)/p",
+                      "(p-1)/v * stage_time_per_micro_batch + m * (slowest rank - average rank)",
                       fmt::format("p={}, v={}, m={}, stage={:.4g} s", strategy.pp, strategy.vpp, micro_batches,
                                   stage_micro_batch_s),
                       "Narayanan et al. 2021 §2.2 (bubble (p-1)/(v*m))"});

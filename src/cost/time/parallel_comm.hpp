@@ -22,7 +22,8 @@ MicroBatchComm micro_batch_comm(const ModelSpec& model, const NodeGroup& node, c
                                 const TimeOptions& options, Trace* trace);
 
 /// Pipeline: bubble ((p−1)/v micro-batch slots of the slowest stage, Narayanan 2021 §2.2) plus
-/// the imbalance the LM head adds to the last stage in every micro-batch, and the p2p sends.
+/// the slowest rank's excess over the average one in every micro-batch (`imbalance_s`: the LM head
+/// and MTP layers on the last rank, less any layers a layout moved off it), and the p2p sends.
 struct PipelineTime {
   double bubble_s = 0;
   double p2p_s = 0;
@@ -30,7 +31,7 @@ struct PipelineTime {
 
 PipelineTime pipeline_time(const ModelSpec& model, const NodeGroup& node, const Strategy& strategy,
                            std::int64_t seq_len, int micro_batch, std::int64_t micro_batches,
-                           double stage_micro_batch_s, double lm_head_s, const TimeOptions& options, Trace* trace);
+                           double stage_micro_batch_s, double imbalance_s, const TimeOptions& options, Trace* trace);
 
 /// Parameters held by the most loaded rank (first stage: its layers and the input embedding),
 /// dense and expert separately because they reduce over different groups.

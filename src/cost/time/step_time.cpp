@@ -9,6 +9,7 @@
 #include "cost/time/offload_time.hpp"
 #include "cost/time/rl_step_time.hpp"
 #include "model/flops.hpp"
+#include "strategy/pipeline_split.hpp"
 
 namespace meshplan {
 
@@ -18,6 +19,22 @@ std::int64_t micro_batches_for(std::int64_t sequences, const Strategy& strategy,
 }
 
 namespace {
+
+// The pipeline's pace against its average rank, per micro-batch: the last rank also runs the
+// output layer (and any MTP layers, compute_time.cpp), so it is the slowest unless a layout or
+// --decoder-last-pipeline-num-layers gives it fewer decoder layers to make room for them
+// (Megatron-LM --pipeline-model-parallel-layout "...tmL", pipeline_split.hpp). `layers_s` is the
+// most loaded rank's decoder layers, `head_s` the last rank's output layer; every rank but the
+// slowest idles for the difference (the average rank is counted as the most loaded one's layers
+// and 1/p of the head, as the callers' compute term counts it).
+double pipeline_imbalance_seconds(const ModelSpec& model, const Strategy& strategy, double layers_s, double head_s) {
+  const double p = strategy.pp;
+  const auto counts = stage_layer_counts(model.num_layers, strategy);
+  const double most = static_cast<double>(max_stage_layers(model.num_layers, strategy));
+  const double last_share = counts && most > 0 ? static_cast<double>(counts->last) / most : 1.0;
+  const double slowest = std::max(layers_s, last_share * layers_s + head_s);
+  return slowest - (layers_s + head_s / p);
+}
 
 // The micro-batches' worth of sequences a rank computes: m when they fill every micro-batch (a
 // valid fixed micro-batch divides the per-rank batch), fewer when the last is partial. verl's
@@ -43,9 +60,11 @@ TimeBreakdown training_step_breakdown(const ModelSpec& model, const NodeGroup& n
   // Average stage: its layers plus 1/p of the LM head; the rest of the LM head is imbalance,
   // counted with the bubble (the last stage is the slowest).
   const double per_micro_batch = stage.layers_total() + stage.lm_head_s / p;
-  const double slowest = stage.layers_total() + stage.lm_head_s + comm.tp_s + comm.cp_s + comm.ep_s;
-  const PipelineTime pipeline = pipeline_time(model, node, strategy, seq_len, micro_batch, m, slowest,
-                                              strategy.pp > 1 ? stage.lm_head_s : 0.0, options, trace);
+  const double imbalance = strategy.pp > 1 ? pipeline_imbalance_seconds(model, strategy, stage.layers_total(), stage.lm_head_s)
+                                           : 0.0;
+  const double slowest = per_micro_batch + imbalance + comm.tp_s + comm.cp_s + comm.ep_s;
+  const PipelineTime pipeline =
+      pipeline_time(model, node, strategy, seq_len, micro_batch, m, slowest, imbalance, options, trace);
   const double md = static_cast<double>(m);
   // Token-bound terms by the tokens computed; the host's launches, once a micro-batch.
   const double filled = filled_micro_batches(sequences, strategy, micro_batch);
@@ -100,7 +119,9 @@ TimeBreakdown forward_pass_breakdown(const ModelSpec& model, const NodeGroup& no
   const double p = strategy.pp;
   // Forward shares of a training pass: TP and EP collectives 1 of 2 passes, CP 1 of 3.
   const double comm_s = comm.tp_s / 2.0 + comm.cp_s / 3.0 + comm.ep_forward_s;
-  const double slowest = stage.layers_forward_s + stage.lm_head_forward_s + comm_s;
+  const double imbalance =
+      strategy.pp > 1 ? pipeline_imbalance_seconds(model, strategy, stage.layers_forward_s, stage.lm_head_forward_s) : 0.0;
+  const double slowest = stage.layers_forward_s + stage.lm_head_forward_s / p + imbalance + comm_s;
   TimeBreakdown breakdown;
   breakdown.moe_host_wait = md * stage.moe_host_wait_forward_s;
   breakdown.compute = filled * (stage.layers_forward_s - stage.moe_host_wait_forward_s + stage.lm_head_forward_s / p);
@@ -108,8 +129,8 @@ TimeBreakdown forward_pass_breakdown(const ModelSpec& model, const NodeGroup& no
   breakdown.cp_comm = filled * comm.cp_s / 3.0;
   breakdown.ep_comm = filled * comm.ep_forward_s;
   if (strategy.pp > 1) {
-    const PipelineTime pipeline = pipeline_time(model, node, strategy, seq_len, micro_batch, m, slowest,
-                                                stage.lm_head_forward_s, options, nullptr);
+    const PipelineTime pipeline =
+        pipeline_time(model, node, strategy, seq_len, micro_batch, m, slowest, imbalance, options, nullptr);
     breakdown.pp_bubble = pipeline.bubble_s;
     breakdown.pp_comm = pipeline.p2p_s / 2.0;  // activations only, no gradients
   }

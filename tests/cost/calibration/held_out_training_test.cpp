@@ -114,6 +114,7 @@ TEST_CASE("held-out training rows: Megatron-Bridge's performance summaries beyon
       test::apply_recipe_a2a_overlap(recipes[run.id]["settings"], strategy);  // overlap_moe_expert_parallel_comm
       test::apply_recipe_dispatcher(recipes[run.id]["settings"], strategy);   // moe_token_dispatcher_type
       test::apply_recipe_cuda_graphs(recipes[run.id]["settings"], strategy);  // cuda_graph_impl, cuda_graph_scope
+      test::apply_recipe_mtp(recipes[run.id]["settings"], strategy);          // mtp_num_layers
     }
     const TimeEstimate estimate = estimate_time(run.model, run.cluster, strategy, run.workload, run.options, nullptr);
     const double predicted = predicted_metric(run, estimate);

@@ -137,19 +137,20 @@ TEST_CASE("time accuracy: every group has a stable id, runs and a median no larg
 
 TEST_CASE("time accuracy: MoE training runs of a second source are quoted beside the group") {
   // Megatron-MoE-ModelZoo's Qwen3-235B-A22B runs on H100 (Megatron-LM launches), Megatron-Bridge's
-  // EP-overlap A/B of Qwen3-30B-A3B (HybridEP, graphs of the router) and its natural-routing run are off
-  // by as much as Megatron-Bridge's 13 H100 MoE runs (17.3% against 17.8%), both ways: the host-bound
-  // runs predicted too long, the runs with graphs too short, which the median time error (-2.5%) hides
-  // (docs/accuracy-held-out-training.md "A second source", and its section "Megatron-Bridge's EP-overlap
-  // benchmark on H100").
+  // EP-overlap A/B of Qwen3-30B-A3B (HybridEP, graphs of the router), its natural-routing run and its
+  // DeepSeek-V3 run on 1024 GPUs are off by as much as Megatron-Bridge's 13 H100 MoE runs (20.0% against
+  // 17.8%), both ways: the host-bound runs predicted too long, the others too short, so the median
+  // time error (-7.0%) is small beside them (docs/accuracy-held-out-training.md "A second source", and
+  // its section "Megatron-Bridge's EP-overlap benchmark on H100").
   const TimeAccuracyMatch hopper = match_for(true, "H100-80GB", Backend::megatron, WorkloadKind::pretrain, 0,
                                              RolloutEngine::vllm);
   REQUIRE(hopper.second_source.has_value());
   CHECK(hopper.second_source->group_id == hopper.group->id);
-  CHECK(hopper.second_source->runs == 13);
+  CHECK(hopper.second_source->runs == 14);
   CHECK(hopper.second_source->median_abs_error > 0.15);
   CHECK(hopper.group->median_abs_error > 0.15);
-  CHECK(std::fabs(hopper.second_source->median_time_error) < 0.05);
+  CHECK(std::fabs(hopper.second_source->median_time_error) < 0.1);
+  CHECK(std::fabs(hopper.second_source->median_time_error) < hopper.second_source->median_abs_error / 2);
   CHECK(match_for(true, "GB300", Backend::megatron, WorkloadKind::pretrain, 0, RolloutEngine::vllm).second_source->runs ==
         6);
   // No second source measured dense training.

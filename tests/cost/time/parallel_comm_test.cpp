@@ -12,15 +12,16 @@
 namespace meshplan {
 namespace {
 
-TEST_CASE("pipeline bubble is (p-1)/v micro-batch slots plus the LM-head imbalance") {
+TEST_CASE("pipeline bubble is (p-1)/v micro-batch slots plus the slowest rank's imbalance") {
   const ModelSpec model = test::tiny_gpt();
   const NodeGroup node = test::a100_node(4);
   Strategy strategy;
   strategy.pp = 4;
   strategy.vpp = 2;
-  // Narayanan 2021 §2.2.2: (p-1)/v = 3/2 slots of 1 s; LM head 0.1 s on the last stage in each
-  // of m = 8 micro-batches, (p-1)/p = 3/4 of it above the average stage: 0.6 s.
-  const PipelineTime pipeline = pipeline_time(model, node, strategy, 1024, 1, 8, 1.0, 0.1, test::simple_options(), nullptr);
+  // Narayanan 2021 §2.2.2: (p-1)/v = 3/2 slots of 1 s; the slowest rank 0.075 s above the average
+  // one (an LM head of 0.1 s on the last stage: (p-1)/p = 3/4 of it) in each of m = 8 micro-batches:
+  // 0.6 s.
+  const PipelineTime pipeline = pipeline_time(model, node, strategy, 1024, 1, 8, 1.0, 0.075, test::simple_options(), nullptr);
   CHECK(pipeline.bubble_s == test::approx(1.5 + 0.6));
   // p2p: 2 sends (activation, gradient) x m x v of b*s*h*2 B = 2 MiB over NVLink (4 stages of 1
   // GPU each sit in one node): 300 GB/s x 0.8, 3 µs latency.
@@ -190,7 +191,7 @@ TEST_CASE("EP all-to-all: dispatch and combine per MoE layer per pass, hidden be
   strategy.recompute = Recompute::none;
   options.moe_dropless_imbalance = true;
   const double load = 1.0 + options.constants.moe_expert_load_cv * std::sqrt(2.0 * std::log(8.0) / 16.0);
-  CHECK(load == test::approx(1.612).epsilon(0.001));
+  CHECK(load == test::approx(1.578).epsilon(0.001));
   const MicroBatchComm dropless = micro_batch_comm(model, node, strategy, 4096, 1, compute, options, nullptr);
   CHECK(dropless.ep_forward_s == test::approx(load * 2 * 48 * a2a));
   CHECK(dropless.ep_s == test::approx(load * 2 * 2 * 48 * a2a));

@@ -173,3 +173,37 @@ TEST_CASE("EP overlap: the passes with no partner run alone, their all-to-alls e
 
 }  // namespace
 }  // namespace meshplan
+
+namespace meshplan {
+namespace {
+
+TEST_CASE("the last pipeline rank sets the pace unless its layout makes room for the output layer") {
+  // 24 layers on 4 ranks of 1 GPU, 8 micro-batches of one sequence. Evenly split, the last rank
+  // runs its 6 layers and the output layer: every slot waits for it, so the bubble is 3 slots of
+  // that rank (Narayanan et al. 2021 §2.2) and, in each of the 8 micro-batches, the head's 3/4
+  // the average rank does not run.
+  const ModelSpec model = test::gpt_24x2048();
+  const NodeGroup node = test::a100_node(4);
+  const TimeOptions options = test::simple_options();
+  Strategy strategy;
+  strategy.pp = 4;
+  const auto bubble = [&](const Strategy& s) {
+    return training_step_breakdown(model, node, s, 2048, 8, 1, StepOffload::in_step, options, nullptr).pp_bubble;
+  };
+  const StageCompute even = stage_compute(model, node, strategy, 2048, 1, options, nullptr);
+  const double head = even.lm_head_s;
+  CHECK(bubble(strategy) == test::approx(3 * (even.layers_total() + head) + 8 * 0.75 * head));
+  // Megatron-LM's layout "Et*7|(t*7|)*2t*3L": 7 layers on each rank but the last, which keeps 3
+  // and the head. The 7-layer ranks set the pace while 3 layers and the head take less; the
+  // average rank is counted as a 7-layer one with a quarter of the head.
+  strategy.pipeline_layout = "Et*7|(t*7|)*2t*3L";
+  const StageCompute uneven = stage_compute(model, node, strategy, 2048, 1, options, nullptr);
+  const double seven = uneven.layers_total();
+  REQUIRE(seven == test::approx(even.layers_total() * 7.0 / 6.0));
+  const double slowest = std::max(seven, seven * 3.0 / 7.0 + head);
+  CHECK(bubble(strategy) == test::approx(3 * slowest + 8 * (slowest - (seven + head / 4))));
+  CHECK(bubble(strategy) < 3 * (seven + head) + 8 * 0.75 * head);
+}
+
+}  // namespace
+}  // namespace meshplan
