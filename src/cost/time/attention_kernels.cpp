@@ -53,9 +53,125 @@ double fraction_over_keys(double keys, bool causal, const KernelBars& bars, cons
   return (1.0 - w) * fraction_at(i - 1, causal, bars, bars_128) + w * fraction_at(i, causal, bars, bars_128);
 }
 
+// cuDNN's fused attention measured on Blackwell: NVIDIA/cudnn-frontend
+// benchmark/sdpa_benchmark_training/results (commit 3929da2: cuDNN 9.22, frontend 1.21.1, BF16,
+// batch 2, non-deterministic backward), TFLOP/s counted as above, causal (top_left) and not, at
+// these keys per query. Llama 3.1's shapes (64 query heads, 8 KV heads, head dim 128) and
+// DeepSeek-V3's (128 heads, query/key head dim 192, value 128); GPT-OSS's 128-key sliding window
+// (head dim 64) at 4k tokens. The causal backward is measured here, not scaled.
+constexpr std::array<double, 5> kBlackwellKeys = {2048, 4096, 8192, 16384, 32768};
+
+struct BlackwellBars {
+  std::array<double, 5> forward_causal;
+  std::array<double, 5> forward_full;
+  std::array<double, 5> backward_causal;
+  std::array<double, 5> backward_full;
+};
+
+struct BlackwellKernel {
+  double peak_tflops;  ///< the measured GPU's dense BF16 peak (catalog), the shares' base
+  BlackwellBars head_128;
+  BlackwellBars head_192;
+  double window_forward;   ///< 128-key window, head dim 64
+  double window_backward;
+};
+
+// results/llama3.1/gb200/llama3.1_20260424_100750.csv, results/dsv3/gb200/dsv3_20260424_101009.csv,
+// results/gpt_oss/gb200/gpt_oss_20260424_100011.csv; GB200 at the catalog's 2.25 PF.
+constexpr BlackwellKernel kGb200 = {2250.0,
+                                    {{1097, 1408, 1574, 1708, 1622},
+                                     {1433, 1599, 1771, 1697, 1634},
+                                     {885, 1148, 1332, 1328, 1226},
+                                     {1124, 1350, 1404, 1374, 1262}},
+                                    {{1072, 1406, 1585, 1678, 1743},
+                                     {1492, 1666, 1759, 1812, 1584},
+                                     {846, 1057, 1193, 1134, 1076},
+                                     {1048, 1175, 1125, 1088, 1086}},
+                                    161,
+                                    182};
+// The same files of results/*/gb300 (20260424): Blackwell Ultra, whose doubled exponential
+// throughput shows in the forward; GB300 at the catalog's 2.5 PF.
+constexpr BlackwellKernel kGb300 = {2500.0,
+                                    {{1373, 1703, 1856, 1915, 1953},
+                                     {1805, 1900, 2017, 2014, 1836},
+                                     {967, 1248, 1435, 1507, 1490},
+                                     {1213, 1429, 1531, 1536, 1427}},
+                                    {{1285, 1590, 1825, 1967, 1991},
+                                     {1770, 1937, 2021, 2032, 1917},
+                                     {914, 1143, 1291, 1302, 1289},
+                                     {1117, 1267, 1301, 1254, 1246}},
+                                    167,
+                                    191};
+
+double blackwell_share(double forward, double backward, double peak) {
+  return 3.0 / (1.0 / forward + kBackwardFlopRatio / backward) / peak;
+}
+
+double blackwell_share_at(std::size_t i, bool causal, const BlackwellBars& bars, double peak) {
+  return causal ? blackwell_share(bars.forward_causal[i], bars.backward_causal[i], peak)
+                : blackwell_share(bars.forward_full[i], bars.backward_full[i], peak);
+}
+
+/// Linear in log2 of the keys between two bars, flat beyond 32k; below 2k, the 2k bar scaled as
+/// H100's cuDNN bars fall from 2k to those keys (not measured on Blackwell).
+double blackwell_over_keys(double keys, bool causal, const BlackwellBars& bars, double peak) {
+  if (!(keys > kBlackwellKeys.front())) {
+    return blackwell_share_at(0, causal, bars, peak) * fraction_over_keys(keys, causal, kCudnn128, kCudnn128) /
+           fraction_over_keys(kBlackwellKeys.front(), causal, kCudnn128, kCudnn128);
+  }
+  if (keys >= kBlackwellKeys.back()) return blackwell_share_at(kBlackwellKeys.size() - 1, causal, bars, peak);
+  std::size_t i = 1;
+  while (keys > kBlackwellKeys[i]) ++i;
+  const double w = std::log2(keys / kBlackwellKeys[i - 1]) / std::log2(kBlackwellKeys[i] / kBlackwellKeys[i - 1]);
+  return (1.0 - w) * blackwell_share_at(i - 1, causal, bars, peak) + w * blackwell_share_at(i, causal, bars, peak);
+}
+
+/// Head dim 128 and 192 (MLA) measured, linear in log2 between, 192's above; below 128, 128's
+/// scaled by H100's head dim 64 / 128 ratio at the same keys (not measured on Blackwell).
+double blackwell_fraction(double keys, bool causal, const BlackwellKernel& kernel, double head_dim) {
+  const double at_128 = blackwell_over_keys(keys, causal, kernel.head_128, kernel.peak_tflops);
+  if (head_dim < 128.0) {
+    return at_128 * attention_kernel_peak_fraction(keys, causal, AttentionKernel::cudnn, head_dim) /
+           attention_kernel_peak_fraction(keys, causal, AttentionKernel::cudnn, 128.0);
+  }
+  const double at_192 = blackwell_over_keys(keys, causal, kernel.head_192, kernel.peak_tflops);
+  if (!(head_dim < 192.0)) return at_192;
+  const double w = std::log2(head_dim / 128.0) / std::log2(192.0 / 128.0);
+  return (1.0 - w) * at_128 + w * at_192;
+}
+
+const BlackwellKernel* blackwell_kernel(AttentionKernel kernel) {
+  if (kernel == AttentionKernel::cudnn_blackwell) return &kGb200;
+  if (kernel == AttentionKernel::cudnn_blackwell_ultra) return &kGb300;
+  return nullptr;
+}
+
 }  // namespace
 
+const char* attention_kernel_name(AttentionKernel kernel) {
+  switch (kernel) {
+    case AttentionKernel::flash_attention_2: return "flash_attention_2";
+    case AttentionKernel::cudnn_blackwell: return "cudnn (GB200 bars)";
+    case AttentionKernel::cudnn_blackwell_ultra: return "cudnn (GB300 bars)";
+    case AttentionKernel::cudnn: break;
+  }
+  return "cudnn";
+}
+
+double attention_window_peak_fraction(double window, AttentionKernel kernel, double head_dim) {
+  const BlackwellKernel* blackwell = blackwell_kernel(kernel);
+  if (blackwell == nullptr || window > kBlackwellKeys.front()) {
+    return attention_kernel_peak_fraction(window, true, kernel, head_dim);
+  }
+  // The measured 128-key window up to it; log2 towards the 2k causal bar above it.
+  const double at_window = blackwell_share(blackwell->window_forward, blackwell->window_backward, blackwell->peak_tflops);
+  if (!(window > 128.0)) return at_window;
+  const double w = std::log2(window / 128.0) / std::log2(kBlackwellKeys.front() / 128.0);
+  return (1.0 - w) * at_window + w * blackwell_fraction(kBlackwellKeys.front(), true, *blackwell, head_dim);
+}
+
 double attention_kernel_peak_fraction(double keys, bool causal, AttentionKernel kernel, double head_dim) {
+  if (const BlackwellKernel* blackwell = blackwell_kernel(kernel)) return blackwell_fraction(keys, causal, *blackwell, head_dim);
   const bool fa2 = kernel == AttentionKernel::flash_attention_2;
   const KernelBars& bars_128 = fa2 ? kFlashAttention2_128 : kCudnn128;
   const double at_128 = fraction_over_keys(keys, causal, bars_128, bars_128);

@@ -14,7 +14,13 @@
 
 namespace meshplan {
 
-enum class AttentionKernel { cudnn, flash_attention_2 };
+/// cudnn: cuDNN's fused kernel as measured on H100 (the FlashAttention-3 paper's bars), the rate
+/// for every GPU without bars of its own; cudnn_blackwell / cudnn_blackwell_ultra: cuDNN measured on
+/// GB200 / GB300 (B200 and B300 carry the same dies).
+enum class AttentionKernel { cudnn, flash_attention_2, cudnn_blackwell, cudnn_blackwell_ultra };
+
+/// "cudnn", "flash_attention_2", "cudnn (GB200 bars)", "cudnn (GB300 bars)": for traces.
+const char* attention_kernel_name(AttentionKernel kernel);
 
 /// Attention's achieved share of the dense 16-bit peak over a forward and its backward, in the
 /// accounting meshplan and Megatron-LM use (backward = 2 x forward FLOPs):
@@ -26,6 +32,13 @@ enum class AttentionKernel { cudnn, flash_attention_2 };
 /// 128 and above 128's (MLA's 192 included; cuDNN's head dim 256 forward is within 7% of 128's),
 /// linear in log2 between.
 double attention_kernel_peak_fraction(double keys, bool causal, AttentionKernel kernel = AttentionKernel::cudnn,
+                                      double head_dim = 128.0);
+
+/// A sliding window of `window` keys (a causal band): on Blackwell at cuDNN's measured 128-key
+/// window (log2 towards the 2k causal bar up to 2k keys), elsewhere at the causal bar of that many
+/// keys (the shortest, 512, below it: optimistic; cuDNN measured a 128-key window on GB200 at half
+/// the share H100's 512-key bar gives).
+double attention_window_peak_fraction(double window, AttentionKernel kernel = AttentionKernel::cudnn,
                                       double head_dim = 128.0);
 
 /// The same for a causal sequence of `seq_len` tokens split over `cp` context-parallel ranks

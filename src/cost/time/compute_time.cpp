@@ -71,10 +71,14 @@ double fp8_cast_elements_per_token(const ModelSpec& model, const Strategy& strat
 
 /// Hugging Face modeling (the FSDP backend) runs the flash-attn package's FlashAttention-2, whose
 /// kernels are the Ampere generation's: on Hopper they reach about 60% of cuDNN's rate (Shah et al.
-/// 2024 §4.1). Elsewhere, and under Megatron-core (Transformer Engine), cuDNN's rate.
+/// 2024 §4.1). Elsewhere, and under Megatron-core (Transformer Engine), cuDNN's rate: on Blackwell
+/// as cuDNN measured it on GB200 and GB300 (attention_kernels.hpp), on other GPUs H100's share.
 AttentionKernel attention_kernel(const Strategy& strategy, const TimeOptions& options, const GpuSpec& gpu) {
   const bool hugging_face = strategy.backend == Backend::fsdp && options.hf_modeling;
-  return hugging_face && gpu.is_generation("hopper") ? AttentionKernel::flash_attention_2 : AttentionKernel::cudnn;
+  if (hugging_face && gpu.is_generation("hopper")) return AttentionKernel::flash_attention_2;
+  if (gpu.is_generation("blackwell ultra")) return AttentionKernel::cudnn_blackwell_ultra;
+  if (gpu.is_generation("blackwell")) return AttentionKernel::cudnn_blackwell;
+  return AttentionKernel::cudnn;
 }
 
 /// Fraction of the stage's decoder layers that full recomputation redoes.
@@ -201,7 +205,7 @@ StageCompute stage_compute(const ModelSpec& model, const NodeGroup& node, const 
                               : attention_kernel_peak_fraction(static_cast<double>(seq_len), false, kernel);
   const double band_scores = options.flash_attention ? flops.windowed_attention_scores : 0.0;
   const double window_keys = static_cast<double>(model.attention.sliding_window);
-  const double band_eff = band_scores > 0 ? attention_kernel_peak_fraction(window_keys, true, kernel, head_dim) : 1.0;
+  const double band_eff = band_scores > 0 ? attention_window_peak_fraction(window_keys, kernel, head_dim) : 1.0;
   double attention_s = (flops.attention_scores - band_scores) * tokens * layer_share / t * causal /
                            (attention_peak * attention_eff) +
                        band_scores * (model.attention.chunked_window ? causal : 1.0) * tokens * layer_share / t /
@@ -358,7 +362,7 @@ StageCompute stage_compute(const ModelSpec& model, const NodeGroup& node, const 
                       "score_flops * tokens * L_stage/L / t * causal / (peak * kernel_share(s/cp, head_dim)) [+ window band / (peak * kernel_share(window))] [+ unfused softmax traffic]",
                       fmt::format("causal={}, flash={}, s={}, cp={}, kernel={}, head_dim={}, kernel_share={:.3f}{}", causal,
                                   options.flash_attention, seq_len, strategy.cp,
-                                  kernel == AttentionKernel::flash_attention_2 ? "flash_attention_2" : "cudnn",
+                                  attention_kernel_name(kernel),
                                   model.attention.head_dim, attention_eff,
                                   band_scores > 0 ? fmt::format(", {}={} keys on {} layers at kernel_share={:.3f}",
                                                                 model.attention.chunked_window ? "chunk" : "window",

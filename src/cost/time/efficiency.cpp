@@ -48,7 +48,7 @@ EfficiencyConstants fitted_efficiency_constants() {
   // sequences x context (docs/accuracy.md).
   constants.engine_step_seconds = 0.006;
   constants.decode_layer_seconds = 0.000186667;
-  constants.decode_hbm_efficiency = 0.826667;
+  constants.decode_hbm_efficiency = 0.82;
   constants.decode_kv_efficiency = 0.234167;
   constants.hf_elementwise_factor = 2.0;
   return constants;

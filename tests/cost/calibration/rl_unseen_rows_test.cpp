@@ -69,9 +69,10 @@ TEST_CASE("colocated RL rows unseen by the fit: NeMo RL v0.4 and v0.5's MoE rows
   // its weights) and the RL constants refit: 7.2% / 29.9%, the worst still v0.4's
   // DeepSeek-V3 on 256 H100; GB200's DeepSeek-V3 at v0.5 from -30.7% to -8.0%. Session 42, the
   // pipeline paced by its slowest rank with the layers a layout or a last-stage count moves off the
-  // last one (step_time.cpp): 7.0% / 30.3%. The issue's targets for unseen runs are 15% / 35%.
+  // last one (step_time.cpp): 7.0% / 30.3%; with cuDNN's attention measured on GB200 (the RL constants
+  // refit): 7.0% / 30.2%. The issue's targets for unseen runs are 15% / 35%.
   CHECK(std::fabs(median - 0.070) <= 5.0001e-4);
-  CHECK(std::fabs(errors.back() - 0.303) <= 5.0001e-4);
+  CHECK(std::fabs(errors.back() - 0.302) <= 5.0001e-4);
 }
 
 }  // namespace meshplan

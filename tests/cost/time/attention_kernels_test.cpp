@@ -79,3 +79,43 @@ TEST_CASE("ring attention: blocks of s/cp keys, one of cp on the diagonal under 
 
 }  // namespace
 }  // namespace meshplan
+
+namespace meshplan {
+namespace {
+
+TEST_CASE("Blackwell runs at cuDNN's bars measured on GB200 and GB300") {
+  // NVIDIA/cudnn-frontend's SDPA training benchmark (results at 3929da2, BF16, head dim 128, 64 query
+  // and 8 KV heads): GB200 at 4k causal keys forward 1408, backward 1148 TFLOP/s:
+  // 3 / (1/1408 + 2.5/1148) = 1038.8 -> 0.46169 of GB200's 2250. H100's bar there gave 0.38774.
+  CHECK(attention_kernel_peak_fraction(4096, true, AttentionKernel::cudnn_blackwell) ==
+        test::approx(0.46169).epsilon(1e-4));
+  // GB300 (Blackwell Ultra, twice the exponential throughput): 1703 and 1248 -> 1158.1 of 2500 = 0.46325.
+  CHECK(attention_kernel_peak_fraction(4096, true, AttentionKernel::cudnn_blackwell_ultra) ==
+        test::approx(0.46325).epsilon(1e-4));
+  // DeepSeek-V3's MLA (head dims 192 / 128) at 8k causal on GB200: 1585 and 1193:
+  // 3 / (1/1585 + 2.5/1193) = 1100.3 -> 0.48903 of 2250.
+  CHECK(attention_kernel_peak_fraction(8192, true, AttentionKernel::cudnn_blackwell, 192) ==
+        test::approx(0.48903).epsilon(1e-4));
+  // Head dim 64 (not measured on Blackwell): 128's bar scaled by H100's 64 / 128 ratio at the same keys.
+  CHECK(attention_kernel_peak_fraction(4096, true, AttentionKernel::cudnn_blackwell, 64) ==
+        test::approx(0.46169 * 0.30535 / 0.38774).epsilon(1e-4));
+  // Below the shortest bar (2k) the 2k bar falls as H100's does.
+  CHECK(attention_kernel_peak_fraction(1024, true, AttentionKernel::cudnn_blackwell) <
+        attention_kernel_peak_fraction(2048, true, AttentionKernel::cudnn_blackwell));
+}
+
+TEST_CASE("a sliding window runs at its own measured bar on Blackwell") {
+  // GPT-OSS's 128-key window (head dim 64, 4k tokens) on GB200: forward 161, backward 182 TFLOP/s
+  // (the band's FLOPs, 4·s·w·d a head): 3 / (1/161 + 2.5/182) = 150.39 -> 0.06684 of 2250, less than
+  // half the share H100's 512-key causal bar gives (0.15519, above).
+  CHECK(attention_window_peak_fraction(128, AttentionKernel::cudnn_blackwell, 64) == test::approx(0.06684).epsilon(1e-3));
+  // Elsewhere the window runs at the causal bar of that many keys.
+  CHECK(attention_window_peak_fraction(128, AttentionKernel::cudnn, 64) ==
+        test::approx(attention_kernel_peak_fraction(128, true, AttentionKernel::cudnn, 64)));
+  // Between the window and the 2k bar, linear in log2.
+  CHECK(attention_window_peak_fraction(512, AttentionKernel::cudnn_blackwell, 64) >
+        attention_window_peak_fraction(128, AttentionKernel::cudnn_blackwell, 64));
+}
+
+}  // namespace
+}  // namespace meshplan
