@@ -30,9 +30,12 @@ constexpr double kH100PeakTflops = 989.4;
 // FlashAttention's backward counts 2.5x the forward's FLOPs (five s x s matmuls to two).
 constexpr double kBackwardFlopRatio = 2.5;
 
-double combined_fraction(double forward, double backward) {
-  return 3.0 / (1.0 / forward + kBackwardFlopRatio / backward) / kH100PeakTflops;
+/// A forward and its backward at these rates (TFLOP/s), as a share of a `peak`.
+double share_of_peak(double forward, double backward, double peak) {
+  return 3.0 / (1.0 / forward + kBackwardFlopRatio / backward) / peak;
 }
+
+double combined_fraction(double forward, double backward) { return share_of_peak(forward, backward, kH100PeakTflops); }
 
 /// The share at the i-th length: the causal pass is the full one scaled by the causal / full
 /// forward ratio of head dim 128 (measured there for the forward; applied to the backward, and to
@@ -103,13 +106,9 @@ constexpr BlackwellKernel kGb300 = {2500.0,
                                     167,
                                     191};
 
-double blackwell_share(double forward, double backward, double peak) {
-  return 3.0 / (1.0 / forward + kBackwardFlopRatio / backward) / peak;
-}
-
 double blackwell_share_at(std::size_t i, bool causal, const BlackwellBars& bars, double peak) {
-  return causal ? blackwell_share(bars.forward_causal[i], bars.backward_causal[i], peak)
-                : blackwell_share(bars.forward_full[i], bars.backward_full[i], peak);
+  return causal ? share_of_peak(bars.forward_causal[i], bars.backward_causal[i], peak)
+                : share_of_peak(bars.forward_full[i], bars.backward_full[i], peak);
 }
 
 /// Linear in log2 of the keys between two bars, flat beyond 32k; below 2k, the 2k bar scaled as
@@ -164,7 +163,7 @@ double attention_window_peak_fraction(double window, AttentionKernel kernel, dou
     return attention_kernel_peak_fraction(window, true, kernel, head_dim);
   }
   // The measured 128-key window up to it; log2 towards the 2k causal bar above it.
-  const double at_window = blackwell_share(blackwell->window_forward, blackwell->window_backward, blackwell->peak_tflops);
+  const double at_window = share_of_peak(blackwell->window_forward, blackwell->window_backward, blackwell->peak_tflops);
   if (!(window > 128.0)) return at_window;
   const double w = std::log2(window / 128.0) / std::log2(kBlackwellKeys.front() / 128.0);
   return (1.0 - w) * at_window + w * blackwell_fraction(kBlackwellKeys.front(), true, *blackwell, head_dim);
