@@ -18,9 +18,9 @@ constexpr std::array<TimeAccuracy, 6> kGroups{{
     {"moe-training-hopper", "MoE pre-training with Megatron-core on Hopper (measured on H100)", 13, 0.178, 0.516,
      kHeldOutTraining},
     {"moe-training-blackwell", "MoE pre-training with Megatron-core on Blackwell (B200, B300, GB200, GB300)", 101,
-     0.205, 1.099, kHeldOutTraining},
-    {"rl-colocated", "colocated GRPO step, Megatron-core or DTensor training + vLLM rollout (H100, GB200)", 29, 0.081,
-     0.302,
+     0.198, 1.099, kHeldOutTraining},
+    {"rl-colocated", "colocated GRPO step, Megatron-core or DTensor training + vLLM rollout (H100, GB200)", 29, 0.080,
+     0.301,
      "NeMo RL v0.3 blog, v0.5 and v0.6 performance summaries, each held out of the fit in turn, and 11 rows never "
      "fit (NeMo RL v0.4, v0.5's MoE rows); docs/accuracy.md"},
     {"rl-off-policy",
@@ -44,8 +44,8 @@ constexpr std::array<TimeAccuracyGpu, 7> kGpus{{
     {"dense-training-blackwell", "B200", 2, 0.149, 0.149, -0.070},
     {"dense-training-blackwell", "GB200-NVL72", 21, 0.064, 0.181, -0.017},
     {"dense-training-blackwell", "GB300-NVL72", 21, 0.057, 0.273, 0.059},
-    {"moe-training-blackwell", "B200", 17, 0.265, 0.629, 0.003},
-    {"moe-training-blackwell", "B300", 19, 0.311, 0.919, -0.209},
+    {"moe-training-blackwell", "B200", 17, 0.262, 0.629, 0.003},
+    {"moe-training-blackwell", "B300", 19, 0.311, 0.839, -0.209},
     {"moe-training-blackwell", "GB200-NVL72", 32, 0.089, 1.099, -0.079},
     {"moe-training-blackwell", "GB300-NVL72", 33, 0.108, 0.977, -0.045},
 }};
@@ -58,7 +58,7 @@ std::optional<TimeAccuracyGpu> gpu_of(std::string_view group_id, const std::stri
 }
 
 // The held-out Blackwell MoE runs whose predicted step is over a fifth the MoE layers' host wait:
-// 33 of 101, against 19.2% median for the other 68; every held-out H100 MoE run is (46-75% of
+// 33 of 101, against 16.4% median for the other 68; every held-out H100 MoE run is (46-75% of
 // its step), so Hopper has no subset of its own.
 constexpr std::array<TimeAccuracyHostBound, 1> kHostBound{{
     {"moe-training-blackwell", 0.2, 33, 0.265, 0.629, 0.137},
@@ -79,7 +79,7 @@ constexpr std::array<TimeAccuracySecondSource, 4> kSecondSources{{
      "Qwen3-235B-A22B, Qwen3-30B-A3B and DeepSeek-V3 on H100 in BF16 (Megatron-LM launches: DeepEP or alltoall, TP "
      "2-4, PP 1-32, CP 1-8, 4k-128k tokens; Megatron-Bridge's HybridEP recipes, EP overlap off and on, routing "
      "forced and natural, DeepSeek-V3 on 1024 GPUs with its MTP layer)",
-     14, 0.200, 0.517, -0.070, kModelZoo},
+     14, 0.203, 0.517, -0.070, kModelZoo},
     {"moe-training-blackwell",
      "Qwen3-235B-A22B and DeepSeek-V3 on GB200 and GB300 (Megatron-LM launches: HybridEP, BF16 and MXFP8, 4k-128k "
      "tokens)",

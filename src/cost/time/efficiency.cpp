@@ -12,6 +12,15 @@ EfficiencyConstants fitted_efficiency_constants() {
   constants.gemm_half_size = 4.0;
   constants.elementwise_passes = 33.4;
   constants.nic_efficiency = 0.946667;
+  // What the MoE all-to-alls reach of the NIC between nodes at EP 32-64, BF16, 4096 tokens of 7168
+  // a rank (wire bytes, the local node's copies taken out): DeepEP normal kernels on H800 CX7 400G
+  // 0.86-0.89 (deepseek-ai/DeepEP docs/legacy.md, after PR #130), on B200 EFA 0.84-0.85 (awslabs/
+  // awsome-distributed-ai ep-backend-comparison/RESULTS-b200.md), DeepEP V2 on SM90 CX7 0.92
+  // (README); HybridEP on H100 0.86-0.89 (hybrid-ep docs/README_Hybrid-EP.md, kernel only);
+  // NCCL alltoall_perf's asymptotic busbw on H100 (p5) 0.83-0.91 and B300 (p6-b300) 0.79-0.92,
+  // 4-16 nodes (RESULTS-p5.md, RESULTS.md). The median of those 16, 0.87: below the ring
+  // collectives' fit above. Not fit.
+  constants.ep_nic_efficiency = 0.87;
   // NCCL ring bus bandwidth over the NVLink line rate: A100 231.6/300 = 0.77, H100 ~370/450 =
   // 0.82 (../shared/hardware/gpus.md, measured rows). Not fit.
   constants.nvlink_efficiency = 0.8;

@@ -18,8 +18,11 @@ struct EfficiencyConstants {
   /// Bytes moved by the memory-bound kernels of one layer (norms, dropout, residual, bias,
   /// activation, softmax...) per token per hidden element, in units of the activation dtype.
   double elementwise_passes = 0.0;
-  /// Achieved fraction of the NIC line rate for DP/PP/CP/EP traffic between nodes.
+  /// Achieved fraction of the NIC line rate for DP/PP/CP traffic between nodes.
   double nic_efficiency = 0.0;
+  /// Achieved fraction of the NIC line rate for the MoE all-to-alls between nodes (dispatch and
+  /// combine of every dispatcher): measured on expert-parallel kernels and NCCL all-to-all, not fit.
+  double ep_nic_efficiency = 0.0;
   /// Achieved fraction of the NVLink line rate (NCCL; measured, not fit: gpus.md).
   double nvlink_efficiency = 0.0;
   /// Fraction of a compute window that can hide overlapped DP / FSDP communication.

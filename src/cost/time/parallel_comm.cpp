@@ -90,7 +90,7 @@ MicroBatchComm micro_batch_comm(const ModelSpec& model, const NodeGroup& node, c
                                      ? GroupPlacement{strategy.ep * strategy.etp, 1}
                                      : GroupPlacement{strategy.ep, strategy.etp};
     const LinkPath intra = intra_node_link(node, k.nvlink_efficiency);
-    const LinkPath inter = inter_node_link(node, k.nic_efficiency);
+    const LinkPath inter = inter_node_link(node, k.ep_nic_efficiency);
     const double bytes = tokens / strategy.tp * moe.experts_per_token * h * kActivationBytes;
     const double moe_layers = static_cast<double>(moe.num_moe_layers) * layers / static_cast<double>(model.num_layers);
     const ExpertDispatch dispatch{tokens / strategy.tp, h * kActivationBytes, static_cast<int>(moe.num_experts),

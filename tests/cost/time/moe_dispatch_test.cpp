@@ -3,6 +3,7 @@
 #include <doctest/doctest.h>
 
 #include "approx.hpp"
+#include "cost/time/efficiency.hpp"
 #include "cost/time/moe_dispatch.hpp"
 
 namespace meshplan {
@@ -52,6 +53,27 @@ TEST_CASE("flex dispatch over two nodes sends a token once per node it reaches, 
   const double nvlink_bytes = 7 * 0.41229 * token_bytes + rdma * 7 * 0.41229 / (1 - 0.0030959);
   CHECK(expert_dispatch_seconds(dispatch, h100_nodes(2), ep16, nvlink, nic) ==
         test::approx(nvlink_bytes / (8 * 15.4e9)).epsilon(1e-4));
+}
+
+TEST_CASE("flex dispatch between nodes at the rate HybridEP's kernels measure on H100 (400G NICs)") {
+  // deepseek-ai/DeepEP hybrid-ep docs/README_Hybrid-EP.md, H100: tests/test_hybrid_ep.py's default
+  // shape, 4096 tokens of 7168 BF16 a rank, 8 experts a GPU, top-8 picked uniformly; kernel time =
+  // its "RDMA" bytes (one copy per node a token reaches, its own node included: 212.2 MB at EP 32,
+  // 309.6 MB at EP 64) over the GB/s it prints: EP 32 (4 nodes, 16 SMs) 57.69 GB/s -> 3.678 ms,
+  // EP 64 (8 nodes, 8 SMs) 50.55 GB/s -> 6.125 ms.
+  // The model: the NIC at ep_nic_efficiency of 50 GB/s carries one copy to each other node hit.
+  // EP 32, 256 experts, a node holds 64: hit 1 - prod_{i<8} (192 - i)/(256 - i) = 0.90355, 3 nodes
+  // x 0.90355 x 58.72 MB = 159.2 MB. EP 64, 512 experts: hit 0.65907, 7 x 0.65907 x 58.72 MB = 270.9 MB.
+  NodeGroup node = h100_nodes(4);
+  node.inter_node_Bps = 50e9;
+  const LinkPath nvlink{360e9, 0.0};
+  const LinkPath nic = inter_node_link(node, fitted_efficiency_constants().ep_nic_efficiency);
+  const double hidden_bytes = 7168 * 2.0;
+  const ExpertDispatch ep32{kTokens, hidden_bytes, 256, 8, MoeDispatcher::flex, 16};
+  CHECK(expert_dispatch_seconds(ep32, node, GroupPlacement{32, 1}, nvlink, nic) == test::approx(3.678e-3).epsilon(0.02));
+  node.nodes = 8;
+  const ExpertDispatch ep64{kTokens, hidden_bytes, 512, 8, MoeDispatcher::flex, 8};
+  CHECK(expert_dispatch_seconds(ep64, node, GroupPlacement{64, 1}, nvlink, nic) == test::approx(6.125e-3).epsilon(0.03));
 }
 
 TEST_CASE("allgather dispatch: a two-level all-gather of the group's tokens, reduce-scattered back") {
