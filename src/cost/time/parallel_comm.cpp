@@ -120,9 +120,10 @@ MicroBatchComm micro_batch_comm(const ModelSpec& model, const NodeGroup& node, c
                         "if a2a overlap, overlapped = min(total, layers compute)]; "
                         "alltoall: a2a(tokens/t * k * h * 2 B); flex: once per GPU hit, across nodes once per node hit",
                         fmt::format("ep={}, dispatcher={}, alltoall bytes={:.4g}, load={:.3g}, total={:.4g} s, overlap={}, "
-                                    "dispatcher SM share={:.3f}",
+                                    "dispatcher SM share={:.3f}, NVLink={:.4g} B/s, NIC={:.4g} B/s (ep_nic_efficiency "
+                                    "unless measured)",
                                     strategy.ep, moe_dispatcher_name(strategy.moe_dispatcher), bytes, load, total,
-                                    strategy.moe_a2a_overlap, sm_share),
+                                    strategy.moe_a2a_overlap, sm_share, intra.bandwidth_Bps, inter.bandwidth_Bps),
                         "GShard (Lepikhin et al. 2020); Megatron-core token_dispatcher.py; DeepSeek-V3 report §3.2.2; "
                         "DeepEP README"});
     }

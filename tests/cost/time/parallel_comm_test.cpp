@@ -197,6 +197,26 @@ TEST_CASE("EP all-to-all: dispatch and combine per MoE layer per pass, hidden be
   CHECK(dropless.ep_s == test::approx(load * 2 * 2 * 48 * a2a));
 }
 
+TEST_CASE("EP all-to-all between nodes: the NIC at the share EP kernels measure, not the rings' fit") {
+  // EP 16 over two A100 nodes: each all-to-all sends 134 MB, 8/16 of it to the other node through
+  // the rank's 25 GB/s NIC at ep_nic_efficiency 0.87 (21.75 GB/s: 3.086 ms and 8 steps of latency),
+  // 7/16 over NVLink (0.245 ms): the NIC sets the time. The DP ring's 0.947 would give 2.835 ms.
+  const ModelSpec model = test::qwen3_30b_a3b();
+  const NodeGroup node = test::a100_node(2);
+  Strategy strategy;
+  strategy.ep = 16;
+  const TimeOptions options = test::simple_options();
+  const StageCompute compute = stage_compute(model, node, strategy, 4096, 1, options, nullptr);
+  const double bytes = 4096.0 * 8 * 2048 * 2;
+  const LinkPath nic = inter_node_link(node, options.constants.ep_nic_efficiency);
+  CHECK(nic.bandwidth_Bps == test::approx(21.75e9));
+  const double a2a = 8.0 / 16.0 * bytes / 21.75e9 + 8 * nic.latency_s;
+  const MicroBatchComm comm = micro_batch_comm(model, node, strategy, 4096, 1, compute, options, nullptr);
+  CHECK(comm.ep_forward_s == test::approx(2 * 48 * a2a));
+  const double ring_rate = 8.0 / 16.0 * bytes / inter_node_link(node, options.constants.nic_efficiency).bandwidth_Bps;
+  CHECK(comm.ep_forward_s > 2 * 48 * (ring_rate + 8 * nic.latency_s) * 1.08);
+}
+
 TEST_CASE("EP overlap with the flex dispatcher: its kernels hold their SMs, the overlapped compute runs on the rest") {
   // DeepEP / HybridEP run their copies as kernels on moe_flex_dispatcher_num_sms SMs (24 here) of
   // the A100's 108: the compute beside them takes 24/108 = 0.2222 of the overlapped time longer.
