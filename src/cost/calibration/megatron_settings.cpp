@@ -6,6 +6,13 @@
 #include "strategy/pipeline_layout.hpp"
 
 namespace meshplan {
+namespace {
+
+// Megatron-core TransformerConfig.moe_hybridep_num_sms's default (transformer_config.py:809 at
+// 2edffadb, the pin of Megatron-Bridge 26.04).
+constexpr int kHybridEpDefaultSms = 16;
+
+}  // namespace
 
 Status apply_megatron_recompute(const nlohmann::json& settings, Strategy& strategy) {
   const nlohmann::json& granularity = settings.value("recompute_granularity", nlohmann::json());
@@ -76,8 +83,13 @@ void apply_megatron_a2a_overlap(const nlohmann::json& settings, Strategy& strate
 void apply_megatron_dispatcher(const nlohmann::json& settings, Strategy& strategy) {
   strategy.moe_dispatcher = settings.value("moe_token_dispatcher_type", nlohmann::json()) == "flex" ? MoeDispatcher::flex
                                                                                                   : MoeDispatcher::alltoall;
-  strategy.moe_dispatcher_sms = 0;
-  for (const char* key : {"moe_flex_dispatcher_num_sms", "moe_hybridep_num_sms", "moe_deepep_num_sms"}) {
+  // The SMs of the backend that runs: Megatron-core gives DeepEP moe_deepep_num_sms (default 20)
+  // and HybridEP moe_hybridep_num_sms (default 16; transformer_config.py:809 at 2edffadb), and
+  // moe_flex_dispatcher_backend defaults to "deepep" (:757). A recipe sets both counts whichever
+  // backend it runs (Megatron-Bridge 26.04.01's B200 DeepSeek-V3: DeepEP, moe_hybridep_num_sms 16).
+  const bool hybridep = settings.value("moe_flex_dispatcher_backend", nlohmann::json()) == "hybridep";
+  strategy.moe_dispatcher_sms = hybridep ? kHybridEpDefaultSms : 0;  // 0: DeepEP's default (moe_dispatch.cpp)
+  for (const char* key : {hybridep ? "moe_hybridep_num_sms" : "moe_deepep_num_sms", "moe_flex_dispatcher_num_sms"}) {
     if (settings.contains(key) && settings[key].is_number_integer()) {
       strategy.moe_dispatcher_sms = settings[key].get<int>();
       break;

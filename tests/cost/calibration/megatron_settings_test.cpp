@@ -38,6 +38,24 @@ TEST_CASE("Megatron settings: a Megatron-LM launch's fields onto the table's str
   CHECK(strategy.moe_a2a_overlap);
   CHECK(strategy.moe_dispatcher == MoeDispatcher::flex);
   CHECK(strategy.moe_dispatcher_sms == 24);
+  // The SM count is the running backend's: a recipe sets both (Megatron-Bridge 26.04.01's B200
+  // DeepSeek-V3 runs DeepEP, whose count it leaves at Megatron-core's default, 0 here for DeepEP's
+  // 20, beside moe_hybridep_num_sms 16); HybridEP unset takes its own default, 16.
+  Strategy deepep;
+  apply_megatron_dispatcher({{"moe_token_dispatcher_type", "flex"},
+                             {"moe_flex_dispatcher_backend", "deepep"},
+                             {"moe_hybridep_num_sms", 16}},
+                            deepep);
+  CHECK(deepep.moe_dispatcher_sms == 0);
+  Strategy hybridep;
+  apply_megatron_dispatcher({{"moe_token_dispatcher_type", "flex"}, {"moe_flex_dispatcher_backend", "hybridep"}}, hybridep);
+  CHECK(hybridep.moe_dispatcher_sms == 16);
+  apply_megatron_dispatcher({{"moe_token_dispatcher_type", "flex"},
+                             {"moe_flex_dispatcher_backend", "hybridep"},
+                             {"moe_hybridep_num_sms", 32},
+                             {"moe_deepep_num_sms", 24}},
+                            hybridep);
+  CHECK(hybridep.moe_dispatcher_sms == 32);
   CHECK(strategy.cuda_graph_impl == CudaGraphImpl::transformer_engine);
   CHECK(strategy.cuda_graph_modules == (kGraphMoeRouter | kGraphMoePreprocess));
 
