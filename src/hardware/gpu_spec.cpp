@@ -2,6 +2,8 @@
 
 #include <strings.h>
 
+#include "core/text.hpp"
+
 namespace meshplan {
 
 double GpuSpec::peak_flops(Dtype dtype) const {
@@ -19,5 +21,7 @@ bool GpuSpec::is_generation(std::string_view generation) const {
   return arch.size() >= generation.size() &&
          strncasecmp(arch.data(), generation.data(), generation.size()) == 0;
 }
+
+std::string GpuSpec::generation() const { return to_lower(arch.substr(0, arch.find(' '))); }
 
 }  // namespace meshplan

@@ -48,6 +48,15 @@ struct GpuSpec {
   double bf16_flops = 0;              ///< 0 on V100 (no bf16)
   double fp16_flops = 0;
   double fp8_flops = 0;
+  /// This part's measured best dense matmul (the catalog's "matmul" source: a shape search of
+  /// large GEMMs); 0 = not measured.
+  double matmul_bf16_flops = 0;
+  double matmul_fp8_flops = 0;
+  /// The mean share of the dense peak its generation's measured parts reach in that matmul (the
+  /// catalog sets it from every part of the generation; 0 = none measured). Parts of one die
+  /// measure apart by their software stacks more than by their SKU.
+  double matmul_share_bf16 = 0;
+  double matmul_share_fp8 = 0;
 
   LinkKind intra_node_link = LinkKind::pcie;
   int nvlink_generation = 0;          ///< 0 when no NVLink
@@ -75,6 +84,9 @@ struct GpuSpec {
 
   /// The catalog's arch starts with the generation ("Ampere GA100", "Hopper GH100"), any case.
   bool is_generation(std::string_view generation) const;
+
+  /// The first word of the arch, lower case ("blackwell" for "Blackwell Ultra (2 dies)").
+  std::string generation() const;
 };
 
 }  // namespace meshplan

@@ -329,7 +329,8 @@ StageCompute stage_compute(const ModelSpec& model, const NodeGroup& node, const 
                       "fwd_flops_per_token(dense) * tokens * L_stage/L / t / (peak * eff(h/t, tokens))",
                       fmt::format("flops/token={:.4g}, tokens={:.0f}, L_stage={}, t={}, peak={:.4g}, eff={:.3f}",
                                   dense_gemm, tokens, layers_per_stage, strategy.tp, gemm_peak, dense_eff),
-                      "model/flops.hpp; cost/time/efficiency.cpp"});
+                      fmt::format("model/flops.hpp; cost/time/efficiency.cpp (eff: {})",
+                                  gemm_peak_basis_name(gemm_peak_basis(node, strategy.compute_dtype)))});
     if (expert_s > 0) {
       trace->push_back({"time/compute/routed_experts", expert_s, "seconds",
                         "load * routed_flops_per_token * tokens * L_stage/L / t / (peak * eff(ffn_e/etp, rows) / (1 + r0/rows))",

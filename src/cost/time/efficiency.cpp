@@ -9,6 +9,11 @@ EfficiencyConstants fitted_efficiency_constants() {
   constants.gemm_peak_fraction_ampere = 0.7575;
   constants.gemm_peak_fraction_hopper = 0.6475;
   constants.gemm_peak_fraction_other = 0.70;
+  // The catalog's Hopper matmuls (stas00/ml-engineering's MAMF table at 744d01e1): bf16 794.5 of
+  // 989 TFLOP/s (H100 SXM; H200 the same), fp8 the mean of H100's 1402.6 and H200's 1453.4 of
+  // 1979. Data, held to the catalog by efficiency_test.cpp.
+  constants.reference_matmul_share_bf16 = 794.5 / 989.0;
+  constants.reference_matmul_share_fp8 = (1402.6 + 1453.4) / 2.0 / 1979.0;
   constants.gemm_half_size = 4.0;
   constants.elementwise_passes = 33.4;
   constants.nic_efficiency = 0.946667;
@@ -57,20 +62,73 @@ EfficiencyConstants fitted_efficiency_constants() {
   // sequences x context (docs/accuracy.md).
   constants.engine_step_seconds = 0.006;
   constants.decode_layer_seconds = 0.000186667;
-  constants.decode_hbm_efficiency = 0.82;
+  constants.decode_hbm_efficiency = 0.846667;
   constants.decode_kv_efficiency = 0.234167;
   constants.hf_elementwise_factor = 2.0;
   return constants;
 }
 
 
-double gemm_peak_fraction(const NodeGroup& node, const EfficiencyConstants& constants) {
+namespace {
+
+/// What share of the best measured matmul a training GEMM reaches: where a generation's fraction
+/// was fit against its own measured share (Ampere), that ratio; else Hopper's.
+double share_of_best_matmul(const GpuSpec& gpu, const EfficiencyConstants& constants) {
+  if (gpu.is_generation("ampere") && gpu.matmul_share_bf16 > 0) {
+    return constants.gemm_peak_fraction_ampere / gpu.matmul_share_bf16;
+  }
+  return constants.gemm_peak_fraction_hopper / constants.reference_matmul_share_bf16;
+}
+
+}  // namespace
+
+GemmPeakBasis gemm_peak_basis(const NodeGroup& node, Dtype dtype) {
   const GpuSpec& gpu = node.gpu;
-  const double bf16_peak = gpu.peak_flops(Dtype::bf16) > 0 ? gpu.peak_flops(Dtype::bf16) : gpu.peak_flops(Dtype::fp16);
-  if (node.gemm_flops > 0 && bf16_peak > 0) return node.gemm_flops / bf16_peak;
-  if (gpu.is_generation("ampere")) return constants.gemm_peak_fraction_ampere;
-  if (gpu.is_generation("hopper")) return constants.gemm_peak_fraction_hopper;
-  return constants.gemm_peak_fraction_other;
+  if (node.gemm_flops > 0 && (gpu.peak_flops(Dtype::bf16) > 0 || gpu.peak_flops(Dtype::fp16) > 0)) {
+    return GemmPeakBasis::cluster_measured;
+  }
+  if (gpu.is_generation("ampere")) return GemmPeakBasis::ampere_fit;
+  if (gpu.is_generation("hopper")) return GemmPeakBasis::hopper_fit;
+  if (dtype == Dtype::fp8 && gpu.matmul_share_fp8 > 0) return GemmPeakBasis::measured_matmul_fp8;
+  if (gpu.matmul_share_bf16 > 0) return GemmPeakBasis::measured_matmul_bf16;
+  return GemmPeakBasis::guess;
+}
+
+std::string_view gemm_peak_basis_name(GemmPeakBasis basis) {
+  switch (basis) {
+    case GemmPeakBasis::cluster_measured: return "the cluster's measured GEMM x the share of it a training GEMM reaches";
+    case GemmPeakBasis::ampere_fit: return "Ampere's fit";
+    case GemmPeakBasis::hopper_fit: return "Hopper's fit";
+    case GemmPeakBasis::measured_matmul_fp8:
+      return "Hopper's fit x the generation's measured fp8 matmul share / Hopper's";
+    case GemmPeakBasis::measured_matmul_bf16:
+      return "Hopper's fit x the generation's measured bf16 matmul share / Hopper's";
+    case GemmPeakBasis::guess: return "a guess: no fit and no measured matmul for this generation";
+  }
+  return "";
+}
+
+double gemm_peak_fraction(const NodeGroup& node, Dtype dtype, const EfficiencyConstants& constants) {
+  const GpuSpec& gpu = node.gpu;
+  // FP8 GEMMs reach a fraction of what bf16 ones reach of their own peak (fit on Hopper).
+  const double fp8 = dtype == Dtype::fp8 ? constants.fp8_relative_efficiency : 1.0;
+  switch (gemm_peak_basis(node, dtype)) {
+    case GemmPeakBasis::cluster_measured: {
+      const double bf16_peak = gpu.peak_flops(Dtype::bf16) > 0 ? gpu.peak_flops(Dtype::bf16) : gpu.peak_flops(Dtype::fp16);
+      return share_of_best_matmul(gpu, constants) * node.gemm_flops / bf16_peak * fp8;
+    }
+    case GemmPeakBasis::ampere_fit: return constants.gemm_peak_fraction_ampere * fp8;
+    case GemmPeakBasis::hopper_fit: return constants.gemm_peak_fraction_hopper * fp8;
+    // A generation the fit never saw, by its measured matmul (stas00/ml-engineering's table in the
+    // catalog): Blackwell's parts reach 0.79 of their bf16 peak and 0.77 of their fp8 peak where
+    // Hopper's reach 0.80 and 0.72; CDNA3 0.56 of bf16. Hopper's fraction times that ratio.
+    case GemmPeakBasis::measured_matmul_fp8:
+      return constants.gemm_peak_fraction_hopper * constants.fp8_relative_efficiency * gpu.matmul_share_fp8 /
+             constants.reference_matmul_share_fp8;
+    case GemmPeakBasis::measured_matmul_bf16: return share_of_best_matmul(gpu, constants) * gpu.matmul_share_bf16 * fp8;
+    case GemmPeakBasis::guess: break;
+  }
+  return constants.gemm_peak_fraction_other * fp8;
 }
 
 double gemm_efficiency(const NodeGroup& node, Dtype dtype, double hidden_per_tp, double tokens_per_micro_batch,
@@ -78,8 +136,7 @@ double gemm_efficiency(const NodeGroup& node, Dtype dtype, double hidden_per_tp,
   // A GEMM reaches its peak fraction only when every dimension fills the GPU's tiles and waves;
   // a dimension of size d costs a factor 1/(1 + d0/d) (a saturating curve, as in the piecewise
   // efficiency tables of analytical simulators: large ops near peak, small ops far below).
-  double fraction = gemm_peak_fraction(node, constants);
-  if (dtype == Dtype::fp8) fraction *= constants.fp8_relative_efficiency;
+  const double fraction = gemm_peak_fraction(node, dtype, constants);
   const double d0 = constants.gemm_half_size;
   if (hidden_per_tp <= 0 || tokens_per_micro_batch <= 0) return fraction;
   return fraction / (1.0 + d0 / hidden_per_tp + d0 / tokens_per_micro_batch);

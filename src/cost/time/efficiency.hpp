@@ -2,6 +2,8 @@
 // Achieved efficiency of the kernels a training step runs, as a small function of their size,
 // with a handful of global constants fit once on ../shared/calibration/published_runs.json
 // (tools/fit_efficiency.sh, docs/accuracy.md). Nothing here is fit per case.
+#include <string_view>
+
 #include "hardware/cluster.hpp"
 
 namespace meshplan {
@@ -11,7 +13,15 @@ struct EfficiencyConstants {
   /// Fraction of the dense datasheet peak a large bf16/fp16 GEMM reaches, per generation.
   double gemm_peak_fraction_ampere = 0.0;
   double gemm_peak_fraction_hopper = 0.0;
-  double gemm_peak_fraction_other = 0.0;  ///< Volta, Ada, Blackwell, AMD, Ascend: unfit, a guess
+  /// A generation without a fit and without a measured matmul in the catalog (Volta, Ada,
+  /// Ascend): unfit, a guess.
+  double gemm_peak_fraction_other = 0.0;
+  /// Hopper's share of its dense peak in the best measured matmul (the catalog's H100 and H200
+  /// "matmul" figures), where gemm_peak_fraction_hopper was fit: a training GEMM reaches the
+  /// fraction gemm_peak_fraction_hopper / this of the best matmul. Data, not fit; a test holds
+  /// them to the catalog.
+  double reference_matmul_share_bf16 = 0.0;
+  double reference_matmul_share_fp8 = 0.0;
   /// GEMM size (elements) at which a dimension costs half of the peak fraction:
   /// η = η_max / (1 + d0/(hidden/TP) + d0/tokens_per_micro_batch).
   double gemm_half_size = 0.0;
@@ -74,9 +84,17 @@ struct EfficiencyConstants {
 /// The fitted constants (docs/accuracy.md, tools/fit_efficiency.sh).
 EfficiencyConstants fitted_efficiency_constants();
 
-/// Peak fraction of a large bf16 GEMM on this node's GPU: the cluster's measured GEMM
-/// throughput when known (`meshplan calibrate --gemm-tflops`), else the generation's constant.
-double gemm_peak_fraction(const NodeGroup& node, const EfficiencyConstants& constants);
+/// Where a GPU's GEMM fraction comes from (gemm_peak_fraction, in that order).
+enum class GemmPeakBasis { cluster_measured, ampere_fit, hopper_fit, measured_matmul_fp8, measured_matmul_bf16, guess };
+GemmPeakBasis gemm_peak_basis(const NodeGroup& node, Dtype dtype);
+std::string_view gemm_peak_basis_name(GemmPeakBasis basis);
+
+/// Peak fraction of a large GEMM of `dtype` (bf16/fp16, or fp8) on this node's GPU. Ampere and
+/// Hopper: their fitted constants. Another generation whose parts the catalog measured: Hopper's
+/// fraction carried over by the ratio of the two generations' shares of their peaks in the best
+/// measured matmul. A cluster's measured GEMM (`meshplan calibrate --gemm-tflops`) is such a
+/// best matmul, carried over the same way. Else the guess gemm_peak_fraction_other.
+double gemm_peak_fraction(const NodeGroup& node, Dtype dtype, const EfficiencyConstants& constants);
 
 /// Achieved fraction of the dtype's peak for the GEMMs of a layer whose output dimension per
 /// rank is `hidden_per_tp` and whose row count is `tokens_per_micro_batch`.

@@ -2,6 +2,7 @@
 
 #include "approx.hpp"
 #include "cost/time/efficiency.hpp"
+#include "hardware/gpu_catalog.hpp"
 
 namespace meshplan {
 namespace {
@@ -32,13 +33,58 @@ TEST_CASE("GEMM efficiency saturates with hidden/TP and tokens per micro-batch")
 
 TEST_CASE("peak fraction: per generation, or the cluster's measured GEMM throughput") {
   const EfficiencyConstants constants = fitted_efficiency_constants();
-  CHECK(gemm_peak_fraction(node_with("Ampere"), constants) == constants.gemm_peak_fraction_ampere);
-  CHECK(gemm_peak_fraction(node_with("hopper"), constants) == constants.gemm_peak_fraction_hopper);
-  CHECK(gemm_peak_fraction(node_with("Hopper GH100"), constants) == constants.gemm_peak_fraction_hopper);
-  CHECK(gemm_peak_fraction(node_with("Volta"), constants) == constants.gemm_peak_fraction_other);
-  NodeGroup measured = node_with("Ampere");
-  measured.gemm_flops = 256.5e12;  // Azure ND A100 v4 16k GEMM (gpus.md)
-  CHECK(gemm_peak_fraction(measured, constants) == test::approx(256.5 / 312.0));
+  CHECK(gemm_peak_fraction(node_with("Ampere"), Dtype::bf16, constants) == constants.gemm_peak_fraction_ampere);
+  CHECK(gemm_peak_fraction(node_with("hopper"), Dtype::bf16, constants) == constants.gemm_peak_fraction_hopper);
+  CHECK(gemm_peak_fraction(node_with("Hopper GH100"), Dtype::bf16, constants) == constants.gemm_peak_fraction_hopper);
+  CHECK(gemm_peak_fraction(node_with("Hopper GH100"), Dtype::fp8, constants) ==
+        test::approx(constants.gemm_peak_fraction_hopper * constants.fp8_relative_efficiency));
+  CHECK(gemm_peak_fraction(node_with("Volta"), Dtype::bf16, constants) == constants.gemm_peak_fraction_other);
+  // A cluster's measured large GEMM is a best matmul like the catalog's: a training GEMM reaches
+  // Hopper's fitted share of it, 0.6475 / (794.5 / 989) = 0.806, so 256.5 TFLOP/s measured on a
+  // 312 TFLOP/s part (Azure ND A100 v4's 16k GEMM, gpus.md) runs training GEMMs at
+  // 0.806 x 256.5 / 312 = 0.663 of the peak, not at 0.822.
+  NodeGroup measured = node_with("Volta");
+  measured.gemm_flops = 256.5e12;
+  CHECK(gemm_peak_fraction(measured, Dtype::bf16, constants) == test::approx(0.6475 / (794.5 / 989.0) * 256.5 / 312.0));
+}
+
+TEST_CASE("peak fraction of a generation the fit never saw: Hopper's, by the measured matmul") {
+  const EfficiencyConstants constants = fitted_efficiency_constants();
+  const auto node_of = [](const char* id) {
+    NodeGroup node;
+    node.gpu = find_gpu(builtin_gpu_catalog(), id).value();
+    return node;
+  };
+  // The reference shares are the catalog's Hopper figures.
+  const GpuSpec h100 = node_of("H100-80GB").gpu;
+  CHECK(h100.matmul_share_bf16 == test::approx(constants.reference_matmul_share_bf16));
+  CHECK(h100.matmul_share_fp8 == test::approx(constants.reference_matmul_share_fp8));
+  // Blackwell: bf16 the mean of B200 1745, B300 1769 and GB200 1822 over 2250 = 0.7905; x 0.6475 /
+  // 0.8033 = 0.6372 (for every part of the generation, GB300 too, which was not measured).
+  // fp8: the mean of 3432.5, 3353.3 and 3615.6 over 4500 = 0.7705 against Hopper's 0.7216, so
+  // 0.6475 x 0.77 x 0.7705 / 0.7216 = 0.5323.
+  for (const char* id : {"B200", "GB200-NVL72", "B300", "GB300-NVL72"}) {
+    CAPTURE(id);
+    CHECK(gemm_peak_fraction(node_of(id), Dtype::bf16, constants) == test::approx(0.6372).epsilon(0.001));
+    CHECK(gemm_peak_fraction(node_of(id), Dtype::fp8, constants) == test::approx(0.5323).epsilon(0.001));
+  }
+  // CDNA3: MI300X 668.4 and MI325X 784.9 of 1307.4 (mean 0.5559) x 0.806 = 0.4481, where the guess
+  // for an unmeasured generation says 0.70; no fp8 matmul measured: x 0.77.
+  CHECK(gemm_peak_fraction(node_of("MI300X"), Dtype::bf16, constants) == test::approx(0.4481).epsilon(0.001));
+  CHECK(gemm_peak_fraction(node_of("MI325X"), Dtype::fp8, constants) == test::approx(0.4481 * 0.77).epsilon(0.001));
+  // CDNA4: MI355X 1565 of 2516.6 = 0.6219 x 0.806 = 0.5013.
+  CHECK(gemm_peak_fraction(node_of("MI355X"), Dtype::bf16, constants) == test::approx(0.5013).epsilon(0.001));
+  // What --explain names as the fraction's basis.
+  CHECK(gemm_peak_basis(node_of("B200"), Dtype::fp8) == GemmPeakBasis::measured_matmul_fp8);
+  CHECK(gemm_peak_basis(node_of("MI355X"), Dtype::fp8) == GemmPeakBasis::measured_matmul_bf16);
+  CHECK(gemm_peak_basis(node_of("H20-96GB"), Dtype::bf16) == GemmPeakBasis::hopper_fit);
+  CHECK(gemm_peak_basis(node_of("L40S"), Dtype::bf16) == GemmPeakBasis::guess);
+  // Ampere keeps its fit; a measured GEMM on Ampere is carried by Ampere's own ratio: 0.7575 over
+  // the mean of A100 SXM 271.2 and PCIe 252.9 of 312 (0.8399).
+  NodeGroup a100 = node_of("A100-80GB");
+  CHECK(gemm_peak_fraction(a100, Dtype::bf16, constants) == constants.gemm_peak_fraction_ampere);
+  a100.gemm_flops = 256.5e12;
+  CHECK(gemm_peak_fraction(a100, Dtype::bf16, constants) == test::approx(0.7575 / 0.8399 * 256.5 / 312.0).epsilon(0.001));
 }
 
 TEST_CASE("fitted constants are physically plausible") {
