@@ -10,7 +10,7 @@ constexpr std::string_view kHeldOutTraining =
     "Megatron-Bridge performance summaries, NeMo 25.11-26.08; docs/accuracy-held-out-training.md";
 
 // Figures as the tests recompute them (see the header); percentages rounded to 0.1 point.
-constexpr std::array<TimeAccuracy, 6> kGroups{{
+constexpr std::array<TimeAccuracy, 7> kGroups{{
     {"dense-training-hopper", "dense pre-training with Megatron-core on Hopper (measured on H100)", 7, 0.032, 0.057,
      kHeldOutTraining},
     {"dense-training-blackwell", "dense pre-training with Megatron-core on Blackwell (B200, GB200, GB300)", 44, 0.067,
@@ -19,6 +19,12 @@ constexpr std::array<TimeAccuracy, 6> kGroups{{
      kHeldOutTraining},
     {"moe-training-blackwell", "MoE pre-training with Megatron-core on Blackwell (B200, B300, GB200, GB300)", 101,
      0.195, 0.972, kHeldOutTraining},
+    {"dense-training-cdna",
+     "dense pre-training and LoRA fine-tuning with Megatron-core on AMD Instinct (MI300X, MI325X, MI355X; one node "
+     "to eight)",
+     6, 0.092, 0.142,
+     "MLPerf Training v5.1 (AMD's Llama 2 70B LoRA and Llama 3.1 8B submissions) and AMD's published Primus "
+     "Llama 3.1 8B runs; docs/accuracy-held-out-training.md"},
     {"rl-colocated", "colocated GRPO step, Megatron-core or DTensor training + vLLM rollout (H100, GB200)", 29, 0.075,
      0.303,
      "NeMo RL v0.3 blog, v0.5 and v0.6 performance summaries, each held out of the fit in turn, and 11 rows never "
@@ -140,6 +146,13 @@ TimeAccuracyMatch time_accuracy_for(const ModelSpec& model, const GpuSpec& gpu, 
   // The catalog's arch names the generation first ("Hopper GH100", "Blackwell Ultra (2 dies)").
   const bool hopper = starts_with(gpu.arch, "Hopper");
   const bool blackwell = starts_with(gpu.arch, "Blackwell");
+  // AMD's CDNA3 and CDNA4 parts: dense Megatron-core training only.
+  if (starts_with(gpu.arch, "CDNA") && !model.is_moe() && workload.kind != WorkloadKind::rl &&
+      strategy.backend == Backend::megatron) {
+    TimeAccuracyMatch match;
+    match.group = time_accuracy_group("dense-training-cdna");
+    return match;
+  }
   if (!hopper && !blackwell) return unchecked("no held-out run was measured on " + gpu.arch + " GPUs");
   if (workload.kind == WorkloadKind::rl) {
     if (workload.rl.engine != RolloutEngine::vllm) return unchecked("no held-out RL run was measured with SGLang");

@@ -54,6 +54,11 @@ TEST_CASE("time accuracy: an estimate takes the group of the held-out runs it is
         "unchecked: no held-out run was measured on Ampere GA100 GPUs");
   CHECK(group_for(false, "MI300X", Backend::megatron, WorkloadKind::rl) ==
         "unchecked: no held-out run was measured on CDNA3 (8 XCD) GPUs");
+  CHECK(group_for(true, "MI355X", Backend::megatron, WorkloadKind::pretrain) ==
+        "unchecked: no held-out run was measured on CDNA4 (8 XCD) GPUs");
+  // AMD's dense Megatron-core runs (MLPerf Training v5.1, Primus): CDNA3 and CDNA4 alike.
+  CHECK(group_for(false, "MI325X", Backend::megatron, WorkloadKind::sft) == "dense-training-cdna");
+  CHECK(group_for(false, "MI355X", Backend::megatron, WorkloadKind::pretrain) == "dense-training-cdna");
 }
 
 TEST_CASE("time accuracy: a model family with runs of its own in the group is quoted beside it") {
