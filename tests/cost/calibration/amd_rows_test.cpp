@@ -12,8 +12,9 @@
 //   ACL=21) log 2.117 / 2.836 / 5.876 samples/s on MI300X / MI325X / MI355X (the median of ten
 //   runs): 2168, 2904 and 6017 tokens/s/GPU. Llama 3.1 8B pre-training on 8 MI355X
 //   (config_MI355X_1x8x1_8b.sh: micro-batch 2, global batch 32): 30.686 samples/s, 31422.
-//   Dell's 8 H200 on the LoRA benchmark (NeMo 25.09, the same layout; a 3.1468 s step: 2603) is the
-//   control, Hopper's own fit, not in the group.
+//   Dell's 8 H200 on the LoRA benchmark (NeMo 25.09; its log: TP 2 with sequence parallelism, DP 4,
+//   two accumulation steps; its config overlaps the TP communication, MC_TP_OVERLAP_*; a 3.1468 s
+//   step: 2603) is the control, Hopper's own fit, not in the group.
 // - AMD's published Primus (Megatron-LM backend) runs as AMD-AGI/Primus's projection note quotes
 //   them (docs_deprecated/tech_blogs/projection/projection.md at c8e5c09d, "Validation: Projected
 //   vs. Measured Results", from AMD's ROCm performance-results page): Llama 3.1 8B, FP8, 8192
@@ -43,10 +44,10 @@ struct MeasuredRun {
   double tokens_per_second_per_gpu;
 };
 
-std::vector<std::string> mlperf_lora(const std::string& gpu, std::vector<std::string> extra = {}) {
+std::vector<std::string> mlperf_lora(const std::string& gpu, std::vector<std::string> extra = {"--tp", "1"}) {
   std::vector<std::string> args = {"--model", test::fixture("models/llama-2-70b").string(), "--cluster", "1x8x" + gpu,
                                    "--workload", "sft", "--lora-rank", "16", "--global-batch", "8", "--micro-batch", "1",
-                                   "--seq-len", "8192", "--dtype", "fp8", "--tp", "1", "--pp", "1"};
+                                   "--seq-len", "8192", "--dtype", "fp8", "--pp", "1"};
   args.insert(args.end(), extra.begin(), extra.end());
   return args;
 }
@@ -71,7 +72,8 @@ double predicted_tokens_per_second_per_gpu(const std::vector<std::string>& args)
 TEST_CASE("AMD Instinct training runs no fit has seen: MLPerf Training v5.1 and Primus, within 15%") {
   const std::vector<MeasuredRun> runs = {
       {"mlperf51_mi300x_llama2_70b_lora",
-       mlperf_lora("MI300X", {"--recompute", "full", "--recompute-method", "block", "--recompute-num-layers", "21"}),
+       mlperf_lora("MI300X",
+                   {"--tp", "1", "--recompute", "full", "--recompute-method", "block", "--recompute-num-layers", "21"}),
        2168},
       {"mlperf51_mi325x_llama2_70b_lora", mlperf_lora("MI325X"), 2904},
       {"mlperf51_mi355x_llama2_70b_lora", mlperf_lora("MI355X"), 6017},
@@ -97,8 +99,10 @@ TEST_CASE("AMD Instinct training runs no fit has seen: MLPerf Training v5.1 and 
   CHECK(static_cast<int>(errors.size()) == group->runs);
   CHECK(std::fabs(median - group->median_abs_error) <= 5.0001e-4);
   CHECK(std::fabs(errors.back() - group->max_abs_error) <= 5.0001e-4);
-  // The control: the same LoRA benchmark on 8 H200 runs on Hopper's own fit.
-  CHECK(predicted_tokens_per_second_per_gpu(mlperf_lora("H200-141GB")) == test::approx(2603).epsilon(0.05));
+  // The control: the same LoRA benchmark on 8 H200 runs on Hopper's own fit (TP 2 with sequence
+  // parallelism, its communication overlapped, as the run's log shows): 2545, -2.2%.
+  CHECK(predicted_tokens_per_second_per_gpu(mlperf_lora(
+            "H200-141GB", {"--tp", "2", "--sequence-parallel", "--tp-comm-overlap"})) == test::approx(2603).epsilon(0.05));
 }
 
 }  // namespace
