@@ -80,7 +80,18 @@ constexpr std::string_view kModelZoo =
     "docs/accuracy-held-out-training.md";
 constexpr std::string_view kVerlRuns =
     "verl's docs: the one-step-off, fully-async and V1 trainer tables and perf/dpsk.md; docs/accuracy.md";
-constexpr std::array<TimeAccuracySecondSource, 4> kSecondSources{{
+constexpr std::string_view kMlperf =
+    "MLPerf Training v5.1, closed division, NVIDIA-platform submissions (mlcommons/training_results_v5.1); "
+    "docs/accuracy-held-out-training.md";
+constexpr std::array<TimeAccuracySecondSource, 6> kSecondSources{{
+    {"dense-training-hopper",
+     "Llama 3.1 405B and 8B pre-training and Llama 2 70B LoRA on H100 and H200 in FP8 (NeMo; MLPerf's closed "
+     "division, 8-1024 GPUs, TP 1-4, PP 8 x VPP 8, CP 1-2, 8192 tokens)",
+     7, 0.099, 0.303, 0.023, kMlperf},
+    {"dense-training-blackwell",
+     "Llama 3.1 405B and 8B pre-training and Llama 2 70B LoRA on B200, B300, GB200 and GB300 in FP8 (NeMo; "
+     "MLPerf's closed division, 8-512 GPUs, TP 1-4, CP 1-8, full-iteration CUDA graphs, 8192 tokens)",
+     13, 0.124, 0.393, -0.062, kMlperf},
     {"moe-training-hopper",
      "Qwen3-235B-A22B, Qwen3-30B-A3B and DeepSeek-V3 on H100 in BF16 (Megatron-LM launches: DeepEP or alltoall, TP "
      "2-4, PP 1-32, CP 1-8, 4k-128k tokens; Megatron-Bridge's HybridEP recipes, EP overlap off and on, routing "

@@ -52,6 +52,7 @@ TEST_CASE("Megatron-MoE-ModelZoo's MoE training runs, held out of the fit") {
   std::size_t training_sources = 0;
   for (const TimeAccuracySecondSource& expected : time_accuracy_second_sources()) {
     if (expected.group_id.rfind("rl-", 0) == 0) continue;
+    if (expected.group_id.rfind("dense-", 0) == 0) continue;  // MLPerf's runs: mlperf_rows_test.cpp
     ++training_sources;
     std::vector<double>& values = errors[std::string(expected.group_id)];
     std::vector<double>& times = time_errors[std::string(expected.group_id)];
