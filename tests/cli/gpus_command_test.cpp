@@ -34,6 +34,13 @@ TEST_CASE("meshplan gpus --json has explicit units and the derivations") {
   CHECK(h20["derived"].contains("memory_bytes"));
   CHECK(json["gpus"][0]["memory_bytes"].get<std::int64_t>() == 42405855232);
   CHECK(json["gpus"][4]["measured_allreduce"]["nvls"] == true);
+  // The best matmul measured on a part (0: none) and its generation's mean share of the peak:
+  // H20 was not measured and takes Hopper's, H100's 794.5 of 989 TFLOP/s (H200 the same).
+  CHECK(h20["matmul_bf16_flops"].get<double>() == 0);
+  CHECK(h20["matmul_share_bf16"].get<double>() == doctest::Approx(794.5 / 989.0));
+  for (const nlohmann::json& gpu : json["gpus"]) {
+    if (gpu["id"] == "B200") CHECK(gpu["matmul_bf16_flops"].get<double>() == 1745e12);
+  }
 }
 
 TEST_CASE("meshplan gpus --gpu-catalog reads a user's catalog, bad ones exit 2 naming file, line and key") {
@@ -45,6 +52,11 @@ TEST_CASE("meshplan gpus --gpu-catalog reads a user's catalog, bad ones exit 2 n
   const test::CliRun missing = test::run({"gpus", "--gpu-catalog", "/no/such/catalog.json"});
   CHECK(missing.exit_code == 2);
   CHECK(missing.err.find("/no/such/catalog.json") != std::string::npos);
+  // A measured matmul above the part's dense peak is a unit slip, not a measurement.
+  const std::string above = test::fixture("gpu_catalog/matmul_above_peak.json").string();
+  const test::CliRun matmul = test::run({"gpus", "--gpu-catalog", above});
+  CHECK(matmul.exit_code == 2);
+  CHECK(matmul.err.find(above + ":21: gpus[0].matmul_bf16_flops: ") != std::string::npos);
   const std::string builtin = (test::source_dir() / "data/hardware/gpus.json").string();
   CHECK(test::run({"gpus", "--gpu-catalog", builtin}).exit_code == 0);
 }
