@@ -74,6 +74,7 @@ std::string strategy_line(const Strategy& s, const Workload& w) {
   } else if (s.activation_offload_layers > 0) {
     line += fmt::format(", activations of {} layers offloaded", s.activation_offload_layers);
   }
+  if (s.activation_func_fp8_input_store) line += ", MLP activation input kept in fp8";
   if (s.lora.rank > 0) line += fmt::format(", LoRA rank {}", s.lora.rank);
   if (s.train_mtp) line += ", MTP layers trained";
   if (w.kind != WorkloadKind::rl)
@@ -123,6 +124,7 @@ nlohmann::json estimate_json(const ModelSpec& model, const Cluster& cluster, con
                    {"moe_token_dispatcher_type", std::string(moe_dispatcher_name(s.moe_dispatcher))},
                    {"cuda_graph_impl", cuda_graph_impl_name(s.cuda_graph_impl)},
                    {"cuda_graph_modules", cuda_graph_module_names(s.cuda_graph_modules)},
+                   {"activation_func_fp8_input_store", s.activation_func_fp8_input_store},
                    {"lora_rank", s.lora.rank}};
   j["workload"] = {{"kind", workload_name(w.kind)}, {"seq_len", w.seq_len}, {"global_batch", w.global_batch}};
   if (w.kind == WorkloadKind::rl) {

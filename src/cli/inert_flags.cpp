@@ -50,6 +50,8 @@ const std::vector<InertFlagRule>& inert_flag_rules() {
       {"--tp-comm-overlap", "with the Megatron backend and TP > 1", megatron_tp},
       {"--no-distributed-optimizer", "with the Megatron backend (FSDP shards by --zero)", megatron},
       {"--no-grad-reduce-in-fp32", "with the Megatron backend (Megatron-core ddp grad_reduce_in_fp32)", megatron},
+      {"--activation-func-fp8-input-store", "with the Megatron backend (Megatron-core's fused bias-SwiGLU / GeLU)",
+       megatron},
       {"--first-stage-layers", "with the Megatron backend and PP > 1", megatron_pp},
       {"--last-stage-layers", "with the Megatron backend and PP > 1", megatron_pp},
       {"--recompute-method", "with --recompute full (Megatron-core recompute_method)", full_recompute},

@@ -153,6 +153,8 @@ std::vector<std::string> outside_space(const SearchSpace& space, const Strategy&
                          s.recompute_num_layers));
   need(space.lora.rank == s.lora.rank, fmt::format("lora_rank={}", s.lora.rank));
   need(s.activation_offload_layers == 0, "activation offloading (the search does not offload activations)");
+  need(!s.activation_func_fp8_input_store,
+       "activation_func_fp8_input_store (the search keeps the MLP activation input in 16 bits)");
   need(s.backend == Backend::fsdp || s.zero != ZeroStage::zero2,
        "Megatron-FSDP optim_grads (the search tries optim_grads_params)");
   need(s.backend == Backend::fsdp || s.zero != ZeroStage::zero3 || (s.pp == 1 && s.dp > 1),

@@ -71,6 +71,11 @@ struct Strategy {
   /// memory in the forward and back in the backward (Megatron-core cpu_offloading_num_layers; verl
   /// FSDP model.enable_activation_offload: kOffloadAllButLastLayer). 0: none.
   int activation_offload_layers = 0;
+  /// The MLP activation function keeps its input for the backward in fp8 (Megatron-core
+  /// TransformerConfig.activation_func_fp8_input_store, Megatron-LM --activation-func-fp8-input-store:
+  /// fused_bias_swiglu.py / fused_bias_geglu.py cast the saved input to float8_e4m3fn, the dense MLP's
+  /// and the experts' alike). Megatron backend only.
+  bool activation_func_fp8_input_store = false;
   /// Trains the model's multi-token-prediction modules with it (DeepSeek-V3 report §2.2; Megatron-core
   /// mtp_num_layers = the config's num_nextn_predict_layers, on the last pipeline stage; verl
   /// model.mtp.enable + enable_train).

@@ -37,7 +37,7 @@ TEST_CASE("meshplan gpus --json has explicit units and the derivations") {
   // The best matmul measured on a part (0: none) and its generation's mean share of the peak:
   // H20 was not measured and takes Hopper's, H100's 794.5 of 989 TFLOP/s (H200 the same).
   CHECK(h20["matmul_bf16_flops"].get<double>() == 0);
-  CHECK(h20["matmul_share_bf16"].get<double>() == doctest::Approx(794.5 / 989.0));
+  CHECK(h20["matmul_share_bf16"].get<double>() == test::approx(794.5 / 989.0));
   for (const nlohmann::json& gpu : json["gpus"]) {
     if (gpu["id"] == "B200") CHECK(gpu["matmul_bf16_flops"].get<double>() == 1745e12);
   }

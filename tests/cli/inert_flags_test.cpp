@@ -36,6 +36,8 @@ TEST_CASE("each inert-flag rule: refused outside its condition, taken within it"
       {"--tp-comm-overlap", {dense, {{"--fsdp", "--tp-comm-overlap"}, {"--tp", "2", "--tp-comm-overlap"}}}},
       {"--no-distributed-optimizer", {dense, {{"--fsdp", "--no-distributed-optimizer"}, {"--no-distributed-optimizer"}}}},
       {"--no-grad-reduce-in-fp32", {dense, {{"--fsdp", "--no-grad-reduce-in-fp32"}, {"--no-grad-reduce-in-fp32"}}}},
+      {"--activation-func-fp8-input-store",
+       {dense, {{"--fsdp", "--activation-func-fp8-input-store"}, {"--activation-func-fp8-input-store"}}}},
       {"--first-stage-layers", {dense, {{"--first-stage-layers", "13"}, {"--pp", "2", "--first-stage-layers", "13"}}}},
       {"--last-stage-layers", {dense, {{"--last-stage-layers", "13"}, {"--pp", "2", "--last-stage-layers", "13"}}}},
       {"--recompute-method",

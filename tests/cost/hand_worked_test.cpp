@@ -60,17 +60,23 @@ TEST_CASE("MoE activations: routed experts' inner tensors split by ETP, routed t
   CHECK(layer_activation_bytes(moe_toy(), LayerSplit{2, true, 1}, 10, 10, 1, Recompute::none, plain()) == 1560);
 }
 
+// The toy dense layer: h 8, one head, attention widths 8, SwiGLU ffn 16.
+LayerShape dense_toy() {
+  LayerShape dense;
+  dense.hidden = 8;
+  dense.heads = 1;
+  dense.q_width = dense.k_width = dense.v_width = dense.o_width = 8;
+  dense.ffn = 16;
+  return dense;
+}
+
 TEST_CASE("FP8 (Transformer Engine): linear layers keep their inputs at 1 byte an element") {
   // The toy dense layer of the recompute case below (sb 10, h 8, widths 8, SwiGLU ffn 16) keeps
   // 2280 bytes in 16 bits. Under FP8: the QKV and fc1 inputs 1 x sb x h = 80 each (160 less), the
   // fc2 input 1 x 16 x sb = 160 (160 less), and the output projection keeps a quantized copy of
   // the attention output beside the one the attention kernel keeps (+ 1 x sb x 8 = 80):
   // 2280 - 160 - 160 + 80 = 2040.
-  LayerShape dense;
-  dense.hidden = 8;
-  dense.heads = 1;
-  dense.q_width = dense.k_width = dense.v_width = dense.o_width = 8;
-  dense.ffn = 16;
+  const LayerShape dense = dense_toy();
   CHECK(layer_activation_bytes(dense, LayerSplit{1, false, 1, 2.0}, 10, 10, 1, Recompute::none, plain()) == 2280);
   CHECK(layer_activation_bytes(dense, LayerSplit{1, false, 1, 1.0}, 10, 10, 1, Recompute::none, plain()) == 2040);
   // The MoE toy (3120 in 16 bits): replicated 640 - 160 = 480; each routed copy keeps its permuted
@@ -85,6 +91,22 @@ TEST_CASE("FP8 (Transformer Engine): linear layers keep their inputs at 1 byte a
   CHECK(layer_split(fsdp).linear_input_bytes == 2.0);
   megatron.compute_dtype = Dtype::bf16;
   CHECK(layer_split(megatron).linear_input_bytes == 2.0);
+}
+
+TEST_CASE("activation_func_fp8_input_store: the SwiGLU keeps its input at 1 byte an element") {
+  // Megatron-core fused_bias_swiglu.py SwiGLUFunction saves input.to(torch.float8_e4m3fn) when
+  // fp8_input_store. The toy dense layer (sb 10, SwiGLU ffn 16, FP8 linears: 2040 bytes) keeps the
+  // 2 x 16 x 10 = 320-element SwiGLU input at 1 byte instead of 2: 2040 - 320 = 1720.
+  const LayerShape dense = dense_toy();
+  CHECK(layer_activation_bytes(dense, LayerSplit{1, false, 1, 1.0, 1.0}, 10, 10, 1, Recompute::none, plain()) == 1720);
+  // Megatron-core only: Hugging Face modeling (FSDP) has no such option.
+  Strategy megatron;
+  megatron.activation_func_fp8_input_store = true;
+  CHECK(layer_split(megatron).activation_input_bytes == 1.0);
+  Strategy fsdp = megatron;
+  fsdp.backend = Backend::fsdp;
+  CHECK(layer_split(fsdp).activation_input_bytes == 2.0);
+  CHECK(layer_split(Strategy{}).activation_input_bytes == 2.0);
 }
 
 TEST_CASE("selective recompute of Megatron-core modules drops what each module would keep") {
@@ -103,11 +125,7 @@ TEST_CASE("selective recompute of Megatron-core modules drops what each module w
   CHECK(bytes(moe_toy(), kRecomputeMoe) == 640);
   CHECK(bytes(moe_toy(), kRecomputeMoe | kRecomputeLayernorm) == 480);
   // Dense toy, 2280 (replicated 640; sharded Q, K 320, V 160, o 160, LSE 40, SwiGLU 960).
-  LayerShape dense;
-  dense.hidden = 8;
-  dense.heads = 1;
-  dense.q_width = dense.k_width = dense.v_width = dense.o_width = 8;
-  dense.ffn = 16;
+  const LayerShape dense = dense_toy();
   // "mlp": the fused norm keeps the MLP's input; the fc1 input 160 and the SwiGLU tensors 960 go: 1160.
   CHECK(bytes(dense, kRecomputeMlp) == 1160);
   // "core_attn" with FlashAttention, "moe" on a dense layer: nothing stored changes.

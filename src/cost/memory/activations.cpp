@@ -14,10 +14,11 @@ constexpr double kInputIdBytes = 8;  // int64 token ids kept for the embedding b
 constexpr double kRoutingProbBytes = 4;  // fp32 probability of a routed copy (TopKRouter, weighted SwiGLU)
 
 // Bytes per token of an MLP's inner activations: the fc1 output (2 x ffn wide when gated, the
-// SwiGLU input, 2 bytes, kept by the activation function) and the fc2 input (kept by fc2 at
-// `fc2_input_bytes`) (Korthikanti §4.1: 8sbh + 8sbh for a 4h GeLU MLP).
-double mlp_inner_bytes_per_token(double ffn, bool gated, double fc2_input_bytes) {
-  return (gated ? 4.0 : 2.0) * ffn + fc2_input_bytes * ffn;
+// SwiGLU input, kept by the activation function at `activation_input_bytes`: 2, or 1 when it stores
+// it in fp8) and the fc2 input (kept by fc2 at `fc2_input_bytes`) (Korthikanti §4.1: 8sbh + 8sbh
+// for a 4h GeLU MLP).
+double mlp_inner_bytes_per_token(double ffn, bool gated, double activation_input_bytes, double fc2_input_bytes) {
+  return (gated ? 2.0 : 1.0) * activation_input_bytes * ffn + fc2_input_bytes * ffn;
 }
 
 LayerShape attention_shape(const ModelSpec& model) {
@@ -81,7 +82,9 @@ double mixed_layer_bytes(const ModelSpec& model, const LayerShape& shape, const 
 
 LayerSplit layer_split(const Strategy& s) {
   const bool fp8_inputs = s.compute_dtype == Dtype::fp8 && s.backend == Backend::megatron;
-  return LayerSplit{double(s.tp), s.sequence_parallel && s.tp > 1, double(s.etp), fp8_inputs ? 1.0 : 2.0};
+  const bool fp8_activation_input = s.activation_func_fp8_input_store && s.backend == Backend::megatron;
+  return LayerSplit{double(s.tp), s.sequence_parallel && s.tp > 1, double(s.etp), fp8_inputs ? 1.0 : 2.0,
+                    fp8_activation_input ? 1.0 : 2.0};
 }
 
 LayerShape dense_layer_shape(const ModelSpec& model) {
@@ -177,7 +180,7 @@ double layer_activation_bytes(const LayerShape& shape, const LayerSplit& split, 
   if (drop_mlp_norm_output) norm_output_bytes = 0.0;
   replicated += 2.0 * sb * h + norm_output_bytes * sb * h + (hidden_dropout ? sb * h : 0.0);
   if (!whole_block && !(moe_layer && recompute.recomputes(kRecomputeSharedExperts))) {
-    sharded += sb * mlp_inner_bytes_per_token(shape.ffn, shape.gated, in_bytes);
+    sharded += sb * mlp_inner_bytes_per_token(shape.ffn, shape.gated, split.activation_input_bytes, in_bytes);
   }
   if (moe_layer && !whole_block) {
     // Routed tokens (top-k x capacity) through the experts: permuted input (the grouped fc1's
@@ -189,7 +192,8 @@ double layer_activation_bytes(const LayerShape& shape, const LayerSplit& split, 
     const double fc2_input_bytes = recompute.recomputes(kRecomputeMoeAct) ? 0.0 : in_bytes;
     unsplit += tokens * shape.routed_per_token *
                (in_bytes * h + kRoutingProbBytes +
-                mlp_inner_bytes_per_token(shape.expert_ffn, true, fc2_input_bytes) / std::max(split.etp, 1.0));
+                mlp_inner_bytes_per_token(shape.expert_ffn, true, split.activation_input_bytes, fc2_input_bytes) /
+                    std::max(split.etp, 1.0));
     unsplit += 4.0 * tokens * shape.experts;
   }
   return replicated / r + sharded / t + unsplit;

@@ -46,6 +46,9 @@ struct LayerSplit {
   /// row-wise copy (transformer_engine/pytorch/module/linear.py _Linear forward: "Discard row-wise
   /// data since it is not needed in backward pass"; layernorm_linear.py and grouped_linear.py alike).
   double linear_input_bytes = 2;
+  /// Bytes per element the MLP activation function keeps of its input: 2, or 1 with
+  /// Strategy::activation_func_fp8_input_store.
+  double activation_input_bytes = 2;
 };
 
 /// The split of `strategy`'s decoder layers; FP8 linear inputs under Megatron-core (Transformer

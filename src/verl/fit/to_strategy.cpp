@@ -102,6 +102,9 @@ void map_megatron(const ConfigView& v, Strategy& s) {
   if (v.boolean(A("megatron.override_transformer_config.cpu_offloading")).value_or(false)) {
     s.activation_offload_layers = as_int(v, A("megatron.override_transformer_config.cpu_offloading_num_layers"), 0);
   }
+  // Megatron-core TransformerConfig.activation_func_fp8_input_store, passed the same way.
+  s.activation_func_fp8_input_store =
+      v.boolean(A("megatron.override_transformer_config.activation_func_fp8_input_store")).value_or(false);
   // verl model.mtp (workers/config/model.py MtpConfig): enable loads the MTP layers, enable_train
   // adds their loss (Megatron-core mtp_num_layers from the checkpoint's config).
   s.train_mtp = v.boolean("actor_rollout_ref.model.mtp.enable").value_or(false) &&

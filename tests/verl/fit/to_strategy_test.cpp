@@ -129,6 +129,12 @@ TEST_CASE("activation offloading: verl FSDP enable_activation_offload, Megatron-
   CHECK(strategy_of(kMegatron7b + t + "cpu_offloading_num_layers=20").activation_offload_layers == 0);
 }
 
+TEST_CASE("activation_func_fp8_input_store passes through Megatron-core's override_transformer_config") {
+  const std::string t = " +actor_rollout_ref.actor.megatron.override_transformer_config.";
+  CHECK_FALSE(strategy_of(kMegatron7b).activation_func_fp8_input_store);
+  CHECK(strategy_of(kMegatron7b + t + "activation_func_fp8_input_store=True").activation_func_fp8_input_store);
+}
+
 TEST_CASE("MTP layers are trained when verl's model.mtp.enable and enable_train are both set") {
   const std::string mtp = " actor_rollout_ref.model.mtp.enable=True";
   CHECK_FALSE(strategy_of(kMegatron7b).train_mtp);
