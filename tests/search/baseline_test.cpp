@@ -127,3 +127,32 @@ TEST_CASE("a launch with an uneven split, per-item offload and odd token budgets
 }
 
 }  // namespace meshplan
+
+namespace meshplan {
+namespace {
+
+TEST_CASE("a launch that keeps the MLP activation input in fp8 is outside the space, which keeps 16 bits") {
+  // The search's candidates never set Megatron-core's activation_func_fp8_input_store, so a --from
+  // launch with it is not one of them, whatever else it shares.
+  const ModelSpec model = test::toy_model(32, 8);
+  const Cluster cluster = test::toy_cluster(1, 8, 100);
+  Workload workload;
+  workload.global_batch = 64;
+  workload.seq_len = 1024;
+  Strategy launch;
+  launch.dp = 8;
+  launch.activation_func_fp8_input_store = true;
+  SearchSpace space = *build_search_space(model, cluster, workload, SpaceOptions{});
+  const std::string reason = "activation_func_fp8_input_store (the search keeps the MLP activation input in 16 bits)";
+  std::vector<std::string> outside = outside_space(space, launch, workload, model.num_layers);
+  CHECK(std::find(outside.begin(), outside.end(), reason) != outside.end());
+  include_in_space(space, launch, workload, model.num_layers);
+  outside = outside_space(space, launch, workload, model.num_layers);
+  CHECK(std::find(outside.begin(), outside.end(), reason) != outside.end());
+  launch.activation_func_fp8_input_store = false;
+  outside = outside_space(space, launch, workload, model.num_layers);
+  CHECK(std::find(outside.begin(), outside.end(), reason) == outside.end());
+}
+
+}  // namespace
+}  // namespace meshplan
