@@ -75,6 +75,7 @@ std::string strategy_line(const Strategy& s, const Workload& w) {
     line += fmt::format(", activations of {} layers offloaded", s.activation_offload_layers);
   }
   if (s.activation_func_fp8_input_store) line += ", MLP activation input kept in fp8";
+  if (s.fp8_param_gather && s.compute_dtype == Dtype::fp8) line += ", weights gathered in fp8";
   if (s.lora.rank > 0) line += fmt::format(", LoRA rank {}", s.lora.rank);
   if (s.train_mtp) line += ", MTP layers trained";
   if (w.kind != WorkloadKind::rl)
@@ -125,6 +126,7 @@ nlohmann::json estimate_json(const ModelSpec& model, const Cluster& cluster, con
                    {"cuda_graph_impl", cuda_graph_impl_name(s.cuda_graph_impl)},
                    {"cuda_graph_modules", cuda_graph_module_names(s.cuda_graph_modules)},
                    {"activation_func_fp8_input_store", s.activation_func_fp8_input_store},
+                   {"fp8_param_gather", s.fp8_param_gather},
                    {"lora_rank", s.lora.rank}};
   j["workload"] = {{"kind", workload_name(w.kind)}, {"seq_len", w.seq_len}, {"global_batch", w.global_batch}};
   if (w.kind == WorkloadKind::rl) {

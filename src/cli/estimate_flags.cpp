@@ -245,6 +245,9 @@ void add_estimate_flags(CLI::App& c, EstimateFlags& f) {
   c.add_flag("--no-grad-reduce-in-fp32", f.no_grad_reduce_in_fp32,
              "Megatron: main gradients kept and reduced in 16 bits (Megatron-core ddp grad_reduce_in_fp32=False, "
              "as Megatron-Bridge's performance recipes set it)");
+  c.add_flag("--fp8-param-gather", f.fp8_param_gather,
+             "Megatron, FP8 with a per-tensor recipe (delayed or tensorwise): the distributed optimizer gathers the "
+             "weights in fp8 (Megatron-LM --fp8-param-gather; MXFP8 gathers bf16 through the gradient buffer)");
   c.add_option("--offload", f.offload, "comma list of params,grads,optimizer");
   c.add_option("--optimizer-offload-fraction", f.optimizer_offload_fraction,
                "Megatron optimizer_offload_fraction")
@@ -402,6 +405,7 @@ Result<EstimateInputs> estimate_inputs(const CLI::App& command, const EstimateFl
   }
   s.distributed_optimizer = !f.no_distributed_optimizer;
   s.grad_reduce_in_fp32 = !f.no_grad_reduce_in_fp32;
+  s.fp8_param_gather = f.fp8_param_gather;
   s.zero = static_cast<ZeroStage>(f.zero);
   if (f.megatron_fsdp) {
     if (s.backend != Backend::megatron || given(command, "--zero")) {

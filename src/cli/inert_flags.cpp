@@ -14,6 +14,9 @@ bool megatron_tp(const Strategy& s, const ModelSpec&, const Workload&) {
 bool megatron_pp(const Strategy& s, const ModelSpec&, const Workload&) {
   return s.backend == Backend::megatron && s.pp > 1;
 }
+bool megatron_fp8(const Strategy& s, const ModelSpec&, const Workload&) {
+  return s.backend == Backend::megatron && s.compute_dtype == Dtype::fp8;
+}
 bool full_recompute(const Strategy& s, const ModelSpec&, const Workload&) { return s.recompute == Recompute::full; }
 bool megatron_cpu_optimizer(const Strategy& s, const ModelSpec&, const Workload&) {
   return s.backend == Backend::megatron && (s.offload.optimizer || s.offload.optimizer_on_cpu);
@@ -50,6 +53,8 @@ const std::vector<InertFlagRule>& inert_flag_rules() {
       {"--tp-comm-overlap", "with the Megatron backend and TP > 1", megatron_tp},
       {"--no-distributed-optimizer", "with the Megatron backend (FSDP shards by --zero)", megatron},
       {"--no-grad-reduce-in-fp32", "with the Megatron backend (Megatron-core ddp grad_reduce_in_fp32)", megatron},
+      {"--fp8-param-gather", "with the Megatron backend and --dtype fp8 (Megatron-LM --fp8-param-gather)",
+       megatron_fp8},
       {"--activation-func-fp8-input-store", "with the Megatron backend (Megatron-core's fused bias-SwiGLU / GeLU)",
        megatron},
       {"--first-stage-layers", "with the Megatron backend and PP > 1", megatron_pp},

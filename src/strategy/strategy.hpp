@@ -114,6 +114,14 @@ struct Strategy {
   /// accumulate_allreduce_grads_in_fp32); Megatron-Bridge's performance recipes turn it off
   /// (cfg.ddp.grad_reduce_in_fp32 = False): the buffer is then in the weights' 16 bits.
   bool grad_reduce_in_fp32 = true;
+  /// Megatron-core fp8_param_gather (Megatron-LM --fp8-param-gather, DistributedDataParallelConfig
+  /// and the mixed-precision config): the distributed optimizer all-gathers the updated weights in
+  /// fp8, 1 byte a weight, for the per-tensor FP8 recipes (delayed, tensorwise current scaling:
+  /// param_and_grad_buffer.py gathers the Float8Tensors' raw data). MXFP8 weights are gathered in
+  /// bf16 through the gradient buffer and cast after (reuse_grad_buf_for_mxfp8_param_ag), so this
+  /// stands for the per-tensor recipes only. Weights' memory is not changed by it here (TE keeps a
+  /// transposed copy of a Float8Tensor weight for the backward on Hopper).
+  bool fp8_param_gather = false;
   /// Megatron: bytes per parameter of Adam's m and v (fp32: 4 + 4). Megatron-core's precision-aware
   /// optimizer (OptimizerConfig.use_precision_aware_optimizer, TE FusedAdam) keeps them in
   /// exp_avg_dtype / exp_avg_sq_dtype; the fp32 master copy stays.
@@ -131,6 +139,9 @@ struct Strategy {
   double megatron_grad_bytes() const {
     return grad_reduce_in_fp32 || compute_dtype == Dtype::fp32 ? 4.0 : 2.0;
   }
+  /// Bytes per parameter of the distributed optimizer's weight all-gather (16-bit weights unless
+  /// fp8_param_gather under FP8 compute).
+  double param_gather_bytes() const { return fp8_param_gather && compute_dtype == Dtype::fp8 ? 1.0 : 2.0; }
 };
 
 enum class WorkloadKind { pretrain, sft, rl };

@@ -27,6 +27,8 @@ struct SourceConventions {
   bool distributed_optimizer;
   bool grad_reduce_in_fp32;  ///< Megatron main grads in fp32 (false: in 16 bits)
   bool zero3_bottleneck_gather = false;  ///< TimeOptions::zero3_bottleneck_gather (DeepSpeed 2021)
+  /// The source's FP8 mixes set fp8_param_gather (Strategy::fp8_param_gather).
+  bool fp8_param_gather = false;
 };
 
 constexpr SourceConventions kSources[] = {
@@ -41,7 +43,12 @@ constexpr SourceConventions kSources[] = {
     // recipes keep main grads in 16 bits (scripts/performance/configs/*/*_llm_pretrain.py at v0.2.0-v0.5.x
     // and perf_recipes/_common.py at v0.6.0: ddp.grad_reduce_in_fp32 = False; every row of
     // tests/fixtures/nemo_recipe_settings.json).
-    {"nemo_bridge", PublishedMetric::tokens_per_second_per_gpu, Dtype::bf16, Recompute::none, true, true, true, false},
+    // Their FP8 mixes gather the weights in fp8: NeMo 2.0's and Megatron-Bridge's bf16_with_fp8_mixed
+    // (fp8_params / fp8_param_gather = True; training/mixed_precision.py), the perf recipes' current-
+    // scaling and MXFP8 mixes alike (fp8_param_gather true in every FP8 row of
+    // tests/fixtures/nemo_recipe_settings.json).
+    {"nemo_bridge", PublishedMetric::tokens_per_second_per_gpu, Dtype::bf16, Recompute::none, true, true, true, false,
+     false, true},
     // Megatron-MoE-ModelZoo's benchmark tables and Megatron-LM's DeepSeek-V3 GB200 guide: Megatron-LM
     // launches (sbatch_benchmarking.sh: TE, --overlap-grad-reduce --overlap-param-gather, distributed
     // optimizer, --tp-comm-overlap for BF16); main grads in fp32 (megatron/training/arguments.py: bf16
@@ -157,6 +164,9 @@ Result<CalibrationRun> build_run(const json& row, const EfficiencyConstants& con
   strategy.grad_reduce_in_fp32 = source->grad_reduce_in_fp32;
   const std::string precision = json_string(row, "precision");
   strategy.compute_dtype = contains(precision, "FP8") ? Dtype::fp8 : source->default_dtype;
+  // MXFP8 weights are gathered in bf16 through the gradient buffer (Megatron-core
+  // reuse_grad_buf_for_mxfp8_param_ag), the per-tensor recipes' in fp8.
+  strategy.fp8_param_gather = source->fp8_param_gather && !contains(precision, "MXFP8");
 
   run.workload.kind = WorkloadKind::pretrain;
   run.workload.seq_len = *seq;

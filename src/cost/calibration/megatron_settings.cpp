@@ -52,6 +52,12 @@ void apply_megatron_sharding_and_offload(const nlohmann::json& settings, Strateg
   // reduce_dtype, as a row records it).
   const nlohmann::json& fp32_reduce = settings.value("grad_reduce_in_fp32", nlohmann::json());
   if (fp32_reduce.is_boolean()) strategy.grad_reduce_in_fp32 = fp32_reduce.get<bool>();
+  // Megatron-core fp8_param_gather: weights gathered in fp8 under the per-tensor recipes; MXFP8's
+  // in bf16 through the gradient buffer (reuse_grad_buf_for_mxfp8_param_ag; Strategy::fp8_param_gather).
+  const nlohmann::json& recipe = settings.value("fp8_recipe", nlohmann::json());
+  if (settings.value("fp8_param_gather", nlohmann::json()).is_boolean()) {
+    strategy.fp8_param_gather = settings["fp8_param_gather"].get<bool>() && (recipe == "delayed" || recipe == "tensorwise");
+  }
   const nlohmann::json& layers = settings.value("cpu_offloading_num_layers", nlohmann::json());
   if (settings.value("cpu_offloading", nlohmann::json()) == true && layers.is_number()) {
     strategy.activation_offload_layers = layers.get<int>();

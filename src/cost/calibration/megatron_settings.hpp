@@ -21,7 +21,8 @@ Status apply_megatron_recompute(const nlohmann::json& settings, Strategy& strate
 void apply_megatron_optimizer(const nlohmann::json& settings, Strategy& strategy);
 
 /// Megatron-FSDP (use_megatron_fsdp with data_parallel_sharding_strategy optim_grads_params =
-/// ZeRO-3, optim_grads = ZeRO-2) and Megatron-core's cpu_offloading_num_layers.
+/// ZeRO-3, optim_grads = ZeRO-2), Megatron-core's cpu_offloading_num_layers, grad_reduce_in_fp32 and
+/// fp8_param_gather.
 void apply_megatron_sharding_and_offload(const nlohmann::json& settings, Strategy& strategy);
 
 /// pipeline_model_parallel_layout (a string or a list of stages), with the VPP it implies.

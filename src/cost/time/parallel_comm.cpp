@@ -257,7 +257,8 @@ double dp_comm_exposed_seconds(const ModelSpec& model, const NodeGroup& node, co
     const bool scatter = strategy.backend == Backend::fsdp ? strategy.zero != ZeroStage::none
                                                            : strategy.distributed_optimizer;
     const double grads = trainable * reduce(scatter);
-    const double params_gather = scatter ? trainable * gather(kParamBytes) : 0.0;
+    // Megatron-core fp8_param_gather: the per-tensor FP8 weights gathered in 1 byte (Strategy).
+    const double params_gather = scatter ? trainable * gather(strategy.param_gather_bytes()) : 0.0;
     const bool overlap_grads = options.overlap_grad_reduce || strategy.backend == Backend::fsdp;
     if (overlap_grads) {
       // Buckets reduce while the last micro-batch's backward runs; the last bucket is exposed.
@@ -274,9 +275,9 @@ double dp_comm_exposed_seconds(const ModelSpec& model, const NodeGroup& node, co
   if (trace) {
     trace->push_back({"time/dp_comm_exposed", exposed, "seconds", scheme,
                       fmt::format("params/rank={:.4g} (expert {:.4g}), dp_group={}, hybrid_shard_group={}, grad_bytes={}, "
-                                  "link={:.4g} B/s",
+                                  "param_gather_bytes={}, link={:.4g} B/s",
                                   params.total(), params.expert, dense_ranks, hybrid_shard, grad_bytes,
-                                  dense_link.bandwidth_Bps),
+                                  strategy.param_gather_bytes(), dense_link.bandwidth_Bps),
                       "Megatron distributed optimizer / DDP buckets; ZeRO (Rajbhandari 2020)"});
   }
   return exposed;

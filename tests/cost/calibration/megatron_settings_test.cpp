@@ -79,6 +79,17 @@ TEST_CASE("Megatron settings: a Megatron-LM launch's fields onto the table's str
   REQUIRE(apply_megatron_settings({{"cuda_graph_scope", {"full_iteration"}}}, graphed).ok());
   CHECK(graphed.cuda_graph_impl == CudaGraphImpl::full_iteration);
   CHECK(graphed.cuda_graph_modules == 0);
+  // fp8_param_gather gathers fp8 under the per-tensor recipes (Megatron-Bridge's FP8-CS rows:
+  // "tensorwise"; NeMo's bf16_with_fp8_mixed: "delayed"); MXFP8 gathers bf16 through the gradient
+  // buffer (reuse_grad_buf_for_mxfp8_param_ag), as if it were off.
+  for (const auto& [recipe, gathered_in_fp8] :
+       {std::pair{"tensorwise", true}, std::pair{"delayed", true}, std::pair{"mxfp8", false}}) {
+    Strategy fp8;
+    apply_megatron_sharding_and_offload(
+        {{"fp8_param_gather", true}, {"fp8_recipe", recipe}, {"grad_reduce_in_fp32", false}}, fp8);
+    CHECK_MESSAGE(fp8.fp8_param_gather == gathered_in_fp8, recipe);
+    CHECK_FALSE(fp8.grad_reduce_in_fp32);
+  }
 }
 
 TEST_CASE("Megatron settings: a module name Megatron-core does not know is an error naming it") {

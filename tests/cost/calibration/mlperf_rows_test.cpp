@@ -27,13 +27,19 @@ namespace {
 
 using test::MeasuredRun;
 
-// FP8, 8192 tokens, micro-batch 1 unless the layout says otherwise.
+// FP8, 8192 tokens, micro-batch 1 unless the layout says otherwise; main gradients in bf16 (every
+// submission's pretrain.py / train.py: MegatronMixedPrecision(grad_reduce_in_fp32=False)).
 std::vector<std::string> with(std::vector<std::string> args, const std::vector<std::string>& layout) {
   args.insert(args.end(), layout.begin(), layout.end());
-  args.insert(args.end(), {"--dtype", "fp8", "--seq-len", "8192"});
+  args.insert(args.end(), {"--dtype", "fp8", "--seq-len", "8192", "--no-grad-reduce-in-fp32"});
   if (std::find(args.begin(), args.end(), "--micro-batch") == args.end()) args.insert(args.end(), {"--micro-batch", "1"});
   return args;
 }
+
+// The pre-training runs gather the weights in fp8 (config_common.sh: FP8_PARAM_GATHER=True with
+// FP8_RECIPE="tensorwise", or the older FP8_PARAMS=True with the delayed recipe: Cisco's, Nebius's);
+// the LoRA runs do not (FP8_PARAM_GATHER=0).
+const std::string kFp8ParamGather = "--fp8-param-gather";
 
 // Llama 3.1 405B at TP 4, PP 8 x VPP 8, CP 2, SP: the embedding and the loss each count as a layer
 // of the pipeline split (Megatron account_for_embedding/loss_in_pipeline_split), so the first and
@@ -41,13 +47,13 @@ std::vector<std::string> with(std::vector<std::string> args, const std::vector<s
 std::vector<std::string> llama405b(const std::string& cluster, int global_batch, const std::string& extra) {
   return with({"--model", test::fixture("models/llama-3.1-405b-mlperf").string(), "--cluster", cluster, "--workload",
                "pretrain", "--tp", "4", "--pp", "8", "--vpp", "8", "--pipeline-layout", "Et|(tt|)*62tL", "--cp", "2",
-               "--sequence-parallel", "--global-batch", std::to_string(global_batch), extra},
+               "--sequence-parallel", "--global-batch", std::to_string(global_batch), kFp8ParamGather, extra},
               {});
 }
 
 std::vector<std::string> llama8b(const std::string& cluster, int global_batch, std::vector<std::string> layout) {
   std::vector<std::string> args = {"--model", "llama-3.1-8b", "--cluster", cluster, "--workload", "pretrain",
-                                   "--global-batch", std::to_string(global_batch)};
+                                   "--global-batch", std::to_string(global_batch), kFp8ParamGather};
   return with(args, layout);
 }
 

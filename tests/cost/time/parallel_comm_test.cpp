@@ -154,6 +154,34 @@ TEST_CASE("DDP with overlapped reduction: the last bucket, max(40M, 1M x DP) par
         test::approx(grads * 128e6 / params.total()));
 }
 
+TEST_CASE("distributed optimizer: bf16 gradients reduce-scattered, weights gathered in fp8 with fp8_param_gather") {
+  // TP 8 x DP 4, one rank of each DP group per node: flat rings over the NICs. Without overlap the
+  // step waits for RS(params x 2 B, main grads in bf16) + AG(params x 2 B); fp8_param_gather under
+  // FP8 gathers 1 byte a weight (Megatron-core fp8_param_gather), under BF16 it changes nothing.
+  const ModelSpec model = test::tiny_gpt();
+  const NodeGroup node = test::a100_node(4);
+  Strategy strategy;
+  strategy.tp = 8;
+  strategy.dp = 4;
+  strategy.compute_dtype = Dtype::fp8;
+  strategy.grad_reduce_in_fp32 = false;
+  TimeOptions options = test::simple_options();
+  options.overlap_grad_reduce = false;
+  options.overlap_param_gather = false;
+  const StageCompute compute = stage_compute(model, node, strategy, 1024, 1, options, nullptr);
+  const RankParams params = rank_params(model, strategy);
+  const LinkPath nic = inter_node_link(node, options.constants.nic_efficiency);
+  const double rs = ring_reduce_scatter_seconds(params.dense * 2, 4, nic);
+  CHECK(dp_comm_exposed_seconds(model, node, strategy, 1, compute, options, nullptr) ==
+        test::approx(rs + ring_all_gather_seconds(params.dense * 2, 4, nic)));
+  strategy.fp8_param_gather = true;
+  CHECK(dp_comm_exposed_seconds(model, node, strategy, 1, compute, options, nullptr) ==
+        test::approx(rs + ring_all_gather_seconds(params.dense * 1, 4, nic)));
+  strategy.compute_dtype = Dtype::bf16;
+  CHECK(dp_comm_exposed_seconds(model, node, strategy, 1, compute, options, nullptr) ==
+        test::approx(rs + ring_all_gather_seconds(params.dense * 2, 4, nic)));
+}
+
 TEST_CASE("EP all-to-all: dispatch and combine per MoE layer per pass, hidden behind compute by the a2a overlap") {
   // Qwen3-30B-A3B (48 MoE layers, top-8, h 2048), EP 8 in one A100 node, 4096 tokens: each
   // all-to-all sends 4096 * 8 * 2048 * 2 B = 134 MB, 7/8 of it at 300 GB/s x 0.8, 7 steps of 3 µs.
