@@ -63,4 +63,10 @@ inline ErrorSummary summarize(const std::vector<double>& errors) {
   return {abs[abs.size() / 2], abs.back(), time[time.size() / 2]};
 }
 
+/// `a` followed by `b`: a run's CLI arguments with a layout or settings appended.
+inline std::vector<std::string> plus(std::vector<std::string> a, const std::vector<std::string>& b) {
+  a.insert(a.end(), b.begin(), b.end());
+  return a;
+}
+
 }  // namespace meshplan::test

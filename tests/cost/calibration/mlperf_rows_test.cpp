@@ -26,6 +26,7 @@ namespace meshplan {
 namespace {
 
 using test::MeasuredRun;
+using test::plus;
 
 // FP8, 8192 tokens, micro-batch 1 unless the layout says otherwise; main gradients in bf16 (every
 // submission's pretrain.py / train.py: MegatronMixedPrecision(grad_reduce_in_fp32=False)).
@@ -65,11 +66,6 @@ std::vector<std::string> lora70b(const std::string& cluster, int global_batch, s
 }
 
 const std::vector<std::string> kGraphs = {"--cuda-graph-impl", "full_iteration"};
-
-std::vector<std::string> plus(std::vector<std::string> a, const std::vector<std::string>& b) {
-  a.insert(a.end(), b.begin(), b.end());
-  return a;
-}
 
 TEST_CASE("MLPerf Training v5.1's dense NVIDIA runs: the dense groups' second source") {
   // NVIDIA's own 8B layouts on one NVL72 rack and on eight, run alike on GB200 and GB300.
