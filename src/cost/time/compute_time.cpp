@@ -165,8 +165,8 @@ StageCompute stage_compute(const ModelSpec& model, const NodeGroup& node, const 
   const double attention_peak = compute_peak_flops(gpu, strategy.compute_dtype == Dtype::fp8 ? Dtype::bf16
                                                                                              : strategy.compute_dtype);
 
-  // Dense GEMMs: every weight matrix split over TP; size = (hidden/TP, tokens).
-  const double dense_eff = gemm_efficiency(node, strategy.compute_dtype, h / t, tokens, constants);
+  // Dense GEMMs: every weight matrix split over TP (dense_gemm_shape).
+  const double dense_eff = gemm_efficiency(node, strategy.compute_dtype, dense_gemm_shape(flops, h, tokens, t), constants);
   const double dense_s = dense_gemm * tokens * layer_share / t / (gemm_peak * dense_eff);
   // Routed experts: each local expert sees tokens·k·EP/E rows (balanced routing). Megatron-core's
   // TEGroupedMLP runs them as Transformer Engine GroupedLinear, one GEMM per local expert, so
@@ -180,8 +180,10 @@ StageCompute stage_compute(const ModelSpec& model, const NodeGroup& node, const 
   if (model.moe && routed > 0) {
     const MoeSpec& moe = *model.moe;
     expert_rows = tokens / t * moe.experts_per_token * strategy.ep / std::max<double>(moe.num_experts, 1);
-    const double width = static_cast<double>(moe.expert_intermediate_size) / strategy.etp;
-    expert_eff = gemm_efficiency(node, strategy.compute_dtype, width, expert_rows, constants) /
+    // An expert's two matrices (fc1, gated or not, and fc2) of input width h: their widths sum to
+    // its parameters over h, split over ETP.
+    const double expert_width = static_cast<double>(moe.routed_expert_params) / h / 2.0 / strategy.etp;
+    expert_eff = gemm_efficiency(node, strategy.compute_dtype, GemmShape{expert_rows, h, expert_width}, constants) /
                  (1.0 + constants.expert_gemm_half_rows / std::max(expert_rows, 1.0));
     expert_s = load * routed * tokens * layer_share / t / (gemm_peak * expert_eff);
   }
@@ -309,7 +311,7 @@ StageCompute stage_compute(const ModelSpec& model, const NodeGroup& node, const 
   // LoRA: the LM head is frozen, PEFT's all-linear leaves it out), plus the memory-bound
   // cross-entropy over the [tokens, V/t] logits.
   const double vocab = static_cast<double>(model.vocab_size);
-  const double head_eff = gemm_efficiency(node, strategy.compute_dtype, vocab / t, tokens, constants);
+  const double head_eff = gemm_efficiency(node, strategy.compute_dtype, GemmShape{tokens, h, vocab / t}, constants);
   const double head_forward = flops.lm_head * tokens / t / (gemm_peak * head_eff);
   const double cross_entropy = kCrossEntropyBytesPerLogit * tokens * vocab / t / gpu.memory_bandwidth_Bps;
   stage.lm_head_forward_s = head_forward + cross_entropy / 2.0;
@@ -409,8 +411,10 @@ double vision_tower_seconds(const ModelSpec& model, const NodeGroup& node, const
   const double lm_tokens = sequences * images * patches / std::max(merge, 1.0);
   const double forward = forward_flops_per_token(model, 1).vision * lm_tokens;
   const double t = strategy.tp;
-  const double eff = gemm_efficiency(node, strategy.compute_dtype, static_cast<double>(vision.hidden_size) / t,
-                                     patches * images, options.constants);
+  // The tower's matrices as one width, its hidden size split over TP (an approximation: its MLP is wider).
+  const double vision_hidden = static_cast<double>(vision.hidden_size);
+  const double eff = gemm_efficiency(node, strategy.compute_dtype, GemmShape{patches * images, vision_hidden, vision_hidden / t},
+                                     options.constants);
   const double seconds = 3.0 * forward / t / (compute_peak_flops(node.gpu, strategy.compute_dtype) * eff);
   if (trace) {
     trace->push_back({"time/compute/vision_tower", seconds, "seconds",
@@ -430,6 +434,13 @@ double optimizer_step_seconds(double optimizer_params, const NodeGroup& node, Tr
                       "ZeRO (Rajbhandari et al. 2020) §3.1 state sizes"});
   }
   return seconds;
+}
+
+GemmShape dense_gemm_shape(const ForwardFlops& flops, double hidden, double rows, double tp) {
+  const double attention_width = flops.attention_projections / (2.0 * hidden);
+  const double mlp_width = (flops.mlp - flops.routed_experts) / (2.0 * hidden);
+  const double matrices = (attention_width > 0 ? 2.0 : 0.0) + (mlp_width > 0 ? 2.0 : 0.0);
+  return GemmShape{rows, hidden, (attention_width + mlp_width) / std::max(matrices, 1.0) / tp};
 }
 
 }  // namespace meshplan

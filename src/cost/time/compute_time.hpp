@@ -4,9 +4,11 @@
 // kernels, plus recomputation.
 #include <cstdint>
 
+#include "cost/time/efficiency.hpp"
 #include "cost/time/time_estimate.hpp"
 #include "cost/trace.hpp"
 #include "hardware/cluster.hpp"
+#include "model/flops.hpp"
 #include "model/model_spec.hpp"
 #include "strategy/strategy.hpp"
 
@@ -58,5 +60,12 @@ double hardware_flops_per_token(const ModelSpec& model, const Strategy& strategy
 
 /// Dense peak FLOP/s of the strategy's compute dtype (fp16 when bf16 is unsupported).
 double compute_peak_flops(const GpuSpec& gpu, Dtype dtype);
+
+/// The shape of a layer's dense GEMMs (attention projections, dense MLP, shared experts; not the
+/// routed experts) for `rows` tokens with the other width split over `tp`: Megatron-core's fused
+/// linear_qkv and linear_proj and the MLP's linear_fc1 and linear_fc2, each of input width h; a
+/// matrix of widths h x w costs 2 h w FLOPs a token, so the blocks' widths sum to their FLOPs
+/// over 2 h (MLA's low-rank projections counted as if their input were h).
+GemmShape dense_gemm_shape(const ForwardFlops& flops, double hidden, double rows, double tp);
 
 }  // namespace meshplan

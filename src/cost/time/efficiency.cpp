@@ -6,16 +6,21 @@ EfficiencyConstants fitted_efficiency_constants() {
   // Fitted by tools/fit_efficiency.sh on tests/fixtures/published_runs.json (docs/accuracy.md),
   // with fused attention at its kernel's measured rate (attention_kernels.hpp; session 25).
   EfficiencyConstants constants;
-  constants.gemm_peak_fraction_ampere = 0.7575;
-  constants.gemm_peak_fraction_hopper = 0.6475;
+  constants.gemm_peak_fraction_ampere = 0.876667;
+  constants.gemm_peak_fraction_hopper = 0.73;
   constants.gemm_peak_fraction_other = 0.70;
   // The catalog's Hopper matmuls (stas00/ml-engineering's MAMF table at 744d01e1): bf16 794.5 of
   // 989 TFLOP/s (H100 SXM; H200 the same), fp8 the mean of H100's 1402.6 and H200's 1453.4 of
   // 1979. Data, held to the catalog by efficiency_test.cpp.
   constants.reference_matmul_share_bf16 = 794.5 / 989.0;
   constants.reference_matmul_share_fp8 = (1402.6 + 1453.4) / 2.0 / 1979.0;
-  constants.gemm_half_size = 4.0;
-  constants.elementwise_passes = 33.4;
+  // The GEMM size term (GemmShape: rows, input and output widths alike), fit since session 45 with
+  // the peak fractions above as a large GEMM's: coordinate descent from 300 (the order DeepGEMM's
+  // H800 table suggests, 700-1200, does not fit these rows without taking elementwise_passes below
+  // 10, under what a layer's norms, residuals and activation move). Before, one width (hidden/TP)
+  // and the tokens, fit at its lower bound 4 with the fractions at 0.7575 / 0.6475.
+  constants.gemm_half_size = 342.867;
+  constants.elementwise_passes = 26.8667;
   constants.nic_efficiency = 0.946667;
   // What the MoE all-to-alls reach of the NIC between nodes at EP 32-64, BF16, 4096 tokens of 7168
   // a rank (wire bytes, the local node's copies taken out): DeepEP normal kernels on H800 CX7 400G
@@ -33,7 +38,7 @@ EfficiencyConstants fitted_efficiency_constants() {
   constants.overlap_efficiency = 0.2;
   // Fit; for comparison H100 fp8 GEMM 1382 of 1979 TFLOP/s (0.70) vs bf16 ~0.8 (gpus.md): 0.87. The
   // casts of the GEMMs' inputs are counted apart (compute_time.cpp kFp8CastBytesPerElement).
-  constants.fp8_relative_efficiency = 0.77;
+  constants.fp8_relative_efficiency = 0.74;
   // Counted, not fit: a grouped GEMM pads each expert's rows to the kernel's 128-row M tile
   // (Hopper cuBLAS/CUTLASS tiles; Megatron --moe-router-padding-for-fp8 pads to 16/32 only), so
   // on average half a tile per expert is wasted: rows / (rows + 64).
@@ -48,7 +53,7 @@ EfficiencyConstants fitted_efficiency_constants() {
   // of the two throughputs, with the constants above fixed: at EP 8 with 16 experts a rank the
   // most loaded rank gets 1.58x the mean (docs/accuracy-held-out-training.md). Applied only with
   // --moe-dropless-imbalance: one router measured, at one EP.
-  constants.moe_expert_load_cv = 1.13333;
+  constants.moe_expert_load_cv = 1.0;
   // Fit on the 18 RL rows (rl_runs.json, rl_runs_public.json: steps, and the phases where the
   // source times them) with the constants above fixed, each within its physical range: host
   // time per engine step 0-10 ms, per-layer floor 0-0.2 ms (10-20 kernels of a few µs under CUDA
@@ -131,15 +136,14 @@ double gemm_peak_fraction(const NodeGroup& node, Dtype dtype, const EfficiencyCo
   return constants.gemm_peak_fraction_other * fp8;
 }
 
-double gemm_efficiency(const NodeGroup& node, Dtype dtype, double hidden_per_tp, double tokens_per_micro_batch,
-                       const EfficiencyConstants& constants) {
+double gemm_efficiency(const NodeGroup& node, Dtype dtype, const GemmShape& shape, const EfficiencyConstants& constants) {
   // A GEMM reaches its peak fraction only when every dimension fills the GPU's tiles and waves;
-  // a dimension of size d costs a factor 1/(1 + d0/d) (a saturating curve, as in the piecewise
-  // efficiency tables of analytical simulators: large ops near peak, small ops far below).
+  // a dimension of size d costs d0/d more (a saturating curve, as in the piecewise efficiency
+  // tables of analytical simulators: large ops near peak, small ops far below).
   const double fraction = gemm_peak_fraction(node, dtype, constants);
   const double d0 = constants.gemm_half_size;
-  if (hidden_per_tp <= 0 || tokens_per_micro_batch <= 0) return fraction;
-  return fraction / (1.0 + d0 / hidden_per_tp + d0 / tokens_per_micro_batch);
+  if (shape.rows <= 0 || shape.in <= 0 || shape.out <= 0) return fraction;
+  return fraction / (1.0 + d0 / shape.rows + d0 / shape.in + d0 / shape.out);
 }
 
 }  // namespace meshplan

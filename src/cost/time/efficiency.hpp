@@ -22,8 +22,12 @@ struct EfficiencyConstants {
   /// them to the catalog.
   double reference_matmul_share_bf16 = 0.0;
   double reference_matmul_share_fp8 = 0.0;
-  /// GEMM size (elements) at which a dimension costs half of the peak fraction:
-  /// η = η_max / (1 + d0/(hidden/TP) + d0/tokens_per_micro_batch).
+  /// GEMM size (elements) at which one dimension costs as much again as the GEMM's work: a GEMM
+  /// of M rows, K inputs and N outputs per rank runs at η = η_max / (1 + d0/M + d0/K + d0/N) (the
+  /// edge tiles and last wave of the M x N grid, the K loop's prologue and epilogue; DeepGEMM's
+  /// H800 FP8 table has the shape, deepseek-ai/DeepGEMM README at 327ec92). A training layer's
+  /// forward, data-gradient and weight-gradient GEMMs permute the same three sizes, so each weight
+  /// matrix costs the same factor in all three. Fit (tools/fit_efficiency.cpp).
   double gemm_half_size = 0.0;
   /// Bytes moved by the memory-bound kernels of one layer (norms, dropout, residual, bias,
   /// activation, softmax...) per token per hidden element, in units of the activation dtype.
@@ -96,9 +100,18 @@ std::string_view gemm_peak_basis_name(GemmPeakBasis basis);
 /// best matmul, carried over the same way. Else the guess gemm_peak_fraction_other.
 double gemm_peak_fraction(const NodeGroup& node, Dtype dtype, const EfficiencyConstants& constants);
 
-/// Achieved fraction of the dtype's peak for the GEMMs of a layer whose output dimension per
-/// rank is `hidden_per_tp` and whose row count is `tokens_per_micro_batch`.
-double gemm_efficiency(const NodeGroup& node, Dtype dtype, double hidden_per_tp, double tokens_per_micro_batch,
-                       const EfficiencyConstants& constants);
+/// The sizes of a training GEMM on one rank: its rows (tokens of the micro-batch, or an expert's
+/// rows) and its weight matrix's input and output widths. A group of matrices of one input width
+/// takes `out` as the FLOP-weighted harmonic mean of theirs: the sum of their widths over their
+/// count (each matrix's FLOPs are proportional to its width).
+struct GemmShape {
+  double rows = 0;
+  double in = 0;
+  double out = 0;
+};
+
+/// Achieved fraction of the dtype's peak for a training GEMM of this shape (and for its
+/// data- and weight-gradient GEMMs, whose sizes are the same three).
+double gemm_efficiency(const NodeGroup& node, Dtype dtype, const GemmShape& shape, const EfficiencyConstants& constants);
 
 }  // namespace meshplan

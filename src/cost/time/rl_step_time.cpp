@@ -230,8 +230,9 @@ RolloutTime rollout_time(const ModelSpec& model, const NodeGroup& node, const St
   const double prompt_tokens = static_cast<double>(per_engine) * prompt;
   const double chunk = std::min(prompt * in_flight(0.0),
                                 static_cast<double>(std::max<std::int64_t>(rl.max_num_batched_tokens, 1)));
-  const double prefill_eff = gemm_efficiency(node, Dtype::bf16, h / rollout_tp, chunk, constants);
   const ForwardFlops prefill_flops = forward_flops_per_token(model, static_cast<std::int64_t>(prompt));
+  const double prefill_eff =
+      gemm_efficiency(node, Dtype::bf16, dense_gemm_shape(prefill_flops, h, chunk, rollout_tp), constants);
   // fp8 rollout on a GPU with fp8 tensor cores: the quantized layers' GEMMs run in fp8 (vLLM
   // Fp8LinearMethod, dynamic per-token activation scales; on GPUs without them it dequantizes the
   // weights into 16-bit GEMMs, vLLM's Marlin fp8 path), at the fp8 GEMMs' share of the training
@@ -264,7 +265,9 @@ RolloutTime rollout_time(const ModelSpec& model, const NodeGroup& node, const St
     kv_read = c * kv_cache_shape(model, int(kWeightBytes), rollout_tp).bytes_per_sequence(context_tokens);
     // The weight stream and the paged attention's KV reads, each at its own achieved rate.
     const double memory_s = weights_read / hbm + kv_read / kv_hbm;
-    const double decode_eff = gemm_efficiency(node, Dtype::bf16, h / rollout_tp, c, constants);
+    // A decode step's few rows: its time is its weight stream (memory_s) unless the rows are many;
+    // their GEMMs at the large-GEMM fraction, the training curve not carried to a handful of rows.
+    const double decode_eff = gemm_peak_fraction(node, Dtype::bf16, constants);
     const double compute_s =
         forward_flops_per_token(model, context_tokens).total() * c / rollout_tp / (peak * decode_eff);
     // Two TP all-reduces of the in-flight tokens' hidden states per layer per step (vLLM
