@@ -75,6 +75,27 @@ TEST_CASE("DP gradients: exposed all-reduce without overlap, ZeRO-3 gathers per 
   const double all_reduce = all_reduce_seconds(params.dense * 2, 4, nic);
   CHECK(dp_comm_exposed_seconds(model, node, strategy, 4, compute, options, nullptr) == test::approx(all_reduce));
 
+  SUBCASE("distributed optimizer: bf16 gradients reduce-scattered, weights gathered in fp8 with fp8_param_gather") {
+    // Without overlap the step waits for RS(params x 2 B, main grads in bf16) + AG(params x 2 B);
+    // fp8_param_gather under FP8 gathers 1 byte a weight (Megatron-core fp8_param_gather), under
+    // BF16 it changes nothing.
+    Strategy sharded = strategy;
+    sharded.distributed_optimizer = true;
+    sharded.compute_dtype = Dtype::fp8;
+    sharded.grad_reduce_in_fp32 = false;
+    TimeOptions no_overlap = options;
+    no_overlap.overlap_param_gather = false;
+    const double rs = ring_reduce_scatter_seconds(params.dense * 2, 4, nic);
+    CHECK(dp_comm_exposed_seconds(model, node, sharded, 1, compute, no_overlap, nullptr) ==
+          test::approx(rs + ring_all_gather_seconds(params.dense * 2, 4, nic)));
+    sharded.fp8_param_gather = true;
+    CHECK(dp_comm_exposed_seconds(model, node, sharded, 1, compute, no_overlap, nullptr) ==
+          test::approx(rs + ring_all_gather_seconds(params.dense * 1, 4, nic)));
+    sharded.compute_dtype = Dtype::bf16;
+    CHECK(dp_comm_exposed_seconds(model, node, sharded, 1, compute, no_overlap, nullptr) ==
+          test::approx(rs + ring_all_gather_seconds(params.dense * 2, 4, nic)));
+  }
+
   SUBCASE("ZeRO-3: m x (max(0, AG - k*fwd) + max(0, AG + RS - k*bwd))") {
     Strategy zero3 = strategy;
     zero3.backend = Backend::fsdp;
@@ -152,34 +173,6 @@ TEST_CASE("DDP with overlapped reduction: the last bucket, max(40M, 1M x DP) par
   const double grads = all_reduce_seconds(params.dense * 2, 128, nic);
   CHECK(dp_comm_exposed_seconds(model, node, strategy, 1, compute, options, nullptr) ==
         test::approx(grads * 128e6 / params.total()));
-}
-
-TEST_CASE("distributed optimizer: bf16 gradients reduce-scattered, weights gathered in fp8 with fp8_param_gather") {
-  // TP 8 x DP 4, one rank of each DP group per node: flat rings over the NICs. Without overlap the
-  // step waits for RS(params x 2 B, main grads in bf16) + AG(params x 2 B); fp8_param_gather under
-  // FP8 gathers 1 byte a weight (Megatron-core fp8_param_gather), under BF16 it changes nothing.
-  const ModelSpec model = test::tiny_gpt();
-  const NodeGroup node = test::a100_node(4);
-  Strategy strategy;
-  strategy.tp = 8;
-  strategy.dp = 4;
-  strategy.compute_dtype = Dtype::fp8;
-  strategy.grad_reduce_in_fp32 = false;
-  TimeOptions options = test::simple_options();
-  options.overlap_grad_reduce = false;
-  options.overlap_param_gather = false;
-  const StageCompute compute = stage_compute(model, node, strategy, 1024, 1, options, nullptr);
-  const RankParams params = rank_params(model, strategy);
-  const LinkPath nic = inter_node_link(node, options.constants.nic_efficiency);
-  const double rs = ring_reduce_scatter_seconds(params.dense * 2, 4, nic);
-  CHECK(dp_comm_exposed_seconds(model, node, strategy, 1, compute, options, nullptr) ==
-        test::approx(rs + ring_all_gather_seconds(params.dense * 2, 4, nic)));
-  strategy.fp8_param_gather = true;
-  CHECK(dp_comm_exposed_seconds(model, node, strategy, 1, compute, options, nullptr) ==
-        test::approx(rs + ring_all_gather_seconds(params.dense * 1, 4, nic)));
-  strategy.compute_dtype = Dtype::bf16;
-  CHECK(dp_comm_exposed_seconds(model, node, strategy, 1, compute, options, nullptr) ==
-        test::approx(rs + ring_all_gather_seconds(params.dense * 2, 4, nic)));
 }
 
 TEST_CASE("EP all-to-all: dispatch and combine per MoE layer per pass, hidden behind compute by the a2a overlap") {
