@@ -166,7 +166,8 @@ StageCompute stage_compute(const ModelSpec& model, const NodeGroup& node, const 
                                                                                              : strategy.compute_dtype);
 
   // Dense GEMMs: every weight matrix split over TP (dense_gemm_shape).
-  const double dense_eff = gemm_efficiency(node, strategy.compute_dtype, dense_gemm_shape(flops, h, tokens, t), constants);
+  const GemmShape dense_shape = dense_gemm_shape(flops, h, static_cast<double>(model.num_layers), tokens, t);
+  const double dense_eff = gemm_efficiency(node, strategy.compute_dtype, dense_shape, constants);
   const double dense_s = dense_gemm * tokens * layer_share / t / (gemm_peak * dense_eff);
   // Routed experts: each local expert sees tokens·k·EP/E rows (balanced routing). Megatron-core's
   // TEGroupedMLP runs them as Transformer Engine GroupedLinear, one GEMM per local expert, so
@@ -328,14 +329,18 @@ StageCompute stage_compute(const ModelSpec& model, const NodeGroup& node, const 
 
   if (trace) {
     trace->push_back({"time/compute/dense_gemm", dense_s, "seconds",
-                      "fwd_flops_per_token(dense) * tokens * L_stage/L / t / (peak * eff(h/t, tokens))",
-                      fmt::format("flops/token={:.4g}, tokens={:.0f}, L_stage={}, t={}, peak={:.4g}, eff={:.3f}",
-                                  dense_gemm, tokens, layers_per_stage, strategy.tp, gemm_peak, dense_eff),
+                      "fwd_flops_per_token(dense) * tokens * L_stage/L / t / (peak * eff); eff = fraction / (1 + d0/rows "
+                      "+ d0/in + d0/out), out the layer's matrices' mean width over t",
+                      fmt::format("flops/token={:.4g}, tokens={:.0f}, L_stage={}, t={}, peak={:.4g}, rows={:.0f}, in={:.0f}, "
+                                  "out={:.0f}, d0={:.4g}, eff={:.3f}",
+                                  dense_gemm, tokens, layers_per_stage, strategy.tp, gemm_peak, dense_shape.rows,
+                                  dense_shape.in, dense_shape.out, constants.gemm_half_size, dense_eff),
                       fmt::format("model/flops.hpp; cost/time/efficiency.cpp (eff: {})",
                                   gemm_peak_basis_name(gemm_peak_basis(node, strategy.compute_dtype)))});
     if (expert_s > 0) {
       trace->push_back({"time/compute/routed_experts", expert_s, "seconds",
-                        "load * routed_flops_per_token * tokens * L_stage/L / t / (peak * eff(ffn_e/etp, rows) / (1 + r0/rows))",
+                        "load * routed_flops_per_token * tokens * L_stage/L / t / (peak * eff(rows, h, expert width/etp) / "
+                        "(1 + r0/rows))",
                         fmt::format("rows/expert={:.0f}, r0={}, eff={:.3f}, load={:.3g} ({})", expert_rows,
                                     constants.expert_gemm_half_rows, expert_eff, load,
                                     !options.moe_dropless_imbalance ? "balanced routing"
@@ -436,9 +441,10 @@ double optimizer_step_seconds(double optimizer_params, const NodeGroup& node, Tr
   return seconds;
 }
 
-GemmShape dense_gemm_shape(const ForwardFlops& flops, double hidden, double rows, double tp) {
-  const double attention_width = flops.attention_projections / (2.0 * hidden);
-  const double mlp_width = (flops.mlp - flops.routed_experts) / (2.0 * hidden);
+GemmShape dense_gemm_shape(const ForwardFlops& flops, double hidden, double layers, double rows, double tp) {
+  const double per_layer = 2.0 * hidden * std::max(layers, 1.0);
+  const double attention_width = flops.attention_projections / per_layer;
+  const double mlp_width = (flops.mlp - flops.routed_experts) / per_layer;
   const double matrices = (attention_width > 0 ? 2.0 : 0.0) + (mlp_width > 0 ? 2.0 : 0.0);
   return GemmShape{rows, hidden, (attention_width + mlp_width) / std::max(matrices, 1.0) / tp};
 }

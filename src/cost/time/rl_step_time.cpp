@@ -232,7 +232,8 @@ RolloutTime rollout_time(const ModelSpec& model, const NodeGroup& node, const St
                                 static_cast<double>(std::max<std::int64_t>(rl.max_num_batched_tokens, 1)));
   const ForwardFlops prefill_flops = forward_flops_per_token(model, static_cast<std::int64_t>(prompt));
   const double prefill_eff =
-      gemm_efficiency(node, Dtype::bf16, dense_gemm_shape(prefill_flops, h, chunk, rollout_tp), constants);
+      gemm_efficiency(node, Dtype::bf16,
+                      dense_gemm_shape(prefill_flops, h, static_cast<double>(model.num_layers), chunk, rollout_tp), constants);
   // fp8 rollout on a GPU with fp8 tensor cores: the quantized layers' GEMMs run in fp8 (vLLM
   // Fp8LinearMethod, dynamic per-token activation scales; on GPUs without them it dequantizes the
   // weights into 16-bit GEMMs, vLLM's Marlin fp8 path), at the fp8 GEMMs' share of the training

@@ -72,10 +72,10 @@ TEST_CASE("colocated RL rows unseen by the fit: NeMo RL v0.4 and v0.5's MoE rows
   // last one (step_time.cpp): 7.0% / 30.3%; with cuDNN's attention measured on GB200 (the RL constants
   // refit): 7.0% / 30.2%. Session 43, the MoE all-to-alls between nodes at the NIC share EP kernels
   // and NCCL's all-to-all measure (0.87, efficiency.cpp): 7.0% / 30.1%. Session 44, Blackwell's bf16
-  // GEMMs from their measured matmul, the RL constants refit: 7.0% / 30.3%. The issue's targets for
-  // unseen runs are 15% / 35%.
-  CHECK(std::fabs(median - 0.070) <= 5.0001e-4);
-  CHECK(std::fabs(errors.back() - 0.303) <= 5.0001e-4);
+  // GEMMs from their measured matmul, the RL constants refit: 7.0% / 30.3%. Session 45, a GEMM's
+  // three sizes and the refit: 7.4% / 30.2%. The issue's targets for unseen runs are 15% / 35%.
+  CHECK(std::fabs(median - 0.074) <= 5.0001e-4);
+  CHECK(std::fabs(errors.back() - 0.302) <= 5.0001e-4);
 }
 
 }  // namespace meshplan

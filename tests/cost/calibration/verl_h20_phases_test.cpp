@@ -40,7 +40,7 @@ TEST_CASE("verl's colocated Megatron + vLLM run on 16 H20: one mean response len
   // their measured rate (a decode step's host time 7.5 ms, was 5.8; its layer floor 0.2 ms, was
   // 0.19), which this engine of a small dense model, latency-bound, feels most. Session 41: gen 230 s
   // (+11%), step 710 s (+1.6%), the RL refit with NeMo RL's pageable paging back at 6.0 ms a step.
-  // Session 45: 1,166 tokens; gen 215 s (+4%), update 379 s (+10.2%), step 713 s (+2.0%): the GEMM
+  // Session 45: 1,213 tokens; gen 219 s (+6%), update 375 s (+9.1%), step 714 s (+2.1%): the GEMM
   // size term (efficiency.hpp gemm_half_size) prices TP 2's 7B GEMMs (3584 x 9472 a rank) above
   // the large models' the fit sees; the update's bound went from 10% to 12% with it.
   CHECK(std::abs(at.gen / measured.gen - 1) < 0.15);

@@ -43,12 +43,12 @@ TEST_CASE("peak fraction: per generation, or the cluster's measured GEMM through
         test::approx(constants.gemm_peak_fraction_hopper * constants.fp8_relative_efficiency));
   CHECK(gemm_peak_fraction(node_with("Volta"), Dtype::bf16, constants) == constants.gemm_peak_fraction_other);
   // A cluster's measured large GEMM is a best matmul like the catalog's: a training GEMM reaches
-  // Hopper's fitted share of it (before its sizes' cost), 0.73 / (794.5 / 989) = 0.909, so 256.5
+  // Hopper's fitted share of it (before its sizes' cost), 0.7483 / (794.5 / 989) = 0.932, so 256.5
   // TFLOP/s measured on a 312 TFLOP/s part (Azure ND A100 v4's 16k GEMM, gpus.md) runs training
-  // GEMMs at up to 0.909 x 256.5 / 312 = 0.747 of the peak.
+  // GEMMs at up to 0.932 x 256.5 / 312 = 0.766 of the peak.
   NodeGroup measured = node_with("Volta");
   measured.gemm_flops = 256.5e12;
-  CHECK(gemm_peak_fraction(measured, Dtype::bf16, constants) == test::approx(0.73 / (794.5 / 989.0) * 256.5 / 312.0));
+  CHECK(gemm_peak_fraction(measured, Dtype::bf16, constants) == test::approx(0.748333 / (794.5 / 989.0) * 256.5 / 312.0));
 }
 
 TEST_CASE("peak fraction of a generation the fit never saw: Hopper's, by the measured matmul") {
@@ -62,21 +62,21 @@ TEST_CASE("peak fraction of a generation the fit never saw: Hopper's, by the mea
   const GpuSpec h100 = node_of("H100-80GB").gpu;
   CHECK(h100.matmul_share_bf16 == test::approx(constants.reference_matmul_share_bf16));
   CHECK(h100.matmul_share_fp8 == test::approx(constants.reference_matmul_share_fp8));
-  // Blackwell: bf16 the mean of B200 1745, B300 1769 and GB200 1822 over 2250 = 0.7905; x 0.73 /
-  // 0.8033 = 0.7184 (for every part of the generation, GB300 too, which was not measured).
+  // Blackwell: bf16 the mean of B200 1745, B300 1769 and GB200 1822 over 2250 = 0.7905; x 0.7483 /
+  // 0.8033 = 0.7364 (for every part of the generation, GB300 too, which was not measured).
   // fp8: the mean of 3432.5, 3353.3 and 3615.6 over 4500 = 0.7705 against Hopper's 0.7216, so
-  // 0.73 x 0.74 x 0.7705 / 0.7216 = 0.5768.
+  // 0.7483 x 0.73 x 0.7705 / 0.7216 = 0.5833.
   for (const char* id : {"B200", "GB200-NVL72", "B300", "GB300-NVL72"}) {
     CAPTURE(id);
-    CHECK(gemm_peak_fraction(node_of(id), Dtype::bf16, constants) == test::approx(0.7184).epsilon(0.001));
-    CHECK(gemm_peak_fraction(node_of(id), Dtype::fp8, constants) == test::approx(0.5768).epsilon(0.001));
+    CHECK(gemm_peak_fraction(node_of(id), Dtype::bf16, constants) == test::approx(0.7364).epsilon(0.001));
+    CHECK(gemm_peak_fraction(node_of(id), Dtype::fp8, constants) == test::approx(0.5833).epsilon(0.001));
   }
-  // CDNA3: MI300X 668.4 and MI325X 784.9 of 1307.4 (mean 0.5559) x 0.9087 = 0.5051, where the guess
-  // for an unmeasured generation says 0.70; no fp8 matmul measured: x 0.74.
-  CHECK(gemm_peak_fraction(node_of("MI300X"), Dtype::bf16, constants) == test::approx(0.5051).epsilon(0.001));
-  CHECK(gemm_peak_fraction(node_of("MI325X"), Dtype::fp8, constants) == test::approx(0.5051 * 0.74).epsilon(0.001));
-  // CDNA4: MI355X 1565 of 2516.6 = 0.6219 x 0.9087 = 0.5651.
-  CHECK(gemm_peak_fraction(node_of("MI355X"), Dtype::bf16, constants) == test::approx(0.5651).epsilon(0.001));
+  // CDNA3: MI300X 668.4 and MI325X 784.9 of 1307.4 (mean 0.5559) x 0.9315 = 0.5177, where the guess
+  // for an unmeasured generation says 0.70; no fp8 matmul measured: x 0.73.
+  CHECK(gemm_peak_fraction(node_of("MI300X"), Dtype::bf16, constants) == test::approx(0.5177).epsilon(0.001));
+  CHECK(gemm_peak_fraction(node_of("MI325X"), Dtype::fp8, constants) == test::approx(0.5177 * 0.73).epsilon(0.001));
+  // CDNA4: MI355X 1565 of 2516.6 = 0.6219 x 0.9315 = 0.5793.
+  CHECK(gemm_peak_fraction(node_of("MI355X"), Dtype::bf16, constants) == test::approx(0.5793).epsilon(0.001));
   // What --explain names as the fraction's basis.
   CHECK(gemm_peak_basis(node_of("B200"), Dtype::fp8) == GemmPeakBasis::measured_matmul_fp8);
   CHECK(gemm_peak_basis(node_of("MI355X"), Dtype::fp8) == GemmPeakBasis::measured_matmul_bf16);
@@ -85,7 +85,7 @@ TEST_CASE("peak fraction of a generation the fit never saw: Hopper's, by the mea
   // Ampere keeps its fit; a measured GEMM on Ampere is carried by Ampere's own ratio: 0.8767 over
   // the mean of A100 SXM 271.2 and PCIe 252.9 of 312 (0.8399). The fit's fraction is of an
   // unbounded GEMM, above the best measured one's share: at 8192 a side the size term takes it to
-  // 0.8767 / (1 + 3 x 343 / 8192) = 0.779.
+  // 0.8767 / (1 + 3 x 263 / 8192) = 0.800.
   NodeGroup a100 = node_of("A100-80GB");
   CHECK(gemm_peak_fraction(a100, Dtype::bf16, constants) == constants.gemm_peak_fraction_ampere);
   a100.gemm_flops = 256.5e12;
