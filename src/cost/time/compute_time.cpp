@@ -444,7 +444,9 @@ double optimizer_step_seconds(double optimizer_params, const NodeGroup& node, Tr
 GemmShape dense_gemm_shape(const ForwardFlops& flops, double hidden, double layers, double rows, double tp) {
   const double per_layer = 2.0 * hidden * std::max(layers, 1.0);
   const double attention_width = flops.attention_projections / per_layer;
-  const double mlp_width = (flops.mlp - flops.routed_experts) / per_layer;
+  // The MLP's matrices: dense MLPs and shared experts, not the routers (a gate of E outputs, a
+  // sliver of the FLOPs that would count as a block of its own).
+  const double mlp_width = (flops.mlp - flops.routed_experts - flops.routers) / per_layer;
   const double matrices = (attention_width > 0 ? 2.0 : 0.0) + (mlp_width > 0 ? 2.0 : 0.0);
   return GemmShape{rows, hidden, (attention_width + mlp_width) / std::max(matrices, 1.0) / tp};
 }

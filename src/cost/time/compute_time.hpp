@@ -62,7 +62,7 @@ double hardware_flops_per_token(const ModelSpec& model, const Strategy& strategy
 double compute_peak_flops(const GpuSpec& gpu, Dtype dtype);
 
 /// The shape of a layer's dense GEMMs (attention projections, dense MLP, shared experts; not the
-/// routed experts) for `rows` tokens with the other width split over `tp`: Megatron-core's fused
+/// routed experts nor the routers) for `rows` tokens with the other width split over `tp`: Megatron-core's fused
 /// linear_qkv and linear_proj and the MLP's linear_fc1 and linear_fc2, each of input width h; a
 /// matrix of widths h x w costs 2 h w FLOPs a token, so a layer's blocks' widths sum to their
 /// FLOPs (the model's, over its `layers`) over 2 h (MLA's low-rank projections counted as if

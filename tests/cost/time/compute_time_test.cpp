@@ -96,6 +96,22 @@ TEST_CASE("stage compute of a tiny GPT, worked by hand") {
   }
 }
 
+TEST_CASE("a layer's dense GEMMs: the harmonic mean of its matrices' widths, per layer, over TP") {
+  // Tiny GPT (h 1024, 16 heads, 4h MLP): QKV 3072 + output projection 1024 (its other width) and
+  // FC1 4096 + FC2 4096: (3072 + 1024 + 4096 + 4096) / 4 = 3072 a layer, 1536 at TP 2 (and the
+  // biases' few FLOPs a token, within 0.1%).
+  const ModelSpec gpt = test::tiny_gpt();
+  const GemmShape dense = dense_gemm_shape(forward_flops_per_token(gpt, 1024), 1024, gpt.num_layers, 2048, 2);
+  CHECK(dense.rows == 2048);
+  CHECK(dense.in == 1024);
+  CHECK(dense.out == test::approx(1536).epsilon(0.001));
+  // Qwen3-30B-A3B (h 2048, 32 x 128 query heads, 4 x 128 key-value heads, every layer MoE): QKV
+  // 4096 + 2 x 512 = 5120 and the output projection 4096; the routed experts and the router are not
+  // the dense GEMMs': (5120 + 4096) / 2 = 4608.
+  const ModelSpec moe = test::qwen3_30b_a3b();
+  CHECK(dense_gemm_shape(forward_flops_per_token(moe, 4096), 2048, moe.num_layers, 4096, 1).out == test::approx(4608).epsilon(0.001));
+}
+
 TEST_CASE("a sliding-window layer scores a band of its window's keys, a chunked one a triangle, at the rate of a causal pass that short") {
   // The tiny GPT with a 128-key window on one of its two layers (gpt-oss alternates them), 1024 tokens:
   // the full layer as above, half of 6.27011e-5 s = 3.13506e-5 s; the window layer scores
