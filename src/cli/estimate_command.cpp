@@ -76,6 +76,7 @@ std::string strategy_line(const Strategy& s, const Workload& w) {
   }
   if (s.activation_func_fp8_input_store) line += ", MLP activation input kept in fp8";
   if (s.fp8_param_gather && s.compute_dtype == Dtype::fp8) line += ", weights gathered in fp8";
+  if (s.fp8_params && s.compute_dtype == Dtype::fp8) line += ", layer weights held in fp8";
   if (s.lora.rank > 0) line += fmt::format(", LoRA rank {}", s.lora.rank);
   if (s.train_mtp) line += ", MTP layers trained";
   if (w.kind != WorkloadKind::rl)
@@ -127,6 +128,7 @@ nlohmann::json estimate_json(const ModelSpec& model, const Cluster& cluster, con
                    {"cuda_graph_modules", cuda_graph_module_names(s.cuda_graph_modules)},
                    {"activation_func_fp8_input_store", s.activation_func_fp8_input_store},
                    {"fp8_param_gather", s.fp8_param_gather},
+                   {"fp8_params", s.fp8_params},
                    {"lora_rank", s.lora.rank}};
   j["workload"] = {{"kind", workload_name(w.kind)}, {"seq_len", w.seq_len}, {"global_batch", w.global_batch}};
   if (w.kind == WorkloadKind::rl) {

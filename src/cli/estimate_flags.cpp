@@ -219,6 +219,10 @@ void add_estimate_flags(CLI::App& c, EstimateFlags& f) {
                "decoder layers whose saved activations go to host memory (Megatron-core cpu_offloading_num_layers)");
   c.add_flag("--activation-offload", f.activation_offload,
              "offload every decoder layer's saved activations but the last (verl model.enable_activation_offload)");
+  c.add_flag("--fp8-params", f.fp8_params,
+             "the decoder layers' weights held in fp8, 1 byte each, no transpose kept (Transformer Engine "
+             "fp8_model_init with the parameters' transpose cache off: NeMo fp8_params + "
+             "disable_parameter_transpose_cache)");
   c.add_flag("--activation-func-fp8-input-store", f.activation_func_fp8_input_store,
              "the MLP activation function keeps its input for the backward in fp8 (Megatron-LM "
              "--activation-func-fp8-input-store; Megatron-core activation_func_fp8_input_store)");
@@ -385,6 +389,7 @@ Result<EstimateInputs> estimate_inputs(const CLI::App& command, const EstimateFl
   }
   s.activation_offload_layers = f.activation_offload ? kOffloadAllButLastLayer : f.activation_offload_layers;
   s.activation_func_fp8_input_store = f.activation_func_fp8_input_store;
+  s.fp8_params = f.fp8_params;
   s.train_mtp = f.mtp;
   s.moe_a2a_overlap = f.moe_a2a_overlap;
   apply_moe_dispatcher_flags(f.moe_dispatcher, s);

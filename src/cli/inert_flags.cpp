@@ -55,6 +55,7 @@ const std::vector<InertFlagRule>& inert_flag_rules() {
       {"--no-grad-reduce-in-fp32", "with the Megatron backend (Megatron-core ddp grad_reduce_in_fp32)", megatron},
       {"--fp8-param-gather", "with the Megatron backend and --dtype fp8 (Megatron-LM --fp8-param-gather)",
        megatron_fp8},
+      {"--fp8-params", "with the Megatron backend and --dtype fp8 (Transformer Engine fp8_model_init)", megatron_fp8},
       {"--activation-func-fp8-input-store", "with the Megatron backend (Megatron-core's fused bias-SwiGLU / GeLU)",
        megatron},
       {"--first-stage-layers", "with the Megatron backend and PP > 1", megatron_pp},

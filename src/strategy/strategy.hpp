@@ -76,6 +76,13 @@ struct Strategy {
   /// fused_bias_swiglu.py / fused_bias_geglu.py cast the saved input to float8_e4m3fn, the dense MLP's
   /// and the experts' alike). Megatron backend only.
   bool activation_func_fp8_input_store = false;
+  /// The decoder layers' weight matrices held in fp8, 1 byte each, with no fp8 transpose kept
+  /// beside them: Transformer Engine's fp8_model_init (NeMo fp8_params; Megatron-LM builds under it
+  /// with --fp8-param-gather) with the parameters' transpose cache off (NeMo
+  /// disable_parameter_transpose_cache, as AMD's MLPerf Llama 2 70B LoRA runs set both). With TE's
+  /// default a Float8Tensor weight keeps its column-wise copy too, 2 bytes in all. Embeddings,
+  /// the LM head and norms stay 16-bit. Megatron backend, FP8 compute.
+  bool fp8_params = false;
   /// Trains the model's multi-token-prediction modules with it (DeepSeek-V3 report §2.2; Megatron-core
   /// mtp_num_layers = the config's num_nextn_predict_layers, on the last pipeline stage; verl
   /// model.mtp.enable + enable_train).

@@ -37,6 +37,7 @@ TEST_CASE("each inert-flag rule: refused outside its condition, taken within it"
       {"--no-distributed-optimizer", {dense, {{"--fsdp", "--no-distributed-optimizer"}, {"--no-distributed-optimizer"}}}},
       {"--no-grad-reduce-in-fp32", {dense, {{"--fsdp", "--no-grad-reduce-in-fp32"}, {"--no-grad-reduce-in-fp32"}}}},
       {"--fp8-param-gather", {dense, {{"--fp8-param-gather"}, {"--dtype", "fp8", "--fp8-param-gather"}}}},
+      {"--fp8-params", {dense, {{"--fp8-params"}, {"--dtype", "fp8", "--fp8-params"}}}},
       {"--activation-func-fp8-input-store",
        {dense, {{"--fsdp", "--activation-func-fp8-input-store"}, {"--activation-func-fp8-input-store"}}}},
       {"--first-stage-layers", {dense, {{"--first-stage-layers", "13"}, {"--pp", "2", "--first-stage-layers", "13"}}}},

@@ -94,6 +94,10 @@ ModelStateBytes megatron_states(const ModelSpec& model, const Strategy& s, Pipel
   const bool shard_weights = s.zero == ZeroStage::zero3;
   const bool shard_grads = s.zero >= ZeroStage::zero2;
   b.weights = weight_bytes(s) * (shard_weights ? sharded : p.total());
+  // Strategy::fp8_params: the layers' weight matrices at 1 byte (Transformer Engine fp8_model_init).
+  if (s.fp8_params && s.compute_dtype == Dtype::fp8 && !shard_weights) {
+    b.weights -= (weight_bytes(s) - 1.0) * p.layer_matrices;
+  }
   if (shard_weights) {
     b.gathered = (2.0 * weight_bytes(s) + s.megatron_grad_bytes()) * largest_rank_layer_params(model, s);
   }
@@ -204,10 +208,12 @@ RankParams rank_params(const ModelSpec& model, const Strategy& s, PipelineStage 
   const double norms = static_cast<double>(model.norm_params_per_layer);  // replicated across TP
   RankParams p;
   p.dense = double(dense) * (attention + norms + model.dense_mlp_params_per_layer / tp);
+  p.layer_matrices = double(dense) * (attention + model.dense_mlp_params_per_layer / tp);
   if (model.moe) {
     const MoeSpec& m = *model.moe;
     p.dense += double(moe) * (attention + norms + m.shared_expert_params / tp + double(m.router_params));
     p.expert = double(moe) * double(m.num_experts) * double(m.routed_expert_params) / (double(s.ep) * s.etp);
+    p.layer_matrices += double(moe) * (attention + m.shared_expert_params / tp) + p.expert;
   }
   const double vocab_shard =
       double(megatron_padded_vocab(model.vocab_size, s.tp)) * double(model.hidden_size) / tp;

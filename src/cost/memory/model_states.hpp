@@ -23,6 +23,9 @@ int pipeline_stage_index(const Strategy& strategy, PipelineStage stage);
 struct RankParams {
   double dense = 0;   ///< TP-sharded or replicated; distributed optimizer over DP x CP
   double expert = 0;  ///< routed experts, sharded by EP x ETP; optimizer over world / (ETP x EP x PP)
+  /// Of both, the decoder layers' weight matrices (attention, MLP, shared and routed experts; not
+  /// norms, routers, embeddings, the LM head or MTP modules): what Strategy::fp8_params holds in fp8.
+  double layer_matrices = 0;
   double total() const { return dense + expert; }
 };
 

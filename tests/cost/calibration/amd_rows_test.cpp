@@ -77,5 +77,28 @@ TEST_CASE("AMD Instinct training runs no fit has seen: MLPerf Training v5.1 and 
   CHECK(std::fabs(summary.max_abs - group->max_abs_error) <= 5.0001e-4);
 }
 
+TEST_CASE("AMD's MLPerf LoRA layouts fit once their frozen base is held in fp8, as their config sets") {
+  // megatron_gpt_peft_tuning_config.yaml: fp8_params ${FP8} (True) with
+  // disable_parameter_transpose_cache True, fp8_activation_input_store ${FP8_ACTIVATION} (True):
+  // the base's 69B layer weights at 1 byte, 64.7 GiB where 16 bits hold 128.5. Without the fp8
+  // weights the estimate calls MI325X's layout OOM, which ran.
+  for (const char* gpu : {"MI300X", "MI325X", "MI355X"}) {
+    CAPTURE(gpu);
+    std::vector<std::string> args = {"estimate"};
+    const std::vector<std::string> layout =
+        std::string(gpu) == "MI300X"
+            ? std::vector<std::string>{"--tp", "1", "--recompute", "full", "--recompute-method", "block",
+                                       "--recompute-num-layers", "21"}
+            : std::vector<std::string>{"--tp", "1"};
+    const std::vector<std::string> run = plus(mlperf_lora(gpu, layout), {"--activation-func-fp8-input-store"});
+    args.insert(args.end(), run.begin(), run.end());
+    if (std::string(gpu) == "MI325X") CHECK(test::run(args).exit_code == 1);
+    args.push_back("--fp8-params");
+    const test::CliRun held = test::run(args);
+    CHECK(held.exit_code == 0);
+    CHECK(held.out.find("layer weights held in fp8") != std::string::npos);
+  }
+}
+
 }  // namespace
 }  // namespace meshplan

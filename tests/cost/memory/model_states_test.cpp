@@ -53,6 +53,17 @@ TEST_CASE("Llama-2-7B, Megatron TP1 PP1 DP8 with the distributed optimizer: 6 + 
   bf16_grads.adam_moment_bytes = 4;
   CHECK(model_state_bytes(test::llama2_7b(), bf16_grads, PipelineStage::first, OffloadMode::training, nullptr)
             .optimizer == 6738415616.0);
+  // Layer weights held in fp8 (fp8_params, FP8 compute): the 32 layers' matrices, 32 x (4 x 4096^2 +
+  // 3 x 4096 x 11008) = 6,476,005,376, at 1 byte; the embedding, LM head and norms (262,410,240)
+  // at 2: 7,000,825,856. Under BF16 compute the flag changes nothing.
+  Strategy fp8 = megatron(1, 1, 1, 8, true);
+  fp8.compute_dtype = Dtype::fp8;
+  fp8.fp8_params = true;
+  CHECK(model_state_bytes(test::llama2_7b(), fp8, PipelineStage::first, OffloadMode::training, nullptr).weights ==
+        7000825856.0);
+  fp8.compute_dtype = Dtype::bf16;
+  CHECK(model_state_bytes(test::llama2_7b(), fp8, PipelineStage::first, OffloadMode::training, nullptr).weights ==
+        13476831232.0);
 }
 
 TEST_CASE(
