@@ -29,6 +29,10 @@ void read_gpt_oss(const ConfigFields& config, std::string_view /*model_type*/, M
   moe.num_moe_layers = model.num_layers;
   moe.layer_is_moe.assign(static_cast<std::size_t>(model.num_layers), true);
   moe.router_bias = true;  // GptOssTopKRouter: top-k of the biased logits, softmax over the k
+  moe.expert_linear_bias = true;
+  // GptOssExperts clamps the gate to swiglu_limit and the linear half to +-swiglu_limit
+  // (GptOssConfig default 7.0).
+  moe.glu_clamp_limit = config.number_or("swiglu_limit", 7.0);
   // gate_up_proj (h x 2I) + its bias (2I), down_proj (I x h) + its bias (h).
   const std::int64_t i = moe.expert_intermediate_size;
   moe.routed_expert_params = params_sum({params_product({3, h, i}), 2 * i, h});

@@ -91,6 +91,10 @@ struct MoeSpec {
   std::int64_t group_top_k = 0;        ///< topk_group
   bool expert_bias = false;            ///< noaux_tc e_score_correction_bias
   bool router_bias = false;            ///< gpt-oss router bias
+  bool expert_linear_bias = false;     ///< biased expert projections (gpt-oss gate_up_proj_bias,
+                                       ///< down_proj_bias)
+  double glu_clamp_limit = 0;          ///< gpt-oss swiglu_limit: the GLU's halves clamped to it
+                                       ///< before the activation (0: no clamp)
   bool shared_expert_gate = false;     ///< Qwen2-MoE sigmoid gate on the shared expert
   std::vector<bool> layer_is_moe;      ///< one entry per decoder layer (MTP excluded)
 };

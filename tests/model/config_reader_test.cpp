@@ -110,6 +110,13 @@ TEST_CASE("tiny gpt_oss: sinks, biases everywhere, expert and router biases, alt
   CHECK(model.moe->routed_expert_params == 112);
   CHECK(model.total_params == 1120);
   CHECK(model.attention.num_sliding_layers == 1);  // no layer_types: layers 0, 2, ... slide
+  // GptOssExperts: biased projections, the GLU's halves clamped to swiglu_limit (GptOssConfig: 7.0).
+  CHECK(model.moe->expert_linear_bias);
+  CHECK(model.moe->glu_clamp_limit == 7.0);
+  const ModelSpec limited = parse_ok(R"({"model_type": "gpt_oss", "hidden_size": 8, "num_hidden_layers": 2,
+    "num_attention_heads": 2, "num_key_value_heads": 1, "head_dim": 4, "intermediate_size": 4,
+    "num_local_experts": 2, "num_experts_per_tok": 2, "vocab_size": 10, "swiglu_limit": 5.5})");
+  CHECK(limited.moe->glu_clamp_limit == 5.5);
 }
 
 TEST_CASE("tiny gpt2: LayerNorm with bias, learned positions, 4h GeLU MLP, tied head") {

@@ -69,6 +69,23 @@ double fp8_cast_elements_per_token(const ModelSpec& model, const Strategy& strat
   return elements;
 }
 
+/// Elements per routed row that gpt-oss-style experts read or write outside a fused kernel,
+/// forward-equivalent (a third of forward + backward, as the model's backward is 2 x forward), in
+/// Megatron-core's TEGroupedMLP (megatron/core/transformer/moe/experts.py and
+/// fusions/fused_bias_geglu.py at 2edffadb, NeMo 26.04.01):
+/// - a clamped GLU (activation_func_clamp_value): weighted_bias_quick_geglu_impl clamps the two
+///   halves of FC1's output and concatenates them before the fused kernel: forward two clamps
+///   (read + write f each) and the cat (read + write 2f), 8f; backward the clamps' masks (read input
+///   and gradient, write gradient: 6f) and the halves' gradients joined (4f): 18f in all, 6f a pass;
+/// - FC2's bias (add_bias_linear): _apply_bias adds bias x routing prob per expert in a Python loop
+///   and concatenates: forward b*p (write h), the add (read 2h, write h), the cat (read h, write h),
+///   6h; backward the bias's and the prob's gradients (a product and a sum each, 6h): 12h, 4h a pass.
+/// FC1's bias is added inside the fused activation, so it costs nothing apart.
+double expert_epilogue_elements(const MoeSpec& moe, double h, double etp) {
+  const double f = static_cast<double>(moe.expert_intermediate_size) / etp;
+  return (moe.glu_clamp_limit > 0 ? 6.0 * f : 0.0) + (moe.expert_linear_bias ? 4.0 * h : 0.0);
+}
+
 /// Hugging Face modeling (the FSDP backend) runs the flash-attn package's FlashAttention-2, whose
 /// kernels are the Ampere generation's: on Hopper they reach about 60% of cuDNN's rate (Shah et al.
 /// 2024 §4.1). Elsewhere, and under Megatron-core (Transformer Engine), cuDNN's rate: on Blackwell
@@ -242,7 +259,8 @@ StageCompute stage_compute(const ModelSpec& model, const NodeGroup& node, const 
     // permute once, on the receiving side.
     const bool sorts_chunks = strategy.moe_dispatcher == MoeDispatcher::alltoall && experts / strategy.ep > 1.0;
     const double moe_bytes = (2.0 * k + 2.0 + (sorts_chunks ? 4.0 * k : 0.0)) * h * kActivationBytes +
-                             kRouterBytesPerLogit * experts;
+                             kRouterBytesPerLogit * experts +
+                             k * expert_epilogue_elements(*model.moe, h, strategy.etp) * kActivationBytes;
     moe_memory_s = load * moe_bytes * tokens * moe_layers / elementwise_split / gpu.memory_bandwidth_Bps;
     elementwise_s += moe_memory_s;
   }
@@ -381,10 +399,12 @@ StageCompute stage_compute(const ModelSpec& model, const NodeGroup& node, const 
                       "cuDNN's (Transformer Engine) or FlashAttention-2's (Hugging Face) bars on H100, Shah et al. 2024 "
                       "(FlashAttention-3) §4.1"});
     trace->push_back({"time/compute/elementwise", elementwise_s, "seconds",
-                      "(hf ? hf_factor : 1) * passes * tokens * h * 2 B * L_stage / (SP ? t : 1) / HBM_Bps + MoE permute (2k+2)*h*2 B (+ 4k*h*2 B: alltoall sorts by local expert) + router 16 B * E, per token",
-                      fmt::format("passes={}, tokens={:.0f}, h={}, HBM={:.4g} B/s", constants.elementwise_passes,
-                                  tokens, model.hidden_size, gpu.memory_bandwidth_Bps),
-                      "Korthikanti et al. 2022 Table 2 (34·s·b·h activation bytes per layer)"});
+                      "(hf ? hf_factor : 1) * passes * tokens * h * 2 B * L_stage / (SP ? t : 1) / HBM_Bps + MoE permute (2k+2)*h*2 B (+ 4k*h*2 B: alltoall sorts by local expert) + router 16 B * E + k * expert epilogue * 2 B (a clamped GLU 6f, FC2's bias 4h), per token",
+                      fmt::format("passes={}, tokens={:.0f}, h={}, HBM={:.4g} B/s, expert epilogue={:.0f} elements a row",
+                                  constants.elementwise_passes, tokens, model.hidden_size, gpu.memory_bandwidth_Bps,
+                                  model.moe ? expert_epilogue_elements(*model.moe, h, strategy.etp) : 0.0),
+                      "Korthikanti et al. 2022 Table 2 (34·s·b·h activation bytes per layer); Megatron-core "
+                      "moe/experts.py TEGroupedMLP._apply_bias, fusions/fused_bias_geglu.py weighted_bias_quick_geglu_impl"});
     if (fp8_cast_s > 0) {
       trace->push_back({"time/compute/fp8_cast", fp8_cast_s, "seconds",
                         "4 B * tokens * elements cast apart per token (output projection, dense FC2, MLA down projections, k routed rows, shared experts) / HBM_Bps, forward (bwd 2x)",

@@ -31,14 +31,16 @@ struct ExpectedRow {
 // all-to-alls between nodes at the NIC share EP kernels measure (0.87, not the rings' 0.947):
 // DeepSeek-V3 +3.4% -> +0.1% on 256 GPUs, -8.2% -> -10.4% on 1024, GPT-OSS-120B -31.5% -> -32.1%.
 // Session 45, the GEMM size term (efficiency.hpp gemm_half_size) and its refit: Llama 3 70B -11.9%
-// -> -10.3%, the others within a point.
+// -> -10.3%, the others within a point. Session 46, gpt-oss's expert epilogue (a clamped GLU and FC2's
+// bias outside the fused kernels, compute_time.cpp expert_epilogue_elements): GPT-OSS-20B +52.0% ->
+// +38.4%, GPT-OSS-120B -32.4% -> -34.0%.
 constexpr ExpectedRow kExpected[] = {
     {"nemo_automodel_h100_qwen3_30b_a3b_ep8_fsdp8", 0.1795},
-    {"nemo_automodel_h100_gpt_oss_20b_ep8_fsdp8", 0.5198},
+    {"nemo_automodel_h100_gpt_oss_20b_ep8_fsdp8", 0.3838},
     {"nemo_automodel_h100_deepseek_v3_256gpu_pp4_vpp8_ep64", 0.0018},
     {"nemo_automodel_h100_deepseek_v3_1024gpu_pp4_vpp8_ep64", -0.1036},
     {"nemo_automodel_h100_llama3_70b_cp2_fsdp32", -0.1031},
-    {"nemo_automodel_h100_gpt_oss_120b_fsdp64", -0.3244},
+    {"nemo_automodel_h100_gpt_oss_120b_fsdp64", -0.3397},
 };
 
 TEST_CASE("NeMo Automodel's FSDP2 training runs on H100, held out of the fit") {

@@ -271,6 +271,36 @@ TEST_CASE("MoE layers: grouped expert GEMMs pay for small row counts, a host-bou
   CHECK(stage_compute(model, node, strategy, 4096, 1, options, nullptr).layers_forward_s < 48 * 0.1);
 }
 
+TEST_CASE("gpt-oss-style experts: a clamped GLU and FC2's bias cost memory passes outside the fused kernels") {
+  // Qwen3-30B-A3B's shape (h 2048, expert width 768, top-8, 48 MoE layers), EP 8, 4096 tokens, on
+  // A100 (2.039e12 B/s). Megatron-core (experts.py _apply_bias, fused_bias_geglu.py
+  // weighted_bias_quick_geglu_impl) adds per routed row, a third of forward + backward:
+  //   clamp + cat 6f = 4608, FC2's bias 4h = 8192 elements of 2 B.
+  // Per layer forward: 4096 tokens * 8 rows * 12800 * 2 B = 838,860,800 B; 48 layers:
+  //   4.02653e10 B / 2.039e12 B/s = 0.0197476 s.
+  ModelSpec model = test::qwen3_30b_a3b();
+  const NodeGroup node = test::a100_node();
+  Strategy strategy;
+  strategy.ep = 8;
+  TimeOptions options = test::simple_options();
+  options.constants.moe_layer_host_seconds = 0;  // the GPU's own time, no host wait to absorb it
+  options.constants.moe_expert_host_seconds = 0;
+  const double plain = stage_compute(model, node, strategy, 4096, 1, options, nullptr).layers_forward_s;
+  model.moe->glu_clamp_limit = 7.0;
+  model.moe->expert_linear_bias = true;
+  const double epilogue = stage_compute(model, node, strategy, 4096, 1, options, nullptr).layers_forward_s;
+  CHECK(epilogue - plain == test::approx(0.0197476).epsilon(1e-4));
+  // ETP 2 halves the clamp's rows' width, not the bias's: 2304 + 8192 elements.
+  strategy.etp = 2;
+  model.moe->glu_clamp_limit = 0;
+  model.moe->expert_linear_bias = false;
+  const double plain_etp = stage_compute(model, node, strategy, 4096, 1, options, nullptr).layers_forward_s;
+  model.moe->glu_clamp_limit = 7.0;
+  model.moe->expert_linear_bias = true;
+  CHECK(stage_compute(model, node, strategy, 4096, 1, options, nullptr).layers_forward_s - plain_etp ==
+        test::approx(0.0197476 * 10496.0 / 12800.0).epsilon(1e-4));
+}
+
 TEST_CASE("MoE layers under a trained router's imbalance wait for the most loaded EP rank's experts") {
   // Qwen3-30B-A3B, EP 8, 4096 tokens, as above. With --moe-dropless-imbalance a rank's share of the
   // routed tokens sums its 128 / 8 = 16 experts' shares, whose spread (cv 1.067, fit on
