@@ -170,6 +170,7 @@ SETTINGS = [
     ("moe_grouped_gemm", "model.moe_grouped_gemm"),
     ("moe_router_force_load_balancing", "model.moe_router_force_load_balancing"),
     ("moe_paged_stash", "model.moe_paged_stash"),
+    ("use_transformer_engine_op_fuser", "model.use_transformer_engine_op_fuser"),
     ("mtp_num_layers", "model.mtp_num_layers"),
     ("fp8", "mixed_precision.fp8"),
     ("fp8_recipe", "mixed_precision.fp8_recipe"),

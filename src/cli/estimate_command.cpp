@@ -77,6 +77,7 @@ std::string strategy_line(const Strategy& s, const Workload& w) {
   if (s.activation_func_fp8_input_store) line += ", MLP activation input kept in fp8";
   if (s.fp8_param_gather && s.compute_dtype == Dtype::fp8) line += ", weights gathered in fp8";
   if (s.fp8_params && s.compute_dtype == Dtype::fp8) line += ", layer weights held in fp8";
+  if (s.te_op_fuser) line += ", experts through Transformer Engine's op fuser";
   if (s.lora.rank > 0) line += fmt::format(", LoRA rank {}", s.lora.rank);
   if (s.train_mtp) line += ", MTP layers trained";
   if (w.kind != WorkloadKind::rl)
@@ -129,6 +130,7 @@ nlohmann::json estimate_json(const ModelSpec& model, const Cluster& cluster, con
                    {"activation_func_fp8_input_store", s.activation_func_fp8_input_store},
                    {"fp8_param_gather", s.fp8_param_gather},
                    {"fp8_params", s.fp8_params},
+                   {"te_op_fuser", s.te_op_fuser},
                    {"lora_rank", s.lora.rank}};
   j["workload"] = {{"kind", workload_name(w.kind)}, {"seq_len", w.seq_len}, {"global_batch", w.global_batch}};
   if (w.kind == WorkloadKind::rl) {

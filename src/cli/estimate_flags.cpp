@@ -223,6 +223,9 @@ void add_estimate_flags(CLI::App& c, EstimateFlags& f) {
              "the decoder layers' weights held in fp8, 1 byte each, no transpose kept (Transformer Engine "
              "fp8_model_init with the parameters' transpose cache off: NeMo fp8_params + "
              "disable_parameter_transpose_cache)");
+  c.add_flag("--use-transformer-engine-op-fuser", f.te_op_fuser,
+             "the routed experts' FC1, activation and FC2 as Transformer Engine's fused ops (Megatron-core "
+             "use_transformer_engine_op_fuser): gpt-oss's clamped GLU and expert biases cost no passes apart");
   c.add_flag("--activation-func-fp8-input-store", f.activation_func_fp8_input_store,
              "the MLP activation function keeps its input for the backward in fp8 (Megatron-LM "
              "--activation-func-fp8-input-store; Megatron-core activation_func_fp8_input_store)");
@@ -390,6 +393,7 @@ Result<EstimateInputs> estimate_inputs(const CLI::App& command, const EstimateFl
   s.activation_offload_layers = f.activation_offload ? kOffloadAllButLastLayer : f.activation_offload_layers;
   s.activation_func_fp8_input_store = f.activation_func_fp8_input_store;
   s.fp8_params = f.fp8_params;
+  s.te_op_fuser = f.te_op_fuser;
   s.train_mtp = f.mtp;
   s.moe_a2a_overlap = f.moe_a2a_overlap;
   apply_moe_dispatcher_flags(f.moe_dispatcher, s);

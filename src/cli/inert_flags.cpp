@@ -37,6 +37,9 @@ bool fsdp_entropy_chunks(const Strategy& s, const ModelSpec&, const Workload& w)
 bool lora(const Strategy& s, const ModelSpec&, const Workload&) { return s.lora.rank > 0; }
 bool vision(const Strategy&, const ModelSpec& m, const Workload&) { return m.vision.has_value(); }
 bool moe(const Strategy&, const ModelSpec& m, const Workload&) { return m.is_moe(); }
+bool megatron_moe(const Strategy& s, const ModelSpec& m, const Workload&) {
+  return s.backend == Backend::megatron && m.is_moe();
+}
 bool flex_dispatcher(const Strategy& s, const ModelSpec& m, const Workload&) {
   return m.is_moe() && s.moe_dispatcher == MoeDispatcher::flex;
 }
@@ -56,6 +59,8 @@ const std::vector<InertFlagRule>& inert_flag_rules() {
       {"--fp8-param-gather", "with the Megatron backend and --dtype fp8 (Megatron-LM --fp8-param-gather)",
        megatron_fp8},
       {"--fp8-params", "with the Megatron backend and --dtype fp8 (Transformer Engine fp8_model_init)", megatron_fp8},
+      {"--use-transformer-engine-op-fuser",
+       "with the Megatron backend and a MoE model (Megatron-core TEGroupedMLP's fused ops)", megatron_moe},
       {"--activation-func-fp8-input-store", "with the Megatron backend (Megatron-core's fused bias-SwiGLU / GeLU)",
        megatron},
       {"--first-stage-layers", "with the Megatron backend and PP > 1", megatron_pp},

@@ -155,6 +155,7 @@ std::vector<std::string> outside_space(const SearchSpace& space, const Strategy&
   need(s.activation_offload_layers == 0, "activation offloading (the search does not offload activations)");
   need(!s.activation_func_fp8_input_store,
        "activation_func_fp8_input_store (the search keeps the MLP activation input in 16 bits)");
+  need(!s.te_op_fuser, "use_transformer_engine_op_fuser (the search runs Megatron-core's unfused expert path)");
   need(s.backend == Backend::fsdp || s.zero != ZeroStage::zero2,
        "Megatron-FSDP optim_grads (the search tries optim_grads_params)");
   need(s.backend == Backend::fsdp || s.zero != ZeroStage::zero3 || (s.pp == 1 && s.dp > 1),

@@ -83,6 +83,11 @@ struct Strategy {
   /// default a Float8Tensor weight keeps its column-wise copy too, 2 bytes in all. Embeddings,
   /// the LM head and norms stay 16-bit. Megatron backend, FP8 compute.
   bool fp8_params = false;
+  /// The routed experts' FC1, activation and FC2 run as Transformer Engine's fused ops (Megatron-core
+  /// TransformerConfig.use_transformer_engine_op_fuser, from d0b3b775 / NeMo 26.06: TEGroupedMLP
+  /// builds te.pytorch.ops GroupedLinear + ScaledSwiGLU / ScaledClampedQGeGLU + GroupedLinear with the
+  /// biases inside), so a clamped GLU and FC2's bias cost no passes of their own. Megatron backend.
+  bool te_op_fuser = false;
   /// Trains the model's multi-token-prediction modules with it (DeepSeek-V3 report §2.2; Megatron-core
   /// mtp_num_layers = the config's num_nextn_predict_layers, on the last pipeline stage; verl
   /// model.mtp.enable + enable_train).

@@ -79,12 +79,14 @@ TEST_CASE("each inert-flag rule: refused outside its condition, taken within it"
       {"--moe-token-dispatcher-type", {dense, {{"--moe-token-dispatcher-type", "flex"}, {}}}},
       {"--moe-dropless-imbalance", {dense, {{"--moe-dropless-imbalance"}, {}}}},
       {"--moe-flex-dispatcher-num-sms", {moe, {{"--ep", "8", "--moe-flex-dispatcher-num-sms", "20"}, {}}}},
+      {"--use-transformer-engine-op-fuser", {dense, {{"--use-transformer-engine-op-fuser"}, {}}}},
   };
   // Where the model decides, the acting case is the same flags on the model it applies to.
   const std::vector<std::vector<std::string>> model_acts = {
       {"--images-per-sample", "2"}, {"--image-pixels", "200704"}, {"--ep", "8", "--moe-capacity-factor", "2"},
       {"--ep", "8", "--moe-token-dispatcher-type", "flex"}, {"--ep", "8", "--moe-dropless-imbalance"},
-      {"--ep", "8", "--moe-token-dispatcher-type", "flex", "--moe-flex-dispatcher-num-sms", "20"}};
+      {"--ep", "8", "--moe-token-dispatcher-type", "flex", "--moe-flex-dispatcher-num-sms", "20"},
+      {"--ep", "8", "--use-transformer-engine-op-fuser"}};
   std::set<std::string> covered;
   std::size_t next_model_act = 0;
   for (const auto& [flag, model_and_case] : cases) {

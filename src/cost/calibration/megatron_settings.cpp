@@ -142,6 +142,7 @@ Status apply_megatron_settings(const nlohmann::json& settings, Strategy& strateg
   apply_megatron_mtp(settings, strategy);
   const nlohmann::json& etp = settings.value("expert_tensor_parallel_size", nlohmann::json());
   if (etp.is_number_integer()) strategy.etp = etp.get<int>();
+  strategy.te_op_fuser = settings.value("use_transformer_engine_op_fuser", nlohmann::json()) == true;
   return Ok{};
 }
 

@@ -46,7 +46,8 @@ Status apply_megatron_cuda_graphs(const nlohmann::json& settings, Strategy& stra
 void apply_megatron_mtp(const nlohmann::json& settings, Strategy& strategy);
 
 /// Everything a step time depends on: recomputation, sharding and offloading, pipeline layout,
-/// EP overlap, dispatcher, CUDA graphs and MTP, and expert_tensor_parallel_size where given.
+/// EP overlap, dispatcher, CUDA graphs and MTP, and expert_tensor_parallel_size and
+/// use_transformer_engine_op_fuser where given.
 Status apply_megatron_settings(const nlohmann::json& settings, Strategy& strategy);
 
 }  // namespace meshplan

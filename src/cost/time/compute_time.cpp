@@ -80,9 +80,11 @@ double fp8_cast_elements_per_token(const ModelSpec& model, const Strategy& strat
 /// - FC2's bias (add_bias_linear): _apply_bias adds bias x routing prob per expert in a Python loop
 ///   and concatenates: forward b*p (write h), the add (read 2h, write h), the cat (read h, write h),
 ///   6h; backward the bias's and the prob's gradients (a product and a sum each, 6h): 12h, 4h a pass.
-/// FC1's bias is added inside the fused activation, so it costs nothing apart.
-double expert_epilogue_elements(const MoeSpec& moe, double h, double etp) {
-  const double f = static_cast<double>(moe.expert_intermediate_size) / etp;
+/// FC1's bias is added inside the fused activation, so it costs nothing apart. Under Transformer
+/// Engine's op fuser (Strategy::te_op_fuser) both are inside the fused ops: none.
+double expert_epilogue_elements(const MoeSpec& moe, double h, const Strategy& strategy) {
+  if (strategy.te_op_fuser && strategy.backend == Backend::megatron) return 0.0;
+  const double f = static_cast<double>(moe.expert_intermediate_size) / strategy.etp;
   return (moe.glu_clamp_limit > 0 ? 6.0 * f : 0.0) + (moe.expert_linear_bias ? 4.0 * h : 0.0);
 }
 
@@ -260,7 +262,7 @@ StageCompute stage_compute(const ModelSpec& model, const NodeGroup& node, const 
     const bool sorts_chunks = strategy.moe_dispatcher == MoeDispatcher::alltoall && experts / strategy.ep > 1.0;
     const double moe_bytes = (2.0 * k + 2.0 + (sorts_chunks ? 4.0 * k : 0.0)) * h * kActivationBytes +
                              kRouterBytesPerLogit * experts +
-                             k * expert_epilogue_elements(*model.moe, h, strategy.etp) * kActivationBytes;
+                             k * expert_epilogue_elements(*model.moe, h, strategy) * kActivationBytes;
     moe_memory_s = load * moe_bytes * tokens * moe_layers / elementwise_split / gpu.memory_bandwidth_Bps;
     elementwise_s += moe_memory_s;
   }
@@ -402,7 +404,7 @@ StageCompute stage_compute(const ModelSpec& model, const NodeGroup& node, const 
                       "(hf ? hf_factor : 1) * passes * tokens * h * 2 B * L_stage / (SP ? t : 1) / HBM_Bps + MoE permute (2k+2)*h*2 B (+ 4k*h*2 B: alltoall sorts by local expert) + router 16 B * E + k * expert epilogue * 2 B (a clamped GLU 6f, FC2's bias 4h), per token",
                       fmt::format("passes={}, tokens={:.0f}, h={}, HBM={:.4g} B/s, expert epilogue={:.0f} elements a row",
                                   constants.elementwise_passes, tokens, model.hidden_size, gpu.memory_bandwidth_Bps,
-                                  model.moe ? expert_epilogue_elements(*model.moe, h, strategy.etp) : 0.0),
+                                  model.moe ? expert_epilogue_elements(*model.moe, h, strategy) : 0.0),
                       "Korthikanti et al. 2022 Table 2 (34·s·b·h activation bytes per layer); Megatron-core "
                       "moe/experts.py TEGroupedMLP._apply_bias, fusions/fused_bias_geglu.py weighted_bias_quick_geglu_impl"});
     if (fp8_cast_s > 0) {

@@ -105,6 +105,8 @@ void map_megatron(const ConfigView& v, Strategy& s) {
   // Megatron-core TransformerConfig.activation_func_fp8_input_store, passed the same way.
   s.activation_func_fp8_input_store =
       v.boolean(A("megatron.override_transformer_config.activation_func_fp8_input_store")).value_or(false);
+  // TransformerConfig.use_transformer_engine_op_fuser (TEGroupedMLP's fused ops), likewise.
+  s.te_op_fuser = v.boolean(A("megatron.override_transformer_config.use_transformer_engine_op_fuser")).value_or(false);
   // verl model.mtp (workers/config/model.py MtpConfig): enable loads the MTP layers, enable_train
   // adds their loss (Megatron-core mtp_num_layers from the checkpoint's config).
   s.train_mtp = v.boolean("actor_rollout_ref.model.mtp.enable").value_or(false) &&

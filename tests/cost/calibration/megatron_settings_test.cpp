@@ -58,6 +58,12 @@ TEST_CASE("Megatron settings: a Megatron-LM launch's fields onto the table's str
   CHECK(hybridep.moe_dispatcher_sms == 32);
   CHECK(strategy.cuda_graph_impl == CudaGraphImpl::transformer_engine);
   CHECK(strategy.cuda_graph_modules == (kGraphMoeRouter | kGraphMoePreprocess));
+  CHECK_FALSE(strategy.te_op_fuser);
+  // Megatron-Bridge 26.06's full-iteration MXFP8 recipes run the experts through Transformer
+  // Engine's op fuser (use_transformer_engine_op_fuser = True).
+  Strategy fused;
+  REQUIRE(apply_megatron_settings({{"use_transformer_engine_op_fuser", true}}, fused).ok());
+  CHECK(fused.te_op_fuser);
 
   // Full recomputation without a method or count: Megatron-core's uniform, one layer a chunk;
   // Megatron-FSDP's optim_grads_params shards parameters too (ZeRO-3); experts split over ETP 2.

@@ -299,6 +299,10 @@ TEST_CASE("gpt-oss-style experts: a clamped GLU and FC2's bias cost memory passe
   model.moe->expert_linear_bias = true;
   CHECK(stage_compute(model, node, strategy, 4096, 1, options, nullptr).layers_forward_s - plain_etp ==
         test::approx(0.0197476 * 10496.0 / 12800.0).epsilon(1e-4));
+  // Transformer Engine's op fuser (Megatron-core use_transformer_engine_op_fuser) runs both inside
+  // its fused ops: ScaledClampedQGeGLU and GroupedLinear with the bias.
+  strategy.te_op_fuser = true;
+  CHECK(stage_compute(model, node, strategy, 4096, 1, options, nullptr).layers_forward_s == test::approx(plain_etp));
 }
 
 TEST_CASE("MoE layers under a trained router's imbalance wait for the most loaded EP rank's experts") {

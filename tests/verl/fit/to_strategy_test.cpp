@@ -133,6 +133,8 @@ TEST_CASE("activation_func_fp8_input_store passes through Megatron-core's overri
   const std::string t = " +actor_rollout_ref.actor.megatron.override_transformer_config.";
   CHECK_FALSE(strategy_of(kMegatron7b).activation_func_fp8_input_store);
   CHECK(strategy_of(kMegatron7b + t + "activation_func_fp8_input_store=True").activation_func_fp8_input_store);
+  CHECK_FALSE(strategy_of(kMegatron7b).te_op_fuser);
+  CHECK(strategy_of(kMegatron7b + t + "use_transformer_engine_op_fuser=True").te_op_fuser);
 }
 
 TEST_CASE("MTP layers are trained when verl's model.mtp.enable and enable_train are both set") {
