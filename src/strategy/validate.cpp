@@ -123,7 +123,7 @@ struct Rule {
 };
 
 // Evaluation order: cheapest and most basic first, so `first_violation` prunes early.
-const std::array<Rule, 39> kRules{{
+const std::array<Rule, 40> kRules{{
     {{"strategy.positive", "every parallel size and the micro-batch are at least 1", "Megatron arguments.py"},
      [](const Inputs& in) {
        const Strategy& s = in.s;
@@ -411,6 +411,17 @@ const std::array<Rule, 39> kRules{{
        v.message = fmt::format("MTP supports at most one layer when enabling overlap_moe_expert_parallel_comm ({} has {})",
                                in.m.name, in.m.num_mtp_layers);
        v.valid = "one MTP layer, MTP not trained, or no EP all-to-all overlap";
+     }},
+    // TEGroupedMLP.__init__ asserts _is_fused_impl_supported() under use_transformer_engine_op_fuser
+    // (Megatron-core moe/experts.py at d0b3b775): no expert tensor parallelism among what it checks.
+    {{"moe.op-fuser-etp", "Transformer Engine's op fuser runs the experts without expert tensor parallelism",
+      "Megatron-core TEGroupedMLP._is_fused_impl_supported (moe/experts.py)"},
+     [](const Inputs& in) { return in.s.te_op_fuser && in.s.backend == Backend::megatron && in.m.moe && in.s.etp > 1; },
+     [](const Inputs& in, Violation& v) {
+       v.message = fmt::format("Fused GroupedMLP is not supported for this configuration (use_transformer_engine_op_fuser "
+                               "with expert tensor parallelism {}: Tensor parallelism is not supported)",
+                               in.s.etp);
+       v.valid = "ETP 1, or no Transformer Engine op fuser";
      }},
     // CUDA graphs: the refusals of TransformerConfig.__post_init__ (Megatron-core
     // transformer_config.py, "if self.cuda_graph_impl != \"none\":"), with its messages.

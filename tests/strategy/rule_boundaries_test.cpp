@@ -183,6 +183,10 @@ const std::vector<BoundaryCase>& cases() {
       {"moe.a2a-overlap-mtp",
        [] { Setup x = moe(); x.s.ep = 2; x.s.moe_a2a_overlap = true; x.s.train_mtp = true; x.m.num_mtp_layers = 1; return x; },
        [] { Setup x = moe(); x.s.ep = 2; x.s.moe_a2a_overlap = true; x.s.train_mtp = true; x.m.num_mtp_layers = 2; return x; }},
+      // Transformer Engine's op fuser (TEGroupedMLP._is_fused_impl_supported): ETP 1 passes, ETP 2
+      // (EP 2 x ETP 2 of the 8 GPUs) fails ("Tensor parallelism is not supported").
+      {"moe.op-fuser-etp", [] { Setup x = moe(); x.s.ep = 2; x.s.te_op_fuser = true; return x; },
+       [] { Setup x = moe(); x.s.ep = 2; x.s.etp = 2; x.s.te_op_fuser = true; return x; }},
       // CUDA graphs (transformer_config.py __post_init__, "if self.cuda_graph_impl != \"none\":").
       // The Megatron backend takes them; the FSDP backend (ZeRO-3 over 8) has none.
       {"graph.megatron", [] { Setup x = base(); x.s.cuda_graph_impl = CudaGraphImpl::local; return x; },
