@@ -29,7 +29,11 @@ struct ShapeRule {
 constexpr std::string_view kA2aOverlap =
     "actor_rollout_ref.actor.megatron.override_transformer_config.overlap_moe_expert_parallel_comm";
 
-constexpr std::array<ShapeRule, 12> kShapeRules = {{
+// TEGroupedMLP asserts the op fuser's support when it builds the experts (moe/experts.py).
+constexpr std::string_view kOpFuser =
+    "actor_rollout_ref.actor.megatron.override_transformer_config.use_transformer_engine_op_fuser";
+
+constexpr std::array<ShapeRule, 13> kShapeRules = {{
     {"tp.divides-heads", {"actor_rollout_ref.actor.megatron.tensor_model_parallel_size", ""}},
     {"tp.divides-kv-heads", {"actor_rollout_ref.actor.megatron.tensor_model_parallel_size", ""}},
     {"pp.divides-layers",
@@ -47,6 +51,7 @@ constexpr std::array<ShapeRule, 12> kShapeRules = {{
      {kA2aOverlap, "actor_rollout_ref.actor.megatron.override_transformer_config.recompute_granularity"}},
     {"moe.a2a-overlap-dtype", {kA2aOverlap, "actor_rollout_ref.actor.megatron.dtype"}},
     {"moe.a2a-overlap-mtp", {kA2aOverlap, "actor_rollout_ref.model.mtp.enable_train"}},
+    {"moe.op-fuser-etp", {kOpFuser, "actor_rollout_ref.actor.megatron.expert_tensor_parallel_size"}},
 }};
 
 // "fixes, re-estimated (cheapest step time first): ..." and the override lines of every fix.
