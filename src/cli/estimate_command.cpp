@@ -22,6 +22,7 @@
 #include "report/memory_json.hpp"
 #include "report/memory_report.hpp"
 #include "report/time_report.hpp"
+#include "strategy/fp8_recipe.hpp"
 #include "strategy/moe_dispatcher.hpp"
 #include "strategy/pipeline_layout.hpp"
 #include "strategy/rollout_engine.hpp"
@@ -78,6 +79,10 @@ std::string strategy_line(const Strategy& s, const Workload& w) {
   if (s.fp8_param_gather && s.compute_dtype == Dtype::fp8) line += ", weights gathered in fp8";
   if (s.fp8_params && s.compute_dtype == Dtype::fp8) line += ", layer weights held in fp8";
   if (s.te_op_fuser) line += ", experts through Transformer Engine's op fuser";
+  if (s.compute_dtype == Dtype::fp8 && s.fp8_recipe != Fp8Recipe::delayed) {
+    line += fmt::format(", fp8 recipe {}", fp8_recipe_name(s.fp8_recipe));
+  }
+  if (s.compute_dtype == Dtype::fp8 && s.fp8_attention) line += ", attention in fp8";
   if (s.lora.rank > 0) line += fmt::format(", LoRA rank {}", s.lora.rank);
   if (s.train_mtp) line += ", MTP layers trained";
   if (w.kind != WorkloadKind::rl)
@@ -131,6 +136,8 @@ nlohmann::json estimate_json(const ModelSpec& model, const Cluster& cluster, con
                    {"fp8_param_gather", s.fp8_param_gather},
                    {"fp8_params", s.fp8_params},
                    {"te_op_fuser", s.te_op_fuser},
+                   {"fp8_recipe", std::string(fp8_recipe_name(s.fp8_recipe))},
+                   {"fp8_dot_product_attention", s.fp8_attention},
                    {"lora_rank", s.lora.rank}};
   j["workload"] = {{"kind", workload_name(w.kind)}, {"seq_len", w.seq_len}, {"global_batch", w.global_batch}};
   if (w.kind == WorkloadKind::rl) {

@@ -7,6 +7,7 @@
 
 #include "cli/inert_flags.hpp"
 #include "cli/moe_dispatcher_flags.hpp"
+#include "strategy/fp8_recipe.hpp"
 #include "cli/number_checks.hpp"
 #include "cli/rl_flag_group.hpp"
 #include "strategy/rollout_engine.hpp"
@@ -223,6 +224,12 @@ void add_estimate_flags(CLI::App& c, EstimateFlags& f) {
              "the decoder layers' weights held in fp8, 1 byte each, no transpose kept (Transformer Engine "
              "fp8_model_init with the parameters' transpose cache off: NeMo fp8_params + "
              "disable_parameter_transpose_cache)");
+  c.add_option("--fp8-recipe", f.fp8_recipe,
+               "with --dtype fp8: Transformer Engine's recipe, delayed (the default), tensorwise (current "
+               "scaling), mxfp8 (Blackwell) or blockwise (Megatron-LM --fp8-recipe); decides FP8 attention's kernel")
+      ->check(CLI::IsMember({"delayed", "tensorwise", "mxfp8", "blockwise"}));
+  c.add_flag("--fp8-dot-product-attention", f.fp8_attention,
+             "attention in FP8 too, at cuDNN's measured FP8 rate (Megatron-LM --fp8-dot-product-attention)");
   c.add_flag("--use-transformer-engine-op-fuser", f.te_op_fuser,
              "the routed experts' FC1, activation and FC2 as Transformer Engine's fused ops (Megatron-core "
              "use_transformer_engine_op_fuser): gpt-oss's clamped GLU and expert biases cost no passes apart");
@@ -394,6 +401,8 @@ Result<EstimateInputs> estimate_inputs(const CLI::App& command, const EstimateFl
   s.activation_func_fp8_input_store = f.activation_func_fp8_input_store;
   s.fp8_params = f.fp8_params;
   s.te_op_fuser = f.te_op_fuser;
+  if (const auto recipe = parse_fp8_recipe(f.fp8_recipe)) s.fp8_recipe = *recipe;
+  s.fp8_attention = f.fp8_attention;
   s.train_mtp = f.mtp;
   s.moe_a2a_overlap = f.moe_a2a_overlap;
   apply_moe_dispatcher_flags(f.moe_dispatcher, s);

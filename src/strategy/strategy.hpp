@@ -22,6 +22,10 @@ enum class RecomputeMethod { uniform, block };
 /// per node, forwarding inside the node over NVLink; "allgather" (MoEAllGatherTokenDispatcher,
 /// Megatron-core's default) gathers every token of the TP x EP group on every rank.
 enum class MoeDispatcher { alltoall, flex, allgather };
+/// Transformer Engine's FP8 recipe (Megatron-LM --fp8-recipe, TransformerConfig.fp8_recipe; default
+/// delayed): per-tensor scales (delayed, tensorwise = current scaling), 32-element blocks (mxfp8,
+/// Blackwell), or 128-element blocks (blockwise).
+enum class Fp8Recipe { delayed, tensorwise, mxfp8, blockwise };
 /// ZeRO stage for FSDP / DeepSpeed-style sharding over the data-parallel (shard) group.
 /// Megatron's distributed optimizer is `distributed_optimizer`, not a ZeRO stage.
 enum class ZeroStage { none = 0, zero1 = 1, zero2 = 2, zero3 = 3 };
@@ -88,6 +92,11 @@ struct Strategy {
   /// builds te.pytorch.ops GroupedLinear + ScaledSwiGLU / ScaledClampedQGeGLU + GroupedLinear with the
   /// biases inside), so a clamped GLU and FC2's bias cost no passes of their own. Megatron backend.
   bool te_op_fuser = false;
+  /// With --dtype fp8: the recipe (Fp8Recipe), and whether attention runs in FP8 too (Megatron-LM
+  /// --fp8-dot-product-attention, TransformerConfig.fp8_dot_product_attention: Transformer Engine
+  /// trains it on cuDNN's fused kernel only). Megatron backend.
+  Fp8Recipe fp8_recipe = Fp8Recipe::delayed;
+  bool fp8_attention = false;
   /// Trains the model's multi-token-prediction modules with it (DeepSeek-V3 report §2.2; Megatron-core
   /// mtp_num_layers = the config's num_nextn_predict_layers, on the last pipeline stage; verl
   /// model.mtp.enable + enable_train).

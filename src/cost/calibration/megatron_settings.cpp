@@ -3,6 +3,7 @@
 #include <string>
 #include <vector>
 
+#include "strategy/fp8_recipe.hpp"
 #include "strategy/pipeline_layout.hpp"
 
 namespace meshplan {
@@ -132,6 +133,16 @@ void apply_megatron_mtp(const nlohmann::json& settings, Strategy& strategy) {
   strategy.train_mtp = layers.is_number_integer() && layers.get<int>() > 0;
 }
 
+void apply_megatron_kernels(const nlohmann::json& settings, Strategy& strategy) {
+  strategy.te_op_fuser = settings.value("use_transformer_engine_op_fuser", nlohmann::json()) == true;
+  // The FP8 recipe and FP8 attention, where the run trains in FP8 (MixedPrecisionConfig.fp8 set).
+  if (settings.value("fp8", nlohmann::json()).is_string()) {
+    const nlohmann::json& recipe = settings.value("fp8_recipe", nlohmann::json());
+    if (recipe.is_string()) strategy.fp8_recipe = parse_fp8_recipe(recipe.get<std::string>()).value_or(Fp8Recipe::delayed);
+    strategy.fp8_attention = settings.value("fp8_dot_product_attention", nlohmann::json()) == true;
+  }
+}
+
 Status apply_megatron_settings(const nlohmann::json& settings, Strategy& strategy) {
   if (auto status = apply_megatron_recompute(settings, strategy); !status.ok()) return status;
   apply_megatron_sharding_and_offload(settings, strategy);
@@ -142,7 +153,7 @@ Status apply_megatron_settings(const nlohmann::json& settings, Strategy& strateg
   apply_megatron_mtp(settings, strategy);
   const nlohmann::json& etp = settings.value("expert_tensor_parallel_size", nlohmann::json());
   if (etp.is_number_integer()) strategy.etp = etp.get<int>();
-  strategy.te_op_fuser = settings.value("use_transformer_engine_op_fuser", nlohmann::json()) == true;
+  apply_megatron_kernels(settings, strategy);
   return Ok{};
 }
 

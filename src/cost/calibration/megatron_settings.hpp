@@ -45,9 +45,12 @@ Status apply_megatron_cuda_graphs(const nlohmann::json& settings, Strategy& stra
 /// last stage (multi_token_prediction.py), so a run that sets it trains the model's MTP layers.
 void apply_megatron_mtp(const nlohmann::json& settings, Strategy& strategy);
 
+/// use_transformer_engine_op_fuser, and under FP8 (`fp8` set) fp8_recipe and
+/// fp8_dot_product_attention: which kernels the experts and attention run.
+void apply_megatron_kernels(const nlohmann::json& settings, Strategy& strategy);
+
 /// Everything a step time depends on: recomputation, sharding and offloading, pipeline layout,
-/// EP overlap, dispatcher, CUDA graphs and MTP, and expert_tensor_parallel_size and
-/// use_transformer_engine_op_fuser where given.
+/// EP overlap, dispatcher, CUDA graphs, MTP and kernels, and expert_tensor_parallel_size where given.
 Status apply_megatron_settings(const nlohmann::json& settings, Strategy& strategy);
 
 }  // namespace meshplan

@@ -18,7 +18,7 @@ constexpr std::array<TimeAccuracy, 7> kGroups{{
     {"moe-training-hopper", "MoE pre-training with Megatron-core on Hopper (measured on H100)", 13, 0.178, 0.516,
      kHeldOutTraining},
     {"moe-training-blackwell", "MoE pre-training with Megatron-core on Blackwell (B200, B300, GB200, GB300)", 101,
-     0.167, 0.825, kHeldOutTraining},
+     0.161, 0.825, kHeldOutTraining},
     {"dense-training-cdna",
      "dense pre-training and LoRA fine-tuning with Megatron-core on AMD Instinct (MI300X, MI325X, MI355X; one node "
      "to eight)",
@@ -40,9 +40,9 @@ constexpr std::array<TimeAccuracy, 7> kGroups{{
 constexpr std::array<TimeAccuracyFamily, 5> kFamilies{{
     {"moe-training-hopper", "gpt_oss", 4, 0.200, 0.201, 0.250},
     {"moe-training-hopper", "qwen3_moe", 9, 0.150, 0.516, 0.177},
-    {"moe-training-blackwell", "deepseek_v3", 28, 0.063, 0.359, -0.008},
+    {"moe-training-blackwell", "deepseek_v3", 28, 0.062, 0.359, -0.008},
     {"moe-training-blackwell", "gpt_oss", 24, 0.441, 0.825, -0.303},
-    {"moe-training-blackwell", "qwen3_moe", 49, 0.112, 0.476, -0.035},
+    {"moe-training-blackwell", "qwen3_moe", 49, 0.110, 0.476, -0.035},
 }};
 
 // By GPU type, within the groups that hold several (the test recomputes every figure).
@@ -52,8 +52,8 @@ constexpr std::array<TimeAccuracyGpu, 7> kGpus{{
     {"dense-training-blackwell", "GB300-NVL72", 21, 0.053, 0.248, 0.053},
     {"moe-training-blackwell", "B200", 17, 0.260, 0.619, 0.004},
     {"moe-training-blackwell", "B300", 19, 0.268, 0.720, -0.179},
-    {"moe-training-blackwell", "GB200-NVL72", 32, 0.065, 0.825, -0.058},
-    {"moe-training-blackwell", "GB300-NVL72", 33, 0.094, 0.710, -0.043},
+    {"moe-training-blackwell", "GB200-NVL72", 32, 0.063, 0.825, -0.058},
+    {"moe-training-blackwell", "GB300-NVL72", 33, 0.091, 0.710, -0.043},
 }};
 
 std::optional<TimeAccuracyGpu> gpu_of(std::string_view group_id, const std::string& gpu_id) {
@@ -64,7 +64,7 @@ std::optional<TimeAccuracyGpu> gpu_of(std::string_view group_id, const std::stri
 }
 
 // The held-out Blackwell MoE runs whose predicted step is over a fifth the MoE layers' host wait:
-// 29 of 101, against 14.5% median for the other 72; every held-out H100 MoE run is (46-75% of
+// 29 of 101, against 13.9% median for the other 72; every held-out H100 MoE run is (46-75% of
 // its step), so Hopper has no subset of its own.
 constexpr std::array<TimeAccuracyHostBound, 1> kHostBound{{
     {"moe-training-blackwell", 0.2, 29, 0.263, 0.476, 0.221},

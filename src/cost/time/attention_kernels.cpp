@@ -92,6 +92,31 @@ constexpr BlackwellKernel kGb200 = {2250.0,
                                      {1048, 1175, 1125, 1088, 1086}},
                                     161,
                                     182};
+// The same files' FP8 rows (per-tensor scales; cuDNN's FP8 SDPA under Transformer Engine's delayed,
+// tensorwise and blockwise recipes) and MXFP8 rows (the mxfp8 recipe), at the same BF16 peak: the
+// backward of gpt-oss's 128-key window runs 4x as long as in BF16.
+constexpr BlackwellKernel kGb200Fp8 = {2250.0,
+                                       {{1420, 1805, 2047, 2154, 2197},
+                                        {1881, 2093, 2241, 2263, 2223},
+                                        {831, 1178, 1454, 1632, 1687},
+                                        {1214, 1577, 1772, 1836, 1825}},
+                                       {{1659, 2095, 2397, 2486, 2447},
+                                        {2175, 2518, 2582, 2590, 2340},
+                                        {1312, 1692, 1959, 1968, 1857},
+                                        {1807, 2071, 2122, 1989, 1932}},
+                                       173,
+                                       49};
+constexpr BlackwellKernel kGb200Mxfp8 = {2250.0,
+                                         {{1330, 1685, 1902, 1999, 2046},
+                                          {1754, 1944, 2080, 2103, 2070},
+                                          {745, 1054, 1287, 1436, 1425},
+                                          {1069, 1344, 1495, 1554, 1480}},
+                                         {{1535, 1925, 2219, 2355, 2329},
+                                          {2018, 2316, 2408, 2492, 2162},
+                                          {1047, 1364, 1494, 1552, 1532},
+                                          {1504, 1675, 1680, 1638, 1561}},
+                                         161,
+                                         41};
 // The same files of results/*/gb300 (20260424): Blackwell Ultra, whose doubled exponential
 // throughput shows in the forward; GB300 at the catalog's 2.5 PF.
 constexpr BlackwellKernel kGb300 = {2500.0,
@@ -105,6 +130,56 @@ constexpr BlackwellKernel kGb300 = {2500.0,
                                      {1117, 1267, 1301, 1254, 1246}},
                                     167,
                                     191};
+constexpr BlackwellKernel kGb300Fp8 = {2500.0,
+                                       {{1954, 2532, 2897, 3054, 3108},
+                                        {2728, 2988, 3160, 3182, 3050},
+                                        {944, 1396, 1781, 2035, 2128},
+                                        {1390, 1839, 2111, 2177, 2178}},
+                                       {{2290, 2788, 3128, 3305, 3364},
+                                        {3058, 3304, 3400, 3438, 3362},
+                                        {1511, 1982, 2310, 2459, 2406},
+                                        {2099, 2406, 2509, 2579, 2466}},
+                                       203,
+                                       57};
+constexpr BlackwellKernel kGb300Mxfp8 = {2500.0,
+                                         {{1751, 2272, 2570, 2727, 2785},
+                                          {2443, 2693, 2870, 2889, 2814},
+                                          {811, 1143, 1404, 1563, 1590},
+                                          {1164, 1469, 1636, 1689, 1654}},
+                                         {{2069, 2517, 2829, 2998, 2959},
+                                          {2758, 3015, 3108, 3117, 3063},
+                                          {1158, 1522, 1780, 1844, 1863},
+                                          {1665, 1921, 2027, 2007, 1948}},
+                                         194,
+                                         45};
+
+// Hopper's FP8 attention as a speed-up over its BF16 at the same keys and mask: cuDNN 9.19 on H200
+// (the same benchmark, results/h200_919_only_cudnn/llama3.1_20260227_034703.csv: 64 / 8 heads of 128,
+// batch 2), forward and backward TFLOP/s, BF16 then FP8, causal then full. Only head dim 128: cuDNN
+// refused FP8 at 64 there ("hidden_dim shoud be equal to 128"; strategy rule attention.fp8-head-dim).
+struct HopperFp8Bars {
+  std::array<double, 5> bf16_forward, bf16_backward, fp8_forward, fp8_backward;
+};
+constexpr HopperFp8Bars kH200Causal = {{484, 591, 644, 673, 688}, {370, 474, 541, 579, 581},
+                                       {698, 854, 964, 1010, 1042}, {393, 471, 430, 374, 370}};
+constexpr HopperFp8Bars kH200Full = {{633, 671, 691, 702, 693}, {504, 560, 594, 612, 572},
+                                     {870, 973, 1023, 1055, 1062}, {531, 602, 636, 659, 674}};
+
+double hopper_fp8_speedup_at(std::size_t i, bool causal) {
+  const HopperFp8Bars& bars = causal ? kH200Causal : kH200Full;
+  return share_of_peak(bars.fp8_forward[i], bars.fp8_backward[i], 1.0) /
+         share_of_peak(bars.bf16_forward[i], bars.bf16_backward[i], 1.0);
+}
+
+/// At the Blackwell benchmark's keys (2k..32k), linear in log2 between, flat outside.
+double hopper_fp8_speedup(double keys, bool causal) {
+  if (!(keys > kBlackwellKeys.front())) return hopper_fp8_speedup_at(0, causal);
+  if (keys >= kBlackwellKeys.back()) return hopper_fp8_speedup_at(kBlackwellKeys.size() - 1, causal);
+  std::size_t i = 1;
+  while (keys > kBlackwellKeys[i]) ++i;
+  const double w = std::log2(keys / kBlackwellKeys[i - 1]) / std::log2(kBlackwellKeys[i] / kBlackwellKeys[i - 1]);
+  return (1.0 - w) * hopper_fp8_speedup_at(i - 1, causal) + w * hopper_fp8_speedup_at(i, causal);
+}
 
 double blackwell_share_at(std::size_t i, bool causal, const BlackwellBars& bars, double peak) {
   return causal ? share_of_peak(bars.forward_causal[i], bars.backward_causal[i], peak)
@@ -139,9 +214,10 @@ double blackwell_fraction(double keys, bool causal, const BlackwellKernel& kerne
   return (1.0 - w) * at_128 + w * at_192;
 }
 
-const BlackwellKernel* blackwell_kernel(AttentionKernel kernel) {
-  if (kernel == AttentionKernel::cudnn_blackwell) return &kGb200;
-  if (kernel == AttentionKernel::cudnn_blackwell_ultra) return &kGb300;
+const BlackwellKernel* blackwell_kernel(AttentionKernel kernel, AttentionPrecision precision) {
+  const bool fp8 = precision == AttentionPrecision::fp8, mxfp8 = precision == AttentionPrecision::mxfp8;
+  if (kernel == AttentionKernel::cudnn_blackwell) return fp8 ? &kGb200Fp8 : mxfp8 ? &kGb200Mxfp8 : &kGb200;
+  if (kernel == AttentionKernel::cudnn_blackwell_ultra) return fp8 ? &kGb300Fp8 : mxfp8 ? &kGb300Mxfp8 : &kGb300;
   return nullptr;
 }
 
@@ -157,10 +233,20 @@ const char* attention_kernel_name(AttentionKernel kernel) {
   return "cudnn";
 }
 
-double attention_window_peak_fraction(double window, AttentionKernel kernel, double head_dim) {
-  const BlackwellKernel* blackwell = blackwell_kernel(kernel);
+const char* attention_precision_name(AttentionPrecision precision) {
+  switch (precision) {
+    case AttentionPrecision::fp8: return "fp8";
+    case AttentionPrecision::mxfp8: return "mxfp8";
+    case AttentionPrecision::bf16: break;
+  }
+  return "bf16";
+}
+
+double attention_window_peak_fraction(double window, AttentionKernel kernel, double head_dim,
+                                      AttentionPrecision precision) {
+  const BlackwellKernel* blackwell = blackwell_kernel(kernel, precision);
   if (blackwell == nullptr || window > kBlackwellKeys.front()) {
-    return attention_kernel_peak_fraction(window, true, kernel, head_dim);
+    return attention_kernel_peak_fraction(window, true, kernel, head_dim, precision);
   }
   // The measured 128-key window up to it; log2 towards the 2k causal bar above it.
   const double at_window = share_of_peak(blackwell->window_forward, blackwell->window_backward, blackwell->peak_tflops);
@@ -169,8 +255,14 @@ double attention_window_peak_fraction(double window, AttentionKernel kernel, dou
   return (1.0 - w) * at_window + w * blackwell_fraction(kBlackwellKeys.front(), true, *blackwell, head_dim);
 }
 
-double attention_kernel_peak_fraction(double keys, bool causal, AttentionKernel kernel, double head_dim) {
-  if (const BlackwellKernel* blackwell = blackwell_kernel(kernel)) return blackwell_fraction(keys, causal, *blackwell, head_dim);
+double attention_kernel_peak_fraction(double keys, bool causal, AttentionKernel kernel, double head_dim,
+                                      AttentionPrecision precision) {
+  if (const BlackwellKernel* blackwell = blackwell_kernel(kernel, precision)) {
+    return blackwell_fraction(keys, causal, *blackwell, head_dim);
+  }
+  if (kernel == AttentionKernel::cudnn && precision != AttentionPrecision::bf16) {
+    return attention_kernel_peak_fraction(keys, causal, kernel, head_dim) * hopper_fp8_speedup(keys, causal);
+  }
   const bool fa2 = kernel == AttentionKernel::flash_attention_2;
   const KernelBars& bars_128 = fa2 ? kFlashAttention2_128 : kCudnn128;
   const double at_128 = fraction_over_keys(keys, causal, bars_128, bars_128);
@@ -181,14 +273,15 @@ double attention_kernel_peak_fraction(double keys, bool causal, AttentionKernel 
   return (1.0 - w) * at_64 + w * at_128;
 }
 
-double ring_attention_peak_fraction(double seq_len, double cp, bool causal, AttentionKernel kernel, double head_dim) {
+double ring_attention_peak_fraction(double seq_len, double cp, bool causal, AttentionKernel kernel, double head_dim,
+                                    AttentionPrecision precision) {
   const double blocks = std::max(cp, 1.0);
   const double block = seq_len / blocks;
-  if (!causal || blocks <= 1.0) return attention_kernel_peak_fraction(block, causal, kernel, head_dim);
+  if (!causal || blocks <= 1.0) return attention_kernel_peak_fraction(block, causal, kernel, head_dim, precision);
   // Time shares add: the diagonal block holds 1/cp of the rank's (causal) work.
   const double diagonal = 1.0 / blocks;
-  return 1.0 / (diagonal / attention_kernel_peak_fraction(block, true, kernel, head_dim) +
-                (1.0 - diagonal) / attention_kernel_peak_fraction(block, false, kernel, head_dim));
+  return 1.0 / (diagonal / attention_kernel_peak_fraction(block, true, kernel, head_dim, precision) +
+                (1.0 - diagonal) / attention_kernel_peak_fraction(block, false, kernel, head_dim, precision));
 }
 
 }  // namespace meshplan

@@ -19,6 +19,15 @@ namespace meshplan {
 /// GB200 / GB300 (B200 and B300 carry the same dies).
 enum class AttentionKernel { cudnn, flash_attention_2, cudnn_blackwell, cudnn_blackwell_ultra };
 
+/// What attention computes in (Transformer Engine's fp8_dpa): bf16, or FP8 under a per-tensor recipe
+/// (fp8) or the mxfp8 recipe. On Blackwell cuDNN's own FP8 and MXFP8 bars (the same benchmark as
+/// the BF16 ones); on Hopper (the cudnn kernel) the BF16 share times cuDNN's FP8 / BF16 speed-up
+/// measured on H200 at head dim 128, the only one it took; shares stay of the BF16 peak.
+enum class AttentionPrecision { bf16, fp8, mxfp8 };
+
+/// "bf16", "fp8", "mxfp8": for traces.
+const char* attention_precision_name(AttentionPrecision precision);
+
 /// "cudnn", "flash_attention_2", "cudnn (GB200 bars)", "cudnn (GB300 bars)": for traces.
 const char* attention_kernel_name(AttentionKernel kernel);
 
@@ -32,20 +41,21 @@ const char* attention_kernel_name(AttentionKernel kernel);
 /// 128 and above 128's (MLA's 192 included; cuDNN's head dim 256 forward is within 7% of 128's),
 /// linear in log2 between.
 double attention_kernel_peak_fraction(double keys, bool causal, AttentionKernel kernel = AttentionKernel::cudnn,
-                                      double head_dim = 128.0);
+                                      double head_dim = 128.0, AttentionPrecision precision = AttentionPrecision::bf16);
 
 /// A sliding window of `window` keys (a causal band): on Blackwell at cuDNN's measured 128-key
 /// window (log2 towards the 2k causal bar up to 2k keys), elsewhere at the causal bar of that many
 /// keys (the shortest, 512, below it: optimistic; cuDNN measured a 128-key window on GB200 at half
 /// the share H100's 512-key bar gives).
 double attention_window_peak_fraction(double window, AttentionKernel kernel = AttentionKernel::cudnn,
-                                      double head_dim = 128.0);
+                                      double head_dim = 128.0, AttentionPrecision precision = AttentionPrecision::bf16);
 
 /// The same for a causal sequence of `seq_len` tokens split over `cp` context-parallel ranks
 /// (Megatron-core / Transformer Engine ring attention with the load-balanced chunk order): each
 /// rank runs cp blocks of seq_len / cp queries and keys, one of them on the diagonal (causal),
 /// the others full; `causal` false (an encoder) runs every block full.
 double ring_attention_peak_fraction(double seq_len, double cp, bool causal,
-                                    AttentionKernel kernel = AttentionKernel::cudnn, double head_dim = 128.0);
+                                    AttentionKernel kernel = AttentionKernel::cudnn, double head_dim = 128.0,
+                                    AttentionPrecision precision = AttentionPrecision::bf16);
 
 }  // namespace meshplan

@@ -100,6 +100,18 @@ AttentionKernel attention_kernel(const Strategy& strategy, const TimeOptions& op
   return AttentionKernel::cudnn;
 }
 
+/// Transformer Engine's FP8 attention (Strategy::fp8_attention, --dtype fp8, Megatron backend) at
+/// cuDNN's FP8 or MXFP8 bars, by the recipe, where they were measured: Blackwell, and Hopper (head
+/// dim 128, what validate.cpp's attention.fp8-head-dim admits there). Elsewhere BF16's bars, as the
+/// trace says.
+AttentionPrecision attention_precision(const Strategy& strategy, const GpuSpec& gpu) {
+  if (!strategy.fp8_attention || strategy.compute_dtype != Dtype::fp8 || strategy.backend != Backend::megatron) {
+    return AttentionPrecision::bf16;
+  }
+  if (!gpu.is_generation("blackwell") && !gpu.is_generation("hopper")) return AttentionPrecision::bf16;
+  return strategy.fp8_recipe == Fp8Recipe::mxfp8 ? AttentionPrecision::mxfp8 : AttentionPrecision::fp8;
+}
+
 /// Fraction of the stage's decoder layers that full recomputation redoes.
 double full_recompute_fraction(const Strategy& strategy, double layers_per_stage) {
   if (strategy.recompute_method == RecomputeMethod::block && strategy.recompute_num_layers > 0) {
@@ -221,13 +233,16 @@ StageCompute stage_compute(const ModelSpec& model, const NodeGroup& node, const 
   // causal within each chunk: the half again, at the same rate.
   const double causal = options.flash_attention ? 0.5 : 1.0;
   const AttentionKernel kernel = attention_kernel(strategy, options, gpu);
+  const AttentionPrecision precision = options.flash_attention ? attention_precision(strategy, gpu) : AttentionPrecision::bf16;
   const double head_dim = static_cast<double>(model.attention.head_dim);
   const double attention_eff =
-      options.flash_attention ? ring_attention_peak_fraction(static_cast<double>(seq_len), cp, true, kernel, head_dim)
-                              : attention_kernel_peak_fraction(static_cast<double>(seq_len), false, kernel);
+      options.flash_attention
+          ? ring_attention_peak_fraction(static_cast<double>(seq_len), cp, true, kernel, head_dim, precision)
+          : attention_kernel_peak_fraction(static_cast<double>(seq_len), false, kernel);
   const double band_scores = options.flash_attention ? flops.windowed_attention_scores : 0.0;
   const double window_keys = static_cast<double>(model.attention.sliding_window);
-  const double band_eff = band_scores > 0 ? attention_window_peak_fraction(window_keys, kernel, head_dim) : 1.0;
+  const double band_eff =
+      band_scores > 0 ? attention_window_peak_fraction(window_keys, kernel, head_dim, precision) : 1.0;
   double attention_s = (flops.attention_scores - band_scores) * tokens * layer_share / t * causal /
                            (attention_peak * attention_eff) +
                        band_scores * (model.attention.chunked_window ? causal : 1.0) * tokens * layer_share / t /
@@ -396,7 +411,12 @@ StageCompute stage_compute(const ModelSpec& model, const NodeGroup& node, const 
                                                                 model.attention.chunked_window ? "chunk" : "window",
                                                                 model.attention.sliding_window,
                                                                 model.attention.num_sliding_layers, band_eff)
-                                                  : std::string()),
+                                                  : std::string()) +
+                          (strategy.fp8_attention && strategy.compute_dtype == Dtype::fp8
+                               ? fmt::format(", attention in fp8 at {} bars", precision == AttentionPrecision::bf16
+                                                                                  ? "bf16 (no FP8 bars measured on this GPU)"
+                                                                                  : attention_precision_name(precision))
+                               : std::string()),
                       "Narayanan 2021 Eq. 3 (full s×s counted); FlashAttention computes the causal half; "
                       "cuDNN's (Transformer Engine) or FlashAttention-2's (Hugging Face) bars on H100, Shah et al. 2024 "
                       "(FlashAttention-3) §4.1"});

@@ -115,6 +115,7 @@ TEST_CASE("held-out training rows: Megatron-Bridge's performance summaries beyon
       test::apply_recipe_dispatcher(recipes[run.id]["settings"], strategy);   // moe_token_dispatcher_type
       test::apply_recipe_cuda_graphs(recipes[run.id]["settings"], strategy);  // cuda_graph_impl, cuda_graph_scope
       test::apply_recipe_mtp(recipes[run.id]["settings"], strategy);          // mtp_num_layers
+      test::apply_recipe_kernels(recipes[run.id]["settings"], strategy);  // op fuser, fp8 recipe and attention
     }
     const TimeEstimate estimate = estimate_time(run.model, run.cluster, strategy, run.workload, run.options, nullptr);
     const double predicted = predicted_metric(run, estimate);

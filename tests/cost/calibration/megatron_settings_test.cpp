@@ -64,6 +64,19 @@ TEST_CASE("Megatron settings: a Megatron-LM launch's fields onto the table's str
   Strategy fused;
   REQUIRE(apply_megatron_settings({{"use_transformer_engine_op_fuser", true}}, fused).ok());
   CHECK(fused.te_op_fuser);
+  // The FP8 recipe and FP8 attention count where the run trains in FP8 (Megatron-Bridge's MXFP8
+  // recipes of 26.06 on), not where a BF16 recipe leaves their defaults.
+  Strategy mxfp8;
+  REQUIRE(apply_megatron_settings({{"fp8", "e4m3"}, {"fp8_recipe", "mxfp8"}, {"fp8_dot_product_attention", true}}, mxfp8)
+              .ok());
+  CHECK(mxfp8.fp8_recipe == Fp8Recipe::mxfp8);
+  CHECK(mxfp8.fp8_attention);
+  Strategy bf16;
+  REQUIRE(apply_megatron_settings({{"fp8", nullptr}, {"fp8_recipe", "tensorwise"}, {"fp8_dot_product_attention", true}},
+                                  bf16)
+              .ok());
+  CHECK(bf16.fp8_recipe == Fp8Recipe::delayed);
+  CHECK_FALSE(bf16.fp8_attention);
 
   // Full recomputation without a method or count: Megatron-core's uniform, one layer a chunk;
   // Megatron-FSDP's optim_grads_params shards parameters too (ZeRO-3); experts split over ETP 2.

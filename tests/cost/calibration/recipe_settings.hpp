@@ -30,6 +30,9 @@ inline void apply_recipe_a2a_overlap(const nlohmann::json& settings, Strategy& s
 inline void apply_recipe_dispatcher(const nlohmann::json& settings, Strategy& strategy) {
   apply_megatron_dispatcher(settings, strategy);
 }
+inline void apply_recipe_kernels(const nlohmann::json& settings, Strategy& strategy) {
+  apply_megatron_kernels(settings, strategy);
+}
 inline void apply_recipe_mtp(const nlohmann::json& settings, Strategy& strategy) { apply_megatron_mtp(settings, strategy); }
 inline void apply_recipe_cuda_graphs(const nlohmann::json& settings, Strategy& strategy) {
   require_ok(apply_megatron_cuda_graphs(settings, strategy));
