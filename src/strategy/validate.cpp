@@ -123,7 +123,7 @@ struct Rule {
 };
 
 // Evaluation order: cheapest and most basic first, so `first_violation` prunes early.
-const std::array<Rule, 42> kRules{{
+const std::array<Rule, 41> kRules{{
     {{"strategy.positive", "every parallel size and the micro-batch are at least 1", "Megatron arguments.py"},
      [](const Inputs& in) {
        const Strategy& s = in.s;
@@ -428,24 +428,6 @@ const std::array<Rule, 42> kRules{{
        v.message = fmt::format("Device compute capability 10.0 or higher required for MXFP8 execution ({})",
                                in.c.groups.front().gpu.id);
        v.valid = "--fp8-recipe delayed, tensorwise or blockwise, or a Blackwell GPU";
-     }},
-    {{"attention.fp8-head-dim", "FP8 attention on Hopper takes head dim 128 (cuDNN's FP8 kernel, the only one TE trains on)",
-      "NVIDIA/cudnn-frontend benchmark/sdpa_benchmark_training results at 3929da2 (H200, cuDNN 9.19); Transformer "
-      "Engine dot_product_attention/utils.py get_attention_backend (v2.14)"},
-     [](const Inputs& in) {
-       if (!in.s.fp8_attention || in.s.compute_dtype != Dtype::fp8 || in.s.backend != Backend::megatron) return false;
-       if (in.m.attention.head_dim == 128) return false;
-       for (const NodeGroup& group : in.c.groups) {
-         if (group.gpu.is_generation("hopper")) return true;
-       }
-       return false;
-     },
-     [](const Inputs& in, Violation& v) {
-       v.message = fmt::format("cuDNN's FP8 attention on Hopper refuses head dim {} (\"hidden_dim shoud be equal to "
-                               "128\", cuDNN 9.19 on H200) and Transformer Engine trains FP8 attention on no other "
-                               "backend",
-                               in.m.attention.head_dim);
-       v.valid = "attention in bf16 (no --fp8-dot-product-attention), or head dim 128";
      }},
     // TEGroupedMLP.__init__ asserts _is_fused_impl_supported() under use_transformer_engine_op_fuser
     // (Megatron-core moe/experts.py at d0b3b775): no expert tensor parallelism among what it checks.

@@ -47,14 +47,17 @@ TEST_CASE("estimate --fp8-dot-product-attention: gpt-oss's window backward runs 
   CHECK(explained.out.find("attention in fp8 at mxfp8 bars") != std::string::npos);
 }
 
-TEST_CASE("estimate refuses MXFP8 before Blackwell and FP8 attention on Hopper off head dim 128") {
+TEST_CASE("estimate refuses MXFP8 before Blackwell, and FP8 attention on Hopper off head dim 128 keeps BF16 bars") {
   const test::CliRun mxfp8 = test::run(gpt_oss("8x8xH100", {"--fp8-recipe", "mxfp8"}));
   CHECK(mxfp8.exit_code == 2);
   CHECK(mxfp8.err.find("[fp8.mxfp8-blackwell]: Device compute capability 10.0 or higher required for MXFP8 execution") !=
         std::string::npos);
+  // Head dim 64 on Hopper: cuDNN 9.19 refused FP8 there (NVIDIA's benchmark on H200); a newer cuDNN
+  // may not, so the estimate runs, at BF16's bars, and its trace says so.
   const test::CliRun head64 = test::run(gpt_oss("8x8xH100", {"--fp8-dot-product-attention"}));
-  CHECK(head64.exit_code == 2);
-  CHECK(head64.err.find("[attention.fp8-head-dim]") != std::string::npos);
+  CHECK(attention_seconds(head64) == test::approx(attention_seconds(test::run(gpt_oss("8x8xH100", {})))));
+  CHECK(head64.out.find("attention in fp8 at bf16 (no FP8 bars measured for this GPU and head dim)") !=
+        std::string::npos);
   // Head dim 128 on Hopper runs, at H200's FP8 / BF16 speed-up (cuDNN 9.19), which at 8k causal keys
   // is a slow-down: the FP8 backward reaches 430 TFLOP/s where BF16's reaches 541:
   // (1/964 + 2.5/430) / (1/644 + 2.5/541) = 1.10973 times BF16's attention time.

@@ -156,7 +156,8 @@ constexpr BlackwellKernel kGb300Mxfp8 = {2500.0,
 // Hopper's FP8 attention as a speed-up over its BF16 at the same keys and mask: cuDNN 9.19 on H200
 // (the same benchmark, results/h200_919_only_cudnn/llama3.1_20260227_034703.csv: 64 / 8 heads of 128,
 // batch 2), forward and backward TFLOP/s, BF16 then FP8, causal then full. Only head dim 128: cuDNN
-// refused FP8 at 64 there ("hidden_dim shoud be equal to 128"; strategy rule attention.fp8-head-dim).
+// refused FP8 at 64 there ("hidden_dim shoud be equal to 128"), so other head dims keep BF16's bars
+// (compute_time.cpp attention_precision).
 struct HopperFp8Bars {
   std::array<double, 5> bf16_forward, bf16_backward, fp8_forward, fp8_backward;
 };

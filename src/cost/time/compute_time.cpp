@@ -101,14 +101,15 @@ AttentionKernel attention_kernel(const Strategy& strategy, const TimeOptions& op
 }
 
 /// Transformer Engine's FP8 attention (Strategy::fp8_attention, --dtype fp8, Megatron backend) at
-/// cuDNN's FP8 or MXFP8 bars, by the recipe, where they were measured: Blackwell, and Hopper (head
-/// dim 128, what validate.cpp's attention.fp8-head-dim admits there). Elsewhere BF16's bars, as the
-/// trace says.
-AttentionPrecision attention_precision(const Strategy& strategy, const GpuSpec& gpu) {
+/// cuDNN's FP8 or MXFP8 bars, by the recipe, where they were measured: Blackwell, and Hopper at head
+/// dim 128 (cuDNN 9.19 refused FP8 at 64 on H200; whether a newer cuDNN takes it is not known here).
+/// Elsewhere BF16's bars, as the trace says.
+AttentionPrecision attention_precision(const Strategy& strategy, const ModelSpec& model, const GpuSpec& gpu) {
   if (!strategy.fp8_attention || strategy.compute_dtype != Dtype::fp8 || strategy.backend != Backend::megatron) {
     return AttentionPrecision::bf16;
   }
-  if (!gpu.is_generation("blackwell") && !gpu.is_generation("hopper")) return AttentionPrecision::bf16;
+  const bool hopper_128 = gpu.is_generation("hopper") && model.attention.head_dim == 128;
+  if (!gpu.is_generation("blackwell") && !hopper_128) return AttentionPrecision::bf16;
   return strategy.fp8_recipe == Fp8Recipe::mxfp8 ? AttentionPrecision::mxfp8 : AttentionPrecision::fp8;
 }
 
@@ -233,7 +234,7 @@ StageCompute stage_compute(const ModelSpec& model, const NodeGroup& node, const 
   // causal within each chunk: the half again, at the same rate.
   const double causal = options.flash_attention ? 0.5 : 1.0;
   const AttentionKernel kernel = attention_kernel(strategy, options, gpu);
-  const AttentionPrecision precision = options.flash_attention ? attention_precision(strategy, gpu) : AttentionPrecision::bf16;
+  const AttentionPrecision precision = options.flash_attention ? attention_precision(strategy, model, gpu) : AttentionPrecision::bf16;
   const double head_dim = static_cast<double>(model.attention.head_dim);
   const double attention_eff =
       options.flash_attention
@@ -414,7 +415,7 @@ StageCompute stage_compute(const ModelSpec& model, const NodeGroup& node, const 
                                                   : std::string()) +
                           (strategy.fp8_attention && strategy.compute_dtype == Dtype::fp8
                                ? fmt::format(", attention in fp8 at {} bars", precision == AttentionPrecision::bf16
-                                                                                  ? "bf16 (no FP8 bars measured on this GPU)"
+                                                                                  ? "bf16 (no FP8 bars measured for this GPU and head dim)"
                                                                                   : attention_precision_name(precision))
                                : std::string()),
                       "Narayanan 2021 Eq. 3 (full s×s counted); FlashAttention computes the causal half; "
