@@ -6,7 +6,7 @@ Reads docs/performance-summary.md and docs/performance-summary-archive.md at one
 Megatron-Bridge checkout (git show, no work tree needed) and writes every pre-training row that
 the time model can be asked about: a model with a known shape (Llama 3 / 3.1 from the Llama 3
 paper's Table 3, the MoE models through meshplan's presets), a precision it represents (BF16,
-FP8 current scaling, MXFP8; NVFP4 is left out), and token-dropless routing. The 25.11 H100 rows
+FP8 current scaling, MXFP8, NVFP4), and token-dropless routing. The 25.11 H100 rows
 are left out: ../shared/calibration/published_runs.json already has them and the fit uses them.
 
     python3 tools/extract_nemo_perf_rows.py /work/.mirror/NVIDIA-NeMo+Megatron-Bridge/repo \
@@ -40,9 +40,9 @@ def as_int(cell):
 
 def precision_of(cell):
     value = first_value(cell)
-    if value in ("BF16", "FP8-CS", "FP8", "MXFP8", "FP8-MX"):
+    if value in ("BF16", "FP8-CS", "FP8", "MXFP8", "FP8-MX", "NVFP4"):
         return "MXFP8" if value == "FP8-MX" else value
-    return None  # NVFP4 and anything new
+    return None  # anything new
 
 
 def model_key(name):
@@ -114,7 +114,7 @@ def build(row_system, row_model, row, release, where, commit, notes):
         return None  # in ../shared/calibration/published_runs.json (the fit's rows)
     precision = precision_of(row.get("Precision", ""))
     if precision is None:
-        return None  # NVFP4, or a table without a precision column (25.09)
+        return None  # a precision not listed, or a table without a precision column (25.09)
     gpus = as_int(row["#-GPUs"])
     tp, pp, cp = as_int(row["TP"]) or 1, as_int(row["PP"]) or 1, as_int(row["CP"]) or 1
     fsdp = as_int(row.get("FSDP", "0")) or 0

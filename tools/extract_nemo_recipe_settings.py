@@ -84,7 +84,7 @@ DEVICE = {"h100": (9, 0, "NVIDIA H100 80GB HBM3"), "b200": (10, 0, "NVIDIA B200"
           "b300": (10, 3, "NVIDIA B300"), "gb200": (10, 0, "NVIDIA GB200"), "gb300": (10, 3, "NVIDIA GB300")}
 # Table precision -> --compute_dtype of scripts/performance/argument_parser.py. The 26.x tables write
 # "FP8" for the current-scaling recipe on Hopper/Blackwell Llama and Qwen rows; 25.11 writes FP8-CS.
-PRECISION = {"BF16": "bf16", "FP8-CS": "fp8_cs", "FP8": "fp8_cs", "MXFP8": "fp8_mx"}
+PRECISION = {"BF16": "bf16", "FP8-CS": "fp8_cs", "FP8": "fp8_cs", "MXFP8": "fp8_mx", "NVFP4": "nvfp4"}
 # fixture model_name -> (v0.2.x model_name, v0.2.x model_size, v0.3+ model_family_name, model_recipe_name)
 MODELS = {
     "LLAMA3_8B": ("llama3", "8b", "llama", "llama3_8b"),
@@ -175,6 +175,9 @@ SETTINGS = [
     ("fp8", "mixed_precision.fp8"),
     ("fp8_recipe", "mixed_precision.fp8_recipe"),
     ("fp8_param_gather", "mixed_precision.fp8_param_gather"),
+    ("fp4", "mixed_precision.fp4"),
+    ("fp4_recipe", "mixed_precision.fp4_recipe"),
+    ("fp4_param_gather", "mixed_precision.fp4_param_gather"),
     ("first_last_layers_bf16", "mixed_precision.first_last_layers_bf16"),
     ("fp8_dot_product_attention", "mixed_precision.fp8_dot_product_attention"),
     ("tp_comm_overlap", "comm_overlap.tp_comm_overlap"),

@@ -76,7 +76,10 @@ std::string strategy_line(const Strategy& s, const Workload& w) {
     line += fmt::format(", activations of {} layers offloaded", s.activation_offload_layers);
   }
   if (s.activation_func_fp8_input_store) line += ", MLP activation input kept in fp8";
+  if (s.compute_dtype == Dtype::fp8) line += ", GEMMs in fp8";
+  if (s.compute_dtype == Dtype::fp4) line += ", GEMMs in NVFP4";
   if (s.fp8_param_gather && s.compute_dtype == Dtype::fp8) line += ", weights gathered in fp8";
+  if (s.fp4_param_gather && s.compute_dtype == Dtype::fp4) line += ", weights gathered in NVFP4";
   if (s.fp8_params && s.compute_dtype == Dtype::fp8) line += ", layer weights held in fp8";
   if (s.te_op_fuser) line += ", experts through Transformer Engine's op fuser";
   if (s.compute_dtype == Dtype::fp8 && s.fp8_recipe != Fp8Recipe::delayed) {
@@ -133,7 +136,9 @@ nlohmann::json estimate_json(const ModelSpec& model, const Cluster& cluster, con
                    {"cuda_graph_impl", cuda_graph_impl_name(s.cuda_graph_impl)},
                    {"cuda_graph_modules", cuda_graph_module_names(s.cuda_graph_modules)},
                    {"activation_func_fp8_input_store", s.activation_func_fp8_input_store},
+                   {"compute_dtype", std::string(compute_dtype_name(s.compute_dtype))},
                    {"fp8_param_gather", s.fp8_param_gather},
+                   {"fp4_param_gather", s.fp4_param_gather},
                    {"fp8_params", s.fp8_params},
                    {"te_op_fuser", s.te_op_fuser},
                    {"fp8_recipe", std::string(fp8_recipe_name(s.fp8_recipe))},

@@ -73,6 +73,7 @@ std::vector<std::string> split_list(const std::string& text) {
 Dtype dtype_of(const std::string& name) {
   if (name == "fp16") return Dtype::fp16;
   if (name == "fp8") return Dtype::fp8;
+  if (name == "fp4") return Dtype::fp4;
   if (name == "fp32") return Dtype::fp32;
   return Dtype::bf16;
 }
@@ -262,14 +263,18 @@ void add_estimate_flags(CLI::App& c, EstimateFlags& f) {
   c.add_flag("--fp8-param-gather", f.fp8_param_gather,
              "Megatron, FP8 with a per-tensor recipe (delayed or tensorwise): the distributed optimizer gathers the "
              "weights in fp8 (Megatron-LM --fp8-param-gather; MXFP8 gathers bf16 through the gradient buffer)");
+  c.add_flag("--fp4-param-gather", f.fp4_param_gather,
+             "Megatron, --dtype fp4: the distributed optimizer gathers the weights as NVFP4 (Megatron-LM "
+             "--fp4-param-gather)");
   c.add_option("--offload", f.offload, "comma list of params,grads,optimizer");
   c.add_option("--optimizer-offload-fraction", f.optimizer_offload_fraction,
                "Megatron optimizer_offload_fraction")
       ->check(number_between(0.0, 1.0));
   c.add_option("--lora-rank", f.lora_rank, "LoRA rank (0: full fine-tuning)")->check(non_negative_number());
   c.add_option("--lora-targets", f.lora_targets, "LoRA target modules (comma list, default all-linear)");
-  c.add_option("--dtype", f.dtype, "bf16 | fp16 | fp8 | fp32")
-      ->check(CLI::IsMember({"bf16", "fp16", "fp8", "fp32"}));
+  c.add_option("--dtype", f.dtype,
+               "bf16 | fp16 | fp8 | fp4 | fp32 (fp4: NVFP4 GEMMs, Megatron-LM --fp4-format e2m1 --fp4-recipe nvfp4)")
+      ->check(CLI::IsMember({"bf16", "fp16", "fp8", "fp4", "fp32"}));
   c.add_option("--images-per-sample", f.images_per_sample, "images per sequence (VL models)")
       ->check(non_negative_number());
   c.add_option("--image-pixels", f.image_pixels, "pixels per image, e.g. 200704 (448x448)")
@@ -424,6 +429,7 @@ Result<EstimateInputs> estimate_inputs(const CLI::App& command, const EstimateFl
   s.distributed_optimizer = !f.no_distributed_optimizer;
   s.grad_reduce_in_fp32 = !f.no_grad_reduce_in_fp32;
   s.fp8_param_gather = f.fp8_param_gather;
+  s.fp4_param_gather = f.fp4_param_gather;
   s.zero = static_cast<ZeroStage>(f.zero);
   if (f.megatron_fsdp) {
     if (s.backend != Backend::megatron || given(command, "--zero")) {

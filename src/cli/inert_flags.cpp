@@ -17,6 +17,9 @@ bool megatron_pp(const Strategy& s, const ModelSpec&, const Workload&) {
 bool megatron_fp8(const Strategy& s, const ModelSpec&, const Workload&) {
   return s.backend == Backend::megatron && s.compute_dtype == Dtype::fp8;
 }
+bool megatron_fp4(const Strategy& s, const ModelSpec&, const Workload&) {
+  return s.backend == Backend::megatron && s.compute_dtype == Dtype::fp4;
+}
 bool full_recompute(const Strategy& s, const ModelSpec&, const Workload&) { return s.recompute == Recompute::full; }
 bool megatron_cpu_optimizer(const Strategy& s, const ModelSpec&, const Workload&) {
   return s.backend == Backend::megatron && (s.offload.optimizer || s.offload.optimizer_on_cpu);
@@ -58,6 +61,8 @@ const std::vector<InertFlagRule>& inert_flag_rules() {
       {"--no-grad-reduce-in-fp32", "with the Megatron backend (Megatron-core ddp grad_reduce_in_fp32)", megatron},
       {"--fp8-param-gather", "with the Megatron backend and --dtype fp8 (Megatron-LM --fp8-param-gather)",
        megatron_fp8},
+      {"--fp4-param-gather", "with the Megatron backend and --dtype fp4 (Megatron-LM --fp4-param-gather)",
+       megatron_fp4},
       {"--fp8-params", "with the Megatron backend and --dtype fp8 (Transformer Engine fp8_model_init)", megatron_fp8},
       {"--fp8-recipe", "with the Megatron backend and --dtype fp8 (Megatron-LM --fp8-recipe)", megatron_fp8},
       {"--fp8-dot-product-attention",

@@ -23,7 +23,7 @@ constexpr std::int64_t kMaxSms = 1024;
 const std::vector<std::string> kTopKeys = {"schema", "units", "provenance", "gpus"};
 const std::vector<std::string> kGpuKeys = {
     "id", "name", "aliases", "vendor", "arch", "sm_count", "memory_bytes", "memory_bandwidth_Bps", "fp32_flops",
-    "tf32_flops", "bf16_flops", "fp16_flops", "fp8_flops", "matmul_bf16_flops", "matmul_fp8_flops", "pcie_generation", "intra_node_link",
+    "tf32_flops", "bf16_flops", "fp16_flops", "fp8_flops", "fp4_flops", "matmul_bf16_flops", "matmul_fp8_flops", "pcie_generation", "intra_node_link",
     "nvlink_generation", "intra_node_Bps", "intra_node_pair_Bps", "nvswitch", "gpus_per_node", "gpus_per_host", "nic_Bps",
     "host_to_device_Bps", "host_memory_Bps", "measured_allreduce", "confidence", "sources", "derived"};
 const std::vector<std::string> kAllReduceKeys = {"gpus", "busbw_Bps", "message_bytes", "nvls",
@@ -117,6 +117,7 @@ Result<GpuSpec> read_gpu(const YAML::Node& node, std::string_view file, std::siz
   MESHPLAN_READ(gpu.bf16_flops, reader.number("bf16_flops", 0, kMaxFlops));
   MESHPLAN_READ(gpu.fp16_flops, reader.number("fp16_flops", 0, kMaxFlops));
   MESHPLAN_READ(gpu.fp8_flops, reader.number("fp8_flops", 0, kMaxFlops));
+  if (reader.has("fp4_flops")) MESHPLAN_READ(gpu.fp4_flops, reader.number("fp4_flops", 1, kMaxFlops));
   if (gpu.bf16_flops == 0 && gpu.fp16_flops == 0) {
     return reader.error("bf16_flops", "bf16_flops and fp16_flops are both 0: the GPU needs a tensor rate");
   }

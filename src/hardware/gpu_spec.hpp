@@ -30,7 +30,12 @@ struct MeasuredAllReduce {
 };
 
 enum class LinkKind { nvlink, pcie, xgmi, hccs };
-enum class Dtype { fp32, tf32, bf16, fp16, fp8 };
+/// fp4: NVFP4 (Transformer Engine NVFP4BlockScaling: E2M1 values, an E4M3 scale per 16 and an fp32
+/// scale per tensor), as Megatron-core --fp4-format e2m1 --fp4-recipe nvfp4 trains.
+enum class Dtype { fp32, tf32, bf16, fp16, fp8, fp4 };
+
+/// "fp32", "tf32", "bf16", "fp16", "fp8", "fp4": the names --dtype takes.
+std::string_view compute_dtype_name(Dtype dtype);
 
 struct GpuSpec {
   std::string id;                     ///< catalog key, e.g. "A100-80GB"
@@ -48,6 +53,7 @@ struct GpuSpec {
   double bf16_flops = 0;              ///< 0 on V100 (no bf16)
   double fp16_flops = 0;
   double fp8_flops = 0;
+  double fp4_flops = 0;               ///< NVFP4 (block-scaled E2M1) dense peak; 0 = no NVFP4
   /// This part's measured best dense matmul (the catalog's "matmul" source: a shape search of
   /// large GEMMs); 0 = not measured.
   double matmul_bf16_flops = 0;

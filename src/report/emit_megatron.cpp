@@ -7,6 +7,7 @@
 
 #include "report/launch.hpp"
 #include "report/megatron_model_args.hpp"
+#include "strategy/fp8_recipe.hpp"
 #include "strategy/moe_dispatcher.hpp"
 
 namespace meshplan {
@@ -100,10 +101,22 @@ void parallel_args(const LaunchSpec& launch, std::vector<std::string>& args) {
     arg("--optimizer-offload-fraction", fmt::format("{:g}", s.offload.optimizer_fraction));
   }
   if (s.compute_dtype == Dtype::fp8) {
-    // FP8 GEMMs with bf16 elsewhere: Megatron-LM examples/llama/train_llama3_8b_h100_fp8.sh.
+    // FP8 GEMMs with bf16 elsewhere: Megatron-LM examples/llama/train_llama3_8b_h100_fp8.sh (hybrid,
+    // delayed); the block-scaled recipes in e4m3, as Megatron-Bridge's MXFP8 and blockwise configs
+    // set them (training/mixed_precision.py).
     arg("--bf16");
-    arg("--fp8-format", "hybrid");
-    arg("--fp8-recipe", "delayed");
+    const bool block_scaled = s.fp8_recipe == Fp8Recipe::mxfp8 || s.fp8_recipe == Fp8Recipe::blockwise;
+    arg("--fp8-format", block_scaled ? "e4m3" : "hybrid");
+    arg("--fp8-recipe", std::string(fp8_recipe_name(s.fp8_recipe)));
+    if (s.fp8_param_gather) arg("--fp8-param-gather");
+    if (s.fp8_attention) arg("--fp8-dot-product-attention");
+  } else if (s.compute_dtype == Dtype::fp4) {
+    // NVFP4 GEMMs with bf16 elsewhere (Megatron-core TransformerConfig.fp4 / fp4_recipe / fp4_param;
+    // Megatron-Bridge bf16_with_nvfp4_mixed).
+    arg("--bf16");
+    arg("--fp4-format", "e2m1");
+    arg("--fp4-recipe", "nvfp4");
+    if (s.fp4_param_gather) arg("--fp4-param-gather");
   } else {
     arg(s.compute_dtype == Dtype::fp16 ? "--fp16" : "--bf16");
   }

@@ -55,6 +55,10 @@ struct Lora {
 /// enable_activation_offload), whatever the model's depth; the cost model caps it at L - 1.
 inline constexpr int kOffloadAllButLastLayer = 1 << 30;
 
+/// An NVFP4 tensor's bytes per element: a 4-bit E2M1 value and an E4M3 scale per 16 elements
+/// (Transformer Engine NVFP4BlockScaling, common/recipe/__init__.py).
+inline constexpr double kNvfp4BytesPerElement = 0.5 + 1.0 / 16.0;
+
 struct Strategy {
   Backend backend = Backend::megatron;
   int tp = 1;    ///< tensor parallel
@@ -143,6 +147,10 @@ struct Strategy {
   /// stands for the per-tensor recipes only. Weights' memory is not changed by it here (TE keeps a
   /// transposed copy of a Float8Tensor weight for the backward on Hopper).
   bool fp8_param_gather = false;
+  /// Megatron-core fp4_param (Megatron-LM --fp4-param-gather) under NVFP4 compute: the distributed
+  /// optimizer all-gathers the updated weights as NVFP4 tensors, 4-bit values with an E4M3 scale per
+  /// 16 (kNvfp4BytesPerElement). Weights' memory is not changed by it here, as for fp8_param_gather.
+  bool fp4_param_gather = false;
   /// Megatron: bytes per parameter of Adam's m and v (fp32: 4 + 4). Megatron-core's precision-aware
   /// optimizer (OptimizerConfig.use_precision_aware_optimizer, TE FusedAdam) keeps them in
   /// exp_avg_dtype / exp_avg_sq_dtype; the fp32 master copy stays.
@@ -161,8 +169,12 @@ struct Strategy {
     return grad_reduce_in_fp32 || compute_dtype == Dtype::fp32 ? 4.0 : 2.0;
   }
   /// Bytes per parameter of the distributed optimizer's weight all-gather (16-bit weights unless
-  /// fp8_param_gather under FP8 compute).
-  double param_gather_bytes() const { return fp8_param_gather && compute_dtype == Dtype::fp8 ? 1.0 : 2.0; }
+  /// fp8_param_gather under FP8 compute or fp4_param_gather under NVFP4).
+  double param_gather_bytes() const {
+    if (fp8_param_gather && compute_dtype == Dtype::fp8) return 1.0;
+    if (fp4_param_gather && compute_dtype == Dtype::fp4) return kNvfp4BytesPerElement;
+    return 2.0;
+  }
 };
 
 enum class WorkloadKind { pretrain, sft, rl };

@@ -123,7 +123,7 @@ struct Rule {
 };
 
 // Evaluation order: cheapest and most basic first, so `first_violation` prunes early.
-const std::array<Rule, 41> kRules{{
+const std::array<Rule, 42> kRules{{
     {{"strategy.positive", "every parallel size and the micro-batch are at least 1", "Megatron arguments.py"},
      [](const Inputs& in) {
        const Strategy& s = in.s;
@@ -150,6 +150,7 @@ const std::array<Rule, 41> kRules{{
      }},
     {{"dtype.supported", "every GPU of the cluster supports the compute dtype", "GPU datasheets (V100: no bf16)"},
      [](const Inputs& in) {
+       if (in.s.compute_dtype == Dtype::fp4) return false;  // fp4.nvfp4-blackwell, with Transformer Engine's words
        for (const NodeGroup& group : in.c.groups) {
          if (group.gpu.peak_flops(in.s.compute_dtype) <= 0) return true;
        }
@@ -428,6 +429,28 @@ const std::array<Rule, 41> kRules{{
        v.message = fmt::format("Device compute capability 10.0 or higher required for MXFP8 execution ({})",
                                in.c.groups.front().gpu.id);
        v.valid = "--fp8-recipe delayed, tensorwise or blockwise, or a Blackwell GPU";
+     }},
+    {{"fp4.nvfp4-blackwell", "NVFP4 (--dtype fp4) runs on NVIDIA Blackwell (compute capability 10.x and later)",
+      "Transformer Engine quantization.py check_nvfp4_support (v2.14)"},
+     [](const Inputs& in) {
+       if (in.s.compute_dtype != Dtype::fp4) return false;
+       for (const NodeGroup& group : in.c.groups) {
+         if (group.gpu.peak_flops(Dtype::fp4) <= 0) return true;
+       }
+       return false;
+     },
+     [](const Inputs& in, Violation& v) {
+       for (const NodeGroup& group : in.c.groups) {
+         if (group.gpu.peak_flops(Dtype::fp4) > 0) continue;
+         v.message = group.gpu.vendor == "NVIDIA"
+                         ? fmt::format("Device compute capability 10.0 or higher required for NVFP4 execution ({})",
+                                       group.gpu.id)
+                         : fmt::format("{} has no NVFP4 tensor cores: Transformer Engine's NVFP4BlockScaling recipe "
+                                       "runs on NVIDIA Blackwell",
+                                       group.gpu.id);
+         break;
+       }
+       v.valid = "--dtype fp8 or bf16, or a Blackwell GPU";
      }},
     // TEGroupedMLP.__init__ asserts _is_fused_impl_supported() under use_transformer_engine_op_fuser
     // (Megatron-core moe/experts.py at d0b3b775): no expert tensor parallelism among what it checks.

@@ -162,7 +162,7 @@ TEST_CASE("estimate quotes the runs of the model's own family where its group ha
   CHECK(text.out.find("  measured by a second source, 6 runs of Qwen3-235B-A22B and DeepSeek-V3 on GB200 and GB300") !=
         std::string::npos);
   CHECK(json["time"]["accuracy"]["second_source"]["runs"] == 6);
-  CHECK(json["time"]["accuracy"]["second_source"]["max_abs_error"].get<double>() == test::approx(0.359));
+  CHECK(json["time"]["accuracy"]["second_source"]["max_abs_error"].get<double>() == test::approx(0.366));
 }
 
 TEST_CASE("estimate --moe-dropless-imbalance: each MoE layer waits for its most loaded EP rank") {

@@ -3,6 +3,7 @@
 // condition is taken. Every rule of the table has a case here.
 #include <doctest/doctest.h>
 
+#include <algorithm>
 #include <set>
 #include <string>
 #include <vector>
@@ -22,7 +23,10 @@ struct Case {
 };
 
 test::CliRun estimate(const std::string& model, std::vector<std::string> extra) {
-  std::vector<std::string> args = {"estimate", "--model", model, "--cluster", "2x8xH100"};
+  // Two H100 nodes unless the case names its cluster (NVFP4 needs Blackwell).
+  const bool own_cluster = std::find(extra.begin(), extra.end(), "--cluster") != extra.end();
+  std::vector<std::string> args = {"estimate", "--model", model};
+  if (!own_cluster) args.insert(args.end(), {"--cluster", "2x8xH100"});
   args.insert(args.end(), extra.begin(), extra.end());
   return test::run(args);
 }
@@ -37,6 +41,9 @@ TEST_CASE("each inert-flag rule: refused outside its condition, taken within it"
       {"--no-distributed-optimizer", {dense, {{"--fsdp", "--no-distributed-optimizer"}, {"--no-distributed-optimizer"}}}},
       {"--no-grad-reduce-in-fp32", {dense, {{"--fsdp", "--no-grad-reduce-in-fp32"}, {"--no-grad-reduce-in-fp32"}}}},
       {"--fp8-param-gather", {dense, {{"--fp8-param-gather"}, {"--dtype", "fp8", "--fp8-param-gather"}}}},
+      {"--fp4-param-gather",
+       {dense, {{"--cluster", "2x8xB200", "--fp4-param-gather"},
+                {"--cluster", "2x8xB200", "--dtype", "fp4", "--fp4-param-gather"}}}},
       {"--fp8-params", {dense, {{"--fp8-params"}, {"--dtype", "fp8", "--fp8-params"}}}},
       {"--fp8-recipe", {dense, {{"--fp8-recipe", "tensorwise"}, {"--dtype", "fp8", "--fp8-recipe", "tensorwise"}}}},
       {"--fp8-dot-product-attention",

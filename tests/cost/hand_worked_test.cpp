@@ -89,6 +89,9 @@ TEST_CASE("FP8 (Transformer Engine): linear layers keep their inputs at 1 byte a
   Strategy fsdp = megatron;
   fsdp.backend = Backend::fsdp;
   CHECK(layer_split(fsdp).linear_input_bytes == 2.0);
+  // NVFP4: Transformer Engine saves the column-wise NVFP4 copy, 4 bits and an E4M3 scale per 16.
+  megatron.compute_dtype = Dtype::fp4;
+  CHECK(layer_split(megatron).linear_input_bytes == 0.5625);
   megatron.compute_dtype = Dtype::bf16;
   CHECK(layer_split(megatron).linear_input_bytes == 2.0);
 }

@@ -77,6 +77,13 @@ TEST_CASE("catalog values match published figures (gpus.md) and avoid the sparse
   CHECK(gpu("GB300-NVL72").intra_node_Bps == 900e9);
   CHECK(gpu("B300").nic_Bps == 100e9);
   CHECK(gpu("B300-SXM6").id == "B300");  // torch: "NVIDIA B300 SXM6 AC"
+  // NVFP4, dense (stas00/ml-engineering's table at 744d01e1 from NVIDIA's datasheets): 10 PF on
+  // Blackwell, 15 on Blackwell Ultra; no NVFP4 on Hopper.
+  CHECK(gpu("B200").fp4_flops == 10e15);
+  CHECK(gpu("GB200-NVL72").fp4_flops == 10e15);
+  CHECK(gpu("B300").fp4_flops == 15e15);
+  CHECK(gpu("GB300-NVL72").fp4_flops == 15e15);
+  CHECK(gpu("H100-80GB").peak_flops(Dtype::fp4) == 0);
   // 270 GB per B300, 279 per GB300 (of 288 on the package), read as GiB x 0.98938 like every
   // unmeasured entry: 270 x 2^30 x 0.98938 = 286831445174 B = 267.13 GiB.
   CHECK(gpu("B300").memory_bytes == 286831445174);

@@ -241,6 +241,21 @@ TEST_CASE("emit megatron: the time estimate's assumptions are the launch's switc
   for (const char* flag : {"--bf16 \\", "--fp8-format hybrid \\", "--fp8-recipe delayed \\"}) {
     CHECK_MESSAGE(fp8.find(flag) != std::string::npos, flag);
   }
+  // The strategy's own recipe: MXFP8 in e4m3 (Megatron-Bridge's MXFP8 mixes), FP8 attention.
+  f.strategy.fp8_recipe = Fp8Recipe::mxfp8;
+  f.strategy.fp8_attention = true;
+  const std::string mxfp8 = emit_megatron(f.launch());
+  for (const char* flag : {"--fp8-format e4m3 \\", "--fp8-recipe mxfp8 \\", "--fp8-dot-product-attention \\"}) {
+    CHECK_MESSAGE(mxfp8.find(flag) != std::string::npos, flag);
+  }
+  // NVFP4: Megatron-core's fp4 fields (TransformerConfig.fp4, fp4_recipe, fp4_param).
+  f.strategy.compute_dtype = Dtype::fp4;
+  f.strategy.fp4_param_gather = true;
+  const std::string fp4 = emit_megatron(f.launch());
+  for (const char* flag : {"--bf16 \\", "--fp4-format e2m1 \\", "--fp4-recipe nvfp4 \\", "--fp4-param-gather \\"}) {
+    CHECK_MESSAGE(fp4.find(flag) != std::string::npos, flag);
+  }
+  CHECK(fp4.find("--fp8-format") == std::string::npos);
 }
 
 TEST_CASE("emit env: only real variables, each with a reason") {

@@ -192,6 +192,12 @@ const std::vector<BoundaryCase>& cases() {
        [] { Setup x = base(); x.s.compute_dtype = Dtype::fp8; x.s.fp8_recipe = Fp8Recipe::mxfp8;
             x.c.groups.front().gpu.fp8_flops = 624e12; x.c.groups.front().gpu.vendor = "NVIDIA";
             x.c.groups.front().gpu.arch = "Ampere GA100"; return x; }},
+      // NVFP4 (Transformer Engine check_nvfp4_support): passes where the GPU has an NVFP4 peak (a
+      // Blackwell part), fails on the base case's A100 (none).
+      {"fp4.nvfp4-blackwell",
+       [] { Setup x = base(); x.s.compute_dtype = Dtype::fp4; x.c.groups.front().gpu.fp4_flops = 10e15;
+            x.c.groups.front().gpu.vendor = "NVIDIA"; x.c.groups.front().gpu.arch = "Blackwell (2 dies)"; return x; },
+       [] { Setup x = base(); x.s.compute_dtype = Dtype::fp4; x.c.groups.front().gpu.vendor = "NVIDIA"; return x; }},
       // Transformer Engine's op fuser (TEGroupedMLP._is_fused_impl_supported): ETP 1 passes, ETP 2
       // (EP 2 x ETP 2 of the 8 GPUs) fails ("Tensor parallelism is not supported").
       {"moe.op-fuser-etp", [] { Setup x = moe(); x.s.ep = 2; x.s.te_op_fuser = true; return x; },

@@ -164,8 +164,10 @@ Result<CalibrationRun> build_run(const json& row, const EfficiencyConstants& con
   strategy.grad_reduce_in_fp32 = source->grad_reduce_in_fp32;
   const std::string precision = json_string(row, "precision");
   strategy.compute_dtype = contains(precision, "FP8") ? Dtype::fp8 : source->default_dtype;
+  if (precision == "NVFP4") strategy.compute_dtype = Dtype::fp4;
   // MXFP8 weights are gathered in bf16 through the gradient buffer (Megatron-core
-  // reuse_grad_buf_for_mxfp8_param_ag), the per-tensor recipes' in fp8.
+  // reuse_grad_buf_for_mxfp8_param_ag), the per-tensor recipes' in fp8. NVFP4 ones in bf16 unless
+  // the recipe sets fp4_param_gather (a field from Megatron-Bridge v0.6.0: megatron_settings.cpp).
   strategy.fp8_param_gather = source->fp8_param_gather && !contains(precision, "MXFP8");
 
   run.workload.kind = WorkloadKind::pretrain;

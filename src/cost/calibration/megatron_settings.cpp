@@ -141,6 +141,10 @@ void apply_megatron_kernels(const nlohmann::json& settings, Strategy& strategy) 
     if (recipe.is_string()) strategy.fp8_recipe = parse_fp8_recipe(recipe.get<std::string>()).value_or(Fp8Recipe::delayed);
     strategy.fp8_attention = settings.value("fp8_dot_product_attention", nlohmann::json()) == true;
   }
+  // NVFP4 (MixedPrecisionConfig.fp4 set): its weights gathered as NVFP4 where the recipe says so.
+  if (settings.value("fp4", nlohmann::json()).is_string()) {
+    strategy.fp4_param_gather = settings.value("fp4_param_gather", nlohmann::json()) == true;
+  }
 }
 
 Status apply_megatron_settings(const nlohmann::json& settings, Strategy& strategy) {

@@ -29,6 +29,30 @@ constexpr double kCrossEntropyBytesPerLogit = 16.0;
 // byte, the row-wise copy for the GEMM and the column-wise one for the weight gradient, per input
 // element; the backward casts the output gradients the same way (backward = 2 x forward).
 constexpr double kFp8CastBytesPerElement = 4.0;
+// NVFP4 (Transformer Engine NVFP4Quantizer::quantize_impl, pytorch/csrc/quantizer.cpp at v2.14) adds
+// an amax pass (the input's and, under the random Hadamard transform, the transformed transpose's),
+// the Hadamard transform of the column-wise copy and stochastic rounding of the gradients. Measured
+// against MXFP8's: Transformer Engine's GEMM profiling guide on B300 (docs/examples/gemm_profiling/
+// gemm_profiling.rst at d0067d0da, a layer of hidden 4096, intermediate 16384, 15,872 tokens) times
+// the quantization as autocast minus pre-quantized, 6.453 - 3.764 = 2.689 ms NVFP4 against 8.984 -
+// 7.161 = 1.823 ms MXFP8: 1.475 times the fp8 casts' bytes.
+constexpr double kNvfp4CastBytesPerElement = kFp8CastBytesPerElement * (6.453 - 3.764) / (8.984 - 7.161);
+
+/// What a low-precision GEMM's input costs to cast, per element; 0 for 16-bit GEMMs.
+double cast_bytes_per_element(Dtype compute_dtype) {
+  if (compute_dtype == Dtype::fp8) return kFp8CastBytesPerElement;
+  if (compute_dtype == Dtype::fp4) return kNvfp4CastBytesPerElement;
+  return 0.0;
+}
+
+/// The dtype of what the low-precision recipes leave in 16 bits: attention (Transformer Engine's
+/// NVFP4 recipe has no fp4 attention, FP8 attention is --fp8-dot-product-attention's) and the output
+/// layer (Megatron-core builds it as tensor_parallel.ColumnParallelLinear, outside Transformer
+/// Engine's autocast: models/gpt/gpt_model.py at 2edffadb; from d0b3b775 a TE MXFP8 head only under
+/// fp8_output_proj, off by default).
+Dtype sixteen_bit_part_dtype(Dtype compute_dtype) {
+  return compute_dtype == Dtype::fp8 || compute_dtype == Dtype::fp4 ? Dtype::bf16 : compute_dtype;
+}
 
 // Adam with fp32 master weights: read master, m, v, grad (16 B), write master, m, v (12 B) and
 // the 16-bit weights (2 B) per parameter (ZeRO paper §3.1 byte counts, one pass each).
@@ -194,8 +218,7 @@ StageCompute stage_compute(const ModelSpec& model, const NodeGroup& node, const 
   const double routed = flops.routed_experts;
   const double dense_gemm = flops.attention_projections + flops.mlp - routed;
   const double gemm_peak = compute_peak_flops(gpu, strategy.compute_dtype);
-  const double attention_peak = compute_peak_flops(gpu, strategy.compute_dtype == Dtype::fp8 ? Dtype::bf16
-                                                                                             : strategy.compute_dtype);
+  const double attention_peak = compute_peak_flops(gpu, sixteen_bit_part_dtype(strategy.compute_dtype));
 
   // Dense GEMMs: every weight matrix split over TP (dense_gemm_shape).
   const GemmShape dense_shape = dense_gemm_shape(flops, h, static_cast<double>(model.num_layers), tokens, t);
@@ -282,14 +305,12 @@ StageCompute stage_compute(const ModelSpec& model, const NodeGroup& node, const 
     moe_memory_s = load * moe_bytes * tokens * moe_layers / elementwise_split / gpu.memory_bandwidth_Bps;
     elementwise_s += moe_memory_s;
   }
-  // fp8 GEMMs (strategy.compute_dtype) read casts of their inputs: memory-bound, per element, so
-  // they weigh most where a GEMM is thin (a small expert's ffn_e, a small hidden size); a cast fused
-  // into the norm before the GEMM costs nothing more.
-  double fp8_cast_s = 0;
-  if (strategy.compute_dtype == Dtype::fp8) {
-    fp8_cast_s = kFp8CastBytesPerElement * tokens * fp8_cast_elements_per_token(model, strategy, layers_per_stage, moe_layers) /
-                 gpu.memory_bandwidth_Bps;
-  }
+  // fp8 and NVFP4 GEMMs (strategy.compute_dtype) read casts of their inputs: memory-bound, per
+  // element, so they weigh most where a GEMM is thin (a small expert's ffn_e, a small hidden size); a
+  // cast fused into the norm before the GEMM costs nothing more.
+  const double fp8_cast_s = cast_bytes_per_element(strategy.compute_dtype) * tokens *
+                            fp8_cast_elements_per_token(model, strategy, layers_per_stage, moe_layers) /
+                            gpu.memory_bandwidth_Bps;
 
   // A MoE layer whose kernels are shorter than the host time that launches them runs at the
   // host's pace: the dispatcher's per-layer device sync stops the host from running ahead. What
@@ -348,8 +369,9 @@ StageCompute stage_compute(const ModelSpec& model, const NodeGroup& node, const 
   // LoRA: the LM head is frozen, PEFT's all-linear leaves it out), plus the memory-bound
   // cross-entropy over the [tokens, V/t] logits.
   const double vocab = static_cast<double>(model.vocab_size);
-  const double head_eff = gemm_efficiency(node, strategy.compute_dtype, GemmShape{tokens, h, vocab / t}, constants);
-  const double head_forward = flops.lm_head * tokens / t / (gemm_peak * head_eff);
+  const Dtype head_dtype = sixteen_bit_part_dtype(strategy.compute_dtype);
+  const double head_eff = gemm_efficiency(node, head_dtype, GemmShape{tokens, h, vocab / t}, constants);
+  const double head_forward = flops.lm_head * tokens / t / (compute_peak_flops(gpu, head_dtype) * head_eff);
   const double cross_entropy = kCrossEntropyBytesPerLogit * tokens * vocab / t / gpu.memory_bandwidth_Bps;
   stage.lm_head_forward_s = head_forward + cross_entropy / 2.0;
   stage.lm_head_s = (frozen_base ? 2.0 : 3.0) * head_forward + cross_entropy;
@@ -430,10 +452,12 @@ StageCompute stage_compute(const ModelSpec& model, const NodeGroup& node, const 
                       "moe/experts.py TEGroupedMLP._apply_bias, fusions/fused_bias_geglu.py weighted_bias_quick_geglu_impl"});
     if (fp8_cast_s > 0) {
       trace->push_back({"time/compute/fp8_cast", fp8_cast_s, "seconds",
-                        "4 B * tokens * elements cast apart per token (output projection, dense FC2, MLA down projections, k routed rows, shared experts) / HBM_Bps, forward (bwd 2x)",
-                        fmt::format("elements/token={:.4g}, tokens={:.0f}",
+                        "bytes/element * tokens * elements cast apart per token (output projection, dense FC2, MLA down projections, k routed rows, shared experts) / HBM_Bps, forward (bwd 2x); fp8 4 B, NVFP4 5.9 B",
+                        fmt::format("bytes/element={:.4g}, elements/token={:.4g}, tokens={:.0f}",
+                                    cast_bytes_per_element(strategy.compute_dtype),
                                     fp8_cast_elements_per_token(model, strategy, layers_per_stage, moe_layers), tokens),
-                        "Transformer Engine Float8CurrentScalingQuantizer / MXFP8Quantizer (row-wise + column-wise casts)"});
+                        "Transformer Engine Float8CurrentScalingQuantizer / MXFP8Quantizer (row-wise + column-wise casts); "
+                        "NVFP4Quantizer::quantize_impl (amax pass, row-wise and Hadamard-transformed column-wise casts)"});
     }
     trace->push_back({"time/compute/recompute", stage.recompute_s, "seconds",
                       "full: forward of recomputed layers; selective: the forward of each recomputed module",
@@ -442,8 +466,10 @@ StageCompute stage_compute(const ModelSpec& model, const NodeGroup& node, const 
                           : std::string(),
                       "Korthikanti et al. 2022 §5; Megatron-core transformer_config.py recompute_modules"});
     trace->push_back({"time/compute/lm_head", stage.lm_head_s, "seconds",
-                      "3 * 2*V*h*tokens/t / (peak*eff) + 16 B * tokens * V/t / HBM_Bps", "",
-                      "Megatron vocab-parallel output layer and cross-entropy"});
+                      "3 * 2*V*h*tokens/t / (peak*eff) + 16 B * tokens * V/t / HBM_Bps; the GEMM in bf16 under fp8 and NVFP4",
+                      fmt::format("head dtype={}", compute_dtype_name(sixteen_bit_part_dtype(strategy.compute_dtype))),
+                      "Megatron vocab-parallel output layer and cross-entropy; Megatron-core gpt_model.py output_layer "
+                      "(tensor_parallel.ColumnParallelLinear, outside Transformer Engine's fp8 autocast)"});
   }
   return stage;
 }

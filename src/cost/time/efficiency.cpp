@@ -40,7 +40,7 @@ EfficiencyConstants fitted_efficiency_constants() {
   constants.overlap_efficiency = 0.183333;
   // Fit; for comparison H100 fp8 GEMM 1382 of 1979 TFLOP/s (0.70) vs bf16 ~0.8 (gpus.md): 0.87. The
   // casts of the GEMMs' inputs are counted apart (compute_time.cpp kFp8CastBytesPerElement).
-  constants.fp8_relative_efficiency = 0.73;
+  constants.fp8_relative_efficiency = 0.75;
   // Counted, not fit: a grouped GEMM pads each expert's rows to the kernel's 128-row M tile
   // (Hopper cuBLAS/CUTLASS tiles; Megatron --moe-router-padding-for-fp8 pads to 16/32 only), so
   // on average half a tile per expert is wasted: rows / (rows + 64).
@@ -78,6 +78,13 @@ EfficiencyConstants fitted_efficiency_constants() {
 
 namespace {
 
+/// What an NVFP4 GEMM reaches of the NVFP4 peak, over what an MXFP8 GEMM reaches of the FP8 peak:
+/// Transformer Engine's GEMM profiling guide (docs/examples/gemm_profiling/gemm_profiling.rst at
+/// d0067d0da, benchmarks/gemm/benchmark_gemm.py --pre-quantize, B300: the 12 GEMMs of a layer of
+/// hidden 4096, intermediate 16384 at 15,872 tokens) times the kernels alone at 7.161 ms MXFP8 and
+/// 3.764 ms NVFP4, 1.90x where B300's peaks differ 15 / 4.5 = 3.33x: (7.161 / 3.764) x 4.5 / 15.
+constexpr double kNvfp4ShareOfFp8 = (7.161 / 3.764) * 4.5 / 15.0;
+
 /// What share of the best measured matmul a training GEMM reaches: where a generation's fraction
 /// was fit against its own measured share (Ampere), that ratio; else Hopper's.
 double share_of_best_matmul(const GpuSpec& gpu, const EfficiencyConstants& constants) {
@@ -97,6 +104,7 @@ GemmPeakBasis gemm_peak_basis(const NodeGroup& node, Dtype dtype) {
   if (gpu.is_generation("ampere")) return GemmPeakBasis::ampere_fit;
   if (gpu.is_generation("hopper")) return GemmPeakBasis::hopper_fit;
   if (dtype == Dtype::fp8 && gpu.matmul_share_fp8 > 0) return GemmPeakBasis::measured_matmul_fp8;
+  if (dtype == Dtype::fp4 && gpu.matmul_share_fp8 > 0) return GemmPeakBasis::measured_matmul_fp8_at_fp4_peak;
   if (gpu.matmul_share_bf16 > 0) return GemmPeakBasis::measured_matmul_bf16;
   return GemmPeakBasis::guess;
 }
@@ -108,6 +116,9 @@ std::string_view gemm_peak_basis_name(GemmPeakBasis basis) {
     case GemmPeakBasis::hopper_fit: return "Hopper's fit";
     case GemmPeakBasis::measured_matmul_fp8:
       return "Hopper's fit x the generation's measured fp8 matmul share / Hopper's";
+    case GemmPeakBasis::measured_matmul_fp8_at_fp4_peak:
+      return "Hopper's fit x the generation's measured fp8 matmul share / Hopper's x 0.571, of the NVFP4 peak "
+             "(Transformer Engine's B300 GEMM profile: NVFP4 kernels 1.90x MXFP8's where the peaks differ 3.33x)";
     case GemmPeakBasis::measured_matmul_bf16:
       return "Hopper's fit x the generation's measured bf16 matmul share / Hopper's";
     case GemmPeakBasis::guess: return "a guess: no fit and no measured matmul for this generation";
@@ -117,8 +128,10 @@ std::string_view gemm_peak_basis_name(GemmPeakBasis basis) {
 
 double gemm_peak_fraction(const NodeGroup& node, Dtype dtype, const EfficiencyConstants& constants) {
   const GpuSpec& gpu = node.gpu;
-  // FP8 GEMMs reach a fraction of what bf16 ones reach of their own peak (fit on Hopper).
-  const double fp8 = dtype == Dtype::fp8 ? constants.fp8_relative_efficiency : 1.0;
+  // FP8 GEMMs reach a fraction of what bf16 ones reach of their own peak (fit on Hopper); NVFP4
+  // GEMMs that fraction too, times their measured share of an FP8 GEMM's (kNvfp4ShareOfFp8; their
+  // casts are counted apart, compute_time.cpp).
+  const double fp8 = dtype == Dtype::fp8 || dtype == Dtype::fp4 ? constants.fp8_relative_efficiency : 1.0;
   switch (gemm_peak_basis(node, dtype)) {
     case GemmPeakBasis::cluster_measured: {
       const double bf16_peak = gpu.peak_flops(Dtype::bf16) > 0 ? gpu.peak_flops(Dtype::bf16) : gpu.peak_flops(Dtype::fp16);
@@ -132,6 +145,9 @@ double gemm_peak_fraction(const NodeGroup& node, Dtype dtype, const EfficiencyCo
     case GemmPeakBasis::measured_matmul_fp8:
       return constants.gemm_peak_fraction_hopper * constants.fp8_relative_efficiency * gpu.matmul_share_fp8 /
              constants.reference_matmul_share_fp8;
+    case GemmPeakBasis::measured_matmul_fp8_at_fp4_peak:
+      return constants.gemm_peak_fraction_hopper * constants.fp8_relative_efficiency * gpu.matmul_share_fp8 /
+             constants.reference_matmul_share_fp8 * kNvfp4ShareOfFp8;
     case GemmPeakBasis::measured_matmul_bf16: return share_of_best_matmul(gpu, constants) * gpu.matmul_share_bf16 * fp8;
     case GemmPeakBasis::guess: break;
   }

@@ -89,7 +89,15 @@ struct EfficiencyConstants {
 EfficiencyConstants fitted_efficiency_constants();
 
 /// Where a GPU's GEMM fraction comes from (gemm_peak_fraction, in that order).
-enum class GemmPeakBasis { cluster_measured, ampere_fit, hopper_fit, measured_matmul_fp8, measured_matmul_bf16, guess };
+enum class GemmPeakBasis {
+  cluster_measured,
+  ampere_fit,
+  hopper_fit,
+  measured_matmul_fp8,
+  measured_matmul_fp8_at_fp4_peak,
+  measured_matmul_bf16,
+  guess
+};
 GemmPeakBasis gemm_peak_basis(const NodeGroup& node, Dtype dtype);
 std::string_view gemm_peak_basis_name(GemmPeakBasis basis);
 

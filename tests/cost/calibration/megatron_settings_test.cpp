@@ -109,6 +109,13 @@ TEST_CASE("Megatron settings: a Megatron-LM launch's fields onto the table's str
     CHECK_MESSAGE(fp8.fp8_param_gather == gathered_in_fp8, recipe);
     CHECK_FALSE(fp8.grad_reduce_in_fp32);
   }
+  // NVFP4 (MixedPrecisionConfig.fp4 "e2m1"): its weights gathered as NVFP4 where fp4_param_gather is
+  // set (Megatron-Bridge bf16_with_nvfp4_mixed from v0.4.2), else in bf16.
+  Strategy nvfp4;
+  apply_megatron_kernels({{"fp4", "e2m1"}, {"fp4_param_gather", true}}, nvfp4);
+  CHECK(nvfp4.fp4_param_gather);
+  apply_megatron_kernels({{"fp4", "e2m1"}, {"fp4_param_gather", nullptr}}, nvfp4);
+  CHECK_FALSE(nvfp4.fp4_param_gather);
 }
 
 TEST_CASE("Megatron settings: a module name Megatron-core does not know is an error naming it") {

@@ -1,0 +1,87 @@
+// NVFP4 training (Megatron-LM --fp4-format e2m1 --fp4-recipe nvfp4, estimate --dtype fp4): the
+// GEMMs at the NVFP4 peak times what Transformer Engine's B300 GEMM profile measures of it, the
+// casts at that profile's quantization cost, attention and the output layer in bf16; refused where
+// the GPU has no NVFP4 tensor cores (Transformer Engine check_nvfp4_support).
+
+#include <doctest/doctest.h>
+
+#include <map>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "approx.hpp"
+#include "test_support.hpp"
+
+namespace meshplan {
+namespace {
+
+// Llama 3.1 70B on 64 GB300 at Megatron-Bridge's NVFP4 layout (TP 1, PP 4 x VPP 5, micro-batch 1,
+// 8192 tokens, global batch 256).
+std::vector<std::string> llama70b(const std::string& cluster, const std::vector<std::string>& extra) {
+  std::vector<std::string> args = {"estimate", "--model", "llama-3.1-70b", "--cluster", cluster, "--workload",
+                                   "pretrain", "--pp", "4", "--vpp", "5", "--global-batch", "256", "--seq-len",
+                                   "8192", "--no-grad-reduce-in-fp32", "--json", "--explain"};
+  args.insert(args.end(), extra.begin(), extra.end());
+  return args;
+}
+
+struct Terms {
+  std::map<std::string, double> seconds;  ///< time/... terms by name
+  std::map<std::string, std::string> inputs;
+  nlohmann::json strategy;
+};
+
+Terms terms_of(const std::vector<std::string>& args) {
+  const test::CliRun run = test::run(args);
+  REQUIRE_MESSAGE(run.exit_code != 2, run.err);  // 1: it does not fit (bf16 here); the time is still estimated
+  const nlohmann::json parsed = nlohmann::json::parse(run.out);
+  Terms terms;
+  terms.strategy = parsed["strategy"];
+  for (const auto& term : parsed["explain"]) {
+    const std::string name = term["name"].get<std::string>();
+    terms.seconds[name] = term["value"].get<double>();
+    terms.inputs[name] = term.value("inputs", "");
+  }
+  return terms;
+}
+
+TEST_CASE("estimate --dtype fp4: NVFP4 GEMMs at what Transformer Engine measured of the NVFP4 peak") {
+  const Terms mxfp8 = terms_of(llama70b("16x4xGB300", {"--dtype", "fp8", "--fp8-recipe", "mxfp8"}));
+  const Terms nvfp4 = terms_of(llama70b("16x4xGB300", {"--dtype", "fp4"}));
+  CHECK(nvfp4.strategy["compute_dtype"] == "fp4");
+  // The dense GEMMs, of one size in both: GB300's FP8 peak 5 PF at the fp8 fraction, against its
+  // NVFP4 peak 15 PF at that fraction x 0.5708 (7.161 / 3.764 x 4.5 / 15): 15 x 0.5708 / 5 = 1.7125
+  // times as fast.
+  CHECK(mxfp8.seconds.at("time/compute/dense_gemm") / nvfp4.seconds.at("time/compute/dense_gemm") ==
+        test::approx(1.7125).epsilon(1e-3));
+  // The casts: (6.453 - 3.764) / (8.984 - 7.161) = 1.475 times MXFP8's bytes.
+  CHECK(nvfp4.seconds.at("time/compute/fp8_cast") / mxfp8.seconds.at("time/compute/fp8_cast") ==
+        test::approx(1.475).epsilon(1e-3));
+  // Attention (NVFP4BlockScaling has no fp4 attention) and the output layer (Megatron-core's
+  // ColumnParallelLinear, outside the autocast) stay in bf16 under either recipe.
+  CHECK(nvfp4.seconds.at("time/compute/attention_scores") == test::approx(mxfp8.seconds.at("time/compute/attention_scores")));
+  CHECK(nvfp4.seconds.at("time/compute/lm_head") == test::approx(mxfp8.seconds.at("time/compute/lm_head")));
+  CHECK(nvfp4.inputs.at("time/compute/lm_head") == "head dtype=bf16");
+  const Terms bf16 = terms_of(llama70b("16x4xGB300", {}));
+  CHECK(bf16.seconds.at("time/compute/lm_head") == test::approx(mxfp8.seconds.at("time/compute/lm_head")));
+}
+
+TEST_CASE("estimate --fp4-param-gather: the distributed optimizer gathers NVFP4 weights, 0.5625 bytes each") {
+  const Terms gathered = terms_of(llama70b("16x4xGB300", {"--dtype", "fp4", "--fp4-param-gather"}));
+  CHECK(gathered.strategy["fp4_param_gather"] == true);
+  CHECK(gathered.inputs.at("time/dp_comm_exposed").find("param_gather_bytes=0.5625") != std::string::npos);
+  const Terms plain = terms_of(llama70b("16x4xGB300", {"--dtype", "fp4"}));
+  CHECK(plain.inputs.at("time/dp_comm_exposed").find("param_gather_bytes=2") != std::string::npos);
+}
+
+TEST_CASE("estimate --dtype fp4 on Hopper: Transformer Engine's refusal, exit 2") {
+  const test::CliRun run = test::run(llama70b("8x8xH100", {"--dtype", "fp4"}));
+  CHECK(run.exit_code == 2);
+  CHECK(run.err.find("Device compute capability 10.0 or higher required for NVFP4 execution (H100-80GB)") !=
+        std::string::npos);
+}
+
+}  // namespace
+}  // namespace meshplan
