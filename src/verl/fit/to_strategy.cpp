@@ -1,6 +1,7 @@
 #include "verl/fit/to_strategy.hpp"
 
 #include "cost/memory/memory_tiers.hpp"
+#include "strategy/fp8_recipe.hpp"
 #include "strategy/moe_dispatcher.hpp"
 #include "strategy/pipeline_layout.hpp"
 #include "strategy/rollout_engine.hpp"
@@ -9,6 +10,29 @@
 
 namespace meshplan {
 namespace {
+
+/// Megatron-core's low-precision training, passed through override_transformer_config as verl's FP8
+/// recipes set it (verl-recipe recipe/dapo/test_dapo_8b_megatron_fp8train.sh: fp8=e4m3,
+/// fp8_recipe=blockwise): TransformerConfig.fp8 (a format; unset or false is bf16) with fp8_recipe,
+/// fp8_param (kept and gathered in fp8) and fp8_dot_product_attention; fp4 ("e2m1", NVFP4) with
+/// fp4_param.
+void map_low_precision(const ConfigView& v, Strategy& s) {
+  const auto set_format = [&](const std::string& key) {
+    const auto value = v.text(key);
+    return value && !v.is_null(key) && *value != "false" && *value != "False" && !value->empty();
+  };
+  const std::string t = A("megatron.override_transformer_config.");
+  if (set_format(t + "fp8")) {
+    s.compute_dtype = Dtype::fp8;
+    s.fp8_recipe = parse_fp8_recipe(v.text(t + "fp8_recipe").value_or("delayed")).value_or(Fp8Recipe::delayed);
+    s.fp8_param_gather = v.boolean(t + "fp8_param").value_or(false);
+    s.fp8_attention = v.boolean(t + "fp8_dot_product_attention").value_or(false);
+  }
+  if (set_format(t + "fp4")) {
+    s.compute_dtype = Dtype::fp4;
+    s.fp4_param_gather = v.boolean(t + "fp4_param").value_or(false);
+  }
+}
 
 int as_int(const ConfigView& v, const std::string& key, long long fallback) {
   return static_cast<int>(v.integer(key).value_or(fallback));
@@ -107,6 +131,7 @@ void map_megatron(const ConfigView& v, Strategy& s) {
       v.boolean(A("megatron.override_transformer_config.activation_func_fp8_input_store")).value_or(false);
   // TransformerConfig.use_transformer_engine_op_fuser (TEGroupedMLP's fused ops), likewise.
   s.te_op_fuser = v.boolean(A("megatron.override_transformer_config.use_transformer_engine_op_fuser")).value_or(false);
+  map_low_precision(v, s);
   // verl model.mtp (workers/config/model.py MtpConfig): enable loads the MTP layers, enable_train
   // adds their loss (Megatron-core mtp_num_layers from the checkpoint's config).
   s.train_mtp = v.boolean("actor_rollout_ref.model.mtp.enable").value_or(false) &&

@@ -137,6 +137,26 @@ TEST_CASE("activation_func_fp8_input_store passes through Megatron-core's overri
   CHECK(strategy_of(kMegatron7b + t + "use_transformer_engine_op_fuser=True").te_op_fuser);
 }
 
+TEST_CASE("FP8 and NVFP4 training pass through Megatron-core's override_transformer_config") {
+  // verl-recipe recipe/dapo/test_dapo_8b_megatron_fp8train.sh (at 21892b92): fp8=e4m3,
+  // fp8_recipe=blockwise; unset, the actor trains in bf16.
+  const std::string t = " +actor_rollout_ref.actor.megatron.override_transformer_config.";
+  CHECK(strategy_of(kMegatron7b).compute_dtype == Dtype::bf16);
+  const Strategy fp8 = strategy_of(kMegatron7b + t + "fp8=e4m3" + t + "fp8_recipe=blockwise");
+  CHECK(fp8.compute_dtype == Dtype::fp8);
+  CHECK(fp8.fp8_recipe == Fp8Recipe::blockwise);
+  CHECK_FALSE(fp8.fp8_param_gather);
+  const Strategy delayed = strategy_of(kMegatron7b + t + "fp8=hybrid" + t + "fp8_param=True" + t +
+                                       "fp8_dot_product_attention=True");
+  CHECK(delayed.fp8_recipe == Fp8Recipe::delayed);  // Megatron-core's default recipe
+  CHECK(delayed.fp8_param_gather);
+  CHECK(delayed.fp8_attention);
+  CHECK(strategy_of(kMegatron7b + t + "fp8=null").compute_dtype == Dtype::bf16);
+  const Strategy nvfp4 = strategy_of(kMegatron7b + t + "fp4=e2m1" + t + "fp4_param=True");
+  CHECK(nvfp4.compute_dtype == Dtype::fp4);
+  CHECK(nvfp4.fp4_param_gather);
+}
+
 TEST_CASE("MTP layers are trained when verl's model.mtp.enable and enable_train are both set") {
   const std::string mtp = " actor_rollout_ref.model.mtp.enable=True";
   CHECK_FALSE(strategy_of(kMegatron7b).train_mtp);
