@@ -180,6 +180,7 @@ SETTINGS = [
     ("fp4_param_gather", "mixed_precision.fp4_param_gather"),
     ("first_last_layers_bf16", "mixed_precision.first_last_layers_bf16"),
     ("fp8_dot_product_attention", "mixed_precision.fp8_dot_product_attention"),
+    ("fp8_output_proj", "model.fp8_output_proj"),
     ("tp_comm_overlap", "comm_overlap.tp_comm_overlap"),
     ("overlap_grad_reduce", "ddp.overlap_grad_reduce"),
     ("overlap_param_gather", "ddp.overlap_param_gather"),

@@ -86,6 +86,7 @@ std::string strategy_line(const Strategy& s, const Workload& w) {
     line += fmt::format(", fp8 recipe {}", fp8_recipe_name(s.fp8_recipe));
   }
   if (s.compute_dtype == Dtype::fp8 && s.fp8_attention) line += ", attention in fp8";
+  if (s.compute_dtype == Dtype::fp8 && s.fp8_output_proj) line += ", output layer in fp8";
   if (s.lora.rank > 0) line += fmt::format(", LoRA rank {}", s.lora.rank);
   if (s.train_mtp) line += ", MTP layers trained";
   if (w.kind != WorkloadKind::rl)
@@ -143,6 +144,7 @@ nlohmann::json estimate_json(const ModelSpec& model, const Cluster& cluster, con
                    {"te_op_fuser", s.te_op_fuser},
                    {"fp8_recipe", std::string(fp8_recipe_name(s.fp8_recipe))},
                    {"fp8_dot_product_attention", s.fp8_attention},
+                   {"fp8_output_proj", s.fp8_output_proj},
                    {"lora_rank", s.lora.rank}};
   j["workload"] = {{"kind", workload_name(w.kind)}, {"seq_len", w.seq_len}, {"global_batch", w.global_batch}};
   if (w.kind == WorkloadKind::rl) {

@@ -229,6 +229,9 @@ void add_estimate_flags(CLI::App& c, EstimateFlags& f) {
                "with --dtype fp8: Transformer Engine's recipe, delayed (the default), tensorwise (current "
                "scaling), mxfp8 (Blackwell) or blockwise (Megatron-LM --fp8-recipe); decides FP8 attention's kernel")
       ->check(CLI::IsMember({"delayed", "tensorwise", "mxfp8", "blockwise"}));
+  c.add_flag("--fp8-output-proj", f.fp8_output_proj,
+             "with --dtype fp8 --fp8-recipe mxfp8: the output layer as a Transformer Engine linear in MXFP8 "
+             "(Megatron-core fp8_output_proj; otherwise it runs in bf16)");
   c.add_flag("--fp8-dot-product-attention", f.fp8_attention,
              "attention in FP8 too, at cuDNN's measured FP8 rate (Megatron-LM --fp8-dot-product-attention)");
   c.add_flag("--use-transformer-engine-op-fuser", f.te_op_fuser,
@@ -408,6 +411,7 @@ Result<EstimateInputs> estimate_inputs(const CLI::App& command, const EstimateFl
   s.te_op_fuser = f.te_op_fuser;
   if (const auto recipe = parse_fp8_recipe(f.fp8_recipe)) s.fp8_recipe = *recipe;
   s.fp8_attention = f.fp8_attention;
+  s.fp8_output_proj = f.fp8_output_proj;
   s.train_mtp = f.mtp;
   s.moe_a2a_overlap = f.moe_a2a_overlap;
   apply_moe_dispatcher_flags(f.moe_dispatcher, s);

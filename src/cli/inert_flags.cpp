@@ -65,6 +65,7 @@ const std::vector<InertFlagRule>& inert_flag_rules() {
        megatron_fp4},
       {"--fp8-params", "with the Megatron backend and --dtype fp8 (Transformer Engine fp8_model_init)", megatron_fp8},
       {"--fp8-recipe", "with the Megatron backend and --dtype fp8 (Megatron-LM --fp8-recipe)", megatron_fp8},
+      {"--fp8-output-proj", "with the Megatron backend and --dtype fp8 (Megatron-core fp8_output_proj)", megatron_fp8},
       {"--fp8-dot-product-attention",
        "with the Megatron backend and --dtype fp8 (Megatron-LM --fp8-dot-product-attention)", megatron_fp8},
       {"--use-transformer-engine-op-fuser",

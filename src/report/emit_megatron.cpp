@@ -110,6 +110,7 @@ void parallel_args(const LaunchSpec& launch, std::vector<std::string>& args) {
     arg("--fp8-recipe", std::string(fp8_recipe_name(s.fp8_recipe)));
     if (s.fp8_param_gather) arg("--fp8-param-gather");
     if (s.fp8_attention) arg("--fp8-dot-product-attention");
+    if (s.fp8_output_proj) arg("--fp8-output-proj");
   } else if (s.compute_dtype == Dtype::fp4) {
     // NVFP4 GEMMs with bf16 elsewhere (Megatron-core TransformerConfig.fp4 / fp4_recipe / fp4_param;
     // Megatron-Bridge bf16_with_nvfp4_mixed).

@@ -101,6 +101,10 @@ struct Strategy {
   /// trains it on cuDNN's fused kernel only). Megatron backend.
   Fp8Recipe fp8_recipe = Fp8Recipe::delayed;
   bool fp8_attention = false;
+  /// Megatron-core TransformerConfig.fp8_output_proj (from d0b3b775, NeMo 26.06): the output layer as a
+  /// Transformer Engine linear under the MXFP8 autocast; otherwise it runs in 16 bits
+  /// (tensor_parallel.ColumnParallelLinear). Needs --fp8-recipe mxfp8 (rule fp8.output-proj-mxfp8).
+  bool fp8_output_proj = false;
   /// Trains the model's multi-token-prediction modules with it (DeepSeek-V3 report §2.2; Megatron-core
   /// mtp_num_layers = the config's num_nextn_predict_layers, on the last pipeline stage; verl
   /// model.mtp.enable + enable_train).

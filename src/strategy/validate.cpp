@@ -6,6 +6,7 @@
 #include <array>
 #include <cstdint>
 
+#include "strategy/fp8_recipe.hpp"
 #include "strategy/pipeline_layout.hpp"
 #include "strategy/pipeline_split.hpp"
 
@@ -123,7 +124,7 @@ struct Rule {
 };
 
 // Evaluation order: cheapest and most basic first, so `first_violation` prunes early.
-const std::array<Rule, 42> kRules{{
+const std::array<Rule, 43> kRules{{
     {{"strategy.positive", "every parallel size and the micro-batch are at least 1", "Megatron arguments.py"},
      [](const Inputs& in) {
        const Strategy& s = in.s;
@@ -451,6 +452,16 @@ const std::array<Rule, 42> kRules{{
          break;
        }
        v.valid = "--dtype fp8 or bf16, or a Blackwell GPU";
+     }},
+    {{"fp8.output-proj-mxfp8", "the output layer runs in FP8 under the mxfp8 recipe only",
+      "Megatron-core TransformerConfig.__post_init__ (fp8_output_proj, d0b3b775)"},
+     [](const Inputs& in) {
+       return in.s.fp8_output_proj && in.s.compute_dtype == Dtype::fp8 && in.s.backend == Backend::megatron &&
+              in.s.fp8_recipe != Fp8Recipe::mxfp8;
+     },
+     [](const Inputs& in, Violation& v) {
+       v.message = fmt::format("fp8_output_proj requires fp8_recipe='mxfp8', got '{}'.", fp8_recipe_name(in.s.fp8_recipe));
+       v.valid = "--fp8-recipe mxfp8, or no --fp8-output-proj";
      }},
     // TEGroupedMLP.__init__ asserts _is_fused_impl_supported() under use_transformer_engine_op_fuser
     // (Megatron-core moe/experts.py at d0b3b775): no expert tensor parallelism among what it checks.

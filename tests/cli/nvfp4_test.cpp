@@ -1,7 +1,8 @@
 // NVFP4 training (Megatron-LM --fp4-format e2m1 --fp4-recipe nvfp4, estimate --dtype fp4): the
 // GEMMs at the NVFP4 peak times what Transformer Engine's B300 GEMM profile measures of it, the
 // casts at that profile's quantization cost, attention and the output layer in bf16; refused where
-// the GPU has no NVFP4 tensor cores (Transformer Engine check_nvfp4_support).
+// the GPU has no NVFP4 tensor cores (Transformer Engine check_nvfp4_support). And the output layer
+// in MXFP8 under Megatron-core's fp8_output_proj.
 
 #include <doctest/doctest.h>
 
@@ -66,6 +67,24 @@ TEST_CASE("estimate --dtype fp4: NVFP4 GEMMs at what Transformer Engine measured
   CHECK(nvfp4.inputs.at("time/compute/lm_head") == "head dtype=bf16");
   const Terms bf16 = terms_of(llama70b("16x4xGB300", {}));
   CHECK(bf16.seconds.at("time/compute/lm_head") == test::approx(mxfp8.seconds.at("time/compute/lm_head")));
+}
+
+TEST_CASE("estimate --fp8-output-proj: the output layer's GEMM in MXFP8, as Megatron-core runs it under fp8_output_proj") {
+  const Terms bf16_head = terms_of(llama70b("16x4xGB300", {"--dtype", "fp8", "--fp8-recipe", "mxfp8"}));
+  const Terms fp8_head = terms_of(llama70b("16x4xGB300", {"--dtype", "fp8", "--fp8-recipe", "mxfp8", "--fp8-output-proj"}));
+  CHECK(fp8_head.strategy["fp8_output_proj"] == true);
+  CHECK(fp8_head.inputs.at("time/compute/lm_head") == "head dtype=fp8");
+  // The cross-entropy is the same memory-bound pass: 16 B x 8192 tokens x 128,256 logits / 8 TB/s.
+  // The GEMMs (3 passes) go from GB300's bf16 peak 2.5 PF at 0.7364 to its fp8 peak 5 PF at 0.5993
+  // (efficiency_test.cpp), the size term alike: 2.5 x 0.7364 / (5 x 0.5993) = 0.6144 of the time.
+  const double cross_entropy = 16.0 * 8192 * 128256 / 8e12;
+  CHECK((fp8_head.seconds.at("time/compute/lm_head") - cross_entropy) /
+            (bf16_head.seconds.at("time/compute/lm_head") - cross_entropy) ==
+        test::approx(2.5 * 0.7364 / (5.0 * 0.5993)).epsilon(2e-3));
+  // Megatron-core refuses it under another recipe.
+  const test::CliRun delayed = test::run(llama70b("16x4xGB300", {"--dtype", "fp8", "--fp8-output-proj"}));
+  CHECK(delayed.exit_code == 2);
+  CHECK(delayed.err.find("fp8_output_proj requires fp8_recipe='mxfp8', got 'delayed'.") != std::string::npos);
 }
 
 TEST_CASE("estimate --fp4-param-gather: the distributed optimizer gathers NVFP4 weights, 0.5625 bytes each") {

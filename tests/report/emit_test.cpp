@@ -244,8 +244,10 @@ TEST_CASE("emit megatron: the time estimate's assumptions are the launch's switc
   // The strategy's own recipe: MXFP8 in e4m3 (Megatron-Bridge's MXFP8 mixes), FP8 attention.
   f.strategy.fp8_recipe = Fp8Recipe::mxfp8;
   f.strategy.fp8_attention = true;
+  f.strategy.fp8_output_proj = true;
   const std::string mxfp8 = emit_megatron(f.launch());
-  for (const char* flag : {"--fp8-format e4m3 \\", "--fp8-recipe mxfp8 \\", "--fp8-dot-product-attention \\"}) {
+  for (const char* flag : {"--fp8-format e4m3 \\", "--fp8-recipe mxfp8 \\", "--fp8-dot-product-attention \\",
+                           "--fp8-output-proj \\"}) {
     CHECK_MESSAGE(mxfp8.find(flag) != std::string::npos, flag);
   }
   // NVFP4: Megatron-core's fp4 fields (TransformerConfig.fp4, fp4_recipe, fp4_param).

@@ -192,6 +192,14 @@ const std::vector<BoundaryCase>& cases() {
        [] { Setup x = base(); x.s.compute_dtype = Dtype::fp8; x.s.fp8_recipe = Fp8Recipe::mxfp8;
             x.c.groups.front().gpu.fp8_flops = 624e12; x.c.groups.front().gpu.vendor = "NVIDIA";
             x.c.groups.front().gpu.arch = "Ampere GA100"; return x; }},
+      // fp8_output_proj (TransformerConfig.__post_init__ at d0b3b775): the mxfp8 recipe passes, the
+      // default delayed one fails ("fp8_output_proj requires fp8_recipe='mxfp8'").
+      {"fp8.output-proj-mxfp8",
+       [] { Setup x = base(); x.s.compute_dtype = Dtype::fp8; x.s.fp8_recipe = Fp8Recipe::mxfp8; x.s.fp8_output_proj = true;
+            x.c.groups.front().gpu.fp8_flops = 4.5e15; x.c.groups.front().gpu.vendor = "NVIDIA";
+            x.c.groups.front().gpu.arch = "Blackwell (2 dies)"; return x; },
+       [] { Setup x = base(); x.s.compute_dtype = Dtype::fp8; x.s.fp8_output_proj = true;
+            x.c.groups.front().gpu.fp8_flops = 624e12; return x; }},
       // NVFP4 (Transformer Engine check_nvfp4_support): passes where the GPU has an NVFP4 peak (a
       // Blackwell part), fails on the base case's A100 (none).
       {"fp4.nvfp4-blackwell",

@@ -140,6 +140,7 @@ void apply_megatron_kernels(const nlohmann::json& settings, Strategy& strategy) 
     const nlohmann::json& recipe = settings.value("fp8_recipe", nlohmann::json());
     if (recipe.is_string()) strategy.fp8_recipe = parse_fp8_recipe(recipe.get<std::string>()).value_or(Fp8Recipe::delayed);
     strategy.fp8_attention = settings.value("fp8_dot_product_attention", nlohmann::json()) == true;
+    strategy.fp8_output_proj = settings.value("fp8_output_proj", nlohmann::json()) == true;
   }
   // NVFP4 (MixedPrecisionConfig.fp4 set): its weights gathered as NVFP4 where the recipe says so.
   if (settings.value("fp4", nlohmann::json()).is_string()) {

@@ -47,11 +47,18 @@ double cast_bytes_per_element(Dtype compute_dtype) {
 
 /// The dtype of what the low-precision recipes leave in 16 bits: attention (Transformer Engine's
 /// NVFP4 recipe has no fp4 attention, FP8 attention is --fp8-dot-product-attention's) and the output
-/// layer (Megatron-core builds it as tensor_parallel.ColumnParallelLinear, outside Transformer
-/// Engine's autocast: models/gpt/gpt_model.py at 2edffadb; from d0b3b775 a TE MXFP8 head only under
-/// fp8_output_proj, off by default).
+/// layer.
 Dtype sixteen_bit_part_dtype(Dtype compute_dtype) {
   return compute_dtype == Dtype::fp8 || compute_dtype == Dtype::fp4 ? Dtype::bf16 : compute_dtype;
+}
+
+/// The output layer's GEMM dtype: Megatron-core builds it as tensor_parallel.ColumnParallelLinear,
+/// outside Transformer Engine's autocast (models/gpt/gpt_model.py at 2edffadb), in 16 bits; from
+/// d0b3b775 a TE linear under MXFP8 with fp8_output_proj (fp8_utils.py is_mxfp8_output_proj_active).
+Dtype head_dtype(const Strategy& strategy) {
+  const bool mxfp8_head = strategy.fp8_output_proj && strategy.compute_dtype == Dtype::fp8 &&
+                          strategy.fp8_recipe == Fp8Recipe::mxfp8 && strategy.backend == Backend::megatron;
+  return mxfp8_head ? Dtype::fp8 : sixteen_bit_part_dtype(strategy.compute_dtype);
 }
 
 // Adam with fp32 master weights: read master, m, v, grad (16 B), write master, m, v (12 B) and
@@ -369,9 +376,9 @@ StageCompute stage_compute(const ModelSpec& model, const NodeGroup& node, const 
   // LoRA: the LM head is frozen, PEFT's all-linear leaves it out), plus the memory-bound
   // cross-entropy over the [tokens, V/t] logits.
   const double vocab = static_cast<double>(model.vocab_size);
-  const Dtype head_dtype = sixteen_bit_part_dtype(strategy.compute_dtype);
-  const double head_eff = gemm_efficiency(node, head_dtype, GemmShape{tokens, h, vocab / t}, constants);
-  const double head_forward = flops.lm_head * tokens / t / (compute_peak_flops(gpu, head_dtype) * head_eff);
+  const Dtype head = head_dtype(strategy);
+  const double head_eff = gemm_efficiency(node, head, GemmShape{tokens, h, vocab / t}, constants);
+  const double head_forward = flops.lm_head * tokens / t / (compute_peak_flops(gpu, head) * head_eff);
   const double cross_entropy = kCrossEntropyBytesPerLogit * tokens * vocab / t / gpu.memory_bandwidth_Bps;
   stage.lm_head_forward_s = head_forward + cross_entropy / 2.0;
   stage.lm_head_s = (frozen_base ? 2.0 : 3.0) * head_forward + cross_entropy;
@@ -466,8 +473,8 @@ StageCompute stage_compute(const ModelSpec& model, const NodeGroup& node, const 
                           : std::string(),
                       "Korthikanti et al. 2022 §5; Megatron-core transformer_config.py recompute_modules"});
     trace->push_back({"time/compute/lm_head", stage.lm_head_s, "seconds",
-                      "3 * 2*V*h*tokens/t / (peak*eff) + 16 B * tokens * V/t / HBM_Bps; the GEMM in bf16 under fp8 and NVFP4",
-                      fmt::format("head dtype={}", compute_dtype_name(sixteen_bit_part_dtype(strategy.compute_dtype))),
+                      "3 * 2*V*h*tokens/t / (peak*eff) + 16 B * tokens * V/t / HBM_Bps; the GEMM in bf16 under fp8 and NVFP4 (in fp8 with --fp8-output-proj under mxfp8)",
+                      fmt::format("head dtype={}", compute_dtype_name(head_dtype(strategy))),
                       "Megatron vocab-parallel output layer and cross-entropy; Megatron-core gpt_model.py output_layer "
                       "(tensor_parallel.ColumnParallelLinear, outside Transformer Engine's fp8 autocast)"});
   }

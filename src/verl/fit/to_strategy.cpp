@@ -14,7 +14,7 @@ namespace {
 /// Megatron-core's low-precision training, passed through override_transformer_config as verl's FP8
 /// recipes set it (verl-recipe recipe/dapo/test_dapo_8b_megatron_fp8train.sh: fp8=e4m3,
 /// fp8_recipe=blockwise): TransformerConfig.fp8 (a format; unset or false is bf16) with fp8_recipe,
-/// fp8_param (kept and gathered in fp8) and fp8_dot_product_attention; fp4 ("e2m1", NVFP4) with
+/// fp8_param (kept and gathered in fp8), fp8_dot_product_attention and fp8_output_proj; fp4 ("e2m1", NVFP4) with
 /// fp4_param.
 void map_low_precision(const ConfigView& v, Strategy& s) {
   const auto set_format = [&](const std::string& key) {
@@ -27,6 +27,7 @@ void map_low_precision(const ConfigView& v, Strategy& s) {
     s.fp8_recipe = parse_fp8_recipe(v.text(t + "fp8_recipe").value_or("delayed")).value_or(Fp8Recipe::delayed);
     s.fp8_param_gather = v.boolean(t + "fp8_param").value_or(false);
     s.fp8_attention = v.boolean(t + "fp8_dot_product_attention").value_or(false);
+    s.fp8_output_proj = v.boolean(t + "fp8_output_proj").value_or(false);
   }
   if (set_format(t + "fp4")) {
     s.compute_dtype = Dtype::fp4;

@@ -109,6 +109,14 @@ TEST_CASE("Megatron settings: a Megatron-LM launch's fields onto the table's str
     CHECK_MESSAGE(fp8.fp8_param_gather == gathered_in_fp8, recipe);
     CHECK_FALSE(fp8.grad_reduce_in_fp32);
   }
+  // The output layer in MXFP8 where the recipe sets model.fp8_output_proj (Megatron-Bridge's DeepSeek-V3
+  // and GPT-OSS MXFP8 recipes from v0.5.0), under FP8 only.
+  Strategy head;
+  apply_megatron_kernels({{"fp8", "e4m3"}, {"fp8_recipe", "mxfp8"}, {"fp8_output_proj", true}}, head);
+  CHECK(head.fp8_output_proj);
+  Strategy bf16_head;
+  apply_megatron_kernels({{"fp8", nullptr}, {"fp8_output_proj", true}}, bf16_head);
+  CHECK_FALSE(bf16_head.fp8_output_proj);
   // NVFP4 (MixedPrecisionConfig.fp4 "e2m1"): its weights gathered as NVFP4 where fp4_param_gather is
   // set (Megatron-Bridge bf16_with_nvfp4_mixed from v0.4.2), else in bf16.
   Strategy nvfp4;

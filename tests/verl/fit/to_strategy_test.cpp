@@ -147,10 +147,11 @@ TEST_CASE("FP8 and NVFP4 training pass through Megatron-core's override_transfor
   CHECK(fp8.fp8_recipe == Fp8Recipe::blockwise);
   CHECK_FALSE(fp8.fp8_param_gather);
   const Strategy delayed = strategy_of(kMegatron7b + t + "fp8=hybrid" + t + "fp8_param=True" + t +
-                                       "fp8_dot_product_attention=True");
+                                       "fp8_dot_product_attention=True" + t + "fp8_output_proj=True");
   CHECK(delayed.fp8_recipe == Fp8Recipe::delayed);  // Megatron-core's default recipe
   CHECK(delayed.fp8_param_gather);
   CHECK(delayed.fp8_attention);
+  CHECK(delayed.fp8_output_proj);
   CHECK(strategy_of(kMegatron7b + t + "fp8=null").compute_dtype == Dtype::bf16);
   const Strategy nvfp4 = strategy_of(kMegatron7b + t + "fp4=e2m1" + t + "fp4_param=True");
   CHECK(nvfp4.compute_dtype == Dtype::fp4);
