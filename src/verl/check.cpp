@@ -44,6 +44,7 @@ std::vector<Finding> memory_findings(const VerlLaunch& launch, const VerlJob& jo
     out.push_back(std::move(note));
     return out;
   }
+  for (Finding& finding : check_gpu_support(launch, job, model, *options.gpu)) out.push_back(std::move(finding));
   VerlJob at_lengths = job;
   at_lengths.workload.rl = with_given_lengths(job.workload.rl, options.mean_prompt_len, options.mean_response_len);
   bool fits = true;

@@ -13,7 +13,9 @@
 #include <nlohmann/json.hpp>
 
 #include "approx.hpp"
+#include "hardware/gpu_catalog.hpp"
 #include "test_support.hpp"
+#include "verl/check_support.hpp"
 
 namespace meshplan {
 namespace {
@@ -100,6 +102,28 @@ TEST_CASE("estimate --dtype fp4 on Hopper: Transformer Engine's refusal, exit 2"
   CHECK(run.exit_code == 2);
   CHECK(run.err.find("Device compute capability 10.0 or higher required for NVFP4 execution (H100-80GB)") !=
         std::string::npos);
+}
+
+TEST_CASE("check: a verl launch's FP8 recipe refused where the GPU or Megatron-core cannot run it") {
+  const std::string t = "+actor_rollout_ref.actor.megatron.override_transformer_config.";
+  const auto launch = [&](const std::vector<std::string>& extra) {
+    std::vector<std::string> lines = {"actor_rollout_ref.actor.megatron.tensor_model_parallel_size=2"};
+    lines.insert(lines.end(), extra.begin(), extra.end());
+    return test::with(test::megatron_baseline(), lines);
+  };
+  CheckOptions options = test::with_preset("qwen2.5-7b-instruct");
+  options.gpu = *find_gpu(builtin_gpu_catalog(), "H100");
+  // MXFP8 on H100: Transformer Engine's check_mxfp8_support, with --gpu only.
+  const auto mxfp8 = launch({t + "fp8=e4m3", t + "fp8_recipe=mxfp8"});
+  const auto hits = test::findings_of(test::check_lines(mxfp8, "ppo_megatron_trainer", options), "gpu.fp8.mxfp8-blackwell");
+  REQUIRE(hits.size() == 1);
+  CHECK(hits[0].message.find("Device compute capability 10.0 or higher required for MXFP8 execution (H100-80GB);") == 0);
+  options.gpu = *find_gpu(builtin_gpu_catalog(), "B200");
+  CHECK(test::findings_of(test::check_lines(mxfp8, "ppo_megatron_trainer", options), "gpu.fp8.mxfp8-blackwell").empty());
+  // fp8_output_proj under blockwise: Megatron-core's own refusal, whatever the GPU.
+  const auto head = launch({t + "fp8=e4m3", t + "fp8_recipe=blockwise", t + "fp8_output_proj=True"});
+  CHECK(test::findings_of(test::check_lines(head, "ppo_megatron_trainer", options), "model.fp8.output-proj-mxfp8")
+            .size() == 1);
 }
 
 }  // namespace

@@ -32,8 +32,11 @@ constexpr std::string_view kA2aOverlap =
 // TEGroupedMLP asserts the op fuser's support when it builds the experts (moe/experts.py).
 constexpr std::string_view kOpFuser =
     "actor_rollout_ref.actor.megatron.override_transformer_config.use_transformer_engine_op_fuser";
+// TransformerConfig.__post_init__ refuses fp8_output_proj under another recipe than mxfp8; Transformer
+// Engine refuses a block-scaled recipe the GPU cannot run when the first layer quantizes.
+constexpr std::string_view kFp8Recipe = "actor_rollout_ref.actor.megatron.override_transformer_config.fp8_recipe";
 
-constexpr std::array<ShapeRule, 13> kShapeRules = {{
+constexpr std::array<ShapeRule, 14> kShapeRules = {{
     {"tp.divides-heads", {"actor_rollout_ref.actor.megatron.tensor_model_parallel_size", ""}},
     {"tp.divides-kv-heads", {"actor_rollout_ref.actor.megatron.tensor_model_parallel_size", ""}},
     {"pp.divides-layers",
@@ -52,7 +55,40 @@ constexpr std::array<ShapeRule, 13> kShapeRules = {{
     {"moe.a2a-overlap-dtype", {kA2aOverlap, "actor_rollout_ref.actor.megatron.dtype"}},
     {"moe.a2a-overlap-mtp", {kA2aOverlap, "actor_rollout_ref.model.mtp.enable_train"}},
     {"moe.op-fuser-etp", {kOpFuser, "actor_rollout_ref.actor.megatron.expert_tensor_parallel_size"}},
+    {"fp8.output-proj-mxfp8", {"actor_rollout_ref.actor.megatron.override_transformer_config.fp8_output_proj", kFp8Recipe}},
 }};
+
+// strategy/validate rule ids that depend on the GPU (--gpu / --cluster) -> the verl keys they concern.
+constexpr std::array<ShapeRule, 2> kGpuRules = {{
+    {"fp8.mxfp8-blackwell", {kFp8Recipe, "actor_rollout_ref.actor.megatron.override_transformer_config.fp8"}},
+    {"fp4.nvfp4-blackwell", {"actor_rollout_ref.actor.megatron.override_transformer_config.fp4", ""}},
+}};
+
+// The violations of `rules` as errors named `prefix` + the rule id, at the first key's line; `subject`
+// (the model) in parentheses when the rule's message does not name it.
+template <std::size_t N>
+std::vector<Finding> rule_findings(const VerlLaunch& launch, const std::vector<Violation>& violations,
+                                   const std::array<ShapeRule, N>& rules, std::string_view prefix,
+                                   const std::string& subject) {
+  std::vector<Finding> out;
+  for (const Violation& violation : violations) {
+    for (const ShapeRule& rule : rules) {
+      if (violation.rule != rule.id) continue;
+      Finding finding;
+      finding.severity = Severity::error;
+      finding.rule = std::string(prefix) + violation.rule;
+      for (std::string_view key : rule.keys) {
+        if (!key.empty()) finding.keys.emplace_back(key);
+      }
+      finding.message = violation.message + (subject.empty() ? "" : " (" + subject + ")") +
+                        "; would fail when the workers build the model";
+      if (!violation.valid.empty()) finding.message += "; valid: " + violation.valid;
+      finding.location = where_set(launch, rule.keys[0]);
+      out.push_back(std::move(finding));
+    }
+  }
+  return out;
+}
 
 // "fixes, re-estimated (cheapest step time first): ..." and the override lines of every fix.
 void attach_fixes(Finding& finding, const VerlJob& job, const ModelSpec& model, const Cluster& cluster,
@@ -103,23 +139,15 @@ std::vector<Finding> check_model_shape(const VerlLaunch& launch, const VerlJob& 
   // a dense model has no expert layers, so ETP is 1 for it.
   Strategy strategy = job.strategy;
   if (!model.is_moe() && strategy.ep == 1 && strategy.etp == strategy.tp) strategy.etp = 1;
-  std::vector<Finding> out;
-  for (const Violation& violation : validate_strategy(strategy, model, cluster, job.workload)) {
-    for (const ShapeRule& rule : kShapeRules) {
-      if (violation.rule != rule.id) continue;
-      Finding finding;
-      finding.severity = Severity::error;
-      finding.rule = "model." + violation.rule;
-      for (std::string_view key : rule.keys) {
-        if (!key.empty()) finding.keys.emplace_back(key);
-      }
-      finding.message = violation.message + " (" + model.name + "); would fail when the workers build the model";
-      if (!violation.valid.empty()) finding.message += "; valid: " + violation.valid;
-      finding.location = where_set(launch, rule.keys[0]);
-      out.push_back(std::move(finding));
-    }
-  }
-  return out;
+  return rule_findings(launch, validate_strategy(strategy, model, cluster, job.workload), kShapeRules, "model.",
+                       model.name);
+}
+
+std::vector<Finding> check_gpu_support(const VerlLaunch& launch, const VerlJob& job, const ModelSpec& model,
+                                       const GpuSpec& gpu) {
+  // The rules' messages name the GPU.
+  return rule_findings(launch, validate_strategy(job.strategy, model, job_cluster(job, gpu), job.workload), kGpuRules,
+                       "gpu.", "");
 }
 
 

@@ -28,6 +28,10 @@ Cluster job_cluster(const VerlJob& job, const GpuSpec& gpu);
 /// strategy/validate rules that depend on the model (tp.divides-heads, pp.divides-layers, ...).
 std::vector<Finding> check_model_shape(const VerlLaunch& launch, const VerlJob& job, const ModelSpec& model);
 
+/// strategy/validate rules that depend on the GPU (an FP8 or FP4 recipe the GPU cannot run).
+std::vector<Finding> check_gpu_support(const VerlLaunch& launch, const VerlJob& job, const ModelSpec& model,
+                                       const GpuSpec& gpu);
+
 /// Memory per RL phase on `gpu` (nodes and GPUs per node from trainer.*): an error when a phase
 /// does not fit, a warning under 5% headroom. Rule ids start with `memory`.
 std::vector<Finding> check_memory_fit(const VerlLaunch& launch, const VerlJob& job, const ModelSpec& model,
