@@ -23,6 +23,10 @@ namespace {
 struct ShapeRule {
   std::string_view id;
   std::array<std::string_view, 2> keys;
+  /// The first Megatron-core release with the field the rule refuses; empty when every release
+  /// refuses. An older one ignores the key (verl sets it on the model provider, which takes any
+  /// name), so the refusal is a warning naming the release.
+  std::string_view field_since = "";
 };
 // Megatron-core's refusals of EP all-to-all overlap (TransformerConfig.__post_init__) stop the
 // workers when they build the model, as the shape rules do.
@@ -54,8 +58,11 @@ constexpr std::array<ShapeRule, 14> kShapeRules = {{
      {kA2aOverlap, "actor_rollout_ref.actor.megatron.override_transformer_config.recompute_granularity"}},
     {"moe.a2a-overlap-dtype", {kA2aOverlap, "actor_rollout_ref.actor.megatron.dtype"}},
     {"moe.a2a-overlap-mtp", {kA2aOverlap, "actor_rollout_ref.model.mtp.enable_train"}},
-    {"moe.op-fuser-etp", {kOpFuser, "actor_rollout_ref.actor.megatron.expert_tensor_parallel_size"}},
-    {"fp8.output-proj-mxfp8", {"actor_rollout_ref.actor.megatron.override_transformer_config.fp8_output_proj", kFp8Recipe}},
+    // Both fields are in TransformerConfig from Megatron-core 0.18.2 (the passthrough's field table).
+    {"moe.op-fuser-etp", {kOpFuser, "actor_rollout_ref.actor.megatron.expert_tensor_parallel_size"}, "0.18.2"},
+    {"fp8.output-proj-mxfp8",
+     {"actor_rollout_ref.actor.megatron.override_transformer_config.fp8_output_proj", kFp8Recipe},
+     "0.18.2"},
 }};
 
 // strategy/validate rule ids that depend on the GPU (--gpu / --cluster) -> the verl keys they concern.
@@ -75,13 +82,17 @@ std::vector<Finding> rule_findings(const VerlLaunch& launch, const std::vector<V
     for (const ShapeRule& rule : rules) {
       if (violation.rule != rule.id) continue;
       Finding finding;
-      finding.severity = Severity::error;
+      finding.severity = rule.field_since.empty() ? Severity::error : Severity::warning;
       finding.rule = std::string(prefix) + violation.rule;
       for (std::string_view key : rule.keys) {
         if (!key.empty()) finding.keys.emplace_back(key);
       }
       finding.message = violation.message + (subject.empty() ? "" : " (" + subject + ")") +
-                        "; would fail when the workers build the model";
+                        (rule.field_since.empty()
+                             ? std::string("; would fail when the workers build the model")
+                             : fmt::format("; would fail when the workers build the model with Megatron-core {} or "
+                                           "later, which has the field (an older one ignores the key)",
+                                           rule.field_since));
       if (!violation.valid.empty()) finding.message += "; valid: " + violation.valid;
       finding.location = where_set(launch, rule.keys[0]);
       out.push_back(std::move(finding));
