@@ -6,6 +6,7 @@
 #include <algorithm>
 
 #include "report/launch.hpp"
+#include "strategy/fp8_recipe.hpp"
 #include "strategy/moe_dispatcher.hpp"
 #include "strategy/rollout_engine.hpp"
 
@@ -91,6 +92,20 @@ void add_megatron(std::vector<std::string>& o, const Strategy& s, const RlSettin
   }
   if (s.moe_dispatcher == MoeDispatcher::flex && s.moe_dispatcher_sms > 0) {
     add(o, "+" + t + "moe_flex_dispatcher_num_sms", std::to_string(s.moe_dispatcher_sms));
+  }
+  // Megatron-core's low-precision training through the same map, as verl's FP8 recipes set it
+  // (verl-recipe recipe/dapo/test_dapo_8b_megatron_fp8train.sh: fp8=e4m3, fp8_recipe=blockwise).
+  if (s.compute_dtype == Dtype::fp8) {
+    const bool block_scaled = s.fp8_recipe == Fp8Recipe::mxfp8 || s.fp8_recipe == Fp8Recipe::blockwise;
+    add(o, "+" + t + "fp8", block_scaled ? "e4m3" : "hybrid");
+    add(o, "+" + t + "fp8_recipe", std::string(fp8_recipe_name(s.fp8_recipe)));
+    if (s.fp8_param_gather) add(o, "+" + t + "fp8_param", "True");
+    if (s.fp8_attention) add(o, "+" + t + "fp8_dot_product_attention", "True");
+    if (s.fp8_output_proj) add(o, "+" + t + "fp8_output_proj", "True");
+  } else if (s.compute_dtype == Dtype::fp4) {
+    add(o, "+" + t + "fp4", "e2m1");
+    add(o, "+" + t + "fp4_recipe", "nvfp4");
+    if (s.fp4_param_gather) add(o, "+" + t + "fp4_param", "True");
   }
   if (s.activation_offload_layers > 0) {
     add(o, "+" + t + "cpu_offloading", "True");

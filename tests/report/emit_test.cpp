@@ -221,6 +221,31 @@ TEST_CASE("emit: a custom pipeline layout in each launcher's own keys, and the v
   for (const Finding& finding : report->findings) CHECK_MESSAGE(finding.severity != Severity::error, finding.message);
 }
 
+TEST_CASE("emit verl: FP8 and NVFP4 training through override_transformer_config, as check reads them") {
+  Fixture f;
+  f.workload.kind = WorkloadKind::rl;
+  f.strategy.compute_dtype = Dtype::fp8;
+  f.strategy.fp8_recipe = Fp8Recipe::mxfp8;
+  f.strategy.fp8_param_gather = true;
+  f.strategy.fp8_output_proj = true;
+  const std::string t = "+actor_rollout_ref.actor.megatron.override_transformer_config.";
+  const std::string fp8 = emit_verl(f.launch());
+  for (const std::string& key : {t + "fp8=e4m3 \\", t + "fp8_recipe=mxfp8 \\", t + "fp8_param=True \\",
+                                t + "fp8_output_proj=True \\"}) {
+    CHECK_MESSAGE(fp8.find(key) != std::string::npos, key);
+  }
+  CHECK(fp8.find(t + "fp8_dot_product_attention") == std::string::npos);
+  CheckOptions options;
+  options.model = f.model;
+  const auto report = check_launch({InputText{"emitted.sh", fp8}}, options);
+  REQUIRE(report.ok());
+  for (const Finding& finding : report->findings) CHECK_MESSAGE(finding.severity != Severity::error, finding.message);
+  f.strategy.compute_dtype = Dtype::fp4;
+  const std::string fp4 = emit_verl(f.launch());
+  CHECK(fp4.find(t + "fp4=e2m1 \\") != std::string::npos);
+  CHECK(fp4.find(t + "fp8=") == std::string::npos);
+}
+
 TEST_CASE("emit megatron: the time estimate's assumptions are the launch's switches") {
   Fixture f;
   f.workload.kind = WorkloadKind::pretrain;
