@@ -156,6 +156,11 @@ std::vector<std::string> outside_space(const SearchSpace& space, const Strategy&
   need(!s.activation_func_fp8_input_store,
        "activation_func_fp8_input_store (the search keeps the MLP activation input in 16 bits)");
   need(!s.te_op_fuser, "use_transformer_engine_op_fuser (the search runs Megatron-core's unfused expert path)");
+  // A launch training in FP8 or NVFP4 (verl's override_transformer_config.fp8 / fp4): the search's
+  // candidates compute in the dtype every GPU of the cluster supports (search_space.cpp).
+  need(s.compute_dtype == space.compute_dtype,
+       fmt::format("compute dtype {} (the search plans in {})", compute_dtype_name(s.compute_dtype),
+                   compute_dtype_name(space.compute_dtype)));
   need(s.backend == Backend::fsdp || s.zero != ZeroStage::zero2,
        "Megatron-FSDP optim_grads (the search tries optim_grads_params)");
   need(s.backend == Backend::fsdp || s.zero != ZeroStage::zero3 || (s.pp == 1 && s.dp > 1),

@@ -154,5 +154,23 @@ TEST_CASE("a launch that keeps the MLP activation input in fp8 is outside the sp
   CHECK(std::find(outside.begin(), outside.end(), reason) == outside.end());
 }
 
+TEST_CASE("a launch that trains in fp8 is outside the space, which plans in the cluster's 16-bit dtype") {
+  const ModelSpec model = test::toy_model(32, 8);
+  const Cluster cluster = test::toy_cluster(1, 8, 100);
+  Workload workload;
+  workload.global_batch = 64;
+  workload.seq_len = 1024;
+  Strategy launch;
+  launch.dp = 8;
+  launch.compute_dtype = Dtype::fp8;
+  const SearchSpace space = *build_search_space(model, cluster, workload, SpaceOptions{});
+  const std::string reason = "compute dtype fp8 (the search plans in bf16)";
+  std::vector<std::string> outside = outside_space(space, launch, workload, model.num_layers);
+  CHECK(std::find(outside.begin(), outside.end(), reason) != outside.end());
+  launch.compute_dtype = Dtype::bf16;
+  outside = outside_space(space, launch, workload, model.num_layers);
+  CHECK(std::find(outside.begin(), outside.end(), reason) == outside.end());
+}
+
 }  // namespace
 }  // namespace meshplan
