@@ -139,6 +139,12 @@ std::string render_time_accuracy(const TimeAccuracyMatch& accuracy) {
                         fmt::format("were host-bound in the model (moe_host_wait over {} of the step), as this estimate is",
                                     percent(accuracy.host_bound->min_share)));
   }
+  if (accuracy.precision) {
+    text += subset_line(*accuracy.precision,
+                        fmt::format("trained in {}, as this estimate does", accuracy.precision->compute_dtype == "fp4"
+                                                                                ? std::string_view("NVFP4 (--dtype fp4)")
+                                                                                : accuracy.precision->compute_dtype));
+  }
   if (accuracy.second_source) {
     const TimeAccuracySecondSource& other = *accuracy.second_source;
     text += fmt::format(
@@ -164,6 +170,8 @@ nlohmann::json time_accuracy_json(const TimeAccuracyMatch& accuracy) {
           {"gpu_type", subset_json(accuracy.gpu_type, "gpu", accuracy.gpu_type ? accuracy.gpu_type->gpu_id : std::string_view())},
           {"host_bound", subset_json(accuracy.host_bound, "min_moe_host_wait_share",
                                      accuracy.host_bound ? accuracy.host_bound->min_share : 0.0)},
+          {"precision", subset_json(accuracy.precision, "compute_dtype",
+                                    accuracy.precision ? accuracy.precision->compute_dtype : std::string_view())},
           {"second_source", subset_json(accuracy.second_source, "evidence",
                                         accuracy.second_source ? accuracy.second_source->evidence : std::string_view())}};
 }

@@ -6,6 +6,7 @@
 
 #include <doctest/doctest.h>
 
+#include <algorithm>
 #include <map>
 #include <string>
 #include <vector>
@@ -87,6 +88,20 @@ TEST_CASE("estimate --fp8-output-proj: the output layer's GEMM in MXFP8, as Mega
   const test::CliRun delayed = test::run(llama70b("16x4xGB300", {"--dtype", "fp8", "--fp8-output-proj"}));
   CHECK(delayed.exit_code == 2);
   CHECK(delayed.err.find("fp8_output_proj requires fp8_recipe='mxfp8', got 'delayed'.") != std::string::npos);
+}
+
+TEST_CASE("estimate --dtype fp4 says how sure its time is: the held-out NVFP4 runs beside the group") {
+  std::vector<std::string> args = llama70b("16x4xGB300", {"--dtype", "fp4"});
+  const test::CliRun json_run = test::run(args);
+  REQUIRE_MESSAGE(json_run.exit_code == 0, json_run.err);
+  const nlohmann::json accuracy = nlohmann::json::parse(json_run.out)["time"]["accuracy"];
+  CHECK(accuracy["group"] == "dense-training-blackwell");
+  CHECK(accuracy["precision"]["compute_dtype"] == "fp4");
+  CHECK(accuracy["precision"]["runs"] == 18);
+  args.erase(std::find(args.begin(), args.end(), "--json"));
+  const test::CliRun text = test::run(args);
+  CHECK(text.out.find("  18 of them trained in NVFP4 (--dtype fp4), as this estimate does: off by a median 10.2% (at "
+                      "most 20.6%)") != std::string::npos);
 }
 
 TEST_CASE("estimate --fp4-param-gather: the distributed optimizer gathers NVFP4 weights, 0.5625 bytes each") {

@@ -70,6 +70,12 @@ constexpr std::array<TimeAccuracyHostBound, 1> kHostBound{{
     {"moe-training-blackwell", 0.2, 29, 0.263, 0.484, 0.241},
 }};
 
+// The NVFP4 runs of the dense Blackwell group (Llama 3 70B and 3.1 405B on GB200 and GB300): their
+// GEMM and cast rates are Transformer Engine's B300 profile of one layer shape (session 47).
+constexpr std::array<TimeAccuracyPrecision, 1> kPrecisions{{
+    {"dense-training-blackwell", "fp4", 18, 0.102, 0.206, 0.037},
+}};
+
 // The training groups' second source, recomputed by tests/cost/calibration/modelzoo_rows_test.cpp
 // from tests/fixtures/published_runs_megatron_moe_modelzoo.json (docs/accuracy-held-out-training.md
 // "A second source"); the RL groups', verl's own runs, by verl_runs_accuracy_test.cpp from the
@@ -145,6 +151,8 @@ std::span<const TimeAccuracyHostBound> time_accuracy_host_bound() { return kHost
 
 std::span<const TimeAccuracySecondSource> time_accuracy_second_sources() { return kSecondSources; }
 
+std::span<const TimeAccuracyPrecision> time_accuracy_precisions() { return kPrecisions; }
+
 std::optional<TimeAccuracy> time_accuracy_group(std::string_view id) {
   for (const TimeAccuracy& group : kGroups) {
     if (group.id == id) return group;
@@ -186,6 +194,11 @@ TimeAccuracyMatch time_accuracy_for(const ModelSpec& model, const GpuSpec& gpu, 
   match.family = family_of(id, model.model_type);
   match.gpu_type = gpu_of(id, gpu.id);
   match.host_bound = host_bound;
+  for (const TimeAccuracyPrecision& precision : kPrecisions) {
+    if (precision.group_id == id && precision.compute_dtype == compute_dtype_name(strategy.compute_dtype)) {
+      match.precision = precision;
+    }
+  }
   match.second_source = second_source_of(id);
   return match;
 }

@@ -62,6 +62,16 @@ struct TimeAccuracyHostBound {
   double median_time_error = 0;  ///< as TimeAccuracyFamily's
 };
 
+/// The runs of a group trained in one compute precision where it stands apart from the group's:
+/// the NVFP4 runs (`--dtype fp4`), whose GEMM rate is one layer shape's measured on B300.
+struct TimeAccuracyPrecision {
+  std::string_view group_id;
+  std::string_view compute_dtype;  ///< "fp4", as --dtype names it
+  int runs = 0;
+  double median_abs_error = 0;
+  double max_abs_error = 0;
+  double median_time_error = 0;  ///< as TimeAccuracyFamily's
+};
 /// Runs of a group's kind measured by a second source, apart from the group's own (whose figures
 /// come from one source's tables): for training, Megatron-MoE-ModelZoo's benchmark tables and
 /// Megatron-LM's DeepSeek-V3 guide, Megatron-LM launches of other software and layouts than
@@ -92,6 +102,8 @@ std::span<const TimeAccuracyGpu> time_accuracy_gpus();
 /// The host-bound runs of the groups where they are a part of the runs, not all of them.
 std::span<const TimeAccuracyHostBound> time_accuracy_host_bound();
 
+/// The precisions listed apart within their groups.
+std::span<const TimeAccuracyPrecision> time_accuracy_precisions();
 /// The second source's runs of each group that has some.
 std::span<const TimeAccuracySecondSource> time_accuracy_second_sources();
 
@@ -102,6 +114,7 @@ struct TimeAccuracyMatch {
   std::optional<TimeAccuracyFamily> family;  ///< the model's own family's runs in the group, where listed
   std::optional<TimeAccuracyGpu> gpu_type;  ///< the estimate's own GPU type's runs in the group, where listed
   std::optional<TimeAccuracyHostBound> host_bound;  ///< where the estimate itself is host-bound
+  std::optional<TimeAccuracyPrecision> precision;  ///< the estimate's own compute precision's runs, where listed
   std::optional<TimeAccuracySecondSource> second_source;  ///< the group's kind, measured by another source
   std::string unchecked;  ///< "no held-out run was measured on Ampere GA100 GPUs"; empty with a group
 };

@@ -91,6 +91,8 @@ TEST_CASE("held-out training rows: Megatron-Bridge's performance summaries beyon
   // |error| and the step time's signed error; and each group's smallest share.
   std::map<std::string, std::vector<double>> host_bound_errors, host_bound_time_errors, others_errors;
   std::map<std::string, double> smallest_share;
+  // By group and compute precision ("fp4"): |error| and the step time's signed error.
+  ErrorsByKey precision_errors, precision_time_errors;
   // By group and GPU type (catalog id): |error| and the step time's signed error.
   ErrorsByKey gpu_errors, gpu_time_errors;
   std::ostringstream table;
@@ -129,6 +131,9 @@ TEST_CASE("held-out training rows: Megatron-Bridge's performance summaries beyon
       family_time_errors[{group, run.model.model_type}].push_back(1.0 / (1.0 + error) - 1.0);
       gpu_errors[{group, run.cluster.groups.front().gpu.id}].push_back(std::fabs(error));
       gpu_time_errors[{group, run.cluster.groups.front().gpu.id}].push_back(1.0 / (1.0 + error) - 1.0);
+      const std::string precision(compute_dtype_name(strategy.compute_dtype));
+      precision_errors[{group, precision}].push_back(std::fabs(error));
+      precision_time_errors[{group, precision}].push_back(1.0 / (1.0 + error) - 1.0);
       const double share = estimate.moe_host_wait_share();
       smallest_share[group] = smallest_share.contains(group) ? std::min(smallest_share[group], share) : share;
       for (const TimeAccuracyHostBound& subset : time_accuracy_host_bound()) {
@@ -177,6 +182,11 @@ TEST_CASE("held-out training rows: Megatron-Bridge's performance summaries beyon
     }
   }
   CHECK(smallest_share["moe-training-hopper"] > time_accuracy_host_bound().front().min_share);
+  // The precisions listed apart (time_accuracy.cpp kPrecisions): NVFP4's runs.
+  for (const TimeAccuracyPrecision& subset : time_accuracy_precisions()) {
+    const std::pair<std::string, std::string> key{std::string(subset.group_id), std::string(subset.compute_dtype)};
+    check_subset(table, key.first + " " + key.second, precision_errors[key], precision_time_errors[key], subset);
+  }
   MESSAGE(table.str());
 }
 

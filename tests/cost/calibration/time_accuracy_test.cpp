@@ -193,4 +193,23 @@ TEST_CASE("time accuracy: an RL step quotes verl's own runs beside NeMo RL's") {
 }
 
 }  // namespace
+TEST_CASE("time accuracy: an NVFP4 estimate quotes the NVFP4 runs beside its group") {
+  // Dense Blackwell holds 18 NVFP4 runs (Llama 3 70B and 3.1 405B on GB200 and GB300), off by more
+  // than the group (10.2% against 6.3% median: their GEMM rate is one layer shape's, measured on B300).
+  ModelSpec model;
+  model.model_type = "llama";
+  const auto gpu = find_gpu(builtin_gpu_catalog(), "GB300");
+  REQUIRE(gpu.ok());
+  Strategy strategy;
+  strategy.compute_dtype = Dtype::fp4;
+  Workload workload;
+  const TimeAccuracyMatch nvfp4 = time_accuracy_for(model, *gpu, strategy, workload, 0.0);
+  REQUIRE(nvfp4.precision.has_value());
+  CHECK(nvfp4.precision->compute_dtype == "fp4");
+  CHECK(nvfp4.precision->runs == 18);
+  CHECK(nvfp4.precision->median_abs_error > nvfp4.group->median_abs_error);
+  strategy.compute_dtype = Dtype::fp8;
+  CHECK_FALSE(time_accuracy_for(model, *gpu, strategy, workload, 0.0).precision.has_value());
+}
+
 }  // namespace meshplan
