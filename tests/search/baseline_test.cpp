@@ -131,45 +131,46 @@ TEST_CASE("a launch with an uneven split, per-item offload and odd token budgets
 namespace meshplan {
 namespace {
 
+// A toy dense model on one node of 8 GPUs, the launch at DP 8, and whether `reason` is among what
+// puts it outside the space the search builds for it (after include_in_space, when asked).
+struct ToyLaunch {
+  ModelSpec model = test::toy_model(32, 8);
+  Cluster cluster = test::toy_cluster(1, 8, 100);
+  Workload workload;
+  Strategy launch;
+  SearchSpace space;
+  ToyLaunch() {
+    workload.global_batch = 64;
+    workload.seq_len = 1024;
+    launch.dp = 8;
+    space = *build_search_space(model, cluster, workload, SpaceOptions{});
+  }
+  bool outside_for(const std::string& reason) const {
+    const std::vector<std::string> outside = outside_space(space, launch, workload, model.num_layers);
+    return std::find(outside.begin(), outside.end(), reason) != outside.end();
+  }
+};
+
 TEST_CASE("a launch that keeps the MLP activation input in fp8 is outside the space, which keeps 16 bits") {
   // The search's candidates never set Megatron-core's activation_func_fp8_input_store, so a --from
   // launch with it is not one of them, whatever else it shares.
-  const ModelSpec model = test::toy_model(32, 8);
-  const Cluster cluster = test::toy_cluster(1, 8, 100);
-  Workload workload;
-  workload.global_batch = 64;
-  workload.seq_len = 1024;
-  Strategy launch;
-  launch.dp = 8;
-  launch.activation_func_fp8_input_store = true;
-  SearchSpace space = *build_search_space(model, cluster, workload, SpaceOptions{});
+  ToyLaunch toy;
+  toy.launch.activation_func_fp8_input_store = true;
   const std::string reason = "activation_func_fp8_input_store (the search keeps the MLP activation input in 16 bits)";
-  std::vector<std::string> outside = outside_space(space, launch, workload, model.num_layers);
-  CHECK(std::find(outside.begin(), outside.end(), reason) != outside.end());
-  include_in_space(space, launch, workload, model.num_layers);
-  outside = outside_space(space, launch, workload, model.num_layers);
-  CHECK(std::find(outside.begin(), outside.end(), reason) != outside.end());
-  launch.activation_func_fp8_input_store = false;
-  outside = outside_space(space, launch, workload, model.num_layers);
-  CHECK(std::find(outside.begin(), outside.end(), reason) == outside.end());
+  CHECK(toy.outside_for(reason));
+  include_in_space(toy.space, toy.launch, toy.workload, toy.model.num_layers);
+  CHECK(toy.outside_for(reason));
+  toy.launch.activation_func_fp8_input_store = false;
+  CHECK_FALSE(toy.outside_for(reason));
 }
 
 TEST_CASE("a launch that trains in fp8 is outside the space, which plans in the cluster's 16-bit dtype") {
-  const ModelSpec model = test::toy_model(32, 8);
-  const Cluster cluster = test::toy_cluster(1, 8, 100);
-  Workload workload;
-  workload.global_batch = 64;
-  workload.seq_len = 1024;
-  Strategy launch;
-  launch.dp = 8;
-  launch.compute_dtype = Dtype::fp8;
-  const SearchSpace space = *build_search_space(model, cluster, workload, SpaceOptions{});
+  ToyLaunch toy;
+  toy.launch.compute_dtype = Dtype::fp8;
   const std::string reason = "compute dtype fp8 (the search plans in bf16)";
-  std::vector<std::string> outside = outside_space(space, launch, workload, model.num_layers);
-  CHECK(std::find(outside.begin(), outside.end(), reason) != outside.end());
-  launch.compute_dtype = Dtype::bf16;
-  outside = outside_space(space, launch, workload, model.num_layers);
-  CHECK(std::find(outside.begin(), outside.end(), reason) == outside.end());
+  CHECK(toy.outside_for(reason));
+  toy.launch.compute_dtype = Dtype::bf16;
+  CHECK_FALSE(toy.outside_for(reason));
 }
 
 }  // namespace
