@@ -151,7 +151,7 @@ PipelineTime pipeline_time(const ModelSpec& model, const NodeGroup& node, const 
   pipeline.p2p_s = 2.0 * m * strategy.vpp * p2p_seconds(bytes, link);
   if (trace) {
     trace->push_back({"time/pp_bubble", pipeline.bubble_s, "seconds",
-                      "(p-1)/v * stage_time_per_micro_batch + m * (slowest rank - average rank)",
+                      "(p-1)/v * stage_time_per_micro_batch + m * max(0, slowest rank - average rank)",
                       fmt::format("p={}, v={}, m={}, stage={:.4g} s", strategy.pp, strategy.vpp, micro_batches,
                                   stage_micro_batch_s),
                       "Narayanan et al. 2021 §2.2 (bubble (p-1)/(v*m))"});

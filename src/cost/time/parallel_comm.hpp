@@ -22,8 +22,10 @@ MicroBatchComm micro_batch_comm(const ModelSpec& model, const NodeGroup& node, c
                                 const TimeOptions& options, Trace* trace);
 
 /// Pipeline: bubble ((p−1)/v micro-batch slots of the slowest stage, Narayanan 2021 §2.2) plus
-/// the slowest rank's excess over the average one in every micro-batch (`imbalance_s`: the LM head
-/// and MTP layers on the last rank, less any layers a layout moved off it), and the p2p sends.
+/// the slowest rank's excess over the average one in every micro-batch (`imbalance_s`, 0 or more:
+/// the LM head and MTP layers on the last rank, less any layers a layout moved off it; where that
+/// leaves the last rank lighter, the callers take the difference off their compute term), and the
+/// p2p sends.
 struct PipelineTime {
   double bubble_s = 0;
   double p2p_s = 0;

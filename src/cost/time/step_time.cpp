@@ -36,6 +36,12 @@ double pipeline_imbalance_seconds(const ModelSpec& model, const Strategy& strate
   return slowest - (layers_s + head_s / p);
 }
 
+// Where a layout gives the last rank room for the output layer (imbalance below 0), the slowest
+// rank is one with the most decoder layers and no head: the average-rank compute term, which
+// carries 1/p of the head, is that much longer than the pace the pipeline keeps. The difference
+// comes off the compute term, so that the bubble stays fill and drain plus a slower last rank.
+double head_off_slowest_stage(double imbalance_s) { return std::min(imbalance_s, 0.0); }
+
 // The micro-batches' worth of sequences a rank computes: m when they fill every micro-batch (a
 // valid fixed micro-batch divides the per-rank batch), fewer when the last is partial. verl's
 // dynamic batch sizes pack a rank's real tokens into ceil(tokens / max_token_len) balanced
@@ -64,14 +70,14 @@ TimeBreakdown training_step_breakdown(const ModelSpec& model, const NodeGroup& n
                                            : 0.0;
   const double slowest = per_micro_batch + imbalance + comm.tp_s + comm.cp_s + comm.ep_s;
   const PipelineTime pipeline =
-      pipeline_time(model, node, strategy, seq_len, micro_batch, m, slowest, imbalance, options, trace);
+      pipeline_time(model, node, strategy, seq_len, micro_batch, m, slowest, std::max(imbalance, 0.0), options, trace);
   const double md = static_cast<double>(m);
   // Token-bound terms by the tokens computed; the host's launches, once a micro-batch.
   const double filled = filled_micro_batches(sequences, strategy, micro_batch);
   TimeBreakdown breakdown;
   // The GPU's idle time in host-bound MoE layers is a part of its own (docs/tour/estimate-time.md).
   breakdown.moe_host_wait = md * stage.moe_host_wait_s;
-  breakdown.compute = filled * (per_micro_batch - stage.moe_host_wait_s) +
+  breakdown.compute = filled * (per_micro_batch + head_off_slowest_stage(imbalance) - stage.moe_host_wait_s) +
                       optimizer_step_seconds(optimizer_params_per_rank(rank_params(model, strategy), strategy) *
                                                  trainable_share(model, strategy.lora),
                                              node, trace);
@@ -124,13 +130,14 @@ TimeBreakdown forward_pass_breakdown(const ModelSpec& model, const NodeGroup& no
   const double slowest = stage.layers_forward_s + stage.lm_head_forward_s / p + imbalance + comm_s;
   TimeBreakdown breakdown;
   breakdown.moe_host_wait = md * stage.moe_host_wait_forward_s;
-  breakdown.compute = filled * (stage.layers_forward_s - stage.moe_host_wait_forward_s + stage.lm_head_forward_s / p);
+  breakdown.compute = filled * (stage.layers_forward_s - stage.moe_host_wait_forward_s + stage.lm_head_forward_s / p +
+                                head_off_slowest_stage(imbalance));
   breakdown.tp_comm = filled * comm.tp_s / 2.0;
   breakdown.cp_comm = filled * comm.cp_s / 3.0;
   breakdown.ep_comm = filled * comm.ep_forward_s;
   if (strategy.pp > 1) {
-    const PipelineTime pipeline =
-        pipeline_time(model, node, strategy, seq_len, micro_batch, m, slowest, imbalance, options, nullptr);
+    const PipelineTime pipeline = pipeline_time(model, node, strategy, seq_len, micro_batch, m, slowest,
+                                                std::max(imbalance, 0.0), options, nullptr);
     breakdown.pp_bubble = pipeline.bubble_s;
     breakdown.pp_comm = pipeline.p2p_s / 2.0;  // activations only, no gradients
   }

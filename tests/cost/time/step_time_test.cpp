@@ -1,6 +1,9 @@
 #include <doctest/doctest.h>
 
 #include "approx.hpp"
+#include "cost/memory/model_states.hpp"
+#include "cost/time/compute_time.hpp"
+#include "cost/time/parallel_comm.hpp"
 #include "cost/time/step_time.hpp"
 #include "cost/time/time_fixtures.hpp"
 #include "model/config_reader.hpp"
@@ -194,15 +197,19 @@ TEST_CASE("the last pipeline rank sets the pace unless its layout makes room for
   const double head = even.lm_head_s;
   CHECK(bubble(strategy) == test::approx(3 * (even.layers_total() + head) + 8 * 0.75 * head));
   // Megatron-LM's layout "Et*7|(t*7|)*2t*3L": 7 layers on each rank but the last, which keeps 3
-  // and the head. The 7-layer ranks set the pace while 3 layers and the head take less; the
-  // average rank is counted as a 7-layer one with a quarter of the head.
+  // and the head. The 7-layer ranks set the pace while 3 layers and the head take less (here the
+  // head is under 4 layers' time): the bubble is 3 slots of a 7-layer rank, and the compute term
+  // is 8 of those slots, not 8 of an average rank's 7 layers and a quarter of the head. Every
+  // part of the step stays 0 or more; the step is 11 slots of the slowest rank either way.
   strategy.pipeline_layout = "Et*7|(t*7|)*2t*3L";
   const StageCompute uneven = stage_compute(model, node, strategy, 2048, 1, options, nullptr);
   const double seven = uneven.layers_total();
   REQUIRE(seven == test::approx(even.layers_total() * 7.0 / 6.0));
-  const double slowest = std::max(seven, seven * 3.0 / 7.0 + head);
-  CHECK(bubble(strategy) == test::approx(3 * slowest + 8 * (slowest - (seven + head / 4))));
-  CHECK(bubble(strategy) < 3 * (seven + head) + 8 * 0.75 * head);
+  REQUIRE(seven * 3.0 / 7.0 + head < seven);
+  CHECK(bubble(strategy) == test::approx(3 * seven));
+  const TimeBreakdown step = training_step_breakdown(model, node, strategy, 2048, 8, 1, StepOffload::in_step, options, nullptr);
+  const double optimizer = optimizer_step_seconds(optimizer_params_per_rank(rank_params(model, strategy), strategy), node, nullptr);
+  CHECK(step.compute == test::approx(8 * seven + optimizer));
 }
 
 }  // namespace
