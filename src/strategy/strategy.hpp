@@ -172,6 +172,18 @@ struct Strategy {
   double megatron_grad_bytes() const {
     return grad_reduce_in_fp32 || compute_dtype == Dtype::fp32 ? 4.0 : 2.0;
   }
+  /// Bytes per element of a GEMM input as Megatron-core's Transformer Engine layers keep and move it:
+  /// the quantized copy under fp8 (1 byte) or NVFP4 (4 bits and an E4M3 scale per 16), else 16 bits.
+  /// TE saves it in this form for the weight gradient and, with sequence parallelism, quantizes the
+  /// local shard before the TP all-gather (module/linear.py _Linear.forward at d0067d0da:
+  /// gather_along_first_dim(..., quantizer=input_quantizer); the backward's gathers of the input and
+  /// of the output gradient alike). Other backends run their GEMMs in 16 bits.
+  double quantized_gemm_input_bytes() const {
+    if (backend != Backend::megatron) return 2.0;
+    if (compute_dtype == Dtype::fp8) return 1.0;
+    if (compute_dtype == Dtype::fp4) return kNvfp4BytesPerElement;
+    return 2.0;
+  }
   /// Bytes per parameter of the distributed optimizer's weight all-gather (16-bit weights unless
   /// fp8_param_gather under FP8 compute or fp4_param_gather under NVFP4).
   double param_gather_bytes() const {

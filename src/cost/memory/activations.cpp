@@ -84,11 +84,8 @@ LayerSplit layer_split(const Strategy& s) {
   const bool megatron = s.backend == Backend::megatron;
   const bool fp8_activation_input = s.activation_func_fp8_input_store && megatron;
   // Transformer Engine saves a low-precision GEMM's input for the weight gradient as its quantized
-  // copy: 1 byte in fp8, an NVFP4 tensor's 4 bits and scales under NVFP4.
-  double gemm_input_bytes = 2.0;
-  if (megatron && s.compute_dtype == Dtype::fp8) gemm_input_bytes = 1.0;
-  if (megatron && s.compute_dtype == Dtype::fp4) gemm_input_bytes = kNvfp4BytesPerElement;
-  return LayerSplit{double(s.tp), s.sequence_parallel && s.tp > 1, double(s.etp), gemm_input_bytes,
+  // copy (Strategy::quantized_gemm_input_bytes).
+  return LayerSplit{double(s.tp), s.sequence_parallel && s.tp > 1, double(s.etp), s.quantized_gemm_input_bytes(),
                     fp8_activation_input ? 1.0 : 2.0};
 }
 

@@ -47,17 +47,24 @@ MicroBatchComm micro_batch_comm(const ModelSpec& model, const NodeGroup& node, c
   MicroBatchComm comm;
 
   // TP (Shoeybi et al. 2019 §3; formulas.md): 2 all-reduces of tokens·h per layer per pass, or
-  // the same bytes as reduce-scatter + all-gather pairs with sequence parallelism.
+  // with sequence parallelism 2 reduce-scatter + all-gather pairs: the reduce-scatters sum 16-bit
+  // outputs, the all-gathers move the GEMM inputs as the GEMMs read them, quantized under fp8 and
+  // NVFP4 (Strategy::quantized_gemm_input_bytes).
   if (strategy.tp > 1) {
     const LinkPath link = group_link(node, {strategy.tp, 1}, k.nvlink_efficiency, k.nic_efficiency);
-    const double per_collective = ring_all_reduce_seconds(tokens * h * kActivationBytes, strategy.tp, link);
+    const double gather_bytes = strategy.sequence_parallel ? strategy.quantized_gemm_input_bytes() : kActivationBytes;
+    const double per_collective = ring_reduce_scatter_seconds(tokens * h * kActivationBytes, strategy.tp, link) +
+                                  ring_all_gather_seconds(tokens * h * gather_bytes, strategy.tp, link);
     const double exposed = options.tp_comm_overlap ? 1.0 - k.tp_overlap_hidden : 1.0;
     comm.tp_s = 2.0 * passes * layers * per_collective * exposed;
     if (trace) {
       trace->push_back({"time/tp_comm", comm.tp_s, "seconds",
-                        "2 collectives * (fwd+bwd+recompute passes) * L_stage * ring_AR(tokens*h*2 B, t) * exposed",
-                        fmt::format("t={}, bytes={:.4g}, link={:.4g} B/s, passes={:.2f}, exposed={}", strategy.tp,
-                                    tokens * h * kActivationBytes, link.bandwidth_Bps, passes, exposed),
+                        "2 collectives * (fwd+bwd+recompute passes) * L_stage * (ring_RS(tokens*h*2 B, t) + "
+                        "ring_AG(tokens*h*gather B, t)) * exposed; gather B: 2, or the quantized GEMM input's with "
+                        "sequence parallelism",
+                        fmt::format("t={}, bytes={:.4g}, gather B={:.4g}, link={:.4g} B/s, passes={:.2f}, exposed={}",
+                                    strategy.tp, tokens * h * kActivationBytes, gather_bytes, link.bandwidth_Bps,
+                                    passes, exposed),
                         "Megatron-LM (Shoeybi 2019 §3, Korthikanti 2022 §4.2.2)"});
     }
   }

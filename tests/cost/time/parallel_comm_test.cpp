@@ -56,6 +56,35 @@ TEST_CASE("TP all-reduces twice per layer per pass on NVLink, hidden by --tp-com
         test::approx(8 * (1.5 * 1048576.0 / 240e9 + 18e-6)));
 }
 
+TEST_CASE("TP with sequence parallelism under fp8 and NVFP4: the all-gathers move the quantized GEMM inputs") {
+  // Transformer Engine quantizes a column-parallel GEMM's local input before the all-gather
+  // (module/linear.py _Linear.forward at d0067d0da); the reduce-scatters sum 16-bit outputs. TP 8,
+  // 1024 tokens x h 1024 per collective, 240 GB/s and 3 µs a step:
+  //   reduce-scatter of 2 MiB: 7/8 x 2097152 / 240e9 + 7 x 3 µs = 28.646 µs
+  //   all-gather in fp8, 1 MiB: 7/8 x 1048576 / 240e9 + 21 µs = 24.823 µs (bf16: 28.646 µs)
+  //   all-gather in NVFP4, 0.5625 B an element: 7/8 x 589824 / 240e9 + 21 µs = 23.150 µs
+  // 2 pairs x 2 passes x 2 layers: 8 x (28.646 + 24.823) = 427.75 µs in fp8, 414.37 µs in NVFP4,
+  // 458.34 µs in bf16 (the all-reduce's bytes).
+  const ModelSpec model = test::tiny_gpt();
+  const NodeGroup node = test::a100_node();
+  Strategy strategy;
+  strategy.tp = 8;
+  strategy.sequence_parallel = true;
+  TimeOptions options = test::simple_options();
+  options.tp_comm_overlap = false;
+  const auto tp_seconds = [&](Dtype dtype) {
+    strategy.compute_dtype = dtype;
+    const StageCompute compute = stage_compute(model, node, strategy, 1024, 1, options, nullptr);
+    return micro_batch_comm(model, node, strategy, 1024, 1, compute, options, nullptr).tp_s;
+  };
+  CHECK(tp_seconds(Dtype::bf16) == test::approx(458.34e-6).epsilon(1e-4));
+  CHECK(tp_seconds(Dtype::fp8) == test::approx(427.75e-6).epsilon(1e-4));
+  CHECK(tp_seconds(Dtype::fp4) == test::approx(414.37e-6).epsilon(1e-4));
+  // Without sequence parallelism the layer all-reduces its 16-bit outputs, whatever the GEMMs read.
+  strategy.sequence_parallel = false;
+  CHECK(tp_seconds(Dtype::fp8) == test::approx(tp_seconds(Dtype::bf16)));
+}
+
 TEST_CASE("DP gradients: exposed all-reduce without overlap, ZeRO-3 gathers per micro-batch") {
   const ModelSpec model = test::tiny_gpt();
   const NodeGroup node = test::a100_node(4);
