@@ -120,6 +120,13 @@ TEST_CASE("held-out training rows: Megatron-Bridge's performance summaries beyon
       test::apply_recipe_kernels(recipes[run.id]["settings"], strategy);  // op fuser, fp8 recipe and attention
     }
     const TimeEstimate estimate = estimate_time(run.model, run.cluster, strategy, run.workload, run.options, nullptr);
+    // Every part of the step is a duration, none below 0 (a layout that lightens the last pipeline
+    // stage for the output layer once showed as a negative bubble: DeepSeek-V3's 26.06+ recipes).
+    const TimeBreakdown& parts = estimate.breakdown;
+    for (const double part : {parts.compute, parts.moe_host_wait, parts.tp_comm, parts.pp_bubble, parts.pp_comm,
+                              parts.dp_comm_exposed, parts.cp_comm, parts.ep_comm, parts.offload, parts.rollout}) {
+      CHECK_MESSAGE(part >= 0.0, run.id);
+    }
     const double predicted = predicted_metric(run, estimate);
     const double error = predicted / run.published - 1.0;
     const bool regression = known_regressions.contains(run.id);
