@@ -153,7 +153,8 @@ struct Strategy {
   bool fp8_param_gather = false;
   /// Megatron-core fp4_param (Megatron-LM --fp4-param-gather) under NVFP4 compute: the distributed
   /// optimizer all-gathers the updated weights as NVFP4 tensors, 4-bit values with an E4M3 scale per
-  /// 16 (kNvfp4BytesPerElement). Weights' memory is not changed by it here, as for fp8_param_gather.
+  /// 16 (kNvfp4BytesPerElement). The layers' weight matrices are NVFP4 tensors then, with a row-wise
+  /// and a column-wise copy and no 16-bit one (cost/memory/model_states.cpp).
   bool fp4_param_gather = false;
   /// Megatron: bytes per parameter of Adam's m and v (fp32: 4 + 4). Megatron-core's precision-aware
   /// optimizer (OptimizerConfig.use_precision_aware_optimizer, TE FusedAdam) keeps them in

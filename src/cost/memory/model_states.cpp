@@ -98,6 +98,14 @@ ModelStateBytes megatron_states(const ModelSpec& model, const Strategy& s, Pipel
   if (s.fp8_params && s.compute_dtype == Dtype::fp8 && !shard_weights) {
     b.weights -= (weight_bytes(s) - 1.0) * p.layer_matrices;
   }
+  // Strategy::fp4_param_gather (Megatron-core fp4_param): the layers' weight matrices built as NVFP4
+  // tensors with no 16-bit copy, each holding a row-wise and a column-wise copy of 4-bit values and
+  // E4M3 scales (megatron/core/fp4_utils.py quantize_nvfp4_param_shard at d98e8a64d casts the fp32
+  // master shard to both; the grad buffer keeps the packed row-wise bytes, the tensor its scales and
+  // column-wise copy): 2 x kNvfp4BytesPerElement = 1.125 bytes a weight.
+  if (s.fp4_param_gather && s.compute_dtype == Dtype::fp4 && s.backend == Backend::megatron && !shard_weights) {
+    b.weights -= (weight_bytes(s) - 2.0 * kNvfp4BytesPerElement) * p.layer_matrices;
+  }
   if (shard_weights) {
     b.gathered = (2.0 * weight_bytes(s) + s.megatron_grad_bytes()) * largest_rank_layer_params(model, s);
   }
@@ -266,7 +274,8 @@ ModelStateBytes model_state_bytes(const ModelSpec& model, const Strategy& s, Pip
   trace_bytes(
       trace, "memory/model_states/weights", b.weights,
       fsdp ? "4 * params / (ZeRO-3 ? shard_group : 1) (LoRA base: 2 *)"
-           : "bytes_per_weight * params_on_rank (Megatron-FSDP optim_grads_params: / the optimizer's groups)",
+           : "bytes_per_weight * params_on_rank (Megatron-FSDP optim_grads_params: / the optimizer's groups); "
+             "the layers' weight matrices at 1 B with fp8_params, 1.125 B as NVFP4 params (fp4_param_gather)",
       fsdp ? "verl fsdp_workers.py _build_model_optimizer: fp32 sharded params (model_dtype); FSDP FULL_SHARD"
            : "Megatron-LM theoretical_memory_usage.py (most loaded shard); formulas.md",
       [&] {

@@ -24,7 +24,8 @@ struct RankParams {
   double dense = 0;   ///< TP-sharded or replicated; distributed optimizer over DP x CP
   double expert = 0;  ///< routed experts, sharded by EP x ETP; optimizer over world / (ETP x EP x PP)
   /// Of both, the decoder layers' weight matrices (attention, MLP, shared and routed experts; not
-  /// norms, routers, embeddings, the LM head or MTP modules): what Strategy::fp8_params holds in fp8.
+  /// norms, routers, embeddings, the LM head or MTP modules): what Strategy::fp8_params holds in fp8
+  /// and Strategy::fp4_param_gather as NVFP4 tensors.
   double layer_matrices = 0;
   double total() const { return dense + expert; }
 };

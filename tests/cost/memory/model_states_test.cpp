@@ -64,6 +64,18 @@ TEST_CASE("Llama-2-7B, Megatron TP1 PP1 DP8 with the distributed optimizer: 6 + 
   fp8.compute_dtype = Dtype::bf16;
   CHECK(model_state_bytes(test::llama2_7b(), fp8, PipelineStage::first, OffloadMode::training, nullptr).weights ==
         13476831232.0);
+  // NVFP4 params (--fp4-param-gather under NVFP4 compute): the same matrices as NVFP4 tensors, a
+  // row-wise and a column-wise copy of 4 bits and an E4M3 scale per 16 each, 1.125 bytes:
+  // 6,476,005,376 x 1.125 = 7,285,506,048, with 524,820,480 of 16-bit embedding, LM head and norms:
+  // 7,810,326,528. The flag alone (bf16 compute) changes nothing.
+  Strategy fp4 = megatron(1, 1, 1, 8, true);
+  fp4.compute_dtype = Dtype::fp4;
+  fp4.fp4_param_gather = true;
+  CHECK(model_state_bytes(test::llama2_7b(), fp4, PipelineStage::first, OffloadMode::training, nullptr).weights ==
+        7810326528.0);
+  fp4.compute_dtype = Dtype::bf16;
+  CHECK(model_state_bytes(test::llama2_7b(), fp4, PipelineStage::first, OffloadMode::training, nullptr).weights ==
+        13476831232.0);
 }
 
 TEST_CASE(
