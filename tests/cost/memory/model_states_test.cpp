@@ -56,26 +56,20 @@ TEST_CASE("Llama-2-7B, Megatron TP1 PP1 DP8 with the distributed optimizer: 6 + 
   // Layer weights held in fp8 (fp8_params, FP8 compute): the 32 layers' matrices, 32 x (4 x 4096^2 +
   // 3 x 4096 x 11008) = 6,476,005,376, at 1 byte; the embedding, LM head and norms (262,410,240)
   // at 2: 7,000,825,856. Under BF16 compute the flag changes nothing.
-  Strategy fp8 = megatron(1, 1, 1, 8, true);
-  fp8.compute_dtype = Dtype::fp8;
-  fp8.fp8_params = true;
-  CHECK(model_state_bytes(test::llama2_7b(), fp8, PipelineStage::first, OffloadMode::training, nullptr).weights ==
-        7000825856.0);
-  fp8.compute_dtype = Dtype::bf16;
-  CHECK(model_state_bytes(test::llama2_7b(), fp8, PipelineStage::first, OffloadMode::training, nullptr).weights ==
-        13476831232.0);
   // NVFP4 params (--fp4-param-gather under NVFP4 compute): the same matrices as NVFP4 tensors, a
   // row-wise and a column-wise copy of 4 bits and an E4M3 scale per 16 each, 1.125 bytes:
   // 6,476,005,376 x 1.125 = 7,285,506,048, with 524,820,480 of 16-bit embedding, LM head and norms:
-  // 7,810,326,528. The flag alone (bf16 compute) changes nothing.
-  Strategy fp4 = megatron(1, 1, 1, 8, true);
-  fp4.compute_dtype = Dtype::fp4;
-  fp4.fp4_param_gather = true;
-  CHECK(model_state_bytes(test::llama2_7b(), fp4, PipelineStage::first, OffloadMode::training, nullptr).weights ==
-        7810326528.0);
-  fp4.compute_dtype = Dtype::bf16;
-  CHECK(model_state_bytes(test::llama2_7b(), fp4, PipelineStage::first, OffloadMode::training, nullptr).weights ==
-        13476831232.0);
+  // 7,810,326,528. Either flag alone (bf16 compute) changes nothing.
+  const auto weights = [](Dtype dtype, bool Strategy::*quantized_weights) {
+    Strategy s = megatron(1, 1, 1, 8, true);
+    s.compute_dtype = dtype;
+    s.*quantized_weights = true;
+    return model_state_bytes(test::llama2_7b(), s, PipelineStage::first, OffloadMode::training, nullptr).weights;
+  };
+  CHECK(weights(Dtype::fp8, &Strategy::fp8_params) == 7000825856.0);
+  CHECK(weights(Dtype::bf16, &Strategy::fp8_params) == 13476831232.0);
+  CHECK(weights(Dtype::fp4, &Strategy::fp4_param_gather) == 7810326528.0);
+  CHECK(weights(Dtype::bf16, &Strategy::fp4_param_gather) == 13476831232.0);
 }
 
 TEST_CASE(
