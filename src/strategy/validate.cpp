@@ -124,7 +124,7 @@ struct Rule {
 };
 
 // Evaluation order: cheapest and most basic first, so `first_violation` prunes early.
-const std::array<Rule, 43> kRules{{
+const std::array<Rule, 44> kRules{{
     {{"strategy.positive", "every parallel size and the micro-batch are at least 1", "Megatron arguments.py"},
      [](const Inputs& in) {
        const Strategy& s = in.s;
@@ -430,6 +430,30 @@ const std::array<Rule, 43> kRules{{
        v.message = fmt::format("Device compute capability 10.0 or higher required for MXFP8 execution ({})",
                                in.c.groups.front().gpu.id);
        v.valid = "--fp8-recipe delayed, tensorwise or blockwise, or a Blackwell GPU";
+     }},
+    // FP8 attention over learnable softmax offsets (gpt-oss's sinks; Megatron-core softmax_type
+    // "learnable"): up to Transformer Engine v2.14 every backend refuses softmax_type != vanilla in
+    // FP8; from v2.15 FusedAttention takes it on sm >= 100 with cuDNN >= 9.21 and FlashAttention and
+    // UnfusedDotProductAttention still refuse it (dot_product_attention/utils.py
+    // get_attention_backend), so before Blackwell no version has a backend.
+    {{"fp8.attention-sinks-blackwell", "FP8 attention over attention sinks (gpt-oss) runs on NVIDIA Blackwell",
+      "Transformer Engine dot_product_attention/utils.py get_attention_backend (v2.14; v2.15-v2.18)"},
+     [](const Inputs& in) {
+       if (!in.s.fp8_attention || in.s.compute_dtype != Dtype::fp8 || in.s.backend != Backend::megatron ||
+           !in.m.attention.sinks) {
+         return false;
+       }
+       for (const NodeGroup& group : in.c.groups) {
+         if (group.gpu.vendor == "NVIDIA" && !group.gpu.is_generation("blackwell")) return true;
+       }
+       return false;
+     },
+     [](const Inputs& in, Violation& v) {
+       v.message = fmt::format("No dot product attention backend is available for the provided inputs ({}, {}: "
+                               "Transformer Engine disables FusedAttention for softmax_type = learnable in FP8 on "
+                               "sm < 100, FlashAttention and UnfusedDotProductAttention for it in FP8)",
+                               in.m.name, in.c.groups.front().gpu.id);
+       v.valid = "no --fp8-dot-product-attention, or a Blackwell GPU";
      }},
     {{"fp4.nvfp4-blackwell", "NVFP4 (--dtype fp4) runs on NVIDIA Blackwell (compute capability 10.x and later)",
       "Transformer Engine quantization.py check_nvfp4_support (v2.14)"},

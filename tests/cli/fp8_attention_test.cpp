@@ -1,6 +1,7 @@
 // FP8 recipes and FP8 attention (Megatron-LM --fp8-recipe, --fp8-dot-product-attention): estimate
-// costs attention at cuDNN's FP8 or MXFP8 bars where they were measured and refuses what Transformer
-// Engine cannot run (MXFP8 before Blackwell, FP8 attention on Hopper at a head dim other than 128).
+// costs attention at cuDNN's FP8 or MXFP8 bars where they were measured, at BF16's elsewhere, and
+// refuses what Transformer Engine cannot run (MXFP8, and FP8 attention over gpt-oss's sinks, before
+// Blackwell).
 
 #include <doctest/doctest.h>
 
@@ -52,10 +53,16 @@ TEST_CASE("estimate refuses MXFP8 before Blackwell, and FP8 attention on Hopper 
   CHECK(mxfp8.exit_code == 2);
   CHECK(mxfp8.err.find("[fp8.mxfp8-blackwell]: Device compute capability 10.0 or higher required for MXFP8 execution") !=
         std::string::npos);
-  // Head dim 64 on Hopper: cuDNN 9.19 refused FP8 there (NVIDIA's benchmark on H200); a newer cuDNN
-  // may not, so the estimate runs, at BF16's bars, and its trace says so.
-  const test::CliRun head64 = test::run(gpt_oss("8x8xH100", {"--fp8-dot-product-attention"}));
-  CHECK(attention_seconds(head64) == test::approx(attention_seconds(test::run(gpt_oss("8x8xH100", {})))));
+  // gpt-oss's attention sinks in FP8 on Hopper: no Transformer Engine backend (nvfp4_test.cpp).
+  CHECK(test::run(gpt_oss("8x8xH100", {"--fp8-dot-product-attention"})).exit_code == 2);
+  // Head dim 64 on Hopper (Qwen2.5-0.5B): cuDNN 9.19 refused FP8 there (NVIDIA's benchmark on H200);
+  // a newer cuDNN may not, so the estimate runs, at BF16's bars, and its trace says so.
+  const std::vector<std::string> qwen = {"estimate", "--model", "qwen2.5-0.5b", "--cluster", "1x8xH100", "--dtype",
+                                         "fp8", "--seq-len", "4096", "--global-batch", "64", "--json", "--explain"};
+  std::vector<std::string> fp8_attention = qwen;
+  fp8_attention.push_back("--fp8-dot-product-attention");
+  const test::CliRun head64 = test::run(fp8_attention);
+  CHECK(attention_seconds(head64) == test::approx(attention_seconds(test::run(qwen))));
   CHECK(head64.out.find("attention in fp8 at bf16 (no FP8 bars measured for this GPU and head dim)") !=
         std::string::npos);
   // Head dim 128 on Hopper runs, at H200's FP8 / BF16 speed-up (cuDNN 9.19), which at 8k causal keys

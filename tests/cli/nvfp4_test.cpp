@@ -144,5 +144,35 @@ TEST_CASE("check: a verl launch's FP8 recipe refused where the GPU or Megatron-c
   CHECK(refused[0].message.find("fp8_output_proj requires fp8_recipe='mxfp8', got 'blockwise'.") == 0);
 }
 
+TEST_CASE("FP8 attention over gpt-oss's attention sinks: no Transformer Engine backend before Blackwell") {
+  // get_attention_backend: up to v2.14 every backend refuses softmax_type learnable in FP8; from v2.15
+  // FusedAttention takes it on sm >= 100 only. estimate refuses it on H100 (exit 2), check with --gpu.
+  const std::vector<std::string> gpt_oss = {"estimate", "--model", "gpt-oss-120b", "--cluster", "8x8xH100",
+                                            "--workload", "pretrain", "--ep", "8", "--global-batch", "64",
+                                            "--dtype", "fp8", "--fp8-dot-product-attention"};
+  const test::CliRun refused = test::run(gpt_oss);
+  CHECK(refused.exit_code == 2);
+  CHECK(refused.err.find("No dot product attention backend is available for the provided inputs (gpt-oss-120b, "
+                         "H100-80GB: Transformer Engine disables FusedAttention for softmax_type = learnable in FP8") !=
+        std::string::npos);
+  std::vector<std::string> blackwell = gpt_oss;
+  blackwell[4] = "8x8xB200";
+  CHECK(test::run(blackwell).exit_code == 0);
+  const std::string t = "+actor_rollout_ref.actor.megatron.override_transformer_config.";
+  const auto launch = test::with(test::megatron_baseline(),
+                                 {"actor_rollout_ref.actor.megatron.expert_model_parallel_size=8", t + "fp8=e4m3",
+                                  t + "fp8_recipe=tensorwise", t + "fp8_dot_product_attention=True"});
+  CheckOptions options = test::with_preset("gpt-oss-120b");
+  options.gpu = *find_gpu(builtin_gpu_catalog(), "H100");
+  const auto hits = test::findings_of(test::check_lines(launch, "ppo_megatron_trainer", options),
+                                      "gpu.fp8.attention-sinks-blackwell");
+  REQUIRE(hits.size() == 1);
+  CHECK(hits[0].severity == Severity::error);  // no Transformer Engine version has a backend on Hopper
+  CHECK(hits[0].message.find("No dot product attention backend is available") == 0);
+  options.gpu = *find_gpu(builtin_gpu_catalog(), "B200");
+  CHECK(test::findings_of(test::check_lines(launch, "ppo_megatron_trainer", options), "gpu.fp8.attention-sinks-blackwell")
+            .empty());
+}
+
 }  // namespace
 }  // namespace meshplan

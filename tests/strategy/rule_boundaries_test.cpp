@@ -200,6 +200,14 @@ const std::vector<BoundaryCase>& cases() {
             x.c.groups.front().gpu.arch = "Blackwell (2 dies)"; return x; },
        [] { Setup x = base(); x.s.compute_dtype = Dtype::fp8; x.s.fp8_output_proj = true;
             x.c.groups.front().gpu.fp8_flops = 624e12; return x; }},
+      // FP8 attention over attention sinks (Transformer Engine get_attention_backend): on Blackwell
+      // it passes (FusedAttention from v2.15), on the base case's A100 no backend takes it.
+      {"fp8.attention-sinks-blackwell",
+       [] { Setup x = base(); x.s.compute_dtype = Dtype::fp8; x.s.fp8_attention = true; x.m.attention.sinks = true;
+            x.c.groups.front().gpu.fp8_flops = 4.5e15; x.c.groups.front().gpu.vendor = "NVIDIA";
+            x.c.groups.front().gpu.arch = "Blackwell (2 dies)"; return x; },
+       [] { Setup x = base(); x.s.compute_dtype = Dtype::fp8; x.s.fp8_attention = true; x.m.attention.sinks = true;
+            x.c.groups.front().gpu.fp8_flops = 624e12; x.c.groups.front().gpu.vendor = "NVIDIA"; return x; }},
       // NVFP4 (Transformer Engine check_nvfp4_support): passes where the GPU has an NVFP4 peak (a
       // Blackwell part), fails on the base case's A100 (none).
       {"fp4.nvfp4-blackwell",

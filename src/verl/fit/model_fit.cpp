@@ -66,8 +66,11 @@ constexpr std::array<ShapeRule, 14> kShapeRules = {{
 }};
 
 // strategy/validate rule ids that depend on the GPU (--gpu / --cluster) -> the verl keys they concern.
-constexpr std::array<ShapeRule, 2> kGpuRules = {{
+constexpr std::array<ShapeRule, 3> kGpuRules = {{
     {"fp8.mxfp8-blackwell", {kFp8Recipe, "actor_rollout_ref.actor.megatron.override_transformer_config.fp8"}},
+    {"fp8.attention-sinks-blackwell",
+     {"actor_rollout_ref.actor.megatron.override_transformer_config.fp8_dot_product_attention",
+      "actor_rollout_ref.actor.megatron.override_transformer_config.fp8"}},
     {"fp4.nvfp4-blackwell", {"actor_rollout_ref.actor.megatron.override_transformer_config.fp4", ""}},
 }};
 
