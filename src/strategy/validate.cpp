@@ -453,7 +453,8 @@ const std::array<Rule, 44> kRules{{
                                "Transformer Engine disables FusedAttention for softmax_type = learnable in FP8 on "
                                "sm < 100, FlashAttention and UnfusedDotProductAttention for it in FP8)",
                                in.m.name, in.c.groups.front().gpu.id);
-       v.valid = "no --fp8-dot-product-attention, or a Blackwell GPU";
+       v.valid = "no --fp8-dot-product-attention (Transformer Engine's NVTE_DPA_FP8_RECIPE=F16 runs it in bf16), or a "
+                 "Blackwell GPU";
      }},
     {{"fp4.nvfp4-blackwell", "NVFP4 (--dtype fp4) runs on NVIDIA Blackwell (compute capability 10.x and later)",
       "Transformer Engine quantization.py check_nvfp4_support (v2.14)"},

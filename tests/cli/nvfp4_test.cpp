@@ -172,6 +172,19 @@ TEST_CASE("FP8 attention over gpt-oss's attention sinks: no Transformer Engine b
   options.gpu = *find_gpu(builtin_gpu_catalog(), "B200");
   CHECK(test::findings_of(test::check_lines(launch, "ppo_megatron_trainer", options), "gpu.fp8.attention-sinks-blackwell")
             .empty());
+  // A script exporting NVTE_DPA_FP8_RECIPE=F16 runs attention in bf16 whatever fp8_dpa says
+  // (dot_product_attention.py): nothing to refuse.
+  std::string command = "python3 -m verl.trainer.main_ppo --config-name=ppo_megatron_trainer";
+  for (const std::string& line : launch) command += " \\\n  '" + line + "'";
+  options.gpu = *find_gpu(builtin_gpu_catalog(), "H100");
+  options.read.verl_version = "main@b178a3cd";
+  const auto sinks_findings = [&](const std::string& script) {
+    const auto report = check_launch({InputText{"run.sh", script + "\n"}}, options);
+    REQUIRE(report.ok());
+    return test::findings_of(report.value(), "gpu.fp8.attention-sinks-blackwell").size();
+  };
+  CHECK(sinks_findings(command) == 1);
+  CHECK(sinks_findings("export NVTE_DPA_FP8_RECIPE=F16\n" + command) == 0);
 }
 
 }  // namespace

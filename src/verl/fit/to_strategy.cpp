@@ -302,6 +302,13 @@ VerlJob verl_to_strategy(const ConfigNode& config, std::optional<VerlTrainer> tr
 VerlJob verl_to_strategy(const VerlLaunch& launch) {
   VerlJob job = verl_to_strategy(launch.config, launch.trainer);
   job.workload.rl.vllm_async_scheduling = verl_vllm_scheduling(launch).async_scheduling;
+  // Transformer Engine's NVTE_DPA_FP8_RECIPE=F16 runs attention in 16 bits whatever the recipe's
+  // fp8_dpa (dot_product_attention.py at v2.14 and v2.18: "ignore the recipe from autocast, set
+  // fp8_dpa = False").
+  const auto dpa_recipe = launch.environment.find("NVTE_DPA_FP8_RECIPE");
+  if (dpa_recipe != launch.environment.end() && !dpa_recipe->second.unknown && dpa_recipe->second.text == "F16") {
+    job.strategy.fp8_attention = false;
+  }
   return job;
 }
 
