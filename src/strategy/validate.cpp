@@ -432,12 +432,13 @@ const std::array<Rule, 44> kRules{{
        v.valid = "--fp8-recipe delayed, tensorwise or blockwise, or a Blackwell GPU";
      }},
     // FP8 attention over learnable softmax offsets (gpt-oss's sinks; Megatron-core softmax_type
-    // "learnable"): up to Transformer Engine v2.14 every backend refuses softmax_type != vanilla in
-    // FP8; from v2.15 FusedAttention takes it on sm >= 100 with cuDNN >= 9.21 and FlashAttention and
-    // UnfusedDotProductAttention still refuse it (dot_product_attention/utils.py
-    // get_attention_backend), so before Blackwell no version has a backend.
+    // "learnable", which needs Transformer Engine 2.8+): from v2.8 through v2.14 every backend refuses
+    // softmax_type != vanilla in FP8; from v2.15 FusedAttention takes it on sm >= 100 with cuDNN >=
+    // 9.21 and FlashAttention and UnfusedDotProductAttention still refuse it
+    // (dot_product_attention/utils.py get_attention_backend), so before Blackwell no version has a
+    // backend.
     {{"fp8.attention-sinks-blackwell", "FP8 attention over attention sinks (gpt-oss) runs on NVIDIA Blackwell",
-      "Transformer Engine dot_product_attention/utils.py get_attention_backend (v2.14; v2.15-v2.18)"},
+      "Transformer Engine dot_product_attention/utils.py get_attention_backend (v2.8-v2.14; v2.15-v2.18)"},
      [](const Inputs& in) {
        if (!in.s.fp8_attention || in.s.compute_dtype != Dtype::fp8 || in.s.backend != Backend::megatron ||
            !in.m.attention.sinks) {
