@@ -27,6 +27,8 @@ struct ShapeRule {
   /// refuses. An older one ignores the key (verl sets it on the model provider, which takes any
   /// name), so the refusal is a warning naming the release.
   std::string_view field_since = "";
+  /// When the workers stop on it.
+  std::string_view fails = "when the workers build the model";
 };
 // Megatron-core's refusals of EP all-to-all overlap (TransformerConfig.__post_init__) stop the
 // workers when they build the model, as the shape rules do.
@@ -66,12 +68,18 @@ constexpr std::array<ShapeRule, 14> kShapeRules = {{
 }};
 
 // strategy/validate rule ids that depend on the GPU (--gpu / --cluster) -> the verl keys they concern.
+// Transformer Engine asserts the recipe's support when its FP8 autocast is entered and picks the
+// attention backend at the first attention call: the actor's first forward.
+constexpr std::string_view kFirstForward = "at the actor's first forward";
 constexpr std::array<ShapeRule, 3> kGpuRules = {{
-    {"fp8.mxfp8-blackwell", {kFp8Recipe, "actor_rollout_ref.actor.megatron.override_transformer_config.fp8"}},
+    {"fp8.mxfp8-blackwell", {kFp8Recipe, "actor_rollout_ref.actor.megatron.override_transformer_config.fp8"}, "",
+     kFirstForward},
     {"fp8.attention-sinks-blackwell",
      {"actor_rollout_ref.actor.megatron.override_transformer_config.fp8_dot_product_attention",
-      "actor_rollout_ref.actor.megatron.override_transformer_config.fp8"}},
-    {"fp4.nvfp4-blackwell", {"actor_rollout_ref.actor.megatron.override_transformer_config.fp4", ""}},
+      "actor_rollout_ref.actor.megatron.override_transformer_config.fp8"},
+     "", kFirstForward},
+    {"fp4.nvfp4-blackwell", {"actor_rollout_ref.actor.megatron.override_transformer_config.fp4", ""}, "",
+     kFirstForward},
 }};
 
 // The violations of `rules` as errors named `prefix` + the rule id, at the first key's line; `subject`
@@ -92,10 +100,10 @@ std::vector<Finding> rule_findings(const VerlLaunch& launch, const std::vector<V
       }
       finding.message = violation.message + (subject.empty() ? "" : " (" + subject + ")") +
                         (rule.field_since.empty()
-                             ? std::string("; would fail when the workers build the model")
-                             : fmt::format("; would fail when the workers build the model with Megatron-core {} or "
-                                           "later, which has the field (an older one ignores the key)",
-                                           rule.field_since));
+                             ? fmt::format("; would fail {}", rule.fails)
+                             : fmt::format("; would fail {} with Megatron-core {} or later, which has the field (an "
+                                           "older one ignores the key)",
+                                           rule.fails, rule.field_since));
       if (!violation.valid.empty()) finding.message += "; valid: " + violation.valid;
       finding.location = where_set(launch, rule.keys[0]);
       out.push_back(std::move(finding));
