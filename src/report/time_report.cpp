@@ -55,6 +55,17 @@ nlohmann::json subset_json(const std::optional<Subset>& subset, const char* key_
           {"median_time_error", subset->median_time_error}};
 }
 
+// The other sources' runs of the group, each with its id and evidence; empty where there are none.
+nlohmann::json other_sources_json(const std::vector<TimeAccuracySecondSource>& sources) {
+  nlohmann::json list = nlohmann::json::array();
+  for (const TimeAccuracySecondSource& source : sources) {
+    nlohmann::json entry = subset_json(std::optional<TimeAccuracySecondSource>(source), "source", source.source);
+    entry["evidence"] = source.evidence;
+    list.push_back(std::move(entry));
+  }
+  return list;
+}
+
 }  // namespace
 
 std::string render_time_text(const TimeEstimate& estimate) {
@@ -145,10 +156,9 @@ std::string render_time_accuracy(const TimeAccuracyMatch& accuracy) {
                                                                                 ? std::string_view("NVFP4 (--dtype fp4)")
                                                                                 : accuracy.precision->compute_dtype));
   }
-  if (accuracy.second_source) {
-    const TimeAccuracySecondSource& other = *accuracy.second_source;
+  for (const TimeAccuracySecondSource& other : accuracy.other_sources) {
     text += fmt::format(
-        "  measured by a second source, {} runs of {}: off by a median {} (at most {}), the predicted time {} than "
+        "  measured by another source, {} runs of {}: off by a median {} (at most {}), the predicted time {} than "
         "measured by a median {} ({})\n",
         other.runs, other.runs_described, percent(other.median_abs_error), percent(other.max_abs_error),
         other.median_time_error < 0 ? "shorter" : "longer", percent(std::fabs(other.median_time_error)), other.evidence);
@@ -172,8 +182,7 @@ nlohmann::json time_accuracy_json(const TimeAccuracyMatch& accuracy) {
                                      accuracy.host_bound ? accuracy.host_bound->min_share : 0.0)},
           {"precision", subset_json(accuracy.precision, "compute_dtype",
                                     accuracy.precision ? accuracy.precision->compute_dtype : std::string_view())},
-          {"second_source", subset_json(accuracy.second_source, "evidence",
-                                        accuracy.second_source ? accuracy.second_source->evidence : std::string_view())}};
+          {"other_sources", other_sources_json(accuracy.other_sources)}};
 }
 
 namespace {

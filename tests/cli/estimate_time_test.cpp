@@ -158,11 +158,16 @@ TEST_CASE("estimate quotes the runs of the model's own family where its group ha
   CHECK(json["time"]["accuracy"]["family"]["model_type"] == "gpt_oss");
   CHECK(json["time"]["accuracy"]["family"]["runs"] == 24);
   CHECK(json["time"]["accuracy"]["family"]["median_time_error"].get<double>() == test::approx(-0.303));
-  // The second source's Blackwell runs (Megatron-MoE-ModelZoo, Megatron-LM's DeepSeek-V3 guide).
-  CHECK(text.out.find("  measured by a second source, 6 runs of Qwen3-235B-A22B and DeepSeek-V3 on GB200 and GB300") !=
+  // The other sources' Blackwell runs (Megatron-MoE-ModelZoo and Megatron-LM's DeepSeek-V3 guide;
+  // Megatron-Bridge's verification cards).
+  CHECK(text.out.find("  measured by another source, 6 runs of Qwen3-235B-A22B and DeepSeek-V3 on GB200 and GB300") !=
         std::string::npos);
-  CHECK(json["time"]["accuracy"]["second_source"]["runs"] == 6);
-  CHECK(json["time"]["accuracy"]["second_source"]["max_abs_error"].get<double>() == test::approx(0.366));
+  const nlohmann::json& others = json["time"]["accuracy"]["other_sources"];
+  REQUIRE(others.size() == 2);
+  CHECK(others[0]["source"] == "modelzoo");
+  CHECK(others[0]["runs"] == 6);
+  CHECK(others[0]["max_abs_error"].get<double>() == test::approx(0.366));
+  CHECK(others[1]["source"] == "bridge-cards");
 }
 
 TEST_CASE("estimate --moe-dropless-imbalance: each MoE layer waits for its most loaded EP rank") {

@@ -77,6 +77,9 @@ constexpr std::pair<const char*, const char*> kNamedModels[] = {
     {"GPT-OSS 120B", "gpt-oss-120b"},
     {"DeepSeek V3 671B", "deepseek-v3"},
     {"Llama3 70B", "llama-3.1-70b"},
+    // Megatron-Bridge's model verification cards.
+    {"Qwen3-8B", "qwen3-8b"},
+    {"Moonlight-16B-A3B", "moonlight-16b-a3b-instruct"},
 };
 
 std::optional<ModelSpec> preset_model(const std::string& model_name) {

@@ -66,6 +66,10 @@ void apply_megatron_sharding_and_offload(const nlohmann::json& settings, Strateg
 }
 
 Status apply_megatron_pipeline_layout(const nlohmann::json& settings, Strategy& strategy) {
+  // Megatron-core account_for_embedding_in_pipeline_split / account_for_loss_in_pipeline_split: an
+  // even split counts the embedding and the loss as a layer each (Strategy::pipeline_counts_embedding).
+  strategy.pipeline_counts_embedding = settings.value("account_for_embedding_in_pipeline_split", nlohmann::json()) == true;
+  strategy.pipeline_counts_loss = settings.value("account_for_loss_in_pipeline_split", nlohmann::json()) == true;
   const nlohmann::json& layout = settings.value("pipeline_model_parallel_layout", nlohmann::json());
   if (layout.is_string()) {
     strategy.pipeline_layout = layout.get<std::string>();

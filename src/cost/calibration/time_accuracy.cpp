@@ -11,10 +11,10 @@ constexpr std::string_view kHeldOutTraining =
 
 // Figures as the tests recompute them (see the header); percentages rounded to 0.1 point.
 constexpr std::array<TimeAccuracy, 7> kGroups{{
-    {"dense-training-hopper", "dense pre-training with Megatron-core on Hopper (measured on H100)", 7, 0.040, 0.065,
+    {"dense-training-hopper", "dense pre-training with Megatron-core on Hopper (measured on H100)", 7, 0.047, 0.075,
      kHeldOutTraining},
     {"dense-training-blackwell", "dense pre-training with Megatron-core on Blackwell (B200, GB200, GB300; NVFP4 among them)", 62,
-     0.063, 0.253, kHeldOutTraining},
+     0.074, 0.253, kHeldOutTraining},
     {"moe-training-hopper", "MoE pre-training with Megatron-core on Hopper (measured on H100)", 13, 0.178, 0.520,
      kHeldOutTraining},
     {"moe-training-blackwell", "MoE pre-training with Megatron-core on Blackwell (B200, B300, GB200, GB300)", 101,
@@ -40,20 +40,20 @@ constexpr std::array<TimeAccuracy, 7> kGroups{{
 constexpr std::array<TimeAccuracyFamily, 5> kFamilies{{
     {"moe-training-hopper", "gpt_oss", 4, 0.200, 0.201, 0.250},
     {"moe-training-hopper", "qwen3_moe", 9, 0.157, 0.520, 0.186},
-    {"moe-training-blackwell", "deepseek_v3", 28, 0.042, 0.359, -0.006},
+    {"moe-training-blackwell", "deepseek_v3", 28, 0.051, 0.359, -0.006},
     {"moe-training-blackwell", "gpt_oss", 24, 0.441, 0.825, -0.303},
-    {"moe-training-blackwell", "qwen3_moe", 49, 0.110, 0.484, -0.002},
+    {"moe-training-blackwell", "qwen3_moe", 49, 0.110, 0.459, -0.022},
 }};
 
 // By GPU type, within the groups that hold several (the test recomputes every figure).
 constexpr std::array<TimeAccuracyGpu, 7> kGpus{{
-    {"dense-training-blackwell", "B200", 2, 0.152, 0.152, -0.080},
-    {"dense-training-blackwell", "GB200-NVL72", 30, 0.104, 0.206, -0.010},
-    {"dense-training-blackwell", "GB300-NVL72", 30, 0.048, 0.253, 0.043},
+    {"dense-training-blackwell", "B200", 2, 0.152, 0.152, -0.126},
+    {"dense-training-blackwell", "GB200-NVL72", 30, 0.102, 0.190, -0.079},
+    {"dense-training-blackwell", "GB300-NVL72", 30, 0.041, 0.253, 0.005},
     {"moe-training-blackwell", "B200", 17, 0.260, 0.619, 0.017},
-    {"moe-training-blackwell", "B300", 19, 0.288, 0.720, -0.143},
-    {"moe-training-blackwell", "GB200-NVL72", 32, 0.072, 0.825, -0.024},
-    {"moe-training-blackwell", "GB300-NVL72", 33, 0.089, 0.710, -0.033},
+    {"moe-training-blackwell", "B300", 19, 0.252, 0.720, -0.143},
+    {"moe-training-blackwell", "GB200-NVL72", 32, 0.072, 0.825, -0.051},
+    {"moe-training-blackwell", "GB300-NVL72", 33, 0.079, 0.710, -0.033},
 }};
 
 std::optional<TimeAccuracyGpu> gpu_of(std::string_view group_id, const std::string& gpu_id) {
@@ -67,13 +67,13 @@ std::optional<TimeAccuracyGpu> gpu_of(std::string_view group_id, const std::stri
 // 29 of 101, against 12.5% median for the other 72; every held-out H100 MoE run is (46-75% of
 // its step), so Hopper has no subset of its own.
 constexpr std::array<TimeAccuracyHostBound, 1> kHostBound{{
-    {"moe-training-blackwell", 0.2, 29, 0.263, 0.484, 0.241},
+    {"moe-training-blackwell", 0.2, 29, 0.237, 0.459, 0.201},
 }};
 
 // The NVFP4 runs of the dense Blackwell group (Llama 3 70B and 3.1 405B on GB200 and GB300): their
 // GEMM and cast rates are Transformer Engine's B300 profile of one layer shape (session 47).
 constexpr std::array<TimeAccuracyPrecision, 1> kPrecisions{{
-    {"dense-training-blackwell", "fp4", 18, 0.102, 0.206, 0.037},
+    {"dense-training-blackwell", "fp4", 18, 0.088, 0.148, -0.008},
 }};
 
 // The training groups' second source, recomputed by tests/cost/calibration/modelzoo_rows_test.cpp
@@ -81,47 +81,61 @@ constexpr std::array<TimeAccuracyPrecision, 1> kPrecisions{{
 // "A second source"); the RL groups', verl's own runs, by verl_runs_accuracy_test.cpp from the
 // launches of tests/cost/calibration/verl_runs.cpp (docs/accuracy.md "verl's own runs").
 constexpr std::string_view kModelZoo =
-    "Megatron-MoE-ModelZoo benchmark tables, Megatron-LM's DeepSeek-V3 GB200 guide, Megatron-Bridge's EP "
-    "overlap benchmark and its Qwen3-30B-A3B and DeepSeek-V3 verification cards; "
-    "docs/accuracy-held-out-training.md";
+    "Megatron-MoE-ModelZoo benchmark tables, Megatron-LM's DeepSeek-V3 GB200 guide and Megatron-Bridge's EP "
+    "overlap benchmark; docs/accuracy-held-out-training.md";
+constexpr std::string_view kBridgeCards =
+    "Megatron-Bridge's model verification cards (examples/model_verification_cards), each run with its recipe "
+    "read at the commit it ran; docs/accuracy-held-out-training.md";
 constexpr std::string_view kVerlRuns =
     "verl's docs: the one-step-off, fully-async and V1 trainer tables and perf/dpsk.md; docs/accuracy.md";
 constexpr std::string_view kMlperf =
     "MLPerf Training v5.1, closed division, NVIDIA-platform submissions (mlcommons/training_results_v5.1); "
     "docs/accuracy-held-out-training.md";
-constexpr std::array<TimeAccuracySecondSource, 6> kSecondSources{{
-    {"dense-training-hopper",
+constexpr std::array<TimeAccuracySecondSource, 9> kSecondSources{{
+    {"dense-training-hopper", "mlperf",
      "Llama 3.1 405B and 8B pre-training and Llama 2 70B LoRA on H100 and H200 in FP8 (NeMo; MLPerf's closed "
      "division, 8-1024 GPUs, TP 1-4, PP 8 x VPP 8, CP 1-2, 8192 tokens)",
      7, 0.0625, 0.610, -0.017, kMlperf},
-    {"dense-training-blackwell",
+    {"dense-training-hopper", "bridge-cards", "Qwen3-8B on 16 H100 (BF16, TP 1, DP 16; a functional run on RedPajama-2 text)",
+     1, 0.087, 0.087, -0.080, kBridgeCards},
+    {"dense-training-blackwell", "mlperf",
      "Llama 3.1 405B and 8B pre-training and Llama 2 70B LoRA on B200, B300, GB200 and GB300 in FP8 (NeMo; "
      "MLPerf's closed division, 8-512 GPUs, TP 1-4, CP 1-8, full-iteration CUDA graphs, 8192 tokens)",
      13, 0.1017, 0.954, -0.0923, kMlperf},
-    {"moe-training-hopper",
-     "Qwen3-235B-A22B, Qwen3-30B-A3B and DeepSeek-V3 on H100 in BF16 (Megatron-LM launches: DeepEP or alltoall, TP "
-     "2-4, PP 1-32, CP 1-8, 4k-128k tokens; Megatron-Bridge's HybridEP recipes, EP overlap off and on, routing "
-     "forced and natural, DeepSeek-V3 on 1024 GPUs with its MTP layer)",
-     14, 0.197, 0.517, -0.036, kModelZoo},
-    {"moe-training-blackwell",
+    {"moe-training-hopper", "modelzoo",
+     "Qwen3-235B-A22B and Qwen3-30B-A3B on H100 in BF16 (Megatron-LM launches: DeepEP or alltoall, TP 2-4, PP 1-32, "
+     "CP 1-8, 4k-128k tokens; Megatron-Bridge's HybridEP recipe, EP overlap off and on)",
+     12, 0.202, 0.517, -0.054, kModelZoo},
+    {"moe-training-hopper", "bridge-cards",
+     "Qwen3-30B-A3B, Moonlight-16B-A3B, GPT-OSS-20B and -120B and DeepSeek-V3 on H100 in BF16 (Megatron-Bridge's "
+     "recipes: HybridEP, alltoall, EP 4-64, TP 1-2, PP 1-8; functional runs on real text with natural routing, and "
+     "performance runs)",
+     6, 0.144, 0.388, 0.040, kBridgeCards},
+    {"moe-training-blackwell", "modelzoo",
      "Qwen3-235B-A22B and DeepSeek-V3 on GB200 and GB300 (Megatron-LM launches: HybridEP, BF16 and MXFP8, 4k-128k "
      "tokens)",
-     6, 0.163, 0.366, -0.001, kModelZoo},
-    {"rl-colocated",
+     6, 0.159, 0.366, -0.001, kModelZoo},
+    {"moe-training-blackwell", "bridge-cards",
+     "Qwen3-30B-A3B, Qwen3-235B-A22B, DeepSeek-V3 and GPT-OSS-120B on GB200 and GB300 (Megatron-Bridge's "
+     "performance recipes, MXFP8 and BF16, full-iteration CUDA graphs on most; Qwen3-30B-A3B weakly scaled from 8 to "
+     "256 GB300, and its functional run with natural routing)",
+     12, 0.089, 0.804, -0.080, kBridgeCards},
+    {"rl-colocated", "verl",
      "Qwen2.5-Math-7B, Qwen3-30B-A3B, Qwen3.5-35B-A3B and DeepSeek-V3 in verl (colocated, Megatron-core or FSDP2 "
      "+ vLLM, on H20 and H100; the 7B and 30B runs at the mean response their log-prob pass implies)",
      6, 0.050, 0.459, 0.035, kVerlRuns},
-    {"rl-off-policy",
+    {"rl-off-policy", "verl",
      "Qwen2.5-Math-7B and Qwen3.5-35B-A3B in verl (engines on GPUs of their own: one-step-off on H20, the V1 "
      "trainer's separate_async with partial rollout on H100)",
      3, 0.157, 0.396, 0.157, kVerlRuns},
 }};
 
-std::optional<TimeAccuracySecondSource> second_source_of(std::string_view group_id) {
+std::vector<TimeAccuracySecondSource> other_sources_of(std::string_view group_id) {
+  std::vector<TimeAccuracySecondSource> sources;
   for (const TimeAccuracySecondSource& source : kSecondSources) {
-    if (source.group_id == group_id) return source;
+    if (source.group_id == group_id) sources.push_back(source);
   }
-  return std::nullopt;
+  return sources;
 }
 
 std::optional<TimeAccuracyFamily> family_of(std::string_view group_id, const std::string& model_type) {
@@ -151,6 +165,13 @@ std::span<const TimeAccuracyHostBound> time_accuracy_host_bound() { return kHost
 
 std::span<const TimeAccuracySecondSource> time_accuracy_second_sources() { return kSecondSources; }
 
+std::optional<TimeAccuracySecondSource> time_accuracy_second_source(std::string_view group_id, std::string_view source) {
+  for (const TimeAccuracySecondSource& other : kSecondSources) {
+    if (other.group_id == group_id && other.source == source) return other;
+  }
+  return std::nullopt;
+}
+
 std::span<const TimeAccuracyPrecision> time_accuracy_precisions() { return kPrecisions; }
 
 std::optional<TimeAccuracy> time_accuracy_group(std::string_view id) {
@@ -178,7 +199,7 @@ TimeAccuracyMatch time_accuracy_for(const ModelSpec& model, const GpuSpec& gpu, 
     const std::string_view id = workload.rl.rollout_gpus > 0 ? "rl-off-policy" : "rl-colocated";
     TimeAccuracyMatch match;
     match.group = time_accuracy_group(id);
-    match.second_source = second_source_of(id);
+    match.other_sources = other_sources_of(id);
     return match;
   }
   if (strategy.backend != Backend::megatron) {
@@ -199,7 +220,7 @@ TimeAccuracyMatch time_accuracy_for(const ModelSpec& model, const GpuSpec& gpu, 
       match.precision = precision;
     }
   }
-  match.second_source = second_source_of(id);
+  match.other_sources = other_sources_of(id);
   return match;
 }
 

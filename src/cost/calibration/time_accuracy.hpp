@@ -9,6 +9,7 @@
 #include <span>
 #include <string>
 #include <string_view>
+#include <vector>
 
 #include "hardware/gpu_spec.hpp"
 #include "model/model_spec.hpp"
@@ -72,13 +73,15 @@ struct TimeAccuracyPrecision {
   double max_abs_error = 0;
   double median_time_error = 0;  ///< as TimeAccuracyFamily's
 };
-/// Runs of a group's kind measured by a second source, apart from the group's own (whose figures
+/// Runs of a group's kind measured by another source, apart from the group's own (whose figures
 /// come from one source's tables): for training, Megatron-MoE-ModelZoo's benchmark tables and
-/// Megatron-LM's DeepSeek-V3 guide, Megatron-LM launches of other software and layouts than
-/// Megatron-Bridge's recipes; for RL, verl's own runs beside NeMo RL's. Where they disagree with the
-/// group, estimate and plan print both.
+/// Megatron-LM's DeepSeek-V3 guide (Megatron-LM launches of other software and layouts than
+/// Megatron-Bridge's recipes), MLPerf Training's submissions, Megatron-Bridge's model verification
+/// cards (its recipes run apart from the tables, functional runs on real data among them); for RL,
+/// verl's own runs beside NeMo RL's. A group may have several; estimate and plan print each.
 struct TimeAccuracySecondSource {
   std::string_view group_id;
+  std::string_view source;          ///< stable: "modelzoo", "mlperf", "bridge-cards", "verl"
   std::string_view runs_described;  ///< "Qwen3-235B-A22B on H100 (BF16, DeepEP and alltoall, TP 2-4, ...)"
   int runs = 0;
   double median_abs_error = 0;
@@ -104,8 +107,11 @@ std::span<const TimeAccuracyHostBound> time_accuracy_host_bound();
 
 /// The precisions listed apart within their groups.
 std::span<const TimeAccuracyPrecision> time_accuracy_precisions();
-/// The second source's runs of each group that has some.
+/// The other sources' runs of each group that has some.
 std::span<const TimeAccuracySecondSource> time_accuracy_second_sources();
+
+/// One source's runs of one group (the tests look their figures up this way); nullopt if none.
+std::optional<TimeAccuracySecondSource> time_accuracy_second_source(std::string_view group_id, std::string_view source);
 
 /// The group whose held-out runs an estimate of this kind is like; without one (another GPU
 /// generation, FSDP pre-training, SGLang rollout) the time is unchecked, and `unchecked` says why.
@@ -115,7 +121,7 @@ struct TimeAccuracyMatch {
   std::optional<TimeAccuracyGpu> gpu_type;  ///< the estimate's own GPU type's runs in the group, where listed
   std::optional<TimeAccuracyHostBound> host_bound;  ///< where the estimate itself is host-bound
   std::optional<TimeAccuracyPrecision> precision;  ///< the estimate's own compute precision's runs, where listed
-  std::optional<TimeAccuracySecondSource> second_source;  ///< the group's kind, measured by another source
+  std::vector<TimeAccuracySecondSource> other_sources;  ///< the group's kind, measured by other sources
   std::string unchecked;  ///< "no held-out run was measured on Ampere GA100 GPUs"; empty with a group
 };
 /// `moe_host_wait_share`: the estimate's moe_host_wait over its step (0 when not known).

@@ -149,21 +149,35 @@ PipelineTime pipeline_time(const ModelSpec& model, const NodeGroup& node, const 
   // last, with the LM head, unless its layers make room for it) sets the pace of every slot.
   pipeline.bubble_s = (p - 1.0) / strategy.vpp * stage_micro_batch_s + m * imbalance_s;
   // p2p of the activation (and its gradient) at every virtual-stage boundary, scatter-gathered
-  // over the TP ranks (Narayanan 2021 §4.1).
+  // over the TP ranks (Narayanan 2021 §4.1). Each boundary is one hop of the pipeline's chain of
+  // ranks, p - 1 hops, and with interleaving the last rank hands the next model chunk back to the
+  // first, p hops around a ring (Megatron-core schedules.py forward_backward_pipelining_with_interleaving).
+  // The ranks sit dp_stride GPUs apart (Megatron-core's default order tp-cp-ep-dp-pp), so a group
+  // that spans nodes crosses a node boundary on some hops, every hop once its ranks are a node or
+  // more apart: the hops' mean sets what a boundary costs.
   const EfficiencyConstants& k = options.constants;
   const int dp_stride = strategy.tp * strategy.cp * strategy.dp;
-  const LinkPath link = group_link(node, {2, dp_stride}, k.nvlink_efficiency, k.nic_efficiency);
+  const GroupSpan span = group_span(node, {strategy.pp, dp_stride});
+  const bool ring = strategy.vpp > 1;
+  const double hops = ring ? p : p - 1.0;
+  const double crossing = span.nodes > 1 ? std::min(hops, ring ? span.nodes : span.nodes - 1.0) : 0.0;
   const double bytes = static_cast<double>(micro_batch) * static_cast<double>(seq_len) / strategy.cp *
                        static_cast<double>(model.hidden_size) * kActivationBytes / strategy.tp;
-  pipeline.p2p_s = 2.0 * m * strategy.vpp * p2p_seconds(bytes, link);
+  const double hop_s = ((hops - crossing) * p2p_seconds(bytes, intra_node_link(node, k.nvlink_efficiency)) +
+                        crossing * p2p_seconds(bytes, inter_node_link(node, k.nic_efficiency))) /
+                       hops;
+  pipeline.p2p_s = 2.0 * m * strategy.vpp * hop_s;
   if (trace) {
     trace->push_back({"time/pp_bubble", pipeline.bubble_s, "seconds",
                       "(p-1)/v * stage_time_per_micro_batch + m * max(0, slowest rank - average rank)",
                       fmt::format("p={}, v={}, m={}, stage={:.4g} s", strategy.pp, strategy.vpp, micro_batches,
                                   stage_micro_batch_s),
                       "Narayanan et al. 2021 §2.2 (bubble (p-1)/(v*m))"});
-    trace->push_back({"time/pp_comm", pipeline.p2p_s, "seconds", "2 * m * v * p2p(b*s*h*2 B / (cp*t))",
-                      fmt::format("bytes={:.4g}, link={:.4g} B/s", bytes, link.bandwidth_Bps),
+    trace->push_back({"time/pp_comm", pipeline.p2p_s, "seconds",
+                      "2 * m * v * mean over the hops of p2p(b*s*h*2 B / (cp*t)); hops p - 1, p around the ring "
+                      "when interleaved; a hop across a node boundary on the NICs",
+                      fmt::format("bytes={:.4g}, hops={:.0f}, across nodes={:.0f}, hop={:.4g} s", bytes, hops, crossing,
+                                  hop_s),
                       "Narayanan et al. 2021 §4.1 (scatter/gather)"});
   }
   return pipeline;

@@ -6,6 +6,7 @@
 #include <nlohmann/json.hpp>
 
 #include "cost/calibration/megatron_settings.hpp"
+#include "strategy/pipeline_split.hpp"
 
 namespace meshplan {
 namespace {
@@ -124,6 +125,36 @@ TEST_CASE("Megatron settings: a Megatron-LM launch's fields onto the table's str
   CHECK(nvfp4.fp4_param_gather);
   apply_megatron_kernels({{"fp4", "e2m1"}, {"fp4_param_gather", nullptr}}, nvfp4);
   CHECK_FALSE(nvfp4.fp4_param_gather);
+}
+
+TEST_CASE("Megatron settings: the recipe's pipeline split counts the embedding and the loss as layers") {
+  // Megatron-Bridge's Llama 3.1 405B GB200 recipe (nemo_recipe_settings.json, 26.04): 126 decoder
+  // layers, PP 16 x VPP 8, account_for_embedding/loss_in_pipeline_split. Megatron-core splits 128
+  // layers evenly, one a model chunk, and builds one decoder layer fewer on the first chunk of the
+  // first rank and on the last chunk of the last (transformer_block.py get_num_layers_to_build):
+  // 7, 8 and 7 decoder layers on the first, middle and last ranks.
+  Strategy strategy;
+  strategy.pp = 16;
+  strategy.vpp = 8;
+  REQUIRE(apply_megatron_settings({{"account_for_embedding_in_pipeline_split", true},
+                                   {"account_for_loss_in_pipeline_split", true}},
+                                  strategy)
+              .ok());
+  CHECK(strategy.pipeline_counts_embedding);
+  CHECK(strategy.pipeline_counts_loss);
+  const auto counts = stage_layer_counts(126, strategy);
+  REQUIRE(counts.has_value());
+  CHECK(counts->first == 7);
+  CHECK(counts->middle == 8);
+  CHECK(counts->last == 7);
+  // Without them Megatron-core refuses 126 layers over 128 chunks; the recipes that leave them
+  // unset read so.
+  Strategy plain;
+  plain.pp = 16;
+  plain.vpp = 8;
+  REQUIRE(apply_megatron_settings({{"account_for_loss_in_pipeline_split", nullptr}}, plain).ok());
+  CHECK_FALSE(plain.pipeline_counts_loss);
+  CHECK_FALSE(stage_layer_counts(126, plain).has_value());
 }
 
 TEST_CASE("Megatron settings: a module name Megatron-core does not know is an error naming it") {

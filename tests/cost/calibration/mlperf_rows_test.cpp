@@ -114,10 +114,7 @@ TEST_CASE("MLPerf Training v5.1's dense NVIDIA runs: the dense groups' second so
           << summary.max_abs * 100 << "%, median time error " << summary.median_time * 100 << "%\n\n";
     const auto group = time_accuracy_group(group_id);
     REQUIRE(group.has_value());
-    std::optional<TimeAccuracySecondSource> expected;
-    for (const TimeAccuracySecondSource& source : time_accuracy_second_sources()) {
-      if (source.group_id == group_id) expected = source;
-    }
+    const std::optional<TimeAccuracySecondSource> expected = time_accuracy_second_source(group_id, "mlperf");
     REQUIRE_MESSAGE(expected.has_value(), group_id);
     CHECK(static_cast<int>(runs.size()) == expected->runs);
     CHECK_MESSAGE(std::fabs(summary.median_abs - expected->median_abs_error) <= 5.0001e-4, group_id);

@@ -1,7 +1,8 @@
 // MoE training runs of a second public source that no constant was fit on: the benchmark tables
 // of NVIDIA's Megatron-MoE-ModelZoo (yanring/Megatron-MoE-ModelZoo best_practice/qwen3, Qwen3-235B-A22B
-// on H100, GB200 and GB300) and the final configuration of Megatron-LM's DeepSeek-V3 on GB200
-// guide, each with the launch's own settings (tests/fixtures/published_runs_megatron_moe_modelzoo.json).
+// on H100, GB200 and GB300), the final configuration of Megatron-LM's DeepSeek-V3 on GB200 guide
+// and Megatron-Bridge's EP-overlap benchmark, each with the launch's own settings
+// (tests/fixtures/published_runs_megatron_moe_modelzoo.json).
 // Written apart from Megatron-Bridge's tables (held_out_training_test.cpp): other launch scripts,
 // other software (Megatron-LM moe_dev / main of 2025-08 to 2026-05), other layouts.
 #include <doctest/doctest.h>
@@ -16,60 +17,16 @@
 #include "cost/calibration/time_accuracy.hpp"
 #include "model/flops.hpp"
 #include "approx.hpp"
+#include "fixture_source.hpp"
 #include "test_support.hpp"
 
 namespace meshplan {
 namespace {
 
 TEST_CASE("Megatron-MoE-ModelZoo's MoE training runs, held out of the fit") {
-  const auto path = test::fixture("published_runs_megatron_moe_modelzoo.json");
-  auto set = read_calibration_runs(test::file_text(path), path.string(), fitted_efficiency_constants());
-  REQUIRE(set.ok());
-  CHECK(set->skipped.empty());
-  // By the group an estimate of the run's kind falls in: |error| and the step time's signed error.
-  std::map<std::string, std::vector<double>> errors, time_errors;
   std::ostringstream table;
-  table << "| run | published tokens/s/GPU | predicted | error | moe_host_wait share |\n|---|---|---|---|---|\n";
-  for (const CalibrationRun& run : set->runs) {
-    // The launch's settings (read_calibration_runs applies each row's "settings").
-    const Strategy& strategy = run.strategy;
-    const TimeEstimate estimate = estimate_time(run.model, run.cluster, strategy, run.workload, run.options, nullptr);
-    const double predicted = predicted_metric(run, estimate);
-    const double error = predicted / run.published - 1.0;
-    table << "| " << run.id << (run.forced_balance_twin.empty() ? "" : " (fit row)") << " | " << run.published << " | "
-          << std::round(predicted) << " | " << std::round(error * 1000) / 10 << "% | "
-          << std::round(estimate.moe_host_wait_share() * 1000) / 10 << "% |\n";
-    if (!run.forced_balance_twin.empty()) continue;  // fits moe_expert_load_cv: not held out
-    const auto group =
-        time_accuracy_for(run.model, run.cluster.groups.front().gpu, strategy, run.workload, 0.0).group;
-    REQUIRE_MESSAGE(group.has_value(), run.id);
-    errors[std::string(group->id)].push_back(std::fabs(error));
-    time_errors[std::string(group->id)].push_back(1.0 / (1.0 + error) - 1.0);  // throughput is tokens over time
-  }
-  // Each group's figures are what estimate and plan print beside the group's own
-  // (time_accuracy.cpp kSecondSources), to the 0.1 point they are printed with.
-  // The RL groups' second source is verl's runs (verl_runs_accuracy_test.cpp).
-  std::size_t training_sources = 0;
-  for (const TimeAccuracySecondSource& expected : time_accuracy_second_sources()) {
-    if (expected.group_id.rfind("rl-", 0) == 0) continue;
-    if (expected.group_id.rfind("dense-", 0) == 0) continue;  // MLPerf's runs: mlperf_rows_test.cpp
-    ++training_sources;
-    std::vector<double>& values = errors[std::string(expected.group_id)];
-    std::vector<double>& times = time_errors[std::string(expected.group_id)];
-    REQUIRE_MESSAGE(!values.empty(), expected.group_id);
-    std::sort(values.begin(), values.end());
-    std::sort(times.begin(), times.end());
-    const double median = values[values.size() / 2];
-    const double median_time = times[times.size() / 2];
-    table << expected.group_id << ": " << values.size() << " rows, median |error| " << std::round(median * 1000) / 10
-          << "%, max " << std::round(values.back() * 1000) / 10 << "%, median time error "
-          << std::round(median_time * 1000) / 10 << "%\n";
-    CHECK_MESSAGE(values.size() == static_cast<std::size_t>(expected.runs), expected.group_id);
-    CHECK_MESSAGE(std::fabs(median - expected.median_abs_error) <= 5.0001e-4, expected.group_id);
-    CHECK_MESSAGE(std::fabs(values.back() - expected.max_abs_error) <= 5.0001e-4, expected.group_id);
-    CHECK_MESSAGE(std::fabs(median_time - expected.median_time_error) <= 5.0001e-4, expected.group_id);
-  }
-  CHECK(errors.size() == training_sources);
+  const auto errors = test::fixture_errors_by_group("published_runs_megatron_moe_modelzoo.json", table);
+  test::check_source_figures("modelzoo", errors, table);
   MESSAGE(table.str());
 }
 

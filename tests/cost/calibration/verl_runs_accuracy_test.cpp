@@ -36,10 +36,8 @@ TEST_CASE("verl's own runs: the second source of the colocated and off-policy RL
     MESSAGE(group << ": " << values.size() << " runs, median |error| " << std::round(median * 1000) / 10 << "%, max "
                   << std::round(values.back() * 1000) / 10 << "%, median time error "
                   << std::round(median_time * 1000) / 10 << "%");
-    const auto expected = std::find_if(
-        time_accuracy_second_sources().begin(), time_accuracy_second_sources().end(),
-        [&group](const TimeAccuracySecondSource& source) { return source.group_id == group; });
-    REQUIRE_MESSAGE(expected != time_accuracy_second_sources().end(), group);
+    const auto expected = time_accuracy_second_source(group, "verl");
+    REQUIRE_MESSAGE(expected.has_value(), group);
     CHECK(values.size() == static_cast<std::size_t>(expected->runs));
     CHECK(std::fabs(median - expected->median_abs_error) <= 5.0001e-4);
     CHECK(std::fabs(values.back() - expected->max_abs_error) <= 5.0001e-4);

@@ -31,6 +31,36 @@ TEST_CASE("pipeline bubble is (p-1)/v micro-batch slots plus the slowest rank's 
   CHECK(pipeline_time(model, node, strategy, 1024, 1, 8, 1.0, 0.1, test::simple_options(), nullptr).bubble_s == 0.0);
 }
 
+TEST_CASE("pipeline p2p: the hops that cross a node boundary go through the NICs") {
+  // PP 8 over 4 nodes of 8 A100: TP 2 x DP 2 puts the PP ranks 4 GPUs apart (Megatron-core's order
+  // tp-cp-ep-dp-pp), two a node. Without interleaving the chain has 7 hops, 3 of them between
+  // nodes; interleaved, the last rank hands the next chunk back to the first: 8 hops around a ring,
+  // 4 between nodes. Each boundary costs the hops' mean; 2 sends x m = 8 micro-batches x v.
+  const ModelSpec model = test::tiny_gpt();
+  const NodeGroup node = test::a100_node(4);
+  const TimeOptions options = test::simple_options();
+  const EfficiencyConstants& k = options.constants;
+  Strategy strategy;
+  strategy.tp = 2;
+  strategy.dp = 2;
+  strategy.pp = 8;
+  // b*s*h*2 B / t = 1024 x 1024 x 2 / 2 = 1 MiB a send.
+  const double nvlink = p2p_seconds(1048576.0, intra_node_link(node, k.nvlink_efficiency));
+  const double nic = p2p_seconds(1048576.0, inter_node_link(node, k.nic_efficiency));
+  const auto p2p = [&](const Strategy& s) {
+    return pipeline_time(model, node, s, 1024, 1, 8, 1.0, 0.0, options, nullptr).p2p_s;
+  };
+  CHECK(p2p(strategy) == test::approx(2 * 8 * (4 * nvlink + 3 * nic) / 7));
+  strategy.vpp = 2;
+  CHECK(p2p(strategy) == test::approx(2 * 8 * 2 * (4 * nvlink + 4 * nic) / 8));
+  // Ranks a node or more apart (DP 4: 8 GPUs) cross on every hop.
+  strategy.dp = 1;
+  strategy.tp = 8;
+  strategy.pp = 4;
+  CHECK(p2p(strategy) == test::approx(2 * 8 * 2 * 4 * p2p_seconds(1024.0 * 1024 * 2 / 8,
+                                                                  inter_node_link(node, k.nic_efficiency)) / 4));
+}
+
 TEST_CASE("TP all-reduces twice per layer per pass on NVLink, hidden by --tp-comm-overlap") {
   const ModelSpec model = test::tiny_gpt();
   const NodeGroup node = test::a100_node();
