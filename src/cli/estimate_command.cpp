@@ -25,6 +25,7 @@
 #include "strategy/fp8_recipe.hpp"
 #include "strategy/moe_dispatcher.hpp"
 #include "strategy/pipeline_layout.hpp"
+#include "strategy/pipeline_split.hpp"
 #include "strategy/rollout_engine.hpp"
 #include "strategy/validate.hpp"
 
@@ -39,7 +40,7 @@ const char* workload_name(WorkloadKind k) {
   return k == WorkloadKind::rl ? "rl" : (k == WorkloadKind::sft ? "sft" : "pretrain");
 }
 
-std::string strategy_line(const Strategy& s, const Workload& w) {
+std::string strategy_line(const Strategy& s, const Workload& w, std::int64_t num_layers) {
   std::string line = fmt::format("{} TP={} PP={} VPP={} CP={} EP={} ETP={} DP={}", backend_name(s.backend),
                                  s.tp, s.pp, s.vpp, s.cp, s.ep, s.etp, s.dp);
   if (s.backend == Backend::fsdp) {
@@ -67,6 +68,15 @@ std::string strategy_line(const Strategy& s, const Workload& w) {
     }
   } else if (s.first_stage_layers > 0 || s.last_stage_layers > 0) {
     line += fmt::format(" first/last stage {}/{} layers", s.first_stage_layers, s.last_stage_layers);
+  } else if (s.pipeline_counts_embedding || s.pipeline_counts_loss) {
+    line += fmt::format(" {} counted as pipeline layers",
+                        s.pipeline_counts_embedding && s.pipeline_counts_loss ? "embedding and loss"
+                        : s.pipeline_counts_embedding                         ? "embedding"
+                                                                              : "loss");
+    if (const auto counts = stage_layer_counts(num_layers, s); counts && s.pp > 1) {
+      line += fmt::format(" (decoder layers first/middle/last PP rank: {}/{}/{})", counts->first, counts->middle,
+                          counts->last);
+    }
   }
   line += fmt::format(", micro-batch {}, recompute {}", s.micro_batch, recompute_name(s.recompute));
   if (s.recompute == Recompute::selective) line += fmt::format(" ({})", recompute_module_names(s.recompute_modules));
@@ -181,7 +191,7 @@ void print_text(const ModelSpec& model, const Cluster& cluster, const EstimateIn
                      model.name, double(model.total_params) / 1e9, cluster.total_gpus(),
                      cluster.groups.front().gpu.id, bytes_to_gib(e.capacity_bytes),
                      workload_name(in.workload.kind));
-  out << "Strategy: " << strategy_line(in.strategy, in.workload) << "\n";
+  out << "Strategy: " << strategy_line(in.strategy, in.workload, model.num_layers) << "\n";
   for (const std::string& note : in.chosen) out << "  chosen: " << note << "\n";
   out << "\n" << render_memory_phases(e);
   if (in.workload.kind == WorkloadKind::rl) out << render_rollout_capacity(e, in.workload.rl);

@@ -196,6 +196,12 @@ void add_estimate_flags(CLI::App& c, EstimateFlags& f) {
                "uneven pipeline: decoder layers on the first stage (Megatron --decoder-first-pipeline-num-layers)");
   add_positive(c, "--last-stage-layers", f.last_stage_layers,
                "uneven pipeline: decoder layers on the last stage (Megatron --decoder-last-pipeline-num-layers)");
+  c.add_flag("--account-for-embedding-in-pipeline-split", f.account_for_embedding,
+             "even pipeline split: the input embedding counts as a layer of the first stage (Megatron-LM flag of this "
+             "name; Megatron-Bridge's 405B and Qwen3-235B-A22B recipes set it)");
+  c.add_flag("--account-for-loss-in-pipeline-split", f.account_for_loss,
+             "even pipeline split: the output layer and loss count as a layer of the last stage (Megatron-LM flag of "
+             "this name)");
   c.add_option("--pipeline-layout", f.pipeline_layout,
                "custom pipeline layout, e.g. \"Et*4|(t*4|)*14tmL\" (Megatron --pipeline-model-parallel-layout: E embedding, "
                "t decoder layer, m MTP layer, L loss, | next stage; stages = PP x VPP)");
@@ -368,6 +374,8 @@ Result<EstimateInputs> estimate_inputs(const CLI::App& command, const EstimateFl
   s.first_stage_layers = f.first_stage_layers;
   s.last_stage_layers = f.last_stage_layers;
   s.pipeline_layout = f.pipeline_layout;
+  s.pipeline_counts_embedding = f.account_for_embedding;
+  s.pipeline_counts_loss = f.account_for_loss;
   if (const auto layout = parse_pipeline_layout(s.pipeline_layout); layout && !given(command, "--vpp")) {
     s.vpp = layout_vpp(*layout, s.pp);
   }

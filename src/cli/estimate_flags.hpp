@@ -38,6 +38,7 @@ struct EstimateFlags {
   bool no_flash_attention = false;
   std::string measured;  ///< verl console log to compare the time estimate with (--measured)
   bool tp_comm_overlap = false, no_overlap_grad_reduce = false, no_overlap_param_gather = false;
+  bool account_for_embedding = false, account_for_loss = false;
   // RL (verl)
   int rollout_tp = 2, rollout_dp = 1, rollout_ep = 1, rollout_n = 1, mini_batch = 256, ppo_micro_batch = 0, log_prob_micro_batch = 0,
       max_num_seqs = 256;

@@ -73,6 +73,8 @@ const std::vector<InertFlagRule>& inert_flag_rules() {
       {"--activation-func-fp8-input-store", "with the Megatron backend (Megatron-core's fused bias-SwiGLU / GeLU)",
        megatron},
       {"--first-stage-layers", "with the Megatron backend and PP > 1", megatron_pp},
+      {"--account-for-embedding-in-pipeline-split", "with the Megatron backend and PP > 1", megatron_pp},
+      {"--account-for-loss-in-pipeline-split", "with the Megatron backend and PP > 1", megatron_pp},
       {"--last-stage-layers", "with the Megatron backend and PP > 1", megatron_pp},
       {"--recompute-method", "with --recompute full (Megatron-core recompute_method)", full_recompute},
       {"--recompute-num-layers", "with --recompute full (Megatron-core recompute_num_layers)", full_recompute},

@@ -37,6 +37,9 @@ std::optional<StageLayerCounts> stage_layer_counts(std::int64_t num_layers, cons
   if (pp == 1) return StageLayerCounts{num_layers, num_layers, num_layers};
   const bool first_set = s.first_stage_layers > 0;
   const bool last_set = s.last_stage_layers > 0;
+  // TransformerConfig.__post_init__ refuses the first/last counts beside the embedding or the loss
+  // counted as a layer.
+  if ((first_set || last_set) && (s.pipeline_counts_embedding || s.pipeline_counts_loss)) return std::nullopt;
   if (!first_set && !last_set) {
     const std::int64_t embedding = s.pipeline_counts_embedding ? 1 : 0;
     const std::int64_t loss = s.pipeline_counts_loss ? 1 : 0;

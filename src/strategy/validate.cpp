@@ -22,9 +22,10 @@ struct Inputs {
 
 // Why Megatron-core refuses the strategy's custom pipeline layout, if it does.
 std::optional<std::string> pipeline_layout_violation(const Inputs& in) {
-  if (in.s.first_stage_layers > 0 || in.s.last_stage_layers > 0) {
+  if (in.s.first_stage_layers > 0 || in.s.last_stage_layers > 0 || in.s.pipeline_counts_embedding ||
+      in.s.pipeline_counts_loss) {
     return std::string("pipeline_model_parallel_layout cannot be set with other pipeline layout arguments "
-                       "(num_layers_in_first/last_pipeline_stage)");
+                       "(num_layers_in_first/last_pipeline_stage, account_for_embedding/loss_in_pipeline_split)");
   }
   const auto layout = parse_pipeline_layout(in.s.pipeline_layout);
   if (!layout) return layout.error().message;
@@ -201,11 +202,27 @@ const std::array<Rule, 44> kRules{{
                  });
      }},
     {{"pp.divides-layers",
-      "PP x VPP divides the number of layers, or the first/last stages' own layer counts leave the middle "
-      "stages an even share",
+      "PP x VPP divides the number of layers (with the embedding and the loss where they count as layers), or "
+      "the first/last stages' own layer counts, never beside those, leave the middle stages an even share",
       "Megatron-core TransformerConfig (num_layers_in_first/last_pipeline_stage), get_num_layers_to_build"},
      [](const Inputs& in) { return in.s.pipeline_layout.empty() && !stage_layer_counts(in.m.num_layers, in.s).has_value(); },
      [](const Inputs& in, Violation& v) {
+       const int counted = (in.s.pipeline_counts_embedding ? 1 : 0) + (in.s.pipeline_counts_loss ? 1 : 0);
+       if (counted > 0 && (in.s.first_stage_layers > 0 || in.s.last_stage_layers > 0)) {
+         v.message = "num_layers_in_first/last_pipeline_stage cannot be set with account_for_embedding/loss_in_"
+                     "pipeline_split (TransformerConfig.__post_init__ raises ValueError)";
+         v.valid = "either the first/last stage counts or the embedding and loss counted as layers";
+         return;
+       }
+       if (counted > 0) {
+         v.message = fmt::format("PP x VPP = {} x {} does not divide {} layers + {} counted as layers = {}", in.s.pp,
+                                 in.s.vpp, in.m.num_layers, counted == 2 ? "the embedding and the loss" : "one",
+                                 in.m.num_layers + counted);
+         v.valid = "PP x VPP in " + values_where(in.m.num_layers + counted, [&](std::int64_t p) {
+                     return divides(p, in.m.num_layers + counted);
+                   });
+         return;
+       }
        if (in.s.first_stage_layers > 0 || in.s.last_stage_layers > 0) {
          v.message = fmt::format("first stage {} + last stage {} layers leave {} of {} layers, which the {} other "
                                  "stage(s) x VPP {} cannot share evenly",

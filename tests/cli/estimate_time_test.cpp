@@ -101,6 +101,25 @@ TEST_CASE("estimate accepts GB200 NVL72 layouts: expert parallelism across a 64-
   CHECK(too_big.exit_code == 2);
 }
 
+TEST_CASE("estimate --account-for-embedding/loss-in-pipeline-split: Megatron-Bridge's Llama 3.1 405B split") {
+  // Megatron-Bridge's GB200 405B recipe (TP 4, PP 16 x VPP 8; nemo_recipe_settings.json 26.04):
+  // 126 layers + the embedding + the loss = 128, one a model chunk, 7 decoder layers on the first
+  // and the last PP rank and 8 on the others (Megatron-core get_num_layers_to_build). Without the
+  // flags PP 16 x VPP 8 does not divide 126 layers.
+  std::vector<std::string> args = {"estimate", "--model", test::fixture("models/llama-3.1-405b-mlperf").string(),
+                                   "--cluster", "64x4xGB200", "--workload", "pretrain", "--tp", "4", "--pp", "16",
+                                   "--vpp", "8", "--sequence-parallel", "--global-batch", "1536", "--seq-len", "8192",
+                                   "--dtype", "fp8"};
+  const auto refused = test::run(args);
+  CHECK(refused.exit_code == 2);
+  CHECK(refused.err.find("[pp.divides-layers]") != std::string::npos);
+  args.insert(args.end(), {"--account-for-embedding-in-pipeline-split", "--account-for-loss-in-pipeline-split"});
+  const auto split = test::run(args);
+  REQUIRE(split.exit_code != 2);
+  CHECK(split.out.find("embedding and loss counted as pipeline layers (decoder layers first/middle/last PP rank: "
+                       "7/8/7)") != std::string::npos);
+}
+
 TEST_CASE("estimate accepts GB300 NVL72, B300 and MI355X layouts, EP all-to-all follows each platform's links") {
   // DeepSeek-V3, EP 32, PP 4 (61 layers: 16 + 15 + 15 + 15) on 128 GPUs. On GB300 NVL72 (2 racks
   // of 64) the EP group stays in one NVLink domain; on HGX B300 (8 per node) it spans 4 nodes

@@ -91,6 +91,38 @@ TEST_CASE("a hybrid model's TP and rollout TP must divide its linear-attention h
   CHECK(first_violation(layout(4, 1, 2), model, nodes_of_8(1), rl).empty());
 }
 
+TEST_CASE("the embedding and the loss counted as pipeline layers: the even split Megatron-core checks") {
+  // Megatron-core TransformerConfig.__post_init__ (account_for_embedding/loss_in_pipeline_split):
+  // num_layers + 2 must split over PP x VPP, and neither the first/last stage counts nor a custom
+  // layout may be set beside them. 28 layers + 2 = 30: PP 6 (on 24 GPUs) passes where 28 layers
+  // alone do not.
+  Strategy strategy = layout(1, 6, 4);
+  CHECK(first_violation(strategy, qwen25_7b_shape(), nodes_of_8(3), Workload{}) == "pp.divides-layers");
+  strategy.pipeline_counts_embedding = true;
+  strategy.pipeline_counts_loss = true;
+  CHECK(validate_strategy(strategy, qwen25_7b_shape(), nodes_of_8(3), Workload{}).empty());
+  strategy.pp = 4;
+  strategy.dp = 2;
+  auto violations = validate_strategy(strategy, qwen25_7b_shape(), nodes_of_8(1), Workload{});
+  REQUIRE(violations.size() == 1);
+  CHECK(violations[0].rule == "pp.divides-layers");
+  CHECK(violations[0].message == "PP x VPP = 4 x 1 does not divide 28 layers + the embedding and the loss counted as "
+                                 "layers = 30");
+  CHECK(violations[0].valid == "PP x VPP in {1, 2, 3, 5, 6, 10, 15, 30}");
+  strategy.pp = 2;
+  strategy.dp = 4;
+  strategy.first_stage_layers = 13;
+  violations = validate_strategy(strategy, qwen25_7b_shape(), nodes_of_8(1), Workload{});
+  REQUIRE(violations.size() == 1);
+  CHECK(violations[0].message.find("cannot be set with account_for_embedding/loss_in_pipeline_split") !=
+        std::string::npos);
+  strategy.first_stage_layers = 0;
+  strategy.pipeline_layout = "Et*14|t*14L";
+  violations = validate_strategy(strategy, qwen25_7b_shape(), nodes_of_8(1), Workload{});
+  REQUIRE(violations.size() == 1);
+  CHECK(violations[0].rule == "pp.layout");
+}
+
 TEST_CASE("PP x VPP must divide the layers, VPP needs PP > 1") {
   Strategy strategy = layout(1, 8, 1);  // 28 layers % 8 != 0
   auto violations = validate_strategy(strategy, qwen25_7b_shape(), nodes_of_8(1), Workload{});
