@@ -262,6 +262,7 @@ std::string verl_override_diff(const PlanLaunch& plan, const LaunchSpec& winner,
   const std::string transformer = actor + "override_transformer_config.";
   for (const char* name : {"recompute_granularity", "recompute_method", "recompute_num_layers",
                            "num_layers_in_first_pipeline_stage", "num_layers_in_last_pipeline_stage",
+                           "account_for_embedding_in_pipeline_split", "account_for_loss_in_pipeline_split",
                            "pipeline_model_parallel_layout", "overlap_moe_expert_parallel_comm"}) {
     const std::string key = transformer + name;
     const ConfigNode* current = find_path(plan.launch.config, key);

@@ -28,6 +28,8 @@ json strategy_json(const PlanCandidate& c) {
             {"recompute_num_layers", s.recompute_num_layers},
             {"first_stage_layers", s.first_stage_layers},
             {"last_stage_layers", s.last_stage_layers},
+            {"account_for_embedding_in_pipeline_split", s.pipeline_counts_embedding},
+            {"account_for_loss_in_pipeline_split", s.pipeline_counts_loss},
             {"pipeline_layout", s.pipeline_layout},
             {"moe_a2a_overlap", s.moe_a2a_overlap},
             {"moe_token_dispatcher_type", std::string(moe_dispatcher_name(s.moe_dispatcher))},

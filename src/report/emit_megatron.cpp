@@ -33,10 +33,14 @@ void parallel_args(const LaunchSpec& launch, std::vector<std::string>& args) {
   if (!s.pipeline_layout.empty()) {
     arg("--pipeline-model-parallel-layout", "\"" + s.pipeline_layout + "\"");
   } else if (s.vpp > 1) {
-    arg("--num-layers-per-virtual-pipeline-stage", std::to_string(m.num_layers / (s.pp * s.vpp)));
+    // arguments.py counts the embedding and the loss layers it is told to before the division.
+    const std::int64_t counted = m.num_layers + (s.pipeline_counts_embedding ? 1 : 0) + (s.pipeline_counts_loss ? 1 : 0);
+    arg("--num-layers-per-virtual-pipeline-stage", std::to_string(counted / (s.pp * s.vpp)));
   }
   if (s.first_stage_layers > 0) arg("--decoder-first-pipeline-num-layers", std::to_string(s.first_stage_layers));
   if (s.last_stage_layers > 0) arg("--decoder-last-pipeline-num-layers", std::to_string(s.last_stage_layers));
+  if (s.pipeline_counts_embedding) arg("--account-for-embedding-in-pipeline-split");
+  if (s.pipeline_counts_loss) arg("--account-for-loss-in-pipeline-split");
   arg("--context-parallel-size", std::to_string(s.cp));
   if (s.ep > 1) {
     arg("--expert-model-parallel-size", std::to_string(s.ep));

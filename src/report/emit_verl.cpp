@@ -71,6 +71,8 @@ void add_megatron(std::vector<std::string>& o, const Strategy& s, const RlSettin
   // Not in verl's default override_transformer_config: added with '+' (as verl's DeepSeek examples do).
   if (s.first_stage_layers > 0) add(o, "+" + t + "num_layers_in_first_pipeline_stage", std::to_string(s.first_stage_layers));
   if (s.last_stage_layers > 0) add(o, "+" + t + "num_layers_in_last_pipeline_stage", std::to_string(s.last_stage_layers));
+  if (s.pipeline_counts_embedding) add(o, "+" + t + "account_for_embedding_in_pipeline_split", "True");
+  if (s.pipeline_counts_loss) add(o, "+" + t + "account_for_loss_in_pipeline_split", "True");
   // A Hydra quoted string inside shell double quotes ('|', '*' and '(' are not Hydra's unquoted
   // characters), as verl's run_deepseek_v4_flash_megatron.sh passes it.
   if (!s.pipeline_layout.empty()) add(o, "++" + t + "pipeline_model_parallel_layout", "\"'" + s.pipeline_layout + "'\"");

@@ -205,6 +205,9 @@ std::string describe_strategy(const PlanCandidate& c) {
     if (dimension == Dimension::pp && (s.first_stage_layers > 0 || s.last_stage_layers > 0)) {
       text += fmt::format(" (first/last stage {}/{} layers)", s.first_stage_layers, s.last_stage_layers);
     }
+    if (dimension == Dimension::pp && s.pipeline_counts_embedding && s.pipeline_counts_loss) {
+      text += " (embedding and loss counted as layers)";
+    }
     if (dimension == Dimension::offload && s.offload.optimizer_on_cpu) {
       text += fmt::format(" cpu_optimizer={:g}", s.offload.optimizer_fraction);
     }

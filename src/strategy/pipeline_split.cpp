@@ -67,7 +67,17 @@ void apply_balanced_split(Strategy& strategy, std::int64_t num_layers) {
   strategy.first_stage_layers = 0;
   strategy.last_stage_layers = 0;
   strategy.pipeline_layout.clear();
+  strategy.pipeline_counts_embedding = false;
+  strategy.pipeline_counts_loss = false;
   const std::int64_t pp = std::max(strategy.pp, 1);
+  const std::int64_t chunks = pp * std::max(strategy.vpp, 1);
+  // Interleaved, Megatron-core wants each first/last count divisible by VPP too; Megatron-Bridge's
+  // recipes count the embedding and the loss as layers instead (94 layers + 2 on PP 8 x VPP 3).
+  if (pp > 1 && strategy.vpp > 1 && num_layers % chunks != 0 && (num_layers + 2) % chunks == 0) {
+    strategy.pipeline_counts_embedding = true;
+    strategy.pipeline_counts_loss = true;
+    return;
+  }
   if (pp == 1 || strategy.vpp > 1 || num_layers % pp == 0) return;
   const std::int64_t middle = (num_layers + pp - 1) / pp;
   const std::int64_t short_by = pp * middle - num_layers;

@@ -28,8 +28,10 @@ std::int64_t max_stage_layers(std::int64_t num_layers, const Strategy& strategy)
 
 /// The planner's split: even when PP x VPP divides the layers; otherwise (VPP = 1) the middle
 /// stages take ceil(layers / PP) and the first and last stages give up the remainder, the last
-/// (LM head and loss) the larger half. 61 layers on PP=16: 3 + 14 x 4 + 2. Leaves the strategy
-/// without an uneven split when none exists.
+/// (LM head and loss) the larger half. 61 layers on PP=16: 3 + 14 x 4 + 2. Interleaved, where
+/// PP x VPP does not divide the layers but divides them with the embedding and the loss counted
+/// as a layer each, that split (Megatron-Bridge's: 94 layers on PP 8 x VPP 3, 11 + 6 x 12 + 11).
+/// Leaves the strategy without an uneven split when none exists.
 void apply_balanced_split(Strategy& strategy, std::int64_t num_layers);
 
 }  // namespace meshplan

@@ -43,6 +43,22 @@ TEST_CASE("an uneven pipeline split (61 layers on PP=8) is emitted with '+' over
   CHECK(refused.out.find("first stage 5 + last stage 5 layers leave 51 of 61 layers") != std::string::npos);
 }
 
+TEST_CASE("an interleaved pipeline over 94 layers counts the embedding and the loss, as Bridge's recipes do") {
+  // Qwen3-235B-A22B has 94 decoder layers; PP 8 x VPP 3 divides 94 + 2 = 96, not 94 (and Megatron-core
+  // wants first/last counts divisible by VPP): the plan counts the embedding and the loss as layers,
+  // 11 + 6 x 12 + 11, and emits verl's '+' keys for them; check reads the launch back clean.
+  const test::CliRun emitted = test::run({"plan", "--model", "qwen3-235b-a22b", "--cluster", "64x4xGB200", "--workload",
+                                          "rl", "--global-batch", "256", "--mini-batch", "64", "--fix",
+                                          "tp=1,pp=8,vpp=3", "--model-path", "Qwen/Qwen3-235B-A22B", "--emit", "verl"});
+  REQUIRE_MESSAGE(emitted.exit_code == 0, emitted.err);
+  const std::string t = "+actor_rollout_ref.actor.megatron.override_transformer_config.";
+  CHECK(emitted.out.find(t + "account_for_embedding_in_pipeline_split=True") != std::string::npos);
+  CHECK(emitted.out.find(t + "account_for_loss_in_pipeline_split=True") != std::string::npos);
+  const test::CliRun check = test::check_script(emitted.out, "qwen3-235b-a22b", "counted");
+  CHECK_MESSAGE(check.exit_code == 0, check.out);
+  CHECK(check.out.find("0 error(s)") != std::string::npos);
+}
+
 TEST_CASE("plan --emit verl: FSDP and Megatron x vLLM and SGLang launches check with no error and no warning") {
   struct Case {
     const char* model;

@@ -221,6 +221,33 @@ TEST_CASE("emit: a custom pipeline layout in each launcher's own keys, and the v
   for (const Finding& finding : report->findings) CHECK_MESSAGE(finding.severity != Severity::error, finding.message);
 }
 
+TEST_CASE("emit: the embedding and the loss counted as layers, in each launcher's own keys") {
+  // 28 layers on PP 2 x VPP 3: 28 % 6 = 4, 30 % 6 = 0, so the planner counts the embedding and the
+  // loss as layers (pipeline_split.cpp apply_balanced_split): 5 decoder layers a chunk with them,
+  // arguments.py's --num-layers-per-virtual-pipeline-stage 5 (it adds them before dividing);
+  // verl's examples pass the two keys with '+' (run_qwen3_235b_megatron*.sh).
+  Fixture f;
+  f.workload.kind = WorkloadKind::pretrain;
+  f.strategy.vpp = 3;
+  f.strategy.pipeline_counts_embedding = true;
+  f.strategy.pipeline_counts_loss = true;
+  const std::string megatron = emit_megatron(f.launch());
+  CHECK(megatron.find("--num-layers-per-virtual-pipeline-stage 5 \\") != std::string::npos);
+  CHECK(megatron.find("--account-for-embedding-in-pipeline-split \\") != std::string::npos);
+  CHECK(megatron.find("--account-for-loss-in-pipeline-split \\") != std::string::npos);
+  f.workload.kind = WorkloadKind::rl;
+  const std::string script = emit_verl(f.launch());
+  CHECK(script.find("+actor_rollout_ref.actor.megatron.override_transformer_config.account_for_embedding_in_pipeline_"
+                    "split=True \\") != std::string::npos);
+  CHECK(script.find("+actor_rollout_ref.actor.megatron.override_transformer_config.account_for_loss_in_pipeline_"
+                    "split=True \\") != std::string::npos);
+  CheckOptions options;
+  options.model = f.model;
+  const auto report = check_launch({InputText{"emitted.sh", script}}, options);
+  REQUIRE(report.ok());
+  for (const Finding& finding : report->findings) CHECK_MESSAGE(finding.severity != Severity::error, finding.message);
+}
+
 TEST_CASE("emit verl: FP8 and NVFP4 training through override_transformer_config, as check reads them") {
   Fixture f;
   f.workload.kind = WorkloadKind::rl;

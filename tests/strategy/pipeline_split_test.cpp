@@ -79,13 +79,29 @@ TEST_CASE("the planner's balanced split takes the remainder from the first and l
   apply_balanced_split(s, 61);
   CHECK(s.first_stage_layers == 31);
   CHECK(s.last_stage_layers == 30);
-  // Even splits and interleaved pipelines get none.
+  // Even splits get none.
   s = pipeline(4);
   apply_balanced_split(s, 32);
   CHECK(s.first_stage_layers == 0);
+  CHECK_FALSE(s.pipeline_counts_loss);
+  // Interleaved, Megatron-core wants first/last counts divisible by VPP too: 30 layers on PP 4 x
+  // VPP 2 count the embedding and the loss as layers instead (32 = 8 chunks of 4; Megatron-Bridge's
+  // 94 layers on PP 8 x VPP 3 likewise): 7 + 8 + 8 + 7 decoder layers.
   s = pipeline(4, 2);
   apply_balanced_split(s, 30);
   CHECK(s.first_stage_layers == 0);
+  CHECK(s.pipeline_counts_embedding);
+  CHECK(s.pipeline_counts_loss);
+  const auto counted = stage_layer_counts(30, s);
+  REQUIRE(counted.has_value());
+  CHECK(counted->first == 7);
+  CHECK(counted->middle == 8);
+  CHECK(counted->last == 7);
+  // Neither way for 29 layers on PP 4 x VPP 2 (29 % 8, 31 % 8): no split, rule pp.divides-layers.
+  s = pipeline(4, 2);
+  apply_balanced_split(s, 29);
+  CHECK_FALSE(s.pipeline_counts_loss);
+  CHECK_FALSE(stage_layer_counts(29, s).has_value());
   // 5 layers on PP=4: 2 per middle stage, 3 short: the last would keep 0 layers -> no split.
   s = pipeline(4);
   apply_balanced_split(s, 5);
