@@ -248,6 +248,10 @@ const std::array<Rule, 44> kRules{{
                                 "num_layers_in_first/last_pipeline_stage)",
                                 balanced.first_stage_layers, balanced.last_stage_layers);
        }
+       if (divides(in.s.pp * in.s.vpp, in.m.num_layers + 2)) {
+         v.valid += fmt::format(", or the embedding and the loss counted as layers ({} over PP x VPP; Megatron-core "
+                                "account_for_embedding/loss_in_pipeline_split)", in.m.num_layers + 2);
+       }
      }},
     {{"pp.layout",
       "a custom pipeline layout has PP x VPP stages, the embedding first and the loss last once each, every "

@@ -97,7 +97,15 @@ TEST_CASE("the embedding and the loss counted as pipeline layers: the even split
   // layout may be set beside them. 28 layers + 2 = 30: PP 6 (on 24 GPUs) passes where 28 layers
   // alone do not.
   Strategy strategy = layout(1, 6, 4);
-  CHECK(first_violation(strategy, qwen25_7b_shape(), nodes_of_8(3), Workload{}) == "pp.divides-layers");
+  const auto refused = validate_strategy(strategy, qwen25_7b_shape(), nodes_of_8(3), Workload{});
+  REQUIRE_FALSE(refused.empty());
+  CHECK(refused[0].rule == "pp.divides-layers");
+  // The fix is offered where it works (30 % 6 = 0), and only then (28 + 2 over PP 8 is not).
+  CHECK(refused[0].valid.find(", or the embedding and the loss counted as layers (30 over PP x VPP; Megatron-core "
+                              "account_for_embedding/loss_in_pipeline_split)") != std::string::npos);
+  const auto pp8 = validate_strategy(layout(1, 8, 1), qwen25_7b_shape(), nodes_of_8(1), Workload{});
+  REQUIRE_FALSE(pp8.empty());
+  CHECK(pp8[0].valid.find("counted as layers") == std::string::npos);
   strategy.pipeline_counts_embedding = true;
   strategy.pipeline_counts_loss = true;
   CHECK(validate_strategy(strategy, qwen25_7b_shape(), nodes_of_8(3), Workload{}).empty());
