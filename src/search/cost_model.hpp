@@ -89,7 +89,7 @@ struct CostModel {
 
 /// Divisibility and consistency rules: the id of the first rule the candidate breaks, or "" when
 /// none. Bound to validate_strategy() (strategy/validate.hpp) outside tests.
-/// The ids are static (strategy/validate.cpp's rule table).
+/// The ids are static (the rule tables of strategy/strategy_rule.hpp).
 using RuleCheck = std::function<std::string_view(const Strategy&, const Workload&)>;
 
 }  // namespace meshplan
