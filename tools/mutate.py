@@ -448,8 +448,8 @@ MUTATIONS = [
      "return local < 0 || !divides(ppo_micro(in), local);", "boundary: empty per-GPU mini batch"),
     ("strategy.vpp-groups", "src/strategy/batch_rules.cpp", "return m > 0 && (m < in.s.pp || m % in.s.pp != 0);",
      "return m > 0 && (m % in.s.pp != 0);", "dropped condition: fewer micro-batches than PP"),
-    ("strategy.positive-break", "src/strategy/validate.cpp", "if (&rule == &sizes_positive) return violations;",
-     "if (&rule == &sizes_positive && false) return violations;", "removed guard: later rules run on sizes below 1"),
+    ("strategy.positive-break", "src/strategy/validate.cpp", "if (&rule == &rules.front()) break;",
+     "", "removed guard: later rules run on sizes below 1"),
     # --- verl rules -------------------------------------------------------------------------
     ("verl.train-gcd", "src/verl/rules/verl_rules_batch.cpp", "round_up_to_multiple(*train, minimal / std::gcd(minimal, *n))",
      "round_up_to_multiple(*train, minimal)", "dropped gcd: train batch fix"),

@@ -1,7 +1,8 @@
 #include "strategy/validate.hpp"
 
-#include <array>
+#include <initializer_list>
 #include <span>
+#include <vector>
 
 #include "strategy/strategy_rule.hpp"
 
@@ -11,9 +12,18 @@ namespace {
 using strategy_rule::Inputs;
 using strategy_rule::Rule;
 
-// The tables in evaluation order (strategy_rule.hpp).
-std::array<std::span<const Rule>, 3> rule_tables() {
-  return {strategy_rule::layout_rules(), strategy_rule::feature_rules(), strategy_rule::batch_rules()};
+// Every rule in evaluation order (strategy_rule.hpp), in one contiguous table: the planner calls
+// first_violation for every candidate, so the hot loop runs over one array as before the split.
+const std::vector<Rule>& all_rules() {
+  static const std::vector<Rule> rules = [] {
+    std::vector<Rule> list;
+    for (const std::span<const Rule> table :
+         {strategy_rule::layout_rules(), strategy_rule::feature_rules(), strategy_rule::batch_rules()}) {
+      list.insert(list.end(), table.begin(), table.end());
+    }
+    return list;
+  }();
+  return rules;
 }
 
 }  // namespace
@@ -21,9 +31,7 @@ std::array<std::span<const Rule>, 3> rule_tables() {
 const std::vector<RuleInfo>& strategy_rules() {
   static const std::vector<RuleInfo> infos = [] {
     std::vector<RuleInfo> list;
-    for (const std::span<const Rule> table : rule_tables()) {
-      for (const Rule& rule : table) list.push_back(rule.info);
-    }
+    for (const Rule& rule : all_rules()) list.push_back(rule.info);
     return list;
   }();
   return infos;
@@ -32,17 +40,15 @@ const std::vector<RuleInfo>& strategy_rules() {
 std::vector<Violation> validate_strategy(const Strategy& strategy, const ModelSpec& model, const Cluster& cluster,
                                          const Workload& workload) {
   const Inputs in{strategy, model, cluster, workload};
-  const Rule& sizes_positive = strategy_rule::layout_rules().front();
+  const std::vector<Rule>& rules = all_rules();
   std::vector<Violation> violations;
-  for (const std::span<const Rule> table : rule_tables()) {
-    for (const Rule& rule : table) {
-      if (!rule.violated(in)) continue;
-      Violation violation{std::string(rule.info.id), "", ""};
-      rule.explain(in, violation);
-      violations.push_back(std::move(violation));
-      // Every later rule divides by these sizes: with one below 1 only this rule is reported.
-      if (&rule == &sizes_positive) return violations;
-    }
+  for (const Rule& rule : rules) {
+    if (!rule.violated(in)) continue;
+    Violation violation{std::string(rule.info.id), "", ""};
+    rule.explain(in, violation);
+    violations.push_back(std::move(violation));
+    // Every later rule divides by these sizes: with one below 1 only this rule is reported.
+    if (&rule == &rules.front()) break;
   }
   return violations;
 }
@@ -50,10 +56,8 @@ std::vector<Violation> validate_strategy(const Strategy& strategy, const ModelSp
 std::string_view first_violation(const Strategy& strategy, const ModelSpec& model, const Cluster& cluster,
                                  const Workload& workload) {
   const Inputs in{strategy, model, cluster, workload};
-  for (const std::span<const Rule> table : rule_tables()) {
-    for (const Rule& rule : table) {
-      if (rule.violated(in)) return rule.info.id;
-    }
+  for (const Rule& rule : all_rules()) {
+    if (rule.violated(in)) return rule.info.id;
   }
   return {};
 }
