@@ -95,6 +95,7 @@ MODELS = {
     "GPT OSS 120B": ("gpt_oss", "120b", "gpt_oss", "gpt_oss_120b"),
     "Qwen3_30B_a3B": ("qwen3", "30b_a3b", "qwen", "qwen3_30b_a3b"),
     "Qwen3_235B_a22B": ("qwen3", "235b_a22b", "qwen", "qwen3_235b_a22b"),
+    "Nemotron_3_Nano": ("nemotronh", "nemotron_3_nano", "nemotronh", "nemotron_3_nano"),
 }
 # AutoBridge.from_hf_pretrained(<id>) needs the Hugging Face config.json, which is not in the repo.
 # The stub instantiates the registered bridge class for that architecture and interprets its
@@ -300,6 +301,12 @@ def is_unknown(x):
     if isinstance(x, (list, tuple)):
         return any(is_unknown(e) for e in x)
     return False
+
+
+def is_enum_class(klass):
+    """A class whose bases name an Enum (enum.Enum, IntEnum, str + Enum ...)."""
+    node = getattr(klass, "node", None)
+    return node is not None and any(ast.unparse(b).split(".")[-1].endswith("Enum") for b in node.bases)
 
 
 class InterpError(Exception):
@@ -1258,6 +1265,8 @@ class Interp:
             obj = self.eval(node.value, frame)
             key = U(self.eval(node.slice, frame))
             o = U(obj)
+            if isinstance(o, Class) and isinstance(key, str) and is_enum_class(o):
+                return T(key, where)  # Enum[name]: the member, recorded by its name
             if isinstance(o, (Class, External)) or isinstance(key, Unknown):
                 return o if isinstance(o, Class) else Unknown("subscript")
             if isinstance(o, (dict, list, tuple, str)):

@@ -36,7 +36,7 @@ nlohmann::json moe_json(const ModelSpec& model) {
 nlohmann::json linear_attention_json(const ModelSpec& model) {
   if (!model.linear_attention) return nullptr;
   const LinearAttentionSpec& l = *model.linear_attention;
-  return {{"kind", l.kind == LinearAttentionKind::lightning ? "lightning" : "gated_delta_net"},
+  return {{"kind", linear_attention_kind_id(l.kind)},
           {"layers", l.num_layers},
           {"key_heads", l.num_key_heads},
           {"value_heads", l.num_value_heads},
@@ -65,6 +65,7 @@ std::string model_json(const ModelSpec& model, std::int64_t seq_len) {
       {"mtp_params", model.params.mtp},
       {"mtp_layers", model.num_mtp_layers},
       {"layers", model.num_layers},
+      {"hybrid_layer_pattern", model.hybrid_layer_pattern.empty() ? nlohmann::json() : nlohmann::json(model.hybrid_layer_pattern)},
       {"hidden_size", model.hidden_size},
       {"num_attention_heads", attention.num_heads},
       {"num_key_value_heads", attention.num_kv_heads},

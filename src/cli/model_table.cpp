@@ -38,7 +38,25 @@ std::string attention_line(const ModelSpec& model) {
   return line;
 }
 
+/// "52 (23 MoE, 0 dense)"; a single-sublayer hybrid's kinds and its pattern.
+std::string layers_line(const ModelSpec& model) {
+  const std::int64_t moe_layers = model.moe ? model.moe->num_moe_layers : 0;
+  if (model.single_sublayer_layers) {
+    const std::int64_t linear = model.linear_attention ? model.linear_attention->num_layers : 0;
+    return fmt::format("{}, one sublayer each: {} {}, {} attention, {} MLP, {} MoE ({})", model.num_layers, linear,
+                       model.linear_attention ? linear_attention_kind_id(model.linear_attention->kind) : "linear",
+                       model.num_attention_layers(), model.num_dense_layers, moe_layers, model.hybrid_layer_pattern);
+  }
+  if (!model.moe) return std::to_string(model.num_layers);
+  return fmt::format("{} ({} MoE, {} dense)", model.num_layers, moe_layers, model.num_dense_layers);
+}
+
 std::string linear_attention_line(const LinearAttentionSpec& l, std::int64_t num_layers) {
+  if (l.kind == LinearAttentionKind::mamba2) {
+    return fmt::format("Mamba-2: {} heads x {}, {} groups, state {}, conv {}, on {} of {} layers ({} params each)",
+                       l.num_value_heads, l.value_head_dim, l.num_key_heads, l.key_head_dim, l.conv_kernel_size,
+                       l.num_layers, num_layers, human_count(l.params_per_layer));
+  }
   if (l.kind == LinearAttentionKind::lightning) {
     return fmt::format("lightning attention: {} heads, head_dim {}, on {} of {} layers ({} params each)",
                        l.num_value_heads, l.value_head_dim, l.num_layers, num_layers, human_count(l.params_per_layer));
@@ -131,15 +149,13 @@ void print_model_table(const ModelSpec& model, std::int64_t seq_len, std::ostrea
   };
   row("Model", fmt::format("{} ({}{})", model.name, model.model_type,
                            model.architecture.empty() ? "" : ", " + model.architecture));
-  row("Layers", model.moe ? fmt::format("{} ({} MoE, {} dense)", model.num_layers, model.moe->num_moe_layers,
-                                        model.num_dense_layers)
-                          : std::to_string(model.num_layers));
+  row("Layers", layers_line(model));
   row("Hidden", fmt::format("{} ({})", model.hidden_size,
                             model.norm == NormKind::rms_norm ? "RMSNorm" : "LayerNorm"));
   row("Attention", attention_line(model));
   if (model.linear_attention) row("Linear attn", linear_attention_line(*model.linear_attention, model.num_layers));
   if (model.num_dense_layers > 0) {
-    row("MLP", fmt::format("{} ffn {}{}", model.dense_mlp.gated ? "SwiGLU" : "GeLU",
+    row("MLP", fmt::format("{} ffn {}{}", model.dense_mlp.gated ? "SwiGLU" : model.dense_mlp.squared_relu ? "squared ReLU" : "GeLU",
                            model.dense_mlp.intermediate_size, model.dense_mlp.bias ? ", bias" : ""));
   }
   if (model.moe) {

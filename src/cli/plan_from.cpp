@@ -150,7 +150,11 @@ Result<PlanLaunch> read_plan_launch(const std::vector<InputText>& inputs, const 
                              "nothing to plan",
                              job.nnodes, job.gpus_per_node)};
   }
-  PlanLaunch plan{std::move(launch.value()), {}, {}, {}, job.strategy, job.workload, job.model_path, ""};
+  PlanLaunch plan;
+  plan.launch = std::move(launch.value());
+  plan.strategy = job.strategy;
+  plan.workload = job.workload;
+  plan.model_path = job.model_path;
 
   if (!arguments.model.empty()) {
     Result<ModelSpec> model = load_model_argument(arguments.model);

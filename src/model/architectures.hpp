@@ -26,6 +26,8 @@ void read_deepseek(const ConfigFields& config, std::string_view model_type, Mode
 void read_gpt_oss(const ConfigFields& config, std::string_view model_type, ModelSpec& model);
 /// qwen3_next, qwen3_5_text, qwen3_5_moe_text: Gated DeltaNet + gated attention hybrids.
 void read_qwen3_next(const ConfigFields& config, std::string_view model_type, ModelSpec& model);
+/// nemotron_h: one Mamba-2, attention, relu2 MLP or relu2 MoE sublayer per layer (hybrid_override_pattern).
+void read_nemotron_h(const ConfigFields& config, std::string_view model_type, ModelSpec& model);
 /// minimax, minimax_m1: lightning attention hybrid with a Mixtral-style MoE.
 void read_minimax(const ConfigFields& config, std::string_view model_type, ModelSpec& model);
 /// glm4_moe: GQA with q/k/v bias, DeepSeek-V3-style MoE, MTP layers.

@@ -48,6 +48,7 @@ constexpr std::array kArchitectures{
     Architecture{"qwen3_next", "Qwen3NextForCausalLM", read_qwen3_next},
     Architecture{"qwen3_5_text", "Qwen3_5ForCausalLM", read_qwen3_next},
     Architecture{"qwen3_5_moe_text", "Qwen3_5MoeForCausalLM", read_qwen3_next},
+    Architecture{"nemotron_h", "NemotronHForCausalLM", read_nemotron_h},
     Architecture{"minimax", "MiniMaxForCausalLM", read_minimax},
     Architecture{"minimax_m1", "MiniMaxM1ForCausalLM", read_minimax},
     Architecture{"minimax_m2", "MiniMaxM2ForCausalLM", read_moe_decoder},

@@ -37,8 +37,11 @@ ForwardFlops forward_flops_per_token(const ModelSpec& model, std::int64_t seq_le
     // (verl/utils/flops_counter.py, Qwen3-Next); the chunked kernel computes the same result.
     // Lightning attention (MiniMax) keeps the same kind of head_dim x head_dim state per head and is
     // counted alike.
+    // Mamba-2's scan is counted as Megatron-LM counts it for the model's TFLOP/s: 7 FLOPs per
+    // element of the inner width x state (megatron/training/training.py mamba_layer_flops, "scan").
     const LinearAttentionSpec& linear = *model.linear_attention;
-    flops.attention_scores += 5.0 * static_cast<double>(linear.num_layers * linear.num_value_heads) *
+    const double per_state_element = linear.kind == LinearAttentionKind::mamba2 ? 7.0 : 5.0;
+    flops.attention_scores += per_state_element * static_cast<double>(linear.num_layers * linear.num_value_heads) *
                               static_cast<double>(linear.value_head_dim * linear.key_head_dim);
   }
   if (attention.kind == AttentionKind::mla) {

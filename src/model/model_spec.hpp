@@ -11,7 +11,8 @@
 namespace meshplan {
 
 enum class NormKind { rms_norm, layer_norm };
-enum class PositionKind { rope, learned };     ///< learned: GPT-2 style absolute positions
+enum class PositionKind { rope, learned, none };  ///< learned: GPT-2 style absolute positions;
+                                                 ///< none: no positions (Nemotron-H attention)
 enum class AttentionKind { standard, mla };    ///< standard = MHA / GQA / MQA; mla = DeepSeek
 
 struct AttentionSpec {
@@ -48,18 +49,34 @@ struct AttentionSpec {
 enum class LinearAttentionKind {
   gated_delta_net,  ///< Qwen3-Next / Qwen3.5 Gated DeltaNet: short conv + delta-rule state
   lightning,        ///< MiniMax lightning attention: one head_dim x head_dim state per head
+  mamba2,           ///< Mamba-2 SSD mixer (Nemotron-H): value heads = mamba_num_heads of
+                    ///< mamba_head_dim, key heads = n_groups of B/C, key_head_dim = ssm_state_size
 };
+
+/// The kind's name in JSON and reports.
+inline const char* linear_attention_kind_id(LinearAttentionKind kind) {
+  switch (kind) {
+    case LinearAttentionKind::lightning: return "lightning";
+    case LinearAttentionKind::mamba2: return "mamba2";
+    case LinearAttentionKind::gated_delta_net: break;
+  }
+  return "gated_delta_net";
+}
 
 struct LinearAttentionSpec {
   LinearAttentionKind kind = LinearAttentionKind::gated_delta_net;
   std::int64_t num_layers = 0;       ///< decoder layers with this mixer (MTP excluded)
-  std::int64_t num_key_heads = 0;    ///< GDN linear_num_key_heads (lightning: = value heads)
+  std::int64_t num_key_heads = 0;    ///< GDN linear_num_key_heads (lightning: = value heads;
+                                     ///< Mamba-2: n_groups, the B and C groups)
   std::int64_t num_value_heads = 0;  ///< GDN linear_num_value_heads; lightning num_attention_heads
   std::int64_t key_head_dim = 0;
   std::int64_t value_head_dim = 0;
-  std::int64_t conv_kernel_size = 0;        ///< GDN linear_conv_kernel_dim; 0: no short conv
+  std::int64_t conv_kernel_size = 0;        ///< GDN linear_conv_kernel_dim, Mamba-2 conv_kernel; 0: none
   int state_bytes_per_element = 0;          ///< recurrent state: 0 = the engine's dtype; 4 when the
                                             ///< config keeps it in fp32 (mamba_ssm_dtype)
+  std::int64_t chunk_size = 0;              ///< Mamba-2 SSD chunk_size (tokens per chunk); 0: none
+  bool conv_bias = false;                   ///< Mamba-2 use_conv_bias
+  bool projection_bias = false;             ///< Mamba-2 mamba_proj_bias (in_proj and out_proj)
   std::int64_t params_per_layer = 0;        ///< one layer's mixer (projections, conv, norms)
 };
 
@@ -67,6 +84,7 @@ struct MlpSpec {
   std::int64_t intermediate_size = 0;  ///< ffn width
   bool gated = true;                   ///< SwiGLU-style gate+up+down (3 matrices); else up+down
   bool bias = false;
+  bool squared_relu = false;           ///< up+down with relu(x)^2 between (Nemotron-H relu2); else GeLU
 };
 
 enum class RouterScore { softmax, sigmoid };  ///< config.json scoring_func
@@ -96,6 +114,8 @@ struct MoeSpec {
   double glu_clamp_limit = 0;          ///< gpt-oss swiglu_limit: the GLU's halves clamped to it
                                        ///< before the activation (0: no clamp)
   bool shared_expert_gate = false;     ///< Qwen2-MoE sigmoid gate on the shared expert
+  bool gated_experts = true;           ///< routed and shared experts are GLUs (gate + up + down);
+                                       ///< false: up + down (Nemotron-H relu2)
   std::vector<bool> layer_is_moe;      ///< one entry per decoder layer (MTP excluded)
 };
 
@@ -173,6 +193,12 @@ struct ModelSpec {
   std::optional<MoeSpec> moe;           ///< nullopt for dense models
   std::optional<VisionSpec> vision;     ///< nullopt for text-only models
   std::optional<LinearAttentionSpec> linear_attention;  ///< hybrid models only
+  /// Each decoder layer holds one sublayer: a token mixer, an MLP or a MoE, never a mixer and an
+  /// MLP (Megatron-core HybridModel; Nemotron-H hybrid_override_pattern). The layers without an MLP
+  /// are num_layers - num_dense_layers - num_moe_layers; those without a mixer, the MLP and MoE ones.
+  bool single_sublayer_layers = false;
+  std::string hybrid_layer_pattern;     ///< the layers' kinds as Megatron-core writes them (M mamba,
+                                        ///< * attention, - MLP, E MoE); "" for other models
   std::int64_t num_mtp_layers = 0;      ///< DeepSeek-V3 num_nextn_predict_layers, Qwen3.5 mtp_num_hidden_layers
   // Dropout rates of config.json (0 for modern LLMs): attention_dropout / GPT-2 attn_pdrop on the
   // attention probabilities, hidden_dropout / resid_pdrop after attention and MLP, embd_pdrop.
@@ -184,17 +210,26 @@ struct ModelSpec {
   std::int64_t attention_params_per_layer = 0;  ///< (ParamBreakdown::attention + linear_attention) / num_layers
                                                 ///< (a hybrid model's mean token mixer, rounded down)
   std::int64_t norm_params_per_layer = 0;       ///< the layer's two norms
-  std::int64_t dense_mlp_params_per_layer = 0;  ///< one dense layer's MLP
+  std::int64_t dense_mlp_params_per_layer = 0;  ///< one dense layer's MLP (single-sublayer layers:
+                                                ///< the dense MLPs' mean over the non-MoE layers)
 
   ParamBreakdown params;
   std::int64_t total_params = 0;   ///< unique, MTP excluded (CONVENTIONS.md)
   std::int64_t active_params = 0;  ///< per token: total - moe_layers*(experts-topk)*expert
 
   bool is_moe() const { return moe.has_value(); }
-  /// Layers whose token mixer is softmax attention (all but the linear-attention ones).
-  std::int64_t num_attention_layers() const {
-    return num_layers - (linear_attention ? linear_attention->num_layers : 0);
+  /// Layers with a token mixer: all of them, or the single-sublayer layers that are not MLPs.
+  std::int64_t num_mixer_layers() const {
+    if (!single_sublayer_layers) return num_layers;
+    return num_layers - num_dense_layers - (moe ? moe->num_moe_layers : 0);
   }
+  /// Layers whose token mixer is softmax attention (all mixers but the linear-attention ones).
+  std::int64_t num_attention_layers() const {
+    return num_mixer_layers() - (linear_attention ? linear_attention->num_layers : 0);
+  }
+  /// Sublayers (token mixer, MLP) per decoder layer over a transformer layer's two: 1, or 0.5 for
+  /// single-sublayer layers. Scales what every sublayer does once (norms, residuals, TP collectives).
+  double sublayer_share() const { return single_sublayer_layers ? 0.5 : 1.0; }
 };
 
 }  // namespace meshplan

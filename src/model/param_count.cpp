@@ -82,6 +82,16 @@ std::int64_t linear_attention_params(std::int64_t hidden, const LinearAttentionS
     return params_sum({params_product({hidden, key_width + key_width + value_width}),
                        params_product({hidden, value_width}), value_width, params_product({value_width, hidden})});
   }
+  if (l.kind == LinearAttentionKind::mamba2) {
+    // NemotronHMamba2Mixer (transformers modeling_nemotron_h.py): in_proj (h -> z, x of the inner
+    // width, B and C of groups x state, dt per head), the depthwise conv1d over x, B and C, dt_bias,
+    // A_log and D per head, the gated RMSNorm over the inner width, out_proj (inner -> h).
+    const std::int64_t in_width = 2 * value_width + 2 * key_width + l.num_value_heads;
+    const std::int64_t conv_channels = value_width + 2 * key_width;
+    return params_sum({params_product({hidden, in_width}), l.projection_bias ? in_width + hidden : 0,
+                       params_product({conv_channels, l.conv_kernel_size}), l.conv_bias ? conv_channels : 0,
+                       3 * l.num_value_heads, value_width, params_product({value_width, hidden})});
+  }
   // Qwen3NextGatedDeltaNet (transformers modular_qwen3_next.py): in_proj_qkvz (h -> 2 key + 2 value
   // widths), in_proj_ba (h -> 2 x value heads), depthwise conv1d over q, k, v (no bias), dt_bias and
   // A_log (one per value head), the gated RMSNorm over value_head_dim, out_proj (value width -> h).

@@ -180,8 +180,9 @@ std::string emit_megatron(const LaunchSpec& launch) {
       "MIN_LR=${{MIN_LR:-0.00001}}\n\n",
       m.name, launch.model_path);
   text += fmt::format("torchrun --nnodes {} --nproc-per-node {} --node-rank \"$NODE_RANK\" \\\n"
-                      "    --master-addr \"$MASTER_ADDR\" --master-port 6000 \\\n    pretrain_gpt.py",
-                      launch.cluster.total_gpus() / group.gpus_per_host(), group.gpus_per_host());  // per host
+                      "    --master-addr \"$MASTER_ADDR\" --master-port 6000 \\\n    {}",
+                      launch.cluster.total_gpus() / group.gpus_per_host(), group.gpus_per_host(),  // per host
+                      builds_hybrid_model(m) ? "pretrain_hybrid.py" : "pretrain_gpt.py");
   for (const std::string& a : args) text += " \\\n    " + a;
   return text + "\n";
 }

@@ -1,4 +1,4 @@
-// Hugging Face config -> Megatron-LM pretrain_gpt.py model arguments. Flag names: Megatron-LM
+// Hugging Face config -> Megatron-LM pretrain_gpt.py (pretrain_hybrid.py for hybrid layers) model arguments. Flag names: Megatron-LM
 // megatron/training/arguments.py and the TransformerConfig / MLATransformerConfig fields its
 // ArgumentGroupFactory turns into flags (megatron/core/transformer/transformer_config.py, d98e8a6).
 // Correspondences: Megatron-Bridge's and verl mbridge's bridges (rope base, qkv bias, router
@@ -128,7 +128,7 @@ void moe_args(const ModelSpec& m, ArgList& arg) {
   arg("--num-experts", std::to_string(moe.num_experts));
   arg("--moe-router-topk", std::to_string(moe.experts_per_token));
   arg("--moe-ffn-hidden-size", std::to_string(moe.expert_intermediate_size));
-  if (m.num_dense_layers > 0) arg("--moe-layer-freq", layer_pattern(moe.layer_is_moe));
+  if (m.num_dense_layers > 0 && !m.single_sublayer_layers) arg("--moe-layer-freq", layer_pattern(moe.layer_is_moe));
   if (moe.num_shared_experts > 0) {
     arg("--moe-shared-expert-intermediate-size", std::to_string(moe.shared_intermediate_size));
     if (moe.shared_expert_gate) arg("--moe-shared-expert-gate");
@@ -153,7 +153,27 @@ void moe_args(const ModelSpec& m, ArgList& arg) {
   arg("--moe-grouped-gemm");
 }
 
+/// Megatron-core HybridModel layers (pretrain_hybrid.py): the pattern with Megatron's symbols
+/// (megatron/core/models/hybrid/hybrid_layer_allocation.py: M mamba, * attention, - MLP, E MoE, the
+/// symbols Nemotron-H's config uses) and the Mamba-2 mixer's sizes (TransformerConfig mamba_* fields;
+/// Megatron-LM's examples/post_training/modelopt/conf/nvidia/NVIDIA-Nemotron-3-Nano-30B-A3B-BF16.sh).
+void hybrid_args(const ModelSpec& m, ArgList& arg) {
+  arg("--hybrid-layer-pattern", m.hybrid_layer_pattern);
+  if (m.linear_attention && m.linear_attention->kind == LinearAttentionKind::mamba2) {
+    const LinearAttentionSpec& mamba = *m.linear_attention;
+    arg("--mamba-num-heads", std::to_string(mamba.num_value_heads));
+    arg("--mamba-head-dim", std::to_string(mamba.value_head_dim));
+    arg("--mamba-state-dim", std::to_string(mamba.key_head_dim));
+    arg("--mamba-num-groups", std::to_string(mamba.num_key_heads));
+    if (mamba.conv_kernel_size != 4) {
+      arg.note(fmt::format("a {}-wide Mamba conv (Megatron-core MambaMixer builds d_conv 4)", mamba.conv_kernel_size));
+    }
+  }
+}
+
 }  // namespace
+
+bool builds_hybrid_model(const ModelSpec& model) { return !model.hybrid_layer_pattern.empty(); }
 
 MegatronModelArgs megatron_model_args(const ModelSpec& m, int tp, std::int64_t seq_len, bool train_mtp) {
   MegatronModelArgs out;
@@ -164,11 +184,16 @@ MegatronModelArgs megatron_model_args(const ModelSpec& m, int tp, std::int64_t s
   const std::int64_t ffn = m.num_dense_layers > 0 || !m.moe ? m.dense_mlp.intermediate_size : m.moe->expert_intermediate_size;
   arg("--ffn-hidden-size", std::to_string(ffn));
   if (m.dense_mlp.gated) arg("--swiglu");
+  if (m.dense_mlp.squared_relu || (m.moe && !m.moe->gated_experts)) arg("--squared-relu");
+  if (builds_hybrid_model(m)) hybrid_args(m, arg);
   arg("--normalization", m.norm == NormKind::rms_norm ? "RMSNorm" : "LayerNorm");
   arg("--norm-epsilon", number(m.norm_eps));
   if (m.position == PositionKind::rope) {
     rope_args(m, arg);
     // Rotary tables are computed, not learned: the launch's sequence may exceed the config's.
+    arg("--max-position-embeddings", std::to_string(std::max(m.max_position_embeddings, seq_len)));
+  } else if (m.position == PositionKind::none) {
+    arg("--position-embedding-type", "none");
     arg("--max-position-embeddings", std::to_string(std::max(m.max_position_embeddings, seq_len)));
   } else {
     arg("--position-embedding-type", "learned_absolute");

@@ -19,4 +19,8 @@ struct MegatronModelArgs {
 /// `train_mtp` adds the model's multi-token-prediction layers (--mtp-num-layers).
 MegatronModelArgs megatron_model_args(const ModelSpec& model, int tp, std::int64_t seq_len, bool train_mtp);
 
+/// Whether Megatron-LM builds the model with pretrain_hybrid.py (HybridModel: a layer pattern of
+/// Mamba, attention, MLP and MoE layers) rather than pretrain_gpt.py.
+bool builds_hybrid_model(const ModelSpec& model);
+
 }  // namespace meshplan

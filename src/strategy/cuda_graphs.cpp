@@ -14,12 +14,13 @@ constexpr std::array<std::pair<std::string_view, CudaGraphImpl>, 4> kImpls{{
 }};
 
 // Megatron-core's names (CudaGraphModule), in its order.
-constexpr std::array<std::pair<std::string_view, CudaGraphModule>, 5> kModules{{
+constexpr std::array<std::pair<std::string_view, CudaGraphModule>, 6> kModules{{
     {"attn", kGraphAttn},
     {"mlp", kGraphMlp},
     {"moe", kGraphMoe},
     {"moe_router", kGraphMoeRouter},
     {"moe_preprocess", kGraphMoePreprocess},
+    {"mamba", kGraphMamba},
 }};
 
 }  // namespace

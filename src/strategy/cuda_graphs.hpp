@@ -23,6 +23,7 @@ enum CudaGraphModule : std::uint8_t {
   kGraphMoe = 1 << 2,            ///< "moe": the whole MoE layer (drop-and-pad MoE only)
   kGraphMoeRouter = 1 << 3,      ///< "moe_router": the router
   kGraphMoePreprocess = 1 << 4,  ///< "moe_preprocess": the dispatcher's preprocessing (needs moe_router)
+  kGraphMamba = 1 << 5,          ///< "mamba": the Mamba layers of a hybrid model
 };
 
 std::optional<CudaGraphImpl> cuda_graph_impl_of(std::string_view name);

@@ -11,7 +11,7 @@
 namespace meshplan::strategy_rule {
 namespace {
 
-const std::array<Rule, 22> kFeatureRules{{
+const std::array<Rule, 23> kFeatureRules{{
     {{"recompute.num-layers", "full recompute in blocks recomputes at most the layers of one stage chunk",
       "Megatron-core TransformerBlock (recompute_method=block)"},
      [](const Inputs& in) {
@@ -84,6 +84,16 @@ const std::array<Rule, 22> kFeatureRules{{
                                      "(EP={}{})",
                                      in.s.ep, in.m.moe ? "" : fmt::format(", {} has no experts", in.m.name));
        v.valid = "EP > 1 on a MoE model, or no EP all-to-all overlap";
+     }},
+    {{"moe.a2a-overlap-gpt-model", "EP all-to-all overlap runs a GPT model, not a hybrid one (Mamba, MLP and MoE layers)",
+      "Megatron-core pipeline_parallel/combined_1f1b.py calls the model's build_schedule_plan, which GPTModel "
+      "defines and models/hybrid/hybrid_model.py HybridModel does not"},
+     [](const Inputs& in) { return in.s.moe_a2a_overlap && in.m.single_sublayer_layers; },
+     [](const Inputs& in, Violation& v) {
+       v.message = fmt::format("overlap_moe_expert_parallel_comm schedules GPTModel layers (build_schedule_plan); {} is "
+                               "built as a HybridModel, which has none",
+                               in.m.name);
+       v.valid = "no EP all-to-all overlap";
      }},
     {{"moe.a2a-overlap-vpp", "EP all-to-all overlap with pipeline parallelism needs interleaving (VPP > 1)",
       "Megatron-core TransformerConfig.__post_init__ (overlap_moe_expert_parallel_comm)"},

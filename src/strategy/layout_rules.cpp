@@ -31,6 +31,29 @@ std::optional<std::string> pipeline_layout_violation(const Inputs& in) {
   return pipeline_layout_error(*layout, in.s.pp, in.s.vpp, in.m.num_layers, mtp);
 }
 
+/// Megatron-core's message when CP cannot split the Mamba-2 layers' heads and B/C groups of a TP
+/// rank (MambaContextParallel: the heads by CP; the groups by CP, or CP by the groups, whose state
+/// is then repeated on the CP ranks).
+std::optional<std::string> mamba_cp_violation(const ModelSpec& model, std::int64_t tp, std::int64_t cp) {
+  const auto& mixer = model.linear_attention;
+  if (cp <= 1 || !mixer || mixer->kind != LinearAttentionKind::mamba2 || tp < 1) return std::nullopt;
+  const std::int64_t heads = mixer->num_value_heads / tp;
+  const std::int64_t groups = mixer->num_key_heads / tp;
+  if (!divides(cp, heads)) {
+    return fmt::format("nheads must be evenly divisible by tp_size * cp_size: {} Mamba heads, TP={} CP={}",
+                       mixer->num_value_heads, tp, cp);
+  }
+  if (groups < cp && !divides(groups, cp)) {
+    return fmt::format("cp_size must be evenly divisible by ngroups/tp_size: {} groups, TP={} CP={}",
+                       mixer->num_key_heads, tp, cp);
+  }
+  if (groups >= cp && !divides(cp, groups)) {
+    return fmt::format("ngroups must be evenly divisible by tp_size * cp_size: {} groups, TP={} CP={}",
+                       mixer->num_key_heads, tp, cp);
+  }
+  return std::nullopt;
+}
+
 /// The planner's uneven split of the strategy's pipeline without interleaving (for advice).
 Strategy balanced_at_vpp1(const Inputs& in) {
   Strategy balanced = in.s;
@@ -39,7 +62,7 @@ Strategy balanced_at_vpp1(const Inputs& in) {
   return balanced;
 }
 
-const std::array<Rule, 17> kLayoutRules{{
+const std::array<Rule, 18> kLayoutRules{{
     {{"strategy.positive", "every parallel size and the micro-batch are at least 1", "Megatron arguments.py"},
      [](const Inputs& in) {
        const Strategy& s = in.s;
@@ -106,7 +129,8 @@ const std::array<Rule, 17> kLayoutRules{{
        v.valid = "TP in " + values_where(kv_heads(in), [&](std::int64_t t) { return divides(t, kv_heads(in)); });
      }},
     {{"tp.divides-linear-heads", "TP divides the linear-attention key and value heads (hybrid models)",
-      "Megatron-core ssm/gated_delta_net.py GatedDeltaNet (num_value_heads // tp, qk_dim // tp per rank)"},
+      "Megatron-core ssm/gated_delta_net.py GatedDeltaNet (num_value_heads // tp, qk_dim // tp per rank); "
+      "ssm/mamba_mixer.py MambaMixer (nheads % tp_size, ngroups % tp_size)"},
      [](const Inputs& in) { return !divides_linear_heads(in, in.s.tp); },
      [](const Inputs& in, Violation& v) {
        v.message = fmt::format("TP={} does not divide the {} key and {} value heads of the linear-attention layers",
@@ -194,6 +218,16 @@ const std::array<Rule, 17> kLayoutRules{{
      [](const Inputs& in, Violation& v) {
        v.message = fmt::format("sequence length {} is not divisible by 2 x CP = {}", in.w.seq_len, 2 * in.s.cp);
        v.valid = "CP such that seq_len % (2*CP) == 0";
+     }},
+    {{"cp.splits-mamba-heads",
+      "CP splits each TP rank's Mamba heads, and its B/C groups or the groups' heads, evenly",
+      "Megatron-core ssm/mamba_context_parallel.py MambaContextParallel.__init__"},
+     [](const Inputs& in) { return mamba_cp_violation(in.m, in.s.tp, in.s.cp).has_value(); },
+     [](const Inputs& in, Violation& v) {
+       v.message = *mamba_cp_violation(in.m, in.s.tp, in.s.cp);
+       v.valid = "CP in " + values_where(linear_value_heads(in), [&](std::int64_t cp) {
+                   return !mamba_cp_violation(in.m, in.s.tp, cp).has_value();
+                 });
      }},
     {{"ep.requires-moe", "expert parallelism needs a mixture-of-experts model", "Megatron-core MoE layers"},
      [](const Inputs& in) { return !in.m.moe && (in.s.ep > 1 || in.s.etp > 1); },

@@ -52,6 +52,7 @@ TEST_CASE("every preset parses and gives its exact total and active counts") {
       {"llama-4-scout-17b-16e", 108641793536, 108641793536 - 48LL * 15 * 125829120},
       {"mixtral-8x7b", 46702792704, 12879925248},
       {"moonlight-16b-a3b-instruct", 15960110208, 15960110208 - 26LL * 58 * 8650752},
+      {"nvidia-nemotron-3-nano-30b-a3b-bf16", 31577940288, 3580076352},
       {"qwen2.5-0.5b", 494032768, 494032768},
       {"qwen2.5-32b", 32763876352, 32763876352},
       {"qwen2.5-72b-instruct", 72706203648, 72706203648},
@@ -75,6 +76,33 @@ TEST_CASE("every preset parses and gives its exact total and active counts") {
     CHECK(model.total_params == e.total);
     CHECK(model.active_params == e.active);
   }
+}
+
+TEST_CASE("Nemotron 3 Nano 30B-A3B: 31.6B total, 3.6B active, counted by hand from its 52 one-sublayer layers") {
+  // NVIDIA's Nemotron 3 Nano report and model card: 31.6B parameters in all, about 3.2B active a
+  // token without the embedding (3.6B with it and the output head). By hand from config.json (hybrid_override_pattern: 23 M, 23 E, 6 *):
+  //   embedding and the untied head 2 x 131072 x 2688 = 704,643,072;
+  //   Mamba-2: in_proj 2688 x (2 x 4096 + 2 x 8 x 128 + 64) = 27,697,152, conv1d 6144 x 4 + bias
+  //     6144 = 30,720, dt_bias + A_log + D 192, gated norm 4096, out_proj 4096 x 2688 = 11,010,048:
+  //     38,742,208, x 23 = 891,070,784;
+  //   attention: q and o 2 x 2688 x 4096, k and v 2 x 2688 x 256 = 23,396,352, x 6 = 140,378,112;
+  //   MoE: 128 experts of up + down 2 x 2688 x 1856 = 9,977,856, shared expert 2 x 2688 x 3712 =
+  //     19,955,712, router 128 x 2688 + 128 = 344,192: 1,297,465,472, x 23 = 29,841,705,856;
+  //   one norm a layer 52 x 2688 + the final norm 2688 = 142,464.
+  // Sum 31,577,940,288; active: - 23 x 122 x 9,977,856 = 3,580,076,352.
+  const ModelSpec model = preset("nvidia-nemotron-3-nano-30b-a3b-bf16");
+  CHECK(model.total_params == 704643072LL + 891070784LL + 140378112LL + 29841705856LL + 142464LL);
+  CHECK(rounded(model.total_params, 1e8) == 316);
+  CHECK(rounded(model.active_params, 1e8) == 36);
+  CHECK(rounded(model.active_params - model.params.embedding, 1e8) == 32);
+  CHECK(model.linear_attention->params_per_layer == 38742208);
+  CHECK(model.num_attention_layers() == 6);
+  CHECK(model.num_mixer_layers() == 29);
+  CHECK(model.moe->num_moe_layers == 23);
+  CHECK(model.num_dense_layers == 0);
+  CHECK(model.moe->routed_expert_params == 9977856);
+  CHECK(!model.moe->gated_experts);
+  CHECK(model.position == PositionKind::none);
 }
 
 TEST_CASE("GPT-2 small: 124,439,808 parameters, the count Hugging Face reports for openai-community/gpt2") {

@@ -5,6 +5,7 @@
 // preset. What the flags cannot build must be named in a "# Not as in config.json" line.
 #include <doctest/doctest.h>
 
+#include <algorithm>
 #include <cmath>
 #include <map>
 #include <nlohmann/json.hpp>
@@ -23,7 +24,8 @@ using Flags = std::map<std::string, std::string>;  // "--name" -> value ("" for 
 /// The arguments after pretrain_gpt.py, one "--name [value] \" per line; quotes dropped.
 Flags read_flags(const std::string& script) {
   Flags flags;
-  std::istringstream in(script.substr(script.find("pretrain_gpt.py")));
+  const std::size_t gpt = script.find("pretrain_gpt.py");
+  std::istringstream in(script.substr(gpt != std::string::npos ? gpt : script.find("pretrain_hybrid.py")));
   std::string line;
   while (std::getline(in, line)) {
     const std::size_t dash = line.find("--");
@@ -96,7 +98,10 @@ ModelSpec megatron_model(const Flags& f) {
   m.norm = get(f, "--normalization", "LayerNorm") == "RMSNorm" ? NormKind::rms_norm : NormKind::layer_norm;
   m.norm_eps = real(f, "--norm-epsilon", 1e-5);
   const std::string position = get(f, "--position-embedding-type", "learned_absolute");
-  m.position = position == "learned_absolute" ? PositionKind::learned : PositionKind::rope;
+  m.position = position == "learned_absolute" ? PositionKind::learned
+               : position == "none"           ? PositionKind::none
+                                              : PositionKind::rope;
+  m.dense_mlp.squared_relu = has(f, "--squared-relu");
   m.max_position_embeddings = integer(f, "--max-position-embeddings", 0);
   RopeSpec& r = m.rope;
   r.theta = real(f, "--rotary-base", 10000);
@@ -138,7 +143,28 @@ ModelSpec megatron_model(const Flags& f) {
     moe.group_top_k = integer(f, "--moe-router-group-topk", 0);
     moe.expert_bias = has(f, "--moe-router-enable-expert-bias");
     moe.layer_is_moe = expand_pattern(get(f, "--moe-layer-freq", ""), m.num_layers);
+    moe.gated_experts = m.dense_mlp.gated;  // --swiglu or --squared-relu sets every MLP's activation
     m.moe = moe;
+  }
+  // pretrain_hybrid.py: the pattern gives the layers (arguments.py get_hybrid_total_layer_count) and
+  // which are MoE; the Mamba mixer's sizes default to TransformerConfig's (state 128, 8 groups).
+  const std::string pattern = get(f, "--hybrid-layer-pattern", "");
+  if (!pattern.empty()) {
+    m.hybrid_layer_pattern = pattern;
+    m.single_sublayer_layers = true;
+    m.num_layers = static_cast<std::int64_t>(pattern.size());
+    if (m.moe) {
+      m.moe->layer_is_moe.clear();
+      for (const char kind : pattern) m.moe->layer_is_moe.push_back(kind == 'E');
+    }
+    LinearAttentionSpec mamba;
+    mamba.kind = LinearAttentionKind::mamba2;
+    mamba.num_layers = std::count(pattern.begin(), pattern.end(), 'M');
+    mamba.num_value_heads = integer(f, "--mamba-num-heads", 0);
+    mamba.value_head_dim = integer(f, "--mamba-head-dim", 64);
+    mamba.key_head_dim = integer(f, "--mamba-state-dim", 128);
+    mamba.num_key_heads = integer(f, "--mamba-num-groups", 8);
+    m.linear_attention = mamba;
   }
   return m;
 }
@@ -233,6 +259,19 @@ TEST_CASE("emit megatron: the flags read back with Megatron's defaults give ever
       CHECK(mg.dense_mlp.bias == hf.dense_mlp.bias);
     }
     CHECK(mg.dense_mlp.gated == hf.dense_mlp.gated);
+    if (hf.moe) CHECK(mg.dense_mlp.squared_relu == !hf.moe->gated_experts);
+    CHECK(mg.hybrid_layer_pattern == hf.hybrid_layer_pattern);
+    CHECK(mg.single_sublayer_layers == hf.single_sublayer_layers);
+    if (hf.linear_attention && hf.linear_attention->kind == LinearAttentionKind::mamba2) {
+      const LinearAttentionSpec& e = *hf.linear_attention;
+      REQUIRE(mg.linear_attention.has_value());
+      CHECK(mg.linear_attention->num_layers == e.num_layers);
+      CHECK(mg.linear_attention->num_value_heads == e.num_value_heads);
+      CHECK(mg.linear_attention->value_head_dim == e.value_head_dim);
+      CHECK(mg.linear_attention->key_head_dim == e.key_head_dim);
+      CHECK(mg.linear_attention->num_key_heads == e.num_key_heads);
+      CHECK(script.find("pretrain_hybrid.py") != std::string::npos);
+    }
     CHECK(mg.num_mtp_layers == hf.num_mtp_layers);
     if (hf.num_mtp_layers > 0) {
       // Without MTP training the launch builds no MTP layer (the memory and time models cost none).

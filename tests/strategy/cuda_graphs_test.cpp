@@ -13,7 +13,7 @@ TEST_CASE("CUDA graph impl and module names are Megatron-core's") {
     CHECK(cuda_graph_impl_name(*impl) == name);
   }
   CHECK_FALSE(cuda_graph_impl_of("te").has_value());
-  CHECK(known_cuda_graph_module_names() == "attn,mlp,moe,moe_router,moe_preprocess");
+  CHECK(known_cuda_graph_module_names() == "attn,mlp,moe,moe_router,moe_preprocess,mamba");
   CHECK(cuda_graph_module_of("moe_preprocess") == kGraphMoePreprocess);
   CHECK_FALSE(cuda_graph_module_of("full_iteration").has_value());  // an impl since e41b37002c, not a module
   CHECK(cuda_graph_module_names(kGraphMoePreprocess | kGraphAttn) == "attn,moe_preprocess");

@@ -62,6 +62,20 @@ Setup hybrid(std::int64_t key_heads) {
   return x;
 }
 
+/// Nemotron 3 Nano's Mamba-2 layers: 64 heads in 8 B/C groups.
+Setup mamba() {
+  Setup x = base();
+  LinearAttentionSpec mixer;
+  mixer.kind = LinearAttentionKind::mamba2;
+  mixer.num_layers = 23;
+  mixer.num_key_heads = 8;
+  mixer.num_value_heads = 64;
+  mixer.key_head_dim = 128;
+  mixer.value_head_dim = 64;
+  x.m.linear_attention = mixer;
+  return x;
+}
+
 Setup rl(int train, int mini, int n) {
   Setup x = base();
   x.w.kind = WorkloadKind::rl;
@@ -107,6 +121,19 @@ const std::vector<BoundaryCase>& cases() {
       // value heads (and 28 heads, 4 KV heads); TP 4 does not divide 6 key heads (6 % 4 = 2).
       {"tp.divides-linear-heads", [] { Setup x = hybrid(16); x.s.tp = 4; x.s.dp = 2; return x; },
        [] { Setup x = hybrid(6); x.s.tp = 4; x.s.dp = 2; return x; }},
+      // Megatron-core MambaContextParallel with 64 heads in 8 groups: TP 2 CP 4 gives each CP rank 8 of
+      // the TP rank's 32 heads and one of its 4 groups; TP 1 CP 8 passes too (one group a rank), TP 2
+      // CP 8 repeats each of the 4 groups on 2 ranks (passes); 3 GPUs of CP on 64 heads fail
+      // ("nheads must be evenly divisible by tp_size * cp_size"), on a sequence 2 x 3 divides (4104).
+      {"cp.splits-mamba-heads", [] { Setup x = mamba(); x.s.tp = 2; x.s.cp = 4; x.s.dp = 1; return x; },
+       [] {
+         Setup x = mamba();
+         x.s.cp = 3;
+         x.s.dp = 1;
+         x.c.groups[0].gpus_per_node = 3;
+         x.w.seq_len = 4104;
+         return x;
+       }},
       // 28 layers: PP 4 (7 each) passes, PP 8 (28 % 8 = 4, no uneven split given) fails.
       {"pp.divides-layers", [] { Setup x = base(); x.s.pp = 4; x.s.dp = 2; return x; },
        [] { Setup x = base(); x.s.pp = 8; x.s.dp = 1; return x; }},
@@ -164,6 +191,16 @@ const std::vector<BoundaryCase>& cases() {
       // passes, EP 1 fails ("only supported with expert model parallelism").
       {"moe.a2a-overlap-ep", [] { Setup x = moe(); x.s.ep = 2; x.s.moe_a2a_overlap = true; return x; },
        [] { Setup x = moe(); x.s.moe_a2a_overlap = true; return x; }},
+      // The overlap on a GPT MoE model passes; on the same layers as single-sublayer hybrid layers
+      // (a Megatron-core HybridModel, which has no build_schedule_plan) it fails.
+      {"moe.a2a-overlap-gpt-model", [] { Setup x = moe(); x.s.ep = 2; x.s.moe_a2a_overlap = true; return x; },
+       [] {
+         Setup x = moe();
+         x.s.ep = 2;
+         x.s.moe_a2a_overlap = true;
+         x.m.single_sublayer_layers = true;
+         return x;
+       }},
       // PP 2 with VPP 2 (28 layers, 7 a chunk; global 64 / DP 4 = 16 micro-batches, a multiple of
       // PP) passes; PP 2 without interleaving fails.
       {"moe.a2a-overlap-vpp",

@@ -71,6 +71,7 @@ constexpr std::pair<const char*, const char*> kNamedModels[] = {
     {"Qwen3_235B_a22B", "qwen3-235b-a22b"},
     {"GPT OSS 120B", "gpt-oss-120b"},
     {"DeepSeekV3", "deepseek-v3"},
+    {"Nemotron_3_Nano", "nvidia-nemotron-3-nano-30b-a3b-bf16"},
     // NeMo Automodel's names.
     {"Qwen3 MoE 30B", "qwen3-30b-a3b"},
     {"GPT-OSS 20B", "gpt-oss-20b"},

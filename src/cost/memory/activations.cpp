@@ -54,9 +54,9 @@ double layer_bytes(const LayerShape& shape, const LayerSplit& split, const Micro
 
 /// Share of the decoder layers whose token mixer is a counted linear-attention mixer (0: none).
 double linear_share(const ModelSpec& model) {
-  if (!model.linear_attention || model.num_layers <= 0) return 0;
+  if (!model.linear_attention || model.num_mixer_layers() <= 0) return 0;
   if (linear_mixer_bytes_per_token(*model.linear_attention) <= 0) return 0;
-  return double(model.linear_attention->num_layers) / double(model.num_layers);
+  return double(model.linear_attention->num_layers) / double(model.num_mixer_layers());
 }
 
 /// `shape` with the model's linear-attention token mixer in place of softmax attention.
@@ -93,10 +93,25 @@ LayerShape dense_layer_shape(const ModelSpec& model) {
   LayerShape shape = attention_shape(model);
   shape.ffn = double(model.dense_mlp.intermediate_size);
   shape.gated = model.dense_mlp.gated;
+  if (model.single_sublayer_layers) {
+    // The non-MoE layers are the mixers and the dense MLPs, each with one sublayer.
+    const double layers = double(model.num_layers - (model.moe ? model.moe->num_moe_layers : 0));
+    shape.mixer_share = layers > 0 ? double(model.num_mixer_layers()) / layers : 0.0;
+    shape.mlp_share = layers > 0 ? double(model.num_dense_layers) / layers : 0.0;
+  }
   return shape;
 }
 
 double linear_mixer_bytes_per_token(const LinearAttentionSpec& l) {
+  if (l.kind == LinearAttentionKind::mamba2) {
+    // Megatron-core ssm/mamba_mixer.py _ssm_training: mamba_split_conv1d_scan_combined (mamba_ssm
+    // ops/triton/ssd_combined.py MambaSplitConv1dScanCombinedFn) saves the in_proj output z, x, B, C,
+    // dt and the scan's output before the gate, recomputing the conv and the chunk states; the
+    // group RMSNorm keeps its input, out_proj its input. All 2 bytes.
+    const double inner = double(l.num_value_heads * l.value_head_dim);
+    const double in_proj = 2.0 * inner + 2.0 * double(l.num_key_heads * l.key_head_dim) + double(l.num_value_heads);
+    return 2.0 * in_proj + 3.0 * 2.0 * inner;
+  }
   if (l.kind != LinearAttentionKind::gated_delta_net) return 0;
   // transformers modeling_qwen3_next.py Qwen3NextGatedDeltaNet.forward: q and k repeat to the value
   // heads before the kernel. fla ops/gated_delta_rule/chunk.py ChunkGatedDeltaRuleFunction.forward
@@ -119,7 +134,9 @@ LayerShape moe_layer_shape(const ModelSpec& model, double capacity_factor) {
   if (!model.moe) return dense_layer_shape(model);
   const MoeSpec& m = *model.moe;
   shape.ffn = double(m.shared_intermediate_size);
-  shape.gated = true;
+  shape.gated = m.gated_experts;
+  shape.expert_gated = m.gated_experts;
+  if (model.single_sublayer_layers) shape.mixer_share = 0;  // a MoE layer holds the MoE alone
   shape.experts = double(m.num_experts);
   shape.routed_per_token = double(m.experts_per_token) * capacity_factor;
   shape.expert_ffn = double(m.expert_intermediate_size);
@@ -151,26 +168,31 @@ double layer_activation_bytes(const LayerShape& shape, const LayerSplit& split, 
   // keeps: 1 byte under FP8), Q and K for QK^T, V, the output projection input, dropout mask sbh.
   const double in_bytes = split.linear_input_bytes;
   replicated += 2.0 * sb * h + (drop_input_norm_output ? 0.0 : in_bytes * sb * h) + (hidden_dropout ? sb * h : 0.0);
+  double mixer_sharded = 0;
   if (shape.linear_mixer > 0) {
-    sharded += sb * shape.linear_mixer;  // a linear-attention mixer: no scores, heads split by TP
+    mixer_sharded += sb * shape.linear_mixer;  // a linear-attention mixer: no scores, heads split by TP
   } else {
     // "mla_up_proj" (multi_latent_attention.py qkv_up_checkpoint) discards the up-projected Q, K
     // and V once core attention has run; the latents below stay.
     if (!(mla && recompute.recomputes(kRecomputeMlaUpProj))) {
-      sharded += 2.0 * sb * (shape.q_width + shape.k_width) + 2.0 * sb * shape.v_width;
+      mixer_sharded += 2.0 * sb * (shape.q_width + shape.k_width) + 2.0 * sb * shape.v_width;
     }
-    sharded += 2.0 * sb * shape.o_width;
+    mixer_sharded += 2.0 * sb * shape.o_width;
     // The attention output is kept by the attention kernel; an FP8 output projection keeps its
     // own quantized copy beside it.
-    if (in_bytes < 2.0) sharded += in_bytes * sb * shape.o_width;
+    if (in_bytes < 2.0) mixer_sharded += in_bytes * sb * shape.o_width;
     if (options.flash_attention) {
-      sharded += 4.0 * shape.heads * sb;  // FlashAttention keeps only the fp32 row log-sum-exp
+      mixer_sharded += 4.0 * shape.heads * sb;  // FlashAttention keeps only the fp32 row log-sum-exp
     } else if (!recompute.recomputes(kRecomputeCoreAttn)) {
       // softmax output 2as^2b (+ dropout mask as^2b + dropout output 2as^2b) = 5as^2b
-      sharded += (attention_dropout ? 5.0 : 2.0) * shape.heads * s * kv_s * b;
+      mixer_sharded += (attention_dropout ? 5.0 : 2.0) * shape.heads * s * kv_s * b;
     }
   }
   unsplit += 2.0 * sb * shape.latent_width;
+  // Layers without a mixer (single-sublayer MLP and MoE layers) keep none of the above.
+  const double mixer_bytes = shape.mixer_share * (replicated / r + mixer_sharded / t + unsplit);
+  replicated = 0;
+  unsplit = 0;
   // MLP block: norm input 2sbh, fc1 input 2sbh (1 byte under FP8), inner activations, dropout mask sbh.
   // "mlp" (dense layers) and "moe" recompute keep only the block's input (transformer_layer.py,
   // moe_layer.py: tensor_parallel.checkpoint): a dense MLP's input is the norm input its fused
@@ -194,11 +216,12 @@ double layer_activation_bytes(const LayerShape& shape, const LayerSplit& split, 
     const double fc2_input_bytes = recompute.recomputes(kRecomputeMoeAct) ? 0.0 : in_bytes;
     unsplit += tokens * shape.routed_per_token *
                (in_bytes * h + kRoutingProbBytes +
-                mlp_inner_bytes_per_token(shape.expert_ffn, true, split.activation_input_bytes, fc2_input_bytes) /
+                mlp_inner_bytes_per_token(shape.expert_ffn, shape.expert_gated, split.activation_input_bytes,
+                                          fc2_input_bytes) /
                     std::max(split.etp, 1.0));
     unsplit += 4.0 * tokens * shape.experts;
   }
-  return replicated / r + sharded / t + unsplit;
+  return mixer_bytes + shape.mlp_share * (replicated / r + sharded / t + unsplit);
 }
 
 double microbatches_in_flight(const Strategy& s, PipelineStage stage, std::int64_t microbatches) {

@@ -25,14 +25,19 @@ struct LayerShape {
   double expert_ffn = 0;
   double linear_mixer = 0;      ///< bytes per token a linear-attention token mixer keeps for the
                                 ///< backward (Gated DeltaNet); 0: softmax attention (q/k/v/o widths)
+  bool expert_gated = true;     ///< routed experts are GLUs (fc1 output 2 x expert_ffn wide)
+  /// Single-sublayer layers (ModelSpec::single_sublayer_layers): the share of this kind of layer
+  /// that holds a token mixer, and the share that holds an MLP or MoE; 1 and 1 otherwise.
+  double mixer_share = 1;
+  double mlp_share = 1;
   bool attention_dropout = false;  ///< config.json attention dropout rate > 0 (masks on the scores)
   bool hidden_dropout = false;     ///< hidden / residual dropout rate > 0 (two sbh masks per layer)
 };
 
 LayerShape dense_layer_shape(const ModelSpec& model);
-/// Bytes per token (before TP) one Gated DeltaNet layer's token mixer keeps for the backward: the
-/// short conv's input, what fla's chunk_gated_delta_rule saves and the gated norm's and out_proj's
-/// inputs. 0 for other linear mixers (lightning attention is counted as softmax attention).
+/// Bytes per token (before TP) one Gated DeltaNet or Mamba-2 layer's token mixer keeps for the
+/// backward: what its conv and scan kernels save and the gated norm's and out_proj's inputs. 0 for
+/// lightning attention (counted as softmax attention).
 double linear_mixer_bytes_per_token(const LinearAttentionSpec& linear);
 LayerShape moe_layer_shape(const ModelSpec& model, double capacity_factor);
 

@@ -7,6 +7,7 @@
 
 #include "cost/memory/vision_activations.hpp"
 #include "cost/time/attention_kernels.hpp"
+#include "cost/time/mamba_kernels.hpp"
 #include "model/flops.hpp"
 #include "strategy/pipeline_split.hpp"
 
@@ -289,8 +290,17 @@ StageCompute stage_compute(const ModelSpec& model, const NodeGroup& node, const 
   // pow, mean, rsqrt, mul, cast, mul) where Megatron-core calls one fused TE kernel each.
   const double elementwise_split = strategy.sequence_parallel ? t : 1.0;
   const double hf_factor = strategy.backend == Backend::fsdp && options.hf_modeling ? constants.hf_elementwise_factor : 1.0;
-  double elementwise_s = hf_factor * constants.elementwise_passes * tokens * h * kActivationBytes * layers_per_stage /
-                         elementwise_split / gpu.memory_bandwidth_Bps;
+  // A single-sublayer layer (Nemotron-H) runs one sublayer's norm, residual and activation: half.
+  double elementwise_s = hf_factor * constants.elementwise_passes * tokens * h * kActivationBytes * layers_per_stage *
+                         model.sublayer_share() / elementwise_split / gpu.memory_bandwidth_Bps;
+  // Mamba-2 layers' conv and SSD kernels move their chunk states and layouts through HBM (heads split by TP).
+  double mamba_memory_s = 0;
+  if (model.linear_attention) {
+    const double mamba_layers = static_cast<double>(model.linear_attention->num_layers) * layer_share;
+    mamba_memory_s = mamba2_kernel_bytes_per_token(*model.linear_attention) * tokens * mamba_layers / t /
+                     gpu.memory_bandwidth_Bps;
+    elementwise_s += mamba_memory_s;
+  }
   // MoE token permutation (Megatron-core moe_utils.permute / unpermute): each token's hidden state
   // is read once and written k times in expert order, then read k times and written once. The
   // router (moe/router.py TopKRouter: fp32 logits, score function, top-k, probabilities
@@ -323,7 +333,8 @@ StageCompute stage_compute(const ModelSpec& model, const NodeGroup& node, const 
   // host's pace: the dispatcher's per-layer device sync stops the host from running ahead. What
   // a CUDA graph captures is replayed by one launch (strategy/cuda_graphs.hpp).
   const double gpu_forward_s = dense_s + expert_s + attention_s + elementwise_s + fp8_cast_s;
-  const double gpu_layer_s = gpu_forward_s / std::max(layers_per_stage, 1.0);
+  // The GPU time of a layer with a token mixer and a MoE (the fit's unit): two single-sublayer layers.
+  const double gpu_layer_s = gpu_forward_s / std::max(layers_per_stage * model.sublayer_share(), 1.0);
   const double local_experts = model.moe ? static_cast<double>(model.moe->num_experts) / strategy.ep : 0.0;
   const MoeHostLaunches launches = moe_host_launches(strategy.cuda_graph_impl, strategy.cuda_graph_modules);
   const double host_layer_s = (launches.layer ? constants.moe_layer_host_seconds : 0.0) +
@@ -451,12 +462,14 @@ StageCompute stage_compute(const ModelSpec& model, const NodeGroup& node, const 
                       "cuDNN's (Transformer Engine) or FlashAttention-2's (Hugging Face) bars on H100, Shah et al. 2024 "
                       "(FlashAttention-3) §4.1"});
     trace->push_back({"time/compute/elementwise", elementwise_s, "seconds",
-                      "(hf ? hf_factor : 1) * passes * tokens * h * 2 B * L_stage / (SP ? t : 1) / HBM_Bps + MoE permute (2k+2)*h*2 B (+ 4k*h*2 B: alltoall sorts by local expert) + router 16 B * E + k * expert epilogue * 2 B (a clamped GLU 6f, FC2's bias 4h), per token",
-                      fmt::format("passes={}, tokens={:.0f}, h={}, HBM={:.4g} B/s, expert epilogue={:.0f} elements a row",
-                                  constants.elementwise_passes, tokens, model.hidden_size, gpu.memory_bandwidth_Bps,
-                                  model.moe ? expert_epilogue_elements(*model.moe, h, strategy) : 0.0),
+                      "(hf ? hf_factor : 1) * passes * tokens * h * 2 B * L_stage * sublayer share / (SP ? t : 1) / HBM_Bps + MoE permute (2k+2)*h*2 B (+ 4k*h*2 B: alltoall sorts by local expert) + router 16 B * E + k * expert epilogue * 2 B (a clamped GLU 6f, FC2's bias 4h), per token + Mamba-2 conv and SSD bytes * tokens * Mamba layers / t",
+                      fmt::format("passes={}, tokens={:.0f}, h={}, sublayer share={}, HBM={:.4g} B/s, expert epilogue={:.0f} elements a row, mamba={:.4g} s",
+                                  constants.elementwise_passes, tokens, model.hidden_size, model.sublayer_share(),
+                                  gpu.memory_bandwidth_Bps,
+                                  model.moe ? expert_epilogue_elements(*model.moe, h, strategy) : 0.0, mamba_memory_s),
                       "Korthikanti et al. 2022 Table 2 (34·s·b·h activation bytes per layer); Megatron-core "
-                      "moe/experts.py TEGroupedMLP._apply_bias, fusions/fused_bias_geglu.py weighted_bias_quick_geglu_impl"});
+                      "moe/experts.py TEGroupedMLP._apply_bias, fusions/fused_bias_geglu.py weighted_bias_quick_geglu_impl; "
+                      "cost/time/mamba_kernels.hpp (mamba_ssm ssd_combined.py)"});
     if (fp8_cast_s > 0) {
       trace->push_back({"time/compute/fp8_cast", fp8_cast_s, "seconds",
                         "bytes/element * tokens * elements cast apart per token (output projection, dense FC2, MLA down projections, k routed rows, shared experts) / HBM_Bps, forward (bwd 2x); fp8 4 B, NVFP4 5.9 B",

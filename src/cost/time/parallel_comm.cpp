@@ -56,7 +56,8 @@ MicroBatchComm micro_batch_comm(const ModelSpec& model, const NodeGroup& node, c
     const double per_collective = ring_reduce_scatter_seconds(tokens * h * kActivationBytes, strategy.tp, link) +
                                   ring_all_gather_seconds(tokens * h * gather_bytes, strategy.tp, link);
     const double exposed = options.tp_comm_overlap ? 1.0 - k.tp_overlap_hidden : 1.0;
-    comm.tp_s = 2.0 * passes * layers * per_collective * exposed;
+    // A single-sublayer layer (Nemotron-H) runs one sublayer's pair of collectives.
+    comm.tp_s = 2.0 * model.sublayer_share() * passes * layers * per_collective * exposed;
     if (trace) {
       trace->push_back({"time/tp_comm", comm.tp_s, "seconds",
                         "2 collectives * (fwd+bwd+recompute passes) * L_stage * (ring_RS(tokens*h*2 B, t) + "
@@ -74,15 +75,36 @@ MicroBatchComm micro_batch_comm(const ModelSpec& model, const NodeGroup& node, c
     const LinkPath link = group_link(node, {strategy.cp, strategy.tp}, k.nvlink_efficiency, k.nic_efficiency);
     const double kv_width = static_cast<double>(model.attention.num_kv_heads * model.attention.head_dim);
     const double bytes = 2.0 * tokens * kv_width * kActivationBytes / strategy.tp;
-    const double forward = (strategy.cp - 1) * p2p_seconds(bytes, link) * layers;
+    // The ring runs in the softmax-attention layers only (a hybrid's other mixers keep no K and V).
+    const double attention_layers =
+        layers * static_cast<double>(model.num_attention_layers()) / static_cast<double>(model.num_layers);
+    const double forward = (strategy.cp - 1) * p2p_seconds(bytes, link) * attention_layers;
     const double exposed_forward = std::max(0.0, forward - compute.attention_forward_s);
+    // Mamba-2 layers swap the sequence split for a head split around the conv and the scan
+    // (Megatron-core ssm/mamba_context_parallel.py pre_conv_ssm: z, x, B, C and dt all-to-all'd
+    // from CP to heads; post_conv_ssm: the output back), on the critical path.
+    double mamba_forward = 0;
+    if (model.linear_attention && model.linear_attention->kind == LinearAttentionKind::mamba2) {
+      const LinearAttentionSpec& mamba = *model.linear_attention;
+      const double inner = static_cast<double>(mamba.num_value_heads * mamba.value_head_dim);
+      const double width = 3.0 * inner + 2.0 * static_cast<double>(mamba.num_key_heads * mamba.key_head_dim) +
+                           static_cast<double>(mamba.num_value_heads);
+      const double mamba_layers =
+          layers * static_cast<double>(mamba.num_layers) / static_cast<double>(model.num_layers);
+      mamba_forward = mamba_layers * all_to_all_seconds(tokens * width * kActivationBytes / strategy.tp,
+                                                        strategy.cp, link);
+    }
     // forward 1×, backward 2×, recomputed forward once more per recomputed layer.
-    comm.cp_s = exposed_forward * (3.0 + recompute_fraction(compute));
+    comm.cp_s = (exposed_forward + mamba_forward) * (3.0 + recompute_fraction(compute));
     if (trace) {
       trace->push_back({"time/cp_comm", comm.cp_s, "seconds",
-                        "(cp-1) * p2p(2*tokens*kv_heads*head_dim*2 B / t) * L_stage, minus attention compute; bwd x2",
-                        fmt::format("cp={}, bytes/step={:.4g}", strategy.cp, bytes),
-                        "Liu et al. 2023 Ring Attention; Megatron context parallel"});
+                        "((cp-1) * p2p(2*tokens*kv_heads*head_dim*2 B / t) * attention layers_stage, minus attention "
+                        "compute; + Mamba layers_stage * all_to_all(tokens*(3 inner + 2 groups*state + heads)*2 B / t)); "
+                        "bwd x2",
+                        fmt::format("cp={}, bytes/step={:.4g}, attention layers={:.1f}, mamba all-to-alls={:.4g} s",
+                                    strategy.cp, bytes, attention_layers, mamba_forward),
+                        "Liu et al. 2023 Ring Attention; Megatron context parallel; Megatron-core "
+                        "ssm/mamba_context_parallel.py"});
     }
   }
   // EP (Lepikhin et al. 2020 GShard; formulas.md): dispatch + combine all-to-all per MoE layer

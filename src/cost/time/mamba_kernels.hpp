@@ -1,0 +1,17 @@
+#pragma once
+// What Megatron-core's Mamba-2 mixer reads and writes in HBM besides its two projections: the
+// causal conv1d and the five SSD kernels of mamba_ssm, whose chunk states go through HBM in fp32.
+#include "model/model_spec.hpp"
+
+namespace meshplan {
+
+/// Bytes per token one Mamba-2 layer's forward moves through HBM outside its GEMMs (before TP, which
+/// splits the heads and groups): Megatron-core ssm/mamba_mixer.py _ssm_training (the in_proj output
+/// made contiguous batch-first, the output made sequence-first again, the group RMSNorm) around
+/// mamba_ssm ops/triton/ssd_combined.py mamba_split_conv1d_scan_combined (causal_conv1d over x, B, C;
+/// _chunk_cumsum_fwd, _chunk_state_fwd writing fp32 states per chunk, _state_passing_fwd,
+/// _bmm_chunk_fwd writing fp32 C B^T per chunk, _chunk_scan_fwd writing the output and its ungated
+/// copy), at the mixer's chunk_size. 0 for other linear mixers.
+double mamba2_kernel_bytes_per_token(const LinearAttentionSpec& mixer);
+
+}  // namespace meshplan

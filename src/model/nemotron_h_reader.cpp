@@ -1,0 +1,146 @@
+// Nemotron-H and Nemotron 3 (nemotron_h): hybrid decoders whose layers each hold one sublayer, a
+// Mamba-2 mixer (M), grouped-query attention without positions (*), a squared-ReLU MLP (-) or a
+// MoE of squared-ReLU experts with one shared expert and a sigmoid router (E), in the order of
+// hybrid_override_pattern.
+// Sources: transformers models/nemotron_h/configuration_nemotron_h.py (fields, defaults, the
+// pattern's symbols), modeling_nemotron_h.py (NemotronHBlock: one RMSNorm and one mixer per layer;
+// NemotronHMamba2Mixer: in_proj to z, x, B, C, dt, conv1d over x, B, C with use_conv_bias, dt_bias,
+// A_log, D, the gated RMSNorm over the inner width, out_proj; NemotronHMLP up + down;
+// NemotronHTopkRouter weight + e_score_correction_bias); Megatron-core ssm/mamba_mixer.py (the same
+// layer in training: d_inner = mamba_num_heads x mamba_head_dim).
+#include <algorithm>
+
+#include <fmt/format.h>
+
+#include "model/architectures.hpp"
+#include "model/decoder_fields.hpp"
+#include "model/param_count.hpp"
+
+namespace meshplan {
+
+namespace {
+
+constexpr std::string_view kLayerSymbols = "M*-E";  // mamba, attention, mlp, moe
+
+/// hybrid_override_pattern: one symbol per layer, checked against num_hidden_layers.
+std::string read_pattern(const ConfigFields& config, std::int64_t num_layers) {
+  const std::string pattern = config.text_or_empty("hybrid_override_pattern");
+  if (config.failed()) return pattern;
+  if (pattern.empty()) {
+    config.fail("hybrid_override_pattern", "is required for nemotron_h: one of M, *, - or E per layer");
+    return pattern;
+  }
+  const std::size_t bad = pattern.find_first_not_of(kLayerSymbols);
+  if (bad != std::string::npos) {
+    config.fail("hybrid_override_pattern",
+                fmt::format("'{}' at position {} is not a layer kind (M mamba, * attention, - mlp, E moe)",
+                            pattern[bad], bad));
+  } else if (static_cast<std::int64_t>(pattern.size()) != num_layers) {
+    config.fail("hybrid_override_pattern", fmt::format("has {} layers where num_hidden_layers is {}",
+                                                       pattern.size(), num_layers));
+  }
+  return pattern;
+}
+
+std::int64_t count_of(const std::string& pattern, char symbol) {
+  return static_cast<std::int64_t>(std::count(pattern.begin(), pattern.end(), symbol));
+}
+
+/// Bytes per element of the SSM state vLLM keeps: mamba_ssm_cache_dtype (0: the engine's dtype).
+int ssm_state_bytes(const ConfigFields& config) {
+  const std::string dtype = config.text_or_empty("mamba_ssm_cache_dtype");
+  if (dtype.empty()) return 0;
+  if (dtype == "float32") return 4;
+  if (dtype == "bfloat16" || dtype == "float16") return 2;
+  config.fail("mamba_ssm_cache_dtype", fmt::format("\"{}\" is not float32, bfloat16 or float16", dtype));
+  return 0;
+}
+
+/// The Mamba-2 mixer (defaults: NemotronHConfig).
+LinearAttentionSpec read_mamba2(const ConfigFields& config, std::int64_t num_layers) {
+  LinearAttentionSpec mamba;
+  mamba.kind = LinearAttentionKind::mamba2;
+  mamba.num_layers = num_layers;
+  mamba.num_value_heads = config.positive_or("mamba_num_heads", 128, kMaxWidth);
+  mamba.value_head_dim = config.positive_or("mamba_head_dim", 64, kMaxWidth);
+  mamba.num_key_heads = config.positive_or("n_groups", 8, kMaxWidth);
+  mamba.key_head_dim = config.positive_or("ssm_state_size", 128, kMaxWidth);
+  mamba.conv_kernel_size = config.positive_or("conv_kernel", 4, kMaxWidth);
+  mamba.state_bytes_per_element = ssm_state_bytes(config);
+  mamba.chunk_size = config.positive_or("chunk_size", 128, kMaxWidth);
+  mamba.conv_bias = config.flag_or("use_conv_bias", true);
+  mamba.projection_bias = config.flag_or("mamba_proj_bias", false);
+  if (!config.failed() && mamba.num_value_heads % mamba.num_key_heads != 0) {
+    config.fail("n_groups", fmt::format("{} groups do not divide the {} mamba heads", mamba.num_key_heads,
+                                        mamba.num_value_heads));
+  }
+  return mamba;
+}
+
+/// E layers: n_routed_experts up + down experts of moe_intermediate_size, one shared expert of
+/// moe_shared_expert_intermediate_size, NemotronHTopkRouter (sigmoid, noaux_tc bias).
+MoeSpec read_experts(const ConfigFields& config, std::int64_t h, bool bias) {
+  MoeSpec moe;
+  moe.num_experts = config.positive_or("n_routed_experts", 8, kMaxWidth);
+  moe.experts_per_token = config.positive_or("num_experts_per_tok", 2, kMaxWidth);
+  moe.expert_intermediate_size = config.positive_or("moe_intermediate_size", 7688, kMaxWidth);
+  check_experts_per_token(config, "num_experts_per_tok", moe);
+  moe.num_shared_experts = config.count_or("n_shared_experts", 1, kMaxWidth);
+  moe.shared_intermediate_size =
+      moe.num_shared_experts > 0 ? config.positive_or("moe_shared_expert_intermediate_size", 7688, kMaxWidth) : 0;
+  moe.gated_experts = false;
+  moe.score = RouterScore::sigmoid;
+  moe.expert_bias = true;
+  moe.normalize_top_k = config.flag_or("norm_topk_prob", true);
+  moe.routed_scaling_factor = config.number_or("routed_scaling_factor", 1.0);
+  moe.num_groups = config.positive_or("n_group", 1, kMaxWidth);
+  moe.group_top_k = config.positive_or("topk_group", 1, kMaxWidth);
+  const MlpSpec expert{moe.expert_intermediate_size, false, bias, true};
+  const MlpSpec shared{moe.shared_intermediate_size, false, bias, true};
+  moe.routed_expert_params = mlp_params(h, expert);
+  moe.shared_expert_params = moe.num_shared_experts > 0 ? mlp_params(h, shared) : 0;
+  moe.router_params = params_sum({params_product({moe.num_experts, h}), moe.num_experts});
+  return moe;
+}
+
+}  // namespace
+
+void read_nemotron_h(const ConfigFields& config, std::string_view /*model_type*/, ModelSpec& model) {
+  read_decoder_shape(config, false, model);
+  model.norm_eps = config.number_or("layer_norm_epsilon", config.number_or("norm_eps", 1e-5));
+  model.norms_per_layer = 1;  // NemotronHBlock: one pre-norm per layer
+  model.single_sublayer_layers = true;
+  model.position = PositionKind::none;  // NemotronHAttention applies no rotary embedding
+  read_standard_attention(config, model);
+  const bool attention_bias = config.flag_or("attention_bias", false);
+  model.attention.qkv_bias = attention_bias;
+  model.attention.o_bias = attention_bias;
+  const std::string pattern = read_pattern(config, model.num_layers);
+  if (config.failed()) return;
+  model.hybrid_layer_pattern = pattern;
+  const std::int64_t h = model.hidden_size;
+  const bool mlp_bias = config.flag_or("mlp_bias", false);
+  const std::string activation = config.text_or_empty("mlp_hidden_act");
+  if (!activation.empty() && activation != "relu2") {
+    config.fail("mlp_hidden_act", fmt::format("\"{}\": nemotron_h MLPs and experts are read as relu2 (up + down)",
+                                              activation));
+    return;
+  }
+  model.linear_attention = read_mamba2(config, count_of(pattern, 'M'));
+  model.num_dense_layers = count_of(pattern, '-');
+  model.dense_mlp = MlpSpec{model.num_dense_layers > 0 ? config.positive_or("intermediate_size", 21504, kMaxWidth) : 0,
+                            false, mlp_bias, true};
+  if (count_of(pattern, 'E') > 0) {
+    MoeSpec moe = read_experts(config, h, mlp_bias);
+    for (const char kind : pattern) moe.layer_is_moe.push_back(kind == 'E');
+    moe.num_moe_layers = count_of(pattern, 'E');
+    model.moe = moe;
+  }
+  if (config.failed()) return;
+  count_params(model);
+  // The non-MoE layers (mixers and MLPs) share the MLPs' parameters in the per-layer mean.
+  const std::int64_t non_moe_layers = model.num_layers - (model.moe ? model.moe->num_moe_layers : 0);
+  model.dense_mlp_params_per_layer = non_moe_layers > 0 ? model.params.dense_mlp / non_moe_layers : 0;
+}
+
+}  // namespace meshplan
