@@ -2,6 +2,7 @@
 #include <CLI/CLI.hpp>
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <ostream>
 
 #include "cli/command.hpp"
@@ -23,13 +24,16 @@ struct ModelOptions {
 
 void list_presets(CommandContext& context) {
   context.out << "Model presets (pass one as MODEL, or a path to a config.json / its directory):\n";
-  for (const std::string& name : model_preset_names()) {
+  const std::vector<std::string> names = model_preset_names();
+  std::size_t width = 0;
+  for (const std::string& name : names) width = std::max(width, name.size());
+  for (const std::string& name : names) {
     const Result<ModelSpec> model = load_model_argument(name);
     if (!model) {
       context.fail(model.error());
       return;
     }
-    context.out << fmt::format("  {:<28} {:<12} {:>10} total  {:>10} active\n", name, model->model_type,
+    context.out << fmt::format("  {:<{}} {:<12} {:>10} total  {:>10} active\n", name, width, model->model_type,
                                human_count(model->total_params), human_count(model->active_params));
   }
 }

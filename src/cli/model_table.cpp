@@ -30,6 +30,7 @@ std::string attention_line(const ModelSpec& model) {
   if (a.qk_norm) line += ", q/k norm";
   if (a.output_gate) line += ", output gate";
   if (a.sinks) line += ", sinks";
+  if (model.position == PositionKind::none) line += ", no positional embedding";
   if (a.sliding_window > 0) {
     line += fmt::format(", {} {} on {} of {} layers", a.chunked_window ? "chunked attention" : "sliding window",
                         a.sliding_window, a.num_sliding_layers, model.num_layers);
