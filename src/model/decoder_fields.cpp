@@ -45,6 +45,15 @@ void read_rope_and_norm(const ConfigFields& config, ModelSpec& model) {
   rope.mscale_all_dim = scaling.number_or("mscale_all_dim", 0.0);
 }
 
+int state_dtype_bytes(const ConfigFields& config, std::string_view key) {
+  const std::string dtype = config.text_or_empty(key);
+  if (dtype.empty()) return 0;
+  if (dtype == "float32") return 4;
+  if (dtype == "bfloat16" || dtype == "float16") return 2;
+  config.fail(key, fmt::format("\"{}\" is not float32, bfloat16 or float16", dtype));
+  return 0;
+}
+
 void read_standard_attention(const ConfigFields& config, ModelSpec& model) {
   AttentionSpec& attention = model.attention;
   attention.kind = AttentionKind::standard;

@@ -44,6 +44,12 @@ MoeSpec read_local_experts(const ConfigFields& config);
 /// in; layer counts and the router are the caller's.
 MoeSpec read_deepseek_style_experts(const ConfigFields& config, std::int64_t hidden, std::int64_t shared_default);
 
+/// Bytes per element of a recurrent state whose dtype the config names under `key` (Qwen3.5's
+/// mamba_ssm_dtype, Nemotron-H's mamba_ssm_cache_dtype, which vLLM takes when its
+/// --mamba-ssm-cache-dtype is auto): 4 for float32, 2 for bfloat16 / float16, 0 (the engine's
+/// dtype) when absent; another name is an error on `key`.
+int state_dtype_bytes(const ConfigFields& config, std::string_view key);
+
 /// The dense MLP of llama-style layers: SwiGLU with `intermediate_size`, bias from `mlp_bias`.
 void read_gated_mlp(const ConfigFields& config, ModelSpec& model);
 

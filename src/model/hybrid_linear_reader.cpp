@@ -26,17 +26,6 @@ std::int64_t count_linear_layers(const ConfigFields& config, std::int64_t num_la
   return num_layers - num_layers / interval;
 }
 
-/// Bytes per element of the recurrent state: vLLM takes the config's mamba_ssm_dtype when
-/// --mamba-ssm-cache-dtype is auto (model_executor/models/config.py, Qwen3.5); 0 = engine dtype.
-int state_bytes(const ConfigFields& config) {
-  const std::string dtype = config.text_or_empty("mamba_ssm_dtype");
-  if (dtype.empty()) return 0;
-  if (dtype == "float32") return 4;
-  if (dtype == "bfloat16" || dtype == "float16") return 2;
-  config.fail("mamba_ssm_dtype", fmt::format("\"{}\" is not float32, bfloat16 or float16", dtype));
-  return 0;
-}
-
 LinearAttentionSpec read_gated_delta_net(const ConfigFields& config, std::int64_t num_layers) {
   // Defaults: Qwen3NextConfig (linear_* fields).
   LinearAttentionSpec linear;
@@ -47,7 +36,7 @@ LinearAttentionSpec read_gated_delta_net(const ConfigFields& config, std::int64_
   linear.key_head_dim = config.positive_or("linear_key_head_dim", 128, kMaxWidth);
   linear.value_head_dim = config.positive_or("linear_value_head_dim", 128, kMaxWidth);
   linear.conv_kernel_size = config.positive_or("linear_conv_kernel_dim", 4, kMaxWidth);
-  linear.state_bytes_per_element = state_bytes(config);
+  linear.state_bytes_per_element = state_dtype_bytes(config, "mamba_ssm_dtype");  // vLLM, Qwen3.5
   if (!config.failed() && linear.num_value_heads % linear.num_key_heads != 0) {
     config.fail("linear_num_value_heads", fmt::format("{} value heads are not a multiple of the {} key heads",
                                                       linear.num_value_heads, linear.num_key_heads));

@@ -46,16 +46,6 @@ std::int64_t count_of(const std::string& pattern, char symbol) {
   return static_cast<std::int64_t>(std::count(pattern.begin(), pattern.end(), symbol));
 }
 
-/// Bytes per element of the SSM state vLLM keeps: mamba_ssm_cache_dtype (0: the engine's dtype).
-int ssm_state_bytes(const ConfigFields& config) {
-  const std::string dtype = config.text_or_empty("mamba_ssm_cache_dtype");
-  if (dtype.empty()) return 0;
-  if (dtype == "float32") return 4;
-  if (dtype == "bfloat16" || dtype == "float16") return 2;
-  config.fail("mamba_ssm_cache_dtype", fmt::format("\"{}\" is not float32, bfloat16 or float16", dtype));
-  return 0;
-}
-
 /// The Mamba-2 mixer (defaults: NemotronHConfig).
 LinearAttentionSpec read_mamba2(const ConfigFields& config, std::int64_t num_layers) {
   LinearAttentionSpec mamba;
@@ -66,7 +56,7 @@ LinearAttentionSpec read_mamba2(const ConfigFields& config, std::int64_t num_lay
   mamba.num_key_heads = config.positive_or("n_groups", 8, kMaxWidth);
   mamba.key_head_dim = config.positive_or("ssm_state_size", 128, kMaxWidth);
   mamba.conv_kernel_size = config.positive_or("conv_kernel", 4, kMaxWidth);
-  mamba.state_bytes_per_element = ssm_state_bytes(config);
+  mamba.state_bytes_per_element = state_dtype_bytes(config, "mamba_ssm_cache_dtype");
   mamba.chunk_size = config.positive_or("chunk_size", 128, kMaxWidth);
   mamba.conv_bias = config.flag_or("use_conv_bias", true);
   mamba.projection_bias = config.flag_or("mamba_proj_bias", false);
