@@ -8,9 +8,9 @@
 
 namespace meshplan {
 
-void read_decoder_shape(const ConfigFields& config, bool tie_default, ModelSpec& model) {
+void read_decoder_shape(const ConfigFields& config, bool tie_default, ModelSpec& model, std::int64_t num_layers) {
   model.hidden_size = config.positive("hidden_size", kMaxWidth);
-  model.num_layers = config.positive("num_hidden_layers", kMaxLayers);
+  model.num_layers = num_layers > 0 ? num_layers : config.positive("num_hidden_layers", kMaxLayers);
   model.vocab_size = config.positive("vocab_size", kMaxVocab);
   model.max_position_embeddings = config.positive_or("max_position_embeddings", 0, kMaxPositions);
   model.tie_word_embeddings = config.flag_or("tie_word_embeddings", tie_default);

@@ -9,8 +9,10 @@ namespace meshplan {
 
 /// hidden_size, num_hidden_layers, vocab_size, max_position_embeddings, tie_word_embeddings
 /// (absent: `tie_default`, the default of the architecture's Hugging Face config class).
-/// RMSNorm and rotary positions; every layer dense until a MoE reader says otherwise.
-void read_decoder_shape(const ConfigFields& config, bool tie_default, ModelSpec& model);
+/// RMSNorm and rotary positions; every layer dense until a MoE reader says otherwise. A reader
+/// whose config lists its layers another way passes their count as `num_layers` (0: read
+/// num_hidden_layers).
+void read_decoder_shape(const ConfigFields& config, bool tie_default, ModelSpec& model, std::int64_t num_layers = 0);
 
 /// rope_theta and rope_scaling (or transformers 5's rope_parameters) into model.rope, and
 /// rms_norm_eps (absent: 1e-6, LlamaConfig's and Qwen2Config's default) into model.norm_eps.

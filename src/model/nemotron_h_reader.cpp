@@ -22,22 +22,41 @@ namespace {
 
 constexpr std::string_view kLayerSymbols = "M*-E";  // mamba, attention, mlp, moe
 
-/// hybrid_override_pattern: one symbol per layer, checked against num_hidden_layers.
-std::string read_pattern(const ConfigFields& config, std::int64_t num_layers) {
-  const std::string pattern = config.text_or_empty("hybrid_override_pattern");
+/// layers_block_type's names (transformers 5 configs, Nemotron 3 Super and Ultra) as the pattern's
+/// symbols; '?' for a name it does not use.
+char symbol_of(std::string_view kind) {
+  if (kind == "mamba") return 'M';
+  if (kind == "attention") return '*';
+  if (kind == "mlp") return '-';
+  if (kind == "moe") return 'E';
+  return '?';
+}
+
+/// hybrid_override_pattern, else layers_block_type: one symbol per layer. The pattern gives the
+/// layer count (transformers' NemotronH configs derive num_hidden_layers from it); a
+/// num_hidden_layers that says otherwise is an error.
+std::string read_pattern(const ConfigFields& config) {
+  std::string pattern = config.text_or_empty("hybrid_override_pattern");
+  std::string_view key = "hybrid_override_pattern";
+  if (pattern.empty() && config.has("layers_block_type")) {
+    key = "layers_block_type";
+    for (const std::string& kind : config.texts(key)) pattern += symbol_of(kind);
+  }
   if (config.failed()) return pattern;
   if (pattern.empty()) {
-    config.fail("hybrid_override_pattern", "is required for nemotron_h: one of M, *, - or E per layer");
+    config.fail("hybrid_override_pattern",
+                "is required for nemotron_h (or layers_block_type): one of M, *, - or E per layer");
     return pattern;
   }
   const std::size_t bad = pattern.find_first_not_of(kLayerSymbols);
-  if (bad != std::string::npos) {
-    config.fail("hybrid_override_pattern",
-                fmt::format("'{}' at position {} is not a layer kind (M mamba, * attention, - mlp, E moe)",
-                            pattern[bad], bad));
-  } else if (static_cast<std::int64_t>(pattern.size()) != num_layers) {
-    config.fail("hybrid_override_pattern", fmt::format("has {} layers where num_hidden_layers is {}",
-                                                       pattern.size(), num_layers));
+  if (static_cast<std::int64_t>(pattern.size()) > kMaxLayers) {
+    config.fail(key, fmt::format("has {} layers, more than {}", pattern.size(), kMaxLayers));
+  } else if (bad != std::string::npos) {
+    config.fail(key, fmt::format("layer {} is not a layer kind (M or mamba, * or attention, - or mlp, E or moe)", bad));
+  } else if (config.has("num_hidden_layers") &&
+             config.positive("num_hidden_layers", kMaxLayers) != static_cast<std::int64_t>(pattern.size())) {
+    config.fail(key, fmt::format("has {} layers where num_hidden_layers is {}", pattern.size(),
+                                 config.positive("num_hidden_layers", kMaxLayers)));
   }
   return pattern;
 }
@@ -96,7 +115,17 @@ MoeSpec read_experts(const ConfigFields& config, std::int64_t h, bool bias) {
 }  // namespace
 
 void read_nemotron_h(const ConfigFields& config, std::string_view /*model_type*/, ModelSpec& model) {
-  read_decoder_shape(config, false, model);
+  // Latent MoE and per-layer block sizes (Nemotron 3 Super and Ultra, the Puzzle variants) change
+  // the experts' widths and what the dispatcher moves: not read, so refused rather than miscounted.
+  for (const char* key : {"moe_latent_size", "block_configs"}) {
+    if (config.has(key)) {
+      config.fail(key, "is not read yet (latent or per-layer MoE sizes): meshplan would miscount the experts");
+      return;
+    }
+  }
+  const std::string pattern = read_pattern(config);
+  if (config.failed()) return;
+  read_decoder_shape(config, false, model, static_cast<std::int64_t>(pattern.size()));
   model.norm_eps = config.number_or("layer_norm_epsilon", config.number_or("norm_eps", 1e-5));
   model.norms_per_layer = 1;  // NemotronHBlock: one pre-norm per layer
   model.single_sublayer_layers = true;
@@ -105,7 +134,6 @@ void read_nemotron_h(const ConfigFields& config, std::string_view /*model_type*/
   const bool attention_bias = config.flag_or("attention_bias", false);
   model.attention.qkv_bias = attention_bias;
   model.attention.o_bias = attention_bias;
-  const std::string pattern = read_pattern(config, model.num_layers);
   if (config.failed()) return;
   model.hybrid_layer_pattern = pattern;
   const std::int64_t h = model.hidden_size;

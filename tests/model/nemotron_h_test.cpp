@@ -69,6 +69,29 @@ TEST_CASE("nemotron_h: a bad pattern or activation is an error naming the key") 
   CHECK(missing.error().to_string().find("hybrid_override_pattern") != std::string::npos);
 }
 
+TEST_CASE("nemotron_h: layers_block_type (transformers 5, Nemotron 3 Super and Ultra) reads as the pattern") {
+  // The same four layers by name, with num_hidden_layers null as those configs write it.
+  std::string config = tiny("M-*E");
+  const std::string pattern_field = R"("hybrid_override_pattern": "M-*E")";
+  config.replace(config.find(pattern_field), pattern_field.size(),
+                 R"("layers_block_type": ["mamba", "mlp", "attention", "moe"])");
+  config.replace(config.find(R"("num_hidden_layers": 4)"), 22, R"("num_hidden_layers": null)");
+  const ModelSpec listed = parsed_model(config, "listed.json");
+  const ModelSpec patterned = parsed_model(tiny("M-*E"), "tiny.json");
+  CHECK(listed.hybrid_layer_pattern == "M-*E");
+  CHECK(listed.num_layers == 4);
+  CHECK(listed.total_params == patterned.total_params);
+  // A name it does not know, and latent MoE (not read: the experts would be miscounted), are errors.
+  std::string unknown = config;
+  unknown.replace(unknown.find(R"("mlp")"), 5, R"("gdn")");
+  const Result<ModelSpec> bad_kind = parse_model_config(unknown, "bad.json");
+  REQUIRE(!bad_kind.ok());
+  CHECK(bad_kind.error().to_string().find("layers_block_type") != std::string::npos);
+  const Result<ModelSpec> latent = parse_model_config(tiny("M-*E", R"(, "moe_latent_size": 32)"), "bad.json");
+  REQUIRE(!latent.ok());
+  CHECK(latent.error().to_string().find("moe_latent_size") != std::string::npos);
+}
+
 TEST_CASE("nemotron_h: Nemotron 3 Nano's FLOPs per token, by hand and beside Megatron-LM's own count") {
   // Forward at 8,192 tokens, 2 FLOPs per parameter a token uses: Mamba layers 23 x 38,742,208,
   // attention 6 x 23,396,352, the shared expert 23 x 19,955,712, six routed experts 23 x 6 x
