@@ -227,6 +227,11 @@ struct ModelSpec {
   std::int64_t num_attention_layers() const {
     return num_mixer_layers() - (linear_attention ? linear_attention->num_layers : 0);
   }
+  /// Token mixers, dense MLPs and MoEs over all decoder layers: 2 x num_layers, or num_layers when
+  /// each layer holds one sublayer.
+  std::int64_t num_sublayers() const {
+    return num_mixer_layers() + num_dense_layers + (moe ? moe->num_moe_layers : 0);
+  }
   /// Sublayers (token mixer, MLP) per decoder layer over a transformer layer's two: 1, or 0.5 for
   /// single-sublayer layers. Scales what every sublayer does once (norms, residuals, TP collectives).
   double sublayer_share() const { return single_sublayer_layers ? 0.5 : 1.0; }

@@ -46,6 +46,11 @@ TEST_CASE("nemotron_h: the pattern's symbols give each layer its one sublayer") 
   CHECK(model.moe->num_moe_layers == 1);
   CHECK(model.moe->layer_is_moe == std::vector<bool>{false, false, false, true});
   CHECK(model.sublayer_share() == 0.5);
+  // One sublayer a layer: 4 sublayers (vLLM's decode all-reduces one per sublayer), where Qwen3-30B-A3B's
+  // 48 layers hold 96 (attention and MoE each).
+  CHECK(model.num_sublayers() == 4);
+  CHECK(preset_model("qwen3-30b-a3b").num_sublayers() == 96);
+  CHECK(preset_model("deepseek-v3").num_sublayers() == 122);  // 61 attention, 3 dense MLPs, 58 MoEs
   // One MLP of up + down 2 x 64 x 96 = 12,288 over the three non-MoE layers: 4,096 a layer.
   CHECK(model.params.dense_mlp == 12288);
   CHECK(model.dense_mlp_params_per_layer == 4096);

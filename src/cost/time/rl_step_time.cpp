@@ -248,11 +248,13 @@ RolloutTime rollout_time(const ModelSpec& model, const NodeGroup& node, const St
   // select) and the KV cache of every sequence in flight at its current context.
   const double layers = static_cast<double>(model.num_layers);
   const double moe_layers = model.moe ? static_cast<double>(model.moe->num_moe_layers) : 0.0;
-  // The host's launches of one eager decode step (kEagerHostSeconds*).
+  // Token mixers, dense MLPs and MoEs: 2 per layer, 1 in single-sublayer layers (Nemotron-H).
+  const double sublayers = static_cast<double>(model.num_sublayers());
+  // The host's launches of one eager decode step (kEagerHostSeconds*, per transformer layer).
   const double eager_host_s =
-      rl.enforce_eager
-          ? kEagerHostSecondsPerDenseLayer * (layers - moe_layers) + kEagerHostSecondsPerMoeLayer * moe_layers
-          : 0.0;
+      rl.enforce_eager ? model.sublayer_share() * (kEagerHostSecondsPerDenseLayer * (layers - moe_layers) +
+                                                   kEagerHostSecondsPerMoeLayer * moe_layers)
+                       : 0.0;
   // The weights a step reads depend on its in-flight count only, which is the same for most
   // segments (the planner costs every rollout option this way): the last count's bytes are kept.
   double last_in_flight = -1, last_weights = 0;
@@ -271,7 +273,7 @@ RolloutTime rollout_time(const ModelSpec& model, const NodeGroup& node, const St
     const double decode_eff = gemm_peak_fraction(node, Dtype::bf16, constants);
     const double compute_s =
         forward_flops_per_token(model, context_tokens).total() * c / rollout_tp / (peak * decode_eff);
-    // Two TP all-reduces of the in-flight tokens' hidden states per layer per step (vLLM
+    // A TP all-reduce of the in-flight tokens' hidden states per sublayer per step (vLLM
     // RowParallelLinear after attention and after the MLP or MoE), each by the engine's path.
     // With several engines a MoE layer instead gathers the hidden states of all of them and
     // reduce-scatters its output (vLLM FusedMoE with dp_size > 1: the all2all manager's dispatch
@@ -279,10 +281,10 @@ RolloutTime rollout_time(const ModelSpec& model, const NodeGroup& node, const St
     const double all_reduce_s = engine_all_reduce(c * h * 2.0, rollout_tp, node, tp_link).seconds;
     const double moe_exchange_s = ring_all_gather_seconds(c * engines * h * 2.0, replica_gpus, replica_link) +
                                   ring_reduce_scatter_seconds(c * engines * h * 2.0, replica_gpus, replica_link);
-    const double tp_s = engines > 1 ? (2.0 * layers - moe_layers) * all_reduce_s + moe_layers * moe_exchange_s
-                                    : 2.0 * layers * all_reduce_s;
-    // A layer never runs faster than its kernel chain (constants.decode_layer_seconds).
-    const double floor_s = layers * constants.decode_layer_seconds;
+    const double tp_s = engines > 1 ? (sublayers - moe_layers) * all_reduce_s + moe_layers * moe_exchange_s
+                                    : sublayers * all_reduce_s;
+    // A transformer layer never runs faster than its kernel chain (constants.decode_layer_seconds).
+    const double floor_s = sublayers / 2.0 * constants.decode_layer_seconds;
     const double gpu_step_s = std::max(std::max({memory_s, compute_s, floor_s}) + tp_s, eager_host_s);
     // The engine's host work per step (constants.engine_step_seconds): vLLM's EngineCore without
     // async scheduling runs it between model steps (v1/engine/core.py EngineCore.step: schedule,
