@@ -334,7 +334,7 @@ StageCompute stage_compute(const ModelSpec& model, const NodeGroup& node, const 
   // a CUDA graph captures is replayed by one launch (strategy/cuda_graphs.hpp).
   const double gpu_forward_s = dense_s + expert_s + attention_s + elementwise_s + fp8_cast_s;
   // The GPU time of a layer with a token mixer and a MoE (the fit's unit): two single-sublayer layers.
-  const double gpu_layer_s = gpu_forward_s / std::max(layers_per_stage * model.sublayer_share(), 1.0);
+  const double gpu_layer_s = gpu_forward_s / std::max(layers_per_stage, 1.0) / model.sublayer_share();
   const double local_experts = model.moe ? static_cast<double>(model.moe->num_experts) / strategy.ep : 0.0;
   const MoeHostLaunches launches = moe_host_launches(strategy.cuda_graph_impl, strategy.cuda_graph_modules);
   const double host_layer_s = (launches.layer ? constants.moe_layer_host_seconds : 0.0) +
