@@ -221,7 +221,7 @@ const std::array<Rule, 18> kLayoutRules{{
      }},
     {{"cp.splits-mamba-heads",
       "CP splits each TP rank's Mamba heads, and its B/C groups or the groups' heads, evenly",
-      "Megatron-core ssm/mamba_context_parallel.py MambaContextParallel.__init__"},
+      "Megatron-core ssm/mamba_context_parallel.py MambaContextParallel.__init__ (Megatron-LM d98e8a64d)"},
      [](const Inputs& in) { return mamba_cp_violation(in.m, in.s.tp, in.s.cp).has_value(); },
      [](const Inputs& in, Violation& v) {
        v.message = *mamba_cp_violation(in.m, in.s.tp, in.s.cp);
