@@ -23,7 +23,8 @@ LLAMA_ARCH = {  # Llama 3 paper (arXiv 2407.21783) Table 3; vocabulary 128,000 a
     "LLAMA3_70B": (80, 8192, 64, 8, 28672),
     "LLAMA3.1_405B": (126, 16384, 128, 8, 53248),
 }
-PRESET_MODELS = {"DeepSeekV3", "GPT OSS 120B", "Qwen3_30B_a3B", "Qwen3_235B_a22B", "Nemotron_3_Nano"}
+PRESET_MODELS = {"DeepSeekV3", "GPT OSS 120B", "Qwen3_30B_a3B", "Qwen3_235B_a22B", "Nemotron_3_Nano",
+                 "Nemotron_3_Super"}
 SYSTEMS = {"DGX-H100", "DGX-B200", "DGX-B300", "DGX-GB200", "DGX-GB300"}
 PATHS = ["docs/performance-summary.md", "docs/performance-summary-archive.md"]
 

@@ -96,6 +96,7 @@ MODELS = {
     "Qwen3_30B_a3B": ("qwen3", "30b_a3b", "qwen", "qwen3_30b_a3b"),
     "Qwen3_235B_a22B": ("qwen3", "235b_a22b", "qwen", "qwen3_235b_a22b"),
     "Nemotron_3_Nano": ("nemotronh", "nemotron_3_nano", "nemotronh", "nemotron_3_nano"),
+    "Nemotron_3_Super": ("nemotronh", "nemotron_3_super", "nemotronh", "nemotron_3_super"),
 }
 # AutoBridge.from_hf_pretrained(<id>) needs the Hugging Face config.json, which is not in the repo.
 # The stub instantiates the registered bridge class for that architecture and interprets its
@@ -106,6 +107,7 @@ HF_BRIDGES = [
     (r"^deepseek-ai/DeepSeek-V3", "megatron.bridge.models.deepseek.deepseek_v3_bridge", "DeepSeekV3Bridge"),
     (r"^openai/gpt-oss", "megatron.bridge.models.gpt_oss.gpt_oss_bridge", "GPTOSSBridge"),
     (r"^meta-llama/", "megatron.bridge.models.llama.llama_bridge", "LlamaBridge"),
+    (r"^nvidia/NVIDIA-Nemotron-3-", "megatron.bridge.models.nemotronh.nemotron_h_bridge", "NemotronHBridge"),
 ]
 # Published Hugging Face config.json values the bridges read; only used so that MoE-only branches
 # (num_moe_experts checks, MTP depth) resolve. They never appear as reported settings.
@@ -115,6 +117,9 @@ HF_FACTS = [
     (r"^deepseek-ai/DeepSeek-V3", {"n_routed_experts": 256, "num_nextn_predict_layers": 1,
                                    "first_k_dense_replace": 3, "num_hidden_layers": 61}),
     (r"^openai/gpt-oss-120b", {"num_local_experts": 128, "num_hidden_layers": 36}),
+    (r"^nvidia/NVIDIA-Nemotron-3-Super-120B-A12B", {"n_routed_experts": 512, "num_nextn_predict_layers": 1,
+                                                    "mtp_hybrid_override_pattern": "*E",
+                                                    "moe_latent_size": 1024, "num_hidden_layers": 88}),
     (r"^meta-llama/Meta-Llama-3-", {"rope_scaling": None}),
     (r"^meta-llama/(Meta-)?Llama-3\.1-", {"rope_scaling": {"factor": 8.0, "low_freq_factor": 1.0,
                                                           "high_freq_factor": 4.0,
@@ -173,6 +178,7 @@ SETTINGS = [
     ("moe_paged_stash", "model.moe_paged_stash"),
     ("use_transformer_engine_op_fuser", "model.use_transformer_engine_op_fuser"),
     ("mtp_num_layers", "model.mtp_num_layers"),
+    ("mtp_use_repeated_layer", "model.mtp_use_repeated_layer"),
     ("fp8", "mixed_precision.fp8"),
     ("fp8_recipe", "mixed_precision.fp8_recipe"),
     ("fp8_param_gather", "mixed_precision.fp8_param_gather"),

@@ -98,7 +98,7 @@ std::string strategy_line(const Strategy& s, const Workload& w, std::int64_t num
   if (s.compute_dtype == Dtype::fp8 && s.fp8_attention) line += ", attention in fp8";
   if (s.compute_dtype == Dtype::fp8 && s.fp8_output_proj) line += ", output layer in fp8";
   if (s.lora.rank > 0) line += fmt::format(", LoRA rank {}", s.lora.rank);
-  if (s.train_mtp) line += ", MTP layers trained";
+  if (s.train_mtp) line += s.mtp_depths > 0 ? fmt::format(", MTP trained at {} depths", s.mtp_depths) : ", MTP layers trained";
   if (w.kind != WorkloadKind::rl)
     line += fmt::format(", seq {} x global batch {}", w.seq_len, w.global_batch);
   return line;

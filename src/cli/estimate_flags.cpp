@@ -249,6 +249,10 @@ void add_estimate_flags(CLI::App& c, EstimateFlags& f) {
   c.add_flag("--mtp", f.mtp,
              "train the model's multi-token-prediction layers with it (Megatron --mtp-num-layers; verl "
              "model.mtp.enable_train)");
+  c.add_option("--mtp-num-layers", f.mtp_num_layers,
+               "MTP depths trained, implies --mtp (Megatron --mtp-num-layers): more than the model's MTP "
+               "modules runs its one module at each depth (--mtp-use-repeated-layer; Nemotron 3 Super's recipes: 2)")
+      ->check(CLI::PositiveNumber);
   c.add_flag("--sequence-parallel", f.sequence_parallel, "Megatron sequence parallelism (with TP)");
   c.add_option("--zero", f.zero,
                "ZeRO stage 0..3 (FSDP backend; Megatron: 2 and 3 are Megatron-FSDP's optim_grads and "
@@ -420,12 +424,14 @@ Result<EstimateInputs> estimate_inputs(const CLI::App& command, const EstimateFl
   if (const auto recipe = parse_fp8_recipe(f.fp8_recipe)) s.fp8_recipe = *recipe;
   s.fp8_attention = f.fp8_attention;
   s.fp8_output_proj = f.fp8_output_proj;
-  s.train_mtp = f.mtp;
+  s.train_mtp = f.mtp || f.mtp_num_layers > 0;
+  s.mtp_depths = f.mtp_num_layers;
   s.moe_a2a_overlap = f.moe_a2a_overlap;
   apply_moe_dispatcher_flags(f.moe_dispatcher, s);
   if (Status graphs = apply_cuda_graph_flags(f.cuda_graphs, s); !graphs) return graphs.error();
-  if (f.mtp && model.num_mtp_layers == 0) {
-    return Error{"", 0, "--mtp", model.name + " has no multi-token-prediction layers (num_nextn_predict_layers)"};
+  if (s.train_mtp && model.num_mtp_layers == 0) {
+    return Error{"", 0, f.mtp ? "--mtp" : "--mtp-num-layers",
+                 model.name + " has no multi-token-prediction layers (num_nextn_predict_layers)"};
   }
   if (f.activation_offload && given(command, "--activation-offload-layers")) {
     return Error{"", 0, "--activation-offload", "give either --activation-offload or --activation-offload-layers"};

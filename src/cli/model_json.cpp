@@ -16,6 +16,7 @@ nlohmann::json breakdown_json(const ParamBreakdown& p) {
           {"layer_norms", p.layer_norms},   {"final_norm", p.final_norm},
           {"dense_mlp", p.dense_mlp},       {"shared_experts", p.shared_experts},
           {"routed_experts", p.routed_experts}, {"routers", p.routers},
+          {"latent_projections", p.latent_projections},
           {"vision", p.vision},             {"mtp", p.mtp}};
 }
 
@@ -30,7 +31,9 @@ nlohmann::json moe_json(const ModelSpec& model) {
           {"dense_layers", model.num_dense_layers},
           {"shared_experts", moe.num_shared_experts},
           {"shared_expert_params_per_layer", moe.shared_expert_params},
-          {"router_params_per_layer", moe.router_params}};
+          {"router_params_per_layer", moe.router_params},
+          {"latent_size", moe.latent_size},
+          {"latent_projection_params_per_layer", moe.latent_projection_params}};
 }
 
 nlohmann::json linear_attention_json(const ModelSpec& model) {
@@ -64,6 +67,7 @@ std::string model_json(const ModelSpec& model, std::int64_t seq_len) {
       {"vision_params", model.params.vision},
       {"mtp_params", model.params.mtp},
       {"mtp_layers", model.num_mtp_layers},
+      {"mtp_layer_pattern", model.mtp_layer_pattern.empty() ? nlohmann::json() : nlohmann::json(model.mtp_layer_pattern)},
       {"layers", model.num_layers},
       {"hybrid_layer_pattern", model.hybrid_layer_pattern.empty() ? nlohmann::json() : nlohmann::json(model.hybrid_layer_pattern)},
       {"hidden_size", model.hidden_size},

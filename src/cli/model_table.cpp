@@ -107,7 +107,7 @@ std::vector<std::string> kv_cache_rows(const ModelSpec& model) {
 
 void print_breakdown(const ModelSpec& model, std::ostream& out) {
   const ParamBreakdown& p = model.params;
-  const std::array<std::pair<const char*, std::int64_t>, 12> rows{{
+  const std::array<std::pair<const char*, std::int64_t>, 13> rows{{
       {"embedding", p.embedding},
       {"lm_head", p.lm_head},
       {"position_embedding", p.position_embedding},
@@ -119,6 +119,7 @@ void print_breakdown(const ModelSpec& model, std::ostream& out) {
       {"shared_experts", p.shared_experts},
       {"routed_experts", p.routed_experts},
       {"routers", p.routers},
+      {"latent_projections", p.latent_projections},
       {"vision", p.vision},
   }};
   out << "\nParameters by component (unique; MTP listed apart)\n";
@@ -167,6 +168,7 @@ void print_model_table(const ModelSpec& model, std::int64_t seq_len, std::ostrea
     if (moe.num_shared_experts > 0) {
       line += fmt::format(", {} shared (ffn {})", moe.num_shared_experts, moe.shared_intermediate_size);
     }
+    if (moe.latent_size > 0) line += fmt::format(", routed in a latent width of {}", moe.latent_size);
     row("MoE", line);
   }
   row("Vocabulary", fmt::format("{} ({})", model.vocab_size,
@@ -182,7 +184,11 @@ void print_model_table(const ModelSpec& model, std::int64_t seq_len, std::ostrea
   row("", fmt::format("embedding {}, lm_head {}, vision {}, mtp {}{}", human_count(model.params.embedding),
                       human_count(model.params.lm_head), human_count(model.params.vision),
                       human_count(model.params.mtp),
-                      model.num_mtp_layers > 0 ? fmt::format(" ({} MTP layer(s))", model.num_mtp_layers) : ""));
+                      model.num_mtp_layers > 0 ? fmt::format(" ({} MTP layer(s){})", model.num_mtp_layers,
+                                                             model.mtp_layer_pattern.empty()
+                                                                 ? ""
+                                                                 : fmt::format(" of layers \"{}\"", model.mtp_layer_pattern))
+                                               : ""));
   const std::vector<std::string> kv_rows = kv_cache_rows(model);
   for (std::size_t i = 0; i < kv_rows.size(); ++i) row(i == 0 ? "KV cache" : "", kv_rows[i]);
   const ForwardFlops forward = forward_flops_per_token(model, seq_len);

@@ -59,8 +59,9 @@ ForwardFlops forward_flops_per_token(const ModelSpec& model, std::int64_t seq_le
     flops.routed_experts = 2.0 * moe_layers * static_cast<double>(moe.experts_per_token * moe.routed_expert_params);
     flops.shared_experts = 2.0 * moe_layers * static_cast<double>(moe.shared_expert_params);
     flops.routers = 2.0 * moe_layers * static_cast<double>(moe.router_params);
+    flops.latent_projections = 2.0 * moe_layers * static_cast<double>(moe.latent_projection_params);
   }
-  flops.mlp = flops.dense_mlp + flops.routed_experts + flops.shared_experts + flops.routers;
+  flops.mlp = flops.dense_mlp + flops.routed_experts + flops.shared_experts + flops.routers + flops.latent_projections;
   flops.lm_head = 2.0 * static_cast<double>(model.vocab_size * model.hidden_size);
   if (model.vision) {
     // Each merged image token comes from spatial_merge^2 patches that went through the tower;

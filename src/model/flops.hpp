@@ -20,6 +20,7 @@ struct ForwardFlops {
   double shared_experts = 0;      ///< MoE layers' shared experts (part of mlp)
   double routed_experts = 0;      ///< the top-k routed experts (part of mlp)
   double routers = 0;             ///< MoE routers' gate GEMMs (part of mlp)
+  double latent_projections = 0;  ///< LatentMoE fc1 / fc2 latent projections (part of mlp)
   double mla_up_projections = 0;  ///< MLA q and kv up projections (part of attention_projections)
   /// The sliding-window layers' scores when the window is shorter than the sequence (part of
   /// attention_scores): each query scores the window's keys, a band rather than a triangle.

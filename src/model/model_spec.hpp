@@ -116,6 +116,12 @@ struct MoeSpec {
   bool shared_expert_gate = false;     ///< Qwen2-MoE sigmoid gate on the shared expert
   bool gated_experts = true;           ///< routed and shared experts are GLUs (gate + up + down);
                                        ///< false: up + down (Nemotron-H relu2)
+  /// LatentMoE (Nemotron 3 Super / Ultra moe_latent_size; Megatron-core moe_layer.py): the routed
+  /// experts read and write this width, and the dispatcher moves it; fc1_latent_proj (h -> latent)
+  /// before the dispatch and fc2_latent_proj (latent -> h) after the combine. 0: no latent (h).
+  std::int64_t latent_size = 0;
+  std::int64_t latent_projection_params = 0;  ///< per MoE layer: both latent projections (TELinear
+                                              ///< "duplicated": whole on every TP rank, as the router)
   std::vector<bool> layer_is_moe;      ///< one entry per decoder layer (MTP excluded)
 };
 
@@ -167,6 +173,7 @@ struct ParamBreakdown {
   std::int64_t shared_experts = 0;  ///< all MoE layers
   std::int64_t routed_experts = 0;  ///< all MoE layers, all experts
   std::int64_t routers = 0;         ///< all MoE layers
+  std::int64_t latent_projections = 0;  ///< all MoE layers' fc1 / fc2 latent projections (LatentMoE)
   std::int64_t vision = 0;          ///< vision tower incl. merger
   std::int64_t mtp = 0;             ///< multi-token-prediction layers (not in total)
 };
@@ -200,6 +207,8 @@ struct ModelSpec {
   std::string hybrid_layer_pattern;     ///< the layers' kinds as Megatron-core writes them (M mamba,
                                         ///< * attention, - MLP, E MoE); "" for other models
   std::int64_t num_mtp_layers = 0;      ///< DeepSeek-V3 num_nextn_predict_layers, Qwen3.5 mtp_num_hidden_layers
+  std::string mtp_layer_pattern;        ///< the layers of one MTP module in hybrid_layer_pattern's symbols
+                                        ///< (Nemotron-H mtp_hybrid_override_pattern, "*E"); "": one decoder layer
   // Dropout rates of config.json (0 for modern LLMs): attention_dropout / GPT-2 attn_pdrop on the
   // attention probabilities, hidden_dropout / resid_pdrop after attention and MLP, embd_pdrop.
   double attention_dropout = 0;
@@ -235,6 +244,13 @@ struct ModelSpec {
   /// Sublayers (token mixer, MLP) per decoder layer over a transformer layer's two: 1, or 0.5 for
   /// single-sublayer layers. Scales what every sublayer does once (norms, residuals, TP collectives).
   double sublayer_share() const { return single_sublayer_layers ? 0.5 : 1.0; }
+  /// Decoder layers one MTP module runs: its pattern's (Nemotron-H "*E": 2), else one.
+  double mtp_module_layers() const {
+    return mtp_layer_pattern.empty() ? 1.0 : static_cast<double>(mtp_layer_pattern.size());
+  }
+  /// The width the routed experts read and write and the dispatcher moves: moe_latent_size for a
+  /// LatentMoE, else hidden_size.
+  std::int64_t expert_hidden_size() const { return moe && moe->latent_size > 0 ? moe->latent_size : hidden_size; }
 };
 
 }  // namespace meshplan

@@ -32,27 +32,37 @@ char symbol_of(std::string_view kind) {
   return '?';
 }
 
-/// hybrid_override_pattern, else layers_block_type: one symbol per layer. The pattern gives the
-/// layer count (transformers' NemotronH configs derive num_hidden_layers from it); a
-/// num_hidden_layers that says otherwise is an error.
-std::string read_pattern(const ConfigFields& config) {
-  std::string pattern = config.text_or_empty("hybrid_override_pattern");
-  std::string_view key = "hybrid_override_pattern";
-  if (pattern.empty() && config.has("layers_block_type")) {
-    key = "layers_block_type";
-    for (const std::string& kind : config.texts(key)) pattern += symbol_of(kind);
+/// A pattern key (`pattern_key`, e.g. hybrid_override_pattern), else its transformers-5 list of
+/// names (`list_key`, e.g. layers_block_type): one symbol per layer, "" when neither is set. Sets
+/// `key` to the one read; a symbol it does not know is an error on it.
+std::string read_layer_kinds(const ConfigFields& config, std::string_view pattern_key, std::string_view list_key,
+                             std::string_view& key) {
+  key = pattern_key;
+  std::string pattern = config.text_or_empty(pattern_key);
+  if (pattern.empty() && config.has(list_key)) {
+    key = list_key;
+    for (const std::string& kind : config.texts(list_key)) pattern += symbol_of(kind);
   }
   if (config.failed()) return pattern;
-  if (pattern.empty()) {
-    config.fail("hybrid_override_pattern",
-                "is required for nemotron_h (or layers_block_type): one of M, *, - or E per layer");
-    return pattern;
-  }
   const std::size_t bad = pattern.find_first_not_of(kLayerSymbols);
   if (static_cast<std::int64_t>(pattern.size()) > kMaxLayers) {
     config.fail(key, fmt::format("has {} layers, more than {}", pattern.size(), kMaxLayers));
   } else if (bad != std::string::npos) {
     config.fail(key, fmt::format("layer {} is not a layer kind (M or mamba, * or attention, - or mlp, E or moe)", bad));
+  }
+  return pattern;
+}
+
+/// hybrid_override_pattern, else layers_block_type: one symbol per layer. The pattern gives the
+/// layer count (transformers' NemotronH configs derive num_hidden_layers from it); a
+/// num_hidden_layers that says otherwise is an error.
+std::string read_pattern(const ConfigFields& config) {
+  std::string_view key;
+  std::string pattern = read_layer_kinds(config, "hybrid_override_pattern", "layers_block_type", key);
+  if (config.failed()) return pattern;
+  if (pattern.empty()) {
+    config.fail("hybrid_override_pattern",
+                "is required for nemotron_h (or layers_block_type): one of M, *, - or E per layer");
   } else if (config.has("num_hidden_layers") &&
              config.positive("num_hidden_layers", kMaxLayers) != static_cast<std::int64_t>(pattern.size())) {
     config.fail(key, fmt::format("has {} layers where num_hidden_layers is {}", pattern.size(),
@@ -87,7 +97,10 @@ LinearAttentionSpec read_mamba2(const ConfigFields& config, std::int64_t num_lay
 }
 
 /// E layers: n_routed_experts up + down experts of moe_intermediate_size, one shared expert of
-/// moe_shared_expert_intermediate_size, NemotronHTopkRouter (sigmoid, noaux_tc bias).
+/// moe_shared_expert_intermediate_size, NemotronHTopkRouter (sigmoid, noaux_tc bias). With
+/// moe_latent_size (LatentMoE, Nemotron 3 Super / Ultra; modeling_nemotron_h.py NemotronHMOE
+/// fc1_latent_proj / fc2_latent_proj, Megatron-core moe_layer.py) the routed experts run in the
+/// latent width between two projections; the router and the shared expert stay on h.
 MoeSpec read_experts(const ConfigFields& config, std::int64_t h, bool bias) {
   MoeSpec moe;
   moe.num_experts = config.positive_or("n_routed_experts", 8, kMaxWidth);
@@ -104,24 +117,67 @@ MoeSpec read_experts(const ConfigFields& config, std::int64_t h, bool bias) {
   moe.routed_scaling_factor = config.number_or("routed_scaling_factor", 1.0);
   moe.num_groups = config.positive_or("n_group", 1, kMaxWidth);
   moe.group_top_k = config.positive_or("topk_group", 1, kMaxWidth);
+  moe.latent_size = config.count_or("moe_latent_size", 0, kMaxWidth);
   const MlpSpec expert{moe.expert_intermediate_size, false, bias, true};
   const MlpSpec shared{moe.shared_intermediate_size, false, bias, true};
-  moe.routed_expert_params = mlp_params(h, expert);
+  moe.routed_expert_params = mlp_params(moe.latent_size > 0 ? moe.latent_size : h, expert);
+  if (moe.latent_size > 0) {
+    moe.latent_projection_params =
+        params_sum({params_product({2, h, moe.latent_size}), bias ? h + moe.latent_size : 0});
+  }
   moe.shared_expert_params = moe.num_shared_experts > 0 ? mlp_params(h, shared) : 0;
   moe.router_params = params_sum({params_product({moe.num_experts, h}), moe.num_experts});
   return moe;
 }
 
+/// One layer of `kind` with its pre-norm (NemotronHBlock), from the shape already read.
+std::int64_t block_params(const ModelSpec& model, char kind) {
+  const std::int64_t norm = norm_params(model.norm, model.hidden_size);
+  switch (kind) {
+    case 'M': return params_sum({norm, linear_attention_params(model.hidden_size, *model.linear_attention)});
+    case '*': return params_sum({norm, attention_params(model.hidden_size, model.attention)});
+    case '-': return params_sum({norm, mlp_params(model.hidden_size, model.dense_mlp)});
+    default: return params_sum({norm, moe_layer_params(*model.moe)});
+  }
+}
+
+/// num_nextn_predict_layers MTP modules, each the layers of mtp_hybrid_override_pattern
+/// (mtp_layers_block_type in transformers 5 configs) between NemotronH's enorm, hnorm, eh_proj and
+/// final norm (Megatron-Bridge nemotron_h_bridge.py maps them to Megatron-core's
+/// mtp_hybrid_override_pattern; Nemotron 3 Super: one module of "*E").
+void read_mtp(const ConfigFields& config, ModelSpec& model) {
+  model.num_mtp_layers = config.count_or("num_nextn_predict_layers", 0, kMaxLayers);
+  if (model.num_mtp_layers == 0 || config.failed()) return;
+  std::string_view key;
+  const std::string pattern = read_layer_kinds(config, "mtp_hybrid_override_pattern", "mtp_layers_block_type", key);
+  if (config.failed()) return;
+  if (pattern.empty()) {
+    config.fail("mtp_hybrid_override_pattern",
+                "is required with num_nextn_predict_layers (or mtp_layers_block_type): the MTP module's layers");
+    return;
+  }
+  std::int64_t layers = 0;
+  for (const char kind : pattern) {
+    const bool absent = (kind == 'M' && !model.linear_attention) || (kind == '-' && model.num_dense_layers == 0) ||
+                        (kind == 'E' && !model.moe);
+    if (absent) {
+      config.fail(key, fmt::format("has a '{}' layer, a kind the decoder's hybrid_override_pattern does not hold", kind));
+      return;
+    }
+    layers = params_sum({layers, block_params(model, kind)});
+  }
+  model.mtp_layer_pattern = pattern;
+  model.params.mtp = params_product({model.num_mtp_layers, mtp_module_params(model.hidden_size, layers)});
+}
+
 }  // namespace
 
 void read_nemotron_h(const ConfigFields& config, std::string_view /*model_type*/, ModelSpec& model) {
-  // Latent MoE and per-layer block sizes (Nemotron 3 Super and Ultra, the Puzzle variants) change
-  // the experts' widths and what the dispatcher moves: not read, so refused rather than miscounted.
-  for (const char* key : {"moe_latent_size", "block_configs"}) {
-    if (config.has(key)) {
-      config.fail(key, "is not read yet (latent or per-layer MoE sizes): meshplan would miscount the experts");
-      return;
-    }
+  // Per-layer block sizes (the Puzzle variants) change each layer's experts: not read, so refused
+  // rather than miscounted.
+  if (config.has("block_configs")) {
+    config.fail("block_configs", "is not read yet (per-layer MoE sizes): meshplan would miscount the experts");
+    return;
   }
   const std::string pattern = read_pattern(config);
   if (config.failed()) return;
@@ -154,6 +210,8 @@ void read_nemotron_h(const ConfigFields& config, std::string_view /*model_type*/
     moe.num_moe_layers = count_of(pattern, 'E');
     model.moe = moe;
   }
+  if (config.failed()) return;
+  read_mtp(config, model);
   if (config.failed()) return;
   count_params(model);
   // The non-MoE layers (mixers and MLPs) share the MLPs' parameters in the per-layer mean.

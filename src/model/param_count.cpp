@@ -103,7 +103,7 @@ std::int64_t linear_attention_params(std::int64_t hidden, const LinearAttentionS
 
 std::int64_t moe_layer_params(const MoeSpec& moe) {
   return params_sum({params_product({moe.num_experts, moe.routed_expert_params}), moe.shared_expert_params,
-                     moe.router_params});
+                     moe.router_params, moe.latent_projection_params});
 }
 
 std::int64_t mtp_module_params(std::int64_t hidden, std::int64_t decoder_layer_params) {
@@ -139,6 +139,7 @@ void count_params(ModelSpec& model) {
     p.routed_experts = params_product({moe.num_moe_layers, moe.num_experts, moe.routed_expert_params});
     p.shared_experts = params_product({moe.num_moe_layers, moe.shared_expert_params});
     p.routers = params_product({moe.num_moe_layers, moe.router_params});
+    p.latent_projections = params_product({moe.num_moe_layers, moe.latent_projection_params});
     // CONVENTIONS.md: active = total - moe_layers x (experts - top-k) x one routed expert.
     inactive = params_product({moe.num_moe_layers, moe.num_experts - moe.experts_per_token,
                                moe.routed_expert_params});
@@ -146,7 +147,7 @@ void count_params(ModelSpec& model) {
   p.vision = model.vision ? model.vision->params : 0;
   model.total_params = params_sum({p.embedding, p.lm_head, p.position_embedding, p.attention, p.linear_attention, p.layer_norms,
                                    p.final_norm, p.dense_mlp, p.shared_experts, p.routed_experts, p.routers,
-                                   p.vision});
+                                   p.latent_projections, p.vision});
   model.active_params = model.total_params - inactive;
 }
 

@@ -30,7 +30,8 @@ std::int64_t attention_params(std::int64_t hidden, const AttentionSpec& attentio
 /// One linear-attention layer's token mixer (Gated DeltaNet or lightning attention).
 std::int64_t linear_attention_params(std::int64_t hidden, const LinearAttentionSpec& linear);
 
-/// One MoE layer's experts, shared experts and router (all experts, not only the active ones).
+/// One MoE layer's experts, shared experts, router and latent projections (all experts, not only
+/// the active ones).
 std::int64_t moe_layer_params(const MoeSpec& moe);
 
 /// One multi-token-prediction module around a decoder layer of `decoder_layer_params`: the norms

@@ -144,7 +144,8 @@ std::string emit_megatron(const LaunchSpec& launch) {
   const ModelSpec& m = launch.model;
   const NodeGroup& group = launch.cluster.groups.front();
   const MegatronModelArgs model =
-      megatron_model_args(m, launch.strategy.tp, launch.workload.seq_len, launch.strategy.train_mtp);
+      megatron_model_args(m, launch.strategy.tp, launch.workload.seq_len,
+                          launch.strategy.train_mtp ? launch.strategy.mtp_depths_run(m.num_mtp_layers) : 0);
   std::vector<std::string> args = model.args;
   parallel_args(launch, args);
   args.insert(args.end(), std::begin(kRunArgs), std::end(kRunArgs));

@@ -149,6 +149,7 @@ void moe_args(const ModelSpec& m, ArgList& arg) {
     arg("--moe-router-group-topk", std::to_string(moe.group_top_k));
   }
   if (moe.expert_bias) arg("--moe-router-enable-expert-bias");
+  if (moe.latent_size > 0) arg("--moe-latent-size", std::to_string(moe.latent_size));
   if (moe.router_bias) arg.note("the router's bias (gpt-oss) has no pretrain_gpt.py flag");
   arg("--moe-grouped-gemm");
 }
@@ -157,8 +158,14 @@ void moe_args(const ModelSpec& m, ArgList& arg) {
 /// (megatron/core/models/hybrid/hybrid_layer_allocation.py: M mamba, * attention, - MLP, E MoE, the
 /// symbols Nemotron-H's config uses) and the Mamba-2 mixer's sizes (TransformerConfig mamba_* fields;
 /// Megatron-LM's examples/post_training/modelopt/conf/nvidia/NVIDIA-Nemotron-3-Nano-30B-A3B-BF16.sh).
-void hybrid_args(const ModelSpec& m, ArgList& arg) {
-  arg("--hybrid-layer-pattern", m.hybrid_layer_pattern);
+/// Trained MTP depths follow the decoder's pattern, each after a '/' (arguments.py's unified
+/// pattern, "M*M*/MM/MM": two depths of "MM"; the per-layer MTP pattern flag is deprecated).
+void hybrid_args(const ModelSpec& m, std::int64_t mtp_depths, ArgList& arg) {
+  std::string pattern = m.hybrid_layer_pattern;
+  for (std::int64_t depth = 0; depth < mtp_depths && !m.mtp_layer_pattern.empty(); ++depth) {
+    pattern += "/" + m.mtp_layer_pattern;
+  }
+  arg("--hybrid-layer-pattern", pattern);
   if (m.linear_attention && m.linear_attention->kind == LinearAttentionKind::mamba2) {
     const LinearAttentionSpec& mamba = *m.linear_attention;
     arg("--mamba-num-heads", std::to_string(mamba.num_value_heads));
@@ -175,7 +182,8 @@ void hybrid_args(const ModelSpec& m, ArgList& arg) {
 
 bool builds_hybrid_model(const ModelSpec& model) { return !model.hybrid_layer_pattern.empty(); }
 
-MegatronModelArgs megatron_model_args(const ModelSpec& m, int tp, std::int64_t seq_len, bool train_mtp) {
+MegatronModelArgs megatron_model_args(const ModelSpec& m, int tp, std::int64_t seq_len, std::int64_t mtp_depths) {
+  if (m.num_mtp_layers == 0) mtp_depths = 0;
   MegatronModelArgs out;
   ArgList arg(out);
   arg("--num-layers", std::to_string(m.num_layers));
@@ -185,7 +193,7 @@ MegatronModelArgs megatron_model_args(const ModelSpec& m, int tp, std::int64_t s
   arg("--ffn-hidden-size", std::to_string(ffn));
   if (m.dense_mlp.gated) arg("--swiglu");
   if (m.dense_mlp.squared_relu || (m.moe && !m.moe->gated_experts)) arg("--squared-relu");
-  if (builds_hybrid_model(m)) hybrid_args(m, arg);
+  if (builds_hybrid_model(m)) hybrid_args(m, mtp_depths, arg);
   arg("--normalization", m.norm == NormKind::rms_norm ? "RMSNorm" : "LayerNorm");
   arg("--norm-epsilon", number(m.norm_eps));
   if (m.position == PositionKind::rope) {
@@ -208,7 +216,11 @@ MegatronModelArgs megatron_model_args(const ModelSpec& m, int tp, std::int64_t s
                          "output layer the same way", m.vocab_size, padded, tp));
   }
   if (m.moe) moe_args(m, arg);
-  if (train_mtp && m.num_mtp_layers > 0) arg("--mtp-num-layers", std::to_string(m.num_mtp_layers));
+  if (mtp_depths > 0) {
+    arg("--mtp-num-layers", std::to_string(mtp_depths));
+    // One module run at more depths than the checkpoint holds (TransformerConfig mtp_use_repeated_layer).
+    if (mtp_depths > m.num_mtp_layers) arg("--mtp-use-repeated-layer");
+  }
   if (m.vision) {
     arg.note(fmt::format("pretrain_gpt.py builds the language model only; the {} vision tower needs "
                          "Megatron-LM's multimodal examples", m.vision->kind));

@@ -18,7 +18,8 @@ constexpr double kStateBytesPerParam = 16;
 double params_per_layer(const ModelSpec& model) {
   double experts = 0;
   if (model.moe && model.num_layers > 0) {
-    experts = static_cast<double>(model.params.routed_experts + model.params.shared_experts + model.params.routers) /
+    experts = static_cast<double>(model.params.routed_experts + model.params.shared_experts + model.params.routers +
+                                  model.params.latent_projections) /
               static_cast<double>(model.num_layers);
   }
   const double dense = model.num_layers > 0 ? static_cast<double>(model.params.dense_mlp) / model.num_layers : 0;

@@ -109,6 +109,15 @@ struct Strategy {
   /// mtp_num_layers = the config's num_nextn_predict_layers, on the last pipeline stage; verl
   /// model.mtp.enable + enable_train).
   bool train_mtp = false;
+  /// Megatron-core mtp_num_layers when it is not the model's MTP module count: with
+  /// mtp_use_repeated_layer one module runs at this many depths (multi_token_prediction.py
+  /// MultiTokenPredictionBlock; Nemotron 3 Super's recipes: 2 depths of its one module). 0: one
+  /// depth per module.
+  int mtp_depths = 0;
+  /// The MTP depths a trained run computes.
+  std::int64_t mtp_depths_run(std::int64_t model_mtp_modules) const {
+    return mtp_depths > 0 ? mtp_depths : model_mtp_modules;
+  }
   /// Uneven pipeline split (Megatron --decoder-first/last-pipeline-num-layers; TransformerConfig
   /// num_layers_in_first/last_pipeline_stage): decoder layers on the first / last stage, 0 = not
   /// set (the stages share the layers evenly). strategy/pipeline_split.hpp reads them.

@@ -86,15 +86,54 @@ TEST_CASE("nemotron_h: layers_block_type (transformers 5, Nemotron 3 Super and U
   CHECK(listed.hybrid_layer_pattern == "M-*E");
   CHECK(listed.num_layers == 4);
   CHECK(listed.total_params == patterned.total_params);
-  // A name it does not know, and latent MoE (not read: the experts would be miscounted), are errors.
+  // A name it does not know, and per-layer block sizes (not read: the experts would be miscounted),
+  // are errors.
   std::string unknown = config;
   unknown.replace(unknown.find(R"("mlp")"), 5, R"("gdn")");
   const Result<ModelSpec> bad_kind = parse_model_config(unknown, "bad.json");
   REQUIRE(!bad_kind.ok());
   CHECK(bad_kind.error().to_string().find("layers_block_type") != std::string::npos);
-  const Result<ModelSpec> latent = parse_model_config(tiny("M-*E", R"(, "moe_latent_size": 32)"), "bad.json");
-  REQUIRE(!latent.ok());
-  CHECK(latent.error().to_string().find("moe_latent_size") != std::string::npos);
+  const Result<ModelSpec> puzzle =
+      parse_model_config(tiny("M-*E", R"(, "block_configs": [{"block_type": "mamba"}])"), "bad.json");
+  REQUIRE(!puzzle.ok());
+  CHECK(puzzle.error().to_string().find("block_configs") != std::string::npos);
+}
+
+TEST_CASE("nemotron_h: a latent MoE and an MTP module of its own layer pattern, counted by hand") {
+  // tiny's MoE with moe_latent_size 16: each of the 4 experts up + down in the latent width,
+  // 2 x 16 x 32 = 1,024; the two latent projections 2 x 64 x 16 = 2,048 (no bias), whole per layer.
+  const ModelSpec latent = parsed_model(tiny("M-*E", R"(, "moe_latent_size": 16)"), "latent.json");
+  CHECK(latent.moe->latent_size == 16);
+  CHECK(latent.moe->routed_expert_params == 1024);
+  CHECK(latent.moe->latent_projection_params == 2048);
+  CHECK(latent.params.latent_projections == 2048);
+  CHECK(latent.expert_hidden_size() == 16);
+  CHECK(parsed_model(tiny("M-*E"), "tiny.json").expert_hidden_size() == 64);
+  // One MTP module of "*E" (Nemotron 3 Super's mtp_hybrid_override_pattern): enorm + hnorm 2 x 64,
+  // eh_proj 2 x 64 x 64 = 8,192, the attention layer (q, o 2 x 64 x 64, k, v 2 x 64 x 32 =
+  // 12,288, + its norm 64), the MoE layer (experts 4 x 1,024, shared 2 x 64 x 48 = 6,144, router
+  // 4 x 64 + 4, latent 2,048: 12,548, + its norm 64), the final norm 64: 33,348.
+  const std::string mtp = R"(, "moe_latent_size": 16, "num_nextn_predict_layers": 1, "mtp_hybrid_override_pattern": "*E")";
+  const ModelSpec model = parsed_model(tiny("M-*E", mtp), "mtp.json");
+  CHECK(model.num_mtp_layers == 1);
+  CHECK(model.mtp_layer_pattern == "*E");
+  CHECK(model.params.mtp == 33348);
+  CHECK(model.total_params == latent.total_params);  // MTP apart
+  // transformers 5 names the same layers in a list.
+  const ModelSpec listed = parsed_model(
+      tiny("M-*E", R"(, "moe_latent_size": 16, "num_nextn_predict_layers": 1, "mtp_layers_block_type": ["attention", "moe"])"),
+      "listed.json");
+  CHECK(listed.params.mtp == 33348);
+  // MTP layers without their pattern, or of a kind the decoder lacks, are errors naming the key.
+  for (const auto& [extra, key] :
+       {std::pair{std::string(R"(, "num_nextn_predict_layers": 1)"), "mtp_hybrid_override_pattern"},
+        std::pair{std::string(R"(, "num_nextn_predict_layers": 1, "mtp_hybrid_override_pattern": "*-")"),
+                  "mtp_hybrid_override_pattern"}}) {
+    CAPTURE(extra);
+    const Result<ModelSpec> bad = parse_model_config(tiny("M*E", extra), "bad.json");
+    REQUIRE(!bad.ok());
+    CHECK(bad.error().to_string().find(key) != std::string::npos);
+  }
 }
 
 TEST_CASE("nemotron_h: Nemotron 3 Nano's FLOPs per token, by hand and beside Megatron-LM's own count") {

@@ -53,6 +53,7 @@ TEST_CASE("every preset parses and gives its exact total and active counts") {
       {"mixtral-8x7b", 46702792704, 12879925248},
       {"moonlight-16b-a3b-instruct", 15960110208, 15960110208 - 26LL * 58 * 8650752},
       {"nvidia-nemotron-3-nano-30b-a3b-bf16", 31577940288, 3580076352},
+      {"nvidia-nemotron-3-super-120b-a12b-bf16", 120668707840, 12770237440},
       {"qwen2.5-0.5b", 494032768, 494032768},
       {"qwen2.5-32b", 32763876352, 32763876352},
       {"qwen2.5-72b-instruct", 72706203648, 72706203648},
@@ -103,6 +104,40 @@ TEST_CASE("Nemotron 3 Nano 30B-A3B: 31.6B total, 3.6B active, counted by hand fr
   CHECK(model.moe->routed_expert_params == 9977856);
   CHECK(!model.moe->gated_experts);
   CHECK(model.position == PositionKind::none);
+}
+
+TEST_CASE("Nemotron 3 Super 120B-A12B: its LatentMoE and MTP counted by hand, to the safetensors' own total") {
+  // By hand from config.json (hybrid_override_pattern: 40 M, 40 E, 8 *; moe_latent_size 1024):
+  //   embedding and the untied head 2 x 131072 x 4096 = 1,073,741,824;
+  //   Mamba-2: in_proj 4096 x (2 x 8192 + 2 x 8 x 128 + 128) = 76,021,760, conv1d 10240 x 4 + bias
+  //     10240 = 51,200, dt_bias + A_log + D 384, gated norm 8192, out_proj 8192 x 4096 = 33,554,432:
+  //     109,635,968, x 40 = 4,385,438,720;
+  //   attention: q and o 2 x 4096 x 4096, k and v 2 x 4096 x 256 = 35,651,584, x 8 = 285,212,672;
+  //   MoE: 512 experts of up + down in the latent width, 2 x 1024 x 2688 = 5,505,024; the latent
+  //     projections 2 x 4096 x 1024 = 8,388,608; shared expert 2 x 4096 x 5376 = 44,040,192; router
+  //     512 x 4096 + 512 = 2,097,664: 2,873,098,752, x 40 = 114,923,950,080;
+  //   one norm a layer 88 x 4096 + the final norm 4096 = 364,544.
+  // Sum 120,668,707,840. The MTP module (mtp_hybrid_override_pattern "*E"): enorm + hnorm 2 x 4096,
+  // eh_proj 2 x 4096 x 4096 = 33,554,432, the attention layer and the MoE layer with their norms
+  // 35,655,680 + 2,873,102,848, the final norm 4096: 2,942,325,248.
+  // Independent: the BF16 release's safetensors headers hold 123,611,012,096 bf16 weights and 41 x 512
+  // fp32 expert biases (a model-info library's test, quoting
+  // huggingface.co/nvidia/NVIDIA-Nemotron-3-Super-120B-A12B-BF16): 123,611,033,088 = the two sums.
+  // Active: - 40 x 490 x 5,505,024 = 12,770,237,440 (NVIDIA: "12B active").
+  const ModelSpec model = preset("nvidia-nemotron-3-super-120b-a12b-bf16");
+  CHECK(model.total_params == 1073741824LL + 4385438720LL + 285212672LL + 114923950080LL + 364544LL);
+  CHECK(model.params.mtp == 2942325248LL);
+  CHECK(model.total_params + model.params.mtp == 123611012096LL + 41 * 512);
+  CHECK(model.active_params == model.total_params - 40LL * 490 * 5505024);
+  CHECK(model.moe->latent_size == 1024);
+  CHECK(model.moe->routed_expert_params == 5505024);
+  CHECK(model.moe->latent_projection_params == 8388608);
+  CHECK(model.params.latent_projections == 40LL * 8388608);
+  CHECK(model.expert_hidden_size() == 1024);
+  CHECK(model.num_mtp_layers == 1);
+  CHECK(model.mtp_layer_pattern == "*E");
+  CHECK(model.mtp_module_layers() == 2.0);
+  CHECK(rounded(model.active_params, 1e9) == 13);
 }
 
 TEST_CASE("GPT-2 small: 124,439,808 parameters, the count Hugging Face reports for openai-community/gpt2") {

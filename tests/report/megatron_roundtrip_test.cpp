@@ -147,8 +147,15 @@ ModelSpec megatron_model(const Flags& f) {
     m.moe = moe;
   }
   // pretrain_hybrid.py: the pattern gives the layers (arguments.py get_hybrid_total_layer_count) and
-  // which are MoE; the Mamba mixer's sizes default to TransformerConfig's (state 128, 8 groups).
-  const std::string pattern = get(f, "--hybrid-layer-pattern", "");
+  // which are MoE; the Mamba mixer's sizes default to TransformerConfig's (state 128, 8 groups). MTP
+  // depths follow the decoder's layers, each after a '/' (arguments.py's unified pattern).
+  const std::string unified = get(f, "--hybrid-layer-pattern", "");
+  const std::string pattern = unified.substr(0, unified.find('/'));
+  if (unified.find('/') != std::string::npos) {
+    const std::size_t first = unified.find('/') + 1;
+    m.mtp_layer_pattern = unified.substr(first, unified.find('/', first) - first);
+  }
+  if (m.moe) m.moe->latent_size = integer(f, "--moe-latent-size", 0);
   if (!pattern.empty()) {
     m.hybrid_layer_pattern = pattern;
     m.single_sublayer_layers = true;
@@ -273,6 +280,7 @@ TEST_CASE("emit megatron: the flags read back with Megatron's defaults give ever
       CHECK(script.find("pretrain_hybrid.py") != std::string::npos);
     }
     CHECK(mg.num_mtp_layers == hf.num_mtp_layers);
+    CHECK(mg.mtp_layer_pattern == hf.mtp_layer_pattern);
     if (hf.num_mtp_layers > 0) {
       // Without MTP training the launch builds no MTP layer (the memory and time models cost none).
       Strategy plain;
@@ -296,6 +304,7 @@ TEST_CASE("emit megatron: the flags read back with Megatron's defaults give ever
       CHECK(mg.moe->num_groups == e.num_groups);
       CHECK(mg.moe->group_top_k == e.group_top_k);
       CHECK(mg.moe->expert_bias == e.expert_bias);
+      CHECK(mg.moe->latent_size == e.latent_size);
       CHECK(mg.moe->layer_is_moe == e.layer_is_moe);
       if (e.router_bias) CHECK(noted(script, "router's bias"));
     }
@@ -340,6 +349,31 @@ TEST_CASE("emit megatron: run settings are variables at the top, used by the fla
     CHECK(script.find(std::string("\"$") + variable + "\"") > defined);
   }
   CHECK(script.find("TOKENIZER_MODEL=${TOKENIZER_MODEL:-org/qwen3-8b}") != std::string::npos);
+}
+
+
+TEST_CASE("emit megatron: Nemotron 3 Super's latent MoE and its MTP module run at two depths, as its recipes train it") {
+  // Megatron-Bridge's Nemotron 3 Super recipes (recipes/nemotronh/h100/nemotron_3_super.py at
+  // 067f987df) train the config's one MTP module at mtp_num_layers = 2 with mtp_use_repeated_layer;
+  // Megatron-LM writes the depths into the unified pattern ("M*M*/MM/MM": two depths of "MM").
+  const ModelSpec model = preset("nvidia-nemotron-3-super-120b-a12b-bf16");
+  Strategy strategy;
+  strategy.train_mtp = true;
+  strategy.mtp_depths = 2;
+  Workload workload;
+  workload.seq_len = 8192;
+  const std::string script =
+      emit_megatron(LaunchSpec{model, "org/" + model.name, strategy, workload, Cluster{{NodeGroup{}}}, 0});
+  CHECK(script.find("--hybrid-layer-pattern " + model.hybrid_layer_pattern + "/*E/*E") != std::string::npos);
+  CHECK(script.find("--mtp-num-layers 2") != std::string::npos);
+  CHECK(script.find("--mtp-use-repeated-layer") != std::string::npos);
+  CHECK(script.find("--moe-latent-size 1024") != std::string::npos);
+  // One depth per module: no repetition flag.
+  strategy.mtp_depths = 0;
+  const std::string one =
+      emit_megatron(LaunchSpec{model, "org/" + model.name, strategy, workload, Cluster{{NodeGroup{}}}, 0});
+  CHECK(one.find("--mtp-num-layers 1") != std::string::npos);
+  CHECK(one.find("--mtp-use-repeated-layer") == std::string::npos);
 }
 
 }  // namespace meshplan

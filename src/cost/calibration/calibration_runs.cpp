@@ -72,6 +72,7 @@ constexpr std::pair<const char*, const char*> kNamedModels[] = {
     {"GPT OSS 120B", "gpt-oss-120b"},
     {"DeepSeekV3", "deepseek-v3"},
     {"Nemotron_3_Nano", "nvidia-nemotron-3-nano-30b-a3b-bf16"},
+    {"Nemotron_3_Super", "nvidia-nemotron-3-super-120b-a12b-bf16"},
     // NeMo Automodel's names.
     {"Qwen3 MoE 30B", "qwen3-30b-a3b"},
     {"GPT-OSS 20B", "gpt-oss-20b"},

@@ -135,6 +135,9 @@ Status apply_megatron_cuda_graphs(const nlohmann::json& settings, Strategy& stra
 void apply_megatron_mtp(const nlohmann::json& settings, Strategy& strategy) {
   const nlohmann::json& layers = settings.value("mtp_num_layers", nlohmann::json());
   strategy.train_mtp = layers.is_number_integer() && layers.get<int>() > 0;
+  // mtp_use_repeated_layer runs the model's one module at mtp_num_layers depths (Nemotron 3 Super: 2).
+  const bool repeated = settings.value("mtp_use_repeated_layer", nlohmann::json()) == true;
+  strategy.mtp_depths = strategy.train_mtp && repeated ? layers.get<int>() : 0;
 }
 
 void apply_megatron_kernels(const nlohmann::json& settings, Strategy& strategy) {

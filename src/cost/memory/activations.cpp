@@ -140,6 +140,7 @@ LayerShape moe_layer_shape(const ModelSpec& model, double capacity_factor) {
   shape.experts = double(m.num_experts);
   shape.routed_per_token = double(m.experts_per_token) * capacity_factor;
   shape.expert_ffn = double(m.expert_intermediate_size);
+  shape.expert_hidden = double(model.expert_hidden_size());
   return shape;
 }
 
@@ -203,6 +204,9 @@ double layer_activation_bytes(const LayerShape& shape, const LayerSplit& split, 
   double norm_output_bytes = whole_block ? (moe_layer ? 2.0 : 0.0) : in_bytes;
   if (drop_mlp_norm_output) norm_output_bytes = 0.0;
   replicated += 2.0 * sb * h + norm_output_bytes * sb * h + (hidden_dropout ? sb * h : 0.0);
+  // A LatentMoE's fc2_latent_proj keeps its input, the combined latent rows (moe_layer.py postprocess).
+  const double expert_h = shape.expert_hidden > 0 ? shape.expert_hidden : h;
+  if (moe_layer && !whole_block && expert_h != h) replicated += in_bytes * sb * expert_h;
   if (!whole_block && !(moe_layer && recompute.recomputes(kRecomputeSharedExperts))) {
     sharded += sb * mlp_inner_bytes_per_token(shape.ffn, shape.gated, split.activation_input_bytes, in_bytes);
   }
@@ -215,7 +219,7 @@ double layer_activation_bytes(const LayerShape& shape, const LayerSplit& split, 
     const double tokens = sb / r;
     const double fc2_input_bytes = recompute.recomputes(kRecomputeMoeAct) ? 0.0 : in_bytes;
     unsplit += tokens * shape.routed_per_token *
-               (in_bytes * h + kRoutingProbBytes +
+               (in_bytes * expert_h + kRoutingProbBytes +
                 mlp_inner_bytes_per_token(shape.expert_ffn, shape.expert_gated, split.activation_input_bytes,
                                           fc2_input_bytes) /
                     std::max(split.etp, 1.0));
@@ -260,13 +264,22 @@ StageStored stage_stored(const ModelSpec& model, const Strategy& s, PipelineStag
   const LayerShape moe = moe_layer_shape(model, options.moe_capacity_factor);
   const LayerSplit split = layer_split(s);
   StageLayers layers = stage_layers(model, s, stage);
-  // Trained MTP modules run on the last stage, each a decoder layer of the model's kind
-  // (Megatron-core multi_token_prediction.py MultiTokenPredictionLayer).
+  // Trained MTP depths run on the last stage, each a decoder layer of the model's kind, or a
+  // Nemotron-H module's pattern of layers (Megatron-core multi_token_prediction.py
+  // MultiTokenPredictionLayer; mtp_use_repeated_layer: one module at several depths).
   const bool mtp = s.train_mtp && (s.pp <= 1 || stage == PipelineStage::last);
-  if (mtp) (model.moe ? layers.moe : layers.dense) += model.num_mtp_layers;
+  const std::int64_t mtp_depths = mtp ? s.mtp_depths_run(model.num_mtp_layers) : 0;
+  const std::int64_t mtp_layers = mtp_depths * static_cast<std::int64_t>(model.mtp_module_layers());
+  if (model.mtp_layer_pattern.empty()) {
+    (model.moe ? layers.moe : layers.dense) += mtp_layers;
+  } else {
+    const auto moe_layers = std::count(model.mtp_layer_pattern.begin(), model.mtp_layer_pattern.end(), 'E');
+    layers.moe += mtp_depths * moe_layers;
+    layers.dense += mtp_layers - mtp_depths * moe_layers;
+  }
   StageStored out;
   out.layers = double(layers.total());
-  out.mtp_layers = mtp ? double(model.num_mtp_layers) : 0.0;
+  out.mtp_layers = double(mtp_layers);
   out.counts = layers;
   const double dense_full = mixed_layer_bytes(model, dense, split, mb, Recompute::none, options);
   const double moe_full = mixed_layer_bytes(model, moe, split, mb, Recompute::none, options);
@@ -301,7 +314,7 @@ StageStored stage_stored(const ModelSpec& model, const Strategy& s, PipelineStag
   // the two normed halves side by side (4sbh) (DeepSeek-V3 report §2.2, Fig. 3).
   if (mtp) {
     const double sp_split = s.sequence_parallel && s.tp > 1 ? double(s.tp) : 1.0;
-    out.stored += double(model.num_mtp_layers) * 8.0 * mb.seq_tokens * mb.sequences * double(model.hidden_size) / sp_split;
+    out.stored += double(mtp_depths) * 8.0 * mb.seq_tokens * mb.sequences * double(model.hidden_size) / sp_split;
   }
   return out;
 }

@@ -23,6 +23,7 @@ struct LayerShape {
   double experts = 0;           ///< routed experts (0: dense layer)
   double routed_per_token = 0;  ///< top-k x capacity factor
   double expert_ffn = 0;
+  double expert_hidden = 0;     ///< width of the routed rows: hidden, or a LatentMoE's latent width
   double linear_mixer = 0;      ///< bytes per token a linear-attention token mixer keeps for the
                                 ///< backward (Gated DeltaNet); 0: softmax attention (q/k/v/o widths)
   bool expert_gated = true;     ///< routed experts are GLUs (fc1 output 2 x expert_ffn wide)

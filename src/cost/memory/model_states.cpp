@@ -75,7 +75,8 @@ double largest_rank_layer_params(const ModelSpec& model, const Strategy& s) {
                                                              : 0.0;
   if (model.moe) {
     const MoeSpec& m = *model.moe;
-    largest = std::max(largest, common + double(m.shared_expert_params) / s.tp + double(m.router_params) +
+    largest = std::max(largest, common + double(m.shared_expert_params) / s.tp +
+                                    double(m.router_params + m.latent_projection_params) +
                                     double(m.num_experts) * double(m.routed_expert_params) / (double(s.ep) * s.etp));
   }
   return largest;
@@ -169,7 +170,7 @@ double largest_layer_params(const ModelSpec& model) {
       model.num_layers > moe_layer_count(model) ? common + model.dense_mlp_params_per_layer : 0.0;
   if (model.moe) {
     const MoeSpec& m = *model.moe;
-    largest = std::max(largest, common + double(m.shared_expert_params + m.router_params) +
+    largest = std::max(largest, common + double(m.shared_expert_params + m.router_params + m.latent_projection_params) +
                                     double(m.num_experts) * double(m.routed_expert_params));
   }
   return largest;
@@ -219,7 +220,9 @@ RankParams rank_params(const ModelSpec& model, const Strategy& s, PipelineStage 
   p.layer_matrices = double(dense) * (attention + model.dense_mlp_params_per_layer / tp);
   if (model.moe) {
     const MoeSpec& m = *model.moe;
-    p.dense += double(moe) * (attention + norms + m.shared_expert_params / tp + double(m.router_params));
+    // The router and a LatentMoE's latent projections are whole on every TP rank (moe_layer.py).
+    p.dense += double(moe) * (attention + norms + m.shared_expert_params / tp +
+                              double(m.router_params + m.latent_projection_params));
     p.expert = double(moe) * double(m.num_experts) * double(m.routed_expert_params) / (double(s.ep) * s.etp);
     p.layer_matrices += double(moe) * (attention + m.shared_expert_params / tp) + p.expert;
   }
@@ -248,7 +251,11 @@ RankParams rank_params(const ModelSpec& model, const Strategy& s, PipelineStage 
 
 double mtp_expert_params(const ModelSpec& model) {
   if (!model.moe) return 0.0;
-  return double(model.num_mtp_layers) * double(model.moe->num_experts) * double(model.moe->routed_expert_params);
+  // One MoE layer a module, or as many as a Nemotron-H module's pattern holds.
+  const auto& pattern = model.mtp_layer_pattern;
+  const double moe_layers = pattern.empty() ? 1.0 : double(std::count(pattern.begin(), pattern.end(), 'E'));
+  return double(model.num_mtp_layers) * moe_layers * double(model.moe->num_experts) *
+         double(model.moe->routed_expert_params);
 }
 
 double reference_weight_bytes(const ModelSpec& model, const Strategy& strategy, const RlSettings& rl,

@@ -91,12 +91,15 @@ double fp8_cast_elements_per_token(const ModelSpec& model, const Strategy& strat
   elements += dense_layers * static_cast<double>(model.dense_mlp.intermediate_size) / t;
   if (model.moe) {
     const MoeSpec& moe = *model.moe;
+    // A LatentMoE's rows are latent-wide, and its fc2_latent_proj casts the combined latent rows.
+    const double routed_h = static_cast<double>(model.expert_hidden_size());
     const double routed = static_cast<double>(moe.experts_per_token) *
-                          (h + static_cast<double>(moe.expert_intermediate_size) / strategy.etp) / t;
+                          (routed_h + static_cast<double>(moe.expert_intermediate_size) / strategy.etp) / t;
     const double shared = moe.num_shared_experts > 0
                               ? h / column_split + static_cast<double>(moe.shared_intermediate_size) / t
                               : 0.0;
-    elements += moe_layers * (routed + shared);
+    const double latent = moe.latent_size > 0 ? routed_h / column_split : 0.0;
+    elements += moe_layers * (routed + shared + latent);
   }
   return elements;
 }
@@ -163,7 +166,7 @@ double selective_recompute_flops(const ForwardFlops& f, std::uint16_t modules) {
   if (modules & kRecomputeCoreAttn) flops += f.attention_scores;
   if (modules & kRecomputeMlp) flops += f.dense_mlp;
   if (modules & kRecomputeMoe) {
-    flops += f.routed_experts + f.routers + f.shared_experts;
+    flops += f.routed_experts + f.routers + f.latent_projections + f.shared_experts;
   } else if (modules & kRecomputeSharedExperts) {
     flops += f.shared_experts;
   }
@@ -244,10 +247,11 @@ StageCompute stage_compute(const ModelSpec& model, const NodeGroup& node, const 
   if (model.moe && routed > 0) {
     const MoeSpec& moe = *model.moe;
     expert_rows = tokens / t * moe.experts_per_token * strategy.ep / std::max<double>(moe.num_experts, 1);
-    // An expert's two matrices (fc1, gated or not, and fc2) of input width h: their widths sum to
-    // its parameters over h, split over ETP.
-    const double expert_width = static_cast<double>(moe.routed_expert_params) / h / 2.0 / strategy.etp;
-    expert_eff = gemm_efficiency(node, strategy.compute_dtype, GemmShape{expert_rows, h, expert_width}, constants) /
+    // An expert's two matrices (fc1, gated or not, and fc2) of input width h (a LatentMoE's latent
+    // width): their widths sum to its parameters over that width, split over ETP.
+    const double expert_in = static_cast<double>(model.expert_hidden_size());
+    const double expert_width = static_cast<double>(moe.routed_expert_params) / expert_in / 2.0 / strategy.etp;
+    expert_eff = gemm_efficiency(node, strategy.compute_dtype, GemmShape{expert_rows, expert_in, expert_width}, constants) /
                  (1.0 + constants.expert_gemm_half_rows / std::max(expert_rows, 1.0));
     expert_s = load * routed * tokens * layer_share / t / (gemm_peak * expert_eff);
   }
@@ -302,7 +306,8 @@ StageCompute stage_compute(const ModelSpec& model, const NodeGroup& node, const 
     elementwise_s += mamba_memory_s;
   }
   // MoE token permutation (Megatron-core moe_utils.permute / unpermute): each token's hidden state
-  // is read once and written k times in expert order, then read k times and written once. The
+  // (a LatentMoE's latent one: fc1_latent_proj runs before dispatch_preprocess) is read once and
+  // written k times in expert order, then read k times and written once. The
   // router (moe/router.py TopKRouter: fp32 logits, score function, top-k, probabilities
   // scattered back to [tokens, E]) makes ~4 passes over 4-byte logits.
   const double moe_layers = model.moe ? static_cast<double>(model.moe->num_moe_layers) * layer_share : 0.0;
@@ -316,9 +321,10 @@ StageCompute stage_compute(const ModelSpec& model, const NodeGroup& node, const 
     // one expert): two more reads and writes of the k rows; the flex and allgather dispatchers
     // permute once, on the receiving side.
     const bool sorts_chunks = strategy.moe_dispatcher == MoeDispatcher::alltoall && experts / strategy.ep > 1.0;
-    const double moe_bytes = (2.0 * k + 2.0 + (sorts_chunks ? 4.0 * k : 0.0)) * h * kActivationBytes +
+    const double routed_h = static_cast<double>(model.expert_hidden_size());
+    const double moe_bytes = (2.0 * k + 2.0 + (sorts_chunks ? 4.0 * k : 0.0)) * routed_h * kActivationBytes +
                              kRouterBytesPerLogit * experts +
-                             k * expert_epilogue_elements(*model.moe, h, strategy) * kActivationBytes;
+                             k * expert_epilogue_elements(*model.moe, routed_h, strategy) * kActivationBytes;
     moe_memory_s = load * moe_bytes * tokens * moe_layers / elementwise_split / gpu.memory_bandwidth_Bps;
     elementwise_s += moe_memory_s;
   }
@@ -393,12 +399,14 @@ StageCompute stage_compute(const ModelSpec& model, const NodeGroup& node, const 
   const double cross_entropy = kCrossEntropyBytesPerLogit * tokens * vocab / t / gpu.memory_bandwidth_Bps;
   stage.lm_head_forward_s = head_forward + cross_entropy / 2.0;
   stage.lm_head_s = (frozen_base ? 2.0 : 3.0) * head_forward + cross_entropy;
-  // Trained MTP modules on the last stage: per depth a decoder layer (an average layer of the
-  // stage, forward and the backward's 2x) and its own pass through the output layer and loss
-  // (Megatron-core multi_token_prediction.py; DeepSeek-V3 report §2.2).
+  // Trained MTP modules on the last stage: per depth the module's decoder layers (average layers of
+  // the stage, forward and the backward's 2x; a Nemotron-H module's pattern, "*E": two) and its own
+  // pass through the output layer and loss (Megatron-core multi_token_prediction.py; DeepSeek-V3
+  // report §2.2); mtp_use_repeated_layer runs one module at mtp_num_layers depths.
   if (strategy.train_mtp && model.num_mtp_layers > 0) {
-    const double depths = static_cast<double>(model.num_mtp_layers);
-    const double layer_forward = stage.layers_forward_s / std::max(layers_per_stage, 1.0);
+    const double depths = static_cast<double>(strategy.mtp_depths_run(model.num_mtp_layers));
+    const double layer_forward =
+        model.mtp_module_layers() * stage.layers_forward_s / std::max(layers_per_stage, 1.0);
     stage.lm_head_forward_s += depths * (layer_forward + stage.lm_head_forward_s);
     stage.lm_head_s += depths * (3.0 * layer_forward + stage.lm_head_s);
   }
@@ -466,7 +474,7 @@ StageCompute stage_compute(const ModelSpec& model, const NodeGroup& node, const 
                       fmt::format("passes={}, tokens={:.0f}, h={}, sublayer share={}, HBM={:.4g} B/s, expert epilogue={:.0f} elements a row, mamba={:.4g} s",
                                   constants.elementwise_passes, tokens, model.hidden_size, model.sublayer_share(),
                                   gpu.memory_bandwidth_Bps,
-                                  model.moe ? expert_epilogue_elements(*model.moe, h, strategy) : 0.0, mamba_memory_s),
+                                  model.moe ? expert_epilogue_elements(*model.moe, static_cast<double>(model.expert_hidden_size()), strategy) : 0.0, mamba_memory_s),
                       "Korthikanti et al. 2022 Table 2 (34·s·b·h activation bytes per layer); Megatron-core "
                       "moe/experts.py TEGroupedMLP._apply_bias, fusions/fused_bias_geglu.py weighted_bias_quick_geglu_impl; "
                       "cost/time/mamba_kernels.hpp (mamba_ssm ssd_combined.py)"});

@@ -120,9 +120,12 @@ MicroBatchComm micro_batch_comm(const ModelSpec& model, const NodeGroup& node, c
                                      : GroupPlacement{strategy.ep, strategy.etp};
     const LinkPath intra = intra_node_link(node, k.nvlink_efficiency);
     const LinkPath inter = inter_node_link(node, k.ep_nic_efficiency);
-    const double bytes = tokens / strategy.tp * moe.experts_per_token * h * kActivationBytes;
+    // A LatentMoE dispatches its latent rows (Megatron-core moe_layer.py: fc1_latent_proj before
+    // the dispatch, fc2_latent_proj after the combine).
+    const double routed_h = static_cast<double>(model.expert_hidden_size());
+    const double bytes = tokens / strategy.tp * moe.experts_per_token * routed_h * kActivationBytes;
     const double moe_layers = static_cast<double>(moe.num_moe_layers) * layers / static_cast<double>(model.num_layers);
-    const ExpertDispatch dispatch{tokens / strategy.tp, h * kActivationBytes, static_cast<int>(moe.num_experts),
+    const ExpertDispatch dispatch{tokens / strategy.tp, routed_h * kActivationBytes, static_cast<int>(moe.num_experts),
                                   static_cast<int>(moe.experts_per_token), strategy.moe_dispatcher,
                                   strategy.moe_dispatcher_sms};
     const double per_pass = 2.0 * moe_layers * expert_dispatch_seconds(dispatch, node, group, intra, inter);
@@ -147,7 +150,7 @@ MicroBatchComm micro_batch_comm(const ModelSpec& model, const NodeGroup& node, c
       trace->push_back({"time/ep_comm", comm.ep_s, "seconds",
                         "load * 2 dispatches * passes * moe_layers/p * dispatch(tokens/t, k, ep) [- overlapped x (1 - dispatcher SMs / SMs) "
                         "if a2a overlap, overlapped = min(total, layers compute)]; "
-                        "alltoall: a2a(tokens/t * k * h * 2 B); flex: once per GPU hit, across nodes once per node hit",
+                        "alltoall: a2a(tokens/t * k * h (LatentMoE: latent) * 2 B); flex: once per GPU hit, across nodes once per node hit",
                         fmt::format("ep={}, dispatcher={}, alltoall bytes={:.4g}, load={:.3g}, total={:.4g} s, overlap={}, "
                                     "dispatcher SM share={:.3f}, NVLink={:.4g} B/s, NIC={:.4g} B/s (ep_nic_efficiency "
                                     "unless measured)",

@@ -71,8 +71,9 @@ TEST_CASE("measured training runs that ran: the memory model says they fit") {
     }
   }
   MESSAGE(checked << " rows checked (" << h100 << " on H100); estimated over their memory:\n" << listed.str());
-  CHECK(checked == 158);  // 16 of them NVFP4 (Llama 3 70B and 3.1 405B on GB200 and GB300), each fits;
-                          // 20 Nemotron 3 Nano (Mamba-2 hybrid MoE), each fits
+  CHECK(checked == 188);  // 16 of them NVFP4 (Llama 3 70B and 3.1 405B on GB200 and GB300), each fits;
+                          // 20 Nemotron 3 Nano (Mamba-2 hybrid MoE), each fits; 30 Nemotron 3 Super
+                          // (LatentMoE, 512 experts), each fits
   CHECK(h100 == 26);
   // Today: 9 Blackwell rows by at most 7.2 GiB, no MoE row (Llama 3.1 405B on 256 GB200, TP 4 PP 16
   // VP 4, five releases, 7.2 GiB of 184; Llama 3 70B on 64 GB200, Megatron-FSDP with 40 layers'

@@ -103,7 +103,7 @@ TEST_CASE("time accuracy: the runs of the estimate's own GPU type are quoted bes
   CHECK_FALSE(match_for(true, "H100-80GB", Backend::megatron, WorkloadKind::pretrain, 0, RolloutEngine::vllm, "qwen3_moe")
                   .gpu_type.has_value());
   CHECK(match_for(true, "B300", Backend::megatron, WorkloadKind::pretrain, 0, RolloutEngine::vllm, "qwen3_moe")
-            .gpu_type->runs == 23);
+            .gpu_type->runs == 29);
 }
 
 TEST_CASE("time accuracy: a host-bound MoE estimate on Blackwell is quoted the host-bound runs' figures") {

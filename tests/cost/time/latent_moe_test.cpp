@@ -1,0 +1,131 @@
+// LatentMoE (Nemotron 3 Super, moe_latent_size 1024 on a hidden size of 4,096): the routed experts,
+// the rows the dispatcher moves and the rows a layer keeps for the backward are latent-wide, the
+// router, the shared expert and the two latent projections run on the hidden width (Megatron-core
+// d98e8a64d moe_layer.py: fc1_latent_proj before dispatch_preprocess, fc2_latent_proj after the
+// combine). Each figure worked by hand from the config.
+#include <doctest/doctest.h>
+
+#include "approx.hpp"
+#include "cost/memory/activations.hpp"
+#include "cost/memory/memory_estimate.hpp"
+#include "cost/memory/model_states.hpp"
+#include "cost/time/collectives.hpp"
+#include "cost/time/moe_dispatch.hpp"
+#include "cost/time/parallel_comm.hpp"
+#include "cost/time/time_fixtures.hpp"
+#include "model/flops.hpp"
+#include "model/model_presets.hpp"
+#include "model/parsed_model.hpp"
+
+namespace meshplan {
+
+namespace {
+constexpr const char* kSuper = "nvidia-nemotron-3-super-120b-a12b-bf16";
+}
+
+TEST_CASE("latent moe: Nemotron 3 Super's FLOPs a token as Megatron-Bridge counts the latent experts") {
+  // Megatron-Bridge flop_utils.py (067f987df), moe_latent_size set: the routed experts cost
+  // 4 x latent x ffn x top-k a token forward (two matrices, 2 FLOPs a weight) and the two latent
+  // projections 4 x h x latent: 4 x 1024 x 2688 x 22 = 242,221,056 and 4 x 4096 x 1024 =
+  // 16,777,216, a MoE layer.
+  const ModelSpec model = test::preset_model(kSuper);
+  const ForwardFlops flops = forward_flops_per_token(model, 8192);
+  CHECK(flops.routed_experts == test::approx(40.0 * 242221056));
+  CHECK(flops.latent_projections == test::approx(40.0 * 16777216));
+  // The router (512 x 4,096 + the expert bias) and the shared expert (2 x 4,096 x 5,376) stay on h.
+  CHECK(flops.routers == test::approx(40.0 * 2 * (512.0 * 4096 + 512)));
+  CHECK(flops.shared_experts == test::approx(40.0 * 2 * 2 * 4096.0 * 5376));
+}
+
+TEST_CASE("latent moe: the dispatcher moves latent rows, a quarter of the hidden ones") {
+  // The alltoall dispatcher at EP 8 on one node, TP 1, 4,096 tokens a micro-batch: each token's 22
+  // rows of 1,024 bf16 values, 45,056 B (a hidden-wide row would be 180,224 B). Forward one
+  // dispatch and one combine a MoE layer, 40 layers; the backward moves the same gradients back.
+  const ModelSpec model = test::preset_model(kSuper);
+  const NodeGroup node = test::a100_node();
+  Strategy strategy;
+  strategy.ep = 8;
+  strategy.moe_dispatcher = MoeDispatcher::alltoall;
+  const TimeOptions options = test::simple_options();
+  const StageCompute compute = stage_compute(model, node, strategy, 4096, 1, options, nullptr);
+  const ExpertDispatch latent_rows{4096, 1024 * 2, 512, 22, MoeDispatcher::alltoall, 0};
+  const double one = expert_dispatch_seconds(latent_rows, node, GroupPlacement{8, 1},
+                                             intra_node_link(node, options.constants.nvlink_efficiency),
+                                             inter_node_link(node, options.constants.ep_nic_efficiency));
+  CHECK(micro_batch_comm(model, node, strategy, 4096, 1, compute, options, nullptr).ep_s ==
+        test::approx(2 * 2 * 40 * one));
+}
+
+TEST_CASE("latent moe: a MoE layer keeps its routed rows latent-wide, and fc2_latent_proj's input") {
+  // Nemotron 3 Super, bf16, TP 1, no recomputation, a token: the layer input and its norm's output
+  // 2 x 2 B x 4,096 = 16,384 B; fc2_latent_proj's input, the combined latent row, 2 x 1,024 =
+  // 2,048 B; the shared expert's up output and down input (relu2) 2 x 2 x 5,376 = 21,504 B; per
+  // routed copy (22) the permuted latent row 2 x 1,024, the fp32 probability 4 and the expert's up
+  // output and down input 2 x 2 x 2,688 = 12,804 B, x 22 = 281,688 B; the fp32 router logits
+  // 4 x 512 = 2,048 B. 323,672 B in all.
+  const ModelSpec model = test::preset_model(kSuper);
+  const LayerShape moe = moe_layer_shape(model, 1.0);
+  CHECK(moe.expert_hidden == 1024);
+  const double s = 8192;
+  CHECK(layer_activation_bytes(moe, layer_split(Strategy{}), s, s, 1, LayerRecompute(Recompute::none),
+                               MemoryOptions{}) == test::approx(s * 323672.0));
+}
+
+TEST_CASE("latent moe: the latent projections are whole on every TP rank, as the router") {
+  // TELinear parallel_mode "duplicated": at TP 2 each rank holds both projections of each of the
+  // 40 MoE layers whole, 40 x 8,388,608 = 335,544,320 parameters, not half of them; the routed
+  // experts (EP 64: 8 of 512, 5,505,024 each) are unchanged by them.
+  const ModelSpec model = test::preset_model(kSuper);
+  ModelSpec without = model;
+  without.moe->latent_projection_params = 0;
+  Strategy strategy;
+  strategy.tp = 2;
+  strategy.ep = 64;
+  strategy.etp = 1;
+  const RankParams with_latent = rank_params(model, strategy, PipelineStage::first);
+  const RankParams plain = rank_params(without, strategy, PipelineStage::first);
+  CHECK(with_latent.dense - plain.dense == test::approx(40.0 * 8388608));
+  CHECK(with_latent.expert == test::approx(40.0 * 8 * 5505024));
+}
+
+TEST_CASE("latent moe: Nemotron 3 Super's MTP module, two layers, trained at the recipes' two depths") {
+  // mtp_hybrid_override_pattern "*E": an attention layer and a MoE layer a depth, costed as two
+  // average layers of the stage (88 on one stage), forward and the backward's 2x, and each depth's
+  // own pass through the output layer and loss; mtp_use_repeated_layer runs the one module twice.
+  const ModelSpec model = test::preset_model(kSuper);
+  const NodeGroup node = test::a100_node();
+  const TimeOptions options = test::simple_options();
+  Strategy strategy;
+  strategy.ep = 8;
+  const StageCompute plain = stage_compute(model, node, strategy, 4096, 1, options, nullptr);
+  strategy.train_mtp = true;
+  strategy.mtp_depths = 2;
+  const StageCompute mtp = stage_compute(model, node, strategy, 4096, 1, options, nullptr);
+  const double layer = plain.layers_forward_s / 88.0;
+  CHECK(mtp.lm_head_s == test::approx(plain.lm_head_s + 2 * (3 * 2 * layer + plain.lm_head_s)));
+  CHECK(mtp.lm_head_forward_s == test::approx(plain.lm_head_forward_s + 2 * (2 * layer + plain.lm_head_forward_s)));
+  // What the depths keep for the backward: per depth a MoE layer and a layer of the model's mean
+  // token mixer (the stage's mix, 8 attention to 40 Mamba: the attention layer itself would keep
+  // less than a Mamba layer; the mean over-counts a depth by about 0.23 GB here).
+  MicroBatchShape mb;
+  mb.seq_tokens = 4096;
+  mb.kv_tokens = 4096;
+  strategy.mtp_depths = 1;
+  const double one_depth = stage_activation_bytes(model, strategy, PipelineStage::last, mb, MemoryOptions{}, nullptr);
+  strategy.mtp_depths = 2;
+  const double two_depths = stage_activation_bytes(model, strategy, PipelineStage::last, mb, MemoryOptions{}, nullptr);
+  const LayerSplit split = layer_split(strategy);
+  const LayerRecompute none(Recompute::none);
+  LayerShape attention_shape = dense_layer_shape(model);
+  attention_shape.linear_mixer = 0;
+  LayerShape mamba_shape = attention_shape;
+  mamba_shape.linear_mixer = linear_mixer_bytes_per_token(*model.linear_attention);
+  const double attention = layer_activation_bytes(attention_shape, split, 4096, 4096, 1, none, MemoryOptions{});
+  const double mamba = layer_activation_bytes(mamba_shape, split, 4096, 4096, 1, none, MemoryOptions{});
+  const double moe = layer_activation_bytes(moe_layer_shape(model, 1.0), split, 4096, 4096, 1, none, MemoryOptions{});
+  // + the module's enorm / hnorm inputs and eh_proj input, 8 x 4,096 x 4,096 B.
+  CHECK(two_depths - one_depth ==
+        test::approx((8.0 * attention + 40.0 * mamba) / 48.0 + moe + 8.0 * 4096 * 4096));
+}
+
+}  // namespace meshplan
