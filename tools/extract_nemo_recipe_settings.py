@@ -186,6 +186,8 @@ SETTINGS = [
     ("fp4_recipe", "mixed_precision.fp4_recipe"),
     ("fp4_param_gather", "mixed_precision.fp4_param_gather"),
     ("first_last_layers_bf16", "mixed_precision.first_last_layers_bf16"),
+    ("num_layers_at_start_in_bf16", "mixed_precision.num_layers_at_start_in_bf16"),
+    ("num_layers_at_end_in_bf16", "mixed_precision.num_layers_at_end_in_bf16"),
     ("fp8_dot_product_attention", "mixed_precision.fp8_dot_product_attention"),
     ("fp8_output_proj", "model.fp8_output_proj"),
     ("tp_comm_overlap", "comm_overlap.tp_comm_overlap"),

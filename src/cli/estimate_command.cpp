@@ -155,6 +155,10 @@ nlohmann::json estimate_json(const ModelSpec& model, const Cluster& cluster, con
                    {"fp8_recipe", std::string(fp8_recipe_name(s.fp8_recipe))},
                    {"fp8_dot_product_attention", s.fp8_attention},
                    {"fp8_output_proj", s.fp8_output_proj},
+                   {"num_layers_at_start_in_bf16", s.bf16_first_layers},
+                   {"num_layers_at_end_in_bf16", s.bf16_last_layers},
+                   {"train_mtp", s.train_mtp},
+                   {"mtp_depths", s.train_mtp ? s.mtp_depths : 0},
                    {"lora_rank", s.lora.rank}};
   j["workload"] = {{"kind", workload_name(w.kind)}, {"seq_len", w.seq_len}, {"global_batch", w.global_batch}};
   if (w.kind == WorkloadKind::rl) {

@@ -19,6 +19,28 @@
 namespace meshplan {
 namespace {
 
+/// Megatron-core's own checks of first_last_layers_bf16 under fp8 (transformer_config.py
+/// __post_init__, d98e8a64d): not with the delayed recipe, and at most num_layers / PP layers at
+/// either end.
+Status check_bf16_edge_layers(const Strategy& s, const ModelSpec& model) {
+  if (s.bf16_first_layers + s.bf16_last_layers == 0 || s.compute_dtype != Dtype::fp8) return Ok{};
+  if (s.fp8_recipe == Fp8Recipe::delayed) {
+    return Error{"", 0, "--first-last-layers-bf16",
+                 "Delayed scaling does not support first / last layer in BF16 (Megatron-core); give --fp8-recipe "
+                 "tensorwise, mxfp8 or blockwise"};
+  }
+  const std::int64_t per_stage = model.num_layers / std::max(s.pp, 1);
+  for (const auto& [flag, count] : {std::pair{"--num-layers-at-start-in-bf16", s.bf16_first_layers},
+                                    std::pair{"--num-layers-at-end-in-bf16", s.bf16_last_layers}}) {
+    if (count > per_stage) {
+      return Error{"", 0, flag,
+                   fmt::format("{} must be between 0 and number of layers per pipeline stage ({}) (Megatron-core)",
+                               count, per_stage)};
+    }
+  }
+  return Ok{};
+}
+
 bool given(const CLI::App& command, const char* name) { return command.get_option(name)->count() > 0; }
 
 Status parse_offload(const std::string& list, Offload& offload) {
@@ -238,6 +260,15 @@ void add_estimate_flags(CLI::App& c, EstimateFlags& f) {
   c.add_flag("--fp8-output-proj", f.fp8_output_proj,
              "with --dtype fp8 --fp8-recipe mxfp8: the output layer as a Transformer Engine linear in MXFP8 "
              "(Megatron-core fp8_output_proj; otherwise it runs in bf16)");
+  c.add_flag("--first-last-layers-bf16", f.first_last_layers_bf16,
+             "with --dtype fp8 or fp4: the first and last decoder layers in bf16, their GEMMs at the bf16 rate "
+             "(Megatron-core first_last_layers_bf16)");
+  c.add_option("--num-layers-at-start-in-bf16", f.bf16_start_layers,
+               "with --first-last-layers-bf16: the first layers in bf16 (Megatron-core default 1)")
+      ->check(CLI::NonNegativeNumber);
+  c.add_option("--num-layers-at-end-in-bf16", f.bf16_end_layers,
+               "with --first-last-layers-bf16: the last layers in bf16 (Megatron-core default 1)")
+      ->check(CLI::NonNegativeNumber);
   c.add_flag("--fp8-dot-product-attention", f.fp8_attention,
              "attention in FP8 too, at cuDNN's measured FP8 rate (Megatron-LM --fp8-dot-product-attention)");
   c.add_flag("--use-transformer-engine-op-fuser", f.te_op_fuser,
@@ -424,6 +455,10 @@ Result<EstimateInputs> estimate_inputs(const CLI::App& command, const EstimateFl
   if (const auto recipe = parse_fp8_recipe(f.fp8_recipe)) s.fp8_recipe = *recipe;
   s.fp8_attention = f.fp8_attention;
   s.fp8_output_proj = f.fp8_output_proj;
+  if (f.first_last_layers_bf16) {
+    s.bf16_first_layers = f.bf16_start_layers;
+    s.bf16_last_layers = f.bf16_end_layers;
+  }
   s.train_mtp = f.mtp || f.mtp_num_layers > 0;
   s.mtp_depths = f.mtp_num_layers;
   s.moe_a2a_overlap = f.moe_a2a_overlap;
@@ -432,6 +467,11 @@ Result<EstimateInputs> estimate_inputs(const CLI::App& command, const EstimateFl
   if (s.train_mtp && model.num_mtp_layers == 0) {
     return Error{"", 0, f.mtp ? "--mtp" : "--mtp-num-layers",
                  model.name + " has no multi-token-prediction layers (num_nextn_predict_layers)"};
+  }
+  for (const char* count : {"--num-layers-at-start-in-bf16", "--num-layers-at-end-in-bf16"}) {
+    if (given(command, count) && !f.first_last_layers_bf16) {
+      return Error{"", 0, count, "takes effect only with --first-last-layers-bf16"};
+    }
   }
   if (f.activation_offload && given(command, "--activation-offload-layers")) {
     return Error{"", 0, "--activation-offload", "give either --activation-offload or --activation-offload-layers"};
@@ -464,6 +504,7 @@ Result<EstimateInputs> estimate_inputs(const CLI::App& command, const EstimateFl
   s.fsdp_shard_size = f.fsdp_shard_size;
   s.ulysses_sp = f.ulysses;
   s.compute_dtype = dtype_of(f.dtype);
+  if (Status bf16_layers = check_bf16_edge_layers(s, model); !bf16_layers) return bf16_layers.error();
   s.lora.rank = f.lora_rank;
   s.lora.target_modules = split_list(f.lora_targets);
   if (Status offload = parse_offload(f.offload, s.offload); !offload) return offload.error();

@@ -29,9 +29,9 @@ struct EstimateFlags {
   MoeDispatcherFlags moe_dispatcher;
   int tp = 1, pp = 1, vpp = 1, cp = 1, ep = 1, etp = 1, dp = 0, micro_batch = 1, recompute_num_layers = 1,
       zero = 0, fsdp_shard_size = 0, activation_offload_layers = 0, ulysses = 1, lora_rank = 0, first_stage_layers = 0, last_stage_layers = 0,
-      mtp_num_layers = 0;
+      mtp_num_layers = 0, bf16_start_layers = 1, bf16_end_layers = 1;
   std::int64_t global_batch = 0, seq_len = 4096, images_per_sample = 0, image_pixels = 0;
-  bool sequence_parallel = false, fsdp = false, activation_offload = false, activation_func_fp8_input_store = false, megatron_fsdp = false, mtp = false, moe_a2a_overlap = false, no_distributed_optimizer = false, no_grad_reduce_in_fp32 = false, fp8_param_gather = false, fp4_param_gather = false, fp8_params = false, te_op_fuser = false, fp8_attention = false, fp8_output_proj = false,
+  bool sequence_parallel = false, fsdp = false, activation_offload = false, activation_func_fp8_input_store = false, megatron_fsdp = false, mtp = false, moe_a2a_overlap = false, no_distributed_optimizer = false, no_grad_reduce_in_fp32 = false, fp8_param_gather = false, fp4_param_gather = false, fp8_params = false, te_op_fuser = false, fp8_attention = false, fp8_output_proj = false, first_last_layers_bf16 = false,
        optimizer_cpu_offload = false,
        json = false,
        explain = false;

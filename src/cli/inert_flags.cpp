@@ -20,6 +20,9 @@ bool megatron_fp8(const Strategy& s, const ModelSpec&, const Workload&) {
 bool megatron_fp4(const Strategy& s, const ModelSpec&, const Workload&) {
   return s.backend == Backend::megatron && s.compute_dtype == Dtype::fp4;
 }
+bool megatron_quantized(const Strategy& s, const ModelSpec&, const Workload&) {
+  return s.backend == Backend::megatron && (s.compute_dtype == Dtype::fp8 || s.compute_dtype == Dtype::fp4);
+}
 bool full_recompute(const Strategy& s, const ModelSpec&, const Workload&) { return s.recompute == Recompute::full; }
 bool megatron_cpu_optimizer(const Strategy& s, const ModelSpec&, const Workload&) {
   return s.backend == Backend::megatron && (s.offload.optimizer || s.offload.optimizer_on_cpu);
@@ -66,6 +69,8 @@ const std::vector<InertFlagRule>& inert_flag_rules() {
       {"--fp8-params", "with the Megatron backend and --dtype fp8 (Transformer Engine fp8_model_init)", megatron_fp8},
       {"--fp8-recipe", "with the Megatron backend and --dtype fp8 (Megatron-LM --fp8-recipe)", megatron_fp8},
       {"--fp8-output-proj", "with the Megatron backend and --dtype fp8 (Megatron-core fp8_output_proj)", megatron_fp8},
+      {"--first-last-layers-bf16",
+       "with the Megatron backend and --dtype fp8 or fp4 (Megatron-core first_last_layers_bf16)", megatron_quantized},
       {"--fp8-dot-product-attention",
        "with the Megatron backend and --dtype fp8 (Megatron-LM --fp8-dot-product-attention)", megatron_fp8},
       {"--use-transformer-engine-op-fuser",

@@ -125,6 +125,12 @@ void parallel_args(const LaunchSpec& launch, std::vector<std::string>& args) {
   } else {
     arg(s.compute_dtype == Dtype::fp16 ? "--fp16" : "--bf16");
   }
+  if (s.bf16_layer_share(m.num_layers, static_cast<double>(m.num_layers)) > 0) {
+    // Megatron-core first_last_layers_bf16: these layers outside the fp8 / NVFP4 autocast.
+    arg("--first-last-layers-bf16");
+    arg("--num-layers-at-start-in-bf16", std::to_string(s.bf16_first_layers));
+    arg("--num-layers-at-end-in-bf16", std::to_string(s.bf16_last_layers));
+  }
 }
 
 // Data, tokenizer, checkpoints and optimizer: variables with the defaults of Megatron-LM's

@@ -3,6 +3,7 @@
 // Workload: what the job does (pretrain, SFT, or verl RL with its rollout settings).
 // Plain values; validity rules against a model and a cluster live in strategy/ too.
 // Fields may be added, never renamed (estimate, plan, check and the emitters share them).
+#include <algorithm>
 #include <cstdint>
 #include <string>
 #include <vector>
@@ -105,6 +106,23 @@ struct Strategy {
   /// Transformer Engine linear under the MXFP8 autocast; otherwise it runs in 16 bits
   /// (tensor_parallel.ColumnParallelLinear). Needs --fp8-recipe mxfp8 (rule fp8.output-proj-mxfp8).
   bool fp8_output_proj = false;
+  /// Megatron-core first_last_layers_bf16 (Megatron-LM --first-last-layers-bf16 with
+  /// --num-layers-at-start-in-bf16 / --num-layers-at-end-in-bf16; TransformerConfig defaults 1 and 1):
+  /// the first and the last decoder layers, by global index, run outside the fp8 / NVFP4 autocast
+  /// (fp8_utils.py is_first_last_bf16_layer, fp4_utils.py). 0 and 0: every layer in compute_dtype.
+  int bf16_first_layers = 0;
+  int bf16_last_layers = 0;
+  /// Share of the layers of the slowest pipeline stage (`stage_layers` of `num_layers`) that run in
+  /// 16 bits under first_last_layers_bf16: with PP the first stage holds the first ones and the last
+  /// stage the last ones, and the busier of the two is taken. 0 outside fp8 / NVFP4 compute.
+  double bf16_layer_share(std::int64_t num_layers, double stage_layers) const {
+    if (compute_dtype != Dtype::fp8 && compute_dtype != Dtype::fp4) return 0.0;
+    if (num_layers <= 0 || stage_layers <= 0) return 0.0;
+    const double first = std::min<double>(bf16_first_layers, double(num_layers));
+    const double last = std::min<double>(bf16_last_layers, double(num_layers) - first);
+    if (pp <= 1) return (first + last) / double(num_layers);
+    return std::min(1.0, std::max(first, last) / stage_layers);
+  }
   /// Trains the model's multi-token-prediction modules with it (DeepSeek-V3 report §2.2; Megatron-core
   /// mtp_num_layers = the config's num_nextn_predict_layers, on the last pipeline stage; verl
   /// model.mtp.enable + enable_train).

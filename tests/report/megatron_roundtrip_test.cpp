@@ -374,6 +374,16 @@ TEST_CASE("emit megatron: Nemotron 3 Super's latent MoE and its MTP module run a
       emit_megatron(LaunchSpec{model, "org/" + model.name, strategy, workload, Cluster{{NodeGroup{}}}, 0});
   CHECK(one.find("--mtp-num-layers 1") != std::string::npos);
   CHECK(one.find("--mtp-use-repeated-layer") == std::string::npos);
+  // Its NVFP4 recipe keeps the last 14 layers in bf16 (Megatron-Bridge mixed_precision.py
+  // nemotron_3_super_bf16_with_nvfp4_mixed): Megatron-LM's three flags say so.
+  strategy.compute_dtype = Dtype::fp4;
+  strategy.bf16_last_layers = 14;
+  const std::string nvfp4 =
+      emit_megatron(LaunchSpec{model, "org/" + model.name, strategy, workload, Cluster{{NodeGroup{}}}, 0});
+  CHECK(nvfp4.find("--first-last-layers-bf16") != std::string::npos);
+  CHECK(nvfp4.find("--num-layers-at-start-in-bf16 0") != std::string::npos);
+  CHECK(nvfp4.find("--num-layers-at-end-in-bf16 14") != std::string::npos);
+  CHECK(one.find("--first-last-layers-bf16") == std::string::npos);
 }
 
 }  // namespace meshplan

@@ -153,6 +153,16 @@ void apply_megatron_kernels(const nlohmann::json& settings, Strategy& strategy) 
   if (settings.value("fp4", nlohmann::json()).is_string()) {
     strategy.fp4_param_gather = settings.value("fp4_param_gather", nlohmann::json()) == true;
   }
+  // first_last_layers_bf16 with MixedPrecisionConfig's counts, which it copies onto the model's
+  // config (Megatron-Bridge mixed_precision.py: both 0 unless the recipe sets them).
+  if (settings.value("first_last_layers_bf16", nlohmann::json()) == true) {
+    const auto count = [&settings](const char* key) {
+      const nlohmann::json& value = settings.value(key, nlohmann::json());
+      return value.is_number_integer() ? value.get<int>() : 0;
+    };
+    strategy.bf16_first_layers = count("num_layers_at_start_in_bf16");
+    strategy.bf16_last_layers = count("num_layers_at_end_in_bf16");
+  }
 }
 
 Status apply_megatron_settings(const nlohmann::json& settings, Strategy& strategy) {

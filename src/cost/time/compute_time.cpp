@@ -231,10 +231,19 @@ StageCompute stage_compute(const ModelSpec& model, const NodeGroup& node, const 
   const double gemm_peak = compute_peak_flops(gpu, strategy.compute_dtype);
   const double attention_peak = compute_peak_flops(gpu, sixteen_bit_part_dtype(strategy.compute_dtype));
 
+  // The stage's layers that first_last_layers_bf16 keeps in 16 bits run their GEMMs at the 16-bit
+  // rate (fp8_utils.py is_first_last_bf16_layer); the others at the compute dtype's.
+  const double bf16_share = strategy.bf16_layer_share(model.num_layers, layers_per_stage);
+  const auto seconds_per_flop = [&](const GemmShape& shape) {
+    const double low = 1.0 / (gemm_peak * gemm_efficiency(node, strategy.compute_dtype, shape, constants));
+    if (bf16_share <= 0) return low;
+    const double sixteen = 1.0 / (compute_peak_flops(gpu, Dtype::bf16) * gemm_efficiency(node, Dtype::bf16, shape, constants));
+    return (1.0 - bf16_share) * low + bf16_share * sixteen;
+  };
   // Dense GEMMs: every weight matrix split over TP (dense_gemm_shape).
   const GemmShape dense_shape = dense_gemm_shape(flops, h, static_cast<double>(model.num_layers), tokens, t);
   const double dense_eff = gemm_efficiency(node, strategy.compute_dtype, dense_shape, constants);
-  const double dense_s = dense_gemm * tokens * layer_share / t / (gemm_peak * dense_eff);
+  const double dense_s = dense_gemm * tokens * layer_share / t * seconds_per_flop(dense_shape);
   // Routed experts: each local expert sees tokens·k·EP/E rows (balanced routing). Megatron-core's
   // TEGroupedMLP runs them as Transformer Engine GroupedLinear, one GEMM per local expert, so
   // each GEMM is as small as its rows: the dense curve, then the grouped-GEMM row penalty.
@@ -251,9 +260,10 @@ StageCompute stage_compute(const ModelSpec& model, const NodeGroup& node, const 
     // width): their widths sum to its parameters over that width, split over ETP.
     const double expert_in = static_cast<double>(model.expert_hidden_size());
     const double expert_width = static_cast<double>(moe.routed_expert_params) / expert_in / 2.0 / strategy.etp;
-    expert_eff = gemm_efficiency(node, strategy.compute_dtype, GemmShape{expert_rows, expert_in, expert_width}, constants) /
-                 (1.0 + constants.expert_gemm_half_rows / std::max(expert_rows, 1.0));
-    expert_s = load * routed * tokens * layer_share / t / (gemm_peak * expert_eff);
+    const GemmShape expert_shape{expert_rows, expert_in, expert_width};
+    const double row_penalty = 1.0 + constants.expert_gemm_half_rows / std::max(expert_rows, 1.0);
+    expert_eff = gemm_efficiency(node, strategy.compute_dtype, expert_shape, constants) / row_penalty;
+    expert_s = load * routed * tokens * layer_share / t * seconds_per_flop(expert_shape) * row_penalty;
   }
   // Attention scores: causal fused kernels do half of the s×s work Megatron counts, at the rate
   // their kernel reaches for blocks of s / cp keys (attention_kernels.hpp; the same share of every
@@ -331,7 +341,7 @@ StageCompute stage_compute(const ModelSpec& model, const NodeGroup& node, const 
   // fp8 and NVFP4 GEMMs (strategy.compute_dtype) read casts of their inputs: memory-bound, per
   // element, so they weigh most where a GEMM is thin (a small expert's ffn_e, a small hidden size); a
   // cast fused into the norm before the GEMM costs nothing more.
-  const double fp8_cast_s = cast_bytes_per_element(strategy.compute_dtype) * tokens *
+  const double fp8_cast_s = (1.0 - bf16_share) * cast_bytes_per_element(strategy.compute_dtype) * tokens *
                             fp8_cast_elements_per_token(model, strategy, layers_per_stage, moe_layers) /
                             gpu.memory_bandwidth_Bps;
 
@@ -414,11 +424,12 @@ StageCompute stage_compute(const ModelSpec& model, const NodeGroup& node, const 
   if (trace) {
     trace->push_back({"time/compute/dense_gemm", dense_s, "seconds",
                       "fwd_flops_per_token(dense) * tokens * L_stage/L / t / (peak * eff); eff = fraction / (1 + d0/rows "
-                      "+ d0/in + d0/out), out the layer's matrices' mean width over t",
+                      "+ d0/in + d0/out), out the layer's matrices' mean width over t; the bf16 share of the stage's "
+                      "layers (first_last_layers_bf16) at the bf16 peak and eff",
                       fmt::format("flops/token={:.4g}, tokens={:.0f}, L_stage={}, t={}, peak={:.4g}, rows={:.0f}, in={:.0f}, "
-                                  "out={:.0f}, d0={:.4g}, eff={:.3f}",
+                                  "out={:.0f}, d0={:.4g}, eff={:.3f}, bf16 share={:.3f}",
                                   dense_gemm, tokens, layers_per_stage, strategy.tp, gemm_peak, dense_shape.rows,
-                                  dense_shape.in, dense_shape.out, constants.gemm_half_size, dense_eff),
+                                  dense_shape.in, dense_shape.out, constants.gemm_half_size, dense_eff, bf16_share),
                       fmt::format("model/flops.hpp; cost/time/efficiency.cpp (eff: {})",
                                   gemm_peak_basis_name(gemm_peak_basis(node, strategy.compute_dtype)))});
     if (expert_s > 0) {
