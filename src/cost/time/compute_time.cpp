@@ -77,7 +77,9 @@ constexpr double kRouterBytesPerLogit = 16.0;
 /// (TERowParallelLinear, split over TP), the dense MLP's FC2 input (after Megatron's own SwiGLU), MLA's
 /// two down projections (TELinear on the normed hidden state), and in a MoE layer (a separate
 /// pre-MLP norm) the k routed rows' FC1 and FC2 inputs (TEGroupedMLP) and the shared experts'.
-/// The hidden state is split over TP only with sequence parallelism.
+/// The hidden state is split over TP only with sequence parallelism. A linear-attention layer's
+/// output projection reads its value width (Mamba-2's inner width, mamba_mixer.py out_proj); in a
+/// hybrid of one-sublayer layers only the mixer layers cast a mixer's input, only the MLP layers an MLP's.
 double fp8_cast_elements_per_token(const ModelSpec& model, const Strategy& strategy, double layers_per_stage,
                                    double moe_layers) {
   const double t = strategy.tp;
@@ -86,8 +88,17 @@ double fp8_cast_elements_per_token(const ModelSpec& model, const Strategy& strat
   const AttentionSpec& a = model.attention;
   const bool mla = a.kind == AttentionKind::mla;
   const double value_dim = static_cast<double>(a.num_heads) * static_cast<double>(mla ? a.v_head_dim : a.head_dim);
-  double elements = layers_per_stage * ((mla ? 2.0 * h / column_split : 0.0) + value_dim / t);
-  const double dense_layers = std::max(0.0, layers_per_stage - moe_layers);
+  const double per_model_layer = layers_per_stage / static_cast<double>(std::max<std::int64_t>(model.num_layers, 1));
+  double elements = per_model_layer * static_cast<double>(model.num_attention_layers()) *
+                    ((mla ? 2.0 * h / column_split : 0.0) + value_dim / t);
+  if (model.linear_attention) {
+    const LinearAttentionSpec& linear = *model.linear_attention;
+    elements += per_model_layer * static_cast<double>(linear.num_layers) *
+                static_cast<double>(linear.num_value_heads * linear.value_head_dim) / t;
+  }
+  const double dense_layers = model.single_sublayer_layers
+                                  ? per_model_layer * static_cast<double>(model.num_dense_layers)
+                                  : std::max(0.0, layers_per_stage - moe_layers);
   elements += dense_layers * static_cast<double>(model.dense_mlp.intermediate_size) / t;
   if (model.moe) {
     const MoeSpec& moe = *model.moe;
