@@ -8,16 +8,25 @@ namespace {
 
 // Which projections carry adapters. PEFT's "all-linear" (verl's default target_modules) takes every
 // linear layer of the decoder; HF and Megatron module names are both accepted.
+// A linear-attention mixer's input and output projections (Mamba-2 and Gated DeltaNet in_proj /
+// out_proj, GDN's in_proj_qkvz and in_proj_ba) and a LatentMoE's latent projections are linear
+// layers too, which all-linear takes.
 struct Targets {
   bool q = false, k = false, v = false, o = false, gate = false, up = false, down = false;
+  bool mixer_in = false, mixer_out = false, latent = false;
 };
+
+constexpr Targets kAllLinear{true, true, true, true, true, true, true, true, true, true};
 
 Targets targets_of(const Lora& lora) {
   Targets t;
-  if (lora.target_modules.empty()) return Targets{true, true, true, true, true, true, true};
+  if (lora.target_modules.empty()) return kAllLinear;
   for (const std::string& name : lora.target_modules) {
     const std::string_view n = name;
-    if (n == "all-linear" || n == "all_linear") return Targets{true, true, true, true, true, true, true};
+    if (n == "all-linear" || n == "all_linear") return kAllLinear;
+    if (n == "in_proj" || n == "in_proj_qkvz" || n == "in_proj_ba") t.mixer_in = true;
+    if (n == "out_proj") t.mixer_out = true;
+    if (n == "fc1_latent_proj" || n == "fc2_latent_proj") t.latent = true;
     if (n == "q_proj") t.q = true;
     if (n == "k_proj") t.k = true;
     if (n == "v_proj") t.v = true;
@@ -40,12 +49,8 @@ double mlp_lora(double r, double h, double ffn, bool gated, const Targets& t) {
   return params;
 }
 
-}  // namespace
-
-double lora_params_per_layer(const ModelSpec& model, const Lora& lora, bool moe_layer) {
-  if (lora.rank <= 0) return 0;
-  const Targets t = targets_of(lora);
-  const double r = lora.rank;
+// The softmax-attention block of a layer.
+double attention_lora(const ModelSpec& model, const Targets& t, double r) {
   const double h = static_cast<double>(model.hidden_size);
   const AttentionSpec& a = model.attention;
   double params = 0;
@@ -70,24 +75,72 @@ double lora_params_per_layer(const ModelSpec& model, const Lora& lora, bool moe_
     if (t.v) params += r * (h + kv_width);
     if (t.o) params += r * (q_width + h);
   }
-  if (!moe_layer || !model.moe) {
-    params +=
-        mlp_lora(r, h, static_cast<double>(model.dense_mlp.intermediate_size), model.dense_mlp.gated, t);
-    return params;
-  }
-  const MoeSpec& moe = *model.moe;
-  params += static_cast<double>(moe.num_experts) *
-            mlp_lora(r, h, static_cast<double>(moe.expert_intermediate_size), true, t);
-  if (moe.num_shared_experts > 0) {
-    params += mlp_lora(r, h, static_cast<double>(moe.shared_intermediate_size), true, t);
-  }
   return params;
 }
 
+// A linear-attention layer's mixer: Mamba-2's in_proj (h -> z, x, B, C, dt) and out_proj (inner -> h),
+// Gated DeltaNet's in_proj_qkvz, in_proj_ba and out_proj (modeling_nemotron_h.py, modular_qwen3_next.py).
+// Lightning attention's q/k/v/o are counted as softmax attention's.
+double linear_mixer_lora(const ModelSpec& model, const Targets& t, double r) {
+  const LinearAttentionSpec& l = *model.linear_attention;
+  if (l.kind == LinearAttentionKind::lightning) return attention_lora(model, t, r);
+  const double h = static_cast<double>(model.hidden_size);
+  const double key_width = static_cast<double>(l.num_key_heads * l.key_head_dim);
+  const double value_width = static_cast<double>(l.num_value_heads * l.value_head_dim);
+  const double heads = static_cast<double>(l.num_value_heads);
+  double params = 0;
+  if (t.mixer_in) {
+    params += l.kind == LinearAttentionKind::mamba2
+                  ? r * (h + 2.0 * value_width + 2.0 * key_width + heads)
+                  : r * (h + 2.0 * key_width + 2.0 * value_width) + r * (h + 2.0 * heads);
+  }
+  if (t.mixer_out) params += r * (value_width + h);
+  return params;
+}
+
+// A MoE block: every routed expert (in the latent width of a LatentMoE), the shared experts and the
+// latent projections.
+double moe_lora(const ModelSpec& model, const Targets& t, double r) {
+  const MoeSpec& moe = *model.moe;
+  const double h = static_cast<double>(model.hidden_size);
+  const double routed_h = static_cast<double>(model.expert_hidden_size());
+  double params = static_cast<double>(moe.num_experts) *
+                  mlp_lora(r, routed_h, static_cast<double>(moe.expert_intermediate_size), moe.gated_experts, t);
+  if (moe.num_shared_experts > 0) {
+    params += mlp_lora(r, h, static_cast<double>(moe.shared_intermediate_size), moe.gated_experts, t);
+  }
+  if (moe.latent_size > 0 && t.latent) params += 2.0 * r * (h + routed_h);
+  return params;
+}
+
+double dense_mlp_lora(const ModelSpec& model, const Targets& t, double r) {
+  return mlp_lora(r, static_cast<double>(model.hidden_size), static_cast<double>(model.dense_mlp.intermediate_size),
+                  model.dense_mlp.gated, t);
+}
+
+}  // namespace
+
+double lora_params_per_layer(const ModelSpec& model, const Lora& lora, bool moe_layer) {
+  if (lora.rank <= 0) return 0;
+  const Targets t = targets_of(lora);
+  const double r = lora.rank;
+  const double mlp = moe_layer && model.moe ? moe_lora(model, t, r) : dense_mlp_lora(model, t, r);
+  return attention_lora(model, t, r) + mlp;
+}
+
 double lora_params_total(const ModelSpec& model, const Lora& lora) {
-  const std::int64_t moe_layers = model.moe ? model.moe->num_moe_layers : 0;
-  return static_cast<double>(model.num_layers - moe_layers) * lora_params_per_layer(model, lora, false) +
-         static_cast<double>(moe_layers) * lora_params_per_layer(model, lora, true);
+  if (lora.rank <= 0) return 0;
+  const Targets t = targets_of(lora);
+  const double r = lora.rank;
+  // Each kind of sublayer as often as the model holds it: the softmax-attention and linear-attention
+  // mixers, the dense MLPs and the MoE blocks (for a Nemotron-H pattern, one per layer).
+  double params = static_cast<double>(model.num_attention_layers()) * attention_lora(model, t, r) +
+                  static_cast<double>(model.num_dense_layers) * dense_mlp_lora(model, t, r);
+  if (model.linear_attention) {
+    params += static_cast<double>(model.linear_attention->num_layers) * linear_mixer_lora(model, t, r);
+  }
+  if (model.moe) params += static_cast<double>(model.moe->num_moe_layers) * moe_lora(model, t, r);
+  return params;
 }
 
 double trainable_share(const ModelSpec& model, const Lora& lora) {

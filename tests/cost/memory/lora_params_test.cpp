@@ -6,6 +6,8 @@
 #include <doctest/doctest.h>
 
 #include "cost/hand_models.hpp"
+#include "model/model_presets.hpp"
+#include "model/parsed_model.hpp"
 
 namespace meshplan {
 namespace {
@@ -64,6 +66,26 @@ TEST_CASE("LoRA on MLA's query: q_a and q_b when the query is compressed, one q_
   CHECK(lora_params_per_layer(m, lora_on(8, {"q_proj"}), false) == 40960.0);
   m.attention.q_lora_rank = 1536;
   CHECK(lora_params_per_layer(m, lora_on(8, {"q_proj"}), false) == 65536.0);
+}
+
+TEST_CASE("LoRA on a Nemotron-H hybrid: each layer's own sublayer, Mamba's projections, relu2 and latent experts") {
+  // Nemotron 3 Nano, all-linear, r 8:
+  //   6 attention layers: q and o 8 x (2,688 + 4,096), k and v 8 x (2,688 + 256): 155,648, x 6 = 933,888;
+  //   23 Mamba-2 layers: in_proj 8 x (2,688 + 2 x 4,096 + 2 x 8 x 128 + 64) = 103,936, out_proj
+  //   8 x (4,096 + 2,688) = 54,272: 158,208, x 23 = 3,638,784;
+  //   23 MoE layers: 128 relu2 experts (up and down, no gate) 128 x 2 x 8 x (2,688 + 1,856) =
+  //   9,306,112, the shared expert 2 x 8 x (2,688 + 3,712) = 102,400: 9,408,512, x 23 = 216,395,776.
+  //   No layer holds both a mixer and an MLP. 220,968,448 in all.
+  Lora all = lora_on(8, {"all-linear"});
+  CHECK(lora_params_total(test::preset_model("nvidia-nemotron-3-nano-30b-a3b-bf16"), all) == 220968448.0);
+  // Nemotron 3 Super's MoE layer: 512 experts in the latent width, 2 x 8 x (1,024 + 2,688) each
+  // (30,408,704), the shared expert 2 x 8 x (4,096 + 5,376) (151,552), the latent projections
+  // 2 x 8 x (4,096 + 1,024) (81,920); beside a transformer layer's attention 8 x (2 x 8,192 + 2 x
+  // 4,352) = 200,704.
+  const ModelSpec super = test::preset_model("nvidia-nemotron-3-super-120b-a12b-bf16");
+  CHECK(lora_params_per_layer(super, all, true) == 200704.0 + 30408704.0 + 151552.0 + 81920.0);
+  CHECK(lora_params_per_layer(super, lora_on(8, {"fc1_latent_proj"}), true) == 81920.0);
+  CHECK(lora_params_total(super, lora_on(8, {"out_proj"})) == 40.0 * 8 * (8192 + 4096));
 }
 
 }  // namespace
