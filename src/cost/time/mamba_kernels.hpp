@@ -8,8 +8,8 @@ namespace meshplan {
 /// Bytes per token one Mamba-2 layer's forward moves through HBM outside its GEMMs (before TP, which
 /// splits the heads and groups): Megatron-core ssm/mamba_mixer.py _ssm_training (the in_proj output
 /// made contiguous batch-first, the output made sequence-first again, the group RMSNorm) around
-/// mamba_ssm ops/triton/ssd_combined.py mamba_split_conv1d_scan_combined (causal_conv1d over x, B, C;
-/// _chunk_cumsum_fwd, _chunk_state_fwd writing fp32 states per chunk, _state_passing_fwd,
+/// mamba_ssm (state-spaces/mamba e9594ce) ops/triton/ssd_combined.py mamba_split_conv1d_scan_combined
+/// (causal_conv1d over x, B, C; _chunk_cumsum_fwd, _chunk_state_fwd writing fp32 states per chunk, _state_passing_fwd,
 /// _bmm_chunk_fwd writing fp32 C B^T per chunk, _chunk_scan_fwd writing the output and its ungated
 /// copy), at the mixer's chunk_size. 0 for other linear mixers.
 double mamba2_kernel_bytes_per_token(const LinearAttentionSpec& mixer);

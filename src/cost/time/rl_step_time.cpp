@@ -562,7 +562,7 @@ TimeEstimate estimate_rl_step_time(const ModelSpec& model, const NodeGroup& node
   constexpr double kSmallExpertMatrixBytes = 10e6;
   estimate.weight_sync_per_tensor_bound =
       rl.rollout_gpus == 0 && rollout.weight_sync_s > 0 && model.moe.has_value() &&
-      static_cast<double>(model.hidden_size) * static_cast<double>(model.moe->expert_intermediate_size) * 2.0 <
+      static_cast<double>(model.expert_hidden_size()) * static_cast<double>(model.moe->expert_intermediate_size) * 2.0 <
           kSmallExpertMatrixBytes;
 
   // Throughput and MFU over every GPU of the job (the rollout's own included); the update's MFU
