@@ -123,15 +123,16 @@ const std::vector<BoundaryCase>& cases() {
        [] { Setup x = hybrid(6); x.s.tp = 4; x.s.dp = 2; return x; }},
       // Megatron-core MambaContextParallel with 64 heads in 8 groups: TP 2 CP 4 gives each CP rank 8 of
       // the TP rank's 32 heads and one of its 4 groups; TP 1 CP 8 passes too (one group a rank), TP 2
-      // CP 8 repeats each of the 4 groups on 2 ranks (passes); 3 GPUs of CP on 64 heads fail
-      // ("nheads must be evenly divisible by tp_size * cp_size"), on a sequence 2 x 3 divides (4104).
+      // CP 8 repeats each of the 4 groups on 2 ranks (passes); 24 GPUs of CP fail on the heads alone
+      // ("nheads must be evenly divisible by tp_size * cp_size": 64 % 24 = 16), their 8 groups
+      // dividing CP 24 (3 ranks a group), on a sequence 2 x 24 divides (4128).
       {"cp.splits-mamba-heads", [] { Setup x = mamba(); x.s.tp = 2; x.s.cp = 4; x.s.dp = 1; return x; },
        [] {
          Setup x = mamba();
-         x.s.cp = 3;
+         x.s.cp = 24;
          x.s.dp = 1;
-         x.c.groups[0].gpus_per_node = 3;
-         x.w.seq_len = 4104;
+         x.c.groups[0].gpus_per_node = 24;
+         x.w.seq_len = 4128;
          return x;
        }},
       // 28 layers: PP 4 (7 each) passes, PP 8 (28 % 8 = 4, no uneven split given) fails.
