@@ -42,7 +42,7 @@ std::string attention_line(const ModelSpec& model) {
 /// "52 (23 MoE, 0 dense)"; a single-sublayer hybrid's kinds and its pattern.
 std::string layers_line(const ModelSpec& model) {
   const std::int64_t moe_layers = model.moe ? model.moe->num_moe_layers : 0;
-  if (model.single_sublayer_layers) {
+  if (model.single_sublayer_layers()) {
     const std::int64_t linear = model.linear_attention ? model.linear_attention->num_layers : 0;
     return fmt::format("{}, one sublayer each: {} {}, {} attention, {} MLP, {} MoE ({})", model.num_layers, linear,
                        model.linear_attention ? linear_attention_kind_id(model.linear_attention->kind) : "linear",

@@ -200,10 +200,6 @@ struct ModelSpec {
   std::optional<MoeSpec> moe;           ///< nullopt for dense models
   std::optional<VisionSpec> vision;     ///< nullopt for text-only models
   std::optional<LinearAttentionSpec> linear_attention;  ///< hybrid models only
-  /// Each decoder layer holds one sublayer: a token mixer, an MLP or a MoE, never a mixer and an
-  /// MLP (Megatron-core HybridModel; Nemotron-H hybrid_override_pattern). The layers without an MLP
-  /// are num_layers - num_dense_layers - num_moe_layers; those without a mixer, the MLP and MoE ones.
-  bool single_sublayer_layers = false;
   std::string hybrid_layer_pattern;     ///< the layers' kinds as Megatron-core writes them (M mamba,
                                         ///< * attention, - MLP, E MoE); "" for other models
   std::int64_t num_mtp_layers = 0;      ///< DeepSeek-V3 num_nextn_predict_layers, Qwen3.5 mtp_num_hidden_layers
@@ -227,9 +223,14 @@ struct ModelSpec {
   std::int64_t active_params = 0;  ///< per token: total - moe_layers*(experts-topk)*expert
 
   bool is_moe() const { return moe.has_value(); }
+  /// Each decoder layer holds one sublayer, a token mixer, an MLP or a MoE, never a mixer and an MLP
+  /// (Megatron-core HybridModel; Nemotron-H hybrid_override_pattern): the models with a layer
+  /// pattern. The layers without an MLP are num_layers - num_dense_layers - num_moe_layers; those
+  /// without a mixer, the MLP and MoE ones.
+  bool single_sublayer_layers() const { return !hybrid_layer_pattern.empty(); }
   /// Layers with a token mixer: all of them, or the single-sublayer layers that are not MLPs.
   std::int64_t num_mixer_layers() const {
-    if (!single_sublayer_layers) return num_layers;
+    if (!single_sublayer_layers()) return num_layers;
     return num_layers - num_dense_layers - (moe ? moe->num_moe_layers : 0);
   }
   /// Layers whose token mixer is softmax attention (all mixers but the linear-attention ones).
@@ -243,7 +244,7 @@ struct ModelSpec {
   }
   /// Sublayers (token mixer, MLP) per decoder layer over a transformer layer's two: 1, or 0.5 for
   /// single-sublayer layers. Scales what every sublayer does once (norms, residuals, TP collectives).
-  double sublayer_share() const { return single_sublayer_layers ? 0.5 : 1.0; }
+  double sublayer_share() const { return single_sublayer_layers() ? 0.5 : 1.0; }
   /// Decoder layers one MTP module runs: its pattern's (Nemotron-H "*E": 2), else one.
   double mtp_module_layers() const {
     return mtp_layer_pattern.empty() ? 1.0 : static_cast<double>(mtp_layer_pattern.size());

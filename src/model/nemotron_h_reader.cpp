@@ -184,14 +184,13 @@ void read_nemotron_h(const ConfigFields& config, std::string_view /*model_type*/
   read_decoder_shape(config, false, model, static_cast<std::int64_t>(pattern.size()));
   model.norm_eps = config.number_or("layer_norm_epsilon", config.number_or("norm_eps", 1e-5));
   model.norms_per_layer = 1;  // NemotronHBlock: one pre-norm per layer
-  model.single_sublayer_layers = true;
+  model.hybrid_layer_pattern = pattern;  // one sublayer a layer (ModelSpec::single_sublayer_layers)
   model.position = PositionKind::none;  // NemotronHAttention applies no rotary embedding
   read_standard_attention(config, model);
   const bool attention_bias = config.flag_or("attention_bias", false);
   model.attention.qkv_bias = attention_bias;
   model.attention.o_bias = attention_bias;
   if (config.failed()) return;
-  model.hybrid_layer_pattern = pattern;
   const std::int64_t h = model.hidden_size;
   const bool mlp_bias = config.flag_or("mlp_bias", false);
   const std::string activation = config.text_or_empty("mlp_hidden_act");

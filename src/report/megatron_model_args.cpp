@@ -128,7 +128,7 @@ void moe_args(const ModelSpec& m, ArgList& arg) {
   arg("--num-experts", std::to_string(moe.num_experts));
   arg("--moe-router-topk", std::to_string(moe.experts_per_token));
   arg("--moe-ffn-hidden-size", std::to_string(moe.expert_intermediate_size));
-  if (m.num_dense_layers > 0 && !m.single_sublayer_layers) arg("--moe-layer-freq", layer_pattern(moe.layer_is_moe));
+  if (m.num_dense_layers > 0 && !m.single_sublayer_layers()) arg("--moe-layer-freq", layer_pattern(moe.layer_is_moe));
   if (moe.num_shared_experts > 0) {
     arg("--moe-shared-expert-intermediate-size", std::to_string(moe.shared_intermediate_size));
     if (moe.shared_expert_gate) arg("--moe-shared-expert-gate");

@@ -88,7 +88,7 @@ const std::array<Rule, 23> kFeatureRules{{
     {{"moe.a2a-overlap-gpt-model", "EP all-to-all overlap runs a GPT model, not a hybrid one (Mamba, MLP and MoE layers)",
       "Megatron-core pipeline_parallel/combined_1f1b.py calls the model's build_schedule_plan, which GPTModel "
       "defines and models/hybrid/hybrid_model.py HybridModel does not (Megatron-LM d98e8a64d)"},
-     [](const Inputs& in) { return in.s.moe_a2a_overlap && in.m.single_sublayer_layers; },
+     [](const Inputs& in) { return in.s.moe_a2a_overlap && in.m.single_sublayer_layers(); },
      [](const Inputs& in, Violation& v) {
        v.message = fmt::format("overlap_moe_expert_parallel_comm schedules GPTModel layers (build_schedule_plan); {} is "
                                "built as a HybridModel, which has none",

@@ -36,7 +36,7 @@ std::string tiny(const std::string& pattern, const std::string& extra = "") {
 TEST_CASE("nemotron_h: the pattern's symbols give each layer its one sublayer") {
   // M-*E: a Mamba layer, an MLP layer, an attention layer, a MoE layer.
   const ModelSpec model = parsed_model(tiny("M-*E"), "tiny.json");
-  CHECK(model.single_sublayer_layers);
+  CHECK(model.single_sublayer_layers());
   CHECK(model.hybrid_layer_pattern == "M-*E");
   CHECK(model.num_layers == 4);
   CHECK(model.linear_attention->num_layers == 1);

@@ -158,7 +158,6 @@ ModelSpec megatron_model(const Flags& f) {
   if (m.moe) m.moe->latent_size = integer(f, "--moe-latent-size", 0);
   if (!pattern.empty()) {
     m.hybrid_layer_pattern = pattern;
-    m.single_sublayer_layers = true;
     m.num_layers = static_cast<std::int64_t>(pattern.size());
     if (m.moe) {
       m.moe->layer_is_moe.clear();
@@ -268,7 +267,7 @@ TEST_CASE("emit megatron: the flags read back with Megatron's defaults give ever
     CHECK(mg.dense_mlp.gated == hf.dense_mlp.gated);
     if (hf.moe) CHECK(mg.dense_mlp.squared_relu == !hf.moe->gated_experts);
     CHECK(mg.hybrid_layer_pattern == hf.hybrid_layer_pattern);
-    CHECK(mg.single_sublayer_layers == hf.single_sublayer_layers);
+    CHECK(mg.single_sublayer_layers() == hf.single_sublayer_layers());
     if (hf.linear_attention && hf.linear_attention->kind == LinearAttentionKind::mamba2) {
       const LinearAttentionSpec& e = *hf.linear_attention;
       REQUIRE(mg.linear_attention.has_value());

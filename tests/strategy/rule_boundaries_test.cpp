@@ -199,7 +199,7 @@ const std::vector<BoundaryCase>& cases() {
          Setup x = moe();
          x.s.ep = 2;
          x.s.moe_a2a_overlap = true;
-         x.m.single_sublayer_layers = true;
+         x.m.hybrid_layer_pattern = std::string(static_cast<std::size_t>(x.m.num_layers), 'E');  // a HybridModel
          return x;
        }},
       // PP 2 with VPP 2 (28 layers, 7 a chunk; global 64 / DP 4 = 16 micro-batches, a multiple of

@@ -93,7 +93,7 @@ LayerShape dense_layer_shape(const ModelSpec& model) {
   LayerShape shape = attention_shape(model);
   shape.ffn = double(model.dense_mlp.intermediate_size);
   shape.gated = model.dense_mlp.gated;
-  if (model.single_sublayer_layers) {
+  if (model.single_sublayer_layers()) {
     // The non-MoE layers are the mixers and the dense MLPs, each with one sublayer.
     const double layers = double(model.num_layers - (model.moe ? model.moe->num_moe_layers : 0));
     shape.mixer_share = layers > 0 ? double(model.num_mixer_layers()) / layers : 0.0;
@@ -136,7 +136,7 @@ LayerShape moe_layer_shape(const ModelSpec& model, double capacity_factor) {
   shape.ffn = double(m.shared_intermediate_size);
   shape.gated = m.gated_experts;
   shape.expert_gated = m.gated_experts;
-  if (model.single_sublayer_layers) shape.mixer_share = 0;  // a MoE layer holds the MoE alone
+  if (model.single_sublayer_layers()) shape.mixer_share = 0;  // a MoE layer holds the MoE alone
   shape.experts = double(m.num_experts);
   shape.routed_per_token = double(m.experts_per_token) * capacity_factor;
   shape.expert_ffn = double(m.expert_intermediate_size);

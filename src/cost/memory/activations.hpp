@@ -27,7 +27,7 @@ struct LayerShape {
   double linear_mixer = 0;      ///< bytes per token a linear-attention token mixer keeps for the
                                 ///< backward (Gated DeltaNet); 0: softmax attention (q/k/v/o widths)
   bool expert_gated = true;     ///< routed experts are GLUs (fc1 output 2 x expert_ffn wide)
-  /// Single-sublayer layers (ModelSpec::single_sublayer_layers): the share of this kind of layer
+  /// Single-sublayer layers (ModelSpec::single_sublayer_layers()): the share of this kind of layer
   /// that holds a token mixer, and the share that holds an MLP or MoE; 1 and 1 otherwise.
   double mixer_share = 1;
   double mlp_share = 1;

@@ -96,7 +96,7 @@ double fp8_cast_elements_per_token(const ModelSpec& model, const Strategy& strat
     elements += per_model_layer * static_cast<double>(linear.num_layers) *
                 static_cast<double>(linear.num_value_heads * linear.value_head_dim) / t;
   }
-  const double dense_layers = model.single_sublayer_layers
+  const double dense_layers = model.single_sublayer_layers()
                                   ? per_model_layer * static_cast<double>(model.num_dense_layers)
                                   : std::max(0.0, layers_per_stage - moe_layers);
   elements += dense_layers * static_cast<double>(model.dense_mlp.intermediate_size) / t;

@@ -21,7 +21,7 @@ TEST_CASE("hybrid comm: a layer of one sublayer runs one pair of TP collectives"
   TimeOptions options = test::simple_options();
   options.tp_comm_overlap = false;
   ModelSpec model = test::tiny_gpt();
-  model.single_sublayer_layers = true;
+  model.hybrid_layer_pattern = "--";  // one sublayer a layer
   const StageCompute compute = stage_compute(model, node, strategy, 1024, 1, options, nullptr);
   const double one = ring_all_reduce_seconds(1024.0 * 1024 * 2, 8, LinkPath{240e9, 3e-6});
   CHECK(micro_batch_comm(model, node, strategy, 1024, 1, compute, options, nullptr).tp_s == test::approx(4 * one));
