@@ -240,22 +240,30 @@ RankParams rank_params(const ModelSpec& model, const Strategy& s, PipelineStage 
     p.dense += head > 0 ? head : (s.pp > 1 ? embedding : 0.0);
     if (s.train_mtp) {
       // Megatron-core builds the MTP block on the last stage (multi_token_prediction.py): its
-      // projections and attention split by TP, its routed experts by EP x ETP.
+      // projections and attention split by TP, its routed experts by EP x ETP, its MoE layers'
+      // router and latent projections whole on every TP rank (moe_layer.py), as the decoder's.
       const double experts = mtp_expert_params(model);
-      p.dense += (double(model.params.mtp) - experts) / tp;
+      const double whole = model.moe ? mtp_moe_layers(model) * double(model.moe->router_params +
+                                                                       model.moe->latent_projection_params)
+                                     : 0.0;
+      p.dense += (double(model.params.mtp) - experts - whole) / tp + whole;
       p.expert += experts / (double(s.ep) * s.etp);
     }
   }
   return p;
 }
 
-double mtp_expert_params(const ModelSpec& model) {
+double mtp_moe_layers(const ModelSpec& model) {
   if (!model.moe) return 0.0;
   // One MoE layer a module, or as many as a Nemotron-H module's pattern holds.
   const auto& pattern = model.mtp_layer_pattern;
-  const double moe_layers = pattern.empty() ? 1.0 : double(std::count(pattern.begin(), pattern.end(), 'E'));
-  return double(model.num_mtp_layers) * moe_layers * double(model.moe->num_experts) *
-         double(model.moe->routed_expert_params);
+  const double per_module = pattern.empty() ? 1.0 : double(std::count(pattern.begin(), pattern.end(), 'E'));
+  return double(model.num_mtp_layers) * per_module;
+}
+
+double mtp_expert_params(const ModelSpec& model) {
+  if (!model.moe) return 0.0;
+  return mtp_moe_layers(model) * double(model.moe->num_experts) * double(model.moe->routed_expert_params);
 }
 
 double reference_weight_bytes(const ModelSpec& model, const Strategy& strategy, const RlSettings& rl,

@@ -86,6 +86,17 @@ TEST_CASE("latent moe: the latent projections are whole on every TP rank, as the
   const RankParams plain = rank_params(without, strategy, PipelineStage::first);
   CHECK(with_latent.dense - plain.dense == test::approx(40.0 * 8388608));
   CHECK(with_latent.expert == test::approx(40.0 * 8 * 5505024));
+  // The trained MTP module (last stage) holds one more MoE layer: its router (512 x 4,096 + 512)
+  // and latent projections whole too, the rest of its 2,942,325,248 parameters (less 512 routed
+  // experts) over TP 2.
+  strategy.train_mtp = true;
+  const RankParams last = rank_params(model, strategy, PipelineStage::last);
+  strategy.train_mtp = false;
+  const RankParams last_without = rank_params(model, strategy, PipelineStage::last);
+  const double whole = 2097664.0 + 8388608.0;
+  CHECK(last.dense - last_without.dense ==
+        test::approx((2942325248.0 - 512.0 * 5505024 - whole) / 2 + whole));
+  CHECK(last.expert - last_without.expert == test::approx(8.0 * 5505024));
 }
 
 TEST_CASE("latent moe: Nemotron 3 Super's MTP module, two layers, trained at the recipes' two depths") {
