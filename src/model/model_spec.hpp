@@ -245,10 +245,6 @@ struct ModelSpec {
   /// Sublayers (token mixer, MLP) per decoder layer over a transformer layer's two: 1, or 0.5 for
   /// single-sublayer layers. Scales what every sublayer does once (norms, residuals, TP collectives).
   double sublayer_share() const { return single_sublayer_layers() ? 0.5 : 1.0; }
-  /// Decoder layers one MTP module runs: its pattern's (Nemotron-H "*E": 2), else one.
-  double mtp_module_layers() const {
-    return mtp_layer_pattern.empty() ? 1.0 : static_cast<double>(mtp_layer_pattern.size());
-  }
   /// The width the routed experts read and write and the dispatcher moves: moe_latent_size for a
   /// LatentMoE, else hidden_size.
   std::int64_t expert_hidden_size() const { return moe && moe->latent_size > 0 ? moe->latent_size : hidden_size; }

@@ -145,10 +145,14 @@ void count_params(ModelSpec& model) {
                                moe.routed_expert_params});
   }
   p.vision = model.vision ? model.vision->params : 0;
-  model.total_params = params_sum({p.embedding, p.lm_head, p.position_embedding, p.attention, p.linear_attention, p.layer_norms,
-                                   p.final_norm, p.dense_mlp, p.shared_experts, p.routed_experts, p.routers,
-                                   p.latent_projections, p.vision});
+  model.total_params = params_total(p);
   model.active_params = model.total_params - inactive;
+}
+
+std::int64_t params_total(const ParamBreakdown& p) {
+  return params_sum({p.embedding, p.lm_head, p.position_embedding, p.attention, p.linear_attention, p.layer_norms,
+                     p.final_norm, p.dense_mlp, p.shared_experts, p.routed_experts, p.routers, p.latent_projections,
+                     p.vision});
 }
 
 }  // namespace meshplan

@@ -45,4 +45,7 @@ std::int64_t mtp_module_params(std::int64_t hidden, std::int64_t decoder_layer_p
 /// `params` and `params.mtp` must already be set.
 void count_params(ModelSpec& model);
 
+/// The unique parameters a breakdown sums to (MTP excluded): ModelSpec::total_params.
+std::int64_t params_total(const ParamBreakdown& params);
+
 }  // namespace meshplan

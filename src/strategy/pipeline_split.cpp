@@ -88,4 +88,28 @@ void apply_balanced_split(Strategy& strategy, std::int64_t num_layers) {
   strategy.last_stage_layers = static_cast<int>(last);
 }
 
+Strategy mtp_module_strategy(const Strategy& strategy, std::int64_t module_layers) {
+  Strategy module = strategy;
+  module.pp = 1;
+  module.vpp = 1;
+  apply_balanced_split(module, module_layers);
+  module.bf16_first_layers = 0;
+  module.bf16_last_layers = 0;
+  module.activation_offload_layers = 0;
+  module.train_mtp = false;
+  // NVFP4 stops at the module: "currently ignoring FP4 in MTP layers" (multi_token_prediction.py
+  // MultiTokenPredictionLayer.forward enters only an fp8 context, at Megatron-LM 2edffadb5 and d98e8a64d).
+  if (module.compute_dtype == Dtype::fp4) module.compute_dtype = Dtype::bf16;
+  // Full recompute (multi_token_prediction.py _checkpointed_forward): "uniform" checkpoints a depth
+  // whole, one chunk of its layers; "block" is "not supported for MTP yet. Skipping recompute."
+  if (module.recompute == Recompute::full) {
+    if (module.recompute_method == RecomputeMethod::block) {
+      module.recompute = Recompute::none;
+    } else {
+      module.recompute_num_layers = static_cast<int>(module_layers);
+    }
+  }
+  return module;
+}
+
 }  // namespace meshplan

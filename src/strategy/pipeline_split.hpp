@@ -34,4 +34,11 @@ std::int64_t max_stage_layers(std::int64_t num_layers, const Strategy& strategy)
 /// Leaves the strategy without an uneven split when none exists.
 void apply_balanced_split(Strategy& strategy, std::int64_t num_layers);
 
+/// What a trained MTP module's `module_layers` layers run under: the strategy's parallelism and
+/// recomputation on the one stage that holds them (the last), no pipeline split of their own, none
+/// of them in BF16 by first_last_layers_bf16 nor offloaded (Megatron-core multi_token_prediction.py
+/// takes get_fp8_context(config) without a layer number, and its offload_context is a
+/// nullcontext), in BF16 under NVFP4 (it enters no fp4 context), no MTP of their own.
+Strategy mtp_module_strategy(const Strategy& strategy, std::int64_t module_layers);
+
 }  // namespace meshplan

@@ -108,4 +108,34 @@ TEST_CASE("the planner's balanced split takes the remainder from the first and l
   CHECK(s.first_stage_layers == 0);
 }
 
+TEST_CASE("mtp module strategy: the module's layers as Megatron-core's MultiTokenPredictionLayer runs them") {
+  // The last stage's module, one stage of its own: no split, no BF16 edge layers, no offload, no MTP.
+  Strategy s = pipeline(8, 4, 7, 5);
+  s.train_mtp = true;
+  s.compute_dtype = Dtype::fp8;
+  s.bf16_first_layers = 1;
+  s.bf16_last_layers = 14;
+  s.activation_offload_layers = 3;
+  s.recompute = Recompute::full;
+  s.recompute_method = RecomputeMethod::uniform;
+  s.recompute_num_layers = 1;
+  Strategy module = mtp_module_strategy(s, 2);
+  CHECK(module.pp == 1);
+  CHECK(module.vpp == 1);
+  CHECK(module.first_stage_layers == 0);
+  CHECK(module.bf16_first_layers + module.bf16_last_layers == 0);
+  CHECK(module.activation_offload_layers == 0);
+  CHECK_FALSE(module.train_mtp);
+  CHECK(module.compute_dtype == Dtype::fp8);  // get_fp8_context(config): the global fp8 context
+  // Full uniform recompute checkpoints a depth whole: its 2 layers one chunk.
+  CHECK(module.recompute == Recompute::full);
+  CHECK(module.recompute_num_layers == 2);
+  // "recompute_method == 'block' is not supported for MTP yet. Skipping recompute."
+  s.recompute_method = RecomputeMethod::block;
+  CHECK(mtp_module_strategy(s, 2).recompute == Recompute::none);
+  // "currently ignoring FP4 in MTP layers": BF16 under NVFP4.
+  s.compute_dtype = Dtype::fp4;
+  CHECK(mtp_module_strategy(s, 2).compute_dtype == Dtype::bf16);
+}
+
 }  // namespace meshplan

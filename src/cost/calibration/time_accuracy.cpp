@@ -18,7 +18,7 @@ constexpr std::array<TimeAccuracy, 7> kGroups{{
     {"moe-training-hopper", "MoE pre-training with Megatron-core on Hopper (measured on H100)", 17, 0.193, 0.520,
      kHeldOutTraining},
     {"moe-training-blackwell", "MoE pre-training with Megatron-core on Blackwell (B200, B300, GB200, GB300)", 147,
-     0.225, 0.842, kHeldOutTraining},
+     0.225, 0.825, kHeldOutTraining},
     {"dense-training-cdna",
      "dense pre-training and LoRA fine-tuning with Megatron-core on AMD Instinct (MI300X, MI325X, MI355X; one node "
      "to eight)",
@@ -41,9 +41,9 @@ constexpr std::array<TimeAccuracyFamily, 7> kFamilies{{
     {"moe-training-hopper", "gpt_oss", 4, 0.200, 0.201, 0.250},
     {"moe-training-hopper", "nemotron_h", 4, 0.204, 0.214, 0.257},
     {"moe-training-hopper", "qwen3_moe", 9, 0.157, 0.520, 0.186},
-    {"moe-training-blackwell", "deepseek_v3", 28, 0.051, 0.359, -0.006},
+    {"moe-training-blackwell", "deepseek_v3", 28, 0.051, 0.359, -0.002},
     {"moe-training-blackwell", "gpt_oss", 24, 0.441, 0.825, -0.303},
-    {"moe-training-blackwell", "nemotron_h", 46, 0.415, 0.842, -0.187},
+    {"moe-training-blackwell", "nemotron_h", 46, 0.4045, 0.820, -0.187},
     {"moe-training-blackwell", "qwen3_moe", 49, 0.110, 0.459, -0.022},
 }};
 
@@ -53,8 +53,8 @@ constexpr std::array<TimeAccuracyGpu, 7> kGpus{{
     {"dense-training-blackwell", "GB200-NVL72", 30, 0.102, 0.190, -0.079},
     {"dense-training-blackwell", "GB300-NVL72", 30, 0.041, 0.253, 0.005},
     {"moe-training-blackwell", "B200", 22, 0.260, 0.619, 0.000},
-    {"moe-training-blackwell", "B300", 29, 0.327, 0.720, -0.110},
-    {"moe-training-blackwell", "GB200-NVL72", 47, 0.157, 0.842, -0.128},
+    {"moe-training-blackwell", "B300", 29, 0.328, 0.720, -0.110},
+    {"moe-training-blackwell", "GB200-NVL72", 47, 0.157, 0.825, -0.128},
     {"moe-training-blackwell", "GB300-NVL72", 49, 0.158, 0.710, -0.131},
 }};
 
@@ -69,7 +69,7 @@ std::optional<TimeAccuracyGpu> gpu_of(std::string_view group_id, const std::stri
 // 35 of 147 (29 of 101 before Nemotron 3 Super's rows); every held-out H100 MoE run is (46-75% of
 // its step), so Hopper has no subset of its own.
 constexpr std::array<TimeAccuracyHostBound, 1> kHostBound{{
-    {"moe-training-blackwell", 0.2, 35, 0.296, 0.459, 0.357},
+    {"moe-training-blackwell", 0.2, 35, 0.297, 0.459, 0.358},
 }};
 
 // The NVFP4 runs of the dense Blackwell group (Llama 3 70B and 3.1 405B on GB200 and GB300): their
@@ -112,7 +112,7 @@ constexpr std::array<TimeAccuracySecondSource, 9> kSecondSources{{
      "Qwen3-30B-A3B, Moonlight-16B-A3B, GPT-OSS-20B and -120B and DeepSeek-V3 on H100 in BF16 (Megatron-Bridge's "
      "recipes: HybridEP, alltoall, EP 4-64, TP 1-2, PP 1-8; functional runs on real text with natural routing, and "
      "performance runs)",
-     6, 0.144, 0.388, 0.040, kBridgeCards},
+     6, 0.144, 0.388, 0.048, kBridgeCards},
     {"moe-training-blackwell", "modelzoo",
      "Qwen3-235B-A22B and DeepSeek-V3 on GB200 and GB300 (Megatron-LM launches: HybridEP, BF16 and MXFP8, 4k-128k "
      "tokens)",

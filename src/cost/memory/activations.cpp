@@ -6,6 +6,8 @@
 #include <cmath>
 
 #include "cost/memory/memory_trace.hpp"
+#include "model/mtp_module.hpp"
+#include "strategy/pipeline_split.hpp"
 
 namespace meshplan {
 namespace {
@@ -253,6 +255,7 @@ struct StageStored {
   double working = 0;
   double layers = 0;      ///< decoder layers and trained MTP layers
   double mtp_layers = 0;  ///< of which MTP layers (outside the decoder block: never offloaded)
+  double mtp_stored = 0;  ///< the part of `stored` the MTP layers keep
   StageLayers counts;
   double dense_full = 0;  ///< one dense layer without recompute (for the trace)
   double moe_full = 0;    ///< one MoE layer without recompute (for the trace)
@@ -263,23 +266,8 @@ StageStored stage_stored(const ModelSpec& model, const Strategy& s, PipelineStag
   const LayerShape dense = dense_layer_shape(model);
   const LayerShape moe = moe_layer_shape(model, options.moe_capacity_factor);
   const LayerSplit split = layer_split(s);
-  StageLayers layers = stage_layers(model, s, stage);
-  // Trained MTP depths run on the last stage, each a decoder layer of the model's kind, or a
-  // Nemotron-H module's pattern of layers (Megatron-core multi_token_prediction.py
-  // MultiTokenPredictionLayer; mtp_use_repeated_layer: one module at several depths).
-  const bool mtp = s.train_mtp && (s.pp <= 1 || stage == PipelineStage::last);
-  const std::int64_t mtp_depths = mtp ? s.mtp_depths_run(model.num_mtp_layers) : 0;
-  const std::int64_t mtp_layers = mtp_depths * static_cast<std::int64_t>(model.mtp_module_layers());
-  if (model.mtp_layer_pattern.empty()) {
-    (model.moe ? layers.moe : layers.dense) += mtp_layers;
-  } else {
-    const auto moe_layers = std::count(model.mtp_layer_pattern.begin(), model.mtp_layer_pattern.end(), 'E');
-    layers.moe += mtp_depths * moe_layers;
-    layers.dense += mtp_layers - mtp_depths * moe_layers;
-  }
+  const StageLayers layers = stage_layers(model, s, stage);
   StageStored out;
-  out.layers = double(layers.total());
-  out.mtp_layers = double(mtp_layers);
   out.counts = layers;
   const double dense_full = mixed_layer_bytes(model, dense, split, mb, Recompute::none, options);
   const double moe_full = mixed_layer_bytes(model, moe, split, mb, Recompute::none, options);
@@ -310,12 +298,30 @@ StageStored stage_stored(const ModelSpec& model, const Strategy& s, PipelineStag
       out.working = recomputed > 0 ? largest_full : 0.0;
     }
   }
-  // Each MTP module also keeps its enorm and hnorm inputs (2sbh each) and the eh_proj input,
-  // the two normed halves side by side (4sbh) (DeepSeek-V3 report §2.2, Fig. 3).
-  if (mtp) {
-    const double sp_split = s.sequence_parallel && s.tp > 1 ? double(s.tp) : 1.0;
-    out.stored += double(mtp_depths) * 8.0 * mb.seq_tokens * mb.sequences * double(model.hidden_size) / sp_split;
-  }
+  out.layers = double(layers.total());
+  // Trained MTP depths run on the last stage, each the module's own layers, kept as a stage of them
+  // keeps its layers (mtp_module_model, mtp_module_strategy; mtp_use_repeated_layer: one module at
+  // several depths).
+  const bool mtp = s.train_mtp && model.num_mtp_layers > 0 && (s.pp <= 1 || stage == PipelineStage::last);
+  if (!mtp) return out;
+  const double depths = double(s.mtp_depths_run(model.num_mtp_layers));
+  const ModelSpec module_model = mtp_module_model(model);
+  const Strategy module_strategy = mtp_module_strategy(s, module_model.num_layers);
+  const StageStored module = stage_stored(module_model, module_strategy, PipelineStage::last, mb, options);
+  // Each depth also keeps its enorm and hnorm inputs (2sbh each) and the eh_proj input, the two
+  // normed halves side by side (4sbh) (DeepSeek-V3 report §2.2, Fig. 3). A depth checkpointed whole
+  // (full uniform recompute: multi_token_prediction.py _checkpointed_forward) keeps instead its
+  // second input, the embedded tokens (2sbh), beside the hidden states its layers' chunk keeps.
+  const double sp_split = s.sequence_parallel && s.tp > 1 ? double(s.tp) : 1.0;
+  const double checkpointed = module_strategy.recompute == Recompute::full ? 2.0 : 8.0;
+  const double inputs = checkpointed * mb.seq_tokens * mb.sequences * double(model.hidden_size) / sp_split;
+  out.mtp_stored = depths * (module.stored + inputs);
+  out.mtp_layers = depths * module.layers;
+  out.stored += out.mtp_stored;
+  out.working = std::max(out.working, module.working);
+  out.layers += out.mtp_layers;
+  out.counts.dense += static_cast<std::int64_t>(depths) * module.counts.dense;
+  out.counts.moe += static_cast<std::int64_t>(depths) * module.counts.moe;
   return out;
 }
 
@@ -338,19 +344,21 @@ double offloaded_activation_bytes(const ModelSpec& model, const Strategy& s, Pip
   const StageStored kept = stage_stored(model, s, stage, mb, options);
   if (kept.layers <= 0) return 0.0;
   const double decoder = kept.layers - kept.mtp_layers;
+  if (decoder <= 0) return 0.0;
   const double offloaded = std::min(double(s.activation_offload_layers), std::max(decoder - 1.0, 0.0));
-  return kept.stored * offloaded / kept.layers;
+  return (kept.stored - kept.mtp_stored) * offloaded / decoder;
 }
 
 double stage_activation_bytes(const ModelSpec& model, const Strategy& s, PipelineStage stage,
                               const MicroBatchShape& mb, const MemoryOptions& options, Trace* trace) {
   const StageStored kept = stage_stored(model, s, stage, mb, options);
-  // Activation offloading keeps only the resident layers' share on the GPU (an average layer); it
-  // offloads decoder layers only (the MTP block runs outside TransformerBlock's offload context).
+  // Activation offloading keeps only the resident decoder layers' share on the GPU (an average
+  // layer); it offloads decoder layers only (the MTP block runs outside TransformerBlock's offload
+  // context).
   const double decoder = kept.layers - kept.mtp_layers;
-  const double resident_share =
-      kept.layers > 0 ? (resident_activation_layers(s, decoder) + kept.mtp_layers) / kept.layers : 1.0;
-  const double stored = kept.stored * resident_share;
+  const double decoder_stored = kept.stored - kept.mtp_stored;
+  const double resident_decoder = decoder > 0 ? resident_activation_layers(s, decoder) : 0.0;
+  const double stored = (decoder > 0 ? decoder_stored * resident_decoder / decoder : 0.0) + kept.mtp_stored;
   const double working = kept.working;
   // First stage: the int64 input ids and, with embedding dropout, its 1-byte mask (÷ TP with SP)
   // (Megatron-LM theoretical_memory_usage.py: 8sbp + sbhp; Korthikanti §4.3).
@@ -377,7 +385,7 @@ double stage_activation_bytes(const ModelSpec& model, const Strategy& s, Pipelin
             mb.seq_tokens, mb.sequences, model.hidden_size, kept.counts.dense, kept.counts.moe, s.tp,
             s.sequence_parallel, s.cp, static_cast<int>(s.recompute), s.recompute_num_layers, in_flight, stored,
             kept.dense_full, kept.moe_full, working, options.flash_attention, linear_share(model),
-            resident_share * kept.layers);
+            resident_decoder + kept.mtp_layers);
       });
   return bytes;
 }

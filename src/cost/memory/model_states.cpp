@@ -6,6 +6,7 @@
 
 #include "cost/memory/lora_params.hpp"
 #include "cost/memory/memory_trace.hpp"
+#include "model/mtp_module.hpp"
 #include "strategy/pipeline_split.hpp"
 
 namespace meshplan {
@@ -254,11 +255,7 @@ RankParams rank_params(const ModelSpec& model, const Strategy& s, PipelineStage 
 }
 
 double mtp_moe_layers(const ModelSpec& model) {
-  if (!model.moe) return 0.0;
-  // One MoE layer a module, or as many as a Nemotron-H module's pattern holds.
-  const auto& pattern = model.mtp_layer_pattern;
-  const double per_module = pattern.empty() ? 1.0 : double(std::count(pattern.begin(), pattern.end(), 'E'));
-  return double(model.num_mtp_layers) * per_module;
+  return double(model.num_mtp_layers) * double(mtp_module_layers_of(model, 'E'));
 }
 
 double mtp_expert_params(const ModelSpec& model) {

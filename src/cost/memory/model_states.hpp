@@ -30,7 +30,7 @@ struct RankParams {
   double total() const { return dense + expert; }
 };
 
-/// MoE layers of the model's MTP modules: one a module, or its layer pattern's (Nemotron-H "*E": one).
+/// MoE layers of the model's MTP modules (model/mtp_module.hpp mtp_module_layers_of).
 double mtp_moe_layers(const ModelSpec& model);
 /// Routed-expert parameters of the model's MTP modules (each MTP decoder layer is a MoE layer in a
 /// MoE model: DeepSeek-V3, GLM-4.5); 0 for a dense model.

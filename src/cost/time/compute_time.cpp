@@ -9,6 +9,7 @@
 #include "cost/time/attention_kernels.hpp"
 #include "cost/time/mamba_kernels.hpp"
 #include "model/flops.hpp"
+#include "model/mtp_module.hpp"
 #include "strategy/pipeline_split.hpp"
 
 namespace meshplan {
@@ -420,16 +421,18 @@ StageCompute stage_compute(const ModelSpec& model, const NodeGroup& node, const 
   const double cross_entropy = kCrossEntropyBytesPerLogit * tokens * vocab / t / gpu.memory_bandwidth_Bps;
   stage.lm_head_forward_s = head_forward + cross_entropy / 2.0;
   stage.lm_head_s = (frozen_base ? 2.0 : 3.0) * head_forward + cross_entropy;
-  // Trained MTP modules on the last stage: per depth the module's decoder layers (average layers of
-  // the stage, forward and the backward's 2x; a Nemotron-H module's pattern, "*E": two) and its own
+  // Trained MTP modules on the last stage: per depth the module's own layers, costed as a stage of
+  // them (mtp_module_model: a Nemotron-H module's "*E" is an attention and a MoE layer, Qwen3-Next's
+  // a full-attention layer), forward, backward and what the strategy recomputes of them, and its own
   // pass through the output layer and loss (Megatron-core multi_token_prediction.py; DeepSeek-V3
   // report §2.2); mtp_use_repeated_layer runs one module at mtp_num_layers depths.
   if (strategy.train_mtp && model.num_mtp_layers > 0) {
     const double depths = static_cast<double>(strategy.mtp_depths_run(model.num_mtp_layers));
-    const double layer_forward =
-        model.mtp_module_layers() * stage.layers_forward_s / std::max(layers_per_stage, 1.0);
-    stage.lm_head_forward_s += depths * (layer_forward + stage.lm_head_forward_s);
-    stage.lm_head_s += depths * (3.0 * layer_forward + stage.lm_head_s);
+    const ModelSpec module = mtp_module_model(model);
+    const StageCompute layers = stage_compute(module, node, mtp_module_strategy(strategy, module.num_layers), seq_len,
+                                              micro_batch, options, nullptr);
+    stage.lm_head_forward_s += depths * (layers.layers_forward_s + stage.lm_head_forward_s);
+    stage.lm_head_s += depths * (layers.layers_total() + stage.lm_head_s);
   }
 
   if (trace) {

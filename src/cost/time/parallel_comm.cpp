@@ -7,6 +7,7 @@
 #include "cost/memory/lora_params.hpp"
 #include "cost/time/collectives.hpp"
 #include "cost/time/moe_dispatch.hpp"
+#include "model/mtp_module.hpp"
 #include "strategy/moe_dispatcher.hpp"
 #include "strategy/pipeline_split.hpp"
 
@@ -124,7 +125,15 @@ MicroBatchComm micro_batch_comm(const ModelSpec& model, const NodeGroup& node, c
     // the dispatch, fc2_latent_proj after the combine).
     const double routed_h = static_cast<double>(model.expert_hidden_size());
     const double bytes = tokens / strategy.tp * moe.experts_per_token * routed_h * kActivationBytes;
-    const double moe_layers = static_cast<double>(moe.num_moe_layers) * layers / static_cast<double>(model.num_layers);
+    // A trained MTP module's MoE layers dispatch and combine too, at each depth it runs, on the last
+    // stage: spread over the stages as its compute is (stage_compute's lm_head_s, step_time.cpp / p).
+    const double mtp_moe_layers =
+        strategy.train_mtp && model.num_mtp_layers > 0
+            ? static_cast<double>(strategy.mtp_depths_run(model.num_mtp_layers) * mtp_module_layers_of(model, 'E')) /
+                  strategy.pp
+            : 0.0;
+    const double moe_layers =
+        static_cast<double>(moe.num_moe_layers) * layers / static_cast<double>(model.num_layers) + mtp_moe_layers;
     const ExpertDispatch dispatch{tokens / strategy.tp, routed_h * kActivationBytes, static_cast<int>(moe.num_experts),
                                   static_cast<int>(moe.experts_per_token), strategy.moe_dispatcher,
                                   strategy.moe_dispatcher_sms};
@@ -148,13 +157,15 @@ MicroBatchComm micro_batch_comm(const ModelSpec& model, const NodeGroup& node, c
     comm.ep_hidden_s = overlapped * (1.0 - sm_share);
     if (trace) {
       trace->push_back({"time/ep_comm", comm.ep_s, "seconds",
-                        "load * 2 dispatches * passes * moe_layers/p * dispatch(tokens/t, k, ep) [- overlapped x (1 - dispatcher SMs / SMs) "
+                        "load * 2 dispatches * passes * (moe_layers/p + trained MTP depths' MoE layers / p) * dispatch(tokens/t, k, ep) "
+                        "[- overlapped x (1 - dispatcher SMs / SMs) "
                         "if a2a overlap, overlapped = min(total, layers compute)]; "
                         "alltoall: a2a(tokens/t * k * h (LatentMoE: latent) * 2 B); flex: once per GPU hit, across nodes once per node hit",
-                        fmt::format("ep={}, dispatcher={}, alltoall bytes={:.4g}, load={:.3g}, total={:.4g} s, overlap={}, "
-                                    "dispatcher SM share={:.3f}, NVLink={:.4g} B/s, NIC={:.4g} B/s (ep_nic_efficiency "
-                                    "unless measured)",
-                                    strategy.ep, moe_dispatcher_name(strategy.moe_dispatcher), bytes, load, total,
+                        fmt::format("ep={}, dispatcher={}, alltoall bytes={:.4g}, MoE layers={:.4g} (MTP {:.4g}), load={:.3g}, "
+                                    "total={:.4g} s, overlap={}, dispatcher SM share={:.3f}, NVLink={:.4g} B/s, NIC={:.4g} B/s "
+                                    "(ep_nic_efficiency unless measured)",
+                                    strategy.ep, moe_dispatcher_name(strategy.moe_dispatcher), bytes, moe_layers,
+                                    mtp_moe_layers, load, total,
                                     strategy.moe_a2a_overlap, sm_share, intra.bandwidth_Bps, inter.bandwidth_Bps),
                         "GShard (Lepikhin et al. 2020); Megatron-core token_dispatcher.py; DeepSeek-V3 report §3.2.2; "
                         "DeepEP README"});

@@ -15,7 +15,9 @@
 #include "cost/time/time_fixtures.hpp"
 #include "model/flops.hpp"
 #include "model/model_presets.hpp"
+#include "model/mtp_module.hpp"
 #include "model/parsed_model.hpp"
+#include "strategy/pipeline_split.hpp"
 
 namespace meshplan {
 
@@ -100,9 +102,10 @@ TEST_CASE("latent moe: the latent projections are whole on every TP rank, as the
 }
 
 TEST_CASE("latent moe: Nemotron 3 Super's MTP module, two layers, trained at the recipes' two depths") {
-  // mtp_hybrid_override_pattern "*E": an attention layer and a MoE layer a depth, costed as two
-  // average layers of the stage (88 on one stage), forward and the backward's 2x, and each depth's
-  // own pass through the output layer and loss; mtp_use_repeated_layer runs the one module twice.
+  // mtp_hybrid_override_pattern "*E": an attention layer and a MoE layer a depth, costed as a stage
+  // of those two layers (mtp_module_model: not two of the decoder's mean layer), forward, backward
+  // and recomputation, and each depth's own pass through the output layer and loss;
+  // mtp_use_repeated_layer runs the one module twice.
   const ModelSpec model = test::preset_model(kSuper);
   const NodeGroup node = test::a100_node();
   const TimeOptions options = test::simple_options();
@@ -112,12 +115,16 @@ TEST_CASE("latent moe: Nemotron 3 Super's MTP module, two layers, trained at the
   strategy.train_mtp = true;
   strategy.mtp_depths = 2;
   const StageCompute mtp = stage_compute(model, node, strategy, 4096, 1, options, nullptr);
-  const double layer = plain.layers_forward_s / 88.0;
-  CHECK(mtp.lm_head_s == test::approx(plain.lm_head_s + 2 * (3 * 2 * layer + plain.lm_head_s)));
-  CHECK(mtp.lm_head_forward_s == test::approx(plain.lm_head_forward_s + 2 * (2 * layer + plain.lm_head_forward_s)));
-  // What the depths keep for the backward: per depth a MoE layer and a layer of the model's mean
-  // token mixer (the stage's mix, 8 attention to 40 Mamba: the attention layer itself would keep
-  // less than a Mamba layer; the mean over-counts a depth by about 0.23 GB here).
+  const ModelSpec module = mtp_module_model(model);
+  const StageCompute layers = stage_compute(module, node, mtp_module_strategy(strategy, 2), 4096, 1, options, nullptr);
+  CHECK(mtp.lm_head_s == test::approx(plain.lm_head_s + 2 * (layers.layers_total() + plain.lm_head_s)));
+  CHECK(mtp.lm_head_forward_s == test::approx(plain.lm_head_forward_s + 2 * (layers.layers_forward_s + plain.lm_head_forward_s)));
+  // A depth's two layers take longer than two of the decoder's mean layer (40 MoE, 40 Mamba and 8
+  // attention layers): half of them are MoE layers, against 40 of 88.
+  CHECK(layers.layers_forward_s > 2.0 * plain.layers_forward_s / 88.0);
+  // What the depths keep for the backward: per depth the module's own two layers, an attention
+  // layer and a MoE layer (not the decoder's mean token mixer, 8 attention to 40 Mamba, which
+  // keeps about 0.23 GB more a depth here).
   MicroBatchShape mb;
   mb.seq_tokens = 4096;
   mb.kv_tokens = 4096;
@@ -135,8 +142,22 @@ TEST_CASE("latent moe: Nemotron 3 Super's MTP module, two layers, trained at the
   const double mamba = layer_activation_bytes(mamba_shape, split, 4096, 4096, 1, none, MemoryOptions{});
   const double moe = layer_activation_bytes(moe_layer_shape(model, 1.0), split, 4096, 4096, 1, none, MemoryOptions{});
   // + the module's enorm / hnorm inputs and eh_proj input, 8 x 4,096 x 4,096 B.
-  CHECK(two_depths - one_depth ==
-        test::approx((8.0 * attention + 40.0 * mamba) / 48.0 + moe + 8.0 * 4096 * 4096));
+  CHECK(two_depths - one_depth == test::approx(attention + moe + 8.0 * 4096 * 4096));
+  // Each depth's MoE layer dispatches and combines too: 40 + 2 MoE layers' all-to-alls at PP 1; at
+  // PP 2 a stage's 20 and the last stage's 2 spread over the 2 stages, as the output layer's time is.
+  strategy.mtp_depths = 2;
+  const StageCompute compute = stage_compute(model, node, strategy, 4096, 1, options, nullptr);
+  const double ep_mtp = micro_batch_comm(model, node, strategy, 4096, 1, compute, options, nullptr).ep_s;
+  strategy.train_mtp = false;
+  const double ep_plain = micro_batch_comm(model, node, strategy, 4096, 1, plain, options, nullptr).ep_s;
+  CHECK(ep_plain > 0);
+  CHECK(ep_mtp == test::approx(ep_plain * 42.0 / 40.0));
+  strategy.pp = 2;
+  const double ep_plain_pp2 = micro_batch_comm(model, node, strategy, 4096, 1, plain, options, nullptr).ep_s;
+  strategy.train_mtp = true;
+  const double ep_mtp_pp2 = micro_batch_comm(model, node, strategy, 4096, 1, compute, options, nullptr).ep_s;
+  CHECK(ep_mtp_pp2 == test::approx(ep_plain_pp2 * 21.0 / 20.0));
+  CHECK((8.0 * attention + 40.0 * mamba) / 48.0 - attention == test::approx(0.2346e9).epsilon(0.001));
 }
 
 }  // namespace meshplan
