@@ -426,13 +426,15 @@ StageCompute stage_compute(const ModelSpec& model, const NodeGroup& node, const 
   // a full-attention layer), forward, backward and what the strategy recomputes of them, and its own
   // pass through the output layer and loss (Megatron-core multi_token_prediction.py; DeepSeek-V3
   // report §2.2); mtp_use_repeated_layer runs one module at mtp_num_layers depths.
+  double mtp_depths = 0;
+  StageCompute mtp_layers;
   if (strategy.train_mtp && model.num_mtp_layers > 0) {
-    const double depths = static_cast<double>(strategy.mtp_depths_run(model.num_mtp_layers));
+    mtp_depths = static_cast<double>(strategy.mtp_depths_run(model.num_mtp_layers));
     const ModelSpec module = mtp_module_model(model);
-    const StageCompute layers = stage_compute(module, node, mtp_module_strategy(strategy, module.num_layers), seq_len,
-                                              micro_batch, options, nullptr);
-    stage.lm_head_forward_s += depths * (layers.layers_forward_s + stage.lm_head_forward_s);
-    stage.lm_head_s += depths * (layers.layers_total() + stage.lm_head_s);
+    mtp_layers = stage_compute(module, node, mtp_module_strategy(strategy, module.num_layers), seq_len, micro_batch,
+                               options, nullptr);
+    stage.lm_head_forward_s += mtp_depths * (mtp_layers.layers_forward_s + stage.lm_head_forward_s);
+    stage.lm_head_s += mtp_depths * (mtp_layers.layers_total() + stage.lm_head_s);
   }
 
   if (trace) {
@@ -519,10 +521,15 @@ StageCompute stage_compute(const ModelSpec& model, const NodeGroup& node, const 
                           : std::string(),
                       "Korthikanti et al. 2022 §5; Megatron-core transformer_config.py recompute_modules"});
     trace->push_back({"time/compute/lm_head", stage.lm_head_s, "seconds",
-                      "3 * 2*V*h*tokens/t / (peak*eff) + 16 B * tokens * V/t / HBM_Bps; the GEMM in bf16 under fp8 and NVFP4 (in fp8 with --fp8-output-proj under mxfp8)",
-                      fmt::format("head dtype={}", compute_dtype_name(head_dtype(strategy))),
+                      "3 * 2*V*h*tokens/t / (peak*eff) + 16 B * tokens * V/t / HBM_Bps; the GEMM in bf16 under fp8 and NVFP4 (in fp8 with --fp8-output-proj under mxfp8); "
+                      "+ per trained MTP depth its module's layers, costed as a stage of them (forward, backward, recompute), and the above again",
+                      fmt::format("head dtype={}", compute_dtype_name(head_dtype(strategy))) +
+                          (mtp_depths > 0 ? fmt::format(", MTP depths={:.0f}, module layers forward+backward={:.4g} s",
+                                                        mtp_depths, mtp_layers.layers_total())
+                                          : std::string()),
                       "Megatron vocab-parallel output layer and cross-entropy; Megatron-core gpt_model.py output_layer "
-                      "(tensor_parallel.ColumnParallelLinear, outside Transformer Engine's fp8 autocast)"});
+                      "(tensor_parallel.ColumnParallelLinear, outside Transformer Engine's fp8 autocast); "
+                      "multi_token_prediction.py MultiTokenPredictionLayer"});
   }
   return stage;
 }
