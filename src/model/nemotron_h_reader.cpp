@@ -159,7 +159,7 @@ void read_mtp(const ConfigFields& config, ModelSpec& model) {
   std::int64_t layers = 0;
   for (const char kind : pattern) {
     const bool absent = (kind == 'M' && !model.linear_attention) || (kind == '-' && model.num_dense_layers == 0) ||
-                        (kind == 'E' && !model.moe);
+                        (kind == 'E' && !model.moe) || (kind == '*' && model.num_attention_layers() == 0);
     if (absent) {
       config.fail(key, fmt::format("has a '{}' layer, a kind the decoder's hybrid_override_pattern does not hold", kind));
       return;

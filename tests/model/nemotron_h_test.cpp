@@ -134,6 +134,11 @@ TEST_CASE("nemotron_h: a latent MoE and an MTP module of its own layer pattern, 
     REQUIRE(!bad.ok());
     CHECK(bad.error().to_string().find(key) != std::string::npos);
   }
+  // An attention layer in the module of a decoder that has none (Mamba and MoE layers only).
+  const Result<ModelSpec> no_attention = parse_model_config(
+      tiny("MEME", R"(, "num_nextn_predict_layers": 1, "mtp_hybrid_override_pattern": "*E")"), "bad.json");
+  REQUIRE(!no_attention.ok());
+  CHECK(no_attention.error().to_string().find("has a '*' layer") != std::string::npos);
 }
 
 TEST_CASE("nemotron_h: Nemotron 3 Nano's FLOPs per token, by hand and beside Megatron-LM's own count") {
