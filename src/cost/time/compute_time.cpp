@@ -202,9 +202,22 @@ double moe_load_factor(const ModelSpec& model, const Strategy& strategy, const T
   return 1.0 + options.constants.moe_expert_load_cv * std::sqrt(2.0 * std::log(ep) / local_experts);
 }
 
+double mtp_forward_flops_per_token(const ModelSpec& model, const Strategy& strategy, std::int64_t seq_len) {
+  if (!strategy.train_mtp || model.num_mtp_layers <= 0) return 0.0;
+  // Per depth the module's own layers, its eh_proj (2h -> h) and the output layer again, as
+  // Megatron-LM counts a step's model FLOPs (training.py num_floating_point_operations: the MTP
+  // layers among the layers, "MTP norms and proj", logits x (1 + mtp_num_layers)).
+  const ForwardFlops module = forward_flops_per_token(mtp_module_model(model), seq_len);
+  const double h = static_cast<double>(model.hidden_size);
+  const double depth = module.attention_projections + module.attention_scores + module.mlp + 2.0 * 2.0 * h * h +
+                       module.lm_head;
+  return static_cast<double>(strategy.mtp_depths_run(model.num_mtp_layers)) * depth;
+}
+
 double trained_flops_per_token(const ModelSpec& model, const Strategy& strategy, std::int64_t seq_len) {
   const ForwardFlops forward = forward_flops_per_token(model, seq_len);
-  const double full = train_flops_per_token(model, seq_len);
+  const double mtp = mtp_forward_flops_per_token(model, strategy, seq_len);
+  const double full = train_flops_per_token(model, seq_len) + 3.0 * mtp;
   if (strategy.lora.rank <= 0) return full;
   // LoRA: the frozen weights' GEMMs have no weight gradient (Hu et al. 2021 §4.2): forward plus
   // input gradient, 4 of the 6 FLOPs per parameter per token (adapters negligible at small rank).

@@ -45,17 +45,20 @@ double vision_tower_seconds(const ModelSpec& model, const NodeGroup& node, const
 /// `optimizer_params`: the parameters whose states the rank updates (optimizer_params_per_rank).
 double optimizer_step_seconds(double optimizer_params, const NodeGroup& node, Trace* trace);
 
-/// Training FLOPs per token with the recomputation the strategy does (hardware FLOPs):
-/// train_flops_per_token + the recomputed forward of the decoder layers (not the LM head,
-/// as in Narayanan et al. 2021 Eq. 3).
-/// Model FLOPs of one trained token: 3 x forward, less the frozen weights' weight gradients with
-/// LoRA (what the MFU counts).
 /// The routed tokens of the most loaded EP rank over the mean, which every MoE layer waits for:
 /// with TimeOptions::moe_dropless_imbalance 1 + moe_expert_load_cv x sqrt(2 ln EP / (E/EP));
 /// 1 for balanced routing, at EP 1 or for a dense model.
 double moe_load_factor(const ModelSpec& model, const Strategy& strategy, const TimeOptions& options);
 
+/// Forward FLOPs of one token through the trained MTP depths (0 without --mtp): each depth's own
+/// layers (mtp_module_model), its eh_proj and its pass through the output layer.
+double mtp_forward_flops_per_token(const ModelSpec& model, const Strategy& strategy, std::int64_t seq_len);
+/// Model FLOPs of one trained token: 3 x forward (the trained MTP depths' included, as Megatron-LM
+/// counts them), less the frozen weights' weight gradients with LoRA (what the MFU counts).
 double trained_flops_per_token(const ModelSpec& model, const Strategy& strategy, std::int64_t seq_len);
+/// Training FLOPs per token with the recomputation the strategy does (hardware FLOPs):
+/// trained_flops_per_token + the recomputed forward of the decoder layers (not the LM head,
+/// as in Narayanan et al. 2021 Eq. 3).
 double hardware_flops_per_token(const ModelSpec& model, const Strategy& strategy, std::int64_t seq_len);
 
 /// Dense peak FLOP/s of the strategy's compute dtype (fp16 when bf16 is unsupported).

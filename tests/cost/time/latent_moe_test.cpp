@@ -39,6 +39,31 @@ TEST_CASE("latent moe: Nemotron 3 Super's FLOPs a token as Megatron-Bridge count
   CHECK(flops.shared_experts == test::approx(40.0 * 2 * 2 * 4096.0 * 5376));
 }
 
+TEST_CASE("latent moe: Nemotron 3 Super's trained MTP depths in the model FLOPs, as Megatron-LM counts them") {
+  // Per depth at 8,192 tokens (training.py num_floating_point_operations: the MTP layers among the
+  // layers, "MTP norms and proj", logits x (1 + mtp_num_layers)): the attention layer's projections
+  // 2 x 35,651,584 and scores 2 x 8,192 x 32 x (128 + 128) = 134,217,728; the MoE layer's experts
+  // 242,221,056, shared expert 88,080,384, router 2 x 2,097,664, latent projections 16,777,216;
+  // eh_proj 4 x 4,096^2 = 67,108,864; the output layer 2 x 131,072 x 4,096 = 1,073,741,824:
+  // 1,697,645,568 a depth.
+  const ModelSpec model = test::preset_model(kSuper);
+  Strategy strategy;
+  CHECK(mtp_forward_flops_per_token(model, strategy, 8192) == 0.0);
+  strategy.train_mtp = true;
+  strategy.mtp_depths = 2;
+  CHECK(mtp_forward_flops_per_token(model, strategy, 8192) == test::approx(2.0 * 1697645568.0));
+  const double trained = trained_flops_per_token(model, strategy, 8192);
+  strategy.train_mtp = false;
+  CHECK(trained - trained_flops_per_token(model, strategy, 8192) == test::approx(3.0 * 2.0 * 1697645568.0));
+  // The recipes' runs: 600 TFLOP/s/GPU at 7,040 tokens/s/GPU (GB200 MXFP8, 26.08), the summary's
+  // own count, 85.2 GFLOP a token. The model counts each attention layer's whole s x s (Narayanan
+  // et al. 2021 Eq. 3), Megatron-LM's hybrid count the causal half (attn_layer_flops: 2 x sum(L^2) x
+  // h x p): 10 attention layers (8 and the two depths') x 2 x 8,192 x 4,096 x 3 passes more. Less
+  // that, the model's count is within 1% of the summary's.
+  const double causal_half = 10.0 * 2 * 8192 * 4096 * 3;
+  CHECK((trained - causal_half) / (600e12 / 7040.0) == test::approx(1.0).epsilon(0.01));
+}
+
 TEST_CASE("latent moe: the dispatcher moves latent rows, a quarter of the hidden ones") {
   // The alltoall dispatcher at EP 8 on one node, TP 1, 4,096 tokens a micro-batch: each token's 22
   // rows of 1,024 bf16 values, 45,056 B (a hidden-wide row would be 180,224 B). Forward one
