@@ -29,13 +29,16 @@ struct SourceConventions {
   bool zero3_bottleneck_gather = false;  ///< TimeOptions::zero3_bottleneck_gather (DeepSpeed 2021)
   /// The source's FP8 mixes set fp8_param_gather (Strategy::fp8_param_gather).
   bool fp8_param_gather = false;
+  /// Transformer Engine's TP linears: their backward collectives run async (TimeOptions::tp_backward_async).
+  bool tp_backward_async = true;
 };
 
 constexpr SourceConventions kSources[] = {
     // Narayanan et al. 2021 (SC21): fp16, activation recomputation (FLOPs by Eq. 3 include it),
-    // unfused softmax, no DP/TP overlap, no distributed optimizer (it came in 2022).
+    // unfused softmax, no DP/TP overlap, no distributed optimizer (it came in 2022), Megatron-LM's
+    // own TP linears, whose collectives the backward waited on.
     {"narayanan2021", PublishedMetric::hardware_tflops_per_gpu, Dtype::fp16, Recompute::full, false, false, false,
-     true, true},
+     true, true, false, false},
     // Megatron-LM README H100 weak scaling (2024): bf16 (MFU = TFLOP/s / 989), model FLOPs,
     // --overlap-grad-reduce --overlap-param-gather --tp-comm-overlap, TE fused attention.
     {"megatron_readme", PublishedMetric::model_tflops_per_gpu, Dtype::bf16, Recompute::none, true, true, true, true},
@@ -184,6 +187,7 @@ Result<CalibrationRun> build_run(const json& row, const EfficiencyConstants& con
   run.options.constants = constants;
   run.options.flash_attention = source->flash_attention;
   run.options.tp_comm_overlap = source->overlaps;
+  run.options.tp_backward_async = source->tp_backward_async;
   run.options.overlap_grad_reduce = source->overlaps;
   run.options.overlap_param_gather = source->overlaps;
   // Megatron-Bridge's 25.11 H100 MoE recipes set moe_a2a_overlap=True
@@ -205,6 +209,9 @@ Result<CalibrationRun> build_run(const json& row, const EfficiencyConstants& con
   if (row.contains("settings") && row["settings"].is_object()) {
     const Status applied = apply_megatron_settings(row["settings"], run.strategy);
     if (!applied.ok()) return Error{"", 0, run.id, "settings: " + applied.error().to_string()};
+    if (const auto overlap = megatron_tp_comm_overlap(row["settings"], run.strategy)) {
+      run.options.tp_comm_overlap = *overlap;
+    }
   }
 
   const json& measured = row.contains("measured") ? row["measured"] : json::object();

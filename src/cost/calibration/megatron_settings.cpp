@@ -165,6 +165,14 @@ void apply_megatron_kernels(const nlohmann::json& settings, Strategy& strategy) 
   }
 }
 
+std::optional<bool> megatron_tp_comm_overlap(const nlohmann::json& settings, const Strategy& strategy) {
+  const nlohmann::json& effective = settings.value("tp_comm_overlap_effective", nlohmann::json());
+  if (effective.is_boolean()) return effective.get<bool>();
+  const nlohmann::json& requested = settings.value("tp_comm_overlap", nlohmann::json());
+  if (!settings.contains("tp_comm_overlap")) return std::nullopt;
+  return requested == true && strategy.tp > 1 && strategy.sequence_parallel;
+}
+
 Status apply_megatron_settings(const nlohmann::json& settings, Strategy& strategy) {
   if (auto status = apply_megatron_recompute(settings, strategy); !status.ok()) return status;
   apply_megatron_sharding_and_offload(settings, strategy);

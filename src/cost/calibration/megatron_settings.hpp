@@ -6,6 +6,7 @@
 // tools/extract_nemo_recipe_settings.py) or a row's own "settings"
 // (tests/fixtures/published_runs_megatron_moe_modelzoo.json).
 #include <nlohmann/json.hpp>
+#include <optional>
 
 #include "core/result.hpp"
 #include "strategy/strategy.hpp"
@@ -48,6 +49,12 @@ void apply_megatron_mtp(const nlohmann::json& settings, Strategy& strategy);
 /// use_transformer_engine_op_fuser, and under FP8 (`fp8` set) fp8_recipe and
 /// fp8_dot_product_attention: which kernels the experts and attention run.
 void apply_megatron_kernels(const nlohmann::json& settings, Strategy& strategy);
+
+/// tp_comm_overlap as Megatron-Bridge resolves it (training/comm_overlap.py: the userbuffers
+/// overlap needs TP > 1 and sequence parallelism): the settings' tp_comm_overlap_effective where
+/// given, else tp_comm_overlap with the strategy's TP and sequence parallelism; nullopt where the
+/// settings name neither.
+std::optional<bool> megatron_tp_comm_overlap(const nlohmann::json& settings, const Strategy& strategy);
 
 /// Everything a step time depends on: recomputation, sharding and offloading, pipeline layout,
 /// EP overlap, dispatcher, CUDA graphs, MTP and kernels, and expert_tensor_parallel_size where given.

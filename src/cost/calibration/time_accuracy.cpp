@@ -14,7 +14,7 @@ constexpr std::array<TimeAccuracy, 7> kGroups{{
     {"dense-training-hopper", "dense pre-training with Megatron-core on Hopper (measured on H100)", 7, 0.047, 0.075,
      kHeldOutTraining},
     {"dense-training-blackwell", "dense pre-training with Megatron-core on Blackwell (B200, GB200, GB300; NVFP4 among them)", 62,
-     0.074, 0.253, kHeldOutTraining},
+     0.071, 0.253, kHeldOutTraining},
     {"moe-training-hopper", "MoE pre-training with Megatron-core on Hopper (measured on H100)", 17, 0.193, 0.520,
      kHeldOutTraining},
     {"moe-training-blackwell", "MoE pre-training with Megatron-core on Blackwell (B200, B300, GB200, GB300)", 147,
@@ -30,8 +30,8 @@ constexpr std::array<TimeAccuracy, 7> kGroups{{
      "NeMo RL v0.3 blog, v0.5 and v0.6 performance summaries, each held out of the fit in turn, and 11 rows never "
      "fit (NeMo RL v0.4, v0.5's MoE rows); docs/accuracy.md"},
     {"rl-off-policy",
-     "off-policy GRPO step, vLLM engines on GPUs of their own (H100, GB200; NeMo RL's weight broadcast)", 20, 0.139,
-     0.501,
+     "off-policy GRPO step, vLLM engines on GPUs of their own (H100, GB200; NeMo RL's weight broadcast)", 20, 0.140,
+     0.502,
      "NeMo RL v0.5 and v0.6 performance summaries; docs/accuracy.md"},
 }};
 
@@ -43,15 +43,15 @@ constexpr std::array<TimeAccuracyFamily, 7> kFamilies{{
     {"moe-training-hopper", "qwen3_moe", 9, 0.157, 0.520, 0.186},
     {"moe-training-blackwell", "deepseek_v3", 28, 0.051, 0.359, -0.002},
     {"moe-training-blackwell", "gpt_oss", 24, 0.441, 0.825, -0.303},
-    {"moe-training-blackwell", "nemotron_h", 46, 0.4045, 0.820, -0.187},
+    {"moe-training-blackwell", "nemotron_h", 46, 0.4045, 0.773, -0.187},
     {"moe-training-blackwell", "qwen3_moe", 49, 0.110, 0.459, -0.022},
 }};
 
 // By GPU type, within the groups that hold several (the test recomputes every figure).
 constexpr std::array<TimeAccuracyGpu, 7> kGpus{{
     {"dense-training-blackwell", "B200", 2, 0.152, 0.152, -0.126},
-    {"dense-training-blackwell", "GB200-NVL72", 30, 0.102, 0.190, -0.079},
-    {"dense-training-blackwell", "GB300-NVL72", 30, 0.041, 0.253, 0.005},
+    {"dense-training-blackwell", "GB200-NVL72", 30, 0.101, 0.195, -0.070},
+    {"dense-training-blackwell", "GB300-NVL72", 30, 0.042, 0.253, 0.018},
     {"moe-training-blackwell", "B200", 22, 0.260, 0.619, 0.000},
     {"moe-training-blackwell", "B300", 29, 0.328, 0.720, -0.110},
     {"moe-training-blackwell", "GB200-NVL72", 47, 0.157, 0.825, -0.128},
@@ -75,7 +75,7 @@ constexpr std::array<TimeAccuracyHostBound, 1> kHostBound{{
 // The NVFP4 runs of the dense Blackwell group (Llama 3 70B and 3.1 405B on GB200 and GB300): their
 // GEMM and cast rates are Transformer Engine's B300 profile of one layer shape (session 47).
 constexpr std::array<TimeAccuracyPrecision, 1> kPrecisions{{
-    {"dense-training-blackwell", "fp4", 18, 0.088, 0.148, -0.008},
+    {"dense-training-blackwell", "fp4", 18, 0.071, 0.195, 0.065},
 }};
 
 // The training groups' second source, recomputed by tests/cost/calibration/modelzoo_rows_test.cpp
@@ -103,7 +103,7 @@ constexpr std::array<TimeAccuracySecondSource, 9> kSecondSources{{
     {"dense-training-blackwell", "mlperf",
      "Llama 3.1 405B and 8B pre-training and Llama 2 70B LoRA on B200, B300, GB200 and GB300 in FP8 (NeMo; "
      "MLPerf's closed division, 8-512 GPUs, TP 1-4, CP 1-8, full-iteration CUDA graphs, 8192 tokens)",
-     13, 0.1017, 0.954, -0.0923, kMlperf},
+     13, 0.132, 0.954, -0.1166, kMlperf},
     {"moe-training-hopper", "modelzoo",
      "Qwen3-235B-A22B and Qwen3-30B-A3B on H100 in BF16 (Megatron-LM launches: DeepEP or alltoall, TP 2-4, PP 1-32, "
      "CP 1-8, 4k-128k tokens; Megatron-Bridge's HybridEP recipe, EP overlap off and on)",
@@ -112,7 +112,7 @@ constexpr std::array<TimeAccuracySecondSource, 9> kSecondSources{{
      "Qwen3-30B-A3B, Moonlight-16B-A3B, GPT-OSS-20B and -120B and DeepSeek-V3 on H100 in BF16 (Megatron-Bridge's "
      "recipes: HybridEP, alltoall, EP 4-64, TP 1-2, PP 1-8; functional runs on real text with natural routing, and "
      "performance runs)",
-     6, 0.144, 0.388, 0.048, kBridgeCards},
+     6, 0.149, 0.373, 0.048, kBridgeCards},
     {"moe-training-blackwell", "modelzoo",
      "Qwen3-235B-A22B and DeepSeek-V3 on GB200 and GB300 (Megatron-LM launches: HybridEP, BF16 and MXFP8, 4k-128k "
      "tokens)",
@@ -125,11 +125,11 @@ constexpr std::array<TimeAccuracySecondSource, 9> kSecondSources{{
     {"rl-colocated", "verl",
      "Qwen2.5-Math-7B, Qwen3-30B-A3B, Qwen3.5-35B-A3B and DeepSeek-V3 in verl (colocated, Megatron-core or FSDP2 "
      "+ vLLM, on H20 and H100; the 7B and 30B runs at the mean response their log-prob pass implies)",
-     6, 0.050, 0.459, 0.035, kVerlRuns},
+     6, 0.050, 0.460, 0.036, kVerlRuns},
     {"rl-off-policy", "verl",
      "Qwen2.5-Math-7B and Qwen3.5-35B-A3B in verl (engines on GPUs of their own: one-step-off on H20, the V1 "
      "trainer's separate_async with partial rollout on H100)",
-     3, 0.157, 0.396, 0.157, kVerlRuns},
+     3, 0.158, 0.395, 0.158, kVerlRuns},
 }};
 
 std::vector<TimeAccuracySecondSource> other_sources_of(std::string_view group_id) {

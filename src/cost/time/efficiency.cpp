@@ -69,7 +69,7 @@ EfficiencyConstants fitted_efficiency_constants() {
   // sequences x context (docs/accuracy.md).
   constants.engine_step_seconds = 0.00616667;
   constants.decode_layer_seconds = 0.000186667;
-  constants.decode_hbm_efficiency = 0.853333;
+  constants.decode_hbm_efficiency = 0.846667;
   constants.decode_kv_efficiency = 0.234167;
   constants.hf_elementwise_factor = 2.0;
   return constants;

@@ -54,20 +54,39 @@ MicroBatchComm micro_batch_comm(const ModelSpec& model, const NodeGroup& node, c
   if (strategy.tp > 1) {
     const LinkPath link = group_link(node, {strategy.tp, 1}, k.nvlink_efficiency, k.nic_efficiency);
     const double gather_bytes = strategy.sequence_parallel ? strategy.quantized_gemm_input_bytes() : kActivationBytes;
-    const double per_collective = ring_reduce_scatter_seconds(tokens * h * kActivationBytes, strategy.tp, link) +
-                                  ring_all_gather_seconds(tokens * h * gather_bytes, strategy.tp, link);
-    const double exposed = options.tp_comm_overlap ? 1.0 - k.tp_overlap_hidden : 1.0;
+    const double reduce_scatter = ring_reduce_scatter_seconds(tokens * h * kActivationBytes, strategy.tp, link);
+    const double all_gather = ring_all_gather_seconds(tokens * h * gather_bytes, strategy.tp, link);
+    const double per_collective = reduce_scatter + all_gather;
     // A single-sublayer layer (Nemotron-H) runs one sublayer's pair of collectives.
-    comm.tp_s = 2.0 * model.sublayer_share() * passes * layers * per_collective * exposed;
+    const double sublayers = 2.0 * model.sublayer_share() * layers;
+    if (options.tp_comm_overlap) {
+      comm.tp_s = sublayers * passes * per_collective * (1.0 - k.tp_overlap_hidden);
+    } else if (options.tp_backward_async) {
+      // Transformer Engine's backward (v2.10 module/linear.py _Linear.backward, base.py
+      // grad_output_preprocess): the row-parallel linear all-gathers its output gradient before
+      // its GEMMs (with sequence parallelism; waited on); the column-parallel one re-gathers its
+      // input behind its dgrad GEMM and reduce-scatters (all-reduces) its dgrad behind its wgrad
+      // GEMM (async_op=True), hidden up to the backward's length.
+      const double waited = strategy.sequence_parallel ? all_gather : 0.0;
+      const double behind_gemms = sublayers * per_collective;
+      comm.tp_s = sublayers * ((passes - 1.0) * per_collective + waited) +
+                  std::max(0.0, behind_gemms - compute.layers_backward_s);
+    } else {
+      comm.tp_s = sublayers * passes * per_collective;
+    }
     if (trace) {
       trace->push_back({"time/tp_comm", comm.tp_s, "seconds",
-                        "2 collectives * (fwd+bwd+recompute passes) * L_stage * (ring_RS(tokens*h*2 B, t) + "
-                        "ring_AG(tokens*h*gather B, t)) * exposed; gather B: 2, or the quantized GEMM input's with "
-                        "sequence parallelism",
-                        fmt::format("t={}, bytes={:.4g}, gather B={:.4g}, link={:.4g} B/s, passes={:.2f}, exposed={}",
+                        "2 collectives * L_stage * (ring_RS(tokens*h*2 B, t) + ring_AG(tokens*h*gather B, t)) per "
+                        "forward pass (fwd + recompute), and per backward: with --tp-comm-overlap all x (1 - "
+                        "tp_overlap_hidden); else Transformer Engine's: the output gradient's AG waited on, the "
+                        "input's AG and the dgrad's RS behind the backward GEMMs; gather B: 2, or the quantized GEMM "
+                        "input's with sequence parallelism",
+                        fmt::format("t={}, bytes={:.4g}, gather B={:.4g}, link={:.4g} B/s, passes={:.2f}, "
+                                    "tp_comm_overlap={}, async backward={}",
                                     strategy.tp, tokens * h * kActivationBytes, gather_bytes, link.bandwidth_Bps,
-                                    passes, exposed),
-                        "Megatron-LM (Shoeybi 2019 §3, Korthikanti 2022 §4.2.2)"});
+                                    passes, options.tp_comm_overlap, options.tp_backward_async),
+                        "Megatron-LM (Shoeybi 2019 §3, Korthikanti 2022 §4.2.2); Transformer Engine v2.10 "
+                        "module/linear.py, layernorm_linear.py, layernorm_mlp.py backward"});
     }
   }
   // CP ring attention (Megatron/TE context parallel): cp−1 exchanges of the local K and V per

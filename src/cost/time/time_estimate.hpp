@@ -15,6 +15,12 @@ struct TimeOptions {
   /// only the lower triangle of the s×s scores; false models Megatron's 2021 unfused softmax.
   bool flash_attention = true;
   bool tp_comm_overlap = false;       ///< Megatron --tp-comm-overlap
+  /// Without --tp-comm-overlap, the TP linears' backward runs the input all-gather (sequence
+  /// parallelism) and the input gradient's reduce-scatter or all-reduce async, behind the dgrad and
+  /// wgrad GEMMs, as Transformer Engine's linears do (module/linear.py, layernorm_linear.py,
+  /// layernorm_mlp.py backward: async_op=True). false: every collective waits, as Megatron-LM's own
+  /// linears did in Narayanan et al. 2021.
+  bool tp_backward_async = true;
   bool overlap_grad_reduce = true;    ///< Megatron --overlap-grad-reduce (FSDP always prefetches)
   bool overlap_param_gather = true;   ///< Megatron --overlap-param-gather
   /// The FSDP backend runs Hugging Face modeling code (verl's FSDP workers, fsdp_sft_trainer);

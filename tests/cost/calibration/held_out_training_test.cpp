@@ -2,8 +2,8 @@
 // summaries (NeMo containers 25.11-26.08 on H100, B200, B300, GB200, GB300) that the model can be
 // asked about, except the 25.11 H100 rows the fit uses (tests/fixtures/published_runs_nemo_archive.json,
 // written by tools/extract_nemo_perf_rows.py; docs/accuracy.md "Held-out training rows"), each with
-// its recipe's recomputation, sharding, offloading, pipeline layout, EP all-to-all overlap and CUDA
-// graphs (tests/fixtures/nemo_recipe_settings.json).
+// its recipe's recomputation, sharding, offloading, pipeline layout, EP all-to-all overlap, CUDA
+// graphs and TP overlap (tests/fixtures/nemo_recipe_settings.json).
 // The groups' figures are what the model reaches today, not the targets (median <= 5%, max <= 20%),
 // which only the H100 dense rows meet.
 #include <doctest/doctest.h>
@@ -16,6 +16,7 @@
 #include <sstream>
 
 #include "cost/calibration/calibration_runs.hpp"
+#include "cost/calibration/megatron_settings.hpp"
 #include "cost/calibration/time_accuracy.hpp"
 #include "recipe_settings.hpp"
 #include "test_support.hpp"
@@ -106,6 +107,7 @@ TEST_CASE("held-out training rows: Megatron-Bridge's performance summaries beyon
   CHECK(known_regressions.size() == 2);
   for (const CalibrationRun& run : set->runs) {
     Strategy strategy = run.strategy;
+    TimeOptions options = run.options;
     // The recipe's recomputation (full, or Megatron-core recompute_modules) costs forward time,
     // its activation offloading the copies its layers cannot hide.
     // Only where the recipe ran the table's layout (docs/nemo-recipe-settings.md: 25 rows did not).
@@ -118,8 +120,11 @@ TEST_CASE("held-out training rows: Megatron-Bridge's performance summaries beyon
       test::apply_recipe_cuda_graphs(recipes[run.id]["settings"], strategy);  // cuda_graph_impl, cuda_graph_scope
       test::apply_recipe_mtp(recipes[run.id]["settings"], strategy);          // mtp_num_layers
       test::apply_recipe_kernels(recipes[run.id]["settings"], strategy);  // op fuser, fp8 recipe and attention
+      // userbuffers TP overlap only where Megatron-Bridge turned it on (tp_comm_overlap_effective)
+      options.tp_comm_overlap =
+          megatron_tp_comm_overlap(recipes[run.id]["settings"], strategy).value_or(options.tp_comm_overlap);
     }
-    const TimeEstimate estimate = estimate_time(run.model, run.cluster, strategy, run.workload, run.options, nullptr);
+    const TimeEstimate estimate = estimate_time(run.model, run.cluster, strategy, run.workload, options, nullptr);
     // Every part of the step is a duration, none below 0 (a layout that lightens the last pipeline
     // stage for the output layer once showed as a negative bubble: DeepSeek-V3's 26.06+ recipes).
     const TimeBreakdown& parts = estimate.breakdown;

@@ -157,6 +157,26 @@ TEST_CASE("Megatron settings: the recipe's pipeline split counts the embedding a
   CHECK_FALSE(stage_layer_counts(126, plain).has_value());
 }
 
+TEST_CASE("Megatron settings: the TP overlap a run had, as Megatron-Bridge resolves it") {
+  // Megatron-Bridge turns userbuffers off at setup without TP > 1 and sequence parallelism
+  // (training/comm_overlap.py); the recipe settings' tp_comm_overlap_effective records what ran.
+  Strategy strategy;
+  strategy.tp = 2;
+  strategy.sequence_parallel = true;
+  CHECK(megatron_tp_comm_overlap({{"tp_comm_overlap", true}}, strategy) == true);
+  CHECK(megatron_tp_comm_overlap({{"tp_comm_overlap", false}}, strategy) == false);
+  CHECK(megatron_tp_comm_overlap({{"tp_comm_overlap", nullptr}}, strategy) == false);  // the recipe's None
+  // Nemotron 3 Super's GB200 recipe at 26.04: TP 2 with SP, and the overlap never requested.
+  CHECK(megatron_tp_comm_overlap({{"tp_comm_overlap", true}, {"tp_comm_overlap_effective", false}}, strategy) == false);
+  strategy.sequence_parallel = false;
+  CHECK(megatron_tp_comm_overlap({{"tp_comm_overlap", true}}, strategy) == false);
+  strategy.sequence_parallel = true;
+  strategy.tp = 1;
+  CHECK(megatron_tp_comm_overlap({{"tp_comm_overlap", true}}, strategy) == false);
+  // Settings that say nothing of it leave the run's own convention (Megatron-MoE-ModelZoo's rows).
+  CHECK_FALSE(megatron_tp_comm_overlap({{"sequence_parallel", true}}, strategy).has_value());
+}
+
 TEST_CASE("Megatron settings: a module name Megatron-core does not know is an error naming it") {
   Strategy strategy;
   const Status recompute = apply_megatron_settings(

@@ -204,8 +204,9 @@ TEST_CASE("time accuracy: an RL step quotes verl's own runs beside NeMo RL's") {
 
 }  // namespace
 TEST_CASE("time accuracy: an NVFP4 estimate quotes the NVFP4 runs beside its group") {
-  // Dense Blackwell holds 18 NVFP4 runs (Llama 3 70B and 3.1 405B on GB200 and GB300), off by more
-  // than the group (10.2% against 6.3% median: their GEMM rate is one layer shape's, measured on B300).
+  // Dense Blackwell holds 18 NVFP4 runs (Llama 3 70B and 3.1 405B on GB200 and GB300), their GEMM rate
+  // one layer shape's, measured on B300: off by a median 7.1% as the group, but their steps predicted
+  // longer than measured (+6.5% median), GB200's most (session 54).
   ModelSpec model;
   model.model_type = "llama";
   const auto gpu = find_gpu(builtin_gpu_catalog(), "GB300");
@@ -217,7 +218,7 @@ TEST_CASE("time accuracy: an NVFP4 estimate quotes the NVFP4 runs beside its gro
   REQUIRE(nvfp4.precision.has_value());
   CHECK(nvfp4.precision->compute_dtype == "fp4");
   CHECK(nvfp4.precision->runs == 18);
-  CHECK(nvfp4.precision->median_abs_error > nvfp4.group->median_abs_error);
+  CHECK(nvfp4.precision->median_time_error > 0.05);
   strategy.compute_dtype = Dtype::fp8;
   CHECK_FALSE(time_accuracy_for(model, *gpu, strategy, workload, 0.0).precision.has_value());
 }

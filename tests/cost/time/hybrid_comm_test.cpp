@@ -14,12 +14,14 @@ namespace meshplan {
 TEST_CASE("hybrid comm: a layer of one sublayer runs one pair of TP collectives") {
   // tiny_gpt's 2 layers at TP 8 run 2 collectives x 2 passes x 2 layers = 8 all-reduces; the same
   // layers holding one sublayer each (Megatron-core HybridModel: a Mamba, attention, MLP or MoE
-  // layer, each with its own row-parallel output) run 4.
+  // layer, each with its own row-parallel output) run 4 (every collective waited on, as
+  // Megatron-LM's own linears ran them: tp_backward_async off).
   const NodeGroup node = test::a100_node();
   Strategy strategy;
   strategy.tp = 8;
   TimeOptions options = test::simple_options();
   options.tp_comm_overlap = false;
+  options.tp_backward_async = false;
   ModelSpec model = test::tiny_gpt();
   model.hybrid_layer_pattern = "--";  // one sublayer a layer
   const StageCompute compute = stage_compute(model, node, strategy, 1024, 1, options, nullptr);

@@ -68,6 +68,7 @@ TEST_CASE("TP all-reduces twice per layer per pass on NVLink, hidden by --tp-com
   strategy.tp = 8;
   TimeOptions options = test::simple_options();
   options.tp_comm_overlap = false;
+  options.tp_backward_async = false;  // every collective waited on, as Megatron-LM's own linears ran them
   const StageCompute compute = stage_compute(model, node, strategy, 1024, 1, options, nullptr);
   const MicroBatchComm comm = micro_batch_comm(model, node, strategy, 1024, 1, compute, options, nullptr);
   // 2 collectives x 2 passes (fwd, bwd) x 2 layers of ring AR(1024*1024*2 B, 8) at 240 GB/s.
@@ -86,6 +87,24 @@ TEST_CASE("TP all-reduces twice per layer per pass on NVLink, hidden by --tp-com
         test::approx(8 * (1.5 * 1048576.0 / 240e9 + 18e-6)));
 }
 
+// TP 8 with sequence parallelism over tiny_gpt's 2 layers in one A100 node (240 GB/s, 3 µs a step),
+// 1024 tokens x h 1024 a collective, without the userbuffers overlap.
+struct Tp8SequenceParallel {
+  ModelSpec model = test::tiny_gpt();
+  NodeGroup node = test::a100_node();
+  Strategy strategy;
+  TimeOptions options = test::simple_options();
+  Tp8SequenceParallel() {
+    strategy.tp = 8;
+    strategy.sequence_parallel = true;
+    options.tp_comm_overlap = false;
+  }
+  double tp_seconds(const StageCompute& compute) const {
+    return micro_batch_comm(model, node, strategy, 1024, 1, compute, options, nullptr).tp_s;
+  }
+  double tp_seconds() const { return tp_seconds(stage_compute(model, node, strategy, 1024, 1, options, nullptr)); }
+};
+
 TEST_CASE("TP with sequence parallelism under fp8 and NVFP4: the all-gathers move the quantized GEMM inputs") {
   // Transformer Engine quantizes a column-parallel GEMM's local input before the all-gather
   // (module/linear.py _Linear.forward at d0067d0da); the reduce-scatters sum 16-bit outputs. TP 8,
@@ -94,25 +113,44 @@ TEST_CASE("TP with sequence parallelism under fp8 and NVFP4: the all-gathers mov
   //   all-gather in fp8, 1 MiB: 7/8 x 1048576 / 240e9 + 21 µs = 24.823 µs (bf16: 28.646 µs)
   //   all-gather in NVFP4, 0.5625 B an element: 7/8 x 589824 / 240e9 + 21 µs = 23.150 µs
   // 2 pairs x 2 passes x 2 layers: 8 x (28.646 + 24.823) = 427.75 µs in fp8, 414.37 µs in NVFP4,
-  // 458.34 µs in bf16 (the all-reduce's bytes).
-  const ModelSpec model = test::tiny_gpt();
-  const NodeGroup node = test::a100_node();
-  Strategy strategy;
-  strategy.tp = 8;
-  strategy.sequence_parallel = true;
-  TimeOptions options = test::simple_options();
-  options.tp_comm_overlap = false;
-  const auto tp_seconds = [&](Dtype dtype) {
-    strategy.compute_dtype = dtype;
-    const StageCompute compute = stage_compute(model, node, strategy, 1024, 1, options, nullptr);
-    return micro_batch_comm(model, node, strategy, 1024, 1, compute, options, nullptr).tp_s;
+  // 458.34 µs in bf16 (the all-reduce's bytes). Every collective waited on (tp_backward_async off).
+  Tp8SequenceParallel tp;
+  tp.options.tp_backward_async = false;
+  const auto tp_seconds = [&tp](Dtype dtype) {
+    tp.strategy.compute_dtype = dtype;
+    return tp.tp_seconds();
   };
   CHECK(tp_seconds(Dtype::bf16) == test::approx(458.34e-6).epsilon(1e-4));
   CHECK(tp_seconds(Dtype::fp8) == test::approx(427.75e-6).epsilon(1e-4));
   CHECK(tp_seconds(Dtype::fp4) == test::approx(414.37e-6).epsilon(1e-4));
   // Without sequence parallelism the layer all-reduces its 16-bit outputs, whatever the GEMMs read.
-  strategy.sequence_parallel = false;
+  tp.strategy.sequence_parallel = false;
   CHECK(tp_seconds(Dtype::fp8) == test::approx(tp_seconds(Dtype::bf16)));
+}
+
+TEST_CASE("TP without --tp-comm-overlap: Transformer Engine's backward runs two of its three collectives behind its GEMMs") {
+  // Transformer Engine v2.10 (module/linear.py _Linear.backward, base.py grad_output_preprocess):
+  // the row-parallel linear all-gathers its output gradient and waits; the column-parallel one
+  // re-gathers its input behind its dgrad GEMM and reduce-scatters its dgrad behind its wgrad GEMM
+  // (async_op=True). In bf16 a reduce-scatter and an all-gather of 2 MiB are 28.646 µs each
+  // (7/8 x 2097152 / 240e9 + 21 µs); tiny_gpt's 2 layers of 2 sublayers:
+  //   forward: 4 x (RS + AG) = 229.17 µs; backward, waited on: 4 x AG = 114.58 µs; 343.75 µs
+  //   behind the backward's GEMMs: 4 x (AG + RS) = 229.17 µs, hidden by a backward of 1 ms; a
+  //   backward of 100 µs leaves 129.17 µs of it: 472.92 µs.
+  Tp8SequenceParallel tp;
+  StageCompute compute;
+  compute.layers_forward_s = 500e-6;
+  compute.layers_backward_s = 1e-3;
+  CHECK(tp.tp_seconds(compute) == test::approx(343.75e-6).epsilon(1e-4));
+  compute.layers_backward_s = 100e-6;
+  CHECK(tp.tp_seconds(compute) == test::approx(472.92e-6).epsilon(1e-4));
+  // Without sequence parallelism: the forward's row-parallel all-reduce (4 x 57.292 µs) waits, the
+  // backward's dgrad all-reduce runs behind the wgrad GEMM: half of the 458.34 µs all waited on.
+  tp.strategy.sequence_parallel = false;
+  compute.layers_backward_s = 1e-3;
+  CHECK(tp.tp_seconds(compute) == test::approx(229.17e-6).epsilon(1e-4));
+  tp.options.tp_backward_async = false;
+  CHECK(tp.tp_seconds(compute) == test::approx(458.34e-6).epsilon(1e-4));
 }
 
 TEST_CASE("DP gradients: exposed all-reduce without overlap, ZeRO-3 gathers per micro-batch") {
