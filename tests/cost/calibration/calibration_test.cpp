@@ -95,6 +95,10 @@ TEST_CASE("calibration rows: conventions of each source") {
   CHECK(ptdp.strategy.pp == 12);
   CHECK(ptdp.metric == PublishedMetric::hardware_tflops_per_gpu);
   CHECK(ptdp.strategy.recompute == Recompute::full);
+  // Megatron-LM's own TP linears of 2021 waited on their backward collectives; Transformer
+  // Engine's (NeMo's rows) run two of three behind the GEMMs (TimeOptions::tp_backward_async).
+  CHECK_FALSE(ptdp.options.tp_backward_async);
+  CHECK_FALSE(ptdp.options.tp_comm_overlap);
   // GPT-3 175B: 174.6B parameters as the paper names it (tied embeddings, learned positions).
   CHECK(static_cast<double>(ptdp.model.total_params) == test::approx(174.6e9).epsilon(0.002));
   const CalibrationRun& zero3 = find("narayanan2021_t2_ZeRO-3_174.6B_1536gpu");
@@ -104,6 +108,7 @@ TEST_CASE("calibration rows: conventions of each source") {
   CHECK(llama.strategy.compute_dtype == Dtype::fp8);
   CHECK(llama.metric == PublishedMetric::tokens_per_second_per_gpu);
   CHECK(llama.strategy.vpp == 5);
+  CHECK(llama.options.tp_backward_async);
   // Llama 3 70B: 70.6B parameters (Llama 3 paper Table 3 shape, untied head).
   CHECK(static_cast<double>(llama.model.total_params) == test::approx(70.55e9).epsilon(0.005));
   // NeMo's MoE rows name the model without its shape; the preset gives it (30.53B, 128 experts).
