@@ -231,6 +231,13 @@ MUTATIONS = [
     ("cost.comm.tp-bwd-hidden", "src/cost/time/parallel_comm.cpp",
      "std::max(0.0, behind_gemms - compute.layers_backward_s)", "behind_gemms",
      "dropped term: the async backward collectives hide behind the backward's GEMMs (session 54)"),
+    # --- src/cost/time/efficiency.cpp: a GEMM's rate by generation (session 54) -----------------
+    ("cost.eff.nvfp4-blackwell-ratio", "src/cost/time/efficiency.cpp",
+     "kNvfp4OverFp8Blackwell * gpu.peak_flops(Dtype::fp8) /\n             gpu.peak_flops(Dtype::fp4);",
+     "kNvfp4OverFp8Blackwell;", "dropped factor: B200's NVFP4 ratio taken as a share of the NVFP4 peak"),
+    ("cost.eff.nvfp4-ultra", "src/cost/time/efficiency.cpp",
+     'return gpu.is_generation("blackwell") && !gpu.is_generation("blackwell ultra")',
+     'return gpu.is_generation("blackwell")', "wrong basis: Blackwell Ultra at B200's NVFP4 ratio"),
     ("calib.tp-async-narayanan", "src/cost/calibration/calibration_runs.cpp",
      "run.options.tp_backward_async = source->tp_backward_async;", "run.options.tp_backward_async = true;",
      "wrong convention: Megatron-LM 2021's linears run async backward collectives (session 54)"),

@@ -85,6 +85,14 @@ namespace {
 /// 3.764 ms NVFP4, 1.90x where B300's peaks differ 15 / 4.5 = 3.33x: (7.161 / 3.764) x 4.5 / 15.
 constexpr double kNvfp4ShareOfFp8 = (7.161 / 3.764) * 4.5 / 15.0;
 
+/// What an NVFP4 GEMM reaches over an FP8 one on Blackwell's first silicon (B200, GB200), whose
+/// NVFP4 peak is 2.2x its FP8 one, not 3.3x: pytorch/ao PR #2427 (2025-06, B200,
+/// benchmarks/float8/bench_matmul.py --recipe nvfp4, cuBLAS through torch._scaled_mm, the library
+/// Transformer Engine's NVFP4 GEMMs call) 5.50 PF at 6144^3 against B200's best FP8 matmul, 3432.5
+/// TFLOP/s (stas00/ml-engineering's MAMF table): 1.60x (vLLM PR #20646's CUTLASS kernels at one
+/// shape: 1.53x). B300's profile share above would give it 1.27x.
+constexpr double kNvfp4OverFp8Blackwell = 5500.0 / 3432.5;
+
 /// What share of the best measured matmul a training GEMM reaches: where a generation's fraction
 /// was fit against its own measured share (Ampere), that ratio; else Hopper's.
 double share_of_best_matmul(const GpuSpec& gpu, const EfficiencyConstants& constants) {
@@ -104,7 +112,13 @@ GemmPeakBasis gemm_peak_basis(const NodeGroup& node, Dtype dtype) {
   if (gpu.is_generation("ampere")) return GemmPeakBasis::ampere_fit;
   if (gpu.is_generation("hopper")) return GemmPeakBasis::hopper_fit;
   if (dtype == Dtype::fp8 && gpu.matmul_share_fp8 > 0) return GemmPeakBasis::measured_matmul_fp8;
-  if (dtype == Dtype::fp4 && gpu.matmul_share_fp8 > 0) return GemmPeakBasis::measured_matmul_fp8_at_fp4_peak;
+  if (dtype == Dtype::fp4 && gpu.matmul_share_fp8 > 0) {
+    // Blackwell Ultra (B300, GB300) as Transformer Engine profiled it; Blackwell's first silicon at
+    // its own measured NVFP4-over-FP8 ratio.
+    return gpu.is_generation("blackwell") && !gpu.is_generation("blackwell ultra")
+               ? GemmPeakBasis::measured_matmul_fp8_times_nvfp4_ratio
+               : GemmPeakBasis::measured_matmul_fp8_at_fp4_peak;
+  }
   if (gpu.matmul_share_bf16 > 0) return GemmPeakBasis::measured_matmul_bf16;
   return GemmPeakBasis::guess;
 }
@@ -119,6 +133,9 @@ std::string_view gemm_peak_basis_name(GemmPeakBasis basis) {
     case GemmPeakBasis::measured_matmul_fp8_at_fp4_peak:
       return "Hopper's fit x the generation's measured fp8 matmul share / Hopper's x 0.571, of the NVFP4 peak "
              "(Transformer Engine's B300 GEMM profile: NVFP4 kernels 1.90x MXFP8's where the peaks differ 3.33x)";
+    case GemmPeakBasis::measured_matmul_fp8_times_nvfp4_ratio:
+      return "Hopper's fit x the generation's measured fp8 matmul share / Hopper's, at 1.60x the fp8 rate "
+             "(B200's measured NVFP4 matmul over its FP8 one: pytorch/ao #2427)";
     case GemmPeakBasis::measured_matmul_bf16:
       return "Hopper's fit x the generation's measured bf16 matmul share / Hopper's";
     case GemmPeakBasis::guess: return "a guess: no fit and no measured matmul for this generation";
@@ -148,6 +165,10 @@ double gemm_peak_fraction(const NodeGroup& node, Dtype dtype, const EfficiencyCo
     case GemmPeakBasis::measured_matmul_fp8_at_fp4_peak:
       return constants.gemm_peak_fraction_hopper * constants.fp8_relative_efficiency * gpu.matmul_share_fp8 /
              constants.reference_matmul_share_fp8 * kNvfp4ShareOfFp8;
+    case GemmPeakBasis::measured_matmul_fp8_times_nvfp4_ratio:
+      return constants.gemm_peak_fraction_hopper * constants.fp8_relative_efficiency * gpu.matmul_share_fp8 /
+             constants.reference_matmul_share_fp8 * kNvfp4OverFp8Blackwell * gpu.peak_flops(Dtype::fp8) /
+             gpu.peak_flops(Dtype::fp4);
     case GemmPeakBasis::measured_matmul_bf16: return share_of_best_matmul(gpu, constants) * gpu.matmul_share_bf16 * fp8;
     case GemmPeakBasis::guess: break;
   }

@@ -95,6 +95,7 @@ enum class GemmPeakBasis {
   hopper_fit,
   measured_matmul_fp8,
   measured_matmul_fp8_at_fp4_peak,
+  measured_matmul_fp8_times_nvfp4_ratio,
   measured_matmul_bf16,
   guess
 };

@@ -205,8 +205,8 @@ TEST_CASE("time accuracy: an RL step quotes verl's own runs beside NeMo RL's") {
 }  // namespace
 TEST_CASE("time accuracy: an NVFP4 estimate quotes the NVFP4 runs beside its group") {
   // Dense Blackwell holds 18 NVFP4 runs (Llama 3 70B and 3.1 405B on GB200 and GB300), their GEMM rate
-  // one layer shape's, measured on B300: off by a median 7.1% as the group, but their steps predicted
-  // longer than measured (+6.5% median), GB200's most (session 54).
+  // one layer shape's measured on B300, GB200's B200's measured NVFP4 matmul: off by a median 6.1%
+  // against the group's 6.6%, their steps predicted longer than measured (+3.2% median; session 54).
   ModelSpec model;
   model.model_type = "llama";
   const auto gpu = find_gpu(builtin_gpu_catalog(), "GB300");
@@ -218,7 +218,8 @@ TEST_CASE("time accuracy: an NVFP4 estimate quotes the NVFP4 runs beside its gro
   REQUIRE(nvfp4.precision.has_value());
   CHECK(nvfp4.precision->compute_dtype == "fp4");
   CHECK(nvfp4.precision->runs == 18);
-  CHECK(nvfp4.precision->median_time_error > 0.05);
+  CHECK(nvfp4.precision->median_time_error > 0);
+  CHECK(nvfp4.precision->median_abs_error < nvfp4.group->median_abs_error);
   strategy.compute_dtype = Dtype::fp8;
   CHECK_FALSE(time_accuracy_for(model, *gpu, strategy, workload, 0.0).precision.has_value());
 }

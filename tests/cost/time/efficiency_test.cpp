@@ -65,15 +65,25 @@ TEST_CASE("peak fraction of a generation the fit never saw: Hopper's, by the mea
   // Blackwell: bf16 the mean of B200 1745, B300 1769 and GB200 1822 over 2250 = 0.7905; x 0.7483 /
   // 0.8033 = 0.7364 (for every part of the generation, GB300 too, which was not measured).
   // fp8: the mean of 3432.5, 3353.3 and 3615.6 over 4500 = 0.7705 against Hopper's 0.7216, so
-  // 0.7483 x 0.75 x 0.7705 / 0.7216 = 0.5993. NVFP4: that x 0.5708 of the NVFP4 peak, what Transformer
-  // Engine's B300 GEMM profile measures (kernels 7.161 ms MXFP8, 3.764 ms NVFP4, peaks 4.5 and 15 PF:
-  // 7.161 / 3.764 x 4.5 / 15 = 0.5708), so 0.3421.
+  // 0.7483 x 0.75 x 0.7705 / 0.7216 = 0.5993. NVFP4 on Blackwell Ultra: that x 0.5708 of the NVFP4
+  // peak, what Transformer Engine's B300 GEMM profile measures (kernels 7.161 ms MXFP8, 3.764 ms
+  // NVFP4, peaks 4.5 and 15 PF: 7.161 / 3.764 x 4.5 / 15 = 0.5708), so 0.3421 (5.13 PF of 15). On
+  // B200 and GB200 at the NVFP4 matmul B200 measured over its FP8 one, 5500 / 3432.5 = 1.602x:
+  // 0.5993 x 1.602 x 4.5 / 10 = 0.4321 of their 10 PF (4.32 PF, where B300's share gave 3.42).
   for (const char* id : {"B200", "GB200-NVL72", "B300", "GB300-NVL72"}) {
     CAPTURE(id);
     CHECK(gemm_peak_fraction(node_of(id), Dtype::bf16, constants) == test::approx(0.7364).epsilon(0.001));
     CHECK(gemm_peak_fraction(node_of(id), Dtype::fp8, constants) == test::approx(0.5993).epsilon(0.001));
+  }
+  for (const char* id : {"B300", "GB300-NVL72"}) {
+    CAPTURE(id);
     CHECK(gemm_peak_fraction(node_of(id), Dtype::fp4, constants) == test::approx(0.3421).epsilon(0.001));
     CHECK(gemm_peak_basis(node_of(id), Dtype::fp4) == GemmPeakBasis::measured_matmul_fp8_at_fp4_peak);
+  }
+  for (const char* id : {"B200", "GB200-NVL72"}) {
+    CAPTURE(id);
+    CHECK(gemm_peak_fraction(node_of(id), Dtype::fp4, constants) == test::approx(0.4321).epsilon(0.001));
+    CHECK(gemm_peak_basis(node_of(id), Dtype::fp4) == GemmPeakBasis::measured_matmul_fp8_times_nvfp4_ratio);
   }
   // CDNA3: MI300X 668.4 and MI325X 784.9 of 1307.4 (mean 0.5559) x 0.9315 = 0.5177, where the guess
   // for an unmeasured generation says 0.70; no fp8 matmul measured: x 0.75.
