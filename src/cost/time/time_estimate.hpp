@@ -18,8 +18,9 @@ struct TimeOptions {
   /// Without --tp-comm-overlap, the TP linears' backward runs the input all-gather (sequence
   /// parallelism) and the input gradient's reduce-scatter or all-reduce async, behind the dgrad and
   /// wgrad GEMMs, as Transformer Engine's linears do (module/linear.py, layernorm_linear.py,
-  /// layernorm_mlp.py backward: async_op=True). false: every collective waits, as Megatron-LM's own
-  /// linears did in Narayanan et al. 2021.
+  /// layernorm_mlp.py backward: async_op=True) and Megatron-core's own (tensor_parallel/layers.py
+  /// LinearWithGradAccumulationAndAsyncCommunication). false: every collective waits, as
+  /// Megatron-LM's linears did in Narayanan et al. 2021.
   bool tp_backward_async = true;
   bool overlap_grad_reduce = true;    ///< Megatron --overlap-grad-reduce (FSDP always prefetches)
   bool overlap_param_gather = true;   ///< Megatron --overlap-param-gather
