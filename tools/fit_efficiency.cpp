@@ -176,7 +176,10 @@ template <std::size_t N>
 EfficiencyConstants fit(const std::vector<const Row*>& rows, EfficiencyConstants constants, const Knob (&knobs)[N],
                         int steps = 60) {
   double best = loss(rows, constants);
-  for (int sweep = 0; sweep < 6; ++sweep) {
+  // Sweep until a sweep moves nothing: a coordinate-wise minimum, so that a fit from its own
+  // result returns it (a fixed number of sweeps crawled along a narrow valley: session 55).
+  for (bool moved = true; moved;) {
+    moved = false;
     for (const Knob& knob : knobs) {
       for (int i = 0; i <= steps; ++i) {
         EfficiencyConstants trial = constants;
@@ -185,6 +188,7 @@ EfficiencyConstants fit(const std::vector<const Row*>& rows, EfficiencyConstants
         if (value < best) {
           best = value;
           constants = trial;
+          moved = true;
         }
       }
     }
