@@ -76,15 +76,16 @@ TEST_CASE("measured training runs that ran: the memory model says they fit") {
     }
   }
   MESSAGE(checked << " rows checked (" << h100 << " on H100); estimated over their memory:\n" << listed.str());
-  CHECK(checked == 196);  // 8 of them by a later commit's preset (session 55); 16 NVFP4 (Llama 3 70B and 3.1 405B on GB200 and GB300), each fits;
-                          // 20 Nemotron 3 Nano (Mamba-2 hybrid MoE), each fits; 30 Nemotron 3 Super
-                          // (LatentMoE, 512 experts), each fits
+  CHECK(checked == 196);  // 8 of them by a later commit's preset (session 55); 16 NVFP4 (Llama 3
+                          // 70B and 3.1 405B on GB200 and GB300), each fits; 20 Nemotron 3 Nano
+                          // (Mamba-2 hybrid MoE), each fits; 30 Nemotron 3 Super (LatentMoE, 512
+                          // experts), each fits
   CHECK(h100 == 26);
   // Today: 5 Blackwell rows by 4.0 GiB of 184, no MoE row: Llama 3 70B on 64 GB200, Megatron-FSDP
   // with 40 layers' activations offloaded, five releases (25.11's by c66005d47's preset). Earlier 9,
-  // by up to 7.2 GiB (Llama 3.1 405B on 256 GB200, TP 4 PP 16 VP 4, among them). The MoE rows were over until the routed
-  // copies stopped keeping their expert output (Megatron-core >= 0.13 scales by the routing
-  // probability inside the activation, 2659630721): DeepSeek-V3 on 256 GB300 with the recipe's
+  // by up to 7.2 GiB (Llama 3.1 405B on 256 GB200, TP 4 PP 16 VP 4, among them). The MoE rows were
+  // over until the routed copies stopped keeping their expert output (Megatron-core >= 0.13 scales
+  // by the routing probability inside the activation, 2659630721): DeepSeek-V3 on 256 GB300 with the recipe's
   // custom layout (32 of 61 layers on PP rank 0) 13.3 GiB of 276, on 256 GB200 2.9 GiB, Qwen3-30B-A3B
   // on 8 B300 at MBS 8 5.6 GiB, GPT-OSS-120B on 64 B200 2.4 GiB. Before the recompute modules,
   // Megatron-FSDP, activation offloading and the recipes' bf16 Adam moments were read, 86 rows were
