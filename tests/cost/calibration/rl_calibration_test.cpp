@@ -60,7 +60,8 @@ TEST_CASE("RL calibration: measured colocated runs, step time per row (docs/accu
   const double median = errors[errors.size() / 2];
   table << "median |error| " << median * 100 << "%, max " << errors.back() * 100 << "%, rows " << errors.size();
   MESSAGE(table.str());
-  // Today's accuracy on the 18 rows (docs/accuracy.md: median 8.0%, max 23.4% since session 41,
+  // Today's accuracy on the 18 rows (docs/accuracy.md: median 8.5%, max 23.2% since session 56's
+  // measured GB200 host link, 201 GB/s where 450 was assumed; median 8.0%, max 23.4% since session 41,
   // NeMo RL's optimizer states paged through new pageable host tensors at the rate PyTorch measured,
   // held out by source 9.3% / 25.4%; median 13.4%, max 26.0% in session 40, NeMo RL's refits at its
   // measured rate and its paging of the policy's states at the link's rate, held out by source
@@ -70,7 +71,7 @@ TEST_CASE("RL calibration: measured colocated runs, step time per row (docs/accu
   // for weights and KV), held so that a change that makes it worse is seen. The issue's targets are
   // median 15% and max 35% on unseen runs; held out by source (tools/fit_efficiency.sh) the rows
   // gave 16.7% and 44.4% until session 40 (the v0.6 fold's refit rate, then fit, was fragile).
-  CHECK(median <= 0.085);
+  CHECK(median <= 0.086);
   CHECK(errors.back() <= 0.24);
 }
 

@@ -74,8 +74,9 @@ TEST_CASE("colocated RL rows unseen by the fit: NeMo RL v0.4 and v0.5's MoE rows
   // and NCCL's all-to-all measure (0.87, efficiency.cpp): 7.0% / 30.1%. Session 44, Blackwell's bf16
   // GEMMs from their measured matmul, the RL constants refit: 7.0% / 30.3%. Session 45, a GEMM's
   // three sizes and the refit: 7.4% / 30.2%. Session 54, Transformer Engine's TP backward collectives
-  // async behind its GEMMs and the refit: 7.3% / 30.2%. The issue's targets for unseen runs are 15% / 35%.
-  CHECK(std::fabs(median - 0.073) <= 5.0001e-4);
+  // async behind its GEMMs and the refit: 7.3% / 30.2%. Session 56, GB200's host link at its measured
+  // 201 GB/s (450 assumed before): 7.4% / 30.2%. The issue's targets for unseen runs are 15% / 35%.
+  CHECK(std::fabs(median - 0.074) <= 5.0001e-4);
   CHECK(std::fabs(errors.back() - 0.302) <= 5.0001e-4);
 }
 
