@@ -51,7 +51,7 @@ constexpr std::array<TimeAccuracyFamily, 7> kFamilies{{
 constexpr std::array<TimeAccuracyGpu, 7> kGpus{{
     {"dense-training-blackwell", "B200", 2, 0.058, 0.058, -0.026},
     {"dense-training-blackwell", "GB200-NVL72", 30, 0.056, 0.161, 0.035},
-    {"dense-training-blackwell", "GB300-NVL72", 30, 0.044, 0.253, 0.044},
+    {"dense-training-blackwell", "GB300-NVL72", 30, 0.041, 0.253, 0.040},
     {"moe-training-blackwell", "B200", 22, 0.229, 0.619, 0.000},
     {"moe-training-blackwell", "B300", 29, 0.328, 0.720, -0.110},
     {"moe-training-blackwell", "GB200-NVL72", 47, 0.123, 0.825, -0.080},
