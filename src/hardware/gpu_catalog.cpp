@@ -23,10 +23,9 @@ constexpr std::int64_t kMaxSms = 1024;
 const std::vector<std::string> kTopKeys = {"schema", "units", "provenance", "gpus"};
 const std::vector<std::string> kGpuKeys = {
     "id", "name", "aliases", "vendor", "arch", "sm_count", "memory_bytes", "memory_bandwidth_Bps", "fp32_flops",
-    "tf32_flops", "bf16_flops", "fp16_flops", "fp8_flops", "fp4_flops", "matmul_bf16_flops", "matmul_fp8_flops",
-    "sustained_matmul_fp8_flops", "pcie_generation", "intra_node_link", "nvlink_generation", "intra_node_Bps",
-    "intra_node_pair_Bps", "nvswitch", "gpus_per_node", "gpus_per_host", "nic_Bps", "host_to_device_Bps",
-    "host_memory_Bps", "measured_allreduce", "confidence", "sources", "derived"};
+    "tf32_flops", "bf16_flops", "fp16_flops", "fp8_flops", "fp4_flops", "matmul_bf16_flops", "matmul_fp8_flops", "pcie_generation", "intra_node_link",
+    "nvlink_generation", "intra_node_Bps", "intra_node_pair_Bps", "nvswitch", "gpus_per_node", "gpus_per_host", "nic_Bps",
+    "host_to_device_Bps", "host_memory_Bps", "measured_allreduce", "confidence", "sources", "derived"};
 const std::vector<std::string> kAllReduceKeys = {"gpus", "busbw_Bps", "message_bytes", "nvls",
                                                  "ring_busbw_Bps", "source", "sweep"};
 const std::vector<std::string> kSweepKeys = {"message_bytes", "busbw_Bps"};
@@ -130,10 +129,6 @@ Result<GpuSpec> read_gpu(const YAML::Node& node, std::string_view file, std::siz
     if (gpu.fp8_flops == 0) return reader.error("matmul_fp8_flops", "the GPU has no fp8_flops to measure against");
     MESHPLAN_READ(gpu.matmul_fp8_flops, reader.number("matmul_fp8_flops", 1, gpu.fp8_flops));
   }
-  if (reader.has("sustained_matmul_fp8_flops")) {
-    if (gpu.fp8_flops == 0) return reader.error("sustained_matmul_fp8_flops", "the GPU has no fp8_flops to measure against");
-    MESHPLAN_READ(gpu.sustained_matmul_fp8_flops, reader.number("sustained_matmul_fp8_flops", 1, gpu.fp8_flops));
-  }
   MESHPLAN_READ(whole, reader.integer("pcie_generation", 1, 7));
   gpu.pcie_generation = static_cast<int>(whole);
   MESHPLAN_READ(gpu.intra_node_link, read_link_kind(reader));
@@ -176,30 +171,29 @@ Result<GpuSpec> read_gpu(const YAML::Node& node, std::string_view file, std::siz
   return gpu;
 }
 
-/// Each GPU's shares of its dense peak in a measured matmul: the short shape search's, the mean over
-/// the generation's measured parts (GpuSpec::matmul_share_bf16); the sustained one's, the mean over
-/// its silicon's measured parts (GpuSpec::sustained_matmul_share_fp8).
-void set_matmul_shares(std::vector<GpuSpec>& gpus) {
-  struct Share {
-    double sum = 0;
-    int parts = 0;
-    void add(double flops, double peak) {
-      if (flops <= 0) return;
-      sum += flops / peak;
-      ++parts;
-    }
-    double mean() const { return parts > 0 ? sum / parts : 0.0; }
+/// Each GPU's generation share of its dense peak in a measured matmul: the mean over the
+/// generation's measured parts (GpuSpec::matmul_share_bf16).
+void set_generation_matmul_shares(std::vector<GpuSpec>& gpus) {
+  struct Shares {
+    double bf16 = 0, fp8 = 0;
+    int bf16_parts = 0, fp8_parts = 0;
   };
-  std::map<std::string, Share> bf16, fp8, sustained_fp8;
+  std::map<std::string, Shares> by_generation;
   for (const GpuSpec& gpu : gpus) {
-    bf16[gpu.generation()].add(gpu.matmul_bf16_flops, gpu.peak_flops(Dtype::bf16));
-    fp8[gpu.generation()].add(gpu.matmul_fp8_flops, gpu.fp8_flops);
-    sustained_fp8[gpu.silicon()].add(gpu.sustained_matmul_fp8_flops, gpu.fp8_flops);
+    Shares& shares = by_generation[gpu.generation()];
+    if (gpu.matmul_bf16_flops > 0) {
+      shares.bf16 += gpu.matmul_bf16_flops / gpu.peak_flops(Dtype::bf16);
+      ++shares.bf16_parts;
+    }
+    if (gpu.matmul_fp8_flops > 0) {
+      shares.fp8 += gpu.matmul_fp8_flops / gpu.fp8_flops;
+      ++shares.fp8_parts;
+    }
   }
   for (GpuSpec& gpu : gpus) {
-    gpu.matmul_share_bf16 = bf16[gpu.generation()].mean();
-    gpu.matmul_share_fp8 = fp8[gpu.generation()].mean();
-    gpu.sustained_matmul_share_fp8 = sustained_fp8[gpu.silicon()].mean();
+    const Shares& shares = by_generation[gpu.generation()];
+    gpu.matmul_share_bf16 = shares.bf16_parts > 0 ? shares.bf16 / shares.bf16_parts : 0.0;
+    gpu.matmul_share_fp8 = shares.fp8_parts > 0 ? shares.fp8 / shares.fp8_parts : 0.0;
   }
 }
 
@@ -235,7 +229,7 @@ Result<std::vector<GpuSpec>> read_catalog(std::string_view json_text, std::strin
     gpus.push_back(std::move(gpu));
   }
   if (auto unique = check_unique_names(gpus, list, source_name); !unique.ok()) return unique.error();
-  set_matmul_shares(gpus);
+  set_generation_matmul_shares(gpus);
   return gpus;
 }
 

@@ -37,9 +37,4 @@ bool GpuSpec::is_generation(std::string_view generation) const {
 
 std::string GpuSpec::generation() const { return to_lower(arch.substr(0, arch.find(' '))); }
 
-std::string GpuSpec::silicon() const {
-  const std::string die = arch.substr(0, arch.find(" ("));
-  return to_lower(die);
-}
-
 }  // namespace meshplan

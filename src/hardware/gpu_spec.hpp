@@ -63,14 +63,6 @@ struct GpuSpec {
   /// measure apart by their software stacks more than by their SKU.
   double matmul_share_bf16 = 0;
   double matmul_share_fp8 = 0;
-  /// This part's measured sustained dense FP8 matmul: one large GEMM on random data, timed after
-  /// 10,000 warm-up iterations, when the GPU runs at the clocks its power limit holds (the catalog's
-  /// "sustained_matmul" source); 0 = not measured. A short shape search (matmul_fp8_flops) can run
-  /// above it on a part whose power limit binds.
-  double sustained_matmul_fp8_flops = 0;
-  /// The mean share of the FP8 peak the parts of its silicon (silicon()) reach in that sustained
-  /// matmul (the catalog sets it from every measured part of the silicon; 0 = none measured).
-  double sustained_matmul_share_fp8 = 0;
 
   LinkKind intra_node_link = LinkKind::pcie;
   int nvlink_generation = 0;          ///< 0 when no NVLink
@@ -101,10 +93,6 @@ struct GpuSpec {
 
   /// The first word of the arch, lower case ("blackwell" for "Blackwell Ultra (2 dies)").
   std::string generation() const;
-
-  /// The arch before its parenthesis, lower case: one die ("blackwell ultra" for "Blackwell Ultra
-  /// (2 dies, GB300 superchip)", "hopper gh100" for "Hopper GH100 (114 SMs)").
-  std::string silicon() const;
 };
 
 }  // namespace meshplan

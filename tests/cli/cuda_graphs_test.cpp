@@ -55,38 +55,37 @@ std::vector<Finding> graph_findings(const std::string& flags) {
 }  // namespace
 
 TEST_CASE("estimate: what a CUDA graph captures leaves the MoE layer's host floor") {
-  // Worked from the fitted constants (docs/accuracy.md): the layer's GPU forward is 2.455 ms
-  // (dense 15.4 + experts 35.4, FP8 GEMMs at GB200's sustained matmul share, + attention 25.4, at
-  // cuDNN's rate measured on GB200 + memory-bound 31.2 + fp8 casts 10.5 = 117.8 ms over 48 layers;
-  // the memory-bound part holds the alltoall dispatcher's two sorts by local expert, 4 x 8 x 2048 x 2 B
-  // a token and layer: 16384 tokens x 48 layers / 8 TB/s = 12.9 ms).
-  // Eager, the host launches 3 ms + 0.2 ms x 16 local experts = 6.2 ms a layer: 48 x 3.745 ms =
-  // 0.1798 s of waiting per forward. Graphed router and preprocessing leave the experts' 3.2 ms:
-  // 48 x 0.745 ms = 0.0358 s. A full-iteration graph leaves nothing.
+  // Worked from the fitted constants (docs/accuracy.md): the layer's GPU forward is 2.32 ms
+  // (dense 13.4 + experts 30.8 + attention 25.4, at cuDNN's rate measured on GB200 + memory-bound
+  // 31.2 + fp8 casts 10.5 = 111.3 ms over 48 layers; the memory-bound part holds the alltoall dispatcher's two sorts by local
+  // expert, 4 x 8 x 2048 x 2 B a token and layer: 16384 tokens x 48 layers / 8 TB/s = 12.9 ms).
+  // Eager, the host launches 3 ms + 0.2 ms x 16 local experts = 6.2 ms a layer: 48 x 3.88 ms =
+  // 0.186 s of waiting per forward. Graphed router and preprocessing leave the experts' 3.2 ms:
+  // 48 x 0.88 ms = 0.0423 s. A full-iteration graph leaves nothing.
   const Estimate eager = estimate({});
   const Estimate router = estimate({"--cuda-graph-impl", "transformer_engine", "--cuda-graph-modules",
                                     "attn,moe_router,moe_preprocess"});
   const Estimate attention = estimate({"--cuda-graph-impl", "local", "--cuda-graph-modules", "attn"});
   const Estimate full = estimate({"--cuda-graph-impl", "full_iteration"});
-  CHECK(eager.host_wait_seconds == test::approx(0.1798).epsilon(0.01));
-  CHECK(router.host_wait_seconds == test::approx(0.0358).epsilon(0.02));
+  CHECK(eager.host_wait_seconds == test::approx(0.186).epsilon(0.01));
+  CHECK(router.host_wait_seconds == test::approx(0.0423).epsilon(0.02));
   CHECK(attention.host_wait_seconds == test::approx(eager.host_wait_seconds));  // the experts' launches are not captured
   CHECK(full.host_wait_seconds == 0);
-  // Each micro-batch waits forward + 2 x backward: 16 micro-batches x 3 x (0.1798 - 0.0358) s = 6.9 s.
-  CHECK(eager.step_seconds - router.step_seconds == test::approx(16 * 3 * (0.1798 - 0.0358)).epsilon(0.02));
-  CHECK(router.step_seconds - full.step_seconds == test::approx(16 * 3 * 0.0358).epsilon(0.02));
+  // Each micro-batch waits forward + 2 x backward: 16 micro-batches x 3 x (0.186 - 0.0423) s = 6.9 s.
+  CHECK(eager.step_seconds - router.step_seconds == test::approx(16 * 3 * (0.186 - 0.0423)).epsilon(0.02));
+  CHECK(router.step_seconds - full.step_seconds == test::approx(16 * 3 * 0.0423).epsilon(0.02));
 }
 
 TEST_CASE("estimate: the MoE layers' host wait is a part of the step's breakdown of its own") {
   // The trace's wait is one micro-batch's forward; the step holds 16 micro-batches (512 sequences
-  // over DP 8 at micro-batch 4), each waiting forward + 2 x backward: 16 x 3 x 0.1798 s = 8.63 s
-  // eager, 16 x 3 x 0.0358 s = 1.72 s with the router and preprocessing graphed.
+  // over DP 8 at micro-batch 4), each waiting forward + 2 x backward: 16 x 3 x 0.184 s = 8.86 s
+  // eager, 16 x 3 x 0.0404 s = 1.94 s with the router and preprocessing graphed.
   const Estimate eager = estimate({});
   const Estimate router = estimate({"--cuda-graph-impl", "transformer_engine", "--cuda-graph-modules",
                                     "attn,moe_router,moe_preprocess"});
   const Estimate full = estimate({"--cuda-graph-impl", "full_iteration"});
   CHECK(eager.breakdown_host_wait == test::approx(16 * 3 * eager.host_wait_seconds).epsilon(1e-9));
-  CHECK(eager.breakdown_host_wait == test::approx(8.63).epsilon(0.01));
+  CHECK(eager.breakdown_host_wait == test::approx(8.86).epsilon(0.01));
   CHECK(router.breakdown_host_wait == test::approx(16 * 3 * router.host_wait_seconds).epsilon(1e-9));
   CHECK(full.breakdown_host_wait == 0);
   // Split out of compute, not added: the parts still sum to the step.

@@ -14,7 +14,7 @@ constexpr std::array<TimeAccuracy, 7> kGroups{{
     {"dense-training-hopper", "dense pre-training with Megatron-core on Hopper (measured on H100)", 7, 0.047, 0.075,
      kHeldOutTraining},
     {"dense-training-blackwell", "dense pre-training with Megatron-core on Blackwell (B200, GB200, GB300; NVFP4 among them)", 62,
-     0.050, 0.253, kHeldOutTraining},
+     0.061, 0.262, kHeldOutTraining},
     {"moe-training-hopper", "MoE pre-training with Megatron-core on Hopper (measured on H100)", 17, 0.193, 0.520,
      kHeldOutTraining},
     {"moe-training-blackwell", "MoE pre-training with Megatron-core on Blackwell (B200, B300, GB200, GB300)", 147,
@@ -41,20 +41,20 @@ constexpr std::array<TimeAccuracyFamily, 7> kFamilies{{
     {"moe-training-hopper", "gpt_oss", 4, 0.200, 0.201, 0.250},
     {"moe-training-hopper", "nemotron_h", 4, 0.204, 0.214, 0.257},
     {"moe-training-hopper", "qwen3_moe", 9, 0.157, 0.520, 0.186},
-    {"moe-training-blackwell", "deepseek_v3", 28, 0.047, 0.359, 0.013},
+    {"moe-training-blackwell", "deepseek_v3", 28, 0.051, 0.359, -0.002},
     {"moe-training-blackwell", "gpt_oss", 24, 0.447, 0.825, -0.306},
-    {"moe-training-blackwell", "nemotron_h", 46, 0.4045, 0.759, -0.174},
-    {"moe-training-blackwell", "qwen3_moe", 49, 0.079, 0.459, 0.000},
+    {"moe-training-blackwell", "nemotron_h", 46, 0.4045, 0.773, -0.187},
+    {"moe-training-blackwell", "qwen3_moe", 49, 0.096, 0.459, -0.022},
 }};
 
 // By GPU type, within the groups that hold several (the test recomputes every figure).
 constexpr std::array<TimeAccuracyGpu, 7> kGpus{{
-    {"dense-training-blackwell", "B200", 2, 0.058, 0.058, -0.026},
-    {"dense-training-blackwell", "GB200-NVL72", 30, 0.056, 0.161, 0.035},
+    {"dense-training-blackwell", "B200", 2, 0.152, 0.152, -0.126},
+    {"dense-training-blackwell", "GB200-NVL72", 30, 0.082, 0.262, -0.070},
     {"dense-training-blackwell", "GB300-NVL72", 30, 0.041, 0.253, 0.040},
-    {"moe-training-blackwell", "B200", 22, 0.229, 0.619, 0.000},
+    {"moe-training-blackwell", "B200", 22, 0.230, 0.619, 0.000},
     {"moe-training-blackwell", "B300", 29, 0.328, 0.720, -0.110},
-    {"moe-training-blackwell", "GB200-NVL72", 47, 0.123, 0.825, -0.080},
+    {"moe-training-blackwell", "GB200-NVL72", 47, 0.147, 0.825, -0.111},
     {"moe-training-blackwell", "GB300-NVL72", 49, 0.158, 0.710, -0.131},
 }};
 
@@ -70,14 +70,14 @@ std::optional<TimeAccuracyGpu> gpu_of(std::string_view group_id, const std::stri
 // 29 of 101 before Nemotron 3 Super's rows); every held-out H100 MoE run is (46-75% of
 // its step), so Hopper has no subset of its own.
 constexpr std::array<TimeAccuracyHostBound, 1> kHostBound{{
-    {"moe-training-blackwell", 0.2, 33, 0.298, 0.459, 0.413},
+    {"moe-training-blackwell", 0.2, 33, 0.297, 0.459, 0.409},
 }};
 
 // The NVFP4 runs of the dense Blackwell group (Llama 3 70B and 3.1 405B on GB200 and GB300): their
 // GEMM and cast rates are Transformer Engine's B300 profile of one layer shape (session 47), GB200's
 // GEMMs B200's measured NVFP4 matmul over its FP8 one (session 54).
 constexpr std::array<TimeAccuracyPrecision, 1> kPrecisions{{
-    {"dense-training-blackwell", "fp4", 18, 0.071, 0.161, 0.062},
+    {"dense-training-blackwell", "fp4", 18, 0.061, 0.262, 0.032},
 }};
 
 // The training groups' second source, recomputed by tests/cost/calibration/modelzoo_rows_test.cpp
@@ -105,7 +105,7 @@ constexpr std::array<TimeAccuracySecondSource, 9> kSecondSources{{
     {"dense-training-blackwell", "mlperf",
      "Llama 3.1 405B and 8B pre-training and Llama 2 70B LoRA on B200, B300, GB200 and GB300 in FP8 (NeMo; "
      "MLPerf's closed division, 8-512 GPUs, TP 1-4, CP 1-8, full-iteration CUDA graphs, 8192 tokens)",
-     13, 0.0674, 0.954, -0.0179, kMlperf},
+     13, 0.132, 0.954, -0.1166, kMlperf},
     {"moe-training-hopper", "modelzoo",
      "Qwen3-235B-A22B and Qwen3-30B-A3B on H100 in BF16 (Megatron-LM launches: DeepEP or alltoall, TP 2-4, PP 1-32, "
      "CP 1-8, 4k-128k tokens; Megatron-Bridge's HybridEP recipe, EP overlap off and on)",
@@ -118,12 +118,12 @@ constexpr std::array<TimeAccuracySecondSource, 9> kSecondSources{{
     {"moe-training-blackwell", "modelzoo",
      "Qwen3-235B-A22B and DeepSeek-V3 on GB200 and GB300 (Megatron-LM launches: HybridEP, BF16 and MXFP8, 4k-128k "
      "tokens)",
-     6, 0.0955, 0.366, -0.001, kModelZoo},
+     6, 0.159, 0.366, -0.001, kModelZoo},
     {"moe-training-blackwell", "bridge-cards",
      "Qwen3-30B-A3B, Qwen3-235B-A22B, DeepSeek-V3 and GPT-OSS-120B on GB200 and GB300 (Megatron-Bridge's "
      "performance recipes, MXFP8 and BF16, full-iteration CUDA graphs on most; Qwen3-30B-A3B weakly scaled from 8 to "
      "256 GB300, and its functional run with natural routing)",
-     12, 0.087, 0.804, -0.079, kBridgeCards},
+     12, 0.089, 0.804, -0.080, kBridgeCards},
     {"rl-colocated", "verl",
      "Qwen2.5-Math-7B, Qwen3-30B-A3B, Qwen3.5-35B-A3B and DeepSeek-V3 in verl (colocated, Megatron-core or FSDP2 "
      "+ vLLM, on H20 and H100; the 7B and 30B runs at the mean response their log-prob pass implies)",

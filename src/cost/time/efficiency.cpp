@@ -14,9 +14,6 @@ EfficiencyConstants fitted_efficiency_constants() {
   // 1979. Data, held to the catalog by efficiency_test.cpp.
   constants.reference_matmul_share_bf16 = 794.5 / 989.0;
   constants.reference_matmul_share_fp8 = (1402.6 + 1453.4) / 2.0 / 1979.0;
-  // The catalog's sustained Hopper matmuls (Azure/AI-benchmarking-guide, cuBLASLt FP8 after 10,000
-  // warm-up iterations, the best square shape): H100 1382.2, H200 1366.3 of 1979 TFLOP/s.
-  constants.reference_sustained_matmul_share_fp8 = (1382.2 + 1366.3) / 2.0 / 1979.0;
   // The GEMM size term (GemmShape: rows, input and output widths alike), fit since session 45 with
   // the peak fractions above as a large GEMM's: coordinate descent from 300 (DeepGEMM's H800 table
   // suggests 700-1200 for its kernels; the training rows barely tell the values apart, 0.0112-0.0114
@@ -114,17 +111,13 @@ GemmPeakBasis gemm_peak_basis(const NodeGroup& node, Dtype dtype) {
   }
   if (gpu.is_generation("ampere")) return GemmPeakBasis::ampere_fit;
   if (gpu.is_generation("hopper")) return GemmPeakBasis::hopper_fit;
-  const bool sustained = gpu.sustained_matmul_share_fp8 > 0;
-  if (dtype == Dtype::fp8 && sustained) return GemmPeakBasis::sustained_matmul_fp8;
   if (dtype == Dtype::fp8 && gpu.matmul_share_fp8 > 0) return GemmPeakBasis::measured_matmul_fp8;
   if (dtype == Dtype::fp4 && gpu.matmul_share_fp8 > 0) {
     // Blackwell Ultra (B300, GB300) as Transformer Engine profiled it; Blackwell's first silicon at
-    // its own measured NVFP4-over-FP8 ratio, from its FP8 rate.
-    if (!gpu.is_generation("blackwell") || gpu.is_generation("blackwell ultra")) {
-      return GemmPeakBasis::measured_matmul_fp8_at_fp4_peak;
-    }
-    return sustained ? GemmPeakBasis::sustained_matmul_fp8_times_nvfp4_ratio
-                     : GemmPeakBasis::measured_matmul_fp8_times_nvfp4_ratio;
+    // its own measured NVFP4-over-FP8 ratio.
+    return gpu.is_generation("blackwell") && !gpu.is_generation("blackwell ultra")
+               ? GemmPeakBasis::measured_matmul_fp8_times_nvfp4_ratio
+               : GemmPeakBasis::measured_matmul_fp8_at_fp4_peak;
   }
   if (gpu.matmul_share_bf16 > 0) return GemmPeakBasis::measured_matmul_bf16;
   return GemmPeakBasis::guess;
@@ -137,17 +130,11 @@ std::string_view gemm_peak_basis_name(GemmPeakBasis basis) {
     case GemmPeakBasis::hopper_fit: return "Hopper's fit";
     case GemmPeakBasis::measured_matmul_fp8:
       return "Hopper's fit x the generation's measured fp8 matmul share / Hopper's";
-    case GemmPeakBasis::sustained_matmul_fp8:
-      return "Hopper's fit x the silicon's sustained fp8 matmul share / Hopper's (Azure/AI-benchmarking-guide, "
-             "cuBLASLt after 10,000 warm-up iterations)";
     case GemmPeakBasis::measured_matmul_fp8_at_fp4_peak:
       return "Hopper's fit x the generation's measured fp8 matmul share / Hopper's x 0.571, of the NVFP4 peak "
              "(Transformer Engine's B300 GEMM profile: NVFP4 kernels 1.90x MXFP8's where the peaks differ 3.33x)";
     case GemmPeakBasis::measured_matmul_fp8_times_nvfp4_ratio:
       return "Hopper's fit x the generation's measured fp8 matmul share / Hopper's, at 1.60x the fp8 rate "
-             "(B200's measured NVFP4 matmul over its FP8 one: pytorch/ao #2427)";
-    case GemmPeakBasis::sustained_matmul_fp8_times_nvfp4_ratio:
-      return "Hopper's fit x the silicon's sustained fp8 matmul share / Hopper's, at 1.60x the fp8 rate "
              "(B200's measured NVFP4 matmul over its FP8 one: pytorch/ao #2427)";
     case GemmPeakBasis::measured_matmul_bf16:
       return "Hopper's fit x the generation's measured bf16 matmul share / Hopper's";
@@ -162,12 +149,6 @@ double gemm_peak_fraction(const NodeGroup& node, Dtype dtype, const EfficiencyCo
   // GEMMs that fraction too, times their measured share of an FP8 GEMM's (kNvfp4ShareOfFp8; their
   // casts are counted apart, compute_time.cpp).
   const double fp8 = dtype == Dtype::fp8 || dtype == Dtype::fp4 ? constants.fp8_relative_efficiency : 1.0;
-  // Hopper's fitted FP8 fraction, carried to another generation by a measured matmul's share of
-  // the peak over Hopper's share in the same benchmark.
-  const double hopper_fp8 = constants.gemm_peak_fraction_hopper * constants.fp8_relative_efficiency;
-  const double burst_fp8 = gpu.matmul_share_fp8 / constants.reference_matmul_share_fp8;
-  const double sustained_fp8 = gpu.sustained_matmul_share_fp8 / constants.reference_sustained_matmul_share_fp8;
-  const double fp8_over_fp4_peak = gpu.peak_flops(Dtype::fp4) > 0 ? gpu.peak_flops(Dtype::fp8) / gpu.peak_flops(Dtype::fp4) : 0.0;
   switch (gemm_peak_basis(node, dtype)) {
     case GemmPeakBasis::cluster_measured: {
       const double bf16_peak = gpu.peak_flops(Dtype::bf16) > 0 ? gpu.peak_flops(Dtype::bf16) : gpu.peak_flops(Dtype::fp16);
@@ -178,16 +159,16 @@ double gemm_peak_fraction(const NodeGroup& node, Dtype dtype, const EfficiencyCo
     // A generation the fit never saw, by its measured matmul (stas00/ml-engineering's table in the
     // catalog): Blackwell's parts reach 0.79 of their bf16 peak and 0.77 of their fp8 peak where
     // Hopper's reach 0.80 and 0.72; CDNA3 0.56 of bf16. Hopper's fraction times that ratio.
-    case GemmPeakBasis::measured_matmul_fp8: return hopper_fp8 * burst_fp8;
-    // A part whose silicon was timed sustained: by the ratio of the sustained shares, the
-    // benchmark having run on Hopper too (a short shape search can run above what the power limit
-    // holds: GB200 3615.6 TFLOP/s against 2906.9 sustained, where H100 runs 1402.6 against 1382.2).
-    case GemmPeakBasis::sustained_matmul_fp8: return hopper_fp8 * sustained_fp8;
-    case GemmPeakBasis::measured_matmul_fp8_at_fp4_peak: return hopper_fp8 * burst_fp8 * kNvfp4ShareOfFp8;
+    case GemmPeakBasis::measured_matmul_fp8:
+      return constants.gemm_peak_fraction_hopper * constants.fp8_relative_efficiency * gpu.matmul_share_fp8 /
+             constants.reference_matmul_share_fp8;
+    case GemmPeakBasis::measured_matmul_fp8_at_fp4_peak:
+      return constants.gemm_peak_fraction_hopper * constants.fp8_relative_efficiency * gpu.matmul_share_fp8 /
+             constants.reference_matmul_share_fp8 * kNvfp4ShareOfFp8;
     case GemmPeakBasis::measured_matmul_fp8_times_nvfp4_ratio:
-      return hopper_fp8 * burst_fp8 * kNvfp4OverFp8Blackwell * fp8_over_fp4_peak;
-    case GemmPeakBasis::sustained_matmul_fp8_times_nvfp4_ratio:
-      return hopper_fp8 * sustained_fp8 * kNvfp4OverFp8Blackwell * fp8_over_fp4_peak;
+      return constants.gemm_peak_fraction_hopper * constants.fp8_relative_efficiency * gpu.matmul_share_fp8 /
+             constants.reference_matmul_share_fp8 * kNvfp4OverFp8Blackwell * gpu.peak_flops(Dtype::fp8) /
+             gpu.peak_flops(Dtype::fp4);
     case GemmPeakBasis::measured_matmul_bf16: return share_of_best_matmul(gpu, constants) * gpu.matmul_share_bf16 * fp8;
     case GemmPeakBasis::guess: break;
   }

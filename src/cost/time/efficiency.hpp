@@ -22,9 +22,6 @@ struct EfficiencyConstants {
   /// them to the catalog.
   double reference_matmul_share_bf16 = 0.0;
   double reference_matmul_share_fp8 = 0.0;
-  /// Hopper's share of its FP8 peak in a sustained matmul (GpuSpec::sustained_matmul_fp8_flops of
-  /// H100 and H200): the reference of a part whose silicon was timed so. Data, not fit.
-  double reference_sustained_matmul_share_fp8 = 0.0;
   /// GEMM size (elements) at which one dimension costs as much again as the GEMM's work: a GEMM
   /// of M rows, K inputs and N outputs per rank runs at η = η_max / (1 + d0/M + d0/K + d0/N) (the
   /// edge tiles and last wave of the M x N grid, the K loop's prologue and epilogue; DeepGEMM's
@@ -97,10 +94,8 @@ enum class GemmPeakBasis {
   ampere_fit,
   hopper_fit,
   measured_matmul_fp8,
-  sustained_matmul_fp8,
   measured_matmul_fp8_at_fp4_peak,
   measured_matmul_fp8_times_nvfp4_ratio,
-  sustained_matmul_fp8_times_nvfp4_ratio,
   measured_matmul_bf16,
   guess
 };
@@ -110,7 +105,7 @@ std::string_view gemm_peak_basis_name(GemmPeakBasis basis);
 /// Peak fraction of a large GEMM of `dtype` (bf16/fp16, or fp8) on this node's GPU. Ampere and
 /// Hopper: their fitted constants. Another generation whose parts the catalog measured: Hopper's
 /// fraction carried over by the ratio of the two generations' shares of their peaks in the best
-/// measured matmul (in FP8 the sustained matmul where the part's silicon was timed so). A cluster's measured GEMM (`meshplan calibrate --gemm-tflops`) is such a
+/// measured matmul. A cluster's measured GEMM (`meshplan calibrate --gemm-tflops`) is such a
 /// best matmul, carried over the same way. Else the guess gemm_peak_fraction_other.
 double gemm_peak_fraction(const NodeGroup& node, Dtype dtype, const EfficiencyConstants& constants);
 

@@ -62,33 +62,18 @@ TEST_CASE("peak fraction of a generation the fit never saw: Hopper's, by the mea
   const GpuSpec h100 = node_of("H100-80GB").gpu;
   CHECK(h100.matmul_share_bf16 == test::approx(constants.reference_matmul_share_bf16));
   CHECK(h100.matmul_share_fp8 == test::approx(constants.reference_matmul_share_fp8));
-  // The sustained one: H100's 1382.2 and H200's 1366.3 of 1979 (one silicon, GH100) = 0.6944.
-  CHECK(h100.sustained_matmul_share_fp8 == test::approx(constants.reference_sustained_matmul_share_fp8));
-  CHECK(h100.sustained_matmul_share_fp8 == test::approx(0.6944).epsilon(0.001));
   // Blackwell: bf16 the mean of B200 1745, B300 1769 and GB200 1822 over 2250 = 0.7905; x 0.7483 /
   // 0.8033 = 0.7364 (for every part of the generation, GB300 too, which was not measured).
-  // fp8 on Blackwell Ultra (no sustained timing of its silicon): the mean of 3432.5, 3353.3 and
-  // 3615.6 over 4500 = 0.7705 against Hopper's 0.7216, so 0.7483 x 0.75 x 0.7705 / 0.7216 = 0.5993.
-  // On B200 and GB200 (one silicon; GB200 timed sustained: 2906.9 of 4500 = 0.6460) against Hopper's
-  // sustained 0.6944: 0.7483 x 0.75 x 0.6460 / 0.6944 = 0.5221, 0.871 of what the short shape search
-  // carries. NVFP4 on Blackwell Ultra: 0.5993 x 0.5708 of the NVFP4 peak, what Transformer Engine's
-  // B300 GEMM profile measures (kernels 7.161 ms MXFP8, 3.764 ms NVFP4, peaks 4.5 and 15 PF: 7.161 /
-  // 3.764 x 4.5 / 15 = 0.5708), so 0.3421 (5.13 PF of 15). On B200 and GB200 at the NVFP4 matmul B200
-  // measured over its FP8 one, 5500 / 3432.5 = 1.602x: 0.5221 x 1.602 x 4.5 / 10 = 0.3765 of their
-  // 10 PF (3.76 PF).
+  // fp8: the mean of 3432.5, 3353.3 and 3615.6 over 4500 = 0.7705 against Hopper's 0.7216, so
+  // 0.7483 x 0.75 x 0.7705 / 0.7216 = 0.5993. NVFP4 on Blackwell Ultra: that x 0.5708 of the NVFP4
+  // peak, what Transformer Engine's B300 GEMM profile measures (kernels 7.161 ms MXFP8, 3.764 ms
+  // NVFP4, peaks 4.5 and 15 PF: 7.161 / 3.764 x 4.5 / 15 = 0.5708), so 0.3421 (5.13 PF of 15). On
+  // B200 and GB200 at the NVFP4 matmul B200 measured over its FP8 one, 5500 / 3432.5 = 1.602x:
+  // 0.5993 x 1.602 x 4.5 / 10 = 0.4321 of their 10 PF (4.32 PF, where B300's share gave 3.42).
   for (const char* id : {"B200", "GB200-NVL72", "B300", "GB300-NVL72"}) {
     CAPTURE(id);
     CHECK(gemm_peak_fraction(node_of(id), Dtype::bf16, constants) == test::approx(0.7364).epsilon(0.001));
-  }
-  for (const char* id : {"B300", "GB300-NVL72"}) {
-    CAPTURE(id);
     CHECK(gemm_peak_fraction(node_of(id), Dtype::fp8, constants) == test::approx(0.5993).epsilon(0.001));
-    CHECK(gemm_peak_basis(node_of(id), Dtype::fp8) == GemmPeakBasis::measured_matmul_fp8);
-  }
-  for (const char* id : {"B200", "GB200-NVL72"}) {
-    CAPTURE(id);
-    CHECK(gemm_peak_fraction(node_of(id), Dtype::fp8, constants) == test::approx(0.5221).epsilon(0.001));
-    CHECK(gemm_peak_basis(node_of(id), Dtype::fp8) == GemmPeakBasis::sustained_matmul_fp8);
   }
   for (const char* id : {"B300", "GB300-NVL72"}) {
     CAPTURE(id);
@@ -97,16 +82,9 @@ TEST_CASE("peak fraction of a generation the fit never saw: Hopper's, by the mea
   }
   for (const char* id : {"B200", "GB200-NVL72"}) {
     CAPTURE(id);
-    CHECK(gemm_peak_fraction(node_of(id), Dtype::fp4, constants) == test::approx(0.3765).epsilon(0.001));
-    CHECK(gemm_peak_basis(node_of(id), Dtype::fp4) == GemmPeakBasis::sustained_matmul_fp8_times_nvfp4_ratio);
+    CHECK(gemm_peak_fraction(node_of(id), Dtype::fp4, constants) == test::approx(0.4321).epsilon(0.001));
+    CHECK(gemm_peak_basis(node_of(id), Dtype::fp4) == GemmPeakBasis::measured_matmul_fp8_times_nvfp4_ratio);
   }
-  // A catalog (--gpu-catalog) without the sustained timing carries the short search's share:
-  // 0.5993 in FP8, 0.5993 x 1.602 x 4.5 / 10 = 0.4321 in NVFP4.
-  NodeGroup untimed = node_of("B200");
-  untimed.gpu.sustained_matmul_share_fp8 = 0;
-  CHECK(gemm_peak_fraction(untimed, Dtype::fp8, constants) == test::approx(0.5993).epsilon(0.001));
-  CHECK(gemm_peak_fraction(untimed, Dtype::fp4, constants) == test::approx(0.4321).epsilon(0.001));
-  CHECK(gemm_peak_basis(untimed, Dtype::fp4) == GemmPeakBasis::measured_matmul_fp8_times_nvfp4_ratio);
   // CDNA3: MI300X 668.4 and MI325X 784.9 of 1307.4 (mean 0.5559) x 0.9315 = 0.5177, where the guess
   // for an unmeasured generation says 0.70; no fp8 matmul measured: x 0.75.
   CHECK(gemm_peak_fraction(node_of("MI300X"), Dtype::bf16, constants) == test::approx(0.5177).epsilon(0.001));
@@ -114,6 +92,7 @@ TEST_CASE("peak fraction of a generation the fit never saw: Hopper's, by the mea
   // CDNA4: MI355X 1565 of 2516.6 = 0.6219 x 0.9315 = 0.5793.
   CHECK(gemm_peak_fraction(node_of("MI355X"), Dtype::bf16, constants) == test::approx(0.5793).epsilon(0.001));
   // What --explain names as the fraction's basis.
+  CHECK(gemm_peak_basis(node_of("B200"), Dtype::fp8) == GemmPeakBasis::measured_matmul_fp8);
   CHECK(gemm_peak_basis(node_of("MI355X"), Dtype::fp8) == GemmPeakBasis::measured_matmul_bf16);
   CHECK(gemm_peak_basis(node_of("H20-96GB"), Dtype::bf16) == GemmPeakBasis::hopper_fit);
   CHECK(gemm_peak_basis(node_of("L40S"), Dtype::bf16) == GemmPeakBasis::guess);
