@@ -41,8 +41,10 @@ ForwardFlops forward_flops_per_token(const ModelSpec& model, std::int64_t seq_le
     // element of the inner width x state (megatron/training/training.py mamba_layer_flops, "scan").
     const LinearAttentionSpec& linear = *model.linear_attention;
     const double per_state_element = linear.kind == LinearAttentionKind::mamba2 ? 7.0 : 5.0;
-    flops.attention_scores += per_state_element * static_cast<double>(linear.num_layers * linear.num_value_heads) *
-                              static_cast<double>(linear.value_head_dim * linear.key_head_dim);
+    const double scan = per_state_element * static_cast<double>(linear.num_layers * linear.num_value_heads) *
+                        static_cast<double>(linear.value_head_dim * linear.key_head_dim);
+    flops.attention_scores += scan;
+    if (linear.kind == LinearAttentionKind::mamba2) flops.state_space_scan = scan;
   }
   if (attention.kind == AttentionKind::mla) {
     // q_b_proj (q_proj when q is not compressed) and kv_b_proj: the up projections from the latents.

@@ -25,6 +25,9 @@ struct ForwardFlops {
   /// The sliding-window layers' scores when the window is shorter than the sequence (part of
   /// attention_scores): each query scores the window's keys, a band rather than a triangle.
   double windowed_attention_scores = 0;
+  /// Mamba-2's SSD scan (part of attention_scores): no causal mask, and mamba_ssm's chunked kernels
+  /// run it rather than an attention kernel (cost/time/compute_time.cpp).
+  double state_space_scan = 0;
 
   double total() const { return attention_projections + attention_scores + mlp + lm_head; }
 };

@@ -314,7 +314,10 @@ StageCompute stage_compute(const ModelSpec& model, const NodeGroup& node, const 
   const double window_keys = static_cast<double>(model.attention.sliding_window);
   const double band_eff =
       band_scores > 0 ? attention_window_peak_fraction(window_keys, kernel, head_dim, precision) : 1.0;
-  double attention_s = (flops.attention_scores - band_scores) * tokens * layer_share / t * causal /
+  // Mamba-2's SSD scan (counted with the scores, as Megatron counts it) has no causal half and runs
+  // mamba_ssm's chunked kernels, at their measured share of the 16-bit peak (mamba_kernels.hpp).
+  const double ssd_scan_s = flops.state_space_scan * tokens * layer_share / t / (attention_peak * kSsdScanPeakShare);
+  double attention_s = (flops.attention_scores - band_scores - flops.state_space_scan) * tokens * layer_share / t * causal /
                            (attention_peak * attention_eff) +
                        band_scores * (model.attention.chunked_window ? causal : 1.0) * tokens * layer_share / t /
                            (attention_peak * band_eff);
@@ -373,7 +376,7 @@ StageCompute stage_compute(const ModelSpec& model, const NodeGroup& node, const 
   // A MoE layer whose kernels are shorter than the host time that launches them runs at the
   // host's pace: the dispatcher's per-layer device sync stops the host from running ahead. What
   // a CUDA graph captures is replayed by one launch (strategy/cuda_graphs.hpp).
-  const double gpu_forward_s = dense_s + expert_s + attention_s + elementwise_s + fp8_cast_s;
+  const double gpu_forward_s = dense_s + expert_s + attention_s + ssd_scan_s + elementwise_s + fp8_cast_s;
   // The GPU time of a layer with a token mixer and a MoE (the fit's unit): two single-sublayer layers.
   const double gpu_layer_s = gpu_forward_s / std::max(layers_per_stage, 1.0) / model.sublayer_share();
   const double local_experts = model.moe ? static_cast<double>(model.moe->num_experts) / strategy.ep : 0.0;
@@ -509,6 +512,14 @@ StageCompute stage_compute(const ModelSpec& model, const NodeGroup& node, const 
                       "Narayanan 2021 Eq. 3 (full s×s counted); FlashAttention computes the causal half; "
                       "cuDNN's (Transformer Engine) or FlashAttention-2's (Hugging Face) bars on H100, Shah et al. 2024 "
                       "(FlashAttention-3) §4.1"});
+    if (ssd_scan_s > 0) {
+      trace->push_back({"time/compute/ssd_scan", ssd_scan_s, "seconds",
+                        "7 x inner x state FLOPs per token and Mamba layer * tokens * L_stage/L / t / (bf16 peak * ssd_share)",
+                        fmt::format("flops/token={:.4g}, tokens={:.0f}, t={}, ssd_share={:.4f}", flops.state_space_scan, tokens,
+                                    strategy.tp, kSsdScanPeakShare),
+                        "Megatron-LM training.py mamba_layer_flops (\"scan\"); cost/time/mamba_kernels.hpp (TileLang's "
+                        "SSD chunk-scan benchmark on H800)"});
+    }
     trace->push_back({"time/compute/elementwise", elementwise_s, "seconds",
                       "(hf ? hf_factor : 1) * passes * tokens * h * 2 B * L_stage * sublayer share / (SP ? t : 1) / HBM_Bps + MoE permute (2k+2)*h*2 B (+ 4k*h*2 B: alltoall sorts by local expert) + router 16 B * E + k * expert epilogue * 2 B (a clamped GLU 6f, FC2's bias 4h), per token + Mamba-2 conv and SSD bytes * tokens * Mamba layers / t",
                       fmt::format("passes={}, tokens={:.0f}, h={}, sublayer share={}, HBM={:.4g} B/s, expert epilogue={:.0f} elements a row, mamba={:.4g} s",

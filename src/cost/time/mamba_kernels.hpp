@@ -14,4 +14,11 @@ namespace meshplan {
 /// copy), at the mixer's chunk_size. 0 for other linear mixers.
 double mamba2_kernel_bytes_per_token(const LinearAttentionSpec& mixer);
 
+/// What an SSD chunk kernel reaches of the 16-bit dense peak: tile-ai/tilelang benchmark/mamba2
+/// README (be9c08f6) times the chunk-scan forward on an H800 SXM (batch 8, 80 heads of 64, one
+/// group, chunk 256, state 128) at 134.362 TFLOP/s at 8192 tokens (126-136 from 1k to 32k), of
+/// the part's 989 TFLOP/s; the same share is taken on every GPU. A tuned TileLang kernel: an upper
+/// bound for mamba_ssm's Triton kernels, which Megatron-core's Mamba mixer runs.
+constexpr double kSsdScanPeakShare = 134.362 / 989.0;
+
 }  // namespace meshplan

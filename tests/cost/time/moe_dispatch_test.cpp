@@ -5,6 +5,7 @@
 #include "approx.hpp"
 #include "cost/time/efficiency.hpp"
 #include "cost/time/moe_dispatch.hpp"
+#include "hardware/gpu_catalog.hpp"
 
 namespace meshplan {
 namespace {
@@ -104,6 +105,44 @@ TEST_CASE("flex dispatch inside a node: once per GPU hit, at the kernel's SM rat
   dispatch.dispatcher = MoeDispatcher::alltoall;
   CHECK(expert_dispatch_seconds(dispatch, h100_nodes(1), ep8, nvlink, LinkPath{}) ==
         test::approx(7.0 / 8 * kTokens * kTokenBytes * 8 / 360e9));
+}
+
+TEST_CASE("flex dispatch inside a GB200 NVL72 domain at the rate HybridEP measures there, 8 to 36 ranks") {
+  // deepseek-ai/DeepEP's Hybrid-EP intra-node document (Hybrid-EP_Intra-node_Implementation.md, fork
+  // shifangx/DeepEP at 1242eb4f), GB200, tests/test_hybrid_ep.py's shape: 4096 tokens of 7168 BF16 a
+  // rank, 8 experts a rank, top-8 picked uniformly, 32 SMs. Its "algorithm bandwidth" is the tokens a
+  // rank receives (once per rank a token reaches, its own included: dispatched_hidden.numel() x 2)
+  // over the Torch API's time. Measured dispatch / combine GB/s: 8 ranks 545.71 / 568.94, 16 523.48 /
+  // 521.55, 24 507.32 / 483.76, 32 484.22 / 464.54, 36 479.02 / 447.89.
+  // The model: the NVL72 domain is one node; each of r - 1 peers is hit with chance
+  // 1 - prod_{i<8} (8r - 8 - i)/(8r - i), the copies at 32 SMs x 15.4 GB/s = 492.8 GB/s (below NVLink's
+  // 900 x 0.8), plus 3 us a peer. EP 8: hit 0.6791, 7 x 0.6791 x 58.72 MB / 492.8 GB/s + 21 us =
+  // 587.4 us, so 8 x 0.6791 x 58.72 MB / 587.4 us = 543.1 GB/s; EP 36: hit 0.2040, 955.9 us, 451.2 GB/s.
+  // Within 7% of every figure (0.93-1.01 of them). At 16 SMs HybridEP's TMA copies measure about the
+  // same rates (550.10 at 8 ranks) where the model's DeepEP per-SM rate gives half: not modelled
+  // (docs/accuracy-held-out-training.md, session 57).
+  NodeGroup node;
+  node.gpu = find_gpu(builtin_gpu_catalog(), "GB200-NVL72").value();
+  node.gpus_per_node = node.gpu.gpus_per_node;
+  REQUIRE(node.gpus_per_node == 72);
+  const LinkPath nvlink = intra_node_link(node, fitted_efficiency_constants().nvlink_efficiency);
+  const double token_bytes = 4096 * 7168 * 2.0;
+  struct Measured {
+    int ranks;
+    double dispatch_GBps, combine_GBps;
+  };
+  for (const Measured& m : {Measured{8, 545.71, 568.94}, Measured{16, 523.48, 521.55}, Measured{24, 507.32, 483.76},
+                            Measured{32, 484.22, 464.54}, Measured{36, 479.02, 447.89}}) {
+    CAPTURE(m.ranks);
+    const ExpertDispatch dispatch{4096, 7168 * 2.0, 8 * m.ranks, 8, MoeDispatcher::flex, 32};
+    const double seconds = expert_dispatch_seconds(dispatch, node, GroupPlacement{m.ranks, 1}, nvlink, LinkPath{});
+    const double received = m.ranks * (1.0 - expert_miss_probability(8 * m.ranks, 8, 8)) * token_bytes;
+    CHECK(received / seconds / 1e9 == test::approx(m.dispatch_GBps).epsilon(0.07));
+    CHECK(received / seconds / 1e9 == test::approx(m.combine_GBps).epsilon(0.07));
+  }
+  // The worked figures of the comment.
+  const ExpertDispatch ep8{4096, 7168 * 2.0, 64, 8, MoeDispatcher::flex, 32};
+  CHECK(expert_dispatch_seconds(ep8, node, GroupPlacement{8, 1}, nvlink, LinkPath{}) == test::approx(587.4e-6).epsilon(1e-3));
 }
 
 }  // namespace meshplan
