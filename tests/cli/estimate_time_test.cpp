@@ -182,11 +182,15 @@ TEST_CASE("estimate quotes the runs of the model's own family where its group ha
   CHECK(text.out.find("  measured by another source, 6 runs of Qwen3-235B-A22B and DeepSeek-V3 on GB200 and GB300") !=
         std::string::npos);
   const nlohmann::json& others = json["time"]["accuracy"]["other_sources"];
-  REQUIRE(others.size() == 2);
+  REQUIRE(others.size() == 3);
   CHECK(others[0]["source"] == "modelzoo");
   CHECK(others[0]["runs"] == 6);
   CHECK(others[0]["max_abs_error"].get<double>() == test::approx(0.366));
   CHECK(others[1]["source"] == "bridge-cards");
+  // NVIDIA's DGX Cloud recipes' DeepSeek-V3 runs on GB200 (NeMo 25.04, no CUDA graphs), predicted
+  // twice as fast as measured.
+  CHECK(others[2]["source"] == "dgxc");
+  CHECK(others[2]["median_time_error"].get<double>() == test::approx(-0.552));
 }
 
 TEST_CASE("estimate --moe-dropless-imbalance: each MoE layer waits for its most loaded EP rank") {

@@ -92,10 +92,13 @@ constexpr std::string_view kBridgeCards =
     "read at the commit it ran; docs/accuracy-held-out-training.md";
 constexpr std::string_view kVerlRuns =
     "verl's docs: the one-step-off, fully-async and V1 trainer tables and perf/dpsk.md; docs/accuracy.md";
+constexpr std::string_view kDgxc =
+    "NVIDIA's DGX Cloud benchmarking recipes (NVIDIA/dgxc-benchmarking v25.04-v25.05.04 READMEs), each run with "
+    "the NeMo 2 settings its pinned commit resolves; docs/accuracy-held-out-training.md";
 constexpr std::string_view kMlperf =
     "MLPerf Training v5.1, closed division, NVIDIA-platform submissions (mlcommons/training_results_v5.1); "
     "docs/accuracy-held-out-training.md";
-constexpr std::array<TimeAccuracySecondSource, 9> kSecondSources{{
+constexpr std::array<TimeAccuracySecondSource, 13> kSecondSources{{
     {"dense-training-hopper", "mlperf",
      "Llama 3.1 405B and 8B pre-training and Llama 2 70B LoRA on H100 and H200 in FP8 (NeMo; MLPerf's closed "
      "division, 8-1024 GPUs, TP 1-4, PP 8 x VPP 8, CP 1-2, 8192 tokens)",
@@ -124,6 +127,17 @@ constexpr std::array<TimeAccuracySecondSource, 9> kSecondSources{{
      "performance recipes, MXFP8 and BF16, full-iteration CUDA graphs on most; Qwen3-30B-A3B weakly scaled from 8 to "
      "256 GB300, and its functional run with natural routing)",
      12, 0.089, 0.804, -0.080, kBridgeCards},
+    {"dense-training-hopper", "dgxc",
+     "Llama 3.1 8B, 70B and 405B in BF16 and FP8 and Nemotron-H 56B in FP8 on H100 (NeMo 25.02-25.04, 8-2048 GPUs, "
+     "weak scaling)",
+     37, 0.0572, 0.122, -0.0125, kDgxc},
+    {"dense-training-blackwell", "dgxc", "Llama 3.1 405B in BF16 and FP8 on GB200 (NeMo 25.04, 128-512 GPUs)", 6, 0.235,
+     0.241, -0.183, kDgxc},
+    {"moe-training-hopper", "dgxc", "DeepSeek-V3 in BF16 on H100 (NeMo 25.04, 512 and 1024 GPUs, alltoall dispatcher)",
+     2, 0.140, 0.140, -0.117, kDgxc},
+    {"moe-training-blackwell", "dgxc",
+     "DeepSeek-V3 in BF16 on GB200 (NeMo 25.04, 128-512 GPUs, alltoall dispatcher, no CUDA graphs)", 3, 1.234,
+     1.250, -0.552, kDgxc},
     {"rl-colocated", "verl",
      "Qwen2.5-Math-7B, Qwen3-30B-A3B, Qwen3.5-35B-A3B and DeepSeek-V3 in verl (colocated, Megatron-core or FSDP2 "
      "+ vLLM, on H20 and H100; the 7B and 30B runs at the mean response their log-prob pass implies)",

@@ -149,11 +149,12 @@ TEST_CASE("time accuracy: training runs of other sources are quoted beside the g
   // EP-overlap A/B of Qwen3-30B-A3B are off by as much as Megatron-Bridge's 13 H100 MoE runs, both
   // ways: the host-bound runs predicted too long, the others too short, so the median time error is
   // small beside them (docs/accuracy-held-out-training.md "A second source", and its section
-  // "Megatron-Bridge's EP-overlap benchmark on H100"). Megatron-Bridge's verification cards are a
-  // source of their own (bridge_card_rows_test.cpp).
+  // "Megatron-Bridge's EP-overlap benchmark on H100"). Megatron-Bridge's verification cards and
+  // NVIDIA's DGX Cloud benchmarking recipes are sources of their own (bridge_card_rows_test.cpp,
+  // dgxc_rows_test.cpp).
   const TimeAccuracyMatch hopper = match_for(true, "H100-80GB", Backend::megatron, WorkloadKind::pretrain, 0,
                                              RolloutEngine::vllm);
-  REQUIRE(hopper.other_sources.size() == 2);
+  REQUIRE(hopper.other_sources.size() == 3);
   const TimeAccuracySecondSource& modelzoo = hopper.other_sources.front();
   CHECK(modelzoo.source == "modelzoo");
   CHECK(modelzoo.group_id == hopper.group->id);
@@ -161,20 +162,26 @@ TEST_CASE("time accuracy: training runs of other sources are quoted beside the g
   CHECK(modelzoo.median_abs_error > 0.15);
   CHECK(hopper.group->median_abs_error > 0.15);
   CHECK(std::fabs(modelzoo.median_time_error) < modelzoo.median_abs_error / 2);
-  CHECK(hopper.other_sources.back().source == "bridge-cards");
+  CHECK(hopper.other_sources[1].source == "bridge-cards");
+  CHECK(hopper.other_sources.back().source == "dgxc");
+  CHECK(hopper.other_sources.back().runs == 2);
   const auto blackwell = match_for(true, "GB300", Backend::megatron, WorkloadKind::pretrain, 0, RolloutEngine::vllm);
-  REQUIRE(blackwell.other_sources.size() == 2);
+  REQUIRE(blackwell.other_sources.size() == 3);
   CHECK(blackwell.other_sources.front().runs == 6);
   // Dense training's other sources are MLPerf Training v5.1's NVIDIA-platform runs
-  // (mlperf_rows_test.cpp) and, on Hopper, the cards' Qwen3-8B run; AMD's group has none.
+  // (mlperf_rows_test.cpp), on Hopper the cards' Qwen3-8B run, and the DGX Cloud recipes' Llama 3.1
+  // and Nemotron-H runs; AMD's group has none.
   const auto dense_hopper = match_for(false, "H100-80GB", Backend::megatron, WorkloadKind::pretrain, 0, RolloutEngine::vllm);
-  REQUIRE(dense_hopper.other_sources.size() == 2);
+  REQUIRE(dense_hopper.other_sources.size() == 3);
   CHECK(dense_hopper.other_sources.front().source == "mlperf");
   CHECK(dense_hopper.other_sources.front().runs == 7);
-  CHECK(dense_hopper.other_sources.back().runs == 1);
+  CHECK(dense_hopper.other_sources[1].runs == 1);
+  CHECK(dense_hopper.other_sources.back().source == "dgxc");
+  CHECK(dense_hopper.other_sources.back().runs == 37);
   const auto dense_blackwell = match_for(false, "GB300", Backend::megatron, WorkloadKind::sft, 0, RolloutEngine::vllm);
-  REQUIRE(dense_blackwell.other_sources.size() == 1);
+  REQUIRE(dense_blackwell.other_sources.size() == 2);
   CHECK(dense_blackwell.other_sources.front().runs == 13);
+  CHECK(dense_blackwell.other_sources.back().runs == 6);
   CHECK(match_for(false, "MI300X", Backend::megatron, WorkloadKind::pretrain, 0, RolloutEngine::vllm)
             .other_sources.empty());
 }
