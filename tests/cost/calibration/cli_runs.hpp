@@ -6,10 +6,12 @@
 
 #include <algorithm>
 #include <cmath>
+#include <map>
 #include <sstream>
 #include <string>
 #include <vector>
 
+#include "cost/calibration/time_accuracy.hpp"
 #include "test_support.hpp"
 
 namespace meshplan::test {
@@ -67,6 +69,24 @@ inline ErrorSummary summarize(const std::vector<double>& errors) {
 inline std::vector<std::string> plus(std::vector<std::string> a, const std::vector<std::string>& b) {
   a.insert(a.end(), b.begin(), b.end());
   return a;
+}
+
+/// Each group's runs, summarized into `table`, against what estimate and plan print for `source`
+/// beside the group (time_accuracy.cpp kSecondSources), to the 0.1 point they are printed with.
+inline void check_source_groups(const std::map<std::string, std::vector<MeasuredRun>>& by_group, std::string_view source,
+                                std::ostringstream& table) {
+  for (const auto& [group_id, runs] : by_group) {
+    const ErrorSummary summary = summarize(run_errors(runs, table));
+    table << group_id << ": " << runs.size() << " runs, median |error| " << summary.median_abs * 100 << "%, max "
+          << summary.max_abs * 100 << "%, median time error " << summary.median_time * 100 << "%\n\n";
+    REQUIRE(time_accuracy_group(group_id).has_value());
+    const std::optional<TimeAccuracySecondSource> expected = time_accuracy_second_source(group_id, source);
+    REQUIRE_MESSAGE(expected.has_value(), group_id);
+    CHECK(static_cast<int>(runs.size()) == expected->runs);
+    CHECK_MESSAGE(std::fabs(summary.median_abs - expected->median_abs_error) <= 5.0001e-4, group_id);
+    CHECK_MESSAGE(std::fabs(summary.max_abs - expected->max_abs_error) <= 5.0001e-4, group_id);
+    CHECK_MESSAGE(std::fabs(summary.median_time - expected->median_time_error) <= 5.0001e-4, group_id);
+  }
 }
 
 }  // namespace meshplan::test

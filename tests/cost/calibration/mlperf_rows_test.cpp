@@ -108,19 +108,7 @@ TEST_CASE("MLPerf Training v5.1's dense NVIDIA runs: the dense groups' second so
        }},
   };
   std::ostringstream table;
-  for (const auto& [group_id, runs] : by_group) {
-    const test::ErrorSummary summary = test::summarize(test::run_errors(runs, table));
-    table << group_id << ": " << runs.size() << " runs, median |error| " << summary.median_abs * 100 << "%, max "
-          << summary.max_abs * 100 << "%, median time error " << summary.median_time * 100 << "%\n\n";
-    const auto group = time_accuracy_group(group_id);
-    REQUIRE(group.has_value());
-    const std::optional<TimeAccuracySecondSource> expected = time_accuracy_second_source(group_id, "mlperf");
-    REQUIRE_MESSAGE(expected.has_value(), group_id);
-    CHECK(static_cast<int>(runs.size()) == expected->runs);
-    CHECK_MESSAGE(std::fabs(summary.median_abs - expected->median_abs_error) <= 5.0001e-4, group_id);
-    CHECK_MESSAGE(std::fabs(summary.max_abs - expected->max_abs_error) <= 5.0001e-4, group_id);
-    CHECK_MESSAGE(std::fabs(summary.median_time - expected->median_time_error) <= 5.0001e-4, group_id);
-  }
+  test::check_source_groups(by_group, "mlperf", table);
   MESSAGE(table.str());
 }
 

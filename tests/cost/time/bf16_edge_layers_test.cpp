@@ -14,15 +14,9 @@ namespace meshplan {
 
 namespace {
 
-/// The value of the trace term `name` of one stage_compute.
+/// The value of the trace term `name` of one stage_compute at 2,048 tokens.
 double traced(const ModelSpec& model, const NodeGroup& node, const Strategy& strategy, const std::string& name) {
-  Trace trace;
-  stage_compute(model, node, strategy, 2048, 1, TimeOptions{}, &trace);
-  for (const TraceTerm& term : trace) {
-    if (term.name == name) return term.value;
-  }
-  FAIL("no trace term " << name);
-  return 0;
+  return test::traced_compute_term(model, node, strategy, 2048, name);
 }
 
 }  // namespace

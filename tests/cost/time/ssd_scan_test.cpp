@@ -8,26 +8,13 @@
 #include "approx.hpp"
 #include "cost/time/compute_time.hpp"
 #include "cost/time/mamba_kernels.hpp"
+#include "cost/time/time_fixtures.hpp"
 #include "hardware/gpu_catalog.hpp"
 #include "model/flops.hpp"
 #include "model/model_presets.hpp"
 #include "model/parsed_model.hpp"
 
 namespace meshplan {
-namespace {
-
-double traced(const ModelSpec& model, const NodeGroup& node, const Strategy& strategy, const std::string& name) {
-  Trace trace;
-  stage_compute(model, node, strategy, 8192, 1, TimeOptions{}, &trace);
-  for (const TraceTerm& term : trace) {
-    if (term.name == name) return term.value;
-  }
-  FAIL("no trace term " << name);
-  return 0;
-}
-
-}  // namespace
-
 TEST_CASE("ssd scan: Nemotron 3 Nano's Mamba-2 scan, uncausal, at the SSD kernel's measured rate") {
   const ModelSpec model = test::preset_model("nvidia-nemotron-3-nano-30b-a3b-bf16");
   // Megatron-LM training.py mamba_layer_flops' "scan": 7 FLOPs an element of the inner width x
@@ -44,12 +31,12 @@ TEST_CASE("ssd scan: Nemotron 3 Nano's Mamba-2 scan, uncausal, at the SSD kernel
   node.gpu = find_gpu(builtin_gpu_catalog(), "H100-80GB").value();
   Strategy strategy;
   strategy.ep = 8;
-  CHECK(traced(model, node, strategy, "time/compute/ssd_scan") == test::approx(84410368.0 * 8192 / (989e12 * 0.135856)));
-  CHECK(traced(model, node, strategy, "time/compute/ssd_scan") == test::approx(5.146e-3).epsilon(1e-3));
+  CHECK(test::traced_compute_term(model, node, strategy, 8192, "time/compute/ssd_scan") == test::approx(84410368.0 * 8192 / (989e12 * 0.135856)));
+  CHECK(test::traced_compute_term(model, node, strategy, 8192, "time/compute/ssd_scan") == test::approx(5.146e-3).epsilon(1e-3));
   // TP splits the heads.
   strategy.tp = 2;
   strategy.sequence_parallel = true;
-  CHECK(traced(model, node, strategy, "time/compute/ssd_scan") == test::approx(84410368.0 * 8192 / 2 / (989e12 * 0.135856)));
+  CHECK(test::traced_compute_term(model, node, strategy, 8192, "time/compute/ssd_scan") == test::approx(84410368.0 * 8192 / 2 / (989e12 * 0.135856)));
 }
 
 }  // namespace meshplan

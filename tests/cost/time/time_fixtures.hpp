@@ -3,7 +3,10 @@
 // are in main): a small GPT and an A100 node with simple efficiency constants.
 #include <doctest/doctest.h>
 
+#include <string>
+
 #include "cost/calibration/calibration_runs.hpp"
+#include "cost/time/compute_time.hpp"
 #include "model/config_reader.hpp"
 #include "model/model_presets.hpp"
 
@@ -50,6 +53,19 @@ inline ModelSpec qwen3_30b_a3b() {
   auto model = parse_model_config(*config, "qwen3-30b-a3b");
   REQUIRE(model.ok());
   return *model;
+}
+
+/// The value of one term of stage_compute's trace (default time options) for micro-batches of one
+/// sequence of `seq_len` tokens.
+inline double traced_compute_term(const ModelSpec& model, const NodeGroup& node, const Strategy& strategy,
+                                  std::int64_t seq_len, const std::string& name) {
+  Trace trace;
+  stage_compute(model, node, strategy, seq_len, 1, TimeOptions{}, &trace);
+  for (const TraceTerm& term : trace) {
+    if (term.name == name) return term.value;
+  }
+  FAIL("no trace term " << name);
+  return 0;
 }
 
 }  // namespace meshplan::test
