@@ -186,9 +186,21 @@ TEST_CASE("nemotron_h: what a Mamba-2 layer keeps for the backward and moves thr
   // 4,096 a token); state passing 4 x 4,096 + 2 x 4,096 = 24,576; C B^T 2 x 2 x 1,024 + 4 x 8 x 128
   // = 8,192; chunk scan 4 x 1,024 + 2 x (8,192 + 1,024 + 4,096) + 512 + 4 x 4,096 = 47,616.
   CHECK(mamba2_kernel_bytes_per_token(mamba) == 206720.0);
+  // Moved in the backward (mamba_ssm e9594ce ssd_combined.py MambaSplitConv1dScanCombinedFn.backward),
+  // B a token. Rerun: conv 24,576, dt's clone 256, cumsum 640, C B^T 8,192, chunk state 27,136,
+  // state passing with fp32 states out 8 x 4,096 = 32,768: 93,568. Its own: the layout copies'
+  // gradients 57,600; norm 3 x 8,192 = 24,576; dz 6 x 8,192 = 49,152; dstates 2 x 5,120 + 256 +
+  // 16,384 = 26,880; state passing 8 x 4,096 + 4 x 4,096 = 49,152; dx 2 x (12,288 + 1,024 + 4,096)
+  // + 4 x (1,024 + 192) = 39,680; dB 2 x 9,216 + 4 x (192 + 1,024) + 8 x 1,024 = 31,488; dC 18,432
+  // + 4 x (128 + 1,024) + 8,192 = 31,232; d(C B^T) 16,384 + 512 + 12 x 1,024 = 29,184; the two
+  // C B^T backward GEMMs 2 x (4,096 + 4 x 2,048) = 24,576; ddA 16,384 + 4 x (192 + 1,024) = 21,248;
+  // ddA's sums 10 x 256 = 2,560; cumsum backward 512 + 256 = 768; conv backward 3 x 12,288 = 36,864:
+  // 424,960. In all 518,528, 2.51x the forward.
+  CHECK(mamba2_backward_kernel_bytes_per_token(mamba) == 518528.0);
   LinearAttentionSpec delta_net = mamba;
   delta_net.kind = LinearAttentionKind::gated_delta_net;
   CHECK(mamba2_kernel_bytes_per_token(delta_net) == 0.0);
+  CHECK(mamba2_backward_kernel_bytes_per_token(delta_net) == 0.0);
 }
 
 }  // namespace meshplan

@@ -336,11 +336,17 @@ StageCompute stage_compute(const ModelSpec& model, const NodeGroup& node, const 
   double elementwise_s = hf_factor * constants.elementwise_passes * tokens * h * kActivationBytes * layers_per_stage *
                          model.sublayer_share() / elementwise_split / gpu.memory_bandwidth_Bps;
   // Mamba-2 layers' conv and SSD kernels move their chunk states and layouts through HBM (heads split by TP).
+  // Their backward moves more than twice the forward's bytes (mamba_kernels.hpp): the excess over
+  // the 2x every forward term gets is added to the backward alone.
   double mamba_memory_s = 0;
+  double mamba_backward_excess_s = 0;
   if (model.linear_attention) {
     const double mamba_layers = static_cast<double>(model.linear_attention->num_layers) * layer_share;
-    mamba_memory_s = mamba2_kernel_bytes_per_token(*model.linear_attention) * tokens * mamba_layers / t /
-                     gpu.memory_bandwidth_Bps;
+    const double per_byte_s = tokens * mamba_layers / t / gpu.memory_bandwidth_Bps;
+    const double forward_bytes = mamba2_kernel_bytes_per_token(*model.linear_attention);
+    mamba_memory_s = forward_bytes * per_byte_s;
+    mamba_backward_excess_s =
+        std::max(0.0, mamba2_backward_kernel_bytes_per_token(*model.linear_attention) - 2.0 * forward_bytes) * per_byte_s;
     elementwise_s += mamba_memory_s;
   }
   // MoE token permutation (Megatron-core moe_utils.permute / unpermute): each token's hidden state
@@ -395,8 +401,9 @@ StageCompute stage_compute(const ModelSpec& model, const NodeGroup& node, const 
   // §4.2: no gradients for W0), so their GEMMs compute only the input gradient in the backward;
   // attention, memory-bound kernels and the host time stay at 2 x.
   const bool frozen_base = strategy.lora.rank > 0;
-  stage.layers_backward_s = frozen_base ? 2.0 * stage.layers_forward_s - dense_s - expert_s
-                                        : 2.0 * stage.layers_forward_s;
+  stage.layers_backward_s = (frozen_base ? 2.0 * stage.layers_forward_s - dense_s - expert_s
+                                         : 2.0 * stage.layers_forward_s) +
+                            mamba_backward_excess_s;
   if (strategy.recompute == Recompute::full) {
     stage.recompute_s = stage.layers_forward_s * full_recompute_fraction(strategy, layers_per_stage);
     recomputed_host_wait_s = host_wait_s * full_recompute_fraction(strategy, layers_per_stage);
@@ -529,6 +536,16 @@ StageCompute stage_compute(const ModelSpec& model, const NodeGroup& node, const 
                       "Korthikanti et al. 2022 Table 2 (34·s·b·h activation bytes per layer); Megatron-core "
                       "moe/experts.py TEGroupedMLP._apply_bias, fusions/fused_bias_geglu.py weighted_bias_quick_geglu_impl; "
                       "cost/time/mamba_kernels.hpp (mamba_ssm ssd_combined.py)"});
+    if (mamba_backward_excess_s > 0) {
+      trace->push_back({"time/compute/mamba_backward", mamba_backward_excess_s, "seconds",
+                        "(Mamba-2 backward bytes - 2 x forward bytes) per token * tokens * Mamba layers / t / HBM_Bps, "
+                        "backward only (the rest of it is the forward's 2x)",
+                        fmt::format("forward={:.0f} B, backward={:.0f} B per token and layer, tokens={:.0f}, t={}",
+                                    mamba2_kernel_bytes_per_token(*model.linear_attention),
+                                    mamba2_backward_kernel_bytes_per_token(*model.linear_attention), tokens, strategy.tp),
+                        "cost/time/mamba_kernels.hpp (mamba_ssm ssd_combined.py MambaSplitConv1dScanCombinedFn.backward, "
+                        "_mamba_chunk_scan_combined_bwd)"});
+    }
     if (fp8_cast_s > 0) {
       trace->push_back({"time/compute/fp8_cast", fp8_cast_s, "seconds",
                         "bytes/element * tokens * elements cast apart per token (output projection, dense FC2, MLA down projections, k routed rows, shared experts) / HBM_Bps, forward (bwd 2x); fp8 4 B, NVFP4 5.9 B",

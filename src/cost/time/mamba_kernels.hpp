@@ -14,6 +14,13 @@ namespace meshplan {
 /// copy), at the mixer's chunk_size. 0 for other linear mixers.
 double mamba2_kernel_bytes_per_token(const LinearAttentionSpec& mixer);
 
+/// The same for the layer's backward (mamba_ssm e9594ce ssd_combined.py
+/// MambaSplitConv1dScanCombinedFn.backward and _mamba_chunk_scan_combined_bwd): it reruns the conv
+/// and four of the forward's five SSD kernels (the states kept in fp32 this time), then runs eleven
+/// of its own, the causal conv's backward and the gradients of Megatron-core's layout copies and
+/// norm. About 2.5x the forward's bytes, where a backward costed at twice its forward has 2x.
+double mamba2_backward_kernel_bytes_per_token(const LinearAttentionSpec& mixer);
+
 /// What an SSD chunk kernel reaches of the 16-bit dense peak: tile-ai/tilelang benchmark/mamba2
 /// README (be9c08f6) times the chunk-scan forward on an H800 SXM (batch 8, 80 heads of 64, one
 /// group, chunk 256, state 128) at 134.362 TFLOP/s at 8192 tokens (126-136 from 1k to 32k), of
