@@ -17,6 +17,7 @@
 #include "cli/model_input.hpp"
 #include "core/units.hpp"
 #include "cost/memory/memory_tiers.hpp"
+#include "cost/time/host_cpu_sensitivity.hpp"
 #include "cost/time/step_time.hpp"
 #include "cost/calibration/verl_metrics.hpp"
 #include "report/memory_json.hpp"
@@ -188,8 +189,9 @@ nlohmann::json estimate_json(const ModelSpec& model, const Cluster& cluster, con
 }
 
 void print_text(const ModelSpec& model, const Cluster& cluster, const EstimateInputs& in,
-                const MemoryTiers& tiers, const TimeEstimate& time, const TimeOptions& options, const Trace* trace,
-                const Trace* time_trace, std::ostream& out) {
+                const MemoryTiers& tiers, const TimeEstimate& time, const TimeOptions& options,
+                const std::optional<HostCpuSensitivity>& host_cpu, const Trace* trace, const Trace* time_trace,
+                std::ostream& out) {
   const MemoryEstimate& e = tiers.expected;
   out << fmt::format("Model {} ({:.2f}B parameters) on {} GPUs ({}, {:.2f} GiB usable each), workload {}\n",
                      model.name, double(model.total_params) / 1e9, cluster.total_gpus(),
@@ -208,6 +210,9 @@ void print_text(const ModelSpec& model, const Cluster& cluster, const EstimateIn
   out << "\n" << render_time_text(time);
   out << render_moe_routing(model, in.strategy, options);
   if (const std::string caveat = attention_caveat(model, options); !caveat.empty()) out << caveat << "\n";
+  if (const std::string line = render_host_cpu_sensitivity(cluster.groups.front().gpu, host_cpu, time.step_seconds); !line.empty()) {
+    out << line << "\n";
+  }
   out << render_time_accuracy(
       time_accuracy_for(model, cluster.groups.front().gpu, in.strategy, in.workload, time.moe_host_wait_share()));
   if (trace != nullptr) out << "\n" << render_memory_trace(*trace);
@@ -265,6 +270,8 @@ void run_estimate(const CLI::App& command, const EstimateFlags& flags, CommandCo
       estimate_memory(*model, *trainer, inputs->strategy, inputs->workload, inputs->options, explain);
   const TimeOptions options = time_options(flags, *inputs, e);
   const TimeEstimate time = estimate_time(*model, *trainer, inputs->strategy, inputs->workload, options, time_explain);
+  const std::optional<HostCpuSensitivity> host_cpu =
+      host_cpu_sensitivity(*model, *trainer, inputs->strategy, inputs->workload, options);
   const MemoryTiers tiers =
       memory_tiers(*model, *trainer, inputs->strategy, inputs->workload, inputs->options, e.capacity_bytes);
   if (flags.json) {
@@ -280,6 +287,7 @@ void run_estimate(const CLI::App& command, const EstimateFlags& flags, CommandCo
     j["time"]["moe_routing"] = moe_routing_json(*model, inputs->strategy, options);
     const std::string caveat = attention_caveat(*model, options);
     j["time"]["attention_caveat"] = caveat.empty() ? nlohmann::json(nullptr) : nlohmann::json(caveat);
+    j["time"]["host_cpu"] = host_cpu_sensitivity_json(host_cpu);
     j["time"]["accuracy"] = time_accuracy_json(
         time_accuracy_for(*model, trainer->groups.front().gpu, inputs->strategy, inputs->workload,
                           time.moe_host_wait_share()));
@@ -293,7 +301,7 @@ void run_estimate(const CLI::App& command, const EstimateFlags& flags, CommandCo
     }
     context.out << j.dump(2) << "\n";
   } else {
-    print_text(*model, *trainer, *inputs, tiers, time, options, explain, time_explain, context.out);
+    print_text(*model, *trainer, *inputs, tiers, time, options, host_cpu, explain, time_explain, context.out);
     if (!flags.measured.empty()) {
       context.out << "\n" << render_measured_comparison(time, *measured, bytes_to_gib(e.peak_bytes));
     }

@@ -19,6 +19,8 @@
 #include "cli/rl_flag_group.hpp"
 #include "cli/script_values.hpp"
 #include "cost/calibration/time_accuracy.hpp"
+#include "cost/memory/memory_estimate.hpp"
+#include "cost/time/host_cpu_sensitivity.hpp"
 #include "hardware/cluster_spec.hpp"
 #include "report/launch.hpp"
 #include "report/plan_report.hpp"
@@ -316,6 +318,12 @@ void run_plan(const CLI::App& command, const PlanOptions& options, CommandContex
     view.accuracy = time_accuracy_for(*model, used.groups.front().gpu, winner.strategy, winner.workload, host_wait_share);
     view.moe_routing = render_moe_routing(*model, winner.strategy, setup.time_options);
     view.attention_caveat = attention_caveat(*model, setup.time_options);
+    const Cluster sized = first_gpus(used, winner.gpus);
+    const TimeOptions winner_options = time_options_for(
+        estimate_memory(*model, sized, winner.strategy, winner.workload, MemoryOptions{}, nullptr), setup.time_options);
+    view.host_cpu = render_host_cpu_sensitivity(
+        used.groups.front().gpu, host_cpu_sensitivity(*model, sized, winner.strategy, winner.workload, winner_options),
+        winner.step_seconds);
   }
   if (options.min_gpus) {
     SearchSetup quiet = setup;

@@ -4,6 +4,7 @@
 
 #include "cost/memory/memory_estimate.hpp"
 #include "report/memory_json.hpp"
+#include "cost/time/host_cpu_sensitivity.hpp"
 #include "cost/time/step_time.hpp"
 #include "report/time_report.hpp"
 #include "search/dimension.hpp"
@@ -59,9 +60,10 @@ json estimate_json(const PlanCandidate& c, const PlanJsonInputs& in) {
   const Cluster sized = first_gpus(in.cluster, c.gpus);
   const ModelSpec& model = in.model;
   const MemoryEstimate memory = estimate_memory(model, sized, c.strategy, c.workload, MemoryOptions{}, nullptr);
-  const TimeEstimate time =
-      estimate_time(model, sized, c.strategy, c.workload, time_options_for(memory, in.time_options), nullptr);
+  const TimeOptions options = time_options_for(memory, in.time_options);
+  const TimeEstimate time = estimate_time(model, sized, c.strategy, c.workload, options, nullptr);
   json time_json = time_to_json(time);
+  time_json["host_cpu"] = host_cpu_sensitivity_json(host_cpu_sensitivity(model, sized, c.strategy, c.workload, options));
   time_json["actor_update_mfu"] = time.actor_update_mfu;  // present in every plan candidate, 0 outside RL
   time_json["accuracy"] = time_accuracy_json(
       time_accuracy_for(model, sized.groups.front().gpu, c.strategy, c.workload, time.moe_host_wait_share()));

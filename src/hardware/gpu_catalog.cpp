@@ -25,7 +25,7 @@ const std::vector<std::string> kGpuKeys = {
     "id", "name", "aliases", "vendor", "arch", "sm_count", "memory_bytes", "memory_bandwidth_Bps", "fp32_flops",
     "tf32_flops", "bf16_flops", "fp16_flops", "fp8_flops", "fp4_flops", "matmul_bf16_flops", "matmul_fp8_flops", "pcie_generation", "intra_node_link",
     "nvlink_generation", "intra_node_Bps", "intra_node_pair_Bps", "nvswitch", "gpus_per_node", "gpus_per_host", "nic_Bps",
-    "host_to_device_Bps", "host_memory_Bps", "measured_allreduce", "confidence", "sources", "derived"};
+    "host_to_device_Bps", "host_memory_Bps", "host_op_time_ratio", "measured_allreduce", "confidence", "sources", "derived"};
 const std::vector<std::string> kAllReduceKeys = {"gpus", "busbw_Bps", "message_bytes", "nvls",
                                                  "ring_busbw_Bps", "source", "sweep"};
 const std::vector<std::string> kSweepKeys = {"message_bytes", "busbw_Bps"};
@@ -150,6 +150,9 @@ Result<GpuSpec> read_gpu(const YAML::Node& node, std::string_view file, std::siz
   MESHPLAN_READ(gpu.host_to_device_Bps, reader.number("host_to_device_Bps", 1, kMaxBandwidthBps));
   if (reader.has("host_memory_Bps")) {
     MESHPLAN_READ(gpu.host_memory_Bps, reader.number("host_memory_Bps", 1, kMaxBandwidthBps));
+  }
+  if (reader.has("host_op_time_ratio")) {
+    MESHPLAN_READ(gpu.host_op_time_ratio, reader.number("host_op_time_ratio", 0.1, 20.0));
   }
   if (reader.has("measured_allreduce")) {
     MeasuredAllReduce measured;

@@ -80,6 +80,10 @@ struct GpuSpec {
   double host_to_device_Bps = 0;      ///< pinned H2D copy rate over PCIe (measured or line rate)
   /// Host DRAM bandwidth of one host (gpus_per_host GPUs share it); 0 = a 2-socket x86 server's.
   double host_memory_Bps = 0;
+  /// A PyTorch op's host (CPU) time on this part's host CPU over the DGX H100's Xeon Platinum
+  /// 8480C, whose hosts ran the rows the MoE host constants were fit on; 0 where not measured
+  /// (x86 hosts, taken as those). Grace: TransformerEngine issue #2053.
+  double host_op_time_ratio = 0;
   std::optional<MeasuredAllReduce> measured_allreduce;  ///< when a measurement was found
   std::string confidence;             ///< "high", "medium", ... with the reason
   std::string source;                 ///< where the figures come from ("field: citation; ...")

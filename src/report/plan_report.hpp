@@ -55,6 +55,9 @@ struct PlanView {
   /// What the winner's attention time assumes where the installed software decides it
   /// (time_report.hpp attention_caveat); empty for a model without attention sinks.
   std::string attention_caveat;
+  /// The winner's step at its host CPU's measured per-op time (time_report.hpp
+  /// render_host_cpu_sensitivity); empty where the part or the launch has none.
+  std::string host_cpu;
 };
 
 /// "1.23x": the baseline's step time over the candidate's (how much faster the candidate is).

@@ -264,6 +264,7 @@ std::string render_plan_text(const PlanView& view, bool colour) {
   text += "\n" + top_table(view);
   text += view.moe_routing;
   if (!view.attention_caveat.empty()) text += view.attention_caveat + "\n";
+  if (!view.host_cpu.empty()) text += view.host_cpu + "\n";
   if (view.accuracy) text += render_time_accuracy(*view.accuracy);
   text += memory_bars(view, colour);
   text += pareto_section(view);

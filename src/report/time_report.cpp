@@ -229,6 +229,30 @@ std::string attention_caveat(const ModelSpec& model, const TimeOptions& options)
          "unfused, attention is slower than this and holds the s x s scores";
 }
 
+std::string render_host_cpu_sensitivity(const GpuSpec& gpu, const std::optional<HostCpuSensitivity>& host,
+                                        double step_seconds) {
+  if (!host || !(step_seconds > 0)) return "";
+  const TimeAccuracyHostCpu held_out = time_accuracy_host_cpu();
+  return fmt::format(
+      "Host CPU: {} launches from a host whose per-op time is {:.2f}x the x86 hosts' the MoE host time was fit on "
+      "(the catalog's host_op_time_ratio); at that ratio moe_host_wait would be {} s and the step {} s ({:+.1f}%). "
+      "Of {} held-out GB200 / GB300 MoE runs launched from the host, {} measured between the two estimates, {} "
+      "slower than both (docs/accuracy-held-out-training.md)",
+      gpu.id, host->host_op_time_ratio, seconds_cell(host->moe_host_wait_seconds), seconds_cell(host->step_seconds),
+      (host->step_seconds / step_seconds - 1.0) * 100.0, held_out.runs, held_out.between, held_out.slower);
+}
+
+nlohmann::json host_cpu_sensitivity_json(const std::optional<HostCpuSensitivity>& host) {
+  if (!host) return nullptr;
+  const TimeAccuracyHostCpu held_out = time_accuracy_host_cpu();
+  return {{"host_op_time_ratio", host->host_op_time_ratio},
+          {"step_seconds", host->step_seconds},
+          {"moe_host_wait_seconds", host->moe_host_wait_seconds},
+          {"held_out_runs", held_out.runs},
+          {"between", held_out.between},
+          {"slower", held_out.slower}};
+}
+
 std::string render_time_explain(const Trace& trace) {
   std::string text = "Time terms (formula; inputs; source):\n";
   for (const TraceTerm& term : trace) {

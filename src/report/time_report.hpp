@@ -5,6 +5,7 @@
 #include <optional>
 #include <string>
 
+#include "cost/time/host_cpu_sensitivity.hpp"
 #include "cost/time/time_estimate.hpp"
 #include "cost/trace.hpp"
 #include "cost/calibration/time_accuracy.hpp"
@@ -41,6 +42,16 @@ nlohmann::json moe_routing_json(const ModelSpec& model, const Strategy& strategy
 /// with a recent cuDNN and FlashAttention-2 not at all. Empty for a model without sinks or for
 /// unfused attention (already costed so). One line, no newline.
 std::string attention_caveat(const ModelSpec& model, const TimeOptions& options);
+
+/// The step at the host's measured per-op time, for a part whose catalog entry has one and a MoE
+/// run whose layers launch from the host (host_cpu_sensitivity.hpp), with how the held-out runs of
+/// such launches fell: one line, no newline; empty without.
+std::string render_host_cpu_sensitivity(const GpuSpec& gpu, const std::optional<HostCpuSensitivity>& host,
+                                        double step_seconds);
+
+/// {"host_op_time_ratio", "step_seconds", "moe_host_wait_seconds", "held_out_runs", "between",
+/// "slower"}, or null.
+nlohmann::json host_cpu_sensitivity_json(const std::optional<HostCpuSensitivity>& host);
 
 /// Every "time/..." term of the trace: value, formula, inputs, source.
 std::string render_time_explain(const Trace& trace);

@@ -290,4 +290,34 @@ TEST_CASE("estimate says gpt-oss's sink attention is costed fused, which needs a
             .out.find("Attention: ") == std::string::npos);
 }
 
+
+TEST_CASE("estimate says what a MoE step launched from Grace would take at Grace's measured per-op host time") {
+  // Qwen3-30B-A3B on one GB200 tray of 8, EP 8, no graphs: the MoE layers wait on the host
+  // (6.34 s of 7.49 s); at Grace's 2.75x (the catalog's host_op_time_ratio, TransformerEngine #2053)
+  // 12.50 s more (host_cpu_sensitivity_test.cpp works it by hand).
+  const std::vector<std::string> args = {"estimate", "--model", "qwen3-30b-a3b", "--cluster", "1x8xGB200-NVL72",
+                                         "--workload", "pretrain", "--seq-len", "4096", "--global-batch", "64",
+                                         "--ep", "8"};
+  const auto text = test::run(args);
+  REQUIRE_MESSAGE(text.exit_code == 0, text.err);
+  CHECK(text.out.find("Host CPU: GB200-NVL72 launches from a host whose per-op time is 2.75x the x86 hosts' the MoE "
+                      "host time was fit on (the catalog's host_op_time_ratio); at that ratio moe_host_wait would be "
+                      "18.84 s and the step 19.99 s (+166.8%). Of 73 held-out GB200 / GB300 MoE runs launched from "
+                      "the host, 57 measured between the two estimates, 11 slower than both") != std::string::npos);
+  const auto json = nlohmann::json::parse(test::run(with(args, {"--json"})).out);
+  REQUIRE(json["time"]["host_cpu"].is_object());
+  CHECK(json["time"]["host_cpu"]["host_op_time_ratio"] == 2.75);
+  CHECK(json["time"]["host_cpu"]["step_seconds"].get<double>() - json["time"]["step_seconds"].get<double>() ==
+        test::approx(1.75 * 6.2e-3 * 48 * 3 * 8));
+  CHECK(json["time"]["host_cpu"]["between"] == 57);
+  // Graphed whole (full_iteration), or on an x86 host: nothing to say.
+  const auto graphed = nlohmann::json::parse(test::run(with(args, {"--cuda-graph-impl", "full_iteration", "--json"})).out);
+  CHECK(graphed["time"]["host_cpu"].is_null());
+  std::vector<std::string> h100 = args;
+  h100[4] = "1x8xH100-80GB";
+  const auto x86 = test::run(h100);
+  REQUIRE_MESSAGE(x86.exit_code <= 1, x86.err);  // 1: the layout does not fit 80 GB
+  CHECK(x86.out.find("Host CPU:") == std::string::npos);
+}
+
 }  // namespace meshplan

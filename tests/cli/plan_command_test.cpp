@@ -113,6 +113,30 @@ TEST_CASE("plan says the winner's sink attention is costed fused, which needs a 
   CHECK(qwen.out.find("\nAttention: ") == std::string::npos);
 }
 
+TEST_CASE("plan says what the winner's MoE step would take launched from Grace at its measured per-op host time") {
+  const std::vector<std::string> args = {"plan", "--model", "qwen3-30b-a3b", "--cluster", "2x4xGB200-NVL72",
+                                         "--workload", "pretrain", "--global-batch", "256", "--seq-len", "4096"};
+  const test::CliRun text = test::run(args);
+  REQUIRE_MESSAGE(text.exit_code == 0, text.err);
+  CHECK(text.out.find("\nHost CPU: GB200-NVL72 launches from a host whose per-op time is 2.75x") != std::string::npos);
+  std::vector<std::string> json_args = args;
+  json_args.push_back("--json");
+  const json out = json::parse(test::run(json_args).out);
+  REQUIRE(!out["candidates"].empty());
+  for (const json& candidate : out["candidates"]) {
+    const json& host = candidate["estimate"]["time"]["host_cpu"];
+    REQUIRE(host.is_object());
+    CHECK(host["host_op_time_ratio"] == 2.75);
+    CHECK(host["step_seconds"].get<double>() >= candidate["estimate"]["time"]["step_seconds"].get<double>());
+  }
+  // On H100 (an x86 host, as the fit's) the line is absent and the field null.
+  std::vector<std::string> h100 = args;
+  h100[4] = "2x8xH100-80GB";
+  const test::CliRun x86 = test::run(h100);
+  REQUIRE_MESSAGE(x86.exit_code == 0, x86.err);
+  CHECK(x86.out.find("Host CPU:") == std::string::npos);
+}
+
 TEST_CASE("plan says how sure its step times are: the winner's held-out group, in the text and each candidate") {
   const std::vector<std::string> args = {"plan", "--model", "qwen3-30b-a3b", "--cluster", "2x8xH100-80GB",
                                          "--workload", "pretrain", "--global-batch", "256", "--seq-len", "4096"};

@@ -125,6 +125,14 @@ TEST_CASE("catalog values match published figures (gpus.md) and avoid the sparse
   REQUIRE(gpu("A100-80GB").measured_allreduce.has_value());
   CHECK_FALSE(gpu("A100-80GB").measured_allreduce->nvls);
   CHECK(gpu("A100-80GB").host_to_device_Bps == 26.28e9);
+  // Grace's per-op host time over the DGX H100's Xeon 8480C: TransformerEngine #2053 times one torch
+  // Linear's host side at 37.08 us on GB200 against 13.48 us (2.75); GB300 launches from the same
+  // Grace. x86 hosts carry none (taken as the fit's).
+  CHECK(gpu("GB200-NVL72").host_op_time_ratio == 2.75);
+  CHECK(gpu("GB300-NVL72").host_op_time_ratio == 2.75);
+  CHECK(gpu("GB300-NVL72").derived.contains("host_op_time_ratio"));
+  CHECK(gpu("H100-80GB").host_op_time_ratio == 0);
+  CHECK(gpu("B300").host_op_time_ratio == 0);
   // Azure ND A100 v4 sweep (gpus.md): 1 MiB -> 36.2 GB/s ... 8 GiB -> 231.6 GB/s busbw.
   const auto sweep = gpu("A100-80GB").measured_allreduce->sweep;
   REQUIRE(sweep.size() == 6);
@@ -255,6 +263,12 @@ TEST_CASE("catalog errors name the file, the line and the key") {
     REQUIRE_FALSE(result.ok());
     CHECK(result.error().key == "gpus[0].gpus_per_host");
     CHECK(result.error().message.find("out of range") != std::string::npos);
+  }
+  SUBCASE("a host ratio out of range") {
+    auto result = parse_gpu_catalog(catalog_with(R"(, "host_op_time_ratio": 0)"), "ratio.json");
+    REQUIRE_FALSE(result.ok());
+    CHECK(result.error().key == "gpus[0].host_op_time_ratio");
+    CHECK(result.error().message.find("expected 0.1 to 20") != std::string::npos);
   }
   SUBCASE("a key given twice") {
     auto result = parse_gpu_catalog(catalog_with(R"(, "nic_Bps": 5)"), "twice.json");

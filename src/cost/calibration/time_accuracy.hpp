@@ -63,6 +63,17 @@ struct TimeAccuracyHostBound {
   double median_time_error = 0;  ///< as TimeAccuracyFamily's
 };
 
+/// The held-out runs on parts whose host CPU the catalog times apart (GpuSpec::host_op_time_ratio:
+/// Grace on GB200 and GB300) with MoE layers that launch from the host (cost/time/host_cpu_sensitivity.hpp):
+/// how many measured between the estimate and the estimate at the host's per-op ratio, each bound
+/// widened by `slack`.
+struct TimeAccuracyHostCpu {
+  int runs = 0;
+  int between = 0;
+  int slower = 0;  ///< measured slower than both estimates; the rest, faster than both
+  double slack = 0;
+};
+
 /// The runs of a group trained in one compute precision where it stands apart from the group's:
 /// the NVFP4 runs (`--dtype fp4`), whose GEMM rate is one layer shape's measured on B300.
 struct TimeAccuracyPrecision {
@@ -104,6 +115,9 @@ std::span<const TimeAccuracyGpu> time_accuracy_gpus();
 
 /// The host-bound runs of the groups where they are a part of the runs, not all of them.
 std::span<const TimeAccuracyHostBound> time_accuracy_host_bound();
+
+/// The held-out Blackwell MoE runs launched from Grace, not graphed whole (session 58).
+TimeAccuracyHostCpu time_accuracy_host_cpu();
 
 /// The precisions listed apart within their groups.
 std::span<const TimeAccuracyPrecision> time_accuracy_precisions();

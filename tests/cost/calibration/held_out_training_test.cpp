@@ -18,6 +18,7 @@
 #include "cost/calibration/calibration_runs.hpp"
 #include "cost/calibration/megatron_settings.hpp"
 #include "cost/calibration/time_accuracy.hpp"
+#include "cost/time/host_cpu_sensitivity.hpp"
 #include "recipe_settings.hpp"
 #include "test_support.hpp"
 
@@ -105,6 +106,14 @@ TEST_CASE("held-out training rows: Megatron-Bridge's performance summaries beyon
     if (row.contains("known_regression")) known_regressions[row["id"]] = row["known_regression"];
   }
   CHECK(known_regressions.size() == 2);
+  // The runs on a part whose host CPU the catalog times apart (Grace: GB200, GB300) and whose MoE
+  // layers launch from the host: those whose measurement lies between the estimate and the estimate
+  // at the host's per-op ratio (host_cpu_sensitivity.hpp), the slack either side, and those slower
+  // than both (time_accuracy.cpp time_accuracy_host_cpu).
+  const TimeAccuracyHostCpu host_cpu = time_accuracy_host_cpu();
+  int host_cpu_runs = 0;
+  int host_cpu_between = 0;
+  int host_cpu_slower = 0;
   for (const CalibrationRun& run : set->runs) {
     Strategy strategy = run.strategy;
     TimeOptions options = run.options;
@@ -138,6 +147,15 @@ TEST_CASE("held-out training rows: Megatron-Bridge's performance summaries beyon
     const double predicted = predicted_metric(run, estimate);
     const double error = predicted / run.published - 1.0;
     const bool regression = known_regressions.contains(run.id);
+    if (const auto host = host_cpu_sensitivity(run.model, run.cluster, strategy, run.workload, options); host && !regression) {
+      const double at_ratio = predicted * estimate.step_seconds / host->step_seconds;  // throughput: tokens over time
+      ++host_cpu_runs;
+      if (run.published < (1.0 - host_cpu.slack) * std::min(predicted, at_ratio)) {
+        ++host_cpu_slower;
+      } else if (run.published <= (1.0 + host_cpu.slack) * std::max(predicted, at_ratio)) {
+        ++host_cpu_between;
+      }
+    }
     if (!regression) {
       const std::string group = group_of(run, strategy);
       errors[group].push_back(std::fabs(error));
@@ -197,6 +215,11 @@ TEST_CASE("held-out training rows: Megatron-Bridge's performance summaries beyon
     }
   }
   CHECK(smallest_share["moe-training-hopper"] > time_accuracy_host_bound().front().min_share);
+  table << "launched from Grace, not graphed whole: " << host_cpu_runs << " rows, " << host_cpu_between
+        << " between the estimate and the estimate at the host's per-op ratio, " << host_cpu_slower << " slower\n";
+  CHECK(host_cpu_runs == host_cpu.runs);
+  CHECK(host_cpu_between == host_cpu.between);
+  CHECK(host_cpu_slower == host_cpu.slower);
   // The precisions listed apart (time_accuracy.cpp kPrecisions): NVFP4's runs.
   for (const TimeAccuracyPrecision& subset : time_accuracy_precisions()) {
     const std::pair<std::string, std::string> key{std::string(subset.group_id), std::string(subset.compute_dtype)};
