@@ -21,8 +21,9 @@ struct HostCpuSensitivity {
   double moe_host_wait_seconds = 0;   ///< the MoE layers' host wait at that ratio
 };
 
-/// Set for a MoE model whose layers launch some of their kernels from the host (no full-iteration
-/// or whole-layer CUDA graph) on a part with a measured host ratio above 1; nullopt otherwise.
+/// Set for a MoE model trained (pretrain, SFT) with layers that launch some of their kernels from
+/// the host (no full-iteration or whole-layer CUDA graph) on a part with a measured host ratio above
+/// 1; nullopt otherwise, and for RL, whose measured GB200 steps the model meets as it stands.
 std::optional<HostCpuSensitivity> host_cpu_sensitivity(const ModelSpec& model, const Cluster& cluster,
                                                        const Strategy& strategy, const Workload& workload,
                                                        const TimeOptions& options);

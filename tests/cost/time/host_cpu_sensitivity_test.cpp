@@ -55,8 +55,12 @@ TEST_CASE("host cpu sensitivity: the MoE host time at Grace's per-op ratio, wher
   strategy.cuda_graph_impl = CudaGraphImpl::full_iteration;
   strategy.cuda_graph_modules = 0;
   CHECK_FALSE(host_cpu_sensitivity(model, gb200, strategy, workload, options).has_value());
-  // An x86 host (the fit's) or a dense model: none.
+  // An RL step (eager again), an x86 host (the fit's) or a dense model: none. NeMo RL's GB200 GRPO
+  // steps, eager MoE updates from Grace, meet the model as it stands.
   strategy.cuda_graph_impl = CudaGraphImpl::none;
+  Workload rl = workload;
+  rl.kind = WorkloadKind::rl;
+  CHECK_FALSE(host_cpu_sensitivity(model, gb200, strategy, rl, options).has_value());
   CHECK_FALSE(host_cpu_sensitivity(model, cluster_of("1x8xH100-80GB"), strategy, workload, options).has_value());
   Strategy dense;
   dense.dp = 8;
