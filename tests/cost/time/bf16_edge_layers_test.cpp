@@ -40,8 +40,7 @@ TEST_CASE("bf16 edge layers: their GEMMs at the bf16 rate, their casts gone") {
   // tiny_gpt's 2 layers in fp8 on an H100 with the first one in bf16: half the dense GEMM time at
   // the fp8 rate and half at the bf16 rate; the fp8 casts of half the layers.
   const ModelSpec model = test::tiny_gpt();
-  NodeGroup node;
-  node.gpu = find_gpu(builtin_gpu_catalog(), "H100-80GB").value();
+  const NodeGroup node = test::catalog_node("H100-80GB");
   Strategy fp8;
   fp8.compute_dtype = Dtype::fp8;
   fp8.fp8_recipe = Fp8Recipe::tensorwise;

@@ -2,6 +2,7 @@
 
 #include "approx.hpp"
 #include "cost/time/efficiency.hpp"
+#include "cost/time/time_fixtures.hpp"
 #include "hardware/gpu_catalog.hpp"
 
 namespace meshplan {
@@ -53,13 +54,8 @@ TEST_CASE("peak fraction: per generation, or the cluster's measured GEMM through
 
 TEST_CASE("peak fraction of a generation the fit never saw: Hopper's, by the measured matmul") {
   const EfficiencyConstants constants = fitted_efficiency_constants();
-  const auto node_of = [](const char* id) {
-    NodeGroup node;
-    node.gpu = find_gpu(builtin_gpu_catalog(), id).value();
-    return node;
-  };
   // The reference shares are the catalog's Hopper figures.
-  const GpuSpec h100 = node_of("H100-80GB").gpu;
+  const GpuSpec h100 = test::catalog_node("H100-80GB").gpu;
   CHECK(h100.matmul_share_bf16 == test::approx(constants.reference_matmul_share_bf16));
   CHECK(h100.matmul_share_fp8 == test::approx(constants.reference_matmul_share_fp8));
   // Blackwell: bf16 the mean of B200 1745, B300 1769 and GB200 1822 over 2250 = 0.7905; x 0.7483 /
@@ -72,35 +68,35 @@ TEST_CASE("peak fraction of a generation the fit never saw: Hopper's, by the mea
   // 0.5993 x 1.602 x 4.5 / 10 = 0.4321 of their 10 PF (4.32 PF, where B300's share gave 3.42).
   for (const char* id : {"B200", "GB200-NVL72", "B300", "GB300-NVL72"}) {
     CAPTURE(id);
-    CHECK(gemm_peak_fraction(node_of(id), Dtype::bf16, constants) == test::approx(0.7364).epsilon(0.001));
-    CHECK(gemm_peak_fraction(node_of(id), Dtype::fp8, constants) == test::approx(0.5993).epsilon(0.001));
+    CHECK(gemm_peak_fraction(test::catalog_node(id), Dtype::bf16, constants) == test::approx(0.7364).epsilon(0.001));
+    CHECK(gemm_peak_fraction(test::catalog_node(id), Dtype::fp8, constants) == test::approx(0.5993).epsilon(0.001));
   }
   for (const char* id : {"B300", "GB300-NVL72"}) {
     CAPTURE(id);
-    CHECK(gemm_peak_fraction(node_of(id), Dtype::fp4, constants) == test::approx(0.3421).epsilon(0.001));
-    CHECK(gemm_peak_basis(node_of(id), Dtype::fp4) == GemmPeakBasis::measured_matmul_fp8_at_fp4_peak);
+    CHECK(gemm_peak_fraction(test::catalog_node(id), Dtype::fp4, constants) == test::approx(0.3421).epsilon(0.001));
+    CHECK(gemm_peak_basis(test::catalog_node(id), Dtype::fp4) == GemmPeakBasis::measured_matmul_fp8_at_fp4_peak);
   }
   for (const char* id : {"B200", "GB200-NVL72"}) {
     CAPTURE(id);
-    CHECK(gemm_peak_fraction(node_of(id), Dtype::fp4, constants) == test::approx(0.4321).epsilon(0.001));
-    CHECK(gemm_peak_basis(node_of(id), Dtype::fp4) == GemmPeakBasis::measured_matmul_fp8_times_nvfp4_ratio);
+    CHECK(gemm_peak_fraction(test::catalog_node(id), Dtype::fp4, constants) == test::approx(0.4321).epsilon(0.001));
+    CHECK(gemm_peak_basis(test::catalog_node(id), Dtype::fp4) == GemmPeakBasis::measured_matmul_fp8_times_nvfp4_ratio);
   }
   // CDNA3: MI300X 668.4 and MI325X 784.9 of 1307.4 (mean 0.5559) x 0.9315 = 0.5177, where the guess
   // for an unmeasured generation says 0.70; no fp8 matmul measured: x 0.75.
-  CHECK(gemm_peak_fraction(node_of("MI300X"), Dtype::bf16, constants) == test::approx(0.5177).epsilon(0.001));
-  CHECK(gemm_peak_fraction(node_of("MI325X"), Dtype::fp8, constants) == test::approx(0.5177 * 0.75).epsilon(0.001));
+  CHECK(gemm_peak_fraction(test::catalog_node("MI300X"), Dtype::bf16, constants) == test::approx(0.5177).epsilon(0.001));
+  CHECK(gemm_peak_fraction(test::catalog_node("MI325X"), Dtype::fp8, constants) == test::approx(0.5177 * 0.75).epsilon(0.001));
   // CDNA4: MI355X 1565 of 2516.6 = 0.6219 x 0.9315 = 0.5793.
-  CHECK(gemm_peak_fraction(node_of("MI355X"), Dtype::bf16, constants) == test::approx(0.5793).epsilon(0.001));
+  CHECK(gemm_peak_fraction(test::catalog_node("MI355X"), Dtype::bf16, constants) == test::approx(0.5793).epsilon(0.001));
   // What --explain names as the fraction's basis.
-  CHECK(gemm_peak_basis(node_of("B200"), Dtype::fp8) == GemmPeakBasis::measured_matmul_fp8);
-  CHECK(gemm_peak_basis(node_of("MI355X"), Dtype::fp8) == GemmPeakBasis::measured_matmul_bf16);
-  CHECK(gemm_peak_basis(node_of("H20-96GB"), Dtype::bf16) == GemmPeakBasis::hopper_fit);
-  CHECK(gemm_peak_basis(node_of("L40S"), Dtype::bf16) == GemmPeakBasis::guess);
+  CHECK(gemm_peak_basis(test::catalog_node("B200"), Dtype::fp8) == GemmPeakBasis::measured_matmul_fp8);
+  CHECK(gemm_peak_basis(test::catalog_node("MI355X"), Dtype::fp8) == GemmPeakBasis::measured_matmul_bf16);
+  CHECK(gemm_peak_basis(test::catalog_node("H20-96GB"), Dtype::bf16) == GemmPeakBasis::hopper_fit);
+  CHECK(gemm_peak_basis(test::catalog_node("L40S"), Dtype::bf16) == GemmPeakBasis::guess);
   // Ampere keeps its fit; a measured GEMM on Ampere is carried by Ampere's own ratio: 0.8767 over
   // the mean of A100 SXM 271.2 and PCIe 252.9 of 312 (0.8399). The fit's fraction is of an
   // unbounded GEMM, above the best measured one's share: at 8192 a side the size term takes it to
   // 0.8767 / (1 + 3 x 263 / 8192) = 0.800.
-  NodeGroup a100 = node_of("A100-80GB");
+  NodeGroup a100 = test::catalog_node("A100-80GB");
   CHECK(gemm_peak_fraction(a100, Dtype::bf16, constants) == constants.gemm_peak_fraction_ampere);
   a100.gemm_flops = 256.5e12;
   CHECK(gemm_peak_fraction(a100, Dtype::bf16, constants) == test::approx(0.876667 / 0.8399 * 256.5 / 312.0).epsilon(0.001));

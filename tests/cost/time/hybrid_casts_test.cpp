@@ -6,6 +6,7 @@
 
 #include "approx.hpp"
 #include "cost/time/compute_time.hpp"
+#include "cost/time/time_fixtures.hpp"
 #include "hardware/gpu_catalog.hpp"
 #include "model/model_presets.hpp"
 #include "model/parsed_model.hpp"
@@ -21,8 +22,7 @@ TEST_CASE("hybrid casts: Nemotron 3 Nano casts each layer's own output projectio
   //   no MLP layer. 893,056 in all, at 4 bytes an element (row-wise and column-wise casts, read and
   //   written), 8,192 tokens, over the H100's HBM bandwidth.
   const ModelSpec model = test::preset_model("nvidia-nemotron-3-nano-30b-a3b-bf16");
-  NodeGroup node;
-  node.gpu = find_gpu(builtin_gpu_catalog(), "H100-80GB").value();
+  const NodeGroup node = test::catalog_node("H100-80GB");
   Strategy strategy;
   strategy.ep = 8;
   strategy.compute_dtype = Dtype::fp8;

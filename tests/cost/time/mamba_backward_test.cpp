@@ -14,8 +14,7 @@
 namespace meshplan {
 TEST_CASE("mamba backward: the bytes beyond twice the forward's, in the backward only") {
   const ModelSpec model = test::preset_model("nvidia-nemotron-3-nano-30b-a3b-bf16");
-  NodeGroup node;
-  node.gpu = find_gpu(builtin_gpu_catalog(), "H100-80GB").value();
+  const NodeGroup node = test::catalog_node("H100-80GB");
   Strategy strategy;
   strategy.ep = 8;
   // tests/model/nemotron_h_test.cpp: 206,720 B a token and layer forward, 518,528 backward. The

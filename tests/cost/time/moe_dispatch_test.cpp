@@ -5,6 +5,7 @@
 #include "approx.hpp"
 #include "cost/time/efficiency.hpp"
 #include "cost/time/moe_dispatch.hpp"
+#include "cost/time/time_fixtures.hpp"
 #include "hardware/gpu_catalog.hpp"
 
 namespace meshplan {
@@ -121,8 +122,7 @@ TEST_CASE("flex dispatch inside a GB200 NVL72 domain at the rate HybridEP measur
   // Within 7% of every figure (0.93-1.01 of them). At 16 SMs HybridEP's TMA copies measure about the
   // same rates (550.10 at 8 ranks) where the model's DeepEP per-SM rate gives half: not modelled
   // (docs/accuracy-held-out-training.md, session 57).
-  NodeGroup node;
-  node.gpu = find_gpu(builtin_gpu_catalog(), "GB200-NVL72").value();
+  NodeGroup node = test::catalog_node("GB200-NVL72");
   node.gpus_per_node = node.gpu.gpus_per_node;
   REQUIRE(node.gpus_per_node == 72);
   const LinkPath nvlink = intra_node_link(node, fitted_efficiency_constants().nvlink_efficiency);

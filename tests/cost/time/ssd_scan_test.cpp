@@ -27,8 +27,7 @@ TEST_CASE("ssd scan: Nemotron 3 Nano's Mamba-2 scan, uncausal, at the SSD kernel
   CHECK(kSsdScanPeakShare == test::approx(0.135856).epsilon(1e-5));
   // One H100 (989 TFLOP/s bf16), 8,192 tokens, TP 1: 84,410,368 x 8,192 / (989e12 x 0.135856)
   // = 5.146 ms a forward, the whole scan (no causal half: a causal attention kernel would do half).
-  NodeGroup node;
-  node.gpu = find_gpu(builtin_gpu_catalog(), "H100-80GB").value();
+  const NodeGroup node = test::catalog_node("H100-80GB");
   Strategy strategy;
   strategy.ep = 8;
   CHECK(test::traced_compute_term(model, node, strategy, 8192, "time/compute/ssd_scan") == test::approx(84410368.0 * 8192 / (989e12 * 0.135856)));

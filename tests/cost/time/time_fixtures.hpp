@@ -7,6 +7,7 @@
 
 #include "cost/calibration/calibration_runs.hpp"
 #include "cost/time/compute_time.hpp"
+#include "hardware/gpu_catalog.hpp"
 #include "model/config_reader.hpp"
 #include "model/model_presets.hpp"
 
@@ -24,6 +25,15 @@ inline NodeGroup a100_node(int nodes = 1) {
   node.gpu.intra_node_Bps = 300e9;
   node.gpu.nic_Bps = 25e9;
   node.gpu.host_to_device_Bps = 26.3e9;
+  return node;
+}
+
+/// One node of the built-in catalog's GPU `id` (NodeGroup's default shape otherwise).
+inline NodeGroup catalog_node(const char* id) {
+  auto gpu = find_gpu(builtin_gpu_catalog(), id);
+  REQUIRE(gpu.ok());
+  NodeGroup node;
+  node.gpu = *gpu;
   return node;
 }
 
