@@ -19,10 +19,10 @@ nlohmann::ordered_json gpu_json(const GpuSpec& gpu) {
                 {"source", m.source}};
   }
   return {{"id", gpu.id}, {"name", gpu.name}, {"aliases", gpu.aliases}, {"vendor", gpu.vendor},
-          {"arch", gpu.arch}, {"memory_bytes", gpu.memory_bytes},
+          {"arch", gpu.arch}, {"sm_count", gpu.sm_count}, {"memory_bytes", gpu.memory_bytes},
           {"memory_bandwidth_Bps", gpu.memory_bandwidth_Bps}, {"fp32_flops", gpu.fp32_flops},
           {"tf32_flops", gpu.tf32_flops}, {"bf16_flops", gpu.bf16_flops}, {"fp16_flops", gpu.fp16_flops},
-          {"fp8_flops", gpu.fp8_flops}, {"matmul_bf16_flops", gpu.matmul_bf16_flops},
+          {"fp8_flops", gpu.fp8_flops}, {"fp4_flops", gpu.fp4_flops}, {"matmul_bf16_flops", gpu.matmul_bf16_flops},
           {"matmul_fp8_flops", gpu.matmul_fp8_flops}, {"matmul_share_bf16", gpu.matmul_share_bf16},
           {"matmul_share_fp8", gpu.matmul_share_fp8}, {"intra_node_link", link_kind_name(gpu.intra_node_link)},
           {"nvlink_generation", gpu.nvlink_generation}, {"intra_node_Bps", gpu.intra_node_Bps},
@@ -30,6 +30,7 @@ nlohmann::ordered_json gpu_json(const GpuSpec& gpu) {
           {"pcie_generation", gpu.pcie_generation}, {"gpus_per_node", gpu.gpus_per_node},
           {"gpus_per_host", gpu.gpus_per_host > 0 ? gpu.gpus_per_host : gpu.gpus_per_node},
           {"nic_Bps", gpu.nic_Bps}, {"host_to_device_Bps", gpu.host_to_device_Bps},
+          {"host_memory_Bps", gpu.host_memory_Bps}, {"host_op_time_ratio", gpu.host_op_time_ratio},
           {"measured_allreduce", measured}, {"confidence", gpu.confidence}, {"source", gpu.source},
           {"derived", gpu.derived}};
 }

@@ -2,6 +2,8 @@
 #include <doctest/doctest.h>
 
 #include <nlohmann/json.hpp>
+#include <string>
+#include <vector>
 
 #include "approx.hpp"
 #include "test_support.hpp"
@@ -24,6 +26,25 @@ TEST_CASE("estimate: OOM exits 1 with the phase, rank and shortfall") {
   CHECK(run.exit_code == 1);
   CHECK(run.out.find("Verdict: OOM by") != std::string::npos);
   CHECK(run.out.find("in phase train on rank 0") != std::string::npos);
+}
+
+TEST_CASE("estimate: the same launch OOMs on the 96 GB H20 and fits on the 141 GB H20-3e") {
+  // Qwen3-30B-A3B SFT, EP 8, 4k tokens, selective recomputation: 99.97 GiB a GPU, over the 96 GB
+  // H20's 94.98 usable GiB and within the H20-3e's 139.50 (H200's memory, the catalog entry).
+  const std::vector<std::string> launch = {"--model", "qwen3-30b-a3b", "--workload", "sft", "--ep", "8", "--seq-len",
+                                           "4096", "--micro-batch", "1", "--global-batch", "64", "--recompute",
+                                           "selective"};
+  std::vector<std::string> h20 = {"estimate", "--cluster", "1x8xH20"};
+  std::vector<std::string> h20e = {"estimate", "--cluster", "1x8xH20-3e"};
+  h20.insert(h20.end(), launch.begin(), launch.end());
+  h20e.insert(h20e.end(), launch.begin(), launch.end());
+  const test::CliRun small = test::run(h20);
+  const test::CliRun large = test::run(h20e);
+  CHECK(small.exit_code == 1);
+  CHECK(small.out.find("peak 99.97 GiB of 94.98 GiB") != std::string::npos);
+  CHECK(large.exit_code == 0);
+  CHECK(large.out.find("peak 99.97 GiB in phase train") != std::string::npos);
+  CHECK(large.out.find("of 139.50 GiB free") != std::string::npos);
 }
 
 TEST_CASE("estimate --json: memory.phases[] with components, peak, capacity, fits") {

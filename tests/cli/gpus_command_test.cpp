@@ -26,7 +26,7 @@ TEST_CASE("meshplan gpus --json has explicit units and the derivations") {
   REQUIRE(run.exit_code == 0);
   const nlohmann::json json = nlohmann::json::parse(run.out);
   CHECK(json["schema"] == "meshplan-gpus/1");
-  REQUIRE(json["gpus"].size() == 23);
+  REQUIRE(json["gpus"].size() == 24);
   const nlohmann::json& h20 = json["gpus"][7];
   CHECK(h20["id"] == "H20-96GB");
   CHECK(h20["bf16_flops"].get<double>() == 148e12);
@@ -38,8 +38,15 @@ TEST_CASE("meshplan gpus --json has explicit units and the derivations") {
   // H20 was not measured and takes Hopper's, H100's 794.5 of 989 TFLOP/s (H200 the same).
   CHECK(h20["matmul_bf16_flops"].get<double>() == 0);
   CHECK(h20["matmul_share_bf16"].get<double>() == test::approx(794.5 / 989.0));
+  // Every field the cost model reads is printed: the SMs a DeepEP / HybridEP dispatcher's share is
+  // counted against (H20's 78), the NVFP4 peak, and the Grace host's measured figures.
+  CHECK(h20["sm_count"] == 78);
+  CHECK(h20["fp4_flops"].get<double>() == 0);
   for (const nlohmann::json& gpu : json["gpus"]) {
     if (gpu["id"] == "B200") CHECK(gpu["matmul_bf16_flops"].get<double>() == 1745e12);
+    if (gpu["id"] == "B200") CHECK(gpu["fp4_flops"].get<double>() == 1e16);
+    if (gpu["id"] == "GB200-NVL72") CHECK(gpu["host_op_time_ratio"].get<double>() == test::approx(2.75));
+    if (gpu["id"] == "GB200-NVL72") CHECK(gpu["host_memory_Bps"].get<double>() == 763e9);
   }
 }
 

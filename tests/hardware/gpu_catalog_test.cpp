@@ -38,7 +38,7 @@ TEST_CASE("the embedded catalog parses and has every GPU the issue names") {
   REQUIRE_MESSAGE(parsed.ok(), (parsed.ok() ? "" : parsed.error().to_string()));
   CHECK(parsed->size() == builtin_gpu_catalog().size());
   for (const char* id : {"A100-40GB", "A100-80GB", "A100-80GB-PCIE", "A800-80GB", "H100-80GB", "H100-PCIE",
-                         "H800-80GB", "H20-96GB", "H200-141GB", "B200", "GB200-NVL72", "B300", "GB300-NVL72", "V100-16GB",
+                         "H800-80GB", "H20-96GB", "H20-141GB", "H200-141GB", "B200", "GB200-NVL72", "B300", "GB300-NVL72", "V100-16GB",
                          "V100-32GB", "L40S", "L20", "A10", "RTX-4090", "MI300X", "MI325X", "MI355X", "Ascend-910B"}) {
     CHECK_MESSAGE(find_gpu(builtin_gpu_catalog(), id).ok(), id);
   }
@@ -202,6 +202,21 @@ TEST_CASE("every catalog value equals the shared sourced data, and every gap is 
   CHECK(compared > 100);
 }
 
+TEST_CASE("H20-3e is the H20's compute with H200's 141 GB of HBM3e") {
+  // nvidia-smi reports 143771 MiB on "NVIDIA H20-3e" and on H200 (the entry's sources): the same
+  // memory, so the usable bytes are H200's and so is the 4.8 TB/s of its six HBM3e stacks (the 96 GB
+  // H20's HBM3 runs 4.0). The die is the H20's cut GH100: 148 TFLOP/s dense BF16, 296 FP8, 78 SMs.
+  const GpuSpec h20e = gpu("H20-141GB");
+  CHECK(h20e.memory_bytes == gpu("H200-141GB").memory_bytes);
+  CHECK(h20e.memory_bandwidth_Bps == 4.8e12);
+  CHECK(h20e.memory_bandwidth_Bps > gpu("H20-96GB").memory_bandwidth_Bps);
+  CHECK(h20e.bf16_flops == 148e12);
+  CHECK(h20e.fp8_flops == gpu("H20-96GB").fp8_flops);
+  CHECK(h20e.sm_count == 78);
+  CHECK(gpu("H20-96GB").sm_count == 78);
+  CHECK(h20e.derived.count("memory_bandwidth_Bps") == 1);
+}
+
 TEST_CASE("ids and aliases are unique case-insensitively and every alias resolves to its entry") {
   std::set<std::string> seen;
   for (const GpuSpec& spec : builtin_gpu_catalog()) {
@@ -215,6 +230,7 @@ TEST_CASE("ids and aliases are unique case-insensitively and every alias resolve
   CHECK(gpu("H100-SXM").id == "H100-80GB");
   CHECK(gpu("a100-sxm4-80gb").id == "A100-80GB");
   CHECK(gpu("h20").id == "H20-96GB");
+  CHECK(gpu("H20-3e").id == "H20-141GB");
 }
 
 TEST_CASE("an unknown GPU suggests the nearest id and lists the known ones") {
