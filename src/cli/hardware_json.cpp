@@ -32,7 +32,7 @@ nlohmann::ordered_json gpu_json(const GpuSpec& gpu) {
           {"nic_Bps", gpu.nic_Bps}, {"host_to_device_Bps", gpu.host_to_device_Bps},
           {"host_memory_Bps", gpu.host_memory_Bps}, {"host_op_time_ratio", gpu.host_op_time_ratio},
           {"measured_allreduce", measured}, {"confidence", gpu.confidence}, {"source", gpu.source},
-          {"derived", gpu.derived}};
+          {"derived", gpu.derived}, {"corrections", gpu.corrections}};
 }
 
 nlohmann::ordered_json cluster_json(const Cluster& cluster) {

@@ -25,7 +25,7 @@ const std::vector<std::string> kGpuKeys = {
     "id", "name", "aliases", "vendor", "arch", "sm_count", "memory_bytes", "memory_bandwidth_Bps", "fp32_flops",
     "tf32_flops", "bf16_flops", "fp16_flops", "fp8_flops", "fp4_flops", "matmul_bf16_flops", "matmul_fp8_flops", "pcie_generation", "intra_node_link",
     "nvlink_generation", "intra_node_Bps", "intra_node_pair_Bps", "nvswitch", "gpus_per_node", "gpus_per_host", "nic_Bps",
-    "host_to_device_Bps", "host_memory_Bps", "host_op_time_ratio", "measured_allreduce", "confidence", "sources", "derived"};
+    "host_to_device_Bps", "host_memory_Bps", "host_op_time_ratio", "measured_allreduce", "confidence", "sources", "derived", "corrections"};
 const std::vector<std::string> kAllReduceKeys = {"gpus", "busbw_Bps", "message_bytes", "nvls",
                                                  "ring_busbw_Bps", "source", "sweep"};
 const std::vector<std::string> kSweepKeys = {"message_bytes", "busbw_Bps"};
@@ -40,7 +40,7 @@ Result<LinkKind> read_link_kind(const YamlMapReader& reader) {
   return reader.error("intra_node_link", fmt::format("unknown link '{}'; expected nvlink, pcie, xgmi or hccs", text));
 }
 
-/// A mapping of names to text ("sources", "derived").
+/// A mapping of names to text ("sources", "derived", "corrections").
 Result<std::map<std::string, std::string>> read_text_map(const YamlMapReader& reader, std::string_view key) {
   YAML::Node node;
   MESHPLAN_READ(node, reader.value(key));
@@ -166,9 +166,12 @@ Result<GpuSpec> read_gpu(const YAML::Node& node, std::string_view file, std::siz
     gpu.source += (gpu.source.empty() ? "" : "; ") + field + ": " + citation;
   }
   if (reader.has("derived")) MESHPLAN_READ(gpu.derived, read_text_map(reader, "derived"));
-  for (const auto& [field, how] : gpu.derived) {
-    if (std::find(kGpuKeys.begin(), kGpuKeys.end(), field) == kGpuKeys.end()) {
-      return reader.error("derived", fmt::format("'{}' is not a catalog field", field));
+  if (reader.has("corrections")) MESHPLAN_READ(gpu.corrections, read_text_map(reader, "corrections"));
+  for (const auto& [key, notes] : {std::pair{"derived", &gpu.derived}, std::pair{"corrections", &gpu.corrections}}) {
+    for (const auto& [field, why] : *notes) {
+      if (std::find(kGpuKeys.begin(), kGpuKeys.end(), field) == kGpuKeys.end()) {
+        return reader.error(key, fmt::format("'{}' is not a catalog field", field));
+      }
     }
   }
   return gpu;

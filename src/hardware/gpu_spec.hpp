@@ -88,6 +88,9 @@ struct GpuSpec {
   std::string confidence;             ///< "high", "medium", ... with the reason
   std::string source;                 ///< where the figures come from ("field: citation; ...")
   std::map<std::string, std::string> derived;  ///< field -> how a value not in the sources was derived
+  /// field -> why a value departs from the project's reference data (../shared/hardware/gpus.json):
+  /// a newer or primary source (a driver query, a revised datasheet) the reference predates.
+  std::map<std::string, std::string> corrections;
 
   /// Dense peak for a compute dtype; 0 when the GPU does not support it.
   double peak_flops(Dtype dtype) const;

@@ -192,6 +192,10 @@ TEST_CASE("every catalog value equals the shared sourced data, and every gap is 
       if (value.is_null()) {
         // A gap in the sources is either 0 (unsupported/unknown) or explained under "derived".
         CHECK((our_value == 0 || derived));
+      } else if (mine.contains("corrections") && mine["corrections"].contains(field.our_key)) {
+        // A value this catalog corrects from a newer or primary source: it must differ, or the
+        // correction is stale.
+        CHECK_FALSE(our_value == test::approx(value.get<double>() * field.scale));
       } else {
         CHECK_FALSE(derived);
         CHECK(our_value == test::approx(value.get<double>() * field.scale));
@@ -200,6 +204,16 @@ TEST_CASE("every catalog value equals the shared sourced data, and every gap is 
     }
   }
   CHECK(compared > 100);
+}
+
+TEST_CASE("B200's HBM3e runs 7.7 TB/s, not the 8 of early spec pages") {
+  // The driver reports a 7680-bit bus at 3996 MHz (pytorch/ao #4002): 7680 / 8 B x 3.996e9 x 2
+  // (double data rate) = 7.672e12 B/s, which NVIDIA's revised datasheet rounds to 7.7 TB/s.
+  const double bus_bytes = 7680.0 / 8.0;
+  const double from_driver = bus_bytes * 3.996e9 * 2.0;
+  CHECK(from_driver == test::approx(7.67232e12));
+  CHECK(gpu("B200").memory_bandwidth_Bps == 7.7e12);
+  CHECK(gpu("B200").memory_bandwidth_Bps == test::approx(from_driver).epsilon(0.01));
 }
 
 TEST_CASE("H20-3e is the H20's compute with H200's 141 GB of HBM3e") {
@@ -285,6 +299,12 @@ TEST_CASE("catalog errors name the file, the line and the key") {
     REQUIRE_FALSE(result.ok());
     CHECK(result.error().key == "gpus[0].host_op_time_ratio");
     CHECK(result.error().message.find("expected 0.1 to 20") != std::string::npos);
+  }
+  SUBCASE("a correction of a field the catalog does not have") {
+    auto result = parse_gpu_catalog(catalog_with(R"(, "corrections": {"hbm_speed": "newer datasheet"})"), "fix.json");
+    REQUIRE_FALSE(result.ok());
+    CHECK(result.error().key == "gpus[0].corrections");
+    CHECK(result.error().message.find("'hbm_speed' is not a catalog field") != std::string::npos);
   }
   SUBCASE("a key given twice") {
     auto result = parse_gpu_catalog(catalog_with(R"(, "nic_Bps": 5)"), "twice.json");
