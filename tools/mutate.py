@@ -142,6 +142,8 @@ MUTATIONS = [
      "dropped check: a correction of no catalog field accepted"),
     ("cli.gpus.sm-count", "src/cli/hardware_json.cpp", "{\"sm_count\", gpu.sm_count}", "{\"sm_count\", 0}",
      "dropped field: gpus --json without the SM count"),
+    ("cli.from.same-name", "src/cli/plan_from.cpp", "std::erase(found.back().same_name, found.back().gpu.id);", "",
+     "dropped step: the part a name was read as listed as its own alternative"),
     ("time.rl.one-domain", "src/cost/time/rl_step_time.cpp",
      "actor.world_size() + rl.rollout_gpus <= std::max(node.gpus_per_node, node.gpu.gpus_per_node);",
      "actor.world_size() + rl.rollout_gpus <= node.gpus_per_node;", "trainer's part taken for the NVLink domain"),

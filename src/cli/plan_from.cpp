@@ -1,6 +1,7 @@
 #include "cli/plan_from.hpp"
 
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 
 #include <algorithm>
 #include <array>
@@ -11,6 +12,7 @@
 
 #include "cli/cluster_input.hpp"
 #include "cli/model_input.hpp"
+#include "core/text.hpp"
 #include "cost/memory/memory_tiers.hpp"
 #include "hardware/cluster_spec.hpp"
 #include "hardware/gpu_catalog.hpp"
@@ -36,6 +38,16 @@ std::vector<std::string> words(const std::string& text) {
   return out;
 }
 
+// The catalog ids a bare name stands at the head of: "h20" -> H20-96GB, H20-141GB.
+std::vector<std::string> parts_named(const std::string& word, const std::vector<GpuSpec>& catalog) {
+  std::vector<std::string> parts;
+  const std::string head = to_lower(word) + "-";
+  for (const GpuSpec& gpu : catalog) {
+    if (to_lower(gpu.id).rfind(head, 0) == 0) parts.push_back(gpu.id);
+  }
+  return parts;
+}
+
 // The distinct catalog GPUs among the words of `text`, in order of appearance, each with the line
 // it first appears on (`first_line` for the first line of `text`).
 std::vector<NamedGpu> gpus_in(const std::string& text, const std::vector<GpuSpec>& catalog, int first_line) {
@@ -50,7 +62,8 @@ std::vector<NamedGpu> gpus_in(const std::string& text, const std::vector<GpuSpec
       Result<GpuSpec> gpu = find_gpu(catalog, word);
       if (!gpu.ok()) continue;
       if (std::none_of(found.begin(), found.end(), [&](const NamedGpu& g) { return g.gpu.id == gpu->id; })) {
-        found.push_back({std::move(gpu.value()), line});
+        found.push_back({std::move(gpu.value()), line, parts_named(word, catalog)});
+        std::erase(found.back().same_name, found.back().gpu.id);
       }
     }
     start = end + 1;
@@ -189,9 +202,13 @@ Result<PlanLaunch> read_plan_launch(const std::vector<InputText>& inputs, const 
       if (!named) return named.error();
       if (*named) {
         gpu = (*named)->gpu;
-        plan.gpu_source = (*named)->line == 0
-                              ? fmt::format("{}, named in the script's path (--gpu for another)", gpu->id)
-                              : fmt::format("{}, named at line {} of the script (--gpu for another)", gpu->id, (*named)->line);
+        const std::string where = (*named)->line == 0 ? std::string("in the script's path")
+                                                      : fmt::format("at line {} of the script", (*named)->line);
+        const std::vector<std::string>& others = (*named)->same_name;
+        plan.gpu_source = others.empty() ? fmt::format("{}, named {} (--gpu for another)", gpu->id, where)
+                                         : fmt::format("{}, named {}; {} {} the same name: --gpu {} if the launch ran there",
+                                                       gpu->id, where, fmt::join(others, ", "),
+                                                       others.size() == 1 ? "shares" : "share", others.front());
       }
     }
     if (!gpu) return Error{file, 0, "--gpu", "the launch names no GPU type (in its path or text): give --gpu TYPE"};

@@ -43,6 +43,9 @@ struct PlanLaunch {
 struct NamedGpu {
   GpuSpec gpu;
   int line = 0;
+  /// Other catalog parts whose id begins with the word the script used and a dash (its "H20" is
+  /// H20-96GB; H20-141GB shares the name): the memory a plan fits against depends on which.
+  std::vector<std::string> same_name;
 };
 
 /// The GPU type a verl example names in its path ("tuning/70b/qwen2-70b_grpo_32_h800_fsdp_vllm.sh")

@@ -97,6 +97,33 @@ TEST_CASE("plan --from: the GPU named in the path wins over the text, several na
   CHECK_FALSE(gpu_named_in("a100_vs_h100.sh", "", catalog).ok());
 }
 
+TEST_CASE("plan --from: a bare name shared by several parts says which one it took and names the others") {
+  // "h20" is the 96 GB H20 (the alias); the 141 GB H20-3e has 44.5 GiB more a GPU, which decides
+  // memory verdicts, so the plan names it. "h800" heads one part only; "a100" heads three.
+  const std::vector<GpuSpec>& catalog = builtin_gpu_catalog();
+  const auto h20 = gpu_named_in("examples/tuning/32b/qwen2_32B_grpo_8_h20_megatron_vllm.sh", "", catalog);
+  REQUIRE(h20.ok());
+  REQUIRE(h20->has_value());
+  CHECK((*h20)->gpu.id == "H20-96GB");
+  CHECK((*h20)->same_name == std::vector<std::string>{"H20-141GB"});
+  const auto h800 = gpu_named_in("qwen2-70b_grpo_32_h800_fsdp_vllm.sh", "", catalog);
+  CHECK((*h800)->same_name.empty());
+  const auto a100 = gpu_named_in("run_a100.sh", "", catalog);
+  CHECK((*a100)->gpu.id == "A100-80GB");
+  CHECK((*a100)->same_name == std::vector<std::string>{"A100-40GB", "A100-80GB-PCIE"});
+  // A full id heads no other part.
+  CHECK((*gpu_named_in("run_h20-141gb.sh", "", catalog))->same_name.empty());
+
+  const std::filesystem::path script = std::filesystem::temp_directory_path() / "meshplan_qwen2_7b_lora_h20.sh";
+  std::filesystem::copy_file(test::fixture("verl/tuned_7b_lora_h100.sh"), script,
+                             std::filesystem::copy_options::overwrite_existing);
+  const test::CliRun run = test::run({"plan", "--from", script.string(), "--top", "1"});
+  std::filesystem::remove(script);
+  REQUIRE(run.exit_code == 0);
+  CHECK(run.out.find("cluster: GPU type H20-96GB, named in the script's path; H20-141GB shares the same name: "
+                     "--gpu H20-141GB if the launch ran there") != std::string::npos);
+}
+
 TEST_CASE("plan --from over verl's example launches: never worse than what verl's authors ship") {
   const auto path = test::shared_file("verl/examples_overrides.jsonl");
   if (!path) return;
