@@ -11,7 +11,7 @@
 namespace meshplan::strategy_rule {
 namespace {
 
-const std::array<Rule, 23> kFeatureRules{{
+const std::array<Rule, 24> kFeatureRules{{
     {{"recompute.num-layers", "full recompute in blocks recomputes at most the layers of one stage chunk",
       "Megatron-core TransformerBlock (recompute_method=block)"},
      [](const Inputs& in) {
@@ -216,6 +216,34 @@ const std::array<Rule, 23> kFeatureRules{{
                                "with expert tensor parallelism {}: Tensor parallelism is not supported)",
                                in.s.etp);
        v.valid = "ETP 1, or no Transformer Engine op fuser";
+     }},
+    // DeepEP launches its dispatch and combine kernels with num_sms cooperative blocks of one SM each
+    // (v1.2.1 csrc/kernels/launch.cuh SETUP_LAUNCH_CONFIG: cudaLaunchAttributeCooperative; Megatron-LM
+    // fused_a2a.py set_deepep_num_sms -> Buffer.set_num_sms): CUDA refuses a cooperative grid larger
+    // than the SMs can hold (cudaErrorCooperativeLaunchTooLarge; public H20 notes: 96 SMs fail on its 78).
+    {{"moe.flex-sms-gpu", "a flex dispatcher's kernels run on at most the GPU's SMs",
+      "DeepEP v1.2.1 csrc/kernels/launch.cuh SETUP_LAUNCH_CONFIG (cooperative launch)"},
+     [](const Inputs& in) {
+       if (in.s.moe_dispatcher != MoeDispatcher::flex || in.s.moe_dispatcher_sms <= 0 || !in.m.moe) return false;
+       for (const NodeGroup& group : in.c.groups) {
+         if (group.gpu.sm_count > 0 && in.s.moe_dispatcher_sms > group.gpu.sm_count) return true;
+       }
+       return false;
+     },
+     [](const Inputs& in, Violation& v) {
+       int fewest = 0;
+       std::string gpu;
+       for (const NodeGroup& group : in.c.groups) {
+         if (group.gpu.sm_count > 0 && (fewest == 0 || group.gpu.sm_count < fewest)) {
+           fewest = group.gpu.sm_count;
+           gpu = group.gpu.id;
+         }
+       }
+       v.message = fmt::format("the flex dispatcher's {} SMs exceed {}'s {}: its kernels launch one cooperative block "
+                               "per SM, and CUDA refuses a cooperative grid the SMs cannot hold "
+                               "(cudaErrorCooperativeLaunchTooLarge)",
+                               in.s.moe_dispatcher_sms, gpu, fewest);
+       v.valid = fmt::format("at most {} SMs (DeepEP's default 20)", fewest);
      }},
     // CUDA graphs: the refusals of TransformerConfig.__post_init__ (Megatron-core
     // transformer_config.py, "if self.cuda_graph_impl != \"none\":"), with its messages.

@@ -10,6 +10,7 @@
 #include <unistd.h>
 
 #include "approx.hpp"
+#include "hardware/gpu_catalog.hpp"
 #include "test_support.hpp"
 #include "verl/check_support.hpp"
 #include "verl/fit/to_strategy.hpp"
@@ -89,6 +90,39 @@ TEST_CASE("verl: override_transformer_config.moe_token_dispatcher_type and its S
   CHECK(strategy_of({t + "moe_token_dispatcher_type=alltoall"}).moe_dispatcher == MoeDispatcher::alltoall);
   // No GPU has a million SMs: such a count is not taken (DeepEP's default stays).
   CHECK(strategy_of({t + "moe_token_dispatcher_type=flex", t + "moe_deepep_num_sms=1000000"}).moe_dispatcher_sms == 0);
+}
+
+TEST_CASE("a flex dispatcher given more SMs than the GPU has cannot launch: estimate exits 2, check errs") {
+  // DeepEP launches its dispatch and combine kernels as cooperative grids of one block per SM
+  // (v1.2.1 csrc/kernels/launch.cuh): 96 SMs on an H20's 78 fail, 64 run.
+  const std::vector<std::string> estimate = {"estimate", "--model", "qwen3-30b-a3b", "--cluster", "2x8xH20",
+                                             "--workload", "pretrain", "--ep", "16", "--seq-len", "4096",
+                                             "--global-batch", "256", "--recompute", "full",
+                                             "--moe-token-dispatcher-type", "flex", "--moe-flex-dispatcher-num-sms"};
+  std::vector<std::string> over = estimate;
+  over.push_back("96");
+  const test::CliRun refused = test::run(over);
+  CHECK(refused.exit_code == 2);
+  CHECK(refused.err.find("invalid strategy [moe.flex-sms-gpu]: the flex dispatcher's 96 SMs exceed H20-96GB's 78") !=
+        std::string::npos);
+  CHECK(refused.err.find("valid: at most 78 SMs") != std::string::npos);
+  std::vector<std::string> within = estimate;
+  within.push_back("64");
+  CHECK(test::run(within).exit_code == 0);
+
+  const std::string t = "+actor_rollout_ref.actor.megatron.override_transformer_config.";
+  const auto launch = test::with(test::megatron_baseline(),
+                                 {"actor_rollout_ref.actor.megatron.expert_model_parallel_size=8",
+                                  t + "moe_token_dispatcher_type=flex", t + "moe_deepep_num_sms=96"});
+  CheckOptions options = test::with_preset("qwen3-30b-a3b");
+  options.gpu = *find_gpu(builtin_gpu_catalog(), "H20");
+  const auto hits = test::findings_of(test::check_lines(launch, "ppo_megatron_trainer", options), "gpu.moe.flex-sms-gpu");
+  REQUIRE(hits.size() == 1);
+  CHECK(hits[0].severity == Severity::error);
+  CHECK(hits[0].message.find("the flex dispatcher's 96 SMs exceed H20-96GB's 78") == 0);
+  CHECK(hits[0].message.find("would fail at the first MoE layer's token dispatch") != std::string::npos);
+  options.gpu = *find_gpu(builtin_gpu_catalog(), "H100");  // 132 SMs
+  CHECK(test::findings_of(test::check_lines(launch, "ppo_megatron_trainer", options), "gpu.moe.flex-sms-gpu").empty());
 }
 
 TEST_CASE("plan --moe-token-dispatcher-type flex: every candidate runs it, and the launches say so") {

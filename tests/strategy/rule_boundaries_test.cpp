@@ -256,6 +256,13 @@ const std::vector<BoundaryCase>& cases() {
       // (EP 2 x ETP 2 of the 8 GPUs) fails ("Tensor parallelism is not supported").
       {"moe.op-fuser-etp", [] { Setup x = moe(); x.s.ep = 2; x.s.te_op_fuser = true; return x; },
        [] { Setup x = moe(); x.s.ep = 2; x.s.etp = 2; x.s.te_op_fuser = true; return x; }},
+      // DeepEP's cooperative launch: as many SMs as the GPU has pass (the base case's A100, 108),
+      // one more fails.
+      {"moe.flex-sms-gpu",
+       [] { Setup x = moe(); x.s.moe_dispatcher = MoeDispatcher::flex; x.s.moe_dispatcher_sms = 108;
+            x.c.groups.front().gpu.sm_count = 108; return x; },
+       [] { Setup x = moe(); x.s.moe_dispatcher = MoeDispatcher::flex; x.s.moe_dispatcher_sms = 109;
+            x.c.groups.front().gpu.sm_count = 108; return x; }},
       // CUDA graphs (transformer_config.py __post_init__, "if self.cuda_graph_impl != \"none\":").
       // The Megatron backend takes them; the FSDP backend (ZeRO-3 over 8) has none.
       {"graph.megatron", [] { Setup x = base(); x.s.cuda_graph_impl = CudaGraphImpl::local; return x; },

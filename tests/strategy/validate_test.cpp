@@ -293,7 +293,7 @@ TEST_CASE("VPP > 1 needs the micro-batches of an update in whole groups of PP") 
 
 TEST_CASE("every rule id is unique and documented") {
   const auto& rules = strategy_rules();
-  CHECK(rules.size() == 46);
+  CHECK(rules.size() == 47);
   for (std::size_t i = 0; i < rules.size(); ++i) {
     CHECK_FALSE(rules[i].description.empty());
     CHECK_FALSE(rules[i].source.empty());

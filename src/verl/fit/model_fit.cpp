@@ -71,7 +71,7 @@ constexpr std::array<ShapeRule, 14> kShapeRules = {{
 // Transformer Engine asserts the recipe's support when its FP8 autocast is entered and picks the
 // attention backend at the first attention call: the actor's first forward.
 constexpr std::string_view kFirstForward = "at the actor's first forward";
-constexpr std::array<ShapeRule, 3> kGpuRules = {{
+constexpr std::array<ShapeRule, 4> kGpuRules = {{
     {"fp8.mxfp8-blackwell", {kFp8Recipe, "actor_rollout_ref.actor.megatron.override_transformer_config.fp8"}, "",
      kFirstForward},
     {"fp8.attention-sinks-blackwell",
@@ -80,6 +80,11 @@ constexpr std::array<ShapeRule, 3> kGpuRules = {{
      "", kFirstForward},
     {"fp4.nvfp4-blackwell", {"actor_rollout_ref.actor.megatron.override_transformer_config.fp4", ""}, "",
      kFirstForward},
+    // The flex dispatcher is the launch's own choice (verl's default is alltoall), so its line is set.
+    {"moe.flex-sms-gpu",
+     {"actor_rollout_ref.actor.megatron.override_transformer_config.moe_token_dispatcher_type",
+      "actor_rollout_ref.actor.megatron.override_transformer_config.moe_flex_dispatcher_num_sms"},
+     "", "at the first MoE layer's token dispatch"},
 }};
 
 // The violations of `rules` as errors named `prefix` + the rule id, at the first key's line; `subject`
