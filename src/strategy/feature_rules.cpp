@@ -217,12 +217,15 @@ const std::array<Rule, 24> kFeatureRules{{
                                in.s.etp);
        v.valid = "ETP 1, or no Transformer Engine op fuser";
      }},
-    // DeepEP launches its dispatch and combine kernels with num_sms cooperative blocks of one SM each
-    // (v1.2.1 csrc/kernels/launch.cuh SETUP_LAUNCH_CONFIG: cudaLaunchAttributeCooperative; Megatron-LM
-    // fused_a2a.py set_deepep_num_sms -> Buffer.set_num_sms): CUDA refuses a cooperative grid larger
-    // than the SMs can hold (cudaErrorCooperativeLaunchTooLarge; public H20 notes: 96 SMs fail on its 78).
+    // Both flex backends refuse more SMs than the GPU has. DeepEP launches its dispatch and combine
+    // kernels with num_sms cooperative blocks of one SM each (v1.2.1 csrc/kernels/launch.cuh
+    // SETUP_LAUNCH_CONFIG: cudaLaunchAttributeCooperative; Megatron-LM fused_a2a.py set_deepep_num_sms
+    // -> Buffer.set_num_sms), which CUDA refuses past what the SMs can hold
+    // (cudaErrorCooperativeLaunchTooLarge; public H20 notes: 96 SMs fail on its 78); HybridEP's
+    // configurer asserts sm_count >= its dispatch and combine SMs (DeepEP hybrid-ep branch
+    // csrc/hybrid_ep/config.cuh).
     {{"moe.flex-sms-gpu", "a flex dispatcher's kernels run on at most the GPU's SMs",
-      "DeepEP v1.2.1 csrc/kernels/launch.cuh SETUP_LAUNCH_CONFIG (cooperative launch)"},
+      "DeepEP v1.2.1 csrc/kernels/launch.cuh SETUP_LAUNCH_CONFIG (cooperative launch); HybridEP config.cuh"},
      [](const Inputs& in) {
        if (in.s.moe_dispatcher != MoeDispatcher::flex || in.s.moe_dispatcher_sms <= 0 || !in.m.moe) return false;
        for (const NodeGroup& group : in.c.groups) {
@@ -239,9 +242,9 @@ const std::array<Rule, 24> kFeatureRules{{
            gpu = group.gpu.id;
          }
        }
-       v.message = fmt::format("the flex dispatcher's {} SMs exceed {}'s {}: its kernels launch one cooperative block "
-                               "per SM, and CUDA refuses a cooperative grid the SMs cannot hold "
-                               "(cudaErrorCooperativeLaunchTooLarge)",
+       v.message = fmt::format("the flex dispatcher's {} SMs exceed {}'s {}: DeepEP launches one cooperative block "
+                               "per SM, which CUDA refuses past the SMs (cudaErrorCooperativeLaunchTooLarge), and "
+                               "HybridEP asserts its SM counts within the device's",
                                in.s.moe_dispatcher_sms, gpu, fewest);
        v.valid = fmt::format("at most {} SMs (DeepEP's default 20)", fewest);
      }},
