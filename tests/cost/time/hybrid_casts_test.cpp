@@ -2,8 +2,6 @@
 // sublayer's GEMM inputs, worked by hand for Nemotron 3 Nano (h 2,688, TP 1, no sequence parallel).
 #include <doctest/doctest.h>
 
-#include <string>
-
 #include "approx.hpp"
 #include "cost/time/compute_time.hpp"
 #include "cost/time/time_fixtures.hpp"
@@ -23,16 +21,10 @@ TEST_CASE("hybrid casts: Nemotron 3 Nano casts each layer's own output projectio
   //   written), 8,192 tokens, over the H100's HBM bandwidth.
   const ModelSpec model = test::preset_model("nvidia-nemotron-3-nano-30b-a3b-bf16");
   const NodeGroup node = test::catalog_node("H100-80GB");
-  Strategy strategy;
-  strategy.ep = 8;
+  Strategy strategy = test::expert_parallel(8);
   strategy.compute_dtype = Dtype::fp8;
   strategy.fp8_recipe = Fp8Recipe::tensorwise;
-  Trace trace;
-  stage_compute(model, node, strategy, 8192, 1, TimeOptions{}, &trace);
-  double cast = -1;
-  for (const TraceTerm& term : trace) {
-    if (term.name == "time/compute/fp8_cast") cast = term.value;
-  }
+  const double cast = test::traced_compute_term(model, node, strategy, 8192, "time/compute/fp8_cast");
   CHECK(cast == test::approx(4.0 * 8192 * 893056 / node.gpu.memory_bandwidth_Bps));
 }
 

@@ -15,8 +15,7 @@ namespace meshplan {
 TEST_CASE("mamba backward: the bytes beyond twice the forward's, in the backward only") {
   const ModelSpec model = test::preset_model("nvidia-nemotron-3-nano-30b-a3b-bf16");
   const NodeGroup node = test::catalog_node("H100-80GB");
-  Strategy strategy;
-  strategy.ep = 8;
+  Strategy strategy = test::expert_parallel(8);
   // tests/model/nemotron_h_test.cpp: 206,720 B a token and layer forward, 518,528 backward. The
   // excess, 518,528 - 2 x 206,720 = 105,088 B, x 8,192 tokens x 23 layers / 3.35 TB/s = 5.911 ms.
   const double excess_s = test::traced_compute_term(model, node, strategy, 8192, "time/compute/mamba_backward");

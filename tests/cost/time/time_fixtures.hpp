@@ -65,6 +65,13 @@ inline ModelSpec qwen3_30b_a3b() {
   return *model;
 }
 
+/// The default strategy with `ep`-way expert parallelism (the other sizes 1).
+inline Strategy expert_parallel(int ep) {
+  Strategy strategy;
+  strategy.ep = ep;
+  return strategy;
+}
+
 /// The value of one term of stage_compute's trace (default time options) for micro-batches of one
 /// sequence of `seq_len` tokens.
 inline double traced_compute_term(const ModelSpec& model, const NodeGroup& node, const Strategy& strategy,
