@@ -121,6 +121,16 @@ TEST_CASE("a flex dispatcher given more SMs than the GPU has cannot launch: esti
   CHECK(hits[0].severity == Severity::error);
   CHECK(hits[0].message.find("the flex dispatcher's 96 SMs exceed H20-96GB's 78") == 0);
   CHECK(hits[0].message.find("would fail at the first MoE layer's token dispatch") != std::string::npos);
+  // HybridEP refuses it by an assert, which a build with NDEBUG drops: a warning naming that.
+  const auto hybridep = test::with(test::megatron_baseline(),
+                                   {"actor_rollout_ref.actor.megatron.expert_model_parallel_size=8",
+                                    t + "moe_token_dispatcher_type=flex", t + "moe_flex_dispatcher_backend=hybridep",
+                                    t + "moe_flex_dispatcher_num_sms=96"});
+  const auto softened =
+      test::findings_of(test::check_lines(hybridep, "ppo_megatron_trainer", options), "gpu.moe.flex-sms-gpu");
+  REQUIRE(softened.size() == 1);
+  CHECK(softened[0].severity == Severity::warning);
+  CHECK(softened[0].message.find("the launch runs HybridEP, whose refusal is an assert") != std::string::npos);
   options.gpu = *find_gpu(builtin_gpu_catalog(), "H100");  // 132 SMs
   CHECK(test::findings_of(test::check_lines(launch, "ppo_megatron_trainer", options), "gpu.moe.flex-sms-gpu").empty());
 }

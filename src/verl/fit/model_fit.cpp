@@ -173,8 +173,20 @@ std::vector<Finding> check_model_shape(const VerlLaunch& launch, const VerlJob& 
 std::vector<Finding> check_gpu_support(const VerlLaunch& launch, const VerlJob& job, const ModelSpec& model,
                                        const GpuSpec& gpu) {
   // The rules' messages name the GPU.
-  return rule_findings(launch, validate_strategy(job.strategy, model, job_cluster(job, gpu), job.workload), kGpuRules,
-                       "gpu.", "");
+  std::vector<Finding> out = rule_findings(
+      launch, validate_strategy(job.strategy, model, job_cluster(job, gpu), job.workload), kGpuRules, "gpu.", "");
+  // DeepEP's cooperative launch fails for certain; HybridEP's refusal is a C++ assert, which a
+  // build with NDEBUG compiles out (its kernels then over-subscribe the SMs): likely, not certain.
+  const std::string t = "actor_rollout_ref.actor.megatron.override_transformer_config.";
+  const ConfigNode* backend = find_path(launch.config, t + "moe_flex_dispatcher_backend");
+  const bool hybridep = (backend != nullptr && backend->kind == NodeKind::string && backend->text == "hybridep") ||
+                        find_path(launch.config, t + "moe_hybridep_num_sms") != nullptr;
+  for (Finding& finding : out) {
+    if (finding.rule != "gpu.moe.flex-sms-gpu" || !hybridep) continue;
+    finding.severity = Severity::warning;
+    finding.message += " (the launch runs HybridEP, whose refusal is an assert: certain unless its build defines NDEBUG)";
+  }
+  return out;
 }
 
 
